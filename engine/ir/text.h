@@ -1,0 +1,30 @@
+/* PyTorch's graph text (reference section 1): printer and parser.
+ * print(parse(text)) is a fixed point for text the printer wrote; the parser also accepts
+ * PyTorch 1.x prints (1.13 tensor types, source comments, `with ..._N = graph(...)` trailers)
+ * and the early-2019 format (`) {`, `return (...);`, `}`). */
+#ifndef JITSCOPE_IR_TEXT_H
+#define JITSCOPE_IR_TEXT_H
+
+#include "ir/ir.h"
+
+/* Errors from the parser: domain JITSCOPE_PARSE_ERROR, message already "FILE:LINE:COL: error:
+ * ..." so callers print it as is (prefixed by "jitscope: "). */
+#define JITSCOPE_PARSE_ERROR (jitscope_parse_error_quark())
+GQuark jitscope_parse_error_quark(void);
+
+typedef struct {
+  bool with_source_comments; /* "# file:line:col" after a node (default on) */
+} IrPrintOptions;
+
+/* Whole graph, subgraph attributes dumped as `with prim::X_N = graph(...)` trailers. */
+void ir_graph_print(GString *out, const IrGraph *graph, const IrPrintOptions *options);
+char *ir_graph_to_string(const IrGraph *graph); /* default options */
+void ir_node_print(GString *out, const IrNode *node, int indent);
+
+/* Parses one graph. `filename` is only used in messages. On error returns NULL and sets
+ * *error. The trailers' bodies become the Subgraph attributes of the nodes named
+ * prim::FusionGroup_N / prim::DifferentiableGraph_N. Schema ops resolve their overload; an
+ * unknown op or a node matching no overload is an error. */
+IrGraph *ir_graph_parse(const char *text, gsize length, const char *filename, GError **error);
+
+#endif

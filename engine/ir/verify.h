@@ -1,0 +1,17 @@
+/* The IR verifier: use lists consistent with inputs, every value defined before it is used
+ * (dominance through blocks), sentinels in place, topological positions increasing, block
+ * arities of If/Loop/GradOf, schema conformance of schema nodes, subgraph attributes
+ * verified recursively. Messages name the node (its printed line) and the rule broken. */
+#ifndef JITSCOPE_IR_VERIFY_H
+#define JITSCOPE_IR_VERIFY_H
+
+#include "ir/ir.h"
+
+#define JITSCOPE_VERIFY_ERROR (jitscope_verify_error_quark())
+GQuark jitscope_verify_error_quark(void);
+
+bool ir_graph_verify(const IrGraph *graph, GError **error);
+/* Aborts with the verifier's message: for tests and debug builds after every pass. */
+void ir_graph_assert_valid(const IrGraph *graph, const char *after_what);
+
+#endif

@@ -1,0 +1,26 @@
+/* Runs any graph: schema ops through the op table's kernels; prim ops (If, Loop, lists,
+ * tuples, constants, chunks, AutogradAdd/Zero, ...) here. Inputs are borrowed; outputs are
+ * new references. Errors (shape mismatches, RaiseException) come back as GError naming the
+ * node, with its source location when it has one. */
+#ifndef JITSCOPE_RUNTIME_INTERPRETER_H
+#define JITSCOPE_RUNTIME_INTERPRETER_H
+
+#include "ir/ir.h"
+#include "runtime/value.h"
+
+/* Hook for nodes the interpreter does not run itself (DifferentiableGraph, FusionGroup):
+ * the executor installs one. Return false with *error set on failure. */
+typedef struct RtInterpreterHooks {
+  bool (*run_special)(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
+                      RtValue *outputs, guint n_outputs, GError **error);
+  void *ctx;
+} RtInterpreterHooks;
+
+bool rt_interpret(const IrGraph *graph, const RtInterpreterHooks *hooks, RtValue *inputs,
+                  guint n_inputs, RtValue **outputs, guint *n_outputs, GError **error);
+/* Runs one block with the given block inputs; used for If/Loop bodies and by the fuser's
+ * fallback. */
+bool rt_interpret_block(const IrBlock *block, const RtInterpreterHooks *hooks, RtValue *inputs,
+                        guint n_inputs, RtValue *outputs, GError **error);
+
+#endif
