@@ -9,10 +9,11 @@
 
 /* A kernel reads `n_args` borrowed arguments (schema order; omitted trailing defaults already
  * filled in) and stores new references into outs[0..n_outs). Returns false with *error set for
- * bad shapes or values. `node` gives attributes and output count; may be NULL when a kernel is
+ * bad shapes or values. `schema` says which overload runs (one kernel may serve many);
+ * `node` gives attributes and output count; may be NULL when a kernel is
  * called directly (then only schema arguments are read). */
-typedef bool (*RtKernelFn)(const IrNode *node, RtValue *args, guint n_args, RtValue *outs,
-                           guint n_outs, GError **error);
+typedef bool (*RtKernelFn)(const IrSchema *schema, const IrNode *node, RtValue *args,
+                           guint n_args, RtValue *outs, guint n_outs, GError **error);
 
 typedef struct {
   const char *schema_text;
