@@ -1,0 +1,74 @@
+/* Helpers shared by the passes (engine/passes only): constants as values, None facts, side
+ * effects, schema argument lookup, attribute equality and hashing, block copying. */
+#ifndef JITSCOPE_PASSES_PASS_UTIL_H
+#define JITSCOPE_PASSES_PASS_UTIL_H
+
+#include "ir/ir.h"
+#include "runtime/value.h"
+
+/* Aborts naming the broken invariant (house rule for internal failures). */
+#define PASS_INVARIANT(cond, pass, what)                                                     \
+  do {                                                                                       \
+    if (!(cond))                                                                             \
+      g_error("%s: invariant violated: %s", (pass), (what));                                 \
+  } while (0)
+
+/* Nodes that must not be removed, reordered or merged: prim::RaiseException, and nodes whose
+ * blocks contain one. (Our op table has no in-place, random or I/O ops.) */
+bool pu_node_has_side_effects(const IrNode *node);
+
+bool pu_is_constant(const IrValue *value);
+/* Typed readers of prim::Constant outputs; false when not a constant of that kind. */
+bool pu_constant_int(const IrValue *value, gint64 *out);  /* type int */
+bool pu_constant_bool(const IrValue *value, bool *out);   /* type bool */
+/* int, float or bool constant (PyTorch's Scalar) as a double. */
+bool pu_constant_number(const IrValue *value, double *out);
+bool pu_constant_int_list(const IrValue *value, const gint64 **items, guint *n);
+bool pu_constant_is_none(const IrValue *value);
+
+/* PyTorch's Value::mustBeNone / mustNotBeNone. */
+bool pu_must_be_none(const IrValue *value);
+bool pu_must_not_be_none(const IrValue *value);
+
+/* The constant's value as an interpreter value (new reference); false for constants that
+ * are not representable (none in practice) or for non-constants. */
+bool pu_constant_to_rt(const IrValue *value, RtValue *out);
+/* Inserts a prim::Constant holding `v` just before `anchor` and returns its output. Types:
+ * int, float, bool, str, int list, None (given `none_type`, e.g. int[]?, or NoneType when
+ * NULL). Returns NULL for values with no constant form (tensors, tuples, other lists). */
+IrValue *pu_insert_constant_before(IrNode *anchor, RtValue v, const IrType *none_type);
+/* Convenience inserters at a position. */
+IrValue *pu_insert_int_before(IrNode *anchor, gint64 v);
+IrValue *pu_insert_bool_before(IrNode *anchor, bool v);
+IrValue *pu_insert_int_list_before(IrNode *anchor, const gint64 *v, guint n);
+
+/* Index of the schema argument called `name` in node->schema, or -1. */
+int pu_arg_index(const IrNode *node, const char *name);
+/* Input bound to argument `name`: the node's input, or NULL when omitted (default applies)
+ * or the node has no schema / no such argument. */
+IrValue *pu_named_input(const IrNode *node, const char *name);
+/* Argument `name` as a number: the constant input, else its numeric default. False when the
+ * value is not known statically. */
+bool pu_arg_number(const IrNode *node, const char *name, double *out);
+bool pu_arg_int(const IrNode *node, const char *name, gint64 *out);
+bool pu_arg_bool(const IrNode *node, const char *name, bool *out);
+/* Matches the resolved overload: kind and overload name ("Tensor", "Scalar", "" ...). */
+bool pu_node_is(const IrNode *node, IrOpKind kind, const char *overload);
+
+/* Attribute lists equal (names, kinds, values; tensors by dtype, shape and elements; graphs
+ * only when the same pointer). */
+bool pu_attrs_equal(const IrNode *a, const IrNode *b);
+guint pu_attrs_hash(const IrNode *node);
+
+/* Copies the nodes of `body` before `anchor`; block inputs read `inputs[i]`; values defined
+ * outside the body map to themselves. Returns (in `outputs`, n = number of block outputs)
+ * what the copied block returns. */
+void pu_inline_block_copy(IrBlock *body, IrNode *anchor, IrValue *const *inputs,
+                          IrValue **outputs);
+/* Moves the nodes of `body` before `anchor` (the body is left empty). */
+void pu_move_block_nodes_before(IrBlock *body, IrNode *anchor);
+
+/* Nodes of a block, nested blocks included. */
+guint pu_block_count_nodes(const IrBlock *block);
+
+#endif
