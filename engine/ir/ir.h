@@ -94,6 +94,7 @@ struct IrNode {
   GArray *attrs;      /* of IrAttr */
   const char *source; /* "gen_corpus.py:49:21" (printed as a comment) or NULL; interned */
   bool destroyed;
+  IrGraph *graph; /* the graph that made the node (set also while detached) */
 };
 
 struct IrBlock {
@@ -160,6 +161,9 @@ void ir_block_erase_output(IrBlock *block, guint index);
  * the parser keeps those as value ids instead. */
 void ir_value_set_name(IrValue *value, const char *name);
 void ir_value_set_type(IrValue *value, const IrType *type);
+/* Gives the value a chosen id (the parser keeps numeric names `%12` as ids) and moves
+ * graph->next_value_id past it. The caller keeps ids unique among unnamed values. */
+void ir_value_set_id(IrValue *value, guint64 id);
 /* Every use of `value` now reads `replacement`. */
 void ir_value_replace_all_uses_with(IrValue *value, IrValue *replacement);
 /* Uses of `value` at or after `after` (in topological order, nested blocks included). */

@@ -47,6 +47,10 @@ struct IrSchema {
 /* Parses one schema string; NULL with a message on error (the op table aborts on that,
  * since schemas are written by us). */
 IrSchema *ir_schema_parse(const char *text, GError **error);
+void ir_schema_free(IrSchema *schema);
+
+#define JITSCOPE_SCHEMA_ERROR (jitscope_schema_error_quark())
+GQuark jitscope_schema_error_quark(void);
 
 /* Number of arguments a call must pass positionally (those without defaults). */
 guint ir_schema_required_args(const IrSchema *schema);

@@ -1,0 +1,131 @@
+/* Copying: whole graphs (names, ids and origins kept) and single nodes cloned into a graph
+ * (origins kept, fresh ids, names taken with the renaming rule). Nested blocks are copied
+ * deeply; values defined inside the copied region map to their copies, values from outside
+ * go through the caller's map. */
+#include "ir/ir-internal.h"
+
+typedef struct {
+  IrGraph *graph;
+  GHashTable *local;  /* source value -> copy, for values defined in the copied region */
+  GHashTable *nodes;  /* source node -> copy (NULL when not needed) */
+  IrValueMap outer;   /* for values defined outside the region; NULL: none may be */
+  gpointer outer_data;
+  bool keep_ids;      /* whole-graph copy: ids and names verbatim */
+} Cloner;
+
+static IrValue *
+lookup(Cloner *c, IrValue *src)
+{
+  IrValue *v = g_hash_table_lookup(c->local, src);
+  if (v)
+    return v;
+  if (!c->outer)
+    g_error("ir invariant: graph copy met a value used outside its definition's scope");
+  v = c->outer(src, c->outer_data);
+  if (!v)
+    g_error("ir invariant: clone_into value map returned NULL for an input");
+  return v;
+}
+
+/* Gives `copy` the id and name of `src`, as the cloner's mode says. */
+static void
+copy_value_identity(Cloner *c, IrValue *copy, const IrValue *src)
+{
+  if (c->keep_ids) {
+    ir_value_set_id(copy, src->id);
+    if (src->name)
+      ir_internal_value_set_unique_name(copy, src->name);
+  } else if (src->name) {
+    ir_value_set_name(copy, src->name);
+  }
+}
+
+static IrNode *clone_node(Cloner *c, const IrNode *src);
+
+static void
+clone_block(Cloner *c, IrBlock *dst, const IrBlock *src)
+{
+  dst->param->origin = src->param->origin;
+  dst->ret->origin = src->ret->origin;
+  for (guint i = 0; i < ir_n_outputs(src->param); i++) {
+    IrValue *s = ir_output(src->param, i);
+    IrValue *v = ir_block_add_input(dst, s->type, NULL);
+    copy_value_identity(c, v, s);
+    g_hash_table_insert(c->local, s, v);
+  }
+  IR_FOR_EACH_NODE(m, src)
+  {
+    ir_node_append_to(clone_node(c, m), dst);
+  }
+  for (guint i = 0; i < ir_n_inputs(src->ret); i++)
+    ir_block_add_output(dst, lookup(c, ir_input(src->ret, i)));
+}
+
+static IrNode *
+clone_node(Cloner *c, const IrNode *src)
+{
+  IrNode *n = ir_internal_node_new(c->graph, src->kind);
+  n->origin = src->origin;
+  n->schema = src->schema;
+  n->source = src->source ? g_intern_string(src->source) : NULL;
+  for (guint i = 0; i < ir_n_inputs(src); i++)
+    ir_node_add_input(n, lookup(c, ir_input(src, i)));
+  for (guint i = 0; i < ir_n_outputs(src); i++) {
+    IrValue *s = ir_output(src, i);
+    IrValue *v = ir_node_add_output(n, s->type);
+    copy_value_identity(c, v, s);
+    g_hash_table_insert(c->local, s, v);
+  }
+  for (guint b = 0; b < ir_n_blocks(src); b++)
+    clone_block(c, ir_node_add_block(n), ir_block(src, b));
+  ir_node_copy_attrs(n, src);
+  if (c->nodes)
+    g_hash_table_insert(c->nodes, (gpointer)src, n);
+  return n;
+}
+
+IrNode *
+ir_node_clone_into(IrGraph *graph, const IrNode *src, IrValueMap value_map, gpointer user_data)
+{
+  if (src->kind == IR_PRIM_PARAM || src->kind == IR_PRIM_RETURN)
+    g_error("ir invariant: block sentinels are not cloned on their own");
+  if (!value_map && ir_n_inputs(src) > 0)
+    g_error("ir invariant: clone_into of a node with inputs needs a value map");
+  Cloner c = {graph, g_hash_table_new(NULL, NULL), NULL, value_map, user_data, false};
+  IrNode *n = clone_node(&c, src);
+  g_hash_table_destroy(c.local);
+  return n;
+}
+
+IrGraph *
+ir_graph_copy(const IrGraph *graph)
+{
+  IrGraph *g = ir_graph_new();
+  Cloner c = {g, g_hash_table_new(NULL, NULL), g_hash_table_new(NULL, NULL), NULL, NULL, true};
+  clone_block(&c, g->block, graph->block);
+  g->next_value_id = MAX(g->next_value_id, graph->next_value_id);
+  g->next_origin = MAX(g->next_origin, graph->next_origin);
+
+  GHashTableIter it;
+  gpointer base, suffix;
+  g_hash_table_iter_init(&it, graph->name_suffix);
+  while (g_hash_table_iter_next(&it, &base, &suffix))
+    g_hash_table_insert(g->name_suffix, g_string_chunk_insert_const(g->strings, base), suffix);
+
+  IrNode *ip = graph->insert_before;
+  if (ip == graph->block->ret)
+    g->insert_before = g->block->ret;
+  else if (ip && g_hash_table_contains(c.nodes, ip))
+    g->insert_before = g_hash_table_lookup(c.nodes, ip);
+  else if (ip && ip->owning_block && ip->owning_block->owning_node &&
+           ip == ip->owning_block->ret) {
+    /* The insertion point is the end of a nested block: find the copied block. */
+    IrNode *owner = g_hash_table_lookup(c.nodes, ip->owning_block->owning_node);
+    for (guint b = 0; owner && b < ir_n_blocks(owner); b++)
+      if (ir_block(ip->owning_block->owning_node, b) == ip->owning_block)
+        g->insert_before = ir_block(owner, b)->ret;
+  }
+  g_hash_table_destroy(c.local);
+  g_hash_table_destroy(c.nodes);
+  return g;
+}

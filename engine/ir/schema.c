@@ -1,0 +1,416 @@
+/* PyTorch operator schema strings, parsed into typed signatures:
+ *   ns::name[.overload]( [Type[(alias)] name[=default]] | * , ... ) -> Type | (Type [name], ...)
+ * Types: Tensor int float bool str Scalar Device Any, type variables (t) as Any, ScalarType /
+ * Layout / MemoryFormat as int, NoneType; suffixes `[]`, `[N]` (fixed-size lists are lists)
+ * and `?`. Defaults: None True False ints floats lists strings. */
+#include "ir/ir.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+G_DEFINE_QUARK(jitscope-schema-error-quark, jitscope_schema_error)
+
+typedef struct {
+  const char *text;
+  const char *p;
+  GError **error;
+  bool failed;
+} Cursor;
+
+static bool
+fail(Cursor *c, const char *what)
+{
+  if (!c->failed)
+    g_set_error(c->error, JITSCOPE_SCHEMA_ERROR, 0, "schema '%s': column %d: %s", c->text,
+                (int)(c->p - c->text) + 1, what);
+  c->failed = true;
+  return false;
+}
+
+static void
+skip_ws(Cursor *c)
+{
+  while (*c->p == ' ' || *c->p == '\t' || *c->p == '\n')
+    c->p++;
+}
+
+static bool
+accept(Cursor *c, const char *tok)
+{
+  skip_ws(c);
+  size_t n = strlen(tok);
+  if (strncmp(c->p, tok, n) == 0) {
+    c->p += n;
+    return true;
+  }
+  return false;
+}
+
+static bool
+expect(Cursor *c, const char *tok)
+{
+  if (accept(c, tok))
+    return true;
+  char *msg = g_strdup_printf("expected '%s'", tok);
+  fail(c, msg);
+  g_free(msg);
+  return false;
+}
+
+static char *
+ident(Cursor *c)
+{
+  skip_ws(c);
+  const char *s = c->p;
+  if (!(g_ascii_isalpha(*s) || *s == '_')) {
+    fail(c, "expected a name");
+    return NULL;
+  }
+  while (g_ascii_isalnum(*c->p) || *c->p == '_')
+    c->p++;
+  return g_strndup(s, (gsize)(c->p - s));
+}
+
+static const IrType *
+base_type(const char *name)
+{
+  static const struct {
+    const char *name;
+    const IrType *(*make)(void);
+  } bases[] = {
+    {"Tensor", ir_type_tensor},     {"int", ir_type_int},         {"float", ir_type_float},
+    {"bool", ir_type_bool},         {"str", ir_type_str},         {"Scalar", ir_type_number},
+    {"Device", ir_type_device},     {"Any", ir_type_any},         {"t", ir_type_any},
+    {"ScalarType", ir_type_int},    {"Layout", ir_type_int},      {"MemoryFormat", ir_type_int},
+    {"NoneType", ir_type_none},
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(bases); i++)
+    if (strcmp(bases[i].name, name) == 0)
+      return bases[i].make();
+  return NULL;
+}
+
+/* A type with its suffixes; *fixed_len receives N of a trailing `[N]` (0 otherwise). */
+static const IrType *
+parse_type(Cursor *c, guint *fixed_len)
+{
+  char *name = ident(c);
+  if (!name)
+    return NULL;
+  const IrType *t = base_type(name);
+  if (!t) {
+    char *msg = g_strdup_printf("unknown type '%s'", name);
+    fail(c, msg);
+    g_free(msg);
+    g_free(name);
+    return NULL;
+  }
+  g_free(name);
+  if (fixed_len)
+    *fixed_len = 0;
+  /* Alias annotation, e.g. Tensor(a!): irrelevant to matching. */
+  if (*c->p == '(') {
+    const char *close = strchr(c->p, ')');
+    if (!close) {
+      fail(c, "unterminated alias annotation");
+      return NULL;
+    }
+    c->p = close + 1;
+  }
+  for (;;) {
+    if (*c->p == '[') {
+      c->p++;
+      guint n = 0;
+      while (g_ascii_isdigit(*c->p))
+        n = n * 10 + (guint)(*c->p++ - '0');
+      if (*c->p != ']') {
+        fail(c, "expected ']'");
+        return NULL;
+      }
+      c->p++;
+      t = ir_type_list(t);
+      if (fixed_len)
+        *fixed_len = n;
+    } else if (*c->p == '?') {
+      c->p++;
+      t = ir_type_optional(t);
+    } else {
+      return t;
+    }
+  }
+}
+
+static bool
+parse_number(Cursor *c, IrDefault *def)
+{
+  skip_ws(c);
+  const char *s = c->p;
+  const char *e = s;
+  if (*e == '-' || *e == '+')
+    e++;
+  bool is_float = false;
+  if (strncmp(e, "inf", 3) == 0) {
+    e += 3;
+    is_float = true;
+  } else {
+    while (g_ascii_isdigit(*e) || *e == '.' || *e == 'e' || *e == 'E' ||
+           ((*e == '-' || *e == '+') && (e[-1] == 'e' || e[-1] == 'E'))) {
+      if (*e == '.' || *e == 'e' || *e == 'E')
+        is_float = true;
+      e++;
+    }
+  }
+  if (e == s || (e == s + 1 && (*s == '-' || *s == '+')))
+    return fail(c, "expected a default value");
+  char *tok = g_strndup(s, (gsize)(e - s));
+  char *end = NULL;
+  errno = 0;
+  if (is_float) {
+    def->kind = IR_DEFAULT_FLOAT;
+    def->f = g_ascii_strtod(tok, &end);
+  } else {
+    def->kind = IR_DEFAULT_INT;
+    def->i = g_ascii_strtoll(tok, &end, 10);
+  }
+  bool ok = end && *end == '\0' && errno == 0;
+  g_free(tok);
+  c->p = e;
+  return ok ? true : fail(c, "malformed number");
+}
+
+static bool
+parse_default(Cursor *c, const IrType *type, guint fixed_len, IrDefault *def)
+{
+  skip_ws(c);
+  if (accept(c, "None")) {
+    def->kind = IR_DEFAULT_NONE;
+    return true;
+  }
+  if (accept(c, "True")) {
+    def->kind = IR_DEFAULT_INT;
+    def->i = 1;
+    return true;
+  }
+  if (accept(c, "False")) {
+    def->kind = IR_DEFAULT_INT;
+    def->i = 0;
+    return true;
+  }
+  if (*c->p == '"' || *c->p == '\'') {
+    char q = *c->p++;
+    const char *s = c->p;
+    while (*c->p && *c->p != q)
+      c->p++;
+    if (!*c->p)
+      return fail(c, "unterminated string default");
+    def->kind = IR_DEFAULT_STR;
+    def->s = g_strndup(s, (gsize)(c->p - s));
+    c->p++;
+    return true;
+  }
+  if (*c->p == '[') {
+    c->p++;
+    GArray *ints = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    skip_ws(c);
+    if (*c->p != ']') {
+      do {
+        IrDefault e = {0};
+        if (!parse_number(c, &e) || e.kind != IR_DEFAULT_INT) {
+          g_array_free(ints, TRUE);
+          return fail(c, "list defaults hold ints");
+        }
+        int64_t v = e.i;
+        g_array_append_val(ints, v);
+      } while (accept(c, ","));
+    }
+    if (!expect(c, "]")) {
+      g_array_free(ints, TRUE);
+      return false;
+    }
+    def->kind = IR_DEFAULT_INT_LIST;
+    def->n_ints = ints->len;
+    def->ints = (const int64_t *)g_array_free(ints, ints->len == 0);
+    return true;
+  }
+  if (!parse_number(c, def))
+    return false;
+  /* `int[2] stride=1` means [1, 1], as in PyTorch. */
+  const IrType *base = type->kind == IR_TYPE_OPTIONAL ? type->elem : type;
+  if (base->kind == IR_TYPE_LIST && def->kind == IR_DEFAULT_INT && fixed_len > 0) {
+    int64_t *v = g_new(int64_t, fixed_len);
+    for (guint i = 0; i < fixed_len; i++)
+      v[i] = def->i;
+    def->kind = IR_DEFAULT_INT_LIST;
+    def->n_ints = fixed_len;
+    def->ints = v;
+  }
+  return true;
+}
+
+static void
+free_args(GArray *args)
+{
+  for (guint i = 0; i < args->len; i++) {
+    IrArgument *a = &g_array_index(args, IrArgument, i);
+    g_free((char *)a->name);
+    g_free((char *)a->def.s);
+    g_free((int64_t *)a->def.ints);
+  }
+  g_array_free(args, TRUE);
+}
+
+static bool
+parse_returns(Cursor *c, GPtrArray *returns)
+{
+  skip_ws(c);
+  if (accept(c, "(")) {
+    if (accept(c, ")"))
+      return true;
+    do {
+      const IrType *t = parse_type(c, NULL);
+      if (!t)
+        return false;
+      g_ptr_array_add(returns, (gpointer)t);
+      skip_ws(c);
+      if (g_ascii_isalpha(*c->p) || *c->p == '_')
+        g_free(ident(c)); /* named return */
+    } while (accept(c, ","));
+    return expect(c, ")");
+  }
+  const IrType *t = parse_type(c, NULL);
+  if (!t)
+    return false;
+  g_ptr_array_add(returns, (gpointer)t);
+  return true;
+}
+
+IrSchema *
+ir_schema_parse(const char *text, GError **error)
+{
+  Cursor c = {text, text, error, false};
+  char *ns = ident(&c);
+  if (!ns)
+    return NULL;
+  char *base = NULL, *overload = NULL;
+  GArray *args = g_array_new(FALSE, TRUE, sizeof(IrArgument));
+  GPtrArray *returns = g_ptr_array_new();
+  if (!expect(&c, "::") || !(base = ident(&c)))
+    goto error;
+  if (*c.p == '.') {
+    c.p++;
+    if (!(overload = ident(&c)))
+      goto error;
+  }
+  if (!expect(&c, "("))
+    goto error;
+  bool kwarg_only = false;
+  if (!accept(&c, ")")) {
+    do {
+      if (accept(&c, "*")) {
+        if (kwarg_only) {
+          fail(&c, "second '*'");
+          goto error;
+        }
+        kwarg_only = true;
+        continue;
+      }
+      IrArgument a;
+      memset(&a, 0, sizeof a);
+      guint fixed_len = 0;
+      a.type = parse_type(&c, &fixed_len);
+      if (!a.type)
+        goto error;
+      a.kwarg_only = kwarg_only;
+      a.def.kind = IR_DEFAULT_NONE_GIVEN;
+      if (!(a.name = ident(&c)))
+        goto error;
+      g_array_append_val(args, a);
+      if (accept(&c, "=")) {
+        IrArgument *stored = &g_array_index(args, IrArgument, args->len - 1);
+        if (!parse_default(&c, stored->type, fixed_len, &stored->def))
+          goto error;
+      }
+    } while (accept(&c, ","));
+    if (!expect(&c, ")"))
+      goto error;
+  }
+  if (!expect(&c, "->") || !parse_returns(&c, returns))
+    goto error;
+  skip_ws(&c);
+  if (*c.p) {
+    fail(&c, "trailing text after the return type");
+    goto error;
+  }
+
+  IrSchema *s = g_new0(IrSchema, 1);
+  s->name = g_strdup_printf("%s::%s", ns, base);
+  s->overload = overload ? overload : g_strdup("");
+  s->text = g_strdup(text);
+  IrOpKind kind;
+  s->kind = ir_kind_from_name(s->name, &kind) ? (int)kind : -1;
+  s->n_args = args->len;
+  s->args = (const IrArgument *)g_array_free(args, FALSE);
+  s->n_returns = returns->len;
+  s->returns_list_of_tensors = returns->len == 1 &&
+                               ((const IrType *)returns->pdata[0])->kind == IR_TYPE_LIST &&
+                               ((const IrType *)returns->pdata[0])->elem == ir_type_tensor();
+  s->returns = (const IrType *const *)g_ptr_array_free(returns, FALSE);
+  g_free(ns);
+  g_free(base);
+  return s;
+
+error:
+  g_free(ns);
+  g_free(base);
+  g_free(overload);
+  free_args(args);
+  g_ptr_array_free(returns, TRUE);
+  return NULL;
+}
+
+void
+ir_schema_free(IrSchema *schema)
+{
+  if (!schema)
+    return;
+  for (guint i = 0; i < schema->n_args; i++) {
+    const IrArgument *a = &schema->args[i];
+    g_free((char *)a->name);
+    g_free((char *)a->def.s);
+    g_free((int64_t *)a->def.ints);
+  }
+  g_free((IrArgument *)schema->args);
+  g_free((IrType **)schema->returns);
+  g_free((char *)schema->name);
+  g_free((char *)schema->overload);
+  g_free((char *)schema->text);
+  g_free(schema);
+}
+
+guint
+ir_schema_required_args(const IrSchema *schema)
+{
+  guint n = 0;
+  for (guint i = 0; i < schema->n_args; i++)
+    if (schema->args[i].def.kind == IR_DEFAULT_NONE_GIVEN)
+      n = i + 1;
+  return n;
+}
+
+bool
+ir_schema_matches(const IrSchema *schema, const IrType *const *input_types, guint n_inputs)
+{
+  if (n_inputs > schema->n_args || n_inputs < ir_schema_required_args(schema))
+    return false;
+  for (guint i = 0; i < n_inputs; i++)
+    if (!ir_type_is_subtype(input_types[i], schema->args[i].type))
+      return false;
+  return true;
+}
+
+void
+ir_schema_print(GString *out, const IrSchema *schema)
+{
+  g_string_append(out, schema->text);
+}
