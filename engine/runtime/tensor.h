@@ -19,6 +19,15 @@
 #define JITSCOPE_RUNTIME_ERROR (jitscope_runtime_error_quark())
 GQuark jitscope_runtime_error_quark(void);
 
+/* Error codes in the JITSCOPE_RUNTIME_ERROR domain. */
+typedef enum {
+  RT_ERROR_SHAPE,  /* sizes not broadcastable / not viewable / out of range */
+  RT_ERROR_DTYPE,  /* unsupported or mismatched dtype */
+  RT_ERROR_VALUE,  /* bad argument value */
+  RT_ERROR_IO,     /* file could not be read or written */
+  RT_ERROR_FORMAT, /* malformed file contents (.npy) */
+} RtErrorCode;
+
 typedef struct RtStorage {
   gint refcount;
   int device; /* IrDevice */
@@ -88,5 +97,107 @@ char *rt_shape_to_string(int ndim, const int64_t *sizes);
 
 /* The IR type that exactly describes t (complete: sizes and strides). */
 const IrType *rt_tensor_type(const RtTensor *t);
+
+/* ---- Additions beyond the first interface (runtime engineer) ---- */
+
+/* Bytes per element of dtype (same as ir_dtype_size; usable without the IR library). */
+size_t rt_dtype_size(IrDtype dtype);
+
+/* Storage: host memory here is 64-byte aligned and zero-filled padding up to a multiple of
+ * 64 bytes. A device backend builds its own RtStorage with free_fn set. */
+RtStorage *rt_storage_new_host(size_t nbytes);
+RtStorage *rt_storage_ref(RtStorage *s);
+void rt_storage_unref(RtStorage *s);
+/* A tensor over existing storage (takes a new reference to storage itself). */
+RtTensor *rt_tensor_new_strided(RtStorage *storage, IrDtype dtype, int ndim, const int64_t *sizes,
+                                const int64_t *strides, int64_t offset);
+/* Contiguous row-major strides for sizes. */
+void rt_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
+
+/* The eager autograd tape owns grad_fn; it installs how a tensor releases it. Without a
+ * hook, freeing a tensor whose grad_fn is set aborts (invariant: only the tape sets it). */
+void rt_tensor_set_grad_fn_release(void (*release)(struct RtGradNode *node));
+
+/* Copies src into dst (src broadcast to dst's shape), converting dtypes as PyTorch's copy_
+ * does (float -> int64 truncates toward zero; NaN and out-of-range values become INT64_MIN,
+ * as x86 does; any nonzero -> true). Error when src does not broadcast to dst. */
+bool rt_tensor_copy_into(RtTensor *dst, const RtTensor *src, GError **error);
+
+/* PyTorch's dim wrapping: dim in [-ndim, ndim) (a 0-dim tensor accepts -1 and 0), written
+ * back as [0, ndim). Error "Dimension out of range (expected to be in range of [-2, 1], but
+ * got 2)". */
+bool rt_wrap_dim(int dim, int ndim, int *out, GError **error);
+
+/* Scalar element access by dtype (p points at one element), for generic slow paths. */
+double rt_load_element(const void *p, IrDtype dtype);
+void rt_store_element(void *p, IrDtype dtype, double value);
+/* Float -> int64 as C's cast where defined; NaN and out-of-range give INT64_MIN (x86's
+ * answer, which PyTorch shows), instead of undefined behaviour. */
+static inline int64_t rt_double_to_int64(double x) {
+  if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
+    return INT64_MIN;
+  return (int64_t)x;
+}
+
+/* IEEE 754 binary16 conversions, round to nearest even, subnormals, infinities and NaN kept
+ * (NaN becomes the quiet NaN 0x7e00 with the sign kept). */
+uint16_t rt_double_to_half(double x);
+uint16_t rt_float_to_half(float x);
+float rt_half_to_float(uint16_t h);
+
+/* PyTorch's result_type over operands of three priority classes: tensors of dim > 0, 0-dim
+ * tensors, and wrapped Python numbers. A lower class only matters when it is of a higher
+ * category (bool < integer < floating): Float(5) + Double(0-dim) is float32, Long(5) +
+ * Double(0-dim) is float64, Long(5) + 2.5 is float32 (a float number takes the default
+ * dtype float32), Half(5) + 2.5 is float16. For RT_OPERAND_NUMBER pass IR_DTYPE_FLOAT64 for
+ * a float, IR_DTYPE_INT64 for an int, IR_DTYPE_BOOL for a bool. */
+typedef enum { RT_OPERAND_TENSOR, RT_OPERAND_DIM0, RT_OPERAND_NUMBER } RtOperandClass;
+IrDtype rt_result_type(guint n, const IrDtype *dtypes, const RtOperandClass *classes);
+
+/* ---- RtIter: N-d strided iteration over several operands (for elementwise kernels) ----
+ *
+ * Kernels engineer: this is the loop driver for elementwise ops. Every operand is viewed
+ * at the iteration shape (its own shape right-aligned and broadcast: missing leading dims and
+ * size-1 dims get stride 0). Dimensions that are contiguous across ALL operands are coalesced,
+ * size-1 dims dropped, so a contiguous tensor of any rank becomes one run of numel elements.
+ * Each call of rt_iter_next yields one innermost run: a pointer per operand and a per-operand
+ * BYTE stride (operands may differ in dtype). Typical loop:
+ *
+ *   RtIter it;
+ *   RtTensor *ops[3] = {out, a, b};
+ *   rt_iter_init(&it, out->ndim, out->sizes, 3, ops);
+ *   char *p[RT_ITER_MAX_OPERANDS]; int64_t n;
+ *   while (rt_iter_next(&it, p, &n)) {
+ *     const int64_t *s = it.inner_strides;
+ *     if (s[0] == 4 && s[1] == 4 && s[2] == 4) {  // all contiguous: vectorizable
+ *       float *o = (float *)p[0]; const float *x = (float *)p[1], *y = (float *)p[2];
+ *       for (int64_t i = 0; i < n; i++) o[i] = x[i] + y[i];
+ *     } else {
+ *       for (int64_t i = 0; i < n; i++)
+ *         *(float *)(p[0] + i * s[0]) = *(float *)(p[1] + i * s[1]) + *(float *)(p[2] + i * s[2]);
+ *     }
+ *   }
+ *
+ * A 0-dim iteration yields one run of 1 element; an iteration with a size-0 dim yields none.
+ * Operands not broadcastable to the iteration shape are an invariant failure (abort): callers
+ * compute the shape with rt_broadcast_shapes first. The iterator borrows the operands. */
+#define RT_ITER_MAX_OPERANDS 8
+typedef struct {
+  int n_ops;
+  int ndim;      /* coalesced rank, >= 1; dim ndim-1 is the inner run */
+  int64_t numel; /* elements in the iteration space */
+  int64_t sizes[RT_MAX_DIMS];
+  int64_t strides[RT_ITER_MAX_OPERANDS][RT_MAX_DIMS]; /* bytes */
+  int64_t inner_strides[RT_ITER_MAX_OPERANDS];        /* bytes; = strides[k][ndim-1] */
+  char *base[RT_ITER_MAX_OPERANDS];
+  /* iteration state */
+  int64_t counter[RT_MAX_DIMS];
+  int64_t runs_left;
+} RtIter;
+
+void rt_iter_init(RtIter *it, int ndim, const int64_t *sizes, int n_ops, RtTensor *const *ops);
+/* Stores the run's operand pointers into ptrs[0..n_ops) and its length into *n; false when
+ * done. */
+bool rt_iter_next(RtIter *it, char **ptrs, int64_t *n);
 
 #endif

@@ -1,0 +1,47 @@
+/* Reference-counted storage and the runtime error domain.
+ * Host memory is 64-byte aligned (cache line / AVX-512 width) and rounded up to a multiple of
+ * 64 bytes so vector loops may read a full last line; the padding is zeroed. */
+#include "runtime/tensor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+G_DEFINE_QUARK(jitscope-runtime-error-quark, jitscope_runtime_error)
+
+#define RT_HOST_ALIGN 64
+
+RtStorage *rt_storage_new_host(size_t nbytes) {
+  size_t padded = (nbytes + RT_HOST_ALIGN - 1) / RT_HOST_ALIGN * RT_HOST_ALIGN;
+  if (padded < nbytes)
+    g_error("rt_storage_new_host: size overflow (%zu bytes)", nbytes);
+  if (padded == 0)
+    padded = RT_HOST_ALIGN; /* data is never NULL, even for empty tensors */
+  void *data = NULL;
+  if (posix_memalign(&data, RT_HOST_ALIGN, padded) != 0 || data == NULL)
+    g_error("rt_storage_new_host: out of memory allocating %zu bytes", padded);
+  if (padded > nbytes)
+    memset((char *)data + nbytes, 0, padded - nbytes);
+  RtStorage *s = g_new0(RtStorage, 1);
+  s->refcount = 1;
+  s->device = IR_DEVICE_CPU;
+  s->nbytes = nbytes;
+  s->data = data;
+  return s;
+}
+
+RtStorage *rt_storage_ref(RtStorage *s) {
+  g_atomic_int_inc(&s->refcount);
+  return s;
+}
+
+void rt_storage_unref(RtStorage *s) {
+  if (s == NULL)
+    return;
+  if (!g_atomic_int_dec_and_test(&s->refcount))
+    return;
+  if (s->free_fn != NULL)
+    s->free_fn(s->data, s->free_ctx);
+  else
+    free(s->data);
+  g_free(s);
+}
