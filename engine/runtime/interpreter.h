@@ -15,7 +15,8 @@ typedef struct RtInterpreterHooks {
                       RtValue *outputs, guint n_outputs, GError **error);
   /* Called after every schema node ran (not prim nodes), when set: the executor records the
    * eager autograd tape here for ops outside DifferentiableGraphs. Inputs and outputs are
-   * borrowed. Returning false aborts the run with *error. */
+   * borrowed, except that the hook may replace outputs[i] by another value (it then owns the
+   * old reference and gives the array a new one). Returning false aborts the run with *error. */
   bool (*after_node)(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
                      RtValue *outputs, guint n_outputs, GError **error);
   void *ctx;

@@ -1,0 +1,189 @@
+/* Eager autograd for nodes outside DifferentiableGraphs (reference section 4: "its nodes then
+ * run under the eager autograd tape"). Each recorded node is differentiated as a one-node
+ * graph: f recomputes the saved temporaries (sizes for broadcasting), df is lowered with
+ * LowerGradOf so undefined incoming gradients are handled at run time, and both run through
+ * the interpreter. Gradient formulas are thus written once, in autodiff/. */
+#include "exec/eager_tape.h"
+
+#include "runtime/autograd.h"
+
+typedef struct {
+  AdGradient *gradient;
+} TapeFormula;
+
+static void tape_formula_free(gpointer p) {
+  TapeFormula *formula = p;
+  ad_gradient_free(formula->gradient);
+  g_free(formula);
+}
+
+typedef struct {
+  const TapeFormula *formula;
+  guint n_saved;
+  RtValue *saved; /* captured inputs, then captured outputs */
+} TapeBackward;
+
+static void tape_backward_free(void *p) {
+  TapeBackward *b = p;
+  for (guint i = 0; i < b->n_saved; i++)
+    rt_value_unref(b->saved[i]);
+  g_free(b->saved);
+  g_free(b);
+}
+
+static RtValue detached(RtValue v) {
+  if (v.tag == RT_TENSOR && v.u.tensor)
+    return rt_tensor(rt_autograd_detach(v.u.tensor));
+  return rt_value_ref(v);
+}
+
+static guint index_at(const GArray *a, guint i) { return g_array_index(a, guint, i); }
+
+/* Builds the one-node graph for `node` with input types taken from the runtime values. */
+static IrGraph *one_node_graph(const IrNode *node, RtValue *inputs, guint n_inputs) {
+  IrGraph *graph = ir_graph_new();
+  GHashTable *map = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < n_inputs; i++) {
+    IrValue *src = ir_input(node, i);
+    const IrType *type = src->type;
+    if (inputs[i].tag == RT_TENSOR) {
+      RtTensor *t = inputs[i].u.tensor;
+      type = t ? ir_type_with_requires_grad(ir_type_dimensioned(rt_tensor_type(t)),
+                                            rt_autograd_tracked(t) ? IR_YES : IR_NO)
+               : ir_type_undefined_tensor();
+    }
+    g_hash_table_insert(map, src, ir_graph_add_input(graph, type, NULL));
+  }
+  IrNode *copy = ir_node_clone_into(graph, node, (IrValueMap)g_hash_table_lookup, map);
+  ir_node_append_to(copy, graph->block);
+  for (guint o = 0; o < ir_n_outputs(copy); o++)
+    ir_graph_add_output(graph, ir_output(copy, o));
+  g_hash_table_destroy(map);
+  return graph;
+}
+
+static const TapeFormula *formula_for(ExecPlan *plan, const IrNode *node, RtValue *inputs,
+                                      guint n_inputs) {
+  guint64 mask = 0;
+  for (guint i = 0; i < n_inputs && i < 64; i++)
+    if (inputs[i].tag == RT_TENSOR && rt_autograd_tracked(inputs[i].u.tensor))
+      mask |= (guint64)1 << i;
+  if (!plan->tape_formulas)
+    plan->tape_formulas = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, tape_formula_free);
+  char *key = g_strdup_printf("%p/%" G_GINT64_MODIFIER "x", (const void *)node, mask);
+  TapeFormula *formula = g_hash_table_lookup(plan->tape_formulas, key);
+  if (formula) {
+    g_free(key);
+    return formula;
+  }
+  formula = g_new0(TapeFormula, 1);
+  formula->gradient = ad_differentiate(one_node_graph(node, inputs, n_inputs));
+  pass_lower_grad_of(formula->gradient->df);
+  g_hash_table_insert(plan->tape_formulas, key, formula);
+  return formula;
+}
+
+static bool tape_backward_apply(RtGradNode *node, RtTensor **grad_outputs, RtTensor **grad_inputs,
+                                GError **error) {
+  TapeBackward *b = node->ctx;
+  guint n_vjps = node->n_outputs;
+  guint n_in = n_vjps + b->n_saved;
+  RtValue *stack = g_new(RtValue, n_in);
+  for (guint i = 0; i < n_vjps; i++)
+    stack[i] = rt_tensor(grad_outputs[i] ? rt_tensor_ref(grad_outputs[i]) : NULL);
+  for (guint i = 0; i < b->n_saved; i++)
+    stack[n_vjps + i] = rt_value_ref(b->saved[i]);
+  RtValue *results = NULL;
+  guint n_results = 0;
+  bool ok = rt_interpret(b->formula->gradient->df, NULL, stack, n_in, &results, &n_results, error);
+  for (guint i = 0; i < n_in; i++)
+    rt_value_unref(stack[i]);
+  g_free(stack);
+  if (!ok)
+    return false;
+  g_assert(n_results == node->n_inputs && "df returns one gradient per df_output_vjps entry");
+  for (guint i = 0; i < n_results; i++) {
+    RtTensor *g = results[i].tag == RT_TENSOR ? results[i].u.tensor : NULL;
+    grad_inputs[i] = g ? rt_tensor_ref(g) : NULL;
+    rt_value_unref(results[i]);
+  }
+  g_free(results);
+  return true;
+}
+
+bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
+                            RtValue *outputs, guint n_outputs, GError **error) {
+  bool tracked = false;
+  for (guint i = 0; i < n_inputs; i++)
+    tracked |= inputs[i].tag == RT_TENSOR && rt_autograd_tracked(inputs[i].u.tensor);
+  if (!tracked || !ad_is_differentiable(node))
+    return true;
+  bool float_output = false;
+  for (guint o = 0; o < n_outputs; o++)
+    float_output |= outputs[o].tag == RT_TENSOR && outputs[o].u.tensor &&
+                    ir_type_is_float_dtype(outputs[o].u.tensor->dtype);
+  if (!float_output)
+    return true;
+
+  const TapeFormula *formula = formula_for(ctx, node, inputs, n_inputs);
+  const AdGradient *gradient = formula->gradient;
+  if (gradient->df_output_vjps->len == 0)
+    return true;
+
+  /* f recomputes the temporaries df needs (its real outputs equal the node's outputs). */
+  RtValue *f_inputs = g_new(RtValue, n_inputs);
+  for (guint i = 0; i < n_inputs; i++)
+    f_inputs[i] = detached(inputs[i]);
+  RtValue *results = NULL;
+  guint n_results = 0;
+  bool any_temporary = false;
+  for (guint i = 0; i < gradient->df_input_captured_outputs->len; i++)
+    any_temporary |= index_at(gradient->df_input_captured_outputs, i) >= n_outputs;
+  if (any_temporary &&
+      !rt_interpret(gradient->f, NULL, f_inputs, n_inputs, &results, &n_results, error)) {
+    for (guint i = 0; i < n_inputs; i++)
+      rt_value_unref(f_inputs[i]);
+    g_free(f_inputs);
+    return false;
+  }
+
+  TapeBackward *b = g_new0(TapeBackward, 1);
+  b->formula = formula;
+  guint n_ci = gradient->df_input_captured_inputs->len;
+  guint n_co = gradient->df_input_captured_outputs->len;
+  b->n_saved = n_ci + n_co;
+  b->saved = g_new(RtValue, b->n_saved);
+  for (guint i = 0; i < n_ci; i++)
+    b->saved[i] = detached(f_inputs[index_at(gradient->df_input_captured_inputs, i)]);
+  for (guint i = 0; i < n_co; i++) {
+    guint out = index_at(gradient->df_input_captured_outputs, i);
+    b->saved[n_ci + i] = detached(out < n_outputs ? outputs[out] : results[out]);
+  }
+  RtGradNode *grad_node = rt_grad_node_new(ir_kind_name(node->kind), gradient->df_input_vjps->len,
+                                           gradient->df_output_vjps->len, tape_backward_apply, b,
+                                           tape_backward_free);
+  for (guint k = 0; k < gradient->df_output_vjps->len; k++) {
+    RtValue in = inputs[index_at(gradient->df_output_vjps, k)];
+    rt_grad_node_set_edge(grad_node, k, in.tag == RT_TENSOR ? in.u.tensor : NULL);
+  }
+  for (guint k = 0; k < gradient->df_input_vjps->len; k++) {
+    guint out = index_at(gradient->df_input_vjps, k);
+    if (out >= n_outputs || outputs[out].tag != RT_TENSOR || !outputs[out].u.tensor ||
+        !ir_type_is_float_dtype(outputs[out].u.tensor->dtype))
+      continue;
+    /* A fresh alias: the kernel may have returned one of its inputs as is. */
+    RtTensor *alias = rt_autograd_detach(outputs[out].u.tensor);
+    rt_value_unref(outputs[out]);
+    outputs[out] = rt_tensor(alias);
+    rt_autograd_attach(alias, grad_node, k);
+  }
+  rt_grad_node_unref(grad_node);
+
+  for (guint i = 0; i < n_results; i++)
+    rt_value_unref(results[i]);
+  g_free(results);
+  for (guint i = 0; i < n_inputs; i++)
+    rt_value_unref(f_inputs[i]);
+  g_free(f_inputs);
+  return true;
+}

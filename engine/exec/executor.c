@@ -1,0 +1,163 @@
+/* Executors, plan caches and sessions (reference section 2). */
+#include "exec/executor.h"
+
+#include "exec/diff_graph_op.h"
+#include "exec/eager_tape.h"
+#include "exec/pipeline.h"
+#include "runtime/autograd.h"
+
+struct ExecExecutor {
+  ExecSession *session;
+  ExecPlanKind kind;
+  char *name;
+  IrGraph *graph;
+  GHashTable *plans; /* ExecArgumentSpec* (owned) -> ExecPlan* (owned) */
+  guint hits, misses;
+};
+
+static void plan_free(gpointer p) {
+  ExecPlan *plan = p;
+  g_hash_table_destroy(plan->diff_states);
+  if (plan->tape_formulas)
+    g_hash_table_destroy(plan->tape_formulas);
+  g_ptr_array_free(plan->stages, TRUE);
+  ir_graph_free(plan->graph);
+  g_free(plan->graph_name);
+  g_free(plan->spec_text);
+  g_free(plan);
+}
+
+void exec_stage_free(ExecStage *stage) {
+  g_free(stage->ir);
+  g_free(stage);
+}
+
+ExecSession *exec_session_new(void) {
+  ExecSession *session = g_new0(ExecSession, 1);
+  session->optimize = true;
+  session->fuse = true;
+  session->grad_enabled = true;
+  session->plans = g_ptr_array_new();
+  session->executors = g_ptr_array_new();
+  return session;
+}
+
+static void executor_free(ExecExecutor *executor) {
+  g_hash_table_destroy(executor->plans);
+  ir_graph_free(executor->graph);
+  g_free(executor->name);
+  g_free(executor);
+}
+
+void exec_session_free(ExecSession *session) {
+  if (!session)
+    return;
+  for (guint i = session->executors->len; i > 0; i--)
+    executor_free(g_ptr_array_index(session->executors, i - 1));
+  g_ptr_array_free(session->executors, TRUE);
+  g_ptr_array_free(session->plans, TRUE);
+  g_free(session);
+}
+
+ExecExecutor *exec_executor_new(ExecSession *session, const IrGraph *graph, const char *name,
+                                ExecPlanKind kind) {
+  ExecExecutor *executor = g_new0(ExecExecutor, 1);
+  executor->session = session;
+  executor->kind = kind;
+  executor->name = g_strdup(name);
+  executor->graph = ir_graph_copy(graph);
+  executor->plans = g_hash_table_new_full(exec_argument_spec_hash, exec_argument_spec_equal,
+                                          (GDestroyNotify)exec_argument_spec_free, plan_free);
+  g_ptr_array_add(session->executors, executor);
+  return executor;
+}
+
+ExecSession *exec_executor_session(const ExecExecutor *executor) { return executor->session; }
+const char *exec_executor_name(const ExecExecutor *executor) { return executor->name; }
+guint exec_executor_cache_hits(const ExecExecutor *executor) { return executor->hits; }
+guint exec_executor_cache_misses(const ExecExecutor *executor) { return executor->misses; }
+
+static bool grad_mode(const ExecExecutor *executor) {
+  /* Backward graphs run with grad mode off, as PyTorch's engine runs them. */
+  return executor->kind == EXEC_PLAN_FORWARD && executor->session->grad_enabled;
+}
+
+ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, guint n_inputs,
+                                 GError **error) {
+  ExecArgumentSpec *spec = exec_argument_spec_new(inputs, n_inputs, grad_mode(executor));
+  ExecPlan *plan = g_hash_table_lookup(executor->plans, spec);
+  if (plan) {
+    executor->hits++;
+    exec_argument_spec_free(spec);
+    return plan;
+  }
+  executor->misses++;
+  plan = exec_pipeline_compile(executor, executor->graph, spec, error);
+  if (!plan) {
+    exec_argument_spec_free(spec);
+    return NULL;
+  }
+  plan->kind = executor->kind;
+  g_hash_table_insert(executor->plans, spec, plan);
+  return plan;
+}
+
+/* Tuples among the inputs are flattened, as the spec and the specialized graph expect. */
+static void flatten_inputs(GArray *out, const RtValue *inputs, guint n) {
+  for (guint i = 0; i < n; i++) {
+    if (inputs[i].tag == RT_TUPLE)
+      flatten_inputs(out, inputs[i].u.seq->items, inputs[i].u.seq->len);
+    else
+      g_array_append_val(out, inputs[i]);
+  }
+}
+
+bool exec_plan_run_special(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
+                        RtValue *outputs, guint n_outputs, GError **error) {
+  ExecPlan *plan = ctx;
+  if (node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH) {
+    ExecDiffState *state = g_hash_table_lookup(plan->diff_states, node);
+    g_assert(state && "every DifferentiableGraph of a plan was differentiated");
+    return exec_diff_graph_run(plan, state, node, inputs, n_inputs, outputs, n_outputs, error);
+  }
+  /* Fusion groups without a backend run their subgraph by interpretation. */
+  IrGraph *body = ir_node_attr_g(node, IR_ATTR_SUBGRAPH);
+  RtValue *results = NULL;
+  guint n_results = 0;
+  if (!rt_interpret(body, NULL, inputs, n_inputs, &results, &n_results, error))
+    return false;
+  g_assert(n_results == n_outputs);
+  for (guint i = 0; i < n_outputs; i++)
+    outputs[i] = results[i];
+  g_free(results);
+  return true;
+}
+
+bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_inputs,
+                       RtValue **outputs, guint *n_outputs, GError **error) {
+  ExecPlan *plan = exec_executor_plan_for(executor, inputs, n_inputs, error);
+  if (!plan)
+    return false;
+  GArray *flat = g_array_new(FALSE, FALSE, sizeof(RtValue));
+  flatten_inputs(flat, inputs, n_inputs);
+  RtInterpreterHooks hooks = {.run_special = exec_plan_run_special, .ctx = plan};
+  if (grad_mode(executor))
+    hooks.after_node = exec_eager_tape_record;
+  bool ok = rt_interpret(plan->graph, &hooks, (RtValue *)flat->data, flat->len, outputs,
+                         n_outputs, error);
+  g_array_free(flat, TRUE);
+  return ok;
+}
+
+bool exec_session_backward(ExecSession *session, RtTensor **outputs, RtTensor **seeds,
+                           guint n_outputs, RtTensor **inputs, guint n_inputs, RtTensor **grads,
+                           GError **error) {
+  if (!rt_autograd_backward(outputs, seeds, n_outputs, inputs, n_inputs, grads, error))
+    return false;
+  for (guint i = 0; i < n_inputs; i++) {
+    RtTensor *in = inputs[i];
+    if (!grads[i] && in && in->requires_grad)
+      grads[i] = rt_tensor_zeros(in->dtype, in->ndim, in->sizes);
+  }
+  return true;
+}

@@ -1,0 +1,243 @@
+/* compileSpec as a stage table (reference section 2):
+ *   0 specialize: input types from the spec, specializeAutogradZero, LowerSimpleTuples,
+ *     ConstantPooling;
+ *   1 required: LowerGradOf, RemoveExpands, CanonicalizeOps, DCE;
+ *   2 propagate: ConstantPropagation, PropagateInputShapes, PropagateRequiresGrad;
+ *   3 optimize (runOptimization): DCE, CSE, ConstantPooling, Peephole, ConstantPropagation,
+ *     UnrollLoops, CSE, CheckInplace;
+ *   4 autodiff when a gradient is needed: CreateAutodiffSubgraphs, differentiate each group
+ *     and optimize its f, InlineAutodiffSubgraphs;
+ *   5 nondiff otherwise (runNondiffOptimization): DecomposeOps, LowerSimpleTuples, FuseGraph;
+ *   6 final DCE. */
+#include "exec/pipeline.h"
+
+#include <string.h>
+
+#include "ir/text.h"
+#include "ir/verify.h"
+
+struct ExecCompile {
+  ExecPlan *plan;
+  ExecSession *session;
+  const ExecArgumentSpec *spec;
+  GError **error;
+  char *previous_ir;
+};
+
+static bool stage_specialize_input_types(ExecCompile *c, IrGraph *graph) {
+  return exec_argument_spec_apply(c->spec, graph, c->error);
+}
+
+static bool stage_specialize_autograd_zero(ExecCompile *c, IrGraph *graph) {
+  return pass_specialize_autograd_zero(graph);
+}
+
+static bool stage_create_autodiff_subgraphs(ExecCompile *c, IrGraph *graph) {
+  return pass_create_autodiff_subgraphs(graph, 2);
+}
+
+static bool stage_inline_autodiff_subgraphs(ExecCompile *c, IrGraph *graph) {
+  return pass_inline_autodiff_subgraphs(graph, 5);
+}
+
+static bool stage_lower_grad_of(ExecCompile *c, IrGraph *graph) { return pass_lower_grad_of(graph); }
+
+static bool stage_differentiate(ExecCompile *c, IrGraph *graph);
+
+static const ExecStageDef optimization_stages[] = {
+    {"eliminate_dead_code", "optimize", EXEC_WHEN_OPTIMIZING, pass_eliminate_dead_code, NULL},
+    {"eliminate_common_subexpression", "optimize", EXEC_WHEN_OPTIMIZING,
+     pass_eliminate_common_subexpression, NULL},
+    {"constant_pooling", "optimize", EXEC_WHEN_OPTIMIZING, pass_constant_pooling, NULL},
+    {"peephole", "optimize", EXEC_WHEN_OPTIMIZING, pass_peephole, NULL},
+    {"constant_propagation", "optimize", EXEC_WHEN_OPTIMIZING, pass_constant_propagation, NULL},
+    {"unroll_loops", "optimize", EXEC_WHEN_OPTIMIZING, pass_unroll_loops, NULL},
+    {"eliminate_common_subexpression", "optimize", EXEC_WHEN_OPTIMIZING,
+     pass_eliminate_common_subexpression, NULL},
+    {"check_inplace", "optimize", EXEC_WHEN_OPTIMIZING, pass_check_inplace, NULL},
+};
+
+static const ExecStageDef nondiff_stages[] = {
+    {"decompose_ops", "nondiff", EXEC_WHEN_NO_GRAD, pass_decompose_ops, NULL},
+    {"lower_simple_tuples", "nondiff", EXEC_WHEN_NO_GRAD, pass_lower_simple_tuples, NULL},
+};
+
+static const ExecStageDef stages[] = {
+    {"specialize_input_types", "specialize", EXEC_WHEN_ALWAYS, NULL, stage_specialize_input_types},
+    {"specialize_autograd_zero", "specialize", EXEC_WHEN_ALWAYS, NULL,
+     stage_specialize_autograd_zero},
+    {"lower_simple_tuples", "specialize", EXEC_WHEN_ALWAYS, pass_lower_simple_tuples, NULL},
+    {"constant_pooling", "specialize", EXEC_WHEN_ALWAYS, pass_constant_pooling, NULL},
+    {"lower_grad_of", "required", EXEC_WHEN_ALWAYS, NULL, stage_lower_grad_of},
+    {"remove_expands", "required", EXEC_WHEN_ALWAYS, pass_remove_expands, NULL},
+    {"canonicalize_ops", "required", EXEC_WHEN_ALWAYS, pass_canonicalize_ops, NULL},
+    {"eliminate_dead_code", "required", EXEC_WHEN_ALWAYS, pass_eliminate_dead_code, NULL},
+    {"constant_propagation", "propagate", EXEC_WHEN_OPTIMIZING, pass_constant_propagation, NULL},
+    {"propagate_input_shapes", "propagate", EXEC_WHEN_OPTIMIZING, pass_propagate_input_shapes,
+     NULL},
+    {"propagate_requires_grad", "propagate", EXEC_WHEN_OPTIMIZING, pass_propagate_requires_grad,
+     NULL},
+    /* runOptimization is spliced in here: see exec_pipeline_compile. */
+    {"create_autodiff_subgraphs", "autodiff", EXEC_WHEN_GRAD, NULL, stage_create_autodiff_subgraphs},
+    {"differentiate", "autodiff", EXEC_WHEN_GRAD, NULL, stage_differentiate},
+    {"inline_autodiff_subgraphs", "autodiff", EXEC_WHEN_GRAD, NULL, stage_inline_autodiff_subgraphs},
+    /* runNondiffOptimization is spliced in here. */
+    {"final_dead_code", "optimize", EXEC_WHEN_ALWAYS, pass_eliminate_dead_code, NULL},
+};
+
+/* Where runOptimization and runNondiffOptimization go in `stages`. */
+#define OPTIMIZATION_AFTER 10 /* after propagate_requires_grad */
+#define NONDIFF_AFTER 13      /* after inline_autodiff_subgraphs */
+
+const ExecStageDef *exec_pipeline_stages(guint *n) {
+  *n = G_N_ELEMENTS(stages);
+  return stages;
+}
+
+const ExecStageDef *exec_pipeline_optimization_stages(guint *n) {
+  *n = G_N_ELEMENTS(optimization_stages);
+  return optimization_stages;
+}
+
+const ExecStageDef *exec_pipeline_nondiff_stages(guint *n) {
+  *n = G_N_ELEMENTS(nondiff_stages);
+  return nondiff_stages;
+}
+
+static bool stage_applies(const ExecCompile *c, ExecStageWhen when) {
+  switch (when) {
+  case EXEC_WHEN_ALWAYS:
+    return true;
+  case EXEC_WHEN_OPTIMIZING:
+    return c->session->optimize;
+  case EXEC_WHEN_GRAD:
+    return c->session->optimize && exec_argument_spec_needs_gradient(c->spec);
+  case EXEC_WHEN_NO_GRAD:
+    return c->session->optimize && !exec_argument_spec_needs_gradient(c->spec);
+  }
+  return false;
+}
+
+/* Records the state of `whole` (the plan's graph) after a stage named `name`. */
+static void record_stage(ExecCompile *c, const char *name, const char *group, IrGraph *whole,
+                         gint64 started_us) {
+  ExecStage *stage = g_new0(ExecStage, 1);
+  stage->name = g_intern_string(name);
+  stage->group = group;
+  stage->ms = (double)(g_get_monotonic_time() - started_us) / 1000.0;
+  if (c->session->stage_hook)
+    c->session->stage_hook(c->plan, name, whole, c->session->stage_hook_data);
+  if (c->session->verify)
+    ir_graph_assert_valid(whole, name);
+  stage->ir = ir_graph_to_string(whole);
+  stage->changed = !c->previous_ir || strcmp(stage->ir, c->previous_ir) != 0;
+  g_free(c->previous_ir);
+  c->previous_ir = g_strdup(stage->ir);
+  g_ptr_array_add(c->plan->stages, stage);
+}
+
+/* Runs one stage on `graph`; `whole` is what gets recorded (differs for f sub-stages). */
+static bool run_stage(ExecCompile *c, const ExecStageDef *def, const char *name, IrGraph *graph,
+                      IrGraph *whole) {
+  gint64 started = g_get_monotonic_time();
+  if (def->pass)
+    def->pass(graph);
+  else if (!def->run(c, graph) && c->error && *c->error)
+    return false;
+  record_stage(c, name, def->group, whole, started);
+  return true;
+}
+
+static void run_stage_list(ExecCompile *c, const ExecStageDef *list, guint n, IrGraph *graph,
+                           IrGraph *whole, const char *prefix, bool force) {
+  for (guint i = 0; i < n; i++) {
+    if (!force && !stage_applies(c, list[i].when))
+      continue;
+    char *name = prefix ? g_strdup_printf("%s.%s", prefix, list[i].name) : g_strdup(list[i].name);
+    run_stage(c, &list[i], name, graph, whole);
+    g_free(name);
+  }
+}
+
+/* Differentiates every DifferentiableGraph of the plan's graph: replaces its Subgraph by the
+ * optimized f, keeps the Gradient in the plan, and gives df its own executor. */
+static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
+  guint index = 0;
+  IR_FOR_EACH_NODE(node, graph->block) {
+    if (node->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
+      continue;
+    char *group_name = g_strdup_printf("DifferentiableGraph_%u", index++);
+    IrGraph *body = ir_graph_copy(ir_node_attr_g(node, IR_ATTR_SUBGRAPH));
+    AdGradient *gradient = ad_differentiate(body);
+    ir_node_set_attr_g(node, IR_ATTR_SUBGRAPH, ir_graph_copy(gradient->f));
+    IrGraph *f = ir_node_attr_g(node, IR_ATTR_SUBGRAPH);
+    record_stage(c, group_name, "autodiff", graph, g_get_monotonic_time());
+
+    static const ExecStageDef shapes = {"propagate_input_shapes", "autodiff", EXEC_WHEN_ALWAYS,
+                                        pass_propagate_input_shapes, NULL};
+    char *shapes_name = g_strdup_printf("%s.propagate_input_shapes", group_name);
+    run_stage(c, &shapes, shapes_name, f, graph);
+    g_free(shapes_name);
+    run_stage_list(c, optimization_stages, G_N_ELEMENTS(optimization_stages), f, graph, group_name,
+                   true);
+    run_stage_list(c, nondiff_stages, G_N_ELEMENTS(nondiff_stages), f, graph, group_name, true);
+
+    ExecDiffState *state = g_new0(ExecDiffState, 1);
+    state->gradient = gradient;
+    state->name = group_name;
+    char *backward_name = g_strdup_printf("%s/%s/backward", c->plan->graph_name, group_name);
+    state->backward = exec_executor_new(c->session, gradient->df, backward_name, EXEC_PLAN_BACKWARD);
+    g_free(backward_name);
+    g_hash_table_insert(c->plan->diff_states, node, state);
+  }
+  return index > 0;
+}
+
+static void diff_state_free(gpointer p) {
+  ExecDiffState *state = p;
+  ad_gradient_free(state->gradient);
+  g_free(state->name);
+  g_free(state);
+}
+
+ExecPlan *exec_pipeline_compile(ExecExecutor *executor, const IrGraph *source,
+                                const ExecArgumentSpec *spec, GError **error) {
+  ExecSession *session = exec_executor_session(executor);
+  ExecPlan *plan = g_new0(ExecPlan, 1);
+  plan->executor = executor;
+  plan->graph_name = g_strdup(exec_executor_name(executor));
+  plan->spec_text = exec_argument_spec_to_string(spec);
+  plan->stages = g_ptr_array_new_with_free_func((GDestroyNotify)exec_stage_free);
+  plan->diff_states = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, diff_state_free);
+  plan->graph = ir_graph_copy(source);
+
+  ExecCompile c = {.plan = plan, .session = session, .spec = spec, .error = error};
+  GError *local = NULL;
+  if (!error)
+    c.error = &local;
+  bool ok = true;
+  for (guint i = 0; i < G_N_ELEMENTS(stages) && ok; i++) {
+    if (stage_applies(&c, stages[i].when))
+      ok = run_stage(&c, &stages[i], stages[i].name, plan->graph, plan->graph);
+    if (i == OPTIMIZATION_AFTER)
+      run_stage_list(&c, optimization_stages, G_N_ELEMENTS(optimization_stages), plan->graph,
+                     plan->graph, NULL, false);
+    if (i == NONDIFF_AFTER)
+      run_stage_list(&c, nondiff_stages, G_N_ELEMENTS(nondiff_stages), plan->graph, plan->graph,
+                     NULL, false);
+  }
+  g_free(c.previous_ir);
+  g_clear_error(&local);
+  if (!ok) {
+    g_hash_table_destroy(plan->diff_states);
+    g_ptr_array_free(plan->stages, TRUE);
+    ir_graph_free(plan->graph);
+    g_free(plan->graph_name);
+    g_free(plan->spec_text);
+    g_free(plan);
+    return NULL;
+  }
+  plan->index = session->plans->len;
+  g_ptr_array_add(session->plans, plan);
+  return plan;
+}
