@@ -1,0 +1,195 @@
+/* RtValue: constructors, reference counting, conversions and printing (contract in value.h).
+ * Strings and sequences are immutable once built and shared by reference count. */
+#include "runtime/value.h"
+
+#include <string.h>
+
+RtValue rt_none(void) {
+  RtValue v = {.tag = RT_NONE};
+  return v;
+}
+
+RtValue rt_int(gint64 i) {
+  RtValue v = {.tag = RT_INT, .u.i = i};
+  return v;
+}
+
+RtValue rt_double(double d) {
+  RtValue v = {.tag = RT_DOUBLE, .u.d = d};
+  return v;
+}
+
+RtValue rt_bool(bool b) {
+  RtValue v = {.tag = RT_BOOL, .u.b = b};
+  return v;
+}
+
+RtValue rt_device(int device) {
+  RtValue v = {.tag = RT_DEVICE, .u.device = device};
+  return v;
+}
+
+RtValue rt_tensor(RtTensor *t) {
+  RtValue v = {.tag = RT_TENSOR, .u.tensor = t};
+  return v;
+}
+
+RtValue rt_str(const char *text) {
+  size_t len = strlen(text);
+  RtString *s = g_malloc(sizeof(RtString) + len + 1);
+  s->refcount = 1;
+  memcpy(s->text, text, len + 1);
+  RtValue v = {.tag = RT_STR, .u.s = s};
+  return v;
+}
+
+static RtSeq *seq_new(const RtValue *items, guint n) {
+  RtSeq *q = g_malloc(sizeof(RtSeq) + (size_t)n * sizeof(RtValue));
+  q->refcount = 1;
+  q->len = n;
+  if (n > 0)
+    memcpy(q->items, items, (size_t)n * sizeof(RtValue));
+  return q;
+}
+
+RtValue rt_list(RtValue *items, guint n) {
+  RtValue v = {.tag = RT_LIST, .u.seq = seq_new(items, n)};
+  return v;
+}
+
+RtValue rt_tuple(RtValue *items, guint n) {
+  RtValue v = {.tag = RT_TUPLE, .u.seq = seq_new(items, n)};
+  return v;
+}
+
+RtValue rt_int_list(const gint64 *values, guint n) {
+  RtSeq *q = g_malloc(sizeof(RtSeq) + (size_t)n * sizeof(RtValue));
+  q->refcount = 1;
+  q->len = n;
+  for (guint i = 0; i < n; i++)
+    q->items[i] = rt_int(values[i]);
+  RtValue v = {.tag = RT_LIST, .u.seq = q};
+  return v;
+}
+
+RtValue rt_value_ref(RtValue v) {
+  switch (v.tag) {
+  case RT_TENSOR:
+    if (v.u.tensor != NULL)
+      rt_tensor_ref(v.u.tensor);
+    break;
+  case RT_STR: g_atomic_int_inc(&v.u.s->refcount); break;
+  case RT_LIST:
+  case RT_TUPLE: g_atomic_int_inc(&v.u.seq->refcount); break;
+  default: break;
+  }
+  return v;
+}
+
+void rt_value_unref(RtValue v) {
+  switch (v.tag) {
+  case RT_TENSOR: rt_tensor_unref(v.u.tensor); break;
+  case RT_STR:
+    if (g_atomic_int_dec_and_test(&v.u.s->refcount))
+      g_free(v.u.s);
+    break;
+  case RT_LIST:
+  case RT_TUPLE:
+    if (g_atomic_int_dec_and_test(&v.u.seq->refcount)) {
+      for (guint i = 0; i < v.u.seq->len; i++)
+        rt_value_unref(v.u.seq->items[i]);
+      g_free(v.u.seq);
+    }
+    break;
+  default: break;
+  }
+}
+
+bool rt_value_is_tensor(RtValue v) {
+  return v.tag == RT_TENSOR;
+}
+
+bool rt_value_to_double(RtValue v, double *out) {
+  switch (v.tag) {
+  case RT_INT: *out = (double)v.u.i; return true;
+  case RT_DOUBLE: *out = v.u.d; return true;
+  case RT_BOOL: *out = v.u.b ? 1.0 : 0.0; return true;
+  case RT_TENSOR:
+    if (v.u.tensor == NULL || rt_tensor_numel(v.u.tensor) != 1 ||
+        v.u.tensor->storage->device != IR_DEVICE_CPU)
+      return false;
+    *out = rt_tensor_get(v.u.tensor, 0);
+    return true;
+  default: return false;
+  }
+}
+
+bool rt_value_to_int_list(RtValue v, gint64 *out, guint max, guint *n) {
+  if (v.tag != RT_LIST && v.tag != RT_TUPLE)
+    return false;
+  if (v.u.seq->len > max)
+    return false;
+  for (guint i = 0; i < v.u.seq->len; i++) {
+    if (v.u.seq->items[i].tag != RT_INT)
+      return false;
+    out[i] = v.u.seq->items[i].u.i;
+  }
+  *n = v.u.seq->len;
+  return true;
+}
+
+/* Shortest text that reads back as the same double, always with a '.', 'e', "inf" or
+ * "nan" so it is recognisably a float. */
+static void print_double(GString *out, double d) {
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_dtostr(buf, sizeof buf, d);
+  g_string_append(out, buf);
+  if (strpbrk(buf, ".eEna") == NULL)
+    g_string_append(out, ".0");
+}
+
+void rt_value_print(GString *out, RtValue v) {
+  switch (v.tag) {
+  case RT_NONE: g_string_append(out, "None"); return;
+  case RT_INT: g_string_append_printf(out, "%" G_GINT64_FORMAT, v.u.i); return;
+  case RT_DOUBLE: print_double(out, v.u.d); return;
+  case RT_BOOL: g_string_append(out, v.u.b ? "True" : "False"); return;
+  case RT_STR: {
+    g_autofree char *esc = g_strescape(v.u.s->text, NULL);
+    g_string_append_printf(out, "\"%s\"", esc);
+    return;
+  }
+  case RT_DEVICE: g_string_append(out, ir_device_name(v.u.device)); return;
+  case RT_TENSOR: {
+    const RtTensor *t = v.u.tensor;
+    if (t == NULL) {
+      g_string_append(out, "Tensor[Undefined]");
+      return;
+    }
+    g_string_append(out, ir_dtype_type_name(t->dtype));
+    g_string_append_c(out, '(');
+    for (int d = 0; d < t->ndim; d++)
+      g_string_append_printf(out, d ? ", %" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, t->sizes[d]);
+    if (t->storage->device != IR_DEVICE_CPU)
+      g_string_append_printf(out, "%sdevice=%s", t->ndim ? ", " : "",
+                             ir_device_name(t->storage->device));
+    g_string_append_c(out, ')');
+    return;
+  }
+  case RT_LIST:
+  case RT_TUPLE: {
+    bool list = v.tag == RT_LIST;
+    g_string_append_c(out, list ? '[' : '(');
+    for (guint i = 0; i < v.u.seq->len; i++) {
+      if (i)
+        g_string_append(out, ", ");
+      rt_value_print(out, v.u.seq->items[i]);
+    }
+    if (!list && v.u.seq->len == 1)
+      g_string_append_c(out, ','); /* Python's one-element tuple */
+    g_string_append_c(out, list ? ']' : ')');
+    return;
+  }
+  }
+  g_error("rt_value_print: invalid tag %d", (int)v.tag);
+}
