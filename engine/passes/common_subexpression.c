@@ -1,0 +1,107 @@
+/* pass_eliminate_common_subexpression: a node equal to an earlier one that dominates it (same
+ * kind, schema, inputs, attributes and output types) is replaced by it; blocks are scoped. */
+#include "passes/passes.h"
+#include "passes/pass_util.h"
+
+/* Algorithm: PyTorch's common_subexpression_elimination.cpp. Walk each block in order with a
+ * hash set of the nodes seen so far; a nested block starts a child scope whose lookups fall
+ * back to the parent scopes (an outer node dominates every node inside a later node's
+ * blocks). Nodes with blocks, with side effects, with subgraph attributes, the sentinels and
+ * zero-output nodes are never merged. prim::Constant nodes compare by value and type, so an
+ * int 1 and a bool true (both stored as int 1) stay apart. */
+
+typedef struct Scope Scope;
+struct Scope {
+  GHashTable *seen; /* IrNode* set, hashed by node_hash / node_equal */
+  const Scope *parent;
+};
+
+static guint
+node_hash(gconstpointer p)
+{
+  const IrNode *n = p;
+  guint h = (guint)n->kind * 1000003u;
+  h ^= GPOINTER_TO_UINT(n->schema) * 31u;
+  for (guint i = 0; i < ir_n_inputs(n); i++)
+    h = h * 31u + (guint)ir_input(n, i)->id;
+  for (guint i = 0; i < ir_n_outputs(n); i++)
+    h = h * 17u + g_direct_hash(ir_output(n, i)->type);
+  return h ^ pu_attrs_hash(n);
+}
+
+static gboolean
+node_equal(gconstpointer pa, gconstpointer pb)
+{
+  const IrNode *a = pa, *b = pb;
+  if (a->kind != b->kind || a->schema != b->schema || ir_n_inputs(a) != ir_n_inputs(b) ||
+      ir_n_outputs(a) != ir_n_outputs(b))
+    return FALSE;
+  for (guint i = 0; i < ir_n_inputs(a); i++) {
+    if (ir_input(a, i) != ir_input(b, i))
+      return FALSE;
+  }
+  /* Types are interned: pointer equality is type equality. */
+  for (guint i = 0; i < ir_n_outputs(a); i++) {
+    if (ir_output(a, i)->type != ir_output(b, i)->type)
+      return FALSE;
+  }
+  return pu_attrs_equal(a, b);
+}
+
+static bool
+has_subgraph_attr(const IrNode *node)
+{
+  for (guint i = 0; i < node->attrs->len; i++) {
+    IrAttrKind k = g_array_index(node->attrs, IrAttr, i).kind;
+    if (k == IR_ATTR_G || k == IR_ATTR_GS)
+      return true;
+  }
+  return false;
+}
+
+static bool
+candidate(const IrNode *node)
+{
+  return ir_n_blocks(node) == 0 && ir_n_outputs(node) > 0 && !pu_node_has_side_effects(node) &&
+         !has_subgraph_attr(node);
+}
+
+static IrNode *
+lookup(const Scope *scope, IrNode *node)
+{
+  for (; scope; scope = scope->parent) {
+    IrNode *found = g_hash_table_lookup(scope->seen, node);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+static bool
+cse_block(IrBlock *block, const Scope *parent)
+{
+  Scope scope = {g_hash_table_new(node_hash, node_equal), parent};
+  bool changed = false;
+  IR_FOR_EACH_NODE(n, block) {
+    for (guint b = 0; b < ir_n_blocks(n); b++)
+      changed |= cse_block(ir_block(n, b), &scope);
+    if (!candidate(n))
+      continue;
+    IrNode *existing = lookup(&scope, n);
+    if (!existing) {
+      g_hash_table_add(scope.seen, n);
+      continue;
+    }
+    ir_node_replace_all_uses_with(n, existing);
+    ir_node_destroy(n);
+    changed = true;
+  }
+  g_hash_table_destroy(scope.seen);
+  return changed;
+}
+
+bool
+pass_eliminate_common_subexpression(IrGraph *graph)
+{
+  return cse_block(graph->block, NULL);
+}
