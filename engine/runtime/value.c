@@ -142,7 +142,12 @@ bool rt_value_to_int_list(RtValue v, gint64 *out, guint max, guint *n) {
  * "nan" so it is recognisably a float. */
 static void print_double(GString *out, double d) {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  g_ascii_dtostr(buf, sizeof buf, d);
+  static const char *const formats[] = {"%.15g", "%.16g", "%.17g"};
+  for (size_t i = 0; i < G_N_ELEMENTS(formats); i++) {
+    g_ascii_formatd(buf, sizeof buf, formats[i], d);
+    if (g_ascii_strtod(buf, NULL) == d || d != d)
+      break;
+  }
   g_string_append(out, buf);
   if (strpbrk(buf, ".eEna") == NULL)
     g_string_append(out, ".0");
