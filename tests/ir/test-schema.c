@@ -1,0 +1,356 @@
+/* Schemas and the op table: the schema parser on every ops.def entry and on the syntax
+ * PyTorch uses, matching rules, and overload resolution for every kind on representative
+ * inputs (every overload of the table must be reached by some case). */
+#include "ir-test-util.h"
+#include "ir/ops.h"
+
+#include <string.h>
+
+static IrSchema *
+parse_ok(const char *text)
+{
+  GError *error = NULL;
+  IrSchema *s = ir_schema_parse(text, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(s);
+  return s;
+}
+
+static void
+test_parse_details(void)
+{
+  IrSchema *s = parse_ok("aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
+                         "int? dtype=None) -> Tensor");
+  g_assert_cmpstr(s->name, ==, "aten::sum");
+  g_assert_cmpstr(s->overload, ==, "dim_IntList");
+  g_assert_cmpint(s->kind, ==, IR_ATEN_SUM);
+  g_assert_cmpuint(s->n_args, ==, 4);
+  g_assert_cmpstr(s->args[1].name, ==, "dim");
+  g_assert_true(s->args[0].type == ir_type_tensor());
+  g_assert_true(s->args[1].type == ir_type_optional(ir_type_list(ir_type_int())));
+  g_assert_cmpint(s->args[1].def.kind, ==, IR_DEFAULT_NONE_GIVEN);
+  g_assert_true(s->args[2].type == ir_type_bool());
+  g_assert_cmpint(s->args[2].def.kind, ==, IR_DEFAULT_INT);
+  g_assert_cmpint(s->args[2].def.i, ==, 0);
+  g_assert_false(s->args[2].kwarg_only);
+  g_assert_true(s->args[3].kwarg_only);
+  g_assert_cmpint(s->args[3].def.kind, ==, IR_DEFAULT_NONE);
+  g_assert_cmpuint(s->n_returns, ==, 1);
+  g_assert_true(s->returns[0] == ir_type_tensor());
+  g_assert_false(s->returns_list_of_tensors);
+  g_assert_cmpuint(ir_schema_required_args(s), ==, 2);
+  GString *out = g_string_new(NULL);
+  ir_schema_print(out, s);
+  g_assert_cmpstr(out->str, ==, s->text);
+  g_string_free(out, TRUE);
+  ir_schema_free(s);
+
+  s = parse_ok("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  g_assert_true(s->args[2].type == ir_type_number());
+  g_assert_cmpint(s->args[2].def.kind, ==, IR_DEFAULT_INT);
+  g_assert_cmpint(s->args[2].def.i, ==, 1);
+  ir_schema_free(s);
+
+  s = parse_ok("aten::chunk(Tensor self, int chunks, int dim=0) -> Tensor[]");
+  g_assert_cmpstr(s->overload, ==, "");
+  g_assert_true(s->returns_list_of_tensors);
+  g_assert_true(s->returns[0] == ir_type_list(ir_type_tensor()));
+  ir_schema_free(s);
+
+  s = parse_ok("aten::ones_like(Tensor self, *, int? dtype=None, int? layout=None, Device? "
+               "device=None, bool? pin_memory=None, int? memory_format=None) -> Tensor");
+  g_assert_true(s->args[3].type == ir_type_optional(ir_type_device()));
+  g_assert_cmpuint(ir_schema_required_args(s), ==, 1);
+  ir_schema_free(s);
+
+  /* Syntax beyond ops.def that PyTorch schemas use. */
+  s = parse_ok("aten::fake.x(Tensor(a!) self, float eps=1e-05, float m=-0.5, int[2] stride=1, "
+               "int[] pad=[0, -1], str reduction=\"mean\", ScalarType? dtype=None, t x=3, "
+               "bool flag=True) -> (Tensor out, int[], Any)");
+  g_assert_cmpint(s->kind, ==, -1);
+  g_assert_cmpint(s->args[1].def.kind, ==, IR_DEFAULT_FLOAT);
+  g_assert_cmpfloat(s->args[1].def.f, ==, 1e-05);
+  g_assert_cmpfloat(s->args[2].def.f, ==, -0.5);
+  g_assert_cmpint(s->args[3].def.kind, ==, IR_DEFAULT_INT_LIST);
+  g_assert_cmpuint(s->args[3].def.n_ints, ==, 2);
+  g_assert_cmpint(s->args[3].def.ints[1], ==, 1);
+  g_assert_cmpuint(s->args[4].def.n_ints, ==, 2);
+  g_assert_cmpint(s->args[4].def.ints[1], ==, -1);
+  g_assert_cmpint(s->args[5].def.kind, ==, IR_DEFAULT_STR);
+  g_assert_cmpstr(s->args[5].def.s, ==, "mean");
+  g_assert_true(s->args[6].type == ir_type_optional(ir_type_int()));
+  g_assert_true(s->args[7].type == ir_type_any());
+  g_assert_cmpint(s->args[8].def.i, ==, 1);
+  g_assert_cmpuint(s->n_returns, ==, 3);
+  g_assert_true(s->returns[1] == ir_type_list(ir_type_int()));
+  g_assert_true(s->returns[2] == ir_type_any());
+  ir_schema_free(s);
+
+  s = parse_ok("prim::nothing() -> ()");
+  g_assert_cmpuint(s->n_args, ==, 0);
+  g_assert_cmpuint(s->n_returns, ==, 0);
+  ir_schema_free(s);
+  s = parse_ok("aten::empty_list(int[] x=[]) -> int");
+  g_assert_cmpint(s->args[0].def.kind, ==, IR_DEFAULT_INT_LIST);
+  g_assert_cmpuint(s->args[0].def.n_ints, ==, 0);
+  ir_schema_free(s);
+}
+
+static void
+test_parse_errors(void)
+{
+  const char *bad[] = {
+    "aten::add(Tensor self",
+    "aten::add(Foo self) -> Tensor",
+    "add(Tensor self) -> Tensor",
+    "aten::add(Tensor self) -> Tensor junk",
+    "aten::add(Tensor self) Tensor",
+    "aten::add(Tensor) -> Tensor",
+    "aten::add(Tensor self=) -> Tensor",
+    "aten::add(int[] x=[1, 2) -> Tensor",
+    "aten::add(str x=\"open) -> Tensor",
+    "aten::add(Tensor self, *, *, int a) -> Tensor",
+    "aten::add(int[x] a) -> Tensor",
+    "",
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+    GError *error = NULL;
+    IrSchema *s = ir_schema_parse(bad[i], &error);
+    g_assert_null(s);
+    g_assert_error(error, JITSCOPE_SCHEMA_ERROR, 0);
+    g_assert_nonnull(strstr(error->message, "column"));
+    g_error_free(error);
+  }
+}
+
+static void
+test_table(void)
+{
+  guint n = ir_ops_count();
+  g_assert_cmpuint(n, >, 100);
+  guint total = 0;
+  for (guint i = 0; i < n; i++) {
+    const IrSchema *s = ir_ops_schema(i);
+    g_assert_cmpuint(s->index, ==, i);
+    g_assert_cmpstr(ir_kind_name((IrOpKind)s->kind), ==, s->name);
+    g_assert_true(g_str_has_prefix(s->text, s->name));
+    /* Re-parsing the text gives the same signature. */
+    IrSchema *again = parse_ok(s->text);
+    g_assert_cmpuint(again->n_args, ==, s->n_args);
+    for (guint a = 0; a < s->n_args; a++) {
+      g_assert_true(again->args[a].type == s->args[a].type);
+      g_assert_cmpint(again->args[a].def.kind, ==, s->args[a].def.kind);
+    }
+    ir_schema_free(again);
+  }
+  for (int k = 0; k < IR_KIND_COUNT; k++) {
+    guint m = 0;
+    const IrSchema *const *ov = ir_ops_overloads((IrOpKind)k, &m);
+    for (guint i = 0; i < m; i++) {
+      g_assert_cmpint(ov[i]->kind, ==, k);
+      if (i > 0)
+        g_assert_cmpuint(ov[i]->index, >, ov[i - 1]->index);
+    }
+    total += m;
+  }
+  g_assert_cmpuint(total, ==, n);
+  guint m = 99;
+  g_assert_null(ir_ops_overloads(IR_PRIM_IF, &m));
+  g_assert_cmpuint(m, ==, 0);
+  g_assert_cmpuint((ir_ops_overloads(IR_ATEN_ADD, &m), m), ==, 4);
+}
+
+/* Type letters: T Tensor, F Float(*, *, requires_grad=1), U Tensor[Undefined], i int, f float,
+ * b bool, n NoneType, l int[], o int[]?, L Tensor[], s str, d Device. */
+static const IrType *
+letter_type(char c)
+{
+  IrType p;
+  switch (c) {
+  case 'T':
+    return ir_type_tensor();
+  case 'F':
+    memset(&p, 0, sizeof p);
+    p.kind = IR_TYPE_TENSOR;
+    p.has_dtype = true;
+    p.dtype = IR_DTYPE_FLOAT32;
+    p.rank = 2;
+    p.requires_grad = IR_YES;
+    p.device = IR_DEVICE_CPU;
+    return ir_type_tensor_from(&p);
+  case 'U':
+    return ir_type_undefined_tensor();
+  case 'i':
+    return ir_type_int();
+  case 'f':
+    return ir_type_float();
+  case 'b':
+    return ir_type_bool();
+  case 'n':
+    return ir_type_none();
+  case 'l':
+    return ir_type_list(ir_type_int());
+  case 'o':
+    return ir_type_optional(ir_type_list(ir_type_int()));
+  case 'L':
+    return ir_type_list(ir_type_tensor());
+  case 's':
+    return ir_type_str();
+  case 'd':
+    return ir_type_device();
+  default:
+    g_error("test table: unknown type letter '%c'", c);
+  }
+}
+
+typedef struct {
+  const char *kind;
+  const char *inputs;   /* type letters */
+  const char *overload; /* expected overload name; NULL: no overload matches */
+} Case;
+
+static const Case cases[] = {
+  {"aten::add", "TTi", "Tensor"},   {"aten::add", "FF", "Tensor"},   {"aten::add", "Tii", "Scalar"},
+  {"aten::add", "Tf", "Scalar"},    {"aten::add", "Tb", "Scalar"},   {"aten::add", "ii", "int"},
+  {"aten::add", "ff", "float"},     {"aten::add", "if", NULL},       {"aten::add", "iT", NULL},
+  {"aten::add", "T", NULL},         {"aten::add", "TTii", NULL},     {"aten::add", "UT", "Tensor"},
+  {"aten::sub", "TTi", "Tensor"},   {"aten::sub", "Tfi", "Scalar"},  {"aten::sub", "ii", "int"},
+  {"aten::sub", "ff", "float"},     {"aten::mul", "TF", "Tensor"},   {"aten::mul", "Tf", "Scalar"},
+  {"aten::mul", "ii", "int"},       {"aten::mul", "ff", "float"},    {"aten::mul", "TTi", NULL},
+  {"aten::div", "TT", "Tensor"},    {"aten::div", "Ti", "Scalar"},   {"aten::div", "ii", "int"},
+  {"aten::div", "ff", "float"},     {"aten::rsub", "TTi", "Tensor"}, {"aten::rsub", "Tfi", "Scalar"},
+  {"aten::neg", "T", ""},           {"aten::neg", "i", "int"},       {"aten::neg", "f", "float"},
+  {"aten::threshold", "Tff", ""},   {"aten::threshold", "TTf", NULL}, {"aten::atan2", "TT", ""},
+  {"aten::pow", "Tf", "Tensor_Scalar"}, {"aten::pow", "TT", "Tensor_Tensor"},
+  {"aten::fmod", "Ti", "Scalar"},   {"aten::fmod", "TT", "Tensor"},
+  {"aten::remainder", "Tf", "Scalar"}, {"aten::remainder", "TT", "Tensor"},
+  {"aten::clamp", "T", ""},         {"aten::clamp", "Tfn", ""},      {"aten::clamp", "Tni", ""},
+  {"aten::clamp", "TT", NULL},      {"aten::max", "TT", "other"},    {"aten::min", "FF", "other"},
+  {"aten::max", "T", NULL},         {"aten::lerp", "TTf", "Scalar"}, {"aten::lerp", "TTT", "Tensor"},
+  {"aten::addcmul", "TTT", ""},     {"aten::addcmul", "TTTf", ""},   {"aten::where", "TTT", "self"},
+  {"aten::gt", "TT", "Tensor"},     {"aten::gt", "Ti", "Scalar"},    {"aten::gt", "ii", "int"},
+  {"aten::gt", "ff", "float"},      {"aten::lt", "TT", "Tensor"},    {"aten::lt", "Tf", "Scalar"},
+  {"aten::lt", "ii", "int"},        {"aten::lt", "ff", "float"},     {"aten::ge", "TT", "Tensor"},
+  {"aten::ge", "Tf", "Scalar"},     {"aten::ge", "ii", "int"},       {"aten::ge", "ff", "float"},
+  {"aten::le", "TT", "Tensor"},     {"aten::le", "Tb", "Scalar"},    {"aten::le", "ii", "int"},
+  {"aten::le", "ff", "float"},      {"aten::eq", "TT", "Tensor"},    {"aten::eq", "Ti", "Scalar"},
+  {"aten::eq", "ii", "int"},        {"aten::eq", "ff", "float"},     {"aten::ne", "TT", "Tensor"},
+  {"aten::ne", "Ti", "Scalar"},     {"aten::ne", "ii", "int"},       {"aten::ne", "ff", "float"},
+  {"aten::type_as", "TF", ""},      {"aten::mm", "TT", ""},          {"aten::mm", "Ti", NULL},
+  {"aten::t", "T", ""},             {"aten::addmm", "TTT", ""},      {"aten::addmm", "TTTii", ""},
+  {"aten::matmul", "TT", ""},       {"aten::chunk", "Tii", ""},      {"aten::chunk", "Ti", ""},
+  {"aten::chunk", "T", NULL},       {"aten::cat", "Li", ""},         {"aten::cat", "L", ""},
+  {"aten::cat", "Ti", NULL},        {"aten::unsqueeze", "Ti", ""},   {"aten::squeeze", "T", ""},
+  {"aten::squeeze", "Ti", "dim"},   {"aten::expand", "Tl", ""},      {"aten::expand", "Tlb", ""},
+  {"aten::expand", "To", NULL},     {"aten::expand_as", "TT", ""},   {"aten::view", "Tl", ""},
+  {"aten::reshape", "Tl", ""},      {"aten::transpose", "Tii", "int"},
+  {"aten::sum", "T", ""},           {"aten::sum", "Tn", ""},         {"aten::sum", "Ti", ""},
+  {"aten::sum", "Tl", "dim_IntList"}, {"aten::sum", "Tlb", "dim_IntList"},
+  {"aten::sum", "Tlbn", "dim_IntList"}, {"aten::sum", "Tnb", "dim_IntList"},
+  {"aten::sum", "To", "dim_IntList"}, {"aten::sum", "Tf", NULL},
+  {"aten::size", "T", ""},          {"aten::size", "Ti", "int"},     {"aten::size", "i", NULL},
+  {"aten::_grad_sum_to_size", "Tl", ""}, {"aten::_grad_sum_to_size", "Tn", ""},
+  {"aten::_grad_sum_to_size", "To", ""}, {"aten::_grad_sum_to_size", "T", NULL},
+  {"aten::_size_if_not_equal", "ll", ""}, {"aten::_size_if_not_equal", "lo", NULL},
+  {"aten::ones_like", "T", ""},     {"aten::ones_like", "Tnnnnn", ""}, {"aten::ones_like", "Tinnnn", ""},
+  {"aten::zeros_like", "F", ""},    {"aten::zeros_like", "Tnndnn", ""},
+  {"aten::Bool", "T", "Tensor"},    {"aten::Bool", "i", "int"},      {"aten::Bool", "f", "float"},
+  {"aten::Bool", "s", NULL},        {"aten::Int", "T", "Tensor"},    {"aten::Int", "b", "bool"},
+  {"aten::Int", "f", "float"},      {"aten::Float", "T", "Tensor"},  {"aten::Float", "b", "bool"},
+  {"aten::Float", "i", "int"},      {"aten::__is__", "Tn", ""},      {"aten::__is__", "ol", ""},
+  {"aten::__isnot__", "nn", ""},    {"aten::__not__", "b", ""},      {"aten::__not__", "i", NULL},
+};
+
+static const char *unary_kinds[] = {
+  "aten::abs",  "aten::sigmoid", "aten::tanh", "aten::relu",  "aten::exp",   "aten::expm1",
+  "aten::log",  "aten::log10",   "aten::log1p", "aten::log2", "aten::sqrt",  "aten::rsqrt",
+  "aten::reciprocal", "aten::erf", "aten::erfc", "aten::sin", "aten::cos",   "aten::tan",
+  "aten::asin", "aten::acos",    "aten::atan", "aten::sinh",  "aten::cosh",  "aten::ceil",
+  "aten::floor", "aten::round",  "aten::trunc", "aten::frac", "aten::lgamma",
+};
+
+/* Builds a node of `kind` reading fresh graph inputs of the given types and resolves it. */
+static const IrSchema *
+resolve(IrGraph *g, const char *kind_name, const char *letters)
+{
+  IrOpKind kind;
+  if (!ir_kind_from_name(kind_name, &kind))
+    g_error("test table: unknown kind %s", kind_name);
+  IrNode *n = ir_node_create(g, kind, 1);
+  for (const char *c = letters; *c; c++)
+    ir_node_add_input(n, ir_graph_add_input(g, letter_type(*c), NULL));
+  ir_graph_insert(g, n);
+  const IrSchema *s = ir_node_resolve_schema(n);
+  g_assert_true(n->schema == s);
+  return s;
+}
+
+static void
+test_resolution(void)
+{
+  IrGraph *g = ir_graph_new();
+  bool *reached = g_new0(bool, ir_ops_count());
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const Case *c = &cases[i];
+    const IrSchema *s = resolve(g, c->kind, c->inputs);
+    if (!c->overload) {
+      if (s)
+        g_error("%s(%s) resolved to %s, expected no match", c->kind, c->inputs, s->text);
+      continue;
+    }
+    if (!s)
+      g_error("%s(%s) matched no overload, expected .%s", c->kind, c->inputs, c->overload);
+    g_assert_cmpstr(s->name, ==, c->kind);
+    if (strcmp(s->overload, c->overload) != 0)
+      g_error("%s(%s) resolved to %s, expected .%s", c->kind, c->inputs, s->text, c->overload);
+    reached[s->index] = true;
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS(unary_kinds); i++) {
+    const IrSchema *s = resolve(g, unary_kinds[i], "F");
+    g_assert_nonnull(s);
+    reached[s->index] = true;
+    g_assert_null(resolve(g, unary_kinds[i], "i"));
+    g_assert_null(resolve(g, unary_kinds[i], "TT"));
+  }
+  for (guint i = 0; i < ir_ops_count(); i++)
+    if (!reached[i])
+      g_error("no resolution case reaches %s", ir_ops_schema(i)->text);
+  /* A kind without schemas resolves to nothing. */
+  g_assert_null(resolve(g, "prim::ListConstruct", "TT"));
+  ir_test_check_graph(g);
+  g_free(reached);
+  ir_graph_free(g);
+}
+
+static void
+test_matches_directly(void)
+{
+  const IrSchema *sum_dim = NULL;
+  guint n;
+  const IrSchema *const *ov = ir_ops_overloads(IR_ATEN_SUM, &n);
+  for (guint i = 0; i < n; i++)
+    if (strcmp(ov[i]->overload, "dim_IntList") == 0)
+      sum_dim = ov[i];
+  g_assert_nonnull(sum_dim);
+  const IrType *args[] = {ir_type_tensor(), ir_type_list(ir_type_int()), ir_type_bool(),
+                          ir_type_none(), ir_type_none()};
+  g_assert_false(ir_schema_matches(sum_dim, args, 1));
+  g_assert_true(ir_schema_matches(sum_dim, args, 2));
+  g_assert_true(ir_schema_matches(sum_dim, args, 3));
+  g_assert_true(ir_schema_matches(sum_dim, args, 4));
+  g_assert_false(ir_schema_matches(sum_dim, args, 5));
+  const IrType *wrong[] = {ir_type_tensor(), ir_type_list(ir_type_float())};
+  g_assert_false(ir_schema_matches(sum_dim, wrong, 2));
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/ir/schema/parse-details", test_parse_details);
+  g_test_add_func("/ir/schema/parse-errors", test_parse_errors);
+  g_test_add_func("/ir/schema/table", test_table);
+  g_test_add_func("/ir/schema/resolution", test_resolution);
+  g_test_add_func("/ir/schema/matches", test_matches_directly);
+  return g_test_run();
+}
