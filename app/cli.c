@@ -1,0 +1,120 @@
+/* Top-level dispatch (contract in cli.h): `jitscope COMMAND ...`, `jitscope --help`,
+ * `jitscope --version`, and `jitscope [FILE]` for the workbench window. */
+#include "cli.h"
+
+#include <locale.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/text.h"
+#include "jitscope-config.h"
+
+G_DEFINE_QUARK(jitscope-cli-error-quark, jitscope_cli_error)
+
+typedef struct {
+  const char *name;
+  int (*handler)(int argc, char **argv);
+  const char *summary;
+} CliEntry;
+
+static const CliEntry commands[] = {
+#define CLI_COMMAND(name, handler, summary) {name, handler, summary},
+#include "commands.def"
+#undef CLI_COMMAND
+};
+
+void cli_report_error(const GError *error) {
+  bool located = error->domain == JITSCOPE_PARSE_ERROR ||
+                 (error->domain == JITSCOPE_CLI_ERROR && error->code == CLI_ERROR_LOCATED);
+  fprintf(stderr, located ? "jitscope: %s\n" : "jitscope: error: %s\n", error->message);
+}
+
+void cli_error(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  char *message = g_strdup_vprintf(format, ap);
+  va_end(ap);
+  fprintf(stderr, "jitscope: error: %s\n", message);
+  g_free(message);
+}
+
+void cli_note(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  char *message = g_strdup_vprintf(format, ap);
+  va_end(ap);
+  fprintf(stderr, "jitscope: note: %s\n", message);
+  g_free(message);
+}
+
+static void print_help(FILE *out) {
+  fprintf(out,
+          "Usage: jitscope [FILE]\n"
+          "       jitscope COMMAND [ARGS...]\n"
+          "\n"
+          "A workbench for graph-compiler developers with a TorchScript-2019 JIT engine "
+          "inside.\n"
+          "Without a command it opens the workbench window on FILE (this build has no window "
+          "yet).\n"
+          "\n"
+          "Commands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
+    fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out,
+          "\n"
+          "Options:\n"
+          "  -h, --help  Show this help and exit\n"
+          "  --version   Show the version and build options and exit\n"
+          "\n"
+          "Run 'jitscope COMMAND --help' for the options of one command.\n"
+          "Errors go to stderr as 'jitscope: error: ...' (or 'jitscope: FILE:LINE:COL: "
+          "error: ...');\n"
+          "the exit status is 0 on success and 2 on any error.\n");
+}
+
+static void print_version(void) {
+  printf("jitscope %s\n", JITSCOPE_VERSION);
+  printf("build: %s\n", JITSCOPE_BUILD_OPTIONS);
+}
+
+/* The window is not part of this build: say so and point at the commands that work. */
+static int no_window(const char *file) {
+  fprintf(stderr,
+          "jitscope: the workbench window is not built in this build.\n"
+          "Use a command instead, for example:\n"
+          "  jitscope run %s --input SPEC...\n"
+          "  jitscope print %s\n"
+          "See 'jitscope --help'.\n",
+          file ? file : "FILE", file ? file : "FILE");
+  return CLI_EXIT_ERROR;
+}
+
+int cli_main(int argc, char **argv) {
+  /* Numbers are parsed and printed in the C locale whatever the environment says. */
+  setlocale(LC_ALL, "C");
+  if (argc < 2)
+    return no_window(NULL);
+  const char *first = argv[1];
+  if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0 || strcmp(first, "help") == 0) {
+    print_help(stdout);
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(first, "--version") == 0) {
+    print_version();
+    return CLI_EXIT_OK;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
+    if (strcmp(first, commands[i].name) == 0)
+      return commands[i].handler(argc - 1, argv + 1);
+  if (first[0] == '-') {
+    cli_error("unknown option '%s' (see 'jitscope --help')", first);
+    return CLI_EXIT_ERROR;
+  }
+  if (argc == 2 && (strchr(first, '/') || strchr(first, '.') ||
+                    g_file_test(first, G_FILE_TEST_EXISTS)))
+    return no_window(first);
+  cli_error("unknown command '%s' (see 'jitscope --help')", first);
+  return CLI_EXIT_ERROR;
+}

@@ -1,0 +1,37 @@
+/* The jitscope command line: dispatch to subcommands, error reporting, exit statuses.
+ *
+ * Error messages go to stderr as `jitscope: error: MESSAGE`, or `jitscope: FILE:LINE:COL:
+ * error: MESSAGE` when the error has a location in a file (parse errors, and errors of
+ * domain JITSCOPE_CLI_ERROR with code CLI_ERROR_LOCATED, whose message already starts with
+ * "FILE...: error: "). */
+#ifndef JITSCOPE_APP_CLI_H
+#define JITSCOPE_APP_CLI_H
+
+#include <glib.h>
+
+#define JITSCOPE_CLI_ERROR (jitscope_cli_error_quark())
+GQuark jitscope_cli_error_quark(void);
+
+typedef enum {
+  CLI_ERROR_USAGE,   /* bad command line */
+  CLI_ERROR_INPUT,   /* bad --input SPEC or input file */
+  CLI_ERROR_LOCATED, /* message already "FILE[:LINE:COL]: error: ..." */
+} CliErrorCode;
+
+/* Exit statuses (DESIGN.md): 2 for every error, 1 for a failed check or replay. */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILED = 1, CLI_EXIT_ERROR = 2 };
+
+int cli_main(int argc, char **argv);
+
+/* Prints the error as described above. */
+void cli_report_error(const GError *error);
+/* `jitscope: error: ...` */
+void cli_error(const char *format, ...) G_GNUC_PRINTF(1, 2);
+/* `jitscope: note: ...` for facts that change no result but that the user should know. */
+void cli_note(const char *format, ...) G_GNUC_PRINTF(1, 2);
+
+#define CLI_COMMAND(name, handler, summary) int handler(int argc, char **argv);
+#include "commands.def"
+#undef CLI_COMMAND
+
+#endif

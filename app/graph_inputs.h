@@ -1,0 +1,30 @@
+/* Binding `--input SPEC...` to a graph's inputs: parse every SPEC, check the count against
+ * the graph, make the values and check each against the graph's declared input type.
+ *
+ * "Fits" means: tensors match the declared dtype, rank, every known size and the device when
+ * the declared type says them (requires_grad and strides are not checked: they are what an
+ * argument spec specializes, not a contract of the program); an int fits int, float
+ * (converted, as PyTorch does) and Scalar; a float fits float and Scalar; a bool fits bool
+ * and Scalar; none fits NoneType and every optional T?; anything fits Any. */
+#ifndef JITSCOPE_APP_GRAPH_INPUTS_H
+#define JITSCOPE_APP_GRAPH_INPUTS_H
+
+#include "input_spec.h"
+#include "ir/ir.h"
+
+typedef struct {
+  GPtrArray *specs; /* of InputSpec*, graph input order */
+  GArray *values;   /* of RtValue (owned references), graph input order */
+  guint64 seed;
+} AppInputs;
+
+/* Errors are JITSCOPE_CLI_ERROR / CLI_ERROR_INPUT with messages "--input N: ..." (N counts
+ * from 1) or, for a wrong count, naming both counts. */
+AppInputs *app_inputs_bind(const IrGraph *graph, char *const *spec_texts, guint n_specs,
+                           guint64 seed, GError **error);
+void app_inputs_free(AppInputs *inputs);
+
+/* Does any input ask for device=cuda? */
+bool app_inputs_want_cuda(const AppInputs *inputs);
+
+#endif

@@ -1,0 +1,133 @@
+/* JSON output of tensors and values (contract in json_out.h). */
+#include "json_out.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+JsonNode *json_out_double(double v) {
+  JsonNode *node = json_node_alloc();
+  if (isnan(v))
+    return json_node_init_string(node, "nan");
+  if (isinf(v))
+    return json_node_init_string(node, v > 0 ? "inf" : "-inf");
+  /* json-glib writes doubles with "%.17g": exact round trip. */
+  return json_node_init_double(node, v);
+}
+
+JsonNode *json_out_tensor(const RtTensor *t) {
+  if (t == NULL)
+    return json_node_init_null(json_node_alloc());
+  JsonObject *obj = json_object_new();
+  json_object_set_string_member(obj, "dtype", ir_dtype_name(t->dtype));
+  JsonArray *shape = json_array_sized_new(t->ndim);
+  for (int d = 0; d < t->ndim; d++)
+    json_array_add_int_element(shape, t->sizes[d]);
+  json_object_set_array_member(obj, "shape", shape);
+
+  /* Read a contiguous copy by dtype, so int64 values keep all 64 bits. */
+  RtTensor *c = rt_tensor_contiguous((RtTensor *)t);
+  int64_t n = rt_tensor_numel(c);
+  JsonArray *data = json_array_sized_new((guint)n);
+  const void *p = rt_tensor_data(c);
+  for (int64_t k = 0; k < n; k++) {
+    switch (c->dtype) {
+    case IR_DTYPE_FLOAT32:
+      json_array_add_element(data, json_out_double(((const float *)p)[k]));
+      break;
+    case IR_DTYPE_FLOAT64:
+      json_array_add_element(data, json_out_double(((const double *)p)[k]));
+      break;
+    case IR_DTYPE_INT64:
+      json_array_add_int_element(data, ((const int64_t *)p)[k]);
+      break;
+    case IR_DTYPE_BOOL:
+      json_array_add_boolean_element(data, rt_tensor_get(c, k) != 0.0);
+      break;
+    case IR_DTYPE_FLOAT16:
+    case IR_DTYPE_COUNT:
+      json_array_add_element(data, json_out_double(rt_tensor_get(c, k)));
+      break;
+    }
+  }
+  rt_tensor_unref(c);
+  json_object_set_array_member(obj, "data", data);
+  JsonNode *node = json_node_alloc();
+  json_node_init_object(node, obj);
+  json_object_unref(obj);
+  return node;
+}
+
+JsonNode *json_out_value(RtValue v) {
+  JsonNode *node;
+  switch (v.tag) {
+  case RT_NONE:
+    return json_node_init_null(json_node_alloc());
+  case RT_TENSOR:
+    return json_out_tensor(v.u.tensor);
+  case RT_INT:
+    return json_node_init_int(json_node_alloc(), v.u.i);
+  case RT_DOUBLE:
+    return json_out_double(v.u.d);
+  case RT_BOOL:
+    return json_node_init_boolean(json_node_alloc(), v.u.b);
+  case RT_STR:
+    return json_node_init_string(json_node_alloc(), v.u.s->text);
+  case RT_DEVICE:
+    return json_node_init_string(json_node_alloc(), ir_device_name(v.u.device));
+  case RT_LIST:
+  case RT_TUPLE: {
+    JsonArray *items = json_array_sized_new(v.u.seq->len);
+    for (guint k = 0; k < v.u.seq->len; k++)
+      json_array_add_element(items, json_out_value(v.u.seq->items[k]));
+    node = json_node_alloc();
+    json_node_init_array(node, items);
+    json_array_unref(items);
+    return node;
+  }
+  }
+  g_assert_not_reached();
+}
+
+void json_out_print(JsonNode *root) {
+  JsonGenerator *generator = json_generator_new();
+  json_generator_set_root(generator, root);
+  gsize length = 0;
+  char *text = json_generator_to_data(generator, &length);
+  fwrite(text, 1, length, stdout);
+  fputc('\n', stdout);
+  g_free(text);
+  g_object_unref(generator);
+  json_node_unref(root);
+}
+
+bool json_out_read_double(JsonNode *node, double *out) {
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE(node))
+    return false;
+  GType type = json_node_get_value_type(node);
+  if (type == G_TYPE_DOUBLE) {
+    *out = json_node_get_double(node);
+    return true;
+  }
+  if (type == G_TYPE_INT64) {
+    *out = (double)json_node_get_int(node);
+    return true;
+  }
+  if (type == G_TYPE_BOOLEAN) {
+    *out = json_node_get_boolean(node) ? 1.0 : 0.0;
+    return true;
+  }
+  if (type == G_TYPE_STRING) {
+    const char *s = json_node_get_string(node);
+    if (strcmp(s, "nan") == 0)
+      *out = NAN;
+    else if (strcmp(s, "inf") == 0)
+      *out = INFINITY;
+    else if (strcmp(s, "-inf") == 0)
+      *out = -INFINITY;
+    else
+      return false;
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,28 @@
+/* JSON for the command line's --json output, built with json-glib.
+ *
+ * A tensor is {"dtype": "float32", "shape": [5, 5], "data": [...]} with the data row-major.
+ * Numbers: floating-point values are written with 17 significant digits, so that reading
+ * them back as a double gives exactly the value computed (for float32 tensors: exactly the
+ * float32 value); NaN and infinities, which JSON cannot write as numbers, are the strings
+ * "nan", "inf" and "-inf". int64 values are JSON integers, bools are true/false.
+ * Other values: int and float scalars are numbers, bools true/false, None and undefined
+ * tensors null, strings strings, devices "cpu"/"cuda", lists and tuples arrays. */
+#ifndef JITSCOPE_APP_JSON_OUT_H
+#define JITSCOPE_APP_JSON_OUT_H
+
+#include <json-glib/json-glib.h>
+
+#include "runtime/value.h"
+
+JsonNode *json_out_double(double v);
+JsonNode *json_out_tensor(const RtTensor *t); /* NULL tensor: null */
+JsonNode *json_out_value(RtValue v);
+
+/* Writes the document on stdout as one line followed by a newline, and frees it. */
+void json_out_print(JsonNode *root);
+
+/* Reads a number written by json_out_double back ("nan", "inf", "-inf" included); false
+ * when the node is neither. */
+bool json_out_read_double(JsonNode *node, double *out);
+
+#endif
