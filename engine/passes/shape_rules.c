@@ -1,0 +1,691 @@
+/* shape_rules: per-op tensor result rules for pass_propagate_input_shapes (see shape_rules.h);
+ * a table keyed by op kind, elementwise ops found through the op table's expressions. */
+#include "passes/shape_rules.h"
+#include "passes/pass_util.h"
+
+#include "ir/ops.h"
+
+#include <string.h>
+
+/* Rules follow PyTorch's shape_analysis.cpp (2019) for ranks and sizes and PyTorch's
+ * result_type for dtypes (dimensioned tensors, then zero-dim tensors, then wrapped scalars,
+ * a lower class counting only when its category, bool < int < float, is higher). Sizes are
+ * computed only when every tensor input's sizes are known. */
+
+void
+shape_info_from_type(const IrType *t, ShapeInfo *out)
+{
+  memset(out, 0, sizeof *out);
+  if (!ir_type_is_tensor(t) || t->undefined || !t->has_dtype || t->device < 0 || t->rank < 0)
+    return;
+  out->known = true;
+  out->dtype = t->dtype;
+  out->device = t->device;
+  out->rank = t->rank;
+  out->has_sizes = t->sizes != NULL || t->rank == 0;
+  for (int d = 0; d < t->rank && out->has_sizes; d++) {
+    out->sizes[d] = t->sizes[d];
+    out->has_sizes = t->sizes[d] != IR_SIZE_UNKNOWN;
+  }
+  out->has_strides = out->has_sizes && (t->strides != NULL || t->rank == 0);
+  for (int d = 0; d < t->rank && out->has_strides; d++)
+    out->strides[d] = t->strides[d];
+}
+
+const IrType *
+shape_info_to_type(const ShapeInfo *info, IrTristate requires_grad)
+{
+  if (!info->known)
+    return ir_type_with_requires_grad(ir_type_tensor(), requires_grad);
+  IrType proto = {.kind = IR_TYPE_TENSOR,
+                  .has_dtype = true,
+                  .dtype = info->dtype,
+                  .rank = info->rank,
+                  .sizes = info->has_sizes ? info->sizes : NULL,
+                  .strides = info->has_sizes && info->has_strides ? info->strides : NULL,
+                  .requires_grad = requires_grad,
+                  .device = info->device};
+  return ir_type_tensor_from(&proto);
+}
+
+void
+shape_info_contiguous(ShapeInfo *info)
+{
+  int64_t stride = 1;
+  for (int d = info->rank; d-- > 0;) {
+    info->strides[d] = stride;
+    stride *= info->sizes[d] > 1 ? info->sizes[d] : 1;
+  }
+  info->has_strides = info->has_sizes;
+}
+
+/* --- dtype promotion --- */
+
+static int
+dtype_order(IrDtype d)
+{
+  switch (d) {
+  case IR_DTYPE_BOOL: return 0;
+  case IR_DTYPE_INT64: return 1;
+  case IR_DTYPE_FLOAT16: return 2;
+  case IR_DTYPE_FLOAT32: return 3;
+  case IR_DTYPE_FLOAT64: return 4;
+  default: return 0;
+  }
+}
+
+static int
+promote(int a, int b) /* dtypes as int, -1 = none yet */
+{
+  if (a < 0)
+    return b;
+  if (b < 0)
+    return a;
+  return dtype_order((IrDtype)a) >= dtype_order((IrDtype)b) ? a : b;
+}
+
+static int
+combine_categories(int higher, int lower)
+{
+  if (higher >= 0 && ir_type_is_float_dtype((IrDtype)higher))
+    return higher;
+  if (higher == IR_DTYPE_BOOL || (lower >= 0 && ir_type_is_float_dtype((IrDtype)lower)))
+    return promote(higher, lower);
+  return higher >= 0 ? higher : lower;
+}
+
+typedef struct {
+  int dim, zero, wrapped;
+} Promotion;
+
+static void
+promotion_add_tensor(Promotion *p, const ShapeInfo *t)
+{
+  if (t->rank > 0)
+    p->dim = promote(p->dim, t->dtype);
+  else
+    p->zero = promote(p->zero, t->dtype);
+}
+
+static bool
+promotion_add_scalar(Promotion *p, const IrType *t)
+{
+  switch (t->kind) {
+  case IR_TYPE_INT: p->wrapped = promote(p->wrapped, IR_DTYPE_INT64); return true;
+  case IR_TYPE_FLOAT: p->wrapped = promote(p->wrapped, IR_DTYPE_FLOAT32); return true;
+  case IR_TYPE_BOOL: p->wrapped = promote(p->wrapped, IR_DTYPE_BOOL); return true;
+  default: return false;
+  }
+}
+
+static int
+promotion_result(const Promotion *p)
+{
+  return combine_categories(p->dim, combine_categories(p->zero, p->wrapped));
+}
+
+/* --- broadcasting --- */
+
+static bool
+broadcast_into(ShapeInfo *acc, const ShapeInfo *t)
+{
+  int rank = acc->rank > t->rank ? acc->rank : t->rank;
+  int64_t sizes[IR_MAX_RANK];
+  bool has_sizes = acc->has_sizes && t->has_sizes;
+  for (int d = 0; d < rank && has_sizes; d++) {
+    int ia = d - (rank - acc->rank), it = d - (rank - t->rank);
+    int64_t a = ia >= 0 ? acc->sizes[ia] : 1, b = it >= 0 ? t->sizes[it] : 1;
+    if (a != b && a != 1 && b != 1)
+      has_sizes = false;
+    sizes[d] = a == 1 ? b : a;
+  }
+  acc->rank = rank;
+  acc->has_sizes = has_sizes;
+  if (has_sizes)
+    memcpy(acc->sizes, sizes, sizeof(int64_t) * (size_t)rank);
+  return true;
+}
+
+/* --- rules --- */
+
+static bool
+tensor_input(const IrNode *node, guint i, ShapeInfo *out)
+{
+  if (i >= ir_n_inputs(node))
+    return false;
+  shape_info_from_type(ir_input(node, i)->type, out);
+  return out->known;
+}
+
+static bool
+excluded_from_promotion(const char *arg)
+{
+  static const char *const names[] = {"alpha", "value", "weight", "threshold", "min", "max",
+                                      "condition"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    if (strcmp(arg, names[i]) == 0)
+      return true;
+  }
+  return false;
+}
+
+static bool
+float_result_op(IrOpKind k)
+{
+  switch (k) {
+  case IR_ATEN_SIGMOID: case IR_ATEN_TANH: case IR_ATEN_EXP: case IR_ATEN_EXPM1:
+  case IR_ATEN_LOG: case IR_ATEN_LOG10: case IR_ATEN_LOG1P: case IR_ATEN_LOG2:
+  case IR_ATEN_SQRT: case IR_ATEN_RSQRT: case IR_ATEN_RECIPROCAL: case IR_ATEN_ERF:
+  case IR_ATEN_ERFC: case IR_ATEN_SIN: case IR_ATEN_COS: case IR_ATEN_TAN: case IR_ATEN_ASIN:
+  case IR_ATEN_ACOS: case IR_ATEN_ATAN: case IR_ATEN_ATAN2: case IR_ATEN_SINH:
+  case IR_ATEN_COSH: case IR_ATEN_LGAMMA: case IR_ATEN_DIV:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool
+comparison_op(IrOpKind k)
+{
+  return k == IR_ATEN_GT || k == IR_ATEN_LT || k == IR_ATEN_GE || k == IR_ATEN_LE ||
+         k == IR_ATEN_EQ || k == IR_ATEN_NE;
+}
+
+/* Elementwise ops: broadcast rank (and sizes), promoted dtype (comparisons Bool; ops that
+ * only make sense on floats give Float for integral inputs, as PyTorch 1.x), device of the
+ * tensor inputs (all must agree). */
+static bool
+elementwise(const IrNode *node, ShapeInfo *out)
+{
+  const IrSchema *s = node->schema;
+  Promotion p = {-1, -1, -1};
+  bool first = true;
+  for (guint i = 0; i < ir_n_inputs(node) && i < s->n_args; i++) {
+    const IrArgument *arg = &s->args[i];
+    const IrValue *v = ir_input(node, i);
+    bool promotes = !excluded_from_promotion(arg->name);
+    if (ir_type_is_tensor(arg->type)) {
+      ShapeInfo t;
+      if (!tensor_input(node, i, &t))
+        return false;
+      if (first) {
+        *out = t;
+        first = false;
+      } else {
+        if (t.device != out->device)
+          return false;
+        broadcast_into(out, &t);
+      }
+      if (promotes)
+        promotion_add_tensor(&p, &t);
+    } else if (promotes && !promotion_add_scalar(&p, v->type)) {
+      return false;
+    }
+  }
+  if (first)
+    return false;
+  int dtype = promotion_result(&p);
+  if (dtype < 0)
+    return false;
+  if (comparison_op(node->kind))
+    dtype = IR_DTYPE_BOOL;
+  else if (float_result_op(node->kind) && !ir_type_is_float_dtype((IrDtype)dtype))
+    dtype = IR_DTYPE_FLOAT32;
+  out->dtype = (IrDtype)dtype;
+  shape_info_contiguous(out);
+  return true;
+}
+
+static bool
+rule_type_as(const IrNode *node, ShapeInfo *out)
+{
+  ShapeInfo other;
+  if (!tensor_input(node, 0, out) || !tensor_input(node, 1, &other))
+    return false;
+  out->dtype = other.dtype;
+  out->device = other.device;
+  return true;
+}
+
+static bool
+rule_mm(const IrNode *node, ShapeInfo *out)
+{
+  guint first = node->kind == IR_ATEN_ADDMM ? 1 : 0;
+  ShapeInfo a, b;
+  if (!tensor_input(node, first, &a) || !tensor_input(node, first + 1, &b) || a.rank != 2 ||
+      b.rank != 2)
+    return false;
+  *out = a;
+  out->dtype = (IrDtype)promote(a.dtype, b.dtype);
+  out->has_sizes = a.has_sizes && b.has_sizes;
+  out->sizes[0] = a.sizes[0];
+  out->sizes[1] = b.sizes[1];
+  if (node->kind == IR_ATEN_ADDMM) {
+    ShapeInfo self;
+    if (!tensor_input(node, 0, &self))
+      return false;
+    out->dtype = (IrDtype)promote(out->dtype, self.dtype);
+  }
+  shape_info_contiguous(out);
+  return true;
+}
+
+static bool
+rule_matmul(const IrNode *node, ShapeInfo *out)
+{
+  ShapeInfo a, b;
+  if (!tensor_input(node, 0, &a) || !tensor_input(node, 1, &b) || a.rank < 1 || b.rank < 1)
+    return false;
+  *out = a;
+  out->dtype = (IrDtype)promote(a.dtype, b.dtype);
+  bool sizes = a.has_sizes && b.has_sizes;
+  if (a.rank == 1 && b.rank == 1) {
+    out->rank = 0;
+  } else if (a.rank == 2 && b.rank == 1) {
+    out->rank = 1;
+  } else if (a.rank == 1 && b.rank == 2) {
+    out->rank = 1;
+    out->sizes[0] = b.sizes[1];
+  } else if (a.rank == 2 && b.rank == 2) {
+    out->sizes[1] = b.sizes[1];
+  } else {
+    /* Batched: broadcast the batch dims; a vector operand loses its dim. */
+    ShapeInfo ba = a, bb = b;
+    ba.rank = a.rank >= 2 ? a.rank - 2 : 0;
+    bb.rank = b.rank >= 2 ? b.rank - 2 : 0;
+    broadcast_into(&ba, &bb);
+    sizes = sizes && ba.has_sizes;
+    int r = ba.rank;
+    memcpy(out->sizes, ba.sizes, sizeof(int64_t) * (size_t)r);
+    if (a.rank >= 2)
+      out->sizes[r++] = a.sizes[a.rank - 2];
+    if (b.rank >= 2)
+      out->sizes[r++] = b.sizes[b.rank - 1];
+    out->rank = r;
+  }
+  out->has_sizes = sizes;
+  shape_info_contiguous(out);
+  return true;
+}
+
+static bool
+normalize_dim(gint64 dim, int rank, int *out)
+{
+  if (dim < 0)
+    dim += rank;
+  if (dim < 0 || dim >= rank)
+    return false;
+  *out = (int)dim;
+  return true;
+}
+
+static void
+swap_dims(ShapeInfo *t, int a, int b)
+{
+  int64_t s = t->sizes[a], st = t->strides[a];
+  t->sizes[a] = t->sizes[b];
+  t->strides[a] = t->strides[b];
+  t->sizes[b] = s;
+  t->strides[b] = st;
+}
+
+static bool
+rule_transpose(const IrNode *node, ShapeInfo *out)
+{
+  if (!tensor_input(node, 0, out))
+    return false;
+  if (node->kind == IR_ATEN_T) {
+    if (out->rank > 2)
+      return false;
+    if (out->rank == 2)
+      swap_dims(out, 0, 1);
+    return true;
+  }
+  gint64 d0, d1;
+  int a, b;
+  if (!pu_arg_int(node, "dim0", &d0) || !pu_arg_int(node, "dim1", &d1) ||
+      !normalize_dim(d0, out->rank, &a) || !normalize_dim(d1, out->rank, &b))
+    return false;
+  swap_dims(out, a, b);
+  return true;
+}
+
+static bool
+rule_unsqueeze(const IrNode *node, ShapeInfo *out)
+{
+  gint64 dim;
+  int d;
+  if (!tensor_input(node, 0, out) || !pu_arg_int(node, "dim", &dim) ||
+      !normalize_dim(dim, out->rank + 1, &d) || out->rank + 1 > IR_MAX_RANK)
+    return false;
+  int64_t stride = d < out->rank ? out->sizes[d] * out->strides[d] : 1;
+  memmove(out->sizes + d + 1, out->sizes + d, sizeof(int64_t) * (size_t)(out->rank - d));
+  memmove(out->strides + d + 1, out->strides + d, sizeof(int64_t) * (size_t)(out->rank - d));
+  out->sizes[d] = 1;
+  out->strides[d] = stride;
+  out->rank++;
+  return true;
+}
+
+static bool
+rule_squeeze(const IrNode *node, ShapeInfo *out)
+{
+  if (!tensor_input(node, 0, out) || !out->has_sizes)
+    return false;
+  gint64 dim = -1;
+  int only = -1;
+  bool with_dim = pu_arg_index(node, "dim") >= 0;
+  if (with_dim && (!pu_arg_int(node, "dim", &dim) || !normalize_dim(dim, out->rank, &only)))
+    return false;
+  int r = 0;
+  for (int d = 0; d < out->rank; d++) {
+    if (out->sizes[d] == 1 && (!with_dim || d == only))
+      continue;
+    out->sizes[r] = out->sizes[d];
+    out->strides[r] = out->strides[d];
+    r++;
+  }
+  out->rank = r;
+  return true;
+}
+
+/* Length (and, when constant, values) of an int[] argument. */
+static bool
+int_list_arg(const IrNode *node, const char *name, gint64 *vals, guint *n, bool *all_known)
+{
+  IrValue *v = pu_named_input(node, name);
+  const gint64 *items;
+  if (!v)
+    return false;
+  if (pu_constant_int_list(v, &items, n)) {
+    if (*n > IR_MAX_RANK)
+      return false;
+    memcpy(vals, items, sizeof(gint64) * *n);
+    *all_known = true;
+    return true;
+  }
+  if (v->node->kind == IR_PRIM_LIST_CONSTRUCT && ir_n_inputs(v->node) <= IR_MAX_RANK) {
+    *n = ir_n_inputs(v->node);
+    *all_known = true;
+    for (guint i = 0; i < *n; i++) {
+      if (!pu_constant_int(ir_input(v->node, i), &vals[i])) {
+        vals[i] = IR_SIZE_UNKNOWN;
+        *all_known = false;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+static bool
+rule_expand(const IrNode *node, ShapeInfo *out)
+{
+  ShapeInfo self;
+  gint64 size[IR_MAX_RANK];
+  guint n;
+  bool all_known;
+  if (!tensor_input(node, 0, &self) || !int_list_arg(node, "size", size, &n, &all_known) ||
+      (int)n < self.rank)
+    return false;
+  *out = self;
+  out->rank = (int)n;
+  out->has_sizes = all_known;
+  for (int d = 0; d < (int)n; d++) {
+    int sd = d - ((int)n - self.rank);
+    if (size[d] == -1) {
+      out->has_sizes = out->has_sizes && sd >= 0 && self.has_sizes;
+      out->sizes[d] = sd >= 0 ? self.sizes[sd] : IR_SIZE_UNKNOWN;
+    } else {
+      out->sizes[d] = size[d];
+    }
+    out->strides[d] = sd >= 0 && self.has_strides && self.sizes[sd] == out->sizes[d]
+                          ? self.strides[sd] : 0;
+  }
+  out->has_strides = out->has_sizes && self.has_strides;
+  return true;
+}
+
+static bool
+rule_expand_as(const IrNode *node, ShapeInfo *out)
+{
+  ShapeInfo other;
+  if (!tensor_input(node, 0, out) || !tensor_input(node, 1, &other))
+    return false;
+  out->rank = other.rank;
+  out->has_sizes = other.has_sizes;
+  memcpy(out->sizes, other.sizes, sizeof out->sizes);
+  out->has_strides = false;
+  return true;
+}
+
+static bool
+rule_view(const IrNode *node, ShapeInfo *out)
+{
+  ShapeInfo self;
+  gint64 size[IR_MAX_RANK];
+  guint n;
+  bool all_known;
+  const char *arg = node->kind == IR_ATEN_VIEW ? "size" : "shape";
+  if (!tensor_input(node, 0, &self) || !int_list_arg(node, arg, size, &n, &all_known))
+    return false;
+  *out = self;
+  out->rank = (int)n;
+  int infer = -1;
+  int64_t known_numel = 1, numel = 1;
+  for (int d = 0; d < self.rank; d++)
+    numel *= self.sizes[d];
+  for (int d = 0; d < (int)n; d++) {
+    out->sizes[d] = size[d];
+    if (size[d] == -1)
+      infer = d;
+    else
+      known_numel *= size[d];
+  }
+  out->has_sizes = all_known && (infer < 0 || (self.has_sizes && known_numel > 0));
+  if (out->has_sizes && infer >= 0)
+    out->sizes[infer] = numel / known_numel;
+  out->has_strides = false;
+  if (out->has_sizes)
+    shape_info_contiguous(out);
+  return true;
+}
+
+static int
+scalar_type_code(gint64 code) /* c10::ScalarType numbering */
+{
+  switch (code) {
+  case 4: return IR_DTYPE_INT64;
+  case 5: return IR_DTYPE_FLOAT16;
+  case 6: return IR_DTYPE_FLOAT32;
+  case 7: return IR_DTYPE_FLOAT64;
+  case 11: return IR_DTYPE_BOOL;
+  default: return -1;
+  }
+}
+
+/* `dtype` argument: omitted/None -> fallback; a constant code -> that dtype; else unknown. */
+static bool
+dtype_arg(const IrNode *node, int fallback, int *out)
+{
+  IrValue *v = pu_named_input(node, "dtype");
+  gint64 code;
+  if (!v || pu_must_be_none(v)) {
+    *out = fallback;
+    return true;
+  }
+  if (!pu_constant_int(v, &code) || scalar_type_code(code) < 0)
+    return false;
+  *out = scalar_type_code(code);
+  return true;
+}
+
+static bool
+rule_sum(const IrNode *node, ShapeInfo *out)
+{
+  ShapeInfo self;
+  if (!tensor_input(node, 0, &self))
+    return false;
+  int dtype;
+  int fallback = ir_type_is_float_dtype(self.dtype) ? (int)self.dtype : IR_DTYPE_INT64;
+  if (!dtype_arg(node, fallback, &dtype))
+    return false;
+  *out = self;
+  out->dtype = (IrDtype)dtype;
+  bool reduce[IR_MAX_RANK];
+  bool keepdim = false;
+  IrValue *dims = pu_named_input(node, "dim");
+  if (!dims || pu_must_be_none(dims)) {
+    for (int d = 0; d < self.rank; d++)
+      reduce[d] = true;
+    if (dims && !pu_arg_bool(node, "keepdim", &keepdim))
+      return false;
+  } else {
+    gint64 vals[IR_MAX_RANK];
+    guint n;
+    bool all_known;
+    if (!int_list_arg(node, "dim", vals, &n, &all_known) || !all_known ||
+        !pu_arg_bool(node, "keepdim", &keepdim))
+      return false;
+    memset(reduce, 0, sizeof reduce);
+    for (guint i = 0; i < n; i++) {
+      int d;
+      if (!normalize_dim(vals[i], self.rank, &d))
+        return false;
+      reduce[d] = true;
+    }
+  }
+  int r = 0;
+  for (int d = 0; d < self.rank; d++) {
+    if (reduce[d] && !keepdim)
+      continue;
+    out->sizes[r++] = reduce[d] ? 1 : self.sizes[d];
+  }
+  out->rank = r;
+  out->has_sizes = self.has_sizes || r == 0;
+  shape_info_contiguous(out);
+  return true;
+}
+
+static bool
+rule_cat(const IrNode *node, ShapeInfo *out)
+{
+  const IrNode *list = ir_input(node, 0)->node;
+  gint64 dim;
+  int d;
+  if (list->kind != IR_PRIM_LIST_CONSTRUCT || ir_n_inputs(list) == 0)
+    return false;
+  if (node->kind == IR_PRIM_FUSED_CONCAT)
+    dim = ir_node_attr_i(node, IR_ATTR_DIM);
+  else if (!pu_arg_int(node, "dim", &dim))
+    return false;
+  if (!tensor_input(list, 0, out) || !normalize_dim(dim, out->rank, &d))
+    return false;
+  for (guint i = 1; i < ir_n_inputs(list); i++) {
+    ShapeInfo t;
+    if (!tensor_input(list, i, &t) || t.rank != out->rank || t.device != out->device)
+      return false;
+    out->dtype = (IrDtype)promote(out->dtype, t.dtype);
+    out->has_sizes = out->has_sizes && t.has_sizes;
+    if (out->has_sizes)
+      out->sizes[d] += t.sizes[d];
+  }
+  shape_info_contiguous(out);
+  return true;
+}
+
+static bool
+rule_grad_sum_to_size(const IrNode *node, ShapeInfo *out)
+{
+  IrValue *size = ir_input(node, 1);
+  if (!tensor_input(node, 0, out))
+    return false;
+  if (pu_must_be_none(size))
+    return true;
+  const gint64 *items;
+  guint n;
+  if (!pu_constant_int_list(size, &items, &n) || n > IR_MAX_RANK)
+    return false;
+  out->rank = (int)n;
+  out->has_sizes = true;
+  for (guint i = 0; i < n; i++)
+    out->sizes[i] = items[i];
+  shape_info_contiguous(out);
+  return true;
+}
+
+static bool
+rule_like(const IrNode *node, ShapeInfo *out)
+{
+  int dtype;
+  if (!tensor_input(node, 0, out) || !dtype_arg(node, out->dtype, &dtype))
+    return false;
+  out->dtype = (IrDtype)dtype;
+  shape_info_contiguous(out);
+  return true;
+}
+
+bool
+shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,
+                       ShapeInfo *out)
+{
+  int d;
+  if (!self->known || chunks <= 0 || !normalize_dim(dim, self->rank, &d))
+    return false;
+  *out = *self;
+  if (self->has_sizes) {
+    int64_t split = (self->sizes[d] + chunks - 1) / chunks;
+    int64_t start = split * index;
+    int64_t rest = self->sizes[d] - start;
+    out->sizes[d] = rest < 0 ? 0 : (rest < split ? rest : split);
+  }
+  return true;
+}
+
+typedef bool (*ShapeRuleFn)(const IrNode *node, ShapeInfo *out);
+
+static const struct {
+  IrOpKind kind;
+  ShapeRuleFn rule;
+} rules[] = {
+  {IR_ATEN_TYPE_AS, rule_type_as},
+  {IR_ATEN_MM, rule_mm},
+  {IR_ATEN_ADDMM, rule_mm},
+  {IR_ATEN_MATMUL, rule_matmul},
+  {IR_ATEN_T, rule_transpose},
+  {IR_ATEN_TRANSPOSE, rule_transpose},
+  {IR_ATEN_UNSQUEEZE, rule_unsqueeze},
+  {IR_ATEN_SQUEEZE, rule_squeeze},
+  {IR_ATEN_EXPAND, rule_expand},
+  {IR_ATEN_EXPAND_AS, rule_expand_as},
+  {IR_ATEN_VIEW, rule_view},
+  {IR_ATEN_RESHAPE, rule_view},
+  {IR_ATEN_SUM, rule_sum},
+  {IR_ATEN_CAT, rule_cat},
+  {IR_PRIM_FUSED_CONCAT, rule_cat},
+  {IR_ATEN_GRAD_SUM_TO_SIZE, rule_grad_sum_to_size},
+  {IR_ATEN_ONES_LIKE, rule_like},
+  {IR_ATEN_ZEROS_LIKE, rule_like},
+};
+
+bool
+shape_rule_apply(const IrNode *node, ShapeInfo *out)
+{
+  memset(out, 0, sizeof *out);
+  for (guint i = 0; i < G_N_ELEMENTS(rules); i++) {
+    if (rules[i].kind == node->kind) {
+      bool ok = rules[i].rule(node, out);
+      if (!ok)
+        memset(out, 0, sizeof *out);
+      return ok;
+    }
+  }
+  if (node->schema && ir_ops_def(node->schema->index)->pointwise) {
+    bool ok = elementwise(node, out);
+    if (!ok)
+      memset(out, 0, sizeof *out);
+    return ok;
+  }
+  return false;
+}

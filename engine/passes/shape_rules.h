@@ -1,0 +1,36 @@
+/* Shape rules of pass_propagate_input_shapes: what PyTorch's shape_analysis.cpp knows about
+ * one op's tensor result, from what is known about its inputs. Private to engine/passes. */
+#ifndef JITSCOPE_PASSES_SHAPE_RULES_H
+#define JITSCOPE_PASSES_SHAPE_RULES_H
+
+#include "ir/ir.h"
+
+/* What is known about one tensor. `known`: dtype, device and rank known (PyTorch's
+ * DimensionedTensorType); `has_sizes`: every size known too (CompleteTensorType), with
+ * `has_strides` when the strides follow as well. Anything less is an unknown Tensor. */
+typedef struct {
+  bool known;
+  IrDtype dtype;
+  int device;
+  int rank;
+  bool has_sizes;
+  int64_t sizes[IR_MAX_RANK];
+  bool has_strides;
+  int64_t strides[IR_MAX_RANK];
+} ShapeInfo;
+
+void shape_info_from_type(const IrType *type, ShapeInfo *out);
+/* The interned tensor type for `info` with the given requires_grad ("Tensor" when unknown). */
+const IrType *shape_info_to_type(const ShapeInfo *info, IrTristate requires_grad);
+/* Contiguous strides for the sizes (sets has_strides). */
+void shape_info_contiguous(ShapeInfo *info);
+
+/* Computes output 0 of a schema node. Returns false when no rule applies or an input is not
+ * known well enough; then the output is an unknown Tensor. */
+bool shape_rule_apply(const IrNode *node, ShapeInfo *out);
+
+/* Piece `index` of chunking `self` into `chunks` along `dim` (ConstantChunk / chunk). */
+bool shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,
+                            ShapeInfo *out);
+
+#endif
