@@ -1,0 +1,502 @@
+/* rt_kernel_binary: every elementwise op of ops.def with more than one operand or with
+ * scalar parameters (add/sub with alpha, mul, div, rsub, threshold, atan2, pow, fmod,
+ * remainder, clamp, max/min, lerp, addcmul, where, comparisons), in Tensor and Scalar forms.
+ *
+ * Semantics are PyTorch 1.13's on the CPU:
+ * - Tensor operands broadcast; the result is a new contiguous tensor.
+ * - Result dtype by at::result_type (kernels_common.c): a Scalar never raises a float
+ *   tensor's dtype; int tensor with a float Scalar gives float32. Comparisons give bool;
+ *   div and atan2 of integral operands give float32 (true division).
+ * - float32 computes in float (powf, atan2f), float64 in double, float16 in float then
+ *   rounded, bool in int64 then mapped to 0/1. Integer arithmetic wraps (two's complement).
+ * - Integer fmod/remainder by zero is an error (PyTorch's "ZeroDivisionError"). */
+#include "runtime/kernels.h"
+#include "runtime/kernels_loops.h"
+
+#include <string.h>
+#include <tgmath.h>
+
+/* ---- per-element functions: x, y, z are the operands, A the params ---- */
+
+#define DEF_F(name, EXPR)                                                                      \
+  static inline float name##_f32(float x, float y, float z, KParams *P) {                     \
+    typedef float T;                                                                           \
+    const T *A = P->f32;                                                                       \
+    (void)A, (void)x, (void)y, (void)z;                                                        \
+    return (T)(EXPR);                                                                          \
+  }                                                                                            \
+  static inline double name##_f64(double x, double y, double z, KParams *P) {                 \
+    typedef double T;                                                                          \
+    const T *A = P->f64;                                                                       \
+    (void)A, (void)x, (void)y, (void)z;                                                        \
+    return (T)(EXPR);                                                                          \
+  }
+
+#define DEF_I(name, EXPR)                                                                      \
+  static inline int64_t name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) {             \
+    const int64_t *A = P->i64;                                                                 \
+    (void)A, (void)x, (void)y, (void)z;                                                        \
+    return (EXPR);                                                                             \
+  }
+
+#define DEF_CMP(name, OP)                                                                      \
+  static inline bool name##_f32(float x, float y, float z, KParams *P) { return x OP y; }    \
+  static inline bool name##_f64(double x, double y, double z, KParams *P) { return x OP y; } \
+  static inline bool name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { return x OP y; }
+
+static inline float remainder_float_f(float x, float y) {
+  float m = fmodf(x, y);
+  if (m != 0 && ((y < 0) != (m < 0)))
+    m += y;
+  return m;
+}
+static inline double remainder_float_d(double x, double y) {
+  double m = fmod(x, y);
+  if (m != 0 && ((y < 0) != (m < 0)))
+    m += y;
+  return m;
+}
+#define remainder_float(x, y) _Generic((x), float: remainder_float_f, double: remainder_float_d)(x, y)
+
+/* PyTorch's clamp: max with the lower bound, then min with the upper; NaN stays NaN. */
+static inline float clamp_float_f(float x, const KParams *P) {
+  float v = x;
+  if (P->has_min && v < P->f32[0])
+    v = P->f32[0];
+  if (P->has_max && v > P->f32[1])
+    v = P->f32[1];
+  return v;
+}
+static inline double clamp_float_d(double x, const KParams *P) {
+  double v = x;
+  if (P->has_min && v < P->f64[0])
+    v = P->f64[0];
+  if (P->has_max && v > P->f64[1])
+    v = P->f64[1];
+  return v;
+}
+#define clamp_float(x, P) _Generic((x), float: clamp_float_f, double: clamp_float_d)(x, P)
+static inline int64_t clamp_int(int64_t x, const KParams *P) {
+  int64_t v = x;
+  if (P->has_min && v < P->i64[0])
+    v = P->i64[0];
+  if (P->has_max && v > P->i64[1])
+    v = P->i64[1];
+  return v;
+}
+
+/* Two's complement wrap-around without signed overflow. */
+#define U(v) ((uint64_t)(v))
+#define W(e) ((int64_t)(e))
+
+DEF_F(add, x + A[0] * y)
+DEF_I(add, W(U(x) + U(A[0]) * U(y)))
+DEF_F(sub, x - A[0] * y)
+DEF_I(sub, W(U(x) - U(A[0]) * U(y)))
+DEF_F(rsub, y - A[0] * x)
+DEF_I(rsub, W(U(y) - U(A[0]) * U(x)))
+DEF_F(mul, x * y)
+DEF_I(mul, W(U(x) * U(y)))
+DEF_F(div, x / y)
+DEF_F(threshold, x <= A[0] ? A[1] : x)
+DEF_I(threshold, x <= A[0] ? A[1] : x)
+DEF_F(atan2, atan2(x, y))
+DEF_F(pow, pow(x, y))
+DEF_F(fmod, fmod(x, y))
+/* at::native remainder for floats: fmod, then moved to the divisor's sign. */
+DEF_F(remainder, remainder_float(x, y))
+DEF_F(clamp, clamp_float(x, P))
+DEF_I(clamp, clamp_int(x, P))
+DEF_F(max, isnan(x) ? x : (isnan(y) ? y : (x < y ? y : x)))
+DEF_I(max, x < y ? y : x)
+DEF_F(min, isnan(x) ? x : (isnan(y) ? y : (x > y ? y : x)))
+DEF_I(min, x > y ? y : x)
+/* at::native lerp: the form that is exact at weight 0 and 1. */
+DEF_F(lerp_s, fabs(A[0]) < (T)0.5 ? x + A[0] * (y - x) : y - (y - x) * ((T)1 - A[0]))
+DEF_F(lerp_t, fabs(z) < (T)0.5 ? x + z * (y - x) : y - (y - x) * ((T)1 - z))
+DEF_F(addcmul, x + A[0] * y * z)
+DEF_I(addcmul, W(U(x) + U(A[0]) * U(y) * U(z)))
+DEF_CMP(gt, >)
+DEF_CMP(lt, <)
+DEF_CMP(ge, >=)
+DEF_CMP(le, <=)
+DEF_CMP(eq, ==)
+DEF_CMP(ne, !=)
+
+/* Integer power by squaring; negative exponents as PyTorch's powi (1, -1 or 0). */
+static inline int64_t pow_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
+  if (y < 0) {
+    if (x == 1)
+      return 1;
+    if (x == -1)
+      return (y % 2) ? -1 : 1;
+    return 0;
+  }
+  uint64_t result = 1, base = U(x);
+  uint64_t e = U(y);
+  while (e) {
+    if (e & 1)
+      result *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return W(result);
+}
+
+static inline int64_t fmod_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
+  if (y == 0) {
+    P->zero_div = true;
+    return 0;
+  }
+  if (y == -1) /* INT64_MIN % -1 overflows in C */
+    return 0;
+  return x % y;
+}
+
+static inline int64_t remainder_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
+  int64_t r = fmod_i64(x, y, z, P);
+  if (r != 0 && ((r < 0) != (y < 0)))
+    r += y;
+  return r;
+}
+
+#define where_def(T, SUF)                                                                      \
+  static inline T where_##SUF(bool c, T x, T y, KParams *P) { return c ? x : y; }
+where_def(float, f32) where_def(double, f64) where_def(int64_t, i64)
+
+/* ---- loops ---- */
+
+#define LOOPS2_F(name)                                                                         \
+  K_LOOP2(name##_loop_f32, float, float, name##_f32)                                          \
+  K_LOOP2(name##_loop_f64, double, double, name##_f64)
+#define LOOPS2_FI(name)                                                                        \
+  LOOPS2_F(name)                                                                               \
+  K_LOOP2(name##_loop_i64, int64_t, int64_t, name##_i64)
+#define LOOPS1_FI(name)                                                                        \
+  K_LOOP1(name##_loop_f32, float, float, name##_f32)                                          \
+  K_LOOP1(name##_loop_f64, double, double, name##_f64)                                        \
+  K_LOOP1(name##_loop_i64, int64_t, int64_t, name##_i64)
+#define LOOPS3_F(name)                                                                         \
+  K_LOOP3(name##_loop_f32, float, float, float, name##_f32)                                   \
+  K_LOOP3(name##_loop_f64, double, double, double, name##_f64)
+#define LOOPS_CMP(name)                                                                        \
+  K_LOOP2(name##_loop_f32, bool, float, name##_f32)                                           \
+  K_LOOP2(name##_loop_f64, bool, double, name##_f64)                                          \
+  K_LOOP2(name##_loop_i64, bool, int64_t, name##_i64)
+
+LOOPS2_FI(add)
+LOOPS2_FI(sub)
+LOOPS2_FI(rsub)
+LOOPS2_FI(mul)
+LOOPS2_F(div)
+LOOPS1_FI(threshold)
+LOOPS2_F(atan2)
+LOOPS2_FI(pow)
+LOOPS2_FI(fmod)
+LOOPS2_FI(remainder)
+LOOPS1_FI(clamp)
+LOOPS2_FI(max)
+LOOPS2_FI(min)
+LOOPS2_F(lerp_s)
+LOOPS3_F(lerp_t)
+LOOPS3_F(addcmul)
+K_LOOP3(addcmul_loop_i64, int64_t, int64_t, int64_t, addcmul_i64)
+K_LOOP3(where_loop_f32, float, bool, float, where_f32)
+K_LOOP3(where_loop_f64, double, bool, double, where_f64)
+K_LOOP3(where_loop_i64, int64_t, bool, int64_t, where_i64)
+LOOPS_CMP(gt)
+LOOPS_CMP(lt)
+LOOPS_CMP(ge)
+LOOPS_CMP(le)
+LOOPS_CMP(eq)
+LOOPS_CMP(ne)
+
+#define LOOPS_FI(name) {name##_loop_f32, name##_loop_f64, name##_loop_i64}
+#define LOOPS_F(name) {name##_loop_f32, name##_loop_f64, NULL}
+
+/* ---- the driver ---- */
+
+typedef enum {
+  RULE_PROMOTE, /* result_type of the operands */
+  RULE_FLOAT,   /* result_type, integral -> float32 */
+  RULE_BOOL,    /* computed in result_type, stored as bool */
+  RULE_SELF,    /* self's dtype; params cast to it */
+} Rule;
+
+typedef struct {
+  int n_ops;          /* elementwise operands: 1..3 */
+  guint ops[3];       /* their schema argument positions */
+  int n_params;
+  guint params[3];    /* scalar params: schema argument positions */
+  bool params_promote; /* params take part in the result type (clamp) */
+  bool cond_first;    /* operand 0 is a bool condition (where) */
+  Rule rule;
+  KInnerLoop loops[3]; /* float32, float64, int64 compute */
+} Plan;
+
+typedef struct {
+  RtTensor *tensor; /* borrowed; NULL for a scalar */
+  KScalar scalar;
+} Operand;
+
+static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
+  bool alpha = false;
+  switch ((IrOpKind)schema->kind) {
+  case IR_ATEN_ADD: *p = (Plan){.loops = LOOPS_FI(add)}; alpha = true; break;
+  case IR_ATEN_SUB: *p = (Plan){.loops = LOOPS_FI(sub)}; alpha = true; break;
+  case IR_ATEN_RSUB: *p = (Plan){.loops = LOOPS_FI(rsub)}; alpha = true; break;
+  case IR_ATEN_MUL: *p = (Plan){.loops = LOOPS_FI(mul)}; break;
+  case IR_ATEN_DIV: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(div)}; break;
+  case IR_ATEN_ATAN2: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(atan2)}; break;
+  case IR_ATEN_POW: *p = (Plan){.loops = LOOPS_FI(pow)}; break;
+  case IR_ATEN_FMOD: *p = (Plan){.loops = LOOPS_FI(fmod)}; break;
+  case IR_ATEN_REMAINDER: *p = (Plan){.loops = LOOPS_FI(remainder)}; break;
+  case IR_ATEN_MAX: *p = (Plan){.loops = LOOPS_FI(max)}; break;
+  case IR_ATEN_MIN: *p = (Plan){.loops = LOOPS_FI(min)}; break;
+  case IR_ATEN_GT: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(gt)}; break;
+  case IR_ATEN_LT: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(lt)}; break;
+  case IR_ATEN_GE: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(ge)}; break;
+  case IR_ATEN_LE: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(le)}; break;
+  case IR_ATEN_EQ: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(eq)}; break;
+  case IR_ATEN_NE: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(ne)}; break;
+  case IR_ATEN_THRESHOLD:
+    *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .rule = RULE_SELF,
+                .loops = LOOPS_FI(threshold)};
+    return true;
+  case IR_ATEN_CLAMP:
+    *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .params_promote = true,
+                .loops = LOOPS_FI(clamp)};
+    return true;
+  case IR_ATEN_LERP:
+    if (k_overload_is(schema, "Scalar"))
+      *p = (Plan){.n_ops = 2, .ops = {0, 1}, .n_params = 1, .params = {2},
+                  .loops = LOOPS_F(lerp_s)};
+    else
+      *p = (Plan){.n_ops = 3, .ops = {0, 1, 2}, .loops = LOOPS_F(lerp_t)};
+    return true;
+  case IR_ATEN_ADDCMUL:
+    *p = (Plan){.n_ops = 3, .ops = {0, 1, 2}, .n_params = 1, .params = {3},
+                .loops = LOOPS_FI(addcmul)};
+    return true;
+  case IR_ATEN_WHERE:
+    *p = (Plan){.n_ops = 3, .ops = {0, 1, 2}, .cond_first = true, .loops = LOOPS_FI(where)};
+    return true;
+  default:
+    K_INVARIANT(false, "rt_kernel_binary serves only the binary elementwise ops of ops.def");
+    return false;
+  }
+  p->n_ops = 2;
+  p->ops[0] = 0;
+  p->ops[1] = 1;
+  if (alpha) {
+    p->n_params = 1;
+    p->params[0] = 2;
+  }
+  (void)error;
+  return true;
+}
+
+static bool get_operand(const IrSchema *schema, RtValue *args, guint i, Operand *out,
+                        GError **error) {
+  if (args[i].tag == RT_TENSOR) {
+    out->tensor = NULL;
+    return k_arg_tensor(schema, args, i, &out->tensor, error);
+  }
+  out->tensor = NULL;
+  return k_arg_scalar(schema, args, i, &out->scalar, error);
+}
+
+static void set_param(KParams *kp, int k, KScalar s) {
+  kp->f64[k] = s.d;
+  kp->f32[k] = (float)s.d;
+  kp->i64[k] = s.kind == K_SCALAR_FLOAT ? rt_double_to_int64(s.d) : s.i;
+}
+
+static bool is_bool_operand(const Operand *o) {
+  return o->tensor ? o->tensor->dtype == IR_DTYPE_BOOL : o->scalar.kind == K_SCALAR_BOOL;
+}
+
+/* PyTorch's argument checks that depend on the result dtype. */
+static bool check_op(const IrSchema *schema, const Plan *plan, const Operand *ops,
+                     const KScalar *params, bool *param_given, IrDtype result,
+                     GError **error) {
+  IrOpKind kind = (IrOpKind)schema->kind;
+  if (kind == IR_ATEN_SUB || kind == IR_ATEN_RSUB) {
+    bool b0 = is_bool_operand(&ops[0]), b1 = is_bool_operand(&ops[1]);
+    if (b0 && b1) {
+      K_ERR(error, "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead.");
+      return false;
+    }
+    if (b0 || b1) {
+      K_ERR(error, "Subtraction, the `-` operator, with a bool tensor is not supported. If "
+            "you are trying to invert a mask, use the `~` or `logical_not()` operator "
+            "instead.");
+      return false;
+    }
+  }
+  if ((kind == IR_ATEN_ADD || kind == IR_ATEN_SUB || kind == IR_ATEN_RSUB) &&
+      plan->n_params == 1) {
+    if (!k_dtype_is_float(result) && params[0].kind == K_SCALAR_FLOAT) {
+      K_ERR(error, "For integral input tensors, argument alpha must not be a floating point "
+            "number.");
+      return false;
+    }
+    if (result != IR_DTYPE_BOOL && params[0].kind == K_SCALAR_BOOL) {
+      K_ERR(error, "Boolean alpha only supported for Boolean results.");
+      return false;
+    }
+  }
+  if (kind == IR_ATEN_POW && !ops[1].tensor && k_dtype_category(result) < 2 &&
+      ops[1].scalar.kind == K_SCALAR_INT && ops[1].scalar.i < 0) {
+    K_ERR(error, "Integers to negative integer powers are not allowed.");
+    return false;
+  }
+  if (kind == IR_ATEN_CLAMP && !param_given[0] && !param_given[1]) {
+    K_ERR(error, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    return false;
+  }
+  if (kind == IR_ATEN_WHERE && (!ops[0].tensor || ops[0].tensor->dtype != IR_DTYPE_BOOL)) {
+    K_ERR_DTYPE(error, "where expected condition to be a boolean tensor, but got a tensor with "
+          "dtype %s", ops[0].tensor ? ir_dtype_type_name(ops[0].tensor->dtype) : "Scalar");
+    return false;
+  }
+  if (kind == IR_ATEN_LERP) {
+    static const char *const names[] = {"self", "end", "weight"};
+    for (int k = 1; k < plan->n_ops; k++) {
+      if (ops[k].tensor && ops[0].tensor && ops[k].tensor->dtype != ops[0].tensor->dtype) {
+        K_ERR_DTYPE(error, "expected dtype %s for `%s` but got dtype %s",
+              k_dtype_c10_name(ops[0].tensor->dtype), names[k],
+              k_dtype_c10_name(ops[k].tensor->dtype));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool rt_kernel_binary(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                      RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  Plan plan;
+  if (!plan_for(schema, &plan, error))
+    return false;
+
+  Operand ops[3];
+  for (int k = 0; k < plan.n_ops; k++)
+    if (!get_operand(schema, args, plan.ops[k], &ops[k], error))
+      return false;
+  if (!ops[0].tensor && !plan.cond_first) {
+    K_ERR(error, "%s(): argument '%s' (position 1) must be Tensor", k_op_short_name(schema),
+          schema->args[plan.ops[0]].name);
+    return false;
+  }
+  KScalar params[3] = {{0}};
+  bool param_given[3] = {false};
+  for (int k = 0; k < plan.n_params; k++) {
+    if (k_arg_is_none(args, plan.params[k]))
+      continue;
+    if (!k_arg_scalar(schema, args, plan.params[k], &params[k], error))
+      return false;
+    param_given[k] = true;
+  }
+
+  /* Result and compute dtypes. */
+  IrDtype result;
+  if (plan.rule == RULE_SELF) {
+    result = ops[0].tensor->dtype;
+  } else {
+    KResultType rt;
+    k_result_init(&rt);
+    for (int k = plan.cond_first ? 1 : 0; k < plan.n_ops; k++) {
+      if (ops[k].tensor)
+        k_result_add_tensor(&rt, ops[k].tensor);
+      else
+        k_result_add_scalar(&rt, ops[k].scalar);
+    }
+    if (plan.params_promote)
+      for (int k = 0; k < plan.n_params; k++)
+        if (param_given[k])
+          k_result_add_scalar(&rt, params[k]);
+    result = k_result_get(&rt);
+    if (plan.rule == RULE_FLOAT && !k_dtype_is_float(result))
+      result = IR_DTYPE_FLOAT32;
+  }
+  if (!check_op(schema, &plan, ops, params, param_given, result, error))
+    return false;
+  IrDtype compute = result == IR_DTYPE_FLOAT16 ? IR_DTYPE_FLOAT32
+                    : result == IR_DTYPE_BOOL  ? IR_DTYPE_INT64
+                                               : result;
+  int loop_index = compute == IR_DTYPE_FLOAT32 ? 0 : compute == IR_DTYPE_FLOAT64 ? 1 : 2;
+  KInnerLoop loop = plan.loops[loop_index];
+  if (!loop) {
+    K_ERR_DTYPE(error, "\"%s\" not implemented for '%s'", k_op_short_name(schema),
+          ir_dtype_type_name(result));
+    return false;
+  }
+  IrDtype store = plan.rule == RULE_BOOL ? IR_DTYPE_BOOL : compute;
+  IrDtype final = plan.rule == RULE_BOOL ? IR_DTYPE_BOOL : result;
+
+  /* Output shape: the tensor operands broadcast together. */
+  int ndim = 0;
+  int64_t shape[RT_MAX_DIMS];
+  for (int k = 0; k < plan.n_ops; k++) {
+    if (!ops[k].tensor)
+      continue;
+    if (!k_broadcast(ndim, shape, ops[k].tensor->ndim, ops[k].tensor->sizes, &ndim, shape,
+                     error))
+      return false;
+  }
+
+  KParams kp;
+  memset(&kp, 0, sizeof kp);
+  for (int k = 0; k < plan.n_params; k++)
+    set_param(&kp, k, params[k]);
+  kp.has_min = param_given[0];
+  kp.has_max = param_given[1];
+
+  /* Operands in the compute dtype (the condition stays bool). */
+  RtTensor *converted[3] = {NULL, NULL, NULL};
+  union {
+    float f;
+    double d;
+    int64_t i;
+  } scalar_store[3];
+  RtTensor *out = rt_tensor_new(store, ndim, shape);
+  KIter it;
+  k_iter_init(&it, ndim, shape);
+  k_iter_add_tensor(&it, out);
+  for (int k = 0; k < plan.n_ops; k++) {
+    if (ops[k].tensor) {
+      converted[k] = (plan.cond_first && k == 0) ? rt_tensor_ref(ops[k].tensor)
+                                                 : k_to_dtype(ops[k].tensor, compute);
+      k_iter_add_tensor(&it, converted[k]);
+      continue;
+    }
+    KScalar s = ops[k].scalar;
+    size_t size = ir_dtype_size(compute);
+    if (compute == IR_DTYPE_FLOAT32)
+      scalar_store[k].f = (float)s.d;
+    else if (compute == IR_DTYPE_FLOAT64)
+      scalar_store[k].d = s.d;
+    else
+      scalar_store[k].i = s.kind == K_SCALAR_FLOAT ? rt_double_to_int64(s.d) : s.i;
+    k_iter_add_broadcast_scalar(&it, &scalar_store[k], size);
+  }
+  k_iter_run(&it, loop, &kp);
+  for (int k = 0; k < plan.n_ops; k++)
+    if (converted[k])
+      rt_tensor_unref(converted[k]);
+  if (kp.zero_div) {
+    rt_tensor_unref(out);
+    K_ERR(error, "ZeroDivisionError");
+    return false;
+  }
+  if (final != store) {
+    RtTensor *cast = rt_tensor_to_dtype(out, final);
+    rt_tensor_unref(out);
+    out = cast;
+  }
+  outs[0] = rt_tensor(out);
+  return true;
+}

@@ -1,0 +1,135 @@
+/* Conversion kernels: rt_kernel_convert (aten::Bool/Int/Float of one-element tensors and of
+ * scalars), rt_kernel_type_as, and rt_kernel_fill_like (ones_like/zeros_like).
+ *
+ * Contracts as PyTorch 1.13: converting a tensor needs exactly one element; Int of a float
+ * truncates toward zero and refuses NaN, infinities and values outside int64; type_as returns
+ * self itself when the dtypes already agree; *_like give a new contiguous tensor of self's
+ * shape with self's dtype unless `dtype` is given. */
+#include "runtime/kernels.h"
+#include "runtime/kernels_internal.h"
+
+#include <math.h>
+
+static bool one_element(const IrSchema *schema, RtTensor *t, double *out, GError **error) {
+  int64_t n = rt_tensor_numel(t);
+  if (n == 1) {
+    *out = rt_tensor_get(t, 0);
+    return true;
+  }
+  if (schema->kind == IR_ATEN_BOOL)
+    K_ERR(error, "Boolean value of Tensor with %s values is ambiguous",
+          n == 0 ? "no" : "more than one");
+  else
+    K_ERR(error, "a Tensor with %" G_GINT64_FORMAT " elements cannot be converted to Scalar",
+          n);
+  return false;
+}
+
+/* Float -> int as TorchScript's checked conversions: error instead of undefined behaviour. */
+static bool float_to_int(double d, bool from_tensor, gint64 *out, GError **error) {
+  if (isnan(d) || isinf(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0) {
+    if (from_tensor)
+      K_ERR(error, "value cannot be converted to type int64_t without overflow");
+    else if (isnan(d))
+      K_ERR(error, "cannot convert float NaN to integer");
+    else if (isinf(d))
+      K_ERR(error, "cannot convert float infinity to integer");
+    else
+      K_ERR(error, "float %g is out of the range of int", d);
+    return false;
+  }
+  *out = (gint64)d;
+  return true;
+}
+
+bool rt_kernel_convert(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                       RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  IrOpKind kind = (IrOpKind)schema->kind;
+  K_INVARIANT(kind == IR_ATEN_BOOL || kind == IR_ATEN_INT || kind == IR_ATEN_FLOAT,
+              "rt_kernel_convert serves aten::Bool, aten::Int and aten::Float");
+  double d;
+  bool is_float_source;
+  bool from_tensor = k_overload_is(schema, "Tensor");
+  if (from_tensor) {
+    RtTensor *t;
+    if (!k_arg_tensor(schema, args, 0, &t, error) || !one_element(schema, t, &d, error))
+      return false;
+    is_float_source = k_dtype_is_float(t->dtype);
+  } else {
+    KScalar s;
+    if (!k_arg_scalar(schema, args, 0, &s, error))
+      return false;
+    if (s.kind != K_SCALAR_FLOAT) {
+      /* ints stay exact past 2^53 */
+      if (kind == IR_ATEN_INT) {
+        outs[0] = rt_int(s.i);
+        return true;
+      }
+      if (kind == IR_ATEN_BOOL) {
+        outs[0] = rt_bool(s.i != 0);
+        return true;
+      }
+    }
+    d = s.d;
+    is_float_source = s.kind == K_SCALAR_FLOAT;
+  }
+  switch (kind) {
+  case IR_ATEN_BOOL:
+    outs[0] = rt_bool(d != 0);
+    return true;
+  case IR_ATEN_FLOAT:
+    outs[0] = rt_double(d);
+    return true;
+  default: {
+    gint64 i;
+    if (from_tensor && !is_float_source) {
+      /* int64 tensors: read the element exactly, not through a double */
+      RtTensor *t = args[0].u.tensor;
+      RtTensor *c = rt_tensor_contiguous(t);
+      i = t->dtype == IR_DTYPE_INT64 ? *(const int64_t *)rt_tensor_data(c) : (gint64)(d != 0);
+      rt_tensor_unref(c);
+    } else if (!float_to_int(d, from_tensor, &i, error)) {
+      return false;
+    }
+    outs[0] = rt_int(i);
+    return true;
+  }
+  }
+}
+
+bool rt_kernel_type_as(const IrSchema *schema, const IrNode *node, RtValue *args,
+                       guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self, *other;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_tensor(schema, args, 1, &other, error))
+    return false;
+  outs[0] = rt_tensor(k_to_dtype(self, other->dtype));
+  return true;
+}
+
+bool rt_kernel_fill_like(const IrSchema *schema, const IrNode *node, RtValue *args,
+                         guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  K_INVARIANT(schema->kind == IR_ATEN_ONES_LIKE || schema->kind == IR_ATEN_ZEROS_LIKE,
+              "rt_kernel_fill_like serves ones_like and zeros_like");
+  RtTensor *self;
+  if (!k_arg_tensor(schema, args, 0, &self, error))
+    return false;
+  IrDtype dtype = self->dtype;
+  bool has_dtype;
+  IrDtype given;
+  if (!k_arg_dtype(schema, args, 1, &has_dtype, &given, error))
+    return false;
+  if (has_dtype)
+    dtype = given;
+  if (args[3].tag == RT_DEVICE && args[3].u.device != IR_DEVICE_CPU) {
+    K_ERR(error, "%s(): the CPU kernel cannot create a tensor on device %s",
+          k_op_short_name(schema), ir_device_name(args[3].u.device));
+    return false;
+  }
+  double value = schema->kind == IR_ATEN_ONES_LIKE ? 1.0 : 0.0;
+  outs[0] = rt_tensor(rt_tensor_full(dtype, self->ndim, self->sizes, value));
+  return true;
+}

@@ -1,0 +1,136 @@
+/* Splitting and joining: rt_kernel_chunk and rt_kernel_cat.
+ *
+ * chunk (PyTorch 1.13): chunk size ceil(size / chunks); the last chunk may be smaller and
+ * there may be fewer than `chunks` pieces (size 5 in 3 chunks gives 2, 2, 1; size 4 in 3
+ * chunks gives 2, 2); a size-0 dim gives `chunks` empty pieces. The result is one list value
+ * of views sharing self's storage.
+ *
+ * cat: tensors promoted to their result_type; sizes must agree except along dim; 1-D empty
+ * tensors (shape [0]) are skipped, as PyTorch's legacy rule; 0-dim tensors are refused. */
+#include "runtime/kernels.h"
+#include "runtime/kernels_internal.h"
+
+bool rt_kernel_chunk(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                     RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  gint64 chunks, dim;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_int(schema, args, 1, &chunks, error) || !k_arg_int(schema, args, 2, &dim, error))
+    return false;
+  if (self->ndim == 0) {
+    K_ERR_SHAPE(error, "chunk expects at least a 1-dimensional tensor");
+    return false;
+  }
+  if (chunks <= 0) {
+    K_ERR(error, "chunk expects `chunks` to be greater than 0, got: %" G_GINT64_FORMAT, chunks);
+    return false;
+  }
+  int w;
+  if (!k_wrap_dim(dim, self->ndim, &w, error))
+    return false;
+  int64_t size = self->sizes[w];
+  int64_t split = (size + chunks - 1) / chunks;
+  int64_t pieces = size == 0 ? chunks : (size + split - 1) / split;
+  RtValue *items = g_new(RtValue, pieces);
+  for (int64_t k = 0; k < pieces; k++) {
+    int64_t start = k * split;
+    int64_t length = size == 0 ? 0 : MIN(split, size - start);
+    items[k] = rt_tensor(rt_tensor_view_narrow(self, w, size == 0 ? 0 : start, length));
+  }
+  outs[0] = rt_list(items, (guint)pieces);
+  g_free(items);
+  return true;
+}
+
+static bool skipped(const RtTensor *t) {
+  return t->ndim == 1 && t->sizes[0] == 0;
+}
+
+bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                   RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  gint64 dim;
+  if (!k_arg_int(schema, args, 1, &dim, error))
+    return false;
+  RtValue list = args[0];
+  if (list.tag != RT_LIST && list.tag != RT_TUPLE) {
+    K_ERR(error, "cat(): argument 'tensors' (position 1) must be a list of tensors");
+    return false;
+  }
+  guint n = list.u.seq->len;
+  if (n == 0) {
+    K_ERR(error, "torch.cat(): expected a non-empty list of Tensors");
+    return false;
+  }
+  KResultType rt;
+  k_result_init(&rt);
+  const RtTensor *ref = NULL; /* the first tensor that is not skipped */
+  for (guint k = 0; k < n; k++) {
+    RtValue item = list.u.seq->items[k];
+    if (item.tag != RT_TENSOR || item.u.tensor == NULL) {
+      K_ERR(error, "cat(): expected a list of defined Tensors, item %u is not one", k);
+      return false;
+    }
+    const RtTensor *t = item.u.tensor;
+    if (t->storage != NULL && t->storage->device != IR_DEVICE_CPU) {
+      K_ERR(error, "cat(): item %u is not a cpu tensor", k);
+      return false;
+    }
+    if (t->ndim == 0) {
+      K_ERR_SHAPE(error, "zero-dimensional tensor (at position %u) cannot be concatenated", k);
+      return false;
+    }
+    /* cat promotes all its inputs as tensors of rank > 0. */
+    rt.dim_result = k_promote(rt.dim_result, t->dtype);
+    if (!ref && !skipped(t))
+      ref = t;
+  }
+  IrDtype dtype = k_result_get(&rt);
+  if (!ref) { /* every input is an empty 1-D tensor */
+    int64_t zero = 0;
+    outs[0] = rt_tensor(rt_tensor_new(dtype, 1, &zero));
+    return true;
+  }
+  int w;
+  if (!k_wrap_dim(dim, ref->ndim, &w, error))
+    return false;
+  int64_t shape[RT_MAX_DIMS];
+  for (int d = 0; d < ref->ndim; d++)
+    shape[d] = ref->sizes[d];
+  shape[w] = 0;
+  for (guint k = 0; k < n; k++) {
+    const RtTensor *t = list.u.seq->items[k].u.tensor;
+    if (skipped(t))
+      continue;
+    if (t->ndim != ref->ndim) {
+      K_ERR_SHAPE(error, "Tensors must have same number of dimensions: got %d and %d",
+                  ref->ndim, t->ndim);
+      return false;
+    }
+    for (int d = 0; d < t->ndim; d++) {
+      if (d != w && t->sizes[d] != ref->sizes[d]) {
+        K_ERR_SHAPE(error, "Sizes of tensors must match except in dimension %d. Expected size "
+                    "%" G_GINT64_FORMAT " but got size %" G_GINT64_FORMAT " for tensor number "
+                    "%u in the list.", w, ref->sizes[d], t->sizes[d], k);
+        return false;
+      }
+    }
+    shape[w] += t->sizes[w];
+  }
+  RtTensor *out = rt_tensor_new(dtype, ref->ndim, shape);
+  int64_t offset = 0;
+  for (guint k = 0; k < n; k++) {
+    RtTensor *t = list.u.seq->items[k].u.tensor;
+    if (skipped(t))
+      continue;
+    RtTensor *slot = rt_tensor_view_narrow(out, w, offset, t->sizes[w]);
+    RtTensor *src = k_to_dtype(t, dtype);
+    k_copy_into(slot, src);
+    rt_tensor_unref(src);
+    rt_tensor_unref(slot);
+    offset += t->sizes[w];
+  }
+  outs[0] = rt_tensor(out);
+  return true;
+}

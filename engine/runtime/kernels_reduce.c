@@ -1,0 +1,151 @@
+/* Reductions: rt_kernel_sum (all elements, or a dim list with keepdim and negative dims,
+ * optional dtype) and rt_kernel_grad_sum_to_size.
+ *
+ * sum as PyTorch 1.13: the result dtype is `dtype` when given (the input is cast to it
+ * first), else int64 for int64 and bool inputs, else the input's dtype; a None or empty dim
+ * list reduces every dim; a dim named twice is an error. Floating sums accumulate in double
+ * (at least as accurate as PyTorch's float accumulation), integer sums in int64 with
+ * wrap-around. _grad_sum_to_size(x, None) is x itself; otherwise sum_to (tensor.h). */
+#include "runtime/kernels.h"
+#include "runtime/kernels_internal.h"
+
+#include <string.h>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
+/* Operand 0: the accumulator (stride 0 along reduced dims), operand 1: the input. */
+#define SUM_LOOP(NAME, TA, T)                                                                  \
+  static void NAME(int64_t n, char **p, const int64_t *s, void *ctx) {                        \
+    (void)ctx;                                                                                 \
+    TA *acc = (TA *)p[0];                                                                      \
+    const T *x = (const T *)p[1];                                                              \
+    if (s[0] == 0) {                                                                           \
+      TA total = *acc;                                                                         \
+      for (int64_t i = 0; i < n; i++)                                                          \
+        total = SUM_ADD(TA, total, x[i * s[1]]);                                               \
+      *acc = total;                                                                            \
+    } else {                                                                                   \
+      for (int64_t i = 0; i < n; i++)                                                          \
+        acc[i * s[0]] = SUM_ADD(TA, acc[i * s[0]], x[i * s[1]]);                               \
+    }                                                                                          \
+  }
+
+/* int64 accumulation wraps like PyTorch's (no signed-overflow UB). */
+#define SUM_ADD(TA, a, b) ((TA)((a) + (TA)(b)))
+SUM_LOOP(sum_loop_f32, double, float)
+SUM_LOOP(sum_loop_f64, double, double)
+#undef SUM_ADD
+#define SUM_ADD(TA, a, b) ((TA)((uint64_t)(a) + (uint64_t)(int64_t)(b)))
+SUM_LOOP(sum_loop_i64, int64_t, int64_t)
+SUM_LOOP(sum_loop_bool, int64_t, bool)
+#undef SUM_ADD
+
+bool rt_kernel_sum(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                   RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  if (!k_arg_tensor(schema, args, 0, &self, error))
+    return false;
+  bool with_dims = k_overload_is(schema, "dim_IntList");
+  guint dtype_arg = with_dims ? 3 : 1;
+  bool has_dtype, keepdim = false;
+  IrDtype given;
+  if (!k_arg_dtype(schema, args, dtype_arg, &has_dtype, &given, error))
+    return false;
+  bool reduce[RT_MAX_DIMS];
+  bool all = true;
+  if (with_dims) {
+    if (!k_arg_bool(schema, args, 2, &keepdim, error))
+      return false;
+    if (!k_arg_is_none(args, 1)) {
+      int64_t dims[RT_MAX_DIMS];
+      int nd;
+      if (!k_arg_int_list(schema, args, 1, dims, &nd, error))
+        return false;
+      if (nd > 0) {
+        all = false;
+        memset(reduce, 0, sizeof reduce);
+        for (int k = 0; k < nd; k++) {
+          int w;
+          if (!k_wrap_dim(dims[k], self->ndim, &w, error))
+            return false;
+          if (self->ndim > 0 && reduce[w]) {
+            K_ERR_SHAPE(error, "dim %d appears multiple times in the list of dims", w);
+            return false;
+          }
+          reduce[w] = true;
+        }
+      }
+    }
+  }
+  if (all)
+    for (int d = 0; d < RT_MAX_DIMS; d++)
+      reduce[d] = true;
+
+  IrDtype out_dtype = has_dtype                          ? given
+                      : k_dtype_is_float(self->dtype) ? self->dtype
+                                                         : IR_DTYPE_INT64;
+  /* The input as it is summed: cast to `dtype` when given; half read as float32. */
+  IrDtype in_dtype = has_dtype ? given : self->dtype;
+  RtTensor *src = k_to_dtype(self, in_dtype);
+  if (src->dtype == IR_DTYPE_FLOAT16) {
+    RtTensor *f = rt_tensor_to_dtype(src, IR_DTYPE_FLOAT32);
+    rt_tensor_unref(src);
+    src = f;
+  }
+  int64_t keep_shape[RT_MAX_DIMS], out_shape[RT_MAX_DIMS];
+  int out_ndim = 0;
+  for (int d = 0; d < src->ndim; d++) {
+    keep_shape[d] = reduce[d] ? 1 : src->sizes[d];
+    if (!reduce[d] || keepdim)
+      out_shape[out_ndim++] = keep_shape[d];
+  }
+  bool int_acc = !k_dtype_is_float(src->dtype);
+  RtTensor *acc = rt_tensor_zeros(int_acc ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT64, src->ndim,
+                                  keep_shape);
+  KIter it;
+  k_iter_init(&it, src->ndim, src->sizes);
+  k_iter_add_tensor(&it, acc);
+  k_iter_add_tensor(&it, src);
+  KInnerLoop loop = src->dtype == IR_DTYPE_FLOAT32   ? sum_loop_f32
+                    : src->dtype == IR_DTYPE_FLOAT64 ? sum_loop_f64
+                    : src->dtype == IR_DTYPE_INT64   ? sum_loop_i64
+                                                     : sum_loop_bool;
+  k_iter_run(&it, loop, NULL);
+  rt_tensor_unref(src);
+  RtTensor *result = k_to_dtype(acc, out_dtype);
+  rt_tensor_unref(acc);
+  RtTensor *shaped = rt_tensor_reshape(result, out_ndim, out_shape, true, error);
+  K_INVARIANT(shaped != NULL, "a contiguous sum result views without its reduced dims");
+  rt_tensor_unref(result);
+  outs[0] = rt_tensor(shaped);
+  return true;
+}
+
+bool rt_kernel_grad_sum_to_size(const IrSchema *schema, const IrNode *node, RtValue *args,
+                                guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  if (args[0].tag == RT_TENSOR && args[0].u.tensor == NULL) {
+    /* An undefined gradient stays undefined (autodiff's AutogradZero). */
+    outs[0] = rt_value_ref(args[0]);
+    return true;
+  }
+  RtTensor *self;
+  if (!k_arg_tensor(schema, args, 0, &self, error))
+    return false;
+  if (k_arg_is_none(args, 1)) {
+    outs[0] = rt_tensor(rt_tensor_ref(self));
+    return true;
+  }
+  int64_t sizes[RT_MAX_DIMS];
+  int n;
+  if (!k_arg_int_list(schema, args, 1, sizes, &n, error))
+    return false;
+  RtTensor *r = rt_tensor_sum_to(self, n, sizes, error);
+  if (!r)
+    return false;
+  outs[0] = rt_tensor(r);
+  return true;
+}

@@ -1,0 +1,132 @@
+/* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
+ * .int and .float forms, __not__) and rt_kernel_is (__is__/__isnot__).
+ *
+ * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
+ * division returning float, float division by zero gives IEEE inf/nan (TorchScript does not
+ * raise there), comparisons return bool. Identity follows c10::IValue::isSameIdentity. */
+#include "runtime/kernels.h"
+#include "runtime/kernels_internal.h"
+
+#include <string.h>
+
+static bool arith_int(IrOpKind kind, gint64 a, gint64 b, RtValue *out) {
+  uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+  switch (kind) {
+  case IR_ATEN_ADD: *out = rt_int((gint64)(ua + ub)); return true;
+  case IR_ATEN_SUB: *out = rt_int((gint64)(ua - ub)); return true;
+  case IR_ATEN_MUL: *out = rt_int((gint64)(ua * ub)); return true;
+  case IR_ATEN_DIV: *out = rt_double((double)a / (double)b); return true;
+  case IR_ATEN_GT: *out = rt_bool(a > b); return true;
+  case IR_ATEN_LT: *out = rt_bool(a < b); return true;
+  case IR_ATEN_GE: *out = rt_bool(a >= b); return true;
+  case IR_ATEN_LE: *out = rt_bool(a <= b); return true;
+  case IR_ATEN_EQ: *out = rt_bool(a == b); return true;
+  case IR_ATEN_NE: *out = rt_bool(a != b); return true;
+  default: return false;
+  }
+}
+
+static bool arith_float(IrOpKind kind, double a, double b, RtValue *out) {
+  switch (kind) {
+  case IR_ATEN_ADD: *out = rt_double(a + b); return true;
+  case IR_ATEN_SUB: *out = rt_double(a - b); return true;
+  case IR_ATEN_MUL: *out = rt_double(a * b); return true;
+  case IR_ATEN_DIV: *out = rt_double(a / b); return true;
+  case IR_ATEN_GT: *out = rt_bool(a > b); return true;
+  case IR_ATEN_LT: *out = rt_bool(a < b); return true;
+  case IR_ATEN_GE: *out = rt_bool(a >= b); return true;
+  case IR_ATEN_LE: *out = rt_bool(a <= b); return true;
+  case IR_ATEN_EQ: *out = rt_bool(a == b); return true;
+  case IR_ATEN_NE: *out = rt_bool(a != b); return true;
+  default: return false;
+  }
+}
+
+static bool arg_float(const IrSchema *schema, RtValue *args, guint i, double *out,
+                      GError **error) {
+  if (args[i].tag == RT_TENSOR) { /* a float argument never takes a tensor */
+    K_ERR(error, "%s(): argument '%s' (position %u) must be float", k_op_short_name(schema),
+          schema->args[i].name, i + 1);
+    return false;
+  }
+  KScalar s;
+  if (!k_arg_scalar(schema, args, i, &s, error))
+    return false;
+  *out = s.d;
+  return true;
+}
+
+bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue *args,
+                            guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  IrOpKind kind = (IrOpKind)schema->kind;
+  if (kind == IR_ATEN___NOT__) {
+    bool b;
+    if (!k_arg_bool(schema, args, 0, &b, error))
+      return false;
+    outs[0] = rt_bool(!b);
+    return true;
+  }
+  bool is_int = k_overload_is(schema, "int");
+  K_INVARIANT(is_int || k_overload_is(schema, "float"),
+              "rt_kernel_scalar_arith serves the .int and .float overloads");
+  if (kind == IR_ATEN_NEG) {
+    if (is_int) {
+      gint64 a;
+      if (!k_arg_int(schema, args, 0, &a, error))
+        return false;
+      outs[0] = rt_int((gint64)(0 - (uint64_t)a));
+    } else {
+      double a;
+      if (!arg_float(schema, args, 0, &a, error))
+        return false;
+      outs[0] = rt_double(-a);
+    }
+    return true;
+  }
+  bool ok;
+  if (is_int) {
+    gint64 a, b;
+    if (!k_arg_int(schema, args, 0, &a, error) || !k_arg_int(schema, args, 1, &b, error))
+      return false;
+    ok = arith_int(kind, a, b, &outs[0]);
+  } else {
+    double a, b;
+    if (!arg_float(schema, args, 0, &a, error) || !arg_float(schema, args, 1, &b, error))
+      return false;
+    ok = arith_float(kind, a, b, &outs[0]);
+  }
+  K_INVARIANT(ok, "rt_kernel_scalar_arith serves only the scalar overloads of ops.def");
+  return true;
+}
+
+/* c10::IValue::isSameIdentity: None is None; an undefined tensor is None; tensors by
+ * identity; ints, floats, bools and strings by value; lists and tuples by identity. */
+static bool same_identity(RtValue a, RtValue b) {
+  bool a_absent = a.tag == RT_NONE || (a.tag == RT_TENSOR && a.u.tensor == NULL);
+  bool b_absent = b.tag == RT_NONE || (b.tag == RT_TENSOR && b.u.tensor == NULL);
+  if (a_absent || b_absent)
+    return a_absent && b_absent;
+  if (a.tag != b.tag)
+    return false;
+  switch (a.tag) {
+  case RT_TENSOR: return a.u.tensor == b.u.tensor;
+  case RT_INT: return a.u.i == b.u.i;
+  case RT_DOUBLE: return a.u.d == b.u.d;
+  case RT_BOOL: return a.u.b == b.u.b;
+  case RT_STR: return strcmp(a.u.s->text, b.u.s->text) == 0;
+  case RT_DEVICE: return a.u.device == b.u.device;
+  case RT_LIST:
+  case RT_TUPLE: return a.u.seq == b.u.seq;
+  case RT_NONE: return true;
+  }
+  return false;
+}
+
+bool rt_kernel_is(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                  RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  bool same = same_identity(args[0], args[1]);
+  outs[0] = rt_bool(schema->kind == IR_ATEN___IS__ ? same : !same);
+  return true;
+}

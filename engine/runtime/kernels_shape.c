@@ -1,0 +1,190 @@
+/* Shape and view kernels: t, transpose, unsqueeze, squeeze (all / dim), expand (-1 keeps a
+ * size), expand_as, view, reshape, size, size.int and _size_if_not_equal.
+ *
+ * Every tensor result is a view sharing self's storage (PyTorch semantics), except reshape
+ * when the strides do not allow a view (then a contiguous copy, as PyTorch's reshape). User
+ * dims are validated here (PyTorch's "Dimension out of range" message) before the view
+ * helpers of tensor.h, which abort on bad dims, see them. */
+#include "runtime/kernels.h"
+#include "runtime/kernels_internal.h"
+
+bool rt_kernel_t(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                 RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  if (!k_arg_tensor(schema, args, 0, &self, error))
+    return false;
+  if (self->ndim > 2) {
+    K_ERR_SHAPE(error, "t() expects a tensor with <= 2 dimensions, but self is %dD",
+                self->ndim);
+    return false;
+  }
+  int last = self->ndim == 2 ? 1 : 0;
+  outs[0] = rt_tensor(rt_tensor_view_transpose(self, 0, last));
+  return true;
+}
+
+bool rt_kernel_transpose(const IrSchema *schema, const IrNode *node, RtValue *args,
+                         guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  gint64 d0, d1;
+  int w0, w1;
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 1, &d0, error) ||
+      !k_arg_int(schema, args, 2, &d1, error) || !k_wrap_dim(d0, self->ndim, &w0, error) ||
+      !k_wrap_dim(d1, self->ndim, &w1, error))
+    return false;
+  outs[0] = rt_tensor(rt_tensor_view_transpose(self, w0, w1));
+  return true;
+}
+
+bool rt_kernel_unsqueeze(const IrSchema *schema, const IrNode *node, RtValue *args,
+                         guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  gint64 dim;
+  int w;
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 1, &dim, error) ||
+      !k_wrap_dim(dim, self->ndim + 1, &w, error))
+    return false;
+  if (self->ndim >= RT_MAX_DIMS) {
+    K_ERR_SHAPE(error, "unsqueeze: a tensor of rank %d cannot gain a dimension (at most %d)",
+                self->ndim, RT_MAX_DIMS);
+    return false;
+  }
+  outs[0] = rt_tensor(rt_tensor_view_unsqueeze(self, w));
+  return true;
+}
+
+bool rt_kernel_squeeze(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                       RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  if (!k_arg_tensor(schema, args, 0, &self, error))
+    return false;
+  int w = -1;
+  if (k_overload_is(schema, "dim")) {
+    gint64 dim;
+    if (!k_arg_int(schema, args, 1, &dim, error) || !k_wrap_dim(dim, self->ndim, &w, error))
+      return false;
+  }
+  /* A dim whose size is not 1 is kept: the result is then an alias of self. */
+  outs[0] = rt_tensor(rt_tensor_view_squeeze(self, w));
+  return true;
+}
+
+static bool expand_to(RtTensor *self, int n, const int64_t *sizes, RtValue *outs,
+                      GError **error) {
+  if (n < self->ndim) {
+    char have[256], want[256];
+    k_shape_text(have, sizeof have, self->ndim, self->sizes);
+    k_shape_text(want, sizeof want, n, sizes);
+    K_ERR_SHAPE(error, "expand(torch.FloatTensor{%s}, size=%s): the number of sizes provided "
+                "(%d) must be greater or equal to the number of dimensions in the tensor (%d)",
+                have, want, n, self->ndim);
+    return false;
+  }
+  RtTensor *v = rt_tensor_view_expand(self, n, sizes, error);
+  if (!v)
+    return false;
+  outs[0] = rt_tensor(v);
+  return true;
+}
+
+bool rt_kernel_expand(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                      RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  int64_t sizes[RT_MAX_DIMS];
+  int n;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_int_list(schema, args, 1, sizes, &n, error))
+    return false;
+  return expand_to(self, n, sizes, outs, error);
+}
+
+bool rt_kernel_expand_as(const IrSchema *schema, const IrNode *node, RtValue *args,
+                         guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self, *other;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_tensor(schema, args, 1, &other, error))
+    return false;
+  return expand_to(self, other->ndim, other->sizes, outs, error);
+}
+
+static bool reshape(const IrSchema *schema, RtValue *args, RtValue *outs, bool must_view,
+                    GError **error) {
+  RtTensor *self;
+  int64_t sizes[RT_MAX_DIMS];
+  int n;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_int_list(schema, args, 1, sizes, &n, error))
+    return false;
+  RtTensor *v = rt_tensor_reshape(self, n, sizes, must_view, error);
+  if (!v)
+    return false;
+  outs[0] = rt_tensor(v);
+  return true;
+}
+
+bool rt_kernel_view(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  return reshape(schema, args, outs, true, error);
+}
+
+bool rt_kernel_reshape(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                       RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  return reshape(schema, args, outs, false, error);
+}
+
+bool rt_kernel_size(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  if (!k_arg_tensor(schema, args, 0, &self, error))
+    return false;
+  if (k_overload_is(schema, "int")) {
+    gint64 dim;
+    int w;
+    if (!k_arg_int(schema, args, 1, &dim, error))
+      return false;
+    if (self->ndim == 0) {
+      K_ERR_SHAPE(error, "Dimension specified as %" G_GINT64_FORMAT " but tensor has no "
+                  "dimensions", dim);
+      return false;
+    }
+    if (!k_wrap_dim(dim, self->ndim, &w, error))
+      return false;
+    outs[0] = rt_int(self->sizes[w]);
+    return true;
+  }
+  gint64 sizes[RT_MAX_DIMS];
+  for (int d = 0; d < self->ndim; d++)
+    sizes[d] = self->sizes[d];
+  outs[0] = rt_int_list(sizes, (guint)self->ndim);
+  return true;
+}
+
+/* aten::_size_if_not_equal(self_size, other_size): None when the lists are equal, else
+ * self_size (the size a gradient must be summed back to). */
+bool rt_kernel_size_if_not_equal(const IrSchema *schema, const IrNode *node, RtValue *args,
+                                 guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  int64_t a[RT_MAX_DIMS], b[RT_MAX_DIMS];
+  int na, nb;
+  if (!k_arg_int_list(schema, args, 0, a, &na, error) ||
+      !k_arg_int_list(schema, args, 1, b, &nb, error))
+    return false;
+  bool equal = na == nb;
+  for (int k = 0; equal && k < na; k++)
+    equal = a[k] == b[k];
+  if (equal) {
+    outs[0] = rt_none();
+    return true;
+  }
+  outs[0] = args[0].tag == RT_INT ? rt_int_list(a, (guint)na) : rt_value_ref(args[0]);
+  return true;
+}
