@@ -1,0 +1,790 @@
+/* Gradient formulas for every differentiable op of ops.def, as IR builders (see formulas.h).
+ * Shapes follow PyTorch 1.13's symbolic_script and autodiff.cpp. */
+#include "autodiff/formulas.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "autodiff/autodiff.h"
+
+typedef struct {
+  IrGraph *g;
+  const IrNode *node;
+  IrValue *const *in;
+  IrValue *const *out;
+  IrValue *const *saved;
+  IrValue *const *grads;
+  IrValue **gin;
+  GPtrArray *saved_out;
+} Ctx;
+
+/* --- builders --- */
+
+static IrValue *
+emit(Ctx *c, IrOpKind kind, guint n, IrValue *const *args)
+{
+  IrNode *node = ir_graph_insert_op(c->g, kind, args, n, 1);
+  return ir_output(node, 0);
+}
+
+#define E1(k, a) emit(c, IR_##k, 1, (IrValue *const[]){(a)})
+#define E2(k, a, b) emit(c, IR_##k, 2, (IrValue *const[]){(a), (b)})
+#define E3(k, a, b, d) emit(c, IR_##k, 3, (IrValue *const[]){(a), (b), (d)})
+
+static IrValue *cint(Ctx *c, gint64 v) { return ir_graph_insert_constant_int(c->g, v); }
+static IrValue *cfloat(Ctx *c, double v) { return ir_graph_insert_constant_float(c->g, v); }
+
+/* x * y */
+static IrValue *mul(Ctx *c, IrValue *x, IrValue *y) { return E2(ATEN_MUL, x, y); }
+static IrValue *neg(Ctx *c, IrValue *x) { return E1(ATEN_NEG, x); }
+/* 1 - x, written as PyTorch 1.13 prints it: add(neg(x), 1, 1) */
+static IrValue *
+one_minus(Ctx *c, IrValue *x)
+{
+  IrValue *one = cint(c, 1);
+  return E3(ATEN_ADD, neg(c, x), one, one);
+}
+/* x + 1 */
+static IrValue *
+plus_one(Ctx *c, IrValue *x)
+{
+  IrValue *one = cint(c, 1);
+  return E3(ATEN_ADD, x, one, one);
+}
+/* comparison as a tensor of g's dtype */
+static IrValue *mask_as(Ctx *c, IrValue *cmp, IrValue *like) { return E2(ATEN_TYPE_AS, cmp, like); }
+static IrValue *gsts(Ctx *c, IrValue *v, guint k) { return E2(ATEN_GRAD_SUM_TO_SIZE, v, c->saved[k]); }
+static IrValue *size_of(Ctx *c, IrValue *v) { return E1(ATEN_SIZE, v); }
+
+static IrValue *
+arg(const Ctx *c, guint i)
+{
+  return i < ir_n_inputs(c->node) ? c->in[i] : NULL;
+}
+
+static bool
+overload_is(const IrNode *node, const char *name)
+{
+  return node->schema && strcmp(node->schema->overload, name) == 0;
+}
+
+static bool
+value_is_none(const IrValue *v)
+{
+  return v == NULL || v->type->kind == IR_TYPE_NONE;
+}
+
+static bool
+constant_number(const IrValue *v, double *out)
+{
+  if (v->node->kind != IR_PRIM_CONSTANT)
+    return false;
+  const IrAttr *a = ir_node_attr(v->node, IR_ATTR_VALUE);
+  if (!a)
+    return false;
+  if (a->kind == IR_ATTR_I)
+    *out = (double)a->v.i;
+  else if (a->kind == IR_ATTR_F)
+    *out = a->v.f;
+  else
+    return false;
+  return true;
+}
+
+static const GArray *
+constant_int_list(const IrValue *v)
+{
+  if (v->node->kind != IR_PRIM_CONSTANT)
+    return NULL;
+  const IrAttr *a = ir_node_attr(v->node, IR_ATTR_VALUE);
+  return a && a->kind == IR_ATTR_IS ? a->v.is : NULL;
+}
+
+/* A Scalar argument we can compute 1 - w or w - 1 of: a constant, an int or a float. */
+static bool
+scalar_usable(const IrValue *v)
+{
+  double d;
+  return constant_number(v, &d) || v->type->kind == IR_TYPE_INT || v->type->kind == IR_TYPE_FLOAT;
+}
+
+/* a - b for scalars where one side is a constant number: folded when both are constants. */
+static IrValue *
+scalar_sub(Ctx *c, double a_const, IrValue *a, IrValue *b, double b_const)
+{
+  double av, bv;
+  bool a_known = a == NULL || constant_number(a, &av);
+  bool b_known = b == NULL || constant_number(b, &bv);
+  if (a == NULL)
+    av = a_const;
+  if (b == NULL)
+    bv = b_const;
+  if (a_known && b_known)
+    return cfloat(c, av - bv);
+  IrValue *x = a ? a : (b->type->kind == IR_TYPE_INT ? cint(c, (gint64)av) : cfloat(c, av));
+  IrValue *y = b ? b : (a->type->kind == IR_TYPE_INT ? cint(c, (gint64)bv) : cfloat(c, bv));
+  if (x->type->kind == IR_TYPE_INT && y->type->kind == IR_TYPE_FLOAT)
+    x = E1(ATEN_FLOAT, x);
+  if (x->type->kind == IR_TYPE_FLOAT && y->type->kind == IR_TYPE_INT)
+    y = E1(ATEN_FLOAT, y);
+  return E2(ATEN_SUB, x, y);
+}
+
+static bool
+is_tensor(const IrValue *v)
+{
+  return v && ir_type_is_tensor(v->type);
+}
+
+static bool
+rank_is(const IrValue *v, int rank)
+{
+  return is_tensor(v) && v->type->rank == rank;
+}
+
+/* --- forward parts --- */
+
+static void
+save(Ctx *c, IrValue *v)
+{
+  g_ptr_array_add(c->saved_out, v);
+}
+
+/* _size_if_not_equal(size(in[i]), size(result)) for each listed input. */
+static void
+fw_broadcast_sizes(Ctx *c, const guint *idx, guint n)
+{
+  IrValue *result_size = NULL;
+  for (guint i = 0; i < n; i++) {
+    IrValue *s = size_of(c, c->in[idx[i]]);
+    if (!result_size)
+      result_size = size_of(c, c->out[0]);
+    save(c, E2(ATEN_SIZE_IF_NOT_EQUAL, s, result_size));
+  }
+}
+
+static void
+fw_self_size(Ctx *c)
+{
+  save(c, size_of(c, c->in[0]));
+}
+
+/* Which inputs of a broadcasting op get _size_if_not_equal sizes (NULL: none). */
+static const guint *
+broadcast_inputs(const IrNode *node, guint *n)
+{
+  static const guint self_other[] = {0, 1};
+  static const guint three[] = {0, 1, 2};
+  static const guint where_inputs[] = {1, 2};
+  static const guint self_only[] = {0};
+  switch (node->kind) {
+  case IR_ATEN_ADD:
+  case IR_ATEN_SUB:
+  case IR_ATEN_MUL:
+  case IR_ATEN_DIV:
+  case IR_ATEN_RSUB:
+  case IR_ATEN_FMOD:
+  case IR_ATEN_REMAINDER:
+  case IR_ATEN_POW:
+    if (overload_is(node, "Tensor") || overload_is(node, "Tensor_Tensor")) {
+      *n = 2;
+      return self_other;
+    }
+    return NULL;
+  case IR_ATEN_ATAN2:
+  case IR_ATEN_MAX:
+  case IR_ATEN_MIN:
+    *n = 2;
+    return self_other;
+  case IR_ATEN_LERP:
+    *n = overload_is(node, "Tensor") ? 3 : 2;
+    return overload_is(node, "Tensor") ? three : self_other;
+  case IR_ATEN_ADDCMUL:
+    *n = 3;
+    return three;
+  case IR_ATEN_WHERE:
+    *n = 2;
+    return where_inputs;
+  case IR_ATEN_ADDMM:
+  case IR_ATEN_EXPAND:
+  case IR_ATEN_EXPAND_AS:
+    *n = 1;
+    return self_only;
+  default:
+    return NULL;
+  }
+}
+
+/* --- existence --- */
+
+bool
+ad_formula_exists(const IrNode *node)
+{
+  if (ir_n_blocks(node) > 0)
+    return false;
+  if (node->kind == IR_PRIM_CONSTANT_CHUNK)
+    return true;
+  if (!node->schema)
+    return false;
+  double d;
+  switch (node->kind) {
+  case IR_ATEN_ADD:
+  case IR_ATEN_SUB:
+  case IR_ATEN_MUL:
+  case IR_ATEN_DIV:
+  case IR_ATEN_RSUB:
+  case IR_ATEN_FMOD:
+  case IR_ATEN_REMAINDER:
+    return overload_is(node, "Tensor") || overload_is(node, "Scalar");
+  case IR_ATEN_NEG:
+    return overload_is(node, "");
+  case IR_ATEN_POW:
+    if (overload_is(node, "Tensor_Tensor"))
+      return true;
+    return overload_is(node, "Tensor_Scalar") && scalar_usable(ir_input(node, 1));
+  case IR_ATEN_LERP:
+    return overload_is(node, "Tensor") || scalar_usable(ir_input(node, 2));
+  case IR_ATEN_MATMUL:
+    return rank_is(ir_input(node, 0), 2) && rank_is(ir_input(node, 1), 2);
+  case IR_ATEN_SUM:
+    if (overload_is(node, ""))
+      return true;
+    {
+      IrValue *dims = ir_input(node, 1);
+      if (value_is_none(dims))
+        return true;
+      const GArray *list = constant_int_list(dims);
+      if (!list)
+        return false;
+      bool keepdim_known = ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
+      if (!keepdim_known)
+        return false;
+      if (ir_n_inputs(node) >= 3 && d != 0)
+        return true;
+      for (guint i = 0; i < list->len; i++)
+        if (g_array_index(list, gint64, i) < 0 && ir_input(node, 0)->type->rank < 0)
+          return false;
+      return true;
+    }
+  case IR_ATEN_CHUNK:
+    return constant_number(ir_input(node, 2), &d) || ir_n_inputs(node) < 3;
+  case IR_ATEN_ABS:
+  case IR_ATEN_SIGMOID:
+  case IR_ATEN_TANH:
+  case IR_ATEN_RELU:
+  case IR_ATEN_THRESHOLD:
+  case IR_ATEN_EXP:
+  case IR_ATEN_EXPM1:
+  case IR_ATEN_LOG:
+  case IR_ATEN_LOG10:
+  case IR_ATEN_LOG1P:
+  case IR_ATEN_LOG2:
+  case IR_ATEN_SQRT:
+  case IR_ATEN_RSQRT:
+  case IR_ATEN_RECIPROCAL:
+  case IR_ATEN_ERF:
+  case IR_ATEN_ERFC:
+  case IR_ATEN_SIN:
+  case IR_ATEN_COS:
+  case IR_ATEN_TAN:
+  case IR_ATEN_ASIN:
+  case IR_ATEN_ACOS:
+  case IR_ATEN_ATAN:
+  case IR_ATEN_SINH:
+  case IR_ATEN_COSH:
+  case IR_ATEN_CEIL:
+  case IR_ATEN_FLOOR:
+  case IR_ATEN_ROUND:
+  case IR_ATEN_TRUNC:
+  case IR_ATEN_FRAC:
+  case IR_ATEN_ATAN2:
+  case IR_ATEN_CLAMP:
+  case IR_ATEN_MAX:
+  case IR_ATEN_MIN:
+  case IR_ATEN_ADDCMUL:
+  case IR_ATEN_WHERE:
+  case IR_ATEN_TYPE_AS:
+  case IR_ATEN_MM:
+  case IR_ATEN_T:
+  case IR_ATEN_ADDMM:
+  case IR_ATEN_UNSQUEEZE:
+  case IR_ATEN_SQUEEZE:
+  case IR_ATEN_EXPAND:
+  case IR_ATEN_EXPAND_AS:
+  case IR_ATEN_VIEW:
+  case IR_ATEN_RESHAPE:
+  case IR_ATEN_TRANSPOSE:
+  case IR_ATEN_GRAD_SUM_TO_SIZE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* --- forward --- */
+
+void
+ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
+                   IrValue *const *outputs, GPtrArray *saved)
+{
+  if (!ad_formula_exists(node))
+    g_error("autodiff invariant: ad_formula_forward called for %s, which has no formula",
+            ir_kind_name(node->kind));
+  Ctx ctx = {.g = graph, .node = node, .in = inputs, .out = outputs, .saved_out = saved};
+  Ctx *c = &ctx;
+  guint n = 0;
+  const guint *idx = broadcast_inputs(node, &n);
+  if (idx) {
+    fw_broadcast_sizes(c, idx, n);
+    return;
+  }
+  switch (node->kind) {
+  case IR_ATEN_SQUEEZE:
+  case IR_ATEN_VIEW:
+  case IR_ATEN_RESHAPE:
+  case IR_ATEN_SUM:
+    fw_self_size(c);
+    break;
+  case IR_ATEN_GRAD_SUM_TO_SIZE:
+    if (!value_is_none(arg(c, 1)))
+      fw_self_size(c);
+    break;
+  default:
+    break;
+  }
+}
+
+/* --- backward --- */
+
+static void
+bw_binary_arith(Ctx *c, IrValue *g)
+{
+  bool tensor = overload_is(c->node, "Tensor");
+  IrValue *self = c->in[0], *other = c->in[1], *alpha = arg(c, 2);
+  IrValue *g_self = NULL, *g_other = NULL;
+  switch (c->node->kind) {
+  case IR_ATEN_ADD:
+    g_self = g;
+    if (tensor)
+      g_other = alpha ? mul(c, g, alpha) : g;
+    break;
+  case IR_ATEN_SUB:
+    g_self = g;
+    if (tensor)
+      g_other = alpha ? mul(c, neg(c, g), alpha) : neg(c, g);
+    break;
+  case IR_ATEN_RSUB:
+    g_self = alpha ? mul(c, neg(c, g), alpha) : neg(c, g);
+    if (tensor)
+      g_other = g;
+    break;
+  case IR_ATEN_MUL:
+    g_self = mul(c, g, other);
+    if (tensor)
+      g_other = mul(c, g, self);
+    break;
+  case IR_ATEN_DIV:
+    g_self = E2(ATEN_DIV, g, other);
+    if (tensor)
+      g_other = E2(ATEN_DIV, mul(c, neg(c, g), self), mul(c, other, other));
+    break;
+  case IR_ATEN_FMOD:
+  case IR_ATEN_REMAINDER:
+    g_self = g;
+    if (tensor) {
+      IrValue *q = E2(ATEN_DIV, self, other);
+      q = c->node->kind == IR_ATEN_FMOD ? E1(ATEN_TRUNC, q) : E1(ATEN_FLOOR, q);
+      g_other = mul(c, neg(c, g), q);
+    }
+    break;
+  default:
+    g_error("autodiff invariant: bw_binary_arith called for %s", ir_kind_name(c->node->kind));
+  }
+  if (tensor) {
+    c->gin[0] = gsts(c, g_self, 0);
+    c->gin[1] = gsts(c, g_other, 1);
+  } else {
+    c->gin[0] = g_self;
+  }
+}
+
+/* sign(x) as (x > 0) - (x < 0) in g's dtype */
+static IrValue *
+sign_as(Ctx *c, IrValue *x, IrValue *like)
+{
+  IrValue *zero = cint(c, 0);
+  IrValue *pos = mask_as(c, E2(ATEN_GT, x, zero), like);
+  IrValue *negv = mask_as(c, E2(ATEN_LT, x, zero), like);
+  return E3(ATEN_SUB, pos, negv, cint(c, 1));
+}
+
+static void
+bw_unary(Ctx *c, IrValue *g)
+{
+  IrValue *x = c->in[0], *r = c->out[0];
+  IrValue **gi = &c->gin[0];
+  switch (c->node->kind) {
+  case IR_ATEN_NEG: *gi = neg(c, g); break;
+  case IR_ATEN_ABS: *gi = mul(c, g, sign_as(c, x, g)); break;
+  case IR_ATEN_SIGMOID: *gi = mul(c, mul(c, one_minus(c, r), r), g); break;
+  case IR_ATEN_TANH: *gi = mul(c, g, one_minus(c, mul(c, r, r))); break;
+  case IR_ATEN_RELU: *gi = mul(c, g, mask_as(c, E2(ATEN_GT, r, cint(c, 0)), r)); break;
+  case IR_ATEN_THRESHOLD: *gi = mul(c, g, mask_as(c, E2(ATEN_GT, x, c->in[1]), g)); break;
+  case IR_ATEN_EXP: *gi = mul(c, g, r); break;
+  case IR_ATEN_EXPM1: *gi = mul(c, g, plus_one(c, r)); break;
+  case IR_ATEN_LOG: *gi = E2(ATEN_DIV, g, x); break;
+  case IR_ATEN_LOG10: *gi = E2(ATEN_DIV, g, mul(c, x, cfloat(c, M_LN10))); break;
+  case IR_ATEN_LOG2: *gi = E2(ATEN_DIV, g, mul(c, x, cfloat(c, M_LN2))); break;
+  case IR_ATEN_LOG1P: *gi = E2(ATEN_DIV, g, plus_one(c, x)); break;
+  case IR_ATEN_SQRT: *gi = E2(ATEN_DIV, g, mul(c, r, cint(c, 2))); break;
+  case IR_ATEN_RSQRT:
+    *gi = mul(c, mul(c, neg(c, g), E2(ATEN_POW, r, cint(c, 3))), cfloat(c, 0.5));
+    break;
+  case IR_ATEN_RECIPROCAL: *gi = mul(c, mul(c, neg(c, g), r), r); break;
+  case IR_ATEN_ERF:
+  case IR_ATEN_ERFC: {
+    double k = 2.0 / sqrt(M_PI) * (c->node->kind == IR_ATEN_ERF ? 1.0 : -1.0);
+    IrValue *e = E1(ATEN_EXP, neg(c, E2(ATEN_POW, x, cint(c, 2))));
+    *gi = mul(c, mul(c, e, cfloat(c, k)), g);
+    break;
+  }
+  case IR_ATEN_SIN: *gi = mul(c, g, E1(ATEN_COS, x)); break;
+  case IR_ATEN_COS: *gi = mul(c, g, neg(c, E1(ATEN_SIN, x))); break;
+  case IR_ATEN_TAN: *gi = mul(c, g, plus_one(c, mul(c, r, r))); break;
+  case IR_ATEN_ASIN: *gi = E2(ATEN_DIV, g, E1(ATEN_SQRT, one_minus(c, mul(c, x, x)))); break;
+  case IR_ATEN_ACOS:
+    *gi = E2(ATEN_DIV, neg(c, g), E1(ATEN_SQRT, one_minus(c, mul(c, x, x))));
+    break;
+  case IR_ATEN_ATAN: *gi = E2(ATEN_DIV, g, plus_one(c, mul(c, x, x))); break;
+  case IR_ATEN_SINH: *gi = mul(c, g, E1(ATEN_COSH, x)); break;
+  case IR_ATEN_COSH: *gi = mul(c, g, E1(ATEN_SINH, x)); break;
+  case IR_ATEN_CEIL:
+  case IR_ATEN_FLOOR:
+  case IR_ATEN_ROUND:
+  case IR_ATEN_TRUNC: *gi = E1(ATEN_ZEROS_LIKE, g); break;
+  case IR_ATEN_FRAC: *gi = g; break;
+  default:
+    g_error("autodiff invariant: bw_unary called for %s", ir_kind_name(c->node->kind));
+  }
+}
+
+static void
+bw_pow(Ctx *c, IrValue *g)
+{
+  IrValue *self = c->in[0], *e = c->in[1];
+  if (overload_is(c->node, "Tensor_Tensor")) {
+    IrValue *one = cint(c, 1);
+    IrValue *em1 = E3(ATEN_SUB, e, one, one);
+    c->gin[0] = gsts(c, mul(c, mul(c, g, e), E2(ATEN_POW, self, em1)), 0);
+    c->gin[1] = gsts(c, mul(c, mul(c, g, c->out[0]), E1(ATEN_LOG, self)), 1);
+    return;
+  }
+  double ev;
+  if (constant_number(e, &ev) && ev == 0.0) {
+    c->gin[0] = E1(ATEN_ZEROS_LIKE, self);
+    return;
+  }
+  IrValue *em1 = scalar_sub(c, 0, e, NULL, 1.0);
+  c->gin[0] = mul(c, mul(c, g, e), E2(ATEN_POW, self, em1));
+}
+
+static void
+bw_clamp(Ctx *c, IrValue *g)
+{
+  IrValue *x = c->in[0], *lo = arg(c, 1), *hi = arg(c, 2);
+  IrValue *mask = NULL;
+  if (!value_is_none(lo))
+    mask = mask_as(c, E2(ATEN_GE, x, lo), g);
+  if (!value_is_none(hi)) {
+    IrValue *m = mask_as(c, E2(ATEN_LE, x, hi), g);
+    mask = mask ? mul(c, mask, m) : m;
+  }
+  c->gin[0] = mask ? mul(c, g, mask) : g;
+}
+
+static void
+bw_lerp(Ctx *c, IrValue *g)
+{
+  IrValue *self = c->in[0], *end = c->in[1], *w = c->in[2];
+  if (overload_is(c->node, "Tensor")) {
+    c->gin[0] = gsts(c, mul(c, g, one_minus(c, w)), 0);
+    c->gin[1] = gsts(c, mul(c, g, w), 1);
+    c->gin[2] = gsts(c, mul(c, g, E3(ATEN_SUB, end, self, cint(c, 1))), 2);
+    return;
+  }
+  c->gin[0] = gsts(c, mul(c, g, scalar_sub(c, 1.0, NULL, w, 0)), 0);
+  c->gin[1] = gsts(c, mul(c, g, w), 1);
+}
+
+static void
+bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha)
+{
+  IrValue *g_self = E2(ATEN_MM, g, E1(ATEN_T, mat2));
+  IrValue *g_mat2 = E2(ATEN_MM, E1(ATEN_T, self), g);
+  if (alpha) {
+    g_self = mul(c, g_self, alpha);
+    g_mat2 = mul(c, g_mat2, alpha);
+  }
+  guint off = c->node->kind == IR_ATEN_ADDMM ? 1 : 0;
+  c->gin[off] = g_self;
+  c->gin[off + 1] = g_mat2;
+}
+
+/* cat of the output gradients along dim; pieces known to be AutogradZero become zeros. */
+static void
+bw_constant_chunk(Ctx *c)
+{
+  guint n = ir_n_outputs(c->node);
+  IrNode *list = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
+  for (guint i = 0; i < n; i++) {
+    IrValue *g = c->grads[i];
+    if (g->node->kind == IR_PRIM_AUTOGRAD_ZERO)
+      g = E1(ATEN_ZEROS_LIKE, c->out[i]);
+    ir_node_add_input(list, g);
+  }
+  ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_tensor()));
+  ir_graph_insert(c->g, list);
+  IrValue *dim = cint(c, ir_node_attr_i(c->node, IR_ATTR_DIM));
+  c->gin[0] = E2(ATEN_CAT, ir_output(list, 0), dim);
+}
+
+static void
+bw_sum(Ctx *c, IrValue *g)
+{
+  IrValue *self_size = c->saved[0];
+  if (overload_is(c->node, "dim_IntList") && !value_is_none(c->in[1])) {
+    double keepdim = 0;
+    if (ir_n_inputs(c->node) >= 3)
+      constant_number(c->in[2], &keepdim);
+    if (keepdim == 0) {
+      const GArray *list = constant_int_list(c->in[1]);
+      int rank = c->in[0]->type->rank;
+      GArray *dims = g_array_new(FALSE, FALSE, sizeof(gint64));
+      for (guint i = 0; i < list->len; i++) {
+        gint64 d = g_array_index(list, gint64, i);
+        if (d < 0)
+          d += rank;
+        g_array_append_val(dims, d);
+      }
+      for (guint i = 1; i < dims->len; i++)
+        for (guint j = i; j > 0 && g_array_index(dims, gint64, j - 1) > g_array_index(dims, gint64, j); j--) {
+          gint64 t = g_array_index(dims, gint64, j);
+          g_array_index(dims, gint64, j) = g_array_index(dims, gint64, j - 1);
+          g_array_index(dims, gint64, j - 1) = t;
+        }
+      for (guint i = 0; i < dims->len; i++)
+        g = E2(ATEN_UNSQUEEZE, g, cint(c, g_array_index(dims, gint64, i)));
+      g_array_free(dims, TRUE);
+    }
+  }
+  c->gin[0] = E2(ATEN_EXPAND, g, self_size);
+}
+
+void
+ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
+                    IrValue *const *outputs, IrValue *const *saved, IrValue *const *grads,
+                    IrValue **grad_inputs)
+{
+  if (!ad_formula_exists(node))
+    g_error("autodiff invariant: ad_formula_backward called for %s, which has no formula",
+            ir_kind_name(node->kind));
+  for (guint i = 0; i < ir_n_inputs(node); i++)
+    grad_inputs[i] = NULL;
+  Ctx ctx = {.g = graph, .node = node, .in = inputs, .out = outputs, .saved = saved,
+             .grads = grads, .gin = grad_inputs};
+  Ctx *c = &ctx;
+  IrValue *g = grads[0];
+  switch (node->kind) {
+  case IR_ATEN_ADD:
+  case IR_ATEN_SUB:
+  case IR_ATEN_RSUB:
+  case IR_ATEN_MUL:
+  case IR_ATEN_DIV:
+  case IR_ATEN_FMOD:
+  case IR_ATEN_REMAINDER:
+    bw_binary_arith(c, g);
+    break;
+  case IR_ATEN_POW:
+    bw_pow(c, g);
+    break;
+  case IR_ATEN_ATAN2: {
+    IrValue *self = inputs[0], *other = inputs[1];
+    IrValue *den = E3(ATEN_ADD, mul(c, self, self), mul(c, other, other), cint(c, 1));
+    c->gin[0] = gsts(c, E2(ATEN_DIV, mul(c, g, other), den), 0);
+    c->gin[1] = gsts(c, E2(ATEN_DIV, mul(c, neg(c, g), self), den), 1);
+    break;
+  }
+  case IR_ATEN_CLAMP:
+    bw_clamp(c, g);
+    break;
+  case IR_ATEN_MAX:
+  case IR_ATEN_MIN: {
+    IrOpKind cmp = node->kind == IR_ATEN_MAX ? IR_ATEN_GT : IR_ATEN_LT;
+    IrValue *self = inputs[0], *other = inputs[1];
+    IrValue *m_self = mask_as(c, emit(c, cmp, 2, (IrValue *const[]){self, other}), g);
+    c->gin[0] = gsts(c, mul(c, g, m_self), 0);
+    IrValue *m_other = mask_as(c, emit(c, cmp, 2, (IrValue *const[]){other, self}), g);
+    c->gin[1] = gsts(c, mul(c, g, m_other), 1);
+    break;
+  }
+  case IR_ATEN_LERP:
+    bw_lerp(c, g);
+    break;
+  case IR_ATEN_ADDCMUL: {
+    IrValue *value = arg(c, 3);
+    IrValue *g1 = mul(c, g, inputs[2]), *g2 = mul(c, g, inputs[1]);
+    if (value) {
+      g1 = mul(c, g1, value);
+      g2 = mul(c, g2, value);
+    }
+    c->gin[0] = gsts(c, g, 0);
+    c->gin[1] = gsts(c, g1, 1);
+    c->gin[2] = gsts(c, g2, 2);
+    break;
+  }
+  case IR_ATEN_WHERE: {
+    IrValue *cond = mask_as(c, inputs[0], g);
+    c->gin[1] = gsts(c, mul(c, g, cond), 0);
+    c->gin[2] = gsts(c, mul(c, g, one_minus(c, cond)), 1);
+    break;
+  }
+  case IR_ATEN_TYPE_AS:
+    c->gin[0] = E2(ATEN_TYPE_AS, g, inputs[0]);
+    break;
+  case IR_ATEN_MM:
+  case IR_ATEN_MATMUL:
+    bw_mm_like(c, g, inputs[0], inputs[1], NULL);
+    break;
+  case IR_ATEN_ADDMM: {
+    IrValue *beta = arg(c, 3), *alpha = arg(c, 4);
+    c->gin[0] = gsts(c, beta ? mul(c, g, beta) : g, 0);
+    bw_mm_like(c, g, inputs[1], inputs[2], alpha);
+    break;
+  }
+  case IR_ATEN_T:
+    c->gin[0] = E1(ATEN_T, g);
+    break;
+  case IR_ATEN_TRANSPOSE:
+    c->gin[0] = E3(ATEN_TRANSPOSE, g, inputs[1], inputs[2]);
+    break;
+  case IR_ATEN_UNSQUEEZE:
+    c->gin[0] = E2(ATEN_SQUEEZE, g, inputs[1]);
+    break;
+  case IR_ATEN_SQUEEZE:
+  case IR_ATEN_VIEW:
+  case IR_ATEN_RESHAPE:
+    c->gin[0] = E2(ATEN_RESHAPE, g, saved[0]);
+    break;
+  case IR_ATEN_EXPAND:
+  case IR_ATEN_EXPAND_AS:
+    c->gin[0] = gsts(c, g, 0);
+    break;
+  case IR_ATEN_SUM:
+    bw_sum(c, g);
+    break;
+  case IR_ATEN_GRAD_SUM_TO_SIZE:
+    c->gin[0] = value_is_none(arg(c, 1)) ? g : E2(ATEN_EXPAND, g, saved[0]);
+    break;
+  case IR_ATEN_CHUNK: {
+    IrValue *dim = ir_n_inputs(node) >= 3 ? inputs[2] : cint(c, 0);
+    c->gin[0] = E2(ATEN_CAT, g, dim);
+    break;
+  }
+  case IR_PRIM_CONSTANT_CHUNK:
+    bw_constant_chunk(c);
+    break;
+  default:
+    bw_unary(c, g);
+    break;
+  }
+}
+
+/* --- the eager tape's standalone graph --- */
+
+typedef struct {
+  GHashTable *map;
+} CloneMap;
+
+static IrValue *
+map_value(IrValue *src, gpointer user_data)
+{
+  IrValue *v = g_hash_table_lookup(((CloneMap *)user_data)->map, src);
+  if (!v)
+    g_error("autodiff invariant: ad_formula_backward_graph met an unmapped value");
+  return v;
+}
+
+IrGraph *
+ad_formula_backward_graph(const IrNode *node)
+{
+  if (!ad_formula_exists(node))
+    g_error("autodiff invariant: ad_formula_backward_graph called for %s, which has no formula",
+            ir_kind_name(node->kind));
+  IrGraph *graph = ir_graph_new();
+  guint n_in = ir_n_inputs(node), n_out = ir_n_outputs(node);
+  IrValue **inputs = g_new0(IrValue *, n_in);
+  IrValue **outputs = g_new0(IrValue *, n_out);
+  IrValue **grads = g_new0(IrValue *, n_out);
+  IrValue **grad_inputs = g_new0(IrValue *, n_in);
+  CloneMap cm = {g_hash_table_new(NULL, NULL)};
+  for (guint i = 0; i < n_in; i++) {
+    IrValue *src = ir_input(node, i);
+    if (src->node->kind == IR_PRIM_CONSTANT) {
+      IrNode *k = ir_node_clone_into(graph, src->node, map_value, &cm);
+      ir_graph_insert(graph, k);
+      inputs[i] = ir_output(k, 0);
+    } else {
+      inputs[i] = ir_graph_add_input(graph, src->type, NULL);
+    }
+    g_hash_table_insert(cm.map, src, inputs[i]);
+  }
+  for (guint i = 0; i < n_out; i++)
+    outputs[i] = ir_graph_add_input(graph, ir_output(node, i)->type, NULL);
+  for (guint i = 0; i < n_out; i++)
+    grads[i] = ir_graph_add_input(graph, ir_output(node, i)->type, NULL);
+
+  GPtrArray *saved = g_ptr_array_new();
+  ad_formula_forward(graph, node, inputs, outputs, saved);
+
+  IrNode *grad_of = ir_node_create(graph, IR_PRIM_GRAD_OF, 0);
+  for (guint i = 0; i < n_out; i++)
+    ir_node_add_input(grad_of, grads[i]);
+  ir_node_set_attr_s(grad_of, IR_ATTR_NAME, ir_kind_name(node->kind));
+  ir_graph_insert(graph, grad_of);
+  IrBlock *body = ir_node_add_block(grad_of);
+  IrNode *saved_point = graph->insert_before;
+  ir_graph_set_insert_point(graph, body->ret);
+  ad_formula_backward(graph, node, inputs, outputs, (IrValue *const *)saved->pdata, grads,
+                      grad_inputs);
+  ir_graph_set_insert_point(graph, saved_point);
+  guint *which = g_new0(guint, n_in);
+  for (guint i = 0; i < n_in; i++) {
+    if (!grad_inputs[i])
+      continue;
+    ir_block_add_output(body, grad_inputs[i]);
+    which[i] = ir_n_outputs(grad_of);
+    ir_node_add_output(grad_of, grad_inputs[i]->type);
+  }
+  IrValue *zero = NULL;
+  for (guint i = 0; i < n_in; i++) {
+    if (grad_inputs[i]) {
+      ir_graph_add_output(graph, ir_output(grad_of, which[i]));
+    } else {
+      if (!zero) {
+        IrNode *z = ir_node_create(graph, IR_PRIM_AUTOGRAD_ZERO, 1);
+        ir_graph_insert(graph, z);
+        zero = ir_output(z, 0);
+      }
+      ir_graph_add_output(graph, zero);
+    }
+  }
+  pass_lower_grad_of(graph);
+  g_free(which);
+  g_ptr_array_free(saved, TRUE);
+  g_hash_table_destroy(cm.map);
+  g_free(inputs);
+  g_free(outputs);
+  g_free(grads);
+  g_free(grad_inputs);
+  return graph;
+}
