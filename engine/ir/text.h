@@ -20,11 +20,18 @@ typedef struct {
 void ir_graph_print(GString *out, const IrGraph *graph, const IrPrintOptions *options);
 char *ir_graph_to_string(const IrGraph *graph); /* default options */
 void ir_node_print(GString *out, const IrNode *node, int indent);
+/* The node's own line only (no blocks, no newline, subgraphs as Subgraph=<Graph>): what
+ * verifier messages and inspectors show. */
+void ir_node_print_line(GString *out, const IrNode *node);
 
 /* Parses one graph. `filename` is only used in messages. On error returns NULL and sets
  * *error. The trailers' bodies become the Subgraph attributes of the nodes named
  * prim::FusionGroup_N / prim::DifferentiableGraph_N. Schema ops resolve their overload; an
  * unknown op or a node matching no overload is an error. */
 IrGraph *ir_graph_parse(const char *text, gsize length, const char *filename, GError **error);
+
+/* Parses one type in the text format's syntax (what ir_type_print writes, plus the early-2019
+ * spellings), e.g. for command-line input specs. Errors as ir_graph_parse, file "<type>". */
+const IrType *ir_type_parse(const char *text, gsize length, GError **error);
 
 #endif

@@ -1,0 +1,267 @@
+/* Attribute lists of the graph text: `[name=value, ...]`.
+ *
+ *   value := INT | FLOAT | ['-'] inf | nan | STRING | IDENT | '[' [scalar (',' scalar)*] ']'
+ *          | '{' number '}'
+ *
+ * INT -> i; FLOAT/inf/nan -> f; STRING and bare identifiers (the early-2019
+ * `prim::GradOf[name=aten::add]`) -> s, except True/False which are the ints 1/0 (bools are
+ * stored as ints); homogeneous lists -> is/fs/ss (`[]` is an empty int list); `{v}` -> a 0-dim
+ * tensor (Long for an integer, Double otherwise). `<Tensor>` and `<Graph>` only say that a value
+ * was not printed, so they cannot be read back and are errors. */
+#include <math.h>
+#include <string.h>
+
+#include "ir/text.h"
+#include "ir/text_lexer.h"
+#include "runtime/tensor.h"
+
+typedef enum { SC_INT, SC_FLOAT, SC_STRING } ScalarKind;
+
+typedef struct {
+  ScalarKind kind;
+  gint64 i;
+  double f;
+  char *s;
+} Scalar;
+
+static bool
+parse_int_text(Lexer *lx, const Token *t, gint64 *out, GError **error)
+{
+  if (!g_ascii_string_to_signed(t->text, 10, G_MININT64, G_MAXINT64, out, NULL)) {
+    text_error_at(error, lx, t, "bad attribute: integer %s does not fit in 64 bits", t->text);
+    return false;
+  }
+  return true;
+}
+
+static bool
+parse_float_text(Lexer *lx, const Token *t, double *out, GError **error)
+{
+  char *end = NULL;
+  double d = g_ascii_strtod(t->text, &end);
+  if (end == NULL || *end != '\0') {
+    text_error_at(error, lx, t, "bad attribute: malformed number %s", t->text);
+    return false;
+  }
+  if (isinf(d)) {
+    text_error_at(error, lx, t, "bad attribute: float %s is out of range", t->text);
+    return false;
+  }
+  *out = d;
+  return true;
+}
+
+/* One scalar: number, inf/nan, string, identifier. Consumes its tokens. */
+static bool
+parse_scalar(Lexer *lx, Scalar *out, GError **error)
+{
+  memset(out, 0, sizeof *out);
+  const Token *t = text_next(lx, error);
+  if (t == NULL)
+    return false;
+  bool negate = false;
+  if (text_tok_is_punct(t, '-')) {
+    negate = true;
+    t = text_next(lx, error);
+    if (t == NULL)
+      return false;
+    if (!text_tok_is_ident(t, "inf")) {
+      text_error_at(error, lx, t, "bad attribute: expected 'inf' after '-'");
+      return false;
+    }
+  }
+  switch (t->kind) {
+  case TOK_INT:
+    out->kind = SC_INT;
+    return parse_int_text(lx, t, &out->i, error);
+  case TOK_FLOAT:
+    out->kind = SC_FLOAT;
+    return parse_float_text(lx, t, &out->f, error);
+  case TOK_STRING:
+    out->kind = SC_STRING;
+    out->s = g_strdup(t->text);
+    return true;
+  case TOK_IDENT:
+    if (strcmp(t->text, "inf") == 0 || strcmp(t->text, "nan") == 0) {
+      out->kind = SC_FLOAT;
+      out->f = t->text[0] == 'i' ? (negate ? -INFINITY : INFINITY) : NAN;
+      return true;
+    }
+    if (strcmp(t->text, "True") == 0 || strcmp(t->text, "False") == 0) {
+      out->kind = SC_INT;
+      out->i = t->text[0] == 'T';
+      return true;
+    }
+    out->kind = SC_STRING;
+    out->s = g_strdup(t->text);
+    return true;
+  case TOK_PUNCT:
+    if (t->punct == '<') {
+      text_error_at(error, lx, t,
+                    "bad attribute: a value printed as <...> (tensor or graph) cannot be read "
+                    "back");
+      return false;
+    }
+    break;
+  case TOK_EOF:
+  case TOK_VALUE:
+  case TOK_ARROW:
+  case TOK_COMMENT:
+    break;
+  }
+  char *d = text_tok_describe(t);
+  text_error_at(error, lx, t, "bad attribute: expected a value, found %s", d);
+  g_free(d);
+  return false;
+}
+
+static bool
+parse_list(Lexer *lx, IrNode *node, const char *name, GError **error)
+{
+  GArray *is = g_array_new(FALSE, FALSE, sizeof(gint64));
+  GArray *fs = g_array_new(FALSE, FALSE, sizeof(double));
+  GPtrArray *ss = g_ptr_array_new_with_free_func(g_free);
+  int kind = -1;
+  bool ok = false;
+  const Token *t = text_peek(lx, error);
+  if (t == NULL)
+    goto out;
+  if (!text_tok_is_punct(t, ']')) {
+    for (;;) {
+      t = text_peek(lx, error);
+      if (t == NULL)
+        goto out;
+      if (text_tok_is_punct(t, '[') || text_tok_is_punct(t, '{')) {
+        text_error_at(error, lx, t, "bad attribute: lists of lists or tensors are not supported");
+        goto out;
+      }
+      int line = t->line, col = t->col;
+      Scalar sc;
+      if (!parse_scalar(lx, &sc, error))
+        goto out;
+      if (kind >= 0 && (int)sc.kind != kind) {
+        text_error(error, lx, line, col, "bad attribute: list '%s' mixes element kinds", name);
+        g_free(sc.s);
+        goto out;
+      }
+      kind = (int)sc.kind;
+      if (sc.kind == SC_INT)
+        g_array_append_val(is, sc.i);
+      else if (sc.kind == SC_FLOAT)
+        g_array_append_val(fs, sc.f);
+      else
+        g_ptr_array_add(ss, sc.s);
+      t = text_peek(lx, error);
+      if (t == NULL)
+        goto out;
+      if (!text_tok_is_punct(t, ','))
+        break;
+      text_next(lx, error);
+    }
+  }
+  if (!text_expect_punct(lx, ']', "to close the list", error))
+    goto out;
+  if (kind == SC_FLOAT)
+    ir_node_set_attr_fs(node, name, (const double *)(void *)fs->data, fs->len);
+  else if (kind == SC_STRING)
+    ir_node_set_attr_ss(node, name, (const char *const *)ss->pdata, ss->len);
+  else
+    ir_node_set_attr_is(node, name, (const gint64 *)(void *)is->data, is->len);
+  ok = true;
+out:
+  g_array_free(is, TRUE);
+  g_array_free(fs, TRUE);
+  g_ptr_array_free(ss, TRUE);
+  return ok;
+}
+
+static bool
+parse_tensor_scalar(Lexer *lx, IrNode *node, const char *name, GError **error)
+{
+  const Token *t = text_peek(lx, error);
+  if (t == NULL)
+    return false;
+  Token at = *t;
+  at.text = NULL;
+  Scalar sc;
+  if (!parse_scalar(lx, &sc, error))
+    return false;
+  if (sc.kind == SC_STRING) {
+    g_free(sc.s);
+    text_error_at(error, lx, &at, "bad attribute: a tensor {...} holds a number");
+    return false;
+  }
+  if (!text_expect_punct(lx, '}', "to close the tensor", error))
+    return false;
+  RtTensor *tensor = sc.kind == SC_INT ? rt_tensor_scalar(IR_DTYPE_INT64, (double)sc.i)
+                                       : rt_tensor_scalar(IR_DTYPE_FLOAT64, sc.f);
+  ir_node_set_attr_t(node, name, tensor);
+  rt_tensor_unref(tensor);
+  return true;
+}
+
+bool
+text_parse_attrs(Lexer *lx, IrNode *node, GError **error)
+{
+  if (!text_expect_punct(lx, '[', "to open the attributes", error))
+    return false;
+  const Token *t = text_peek(lx, error);
+  if (t == NULL)
+    return false;
+  if (text_tok_is_punct(t, ']')) {
+    text_next(lx, error);
+    return true;
+  }
+  for (;;) {
+    t = text_next(lx, error);
+    if (t == NULL)
+      return false;
+    if (t->kind != TOK_IDENT || strstr(t->text, "::") != NULL) {
+      char *d = text_tok_describe(t);
+      text_error_at(error, lx, t, "bad attribute: expected an attribute name, found %s", d);
+      g_free(d);
+      return false;
+    }
+    const char *name = g_intern_string(t->text);
+    if (ir_node_has_attr(node, name)) {
+      text_error_at(error, lx, t, "bad attribute: '%s' given twice", name);
+      return false;
+    }
+    if (!text_expect_punct(lx, '=', "after the attribute name", error))
+      return false;
+    t = text_peek(lx, error);
+    if (t == NULL)
+      return false;
+    if (text_tok_is_punct(t, '[')) {
+      text_next(lx, error);
+      if (!parse_list(lx, node, name, error))
+        return false;
+    } else if (text_tok_is_punct(t, '{')) {
+      text_next(lx, error);
+      if (!parse_tensor_scalar(lx, node, name, error))
+        return false;
+    } else {
+      Scalar sc;
+      if (!parse_scalar(lx, &sc, error))
+        return false;
+      if (sc.kind == SC_INT)
+        ir_node_set_attr_i(node, name, sc.i);
+      else if (sc.kind == SC_FLOAT)
+        ir_node_set_attr_f(node, name, sc.f);
+      else
+        ir_node_set_attr_s(node, name, sc.s);
+      g_free(sc.s);
+    }
+    t = text_next(lx, error);
+    if (t == NULL)
+      return false;
+    if (text_tok_is_punct(t, ']'))
+      return true;
+    if (!text_tok_is_punct(t, ',')) {
+      char *d = text_tok_describe(t);
+      text_error_at(error, lx, t, "bad attribute: expected ',' or ']', found %s", d);
+      g_free(d);
+      return false;
+    }
+  }
+}

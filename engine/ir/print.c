@@ -1,0 +1,361 @@
+/* The graph printer: PyTorch 1.13's Graph::print / Node::print (reference section 1).
+ *
+ * Contracts:
+ * - Byte-identical to PyTorch for what both can hold: `graph(%a : T,\n      %b : T):`, node
+ *   lines indented two spaces per level, `blockN(%i : T):` ... `-> (%o)`, `  return (%o)`,
+ *   source comments ` # file:line:col`, nodes holding a Subgraph graph printed `KIND_N` (N in
+ *   print order, nested blocks included) and each body dumped after the graph as
+ *   `with KIND_N = graph(...)`, a body's own trailers right after its return.
+ * - Attribute values as PyTorch's IValue repr: ints raw, doubles as text_format_double,
+ *   strings quoted, lists `[a, b]`, 1-element tensors `{v}`. Where PyTorch writes something our
+ *   parser (and torch._C.parse_ir) cannot read we write the nearest readable form: an empty
+ *   list is `[]` (PyTorch: `annotate(List[int], [])`), a tensor of other than one element is
+ *   `<Tensor>`.
+ * - Iterative over blocks and subgraphs: no recursion, whatever the nesting. */
+#include <math.h>
+#include <string.h>
+
+#include "ir/text.h"
+#include "ir/text_lexer.h"
+#include "runtime/tensor.h"
+
+void
+text_format_double(GString *out, double d)
+{
+  if (isnan(d)) {
+    g_string_append(out, "nan");
+    return;
+  }
+  int c = fpclassify(d);
+  if ((c == FP_NORMAL || c == FP_ZERO) && fabs(d) < 1e10) {
+    gint64 i = (gint64)d;
+    if ((double)i == d) {
+      if (i == 0 && signbit(d))
+        g_string_append(out, "-0.");
+      else
+        g_string_append_printf(out, "%" G_GINT64_FORMAT ".", i);
+      return;
+    }
+  }
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd(buf, sizeof buf, "%.17g", d);
+  g_string_append(out, buf);
+}
+
+void
+text_format_quoted(GString *out, const char *s)
+{
+  g_string_append_c(out, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '\\': g_string_append(out, "\\\\"); break;
+    case '\'': g_string_append(out, "\\'"); break;
+    case '"': g_string_append(out, "\\\""); break;
+    case '\a': g_string_append(out, "\\a"); break;
+    case '\b': g_string_append(out, "\\b"); break;
+    case '\f': g_string_append(out, "\\f"); break;
+    case '\n': g_string_append(out, "\\n"); break;
+    case '\r': g_string_append(out, "\\r"); break;
+    case '\t': g_string_append(out, "\\t"); break;
+    case '\v': g_string_append(out, "\\v"); break;
+    default:
+      if (*p >= 0x20 && *p < 0x7f)
+        g_string_append_c(out, (char)*p);
+      else
+        g_string_append_printf(out, "\\%03o", (unsigned)*p);
+      break;
+    }
+  }
+  g_string_append_c(out, '"');
+}
+
+/* PyTorch: a one-element tensor prints as {v} with ostream's default precision (%g). */
+static void
+print_tensor_attr(GString *out, const RtTensor *t)
+{
+  int64_t numel = 1;
+  for (int i = 0; i < t->ndim; i++)
+    numel *= t->sizes[i];
+  if (numel != 1 || t->storage == NULL || t->storage->device != IR_DEVICE_CPU) {
+    g_string_append(out, "<Tensor>");
+    return;
+  }
+  double v = rt_tensor_get(t, 0);
+  g_string_append_c(out, '{');
+  if (ir_type_is_float_dtype(t->dtype)) {
+    if (isnan(v)) {
+      g_string_append(out, "nan");
+    } else {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_ascii_formatd(buf, sizeof buf, "%g", v);
+      g_string_append(out, buf);
+    }
+  } else {
+    g_string_append_printf(out, "%" G_GINT64_FORMAT, (gint64)v);
+  }
+  g_string_append_c(out, '}');
+}
+
+static void
+print_attr_value(GString *out, const IrAttr *a)
+{
+  switch (a->kind) {
+  case IR_ATTR_F:
+    text_format_double(out, a->v.f);
+    break;
+  case IR_ATTR_I:
+    g_string_append_printf(out, "%" G_GINT64_FORMAT, a->v.i);
+    break;
+  case IR_ATTR_S:
+    text_format_quoted(out, a->v.s);
+    break;
+  case IR_ATTR_FS:
+  case IR_ATTR_IS:
+  case IR_ATTR_SS: {
+    guint n = a->kind == IR_ATTR_SS ? a->v.ss->len
+                                    : (a->kind == IR_ATTR_FS ? a->v.fs->len : a->v.is->len);
+    g_string_append_c(out, '[');
+    for (guint i = 0; i < n; i++) {
+      if (i)
+        g_string_append(out, ", ");
+      if (a->kind == IR_ATTR_FS)
+        text_format_double(out, g_array_index(a->v.fs, double, i));
+      else if (a->kind == IR_ATTR_IS)
+        g_string_append_printf(out, "%" G_GINT64_FORMAT, g_array_index(a->v.is, gint64, i));
+      else
+        text_format_quoted(out, g_ptr_array_index(a->v.ss, i));
+    }
+    g_string_append_c(out, ']');
+    break;
+  }
+  case IR_ATTR_T:
+    print_tensor_attr(out, a->v.t);
+    break;
+  case IR_ATTR_TS:
+    g_string_append(out, "[<Tensors>]");
+    break;
+  case IR_ATTR_G:
+    g_string_append(out, "<Graph>");
+    break;
+  case IR_ATTR_GS:
+    g_string_append(out, "[<Graphs>]");
+    break;
+  }
+}
+
+static void
+print_attrs(GString *out, const IrNode *node, bool skip_subgraph)
+{
+  g_string_append_c(out, '[');
+  int n = 0;
+  for (guint i = 0; i < node->attrs->len; i++) {
+    const IrAttr *a = &g_array_index(node->attrs, IrAttr, i);
+    if (skip_subgraph && strcmp(a->name, IR_ATTR_SUBGRAPH) == 0)
+      continue;
+    if (n++)
+      g_string_append(out, ", ");
+    g_string_append_printf(out, "%s=", a->name);
+    print_attr_value(out, a);
+  }
+  g_string_append_c(out, ']');
+}
+
+static void
+print_value_refs(GString *out, const GPtrArray *values)
+{
+  char buf[32];
+  for (guint i = 0; i < values->len; i++) {
+    if (i)
+      g_string_append(out, ", ");
+    g_string_append_c(out, '%');
+    g_string_append(out, ir_value_display_name(g_ptr_array_index(values, i), buf));
+  }
+}
+
+static void
+print_typed_values(GString *out, const GPtrArray *values, const char *delim)
+{
+  char buf[32];
+  for (guint i = 0; i < values->len; i++) {
+    const IrValue *v = g_ptr_array_index(values, i);
+    if (i)
+      g_string_append(out, delim);
+    g_string_append_c(out, '%');
+    g_string_append(out, ir_value_display_name(v, buf));
+    g_string_append(out, " : ");
+    ir_type_print(out, v->type);
+  }
+}
+
+static void
+indent(GString *out, int level)
+{
+  for (int i = 0; i < level; i++)
+    g_string_append(out, "  ");
+}
+
+/* The node's own line without the newline. With `groups`, a node holding a Subgraph graph
+ * prints as KIND_N and is appended to groups (PyTorch's print order numbering). */
+static void
+print_node_line(GString *out, const IrNode *node, int level, GPtrArray *groups, bool comments)
+{
+  indent(out, level);
+  print_typed_values(out, node->outputs, ", ");
+  g_string_append(out, " = ");
+  const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
+  if (sub != NULL && sub->kind == IR_ATTR_G && groups != NULL) {
+    g_string_append_printf(out, "%s_%u", ir_kind_name(node->kind), groups->len);
+    if (node->attrs->len > 1 && node->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
+      print_attrs(out, node, true);
+    g_ptr_array_add(groups, (gpointer)node);
+  } else {
+    g_string_append(out, ir_kind_name(node->kind));
+    if (node->attrs->len > 0)
+      print_attrs(out, node, false);
+  }
+  g_string_append_c(out, '(');
+  print_value_refs(out, node->inputs);
+  g_string_append_c(out, ')');
+  if (comments && node->source != NULL)
+    g_string_append_printf(out, " # %s", node->source);
+}
+
+void
+ir_node_print_line(GString *out, const IrNode *node)
+{
+  print_node_line(out, node, 0, NULL, true);
+}
+
+typedef struct {
+  const IrBlock *block;
+  const IrNode *cur;
+  int level;           /* indentation of the block's nodes */
+  const IrNode *owner; /* NULL for the outermost block printed */
+  guint index;
+} PrintFrame;
+
+static void
+push_block(GString *out, GArray *stack, const IrNode *owner, guint index, int level)
+{
+  const IrBlock *b = ir_block(owner, index);
+  indent(out, level - 1);
+  g_string_append_printf(out, "block%u(", index);
+  print_typed_values(out, ir_block_inputs(b), ", ");
+  g_string_append(out, "):\n");
+  PrintFrame f = {b, b->param->next, level, owner, index};
+  g_array_append_val(stack, f);
+}
+
+/* Prints the nodes of `block` at `level` (and their blocks), without recursion. */
+static void
+print_nodes(GString *out, const IrBlock *block, int level, GPtrArray *groups, bool comments)
+{
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(PrintFrame));
+  PrintFrame top = {block, block->param->next, level, NULL, 0};
+  g_array_append_val(stack, top);
+  while (stack->len > 0) {
+    PrintFrame *f = &g_array_index(stack, PrintFrame, stack->len - 1);
+    if (f->cur == f->block->ret) {
+      const IrNode *owner = f->owner;
+      guint index = f->index;
+      int lvl = f->level;
+      if (owner != NULL) {
+        indent(out, lvl);
+        g_string_append(out, "-> (");
+        print_value_refs(out, ir_block_outputs(f->block));
+        g_string_append(out, ")\n");
+      }
+      g_array_set_size(stack, stack->len - 1);
+      if (owner == NULL)
+        continue;
+      if (index + 1 < ir_n_blocks(owner)) {
+        push_block(out, stack, owner, index + 1, lvl);
+      } else {
+        PrintFrame *parent = &g_array_index(stack, PrintFrame, stack->len - 1);
+        parent->cur = owner->next;
+      }
+      continue;
+    }
+    const IrNode *node = f->cur;
+    print_node_line(out, node, f->level, groups, comments);
+    g_string_append_c(out, '\n');
+    if (ir_n_blocks(node) > 0)
+      push_block(out, stack, node, 0, f->level + 2);
+    else
+      f->cur = node->next;
+  }
+  g_array_free(stack, TRUE);
+}
+
+void
+ir_node_print(GString *out, const IrNode *node, int level)
+{
+  print_node_line(out, node, level, NULL, true);
+  g_string_append_c(out, '\n');
+  if (ir_n_blocks(node) == 0)
+    return;
+  for (guint i = 0; i < ir_n_blocks(node); i++) {
+    const IrBlock *b = ir_block(node, i);
+    indent(out, level + 1);
+    g_string_append_printf(out, "block%u(", i);
+    print_typed_values(out, ir_block_inputs(b), ", ");
+    g_string_append(out, "):\n");
+    print_nodes(out, b, level + 2, NULL, true);
+    indent(out, level + 2);
+    g_string_append(out, "-> (");
+    print_value_refs(out, ir_block_outputs(b));
+    g_string_append(out, ")\n");
+  }
+}
+
+/* `graph(...):`, the nodes and the return line; the subgraph nodes met go to `groups`. */
+static void
+print_graph_body(GString *out, const IrGraph *graph, GPtrArray *groups, bool comments)
+{
+  g_string_append(out, "graph(");
+  print_typed_values(out, ir_graph_inputs(graph), ",\n      ");
+  g_string_append(out, "):\n");
+  print_nodes(out, graph->block, 1, groups, comments);
+  g_string_append(out, "  return (");
+  print_value_refs(out, ir_graph_outputs(graph));
+  g_string_append(out, ")\n");
+}
+
+typedef struct {
+  GPtrArray *groups;
+  guint next;
+} TrailerFrame;
+
+void
+ir_graph_print(GString *out, const IrGraph *graph, const IrPrintOptions *options)
+{
+  bool comments = options == NULL || options->with_source_comments;
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(TrailerFrame));
+  TrailerFrame first = {g_ptr_array_new(), 0};
+  print_graph_body(out, graph, first.groups, comments);
+  g_array_append_val(stack, first);
+  while (stack->len > 0) {
+    TrailerFrame *f = &g_array_index(stack, TrailerFrame, stack->len - 1);
+    if (f->next == f->groups->len) {
+      g_ptr_array_free(f->groups, TRUE);
+      g_array_set_size(stack, stack->len - 1);
+      continue;
+    }
+    const IrNode *node = g_ptr_array_index(f->groups, f->next);
+    g_string_append_printf(out, "with %s_%u = ", ir_kind_name(node->kind), f->next);
+    f->next++;
+    TrailerFrame sub = {g_ptr_array_new(), 0};
+    print_graph_body(out, ir_node_attr(node, IR_ATTR_SUBGRAPH)->v.g, sub.groups, comments);
+    g_array_append_val(stack, sub);
+  }
+  g_array_free(stack, TRUE);
+}
+
+char *
+ir_graph_to_string(const IrGraph *graph)
+{
+  GString *s = g_string_new(NULL);
+  IrPrintOptions opts = {.with_source_comments = true};
+  ir_graph_print(s, graph, &opts);
+  return g_string_free(s, FALSE);
+}

@@ -1,0 +1,56 @@
+/* Private to the graph parser: its frames and the node-level functions (parse_node.c) that the
+ * statement loop (parse.c) calls. See parse.c for the grammar and the contracts. */
+#ifndef JITSCOPE_IR_TEXT_PARSE_H
+#define JITSCOPE_IR_TEXT_PARSE_H
+
+#include "ir/text_lexer.h"
+
+typedef struct {
+  IrValue *value;
+  bool open; /* false once the block that defines it has closed */
+  int line, col;
+} NameEntry;
+
+typedef struct {
+  IrBlock *block;
+  IrNode *owner;      /* NULL for a graph's top block */
+  guint index;        /* which block of owner */
+  bool braces;        /* early-2019 format: '}' closes the block */
+  GPtrArray *defined; /* NameEntry* defined in this block (not owned) */
+  int owner_line, owner_col; /* the owner's kind token, for arity messages */
+} BlockFrame;
+
+typedef struct {
+  IrGraph *graph;
+  GHashTable *names;   /* canonical name -> NameEntry* (owned) */
+  GPtrArray *groups;   /* nodes written KIND_N, in text order */
+  GPtrArray *renumber; /* values with debug names: ids assigned when the graph is complete */
+  guint64 max_id;      /* largest numeric name seen */
+  bool early;          /* header ended with '{' */
+  guint trailers_done;
+  GArray *blocks;      /* of BlockFrame: the open blocks, innermost last */
+  int with_line, with_col; /* where this graph's trailer named it (nested graphs) */
+} GraphFrame;
+
+typedef struct {
+  Lexer lx;
+  GPtrArray *graphs; /* GraphFrame*: the outermost graph, then the trailers being read */
+  int depth;         /* open graphs + open nested blocks */
+} Parser;
+
+/* Binds the name of token `name` (TOK_VALUE) to v in the innermost block of gf. */
+bool text_define_value(Parser *p, GraphFrame *gf, const Token *name, IrValue *v, GError **error);
+/* The value named by `t`; `pending` (may be NULL) holds the output names of the node being
+ * read, so that a node reading its own output gets a precise message. */
+IrValue *text_lookup_value(Parser *p, GraphFrame *gf, const Token *t, GPtrArray *pending,
+                           GError **error);
+/* One statement `outs = kind[attrs](ins) # comment`, appended to the innermost block; opens
+ * the node's first block when `block0` follows. */
+bool text_parse_node(Parser *p, GraphFrame *gf, GError **error);
+/* Reads `block0(params):` after `owner` and opens it (parse.c). */
+bool text_open_block(Parser *p, GraphFrame *gf, IrNode *owner, int owner_line, int owner_col,
+                     GError **error);
+/* If / Loop / GradOf block counts and block input/output counts, once all blocks are read. */
+bool text_check_block_arity(Parser *p, IrNode *node, int line, int col, GError **error);
+
+#endif

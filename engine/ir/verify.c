@@ -1,0 +1,407 @@
+/* The IR verifier (verify.h). Rules, each named in its messages:
+ *   [sentinels]  a block's param/ret nodes have the sentinel kinds, no inputs (param) / no
+ *                outputs (ret), belong to the block; no other node has a sentinel kind.
+ *   [links]      prev/next agree, every listed node belongs to this block and graph and is not
+ *                destroyed; block owners agree.
+ *   [topo]       topological positions strictly increase along each block.
+ *   [outputs]    a value's producer and offset match its position.
+ *   [uses]       every input slot appears exactly once in its value's use list and every use
+ *                points back to an input slot reading that value.
+ *   [dominance]  every input and block output reads a value of this graph that is defined
+ *                earlier in the same block or an enclosing one.
+ *   [names]      display names (debug name or id) are unique in the graph.
+ *   [arity]      If / Loop / GradOf block counts and block input/output counts; other nodes
+ *                have no blocks; prim::Constant has no inputs and one output.
+ *   [schema]     a schema op has a resolved overload of its kind that matches its input types,
+ *                with one output per return, each a subtype of the return type.
+ *   [subgraph]   Subgraph graphs verify too (the first failure is reported with its path).
+ * Iterative over blocks; subgraphs are handled with a work list, so nesting cannot overflow. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "ir/ops.h"
+#include "ir/text.h"
+#include "ir/verify.h"
+
+G_DEFINE_QUARK(jitscope-verify-error-quark, jitscope_verify_error)
+
+typedef struct {
+  const IrNode *node;
+  guint index;
+} Slot;
+
+static guint
+slot_hash(gconstpointer p)
+{
+  const Slot *s = p;
+  return g_direct_hash(s->node) ^ (s->index * 2654435761u);
+}
+
+static gboolean
+slot_equal(gconstpointer a, gconstpointer b)
+{
+  const Slot *x = a, *y = b;
+  return x->node == y->node && x->index == y->index;
+}
+
+typedef struct {
+  const IrGraph *graph;
+  const char *path; /* "" for the outermost graph, else "in prim::FusionGroup_0 body: " */
+  GError **error;
+  GHashTable *slots;    /* Slot* -> IrValue* (input slot -> value read) */
+  GHashTable *counts;   /* IrValue* -> number of slots reading it */
+  GHashTable *in_scope; /* IrValue* set */
+  GHashTable *names;    /* display name -> IrValue* */
+  GPtrArray *all_values; /* every value defined, for the use-list check */
+  GPtrArray *subgraphs;  /* IrGraph* found in Subgraph attributes (shared work list) */
+  GPtrArray *sub_paths;  /* their message prefixes (owned strings) */
+} Verifier;
+
+static bool
+fail(Verifier *v, const char *rule, const IrNode *node, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+
+static bool
+fail(Verifier *v, const char *rule, const IrNode *node, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char *detail = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  GString *line = g_string_new(NULL);
+  if (node == NULL)
+    g_string_append(line, "graph");
+  else if (node->kind == IR_PRIM_RETURN)
+    g_string_append(line, node->owning_block && node->owning_block->owning_node
+                              ? "block outputs"
+                              : "return");
+  else if (node->kind == IR_PRIM_PARAM)
+    g_string_append(line, "block inputs");
+  else
+    ir_node_print_line(line, node);
+  g_set_error(v->error, JITSCOPE_VERIFY_ERROR, 0, "%s[%s] %s: %s", v->path, rule, line->str,
+              detail);
+  g_string_free(line, TRUE);
+  g_free(detail);
+  return false;
+}
+
+static const char *
+vname(const IrValue *value, char buf[32])
+{
+  return ir_value_display_name(value, buf);
+}
+
+static bool
+check_arity(Verifier *v, const IrNode *n)
+{
+  guint nb = ir_n_blocks(n), ni = ir_n_inputs(n), no = ir_n_outputs(n);
+  switch (n->kind) {
+  case IR_PRIM_IF:
+    if (ni != 1 || nb != 2)
+      return fail(v, "arity", n, "prim::If needs 1 input and 2 blocks, has %u and %u", ni, nb);
+    for (guint b = 0; b < 2; b++)
+      if (ir_block_inputs(ir_block(n, b))->len != 0 || ir_block_outputs(ir_block(n, b))->len != no)
+        return fail(v, "arity", n, "block%u needs 0 inputs and %u outputs", b, no);
+    return true;
+  case IR_PRIM_LOOP: {
+    if (ni < 2 || nb != 1)
+      return fail(v, "arity", n, "prim::Loop needs at least 2 inputs and 1 block");
+    const IrBlock *b = ir_block(n, 0);
+    if (ir_block_inputs(b)->len != ni - 1 || ir_block_outputs(b)->len != ni - 1 || no != ni - 2)
+      return fail(v, "arity", n,
+                  "a loop with %u inputs needs %u block inputs, %u block outputs, %u outputs",
+                  ni, ni - 1, ni - 1, ni - 2);
+    return true;
+  }
+  case IR_PRIM_GRAD_OF:
+    if (nb != 1 || ir_block_inputs(ir_block(n, 0))->len != 0 ||
+        ir_block_outputs(ir_block(n, 0))->len != no)
+      return fail(v, "arity", n, "prim::GradOf needs 1 block with 0 inputs and %u outputs", no);
+    return true;
+  case IR_PRIM_CONSTANT:
+    if (ni != 0 || no != 1)
+      return fail(v, "arity", n, "prim::Constant takes no inputs and has one output");
+    break;
+  default:
+    break;
+  }
+  if (nb != 0)
+    return fail(v, "arity", n, "%s takes no blocks, has %u", ir_kind_name(n->kind), nb);
+  return true;
+}
+
+static bool
+check_schema(Verifier *v, const IrNode *n)
+{
+  guint n_overloads = 0;
+  ir_ops_overloads(n->kind, &n_overloads);
+  if (n->schema == NULL)
+    return n_overloads == 0 ? true : fail(v, "schema", n, "no resolved overload");
+  const IrSchema *s = n->schema;
+  if (s->kind != (int)n->kind)
+    return fail(v, "schema", n, "resolved overload %s is of another kind", s->text);
+  const IrType **types = g_new(const IrType *, ir_n_inputs(n) + 1);
+  for (guint i = 0; i < ir_n_inputs(n); i++)
+    types[i] = ir_input(n, i)->type;
+  bool match = ir_schema_matches(s, types, ir_n_inputs(n));
+  g_free(types);
+  if (!match)
+    return fail(v, "schema", n, "input types do not match %s", s->text);
+  if (s->n_returns != ir_n_outputs(n))
+    return fail(v, "schema", n, "%s returns %u values, node has %u outputs", s->text,
+                s->n_returns, ir_n_outputs(n));
+  for (guint i = 0; i < s->n_returns; i++) {
+    const IrType *ret = s->returns[i];
+    if (ret->kind != IR_TYPE_ANY && !ir_type_is_subtype(ir_output(n, i)->type, ret))
+      return fail(v, "schema", n, "output %u is not a subtype of the return type of %s", i,
+                  s->text);
+  }
+  return true;
+}
+
+/* Structure of one node in `block`: sentinel kinds, links, outputs, slots, names. */
+static bool
+check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
+{
+  if (n->destroyed)
+    return fail(v, "links", n, "node is destroyed but still listed");
+  if (n->owning_block != block)
+    return fail(v, "links", n, "owning_block is not the block that lists it");
+  if (ir_node_graph(n) != v->graph)
+    return fail(v, "links", n, "node belongs to another graph");
+  if (n != block->ret && (n->next == NULL || n->next->prev != n))
+    return fail(v, "links", n, "next->prev does not point back");
+  for (guint i = 0; i < ir_n_inputs(n); i++) {
+    Slot *s = g_new(Slot, 1);
+    s->node = n;
+    s->index = i;
+    IrValue *in = ir_input(n, i);
+    g_hash_table_insert(v->slots, s, in);
+    gpointer c = g_hash_table_lookup(v->counts, in);
+    g_hash_table_insert(v->counts, in, GSIZE_TO_POINTER(GPOINTER_TO_SIZE(c) + 1));
+    char buf[32];
+    if (!g_hash_table_contains(v->in_scope, in))
+      return fail(v, "dominance", n, "input %u reads %%%s, which is not defined before it in "
+                  "an enclosing block", i, vname(in, buf));
+  }
+  for (guint i = 0; i < ir_n_outputs(n); i++) {
+    IrValue *o = ir_output(n, i);
+    if (o->node != n || o->offset != i)
+      return fail(v, "outputs", n, "output %u records node/offset of another position", i);
+  }
+  for (guint i = 0; i < n->attrs->len; i++) {
+    const IrAttr *a = &g_array_index(n->attrs, IrAttr, i);
+    if (a->kind == IR_ATTR_G && strcmp(a->name, IR_ATTR_SUBGRAPH) == 0) {
+      GString *line = g_string_new(NULL);
+      ir_node_print_line(line, n);
+      g_ptr_array_add(v->subgraphs, a->v.g);
+      g_ptr_array_add(v->sub_paths, g_strdup_printf("%sin the Subgraph of `%s`: ", v->path,
+                                                    line->str));
+      g_string_free(line, TRUE);
+    }
+  }
+  return check_arity(v, n) && check_schema(v, n);
+}
+
+static bool
+define(Verifier *v, const IrNode *n, IrValue *value)
+{
+  char buf[32];
+  const char *name = vname(value, buf);
+  IrValue *other = g_hash_table_lookup(v->names, name);
+  if (other != NULL && other != value)
+    return fail(v, "names", n, "two values display as %%%s", name);
+  if (ir_node_graph(value->node) != v->graph)
+    return fail(v, "links", n, "value %%%s belongs to another graph", name);
+  g_hash_table_insert(v->names, g_strdup(name), value);
+  g_hash_table_add(v->in_scope, value);
+  g_ptr_array_add(v->all_values, value);
+  return true;
+}
+
+typedef struct {
+  const IrBlock *block;
+  const IrNode *cur;
+  const IrNode *owner;
+  guint index;
+  GPtrArray *defined; /* values to take out of scope when the block closes */
+} VFrame;
+
+static bool
+open_block(Verifier *v, GArray *stack, const IrNode *owner, guint index)
+{
+  const IrBlock *b = owner ? ir_block(owner, index) : v->graph->block;
+  VFrame f = {b, NULL, owner, index, g_ptr_array_new()};
+  g_array_append_val(stack, f);
+  VFrame *top = &g_array_index(stack, VFrame, stack->len - 1);
+  if (b->graph != v->graph || b->owning_node != owner)
+    return fail(v, "links", owner, "block %u's graph or owning node is wrong", index);
+  if (b->param == NULL || b->param->kind != IR_PRIM_PARAM || ir_n_inputs(b->param) != 0 ||
+      b->param->owning_block != b)
+    return fail(v, "sentinels", owner, "block %u's param sentinel is missing or malformed", index);
+  if (b->ret == NULL || b->ret->kind != IR_PRIM_RETURN || ir_n_outputs(b->ret) != 0 ||
+      b->ret->owning_block != b)
+    return fail(v, "sentinels", owner, "block %u's return sentinel is missing or malformed",
+                index);
+  for (guint i = 0; i < ir_block_inputs(b)->len; i++) {
+    IrValue *in = g_ptr_array_index(ir_block_inputs(b), i);
+    if (in->node != b->param || in->offset != i)
+      return fail(v, "outputs", b->param, "block input %u records another position", i);
+    if (!define(v, b->param, in))
+      return false;
+    g_ptr_array_add(top->defined, in);
+  }
+  top->cur = b->param->next;
+  if (top->cur == NULL || top->cur->prev != b->param)
+    return fail(v, "links", b->param, "param->next->prev does not point back");
+  return true;
+}
+
+static bool
+define_outputs(Verifier *v, const IrNode *n, VFrame *f)
+{
+  for (guint i = 0; i < ir_n_outputs(n); i++) {
+    if (!define(v, n, ir_output(n, i)))
+      return false;
+    g_ptr_array_add(f->defined, ir_output(n, i));
+  }
+  return true;
+}
+
+/* Walks the blocks in order with an explicit stack (dominance, structure, arity, schema). */
+static bool
+walk(Verifier *v)
+{
+  if (v->graph->block == NULL || v->graph->block->owning_node != NULL)
+    return fail(v, "links", NULL, "the top block is missing or has an owner");
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(VFrame));
+  bool ok = open_block(v, stack, NULL, 0);
+  while (ok && stack->len > 0) {
+    VFrame *f = &g_array_index(stack, VFrame, stack->len - 1);
+    const IrNode *n = f->cur;
+    if (n->prev->topo >= n->topo) {
+      ok = fail(v, "topo", n, "topological position %" G_GINT64_FORMAT
+                " does not exceed the previous node's %" G_GINT64_FORMAT,
+                (gint64)n->topo, (gint64)n->prev->topo);
+      break;
+    }
+    if (n == f->block->ret) {
+      if (!(ok = check_node_local(v, n, f->block)))
+        break;
+      for (guint i = 0; i < f->defined->len; i++)
+        g_hash_table_remove(v->in_scope, g_ptr_array_index(f->defined, i));
+      const IrNode *owner = f->owner;
+      guint index = f->index;
+      g_ptr_array_free(f->defined, TRUE);
+      g_array_set_size(stack, stack->len - 1);
+      if (owner == NULL)
+        continue;
+      if (index + 1 < ir_n_blocks(owner)) {
+        ok = open_block(v, stack, owner, index + 1);
+      } else {
+        VFrame *parent = &g_array_index(stack, VFrame, stack->len - 1);
+        ok = define_outputs(v, owner, parent);
+        parent->cur = owner->next;
+      }
+      continue;
+    }
+    if (n->kind == IR_PRIM_PARAM || n->kind == IR_PRIM_RETURN) {
+      ok = fail(v, "sentinels", n, "a sentinel kind inside the node list");
+      break;
+    }
+    if (!(ok = check_node_local(v, n, f->block)))
+      break;
+    if (ir_n_blocks(n) > 0) {
+      ok = open_block(v, stack, n, 0);
+    } else {
+      ok = define_outputs(v, n, f);
+      f->cur = n->next;
+    }
+  }
+  for (guint i = 0; i < stack->len; i++)
+    g_ptr_array_free(g_array_index(stack, VFrame, i).defined, TRUE);
+  g_array_free(stack, TRUE);
+  return ok;
+}
+
+/* Use lists against input slots: same count, every use points at a slot reading the value,
+ * no slot listed twice. */
+static bool
+check_uses(Verifier *v)
+{
+  GHashTable *seen = g_hash_table_new_full(slot_hash, slot_equal, g_free, NULL);
+  bool ok = true;
+  for (guint i = 0; ok && i < v->all_values->len; i++) {
+    IrValue *value = g_ptr_array_index(v->all_values, i);
+    char buf[32];
+    guint expected = (guint)GPOINTER_TO_SIZE(g_hash_table_lookup(v->counts, value));
+    for (guint u = 0; ok && u < value->uses->len; u++) {
+      IrUse *use = &g_array_index(value->uses, IrUse, u);
+      Slot key = {use->user, use->index};
+      if (g_hash_table_lookup(v->slots, &key) != value) {
+        ok = fail(v, "uses", value->node,
+                  "a use of %%%s names input %u of a node that does not read it there",
+                  vname(value, buf), use->index);
+      } else if (g_hash_table_contains(seen, &key)) {
+        ok = fail(v, "uses", value->node, "the use list of %%%s lists one input twice",
+                  vname(value, buf));
+      } else {
+        g_hash_table_add(seen, g_memdup2(&key, sizeof key));
+      }
+    }
+    if (ok && value->uses->len != expected)
+      ok = fail(v, "uses", value->node, "%%%s is read by %u inputs but its use list has %u",
+                vname(value, buf), expected, value->uses->len);
+  }
+  g_hash_table_destroy(seen);
+  return ok;
+}
+
+static bool
+verify_graph(const IrGraph *graph, const char *path, GPtrArray *subgraphs, GPtrArray *sub_paths,
+             GError **error)
+{
+  Verifier v = {0};
+  v.graph = graph;
+  v.path = path;
+  v.error = error;
+  v.slots = g_hash_table_new_full(slot_hash, slot_equal, g_free, NULL);
+  v.counts = g_hash_table_new(g_direct_hash, g_direct_equal);
+  v.in_scope = g_hash_table_new(g_direct_hash, g_direct_equal);
+  v.names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  v.all_values = g_ptr_array_new();
+  v.subgraphs = subgraphs;
+  v.sub_paths = sub_paths;
+  bool ok = walk(&v) && check_uses(&v);
+  g_hash_table_destroy(v.slots);
+  g_hash_table_destroy(v.counts);
+  g_hash_table_destroy(v.in_scope);
+  g_hash_table_destroy(v.names);
+  g_ptr_array_free(v.all_values, TRUE);
+  return ok;
+}
+
+bool
+ir_graph_verify(const IrGraph *graph, GError **error)
+{
+  g_return_val_if_fail(error == NULL || *error == NULL, false);
+  GPtrArray *subgraphs = g_ptr_array_new();
+  GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+  bool ok = verify_graph(graph, "", subgraphs, paths, error);
+  for (guint i = 0; ok && i < subgraphs->len; i++)
+    ok = verify_graph(g_ptr_array_index(subgraphs, i), g_ptr_array_index(paths, i), subgraphs,
+                      paths, error);
+  g_ptr_array_free(subgraphs, TRUE);
+  g_ptr_array_free(paths, TRUE);
+  return ok;
+}
+
+void
+ir_graph_assert_valid(const IrGraph *graph, const char *after_what)
+{
+  GError *error = NULL;
+  if (!ir_graph_verify(graph, &error))
+    g_error("IR invariant violated after %s: %s", after_what ? after_what : "(unknown)",
+            error->message);
+}
