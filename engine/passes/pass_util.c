@@ -444,3 +444,40 @@ pu_block_count_nodes(const IrBlock *block)
   }
   return count;
 }
+
+static void
+snapshot_block(IrBlock *block, GArray *out)
+{
+  for (guint i = 0; i < ir_block_inputs(block)->len; i++) {
+    IrValue *v = g_ptr_array_index(ir_block_inputs(block), i);
+    g_array_append_val(out, ((PuTypeSnapshot){v, v->type}));
+  }
+  IR_FOR_EACH_NODE(n, block) {
+    for (guint i = 0; i < ir_n_outputs(n); i++) {
+      IrValue *v = ir_output(n, i);
+      g_array_append_val(out, ((PuTypeSnapshot){v, v->type}));
+    }
+    for (guint b = 0; b < ir_n_blocks(n); b++)
+      snapshot_block(ir_block(n, b), out);
+  }
+}
+
+GArray *
+pu_snapshot_block_types(IrBlock *block)
+{
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(PuTypeSnapshot));
+  snapshot_block(block, out);
+  return out;
+}
+
+bool
+pu_snapshot_changed_free(GArray *snapshot)
+{
+  bool changed = false;
+  for (guint i = 0; i < snapshot->len && !changed; i++) {
+    PuTypeSnapshot *s = &g_array_index(snapshot, PuTypeSnapshot, i);
+    changed = s->value->type != s->type;
+  }
+  g_array_unref(snapshot);
+  return changed;
+}

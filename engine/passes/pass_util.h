@@ -68,6 +68,16 @@ void pu_inline_block_copy(IrBlock *body, IrNode *anchor, IrValue *const *inputs,
 /* Moves the nodes of `body` before `anchor` (the body is left empty). */
 void pu_move_block_nodes_before(IrBlock *body, IrNode *anchor);
 
+/* Types of every value a block defines (its inputs and its nodes' outputs, nested blocks
+ * included), to tell a real change from a transient one during a fixpoint iteration. */
+typedef struct {
+  IrValue *value;
+  const IrType *type;
+} PuTypeSnapshot;
+GArray *pu_snapshot_block_types(IrBlock *block); /* of PuTypeSnapshot */
+/* True when some value's type differs from the snapshot; frees the snapshot. */
+bool pu_snapshot_changed_free(GArray *snapshot);
+
 /* Nodes of a block, nested blocks included. */
 guint pu_block_count_nodes(const IrBlock *block);
 

@@ -82,19 +82,23 @@ if_node(IrNode *node, bool *changed)
   }
 }
 
+/* The iteration may flip a body type and flip it back: only the body's final types against
+ * its types on entry say whether the pass changed it. */
 static void
 loop_node(IrNode *node, bool *changed)
 {
   IrBlock *body = ir_block(node, 0);
   guint n = ir_n_outputs(node);
+  GArray *before = pu_snapshot_block_types(body);
+  bool transient = false;
   bool *in_rg = g_new0(bool, n + 1), *out_rg = g_new0(bool, n + 1);
   for (guint i = 0; i < n; i++)
     in_rg[i] = requires_grad(ir_input(node, i + 2));
   for (;;) {
     for (guint i = 0; i < n; i++)
       set_requires_grad(g_ptr_array_index(ir_block_inputs(body), i + 1), in_rg[i] || out_rg[i],
-                        changed);
-    propagate_block(body, changed);
+                        &transient);
+    propagate_block(body, &transient);
     bool moved = false;
     for (guint i = 0; i < n; i++) {
       bool o = requires_grad(g_ptr_array_index(ir_block_outputs(body), i + 1));
@@ -106,6 +110,8 @@ loop_node(IrNode *node, bool *changed)
     if (!moved)
       break;
   }
+  if (pu_snapshot_changed_free(before))
+    *changed = true;
   for (guint i = 0; i < n; i++)
     set_requires_grad(ir_output(node, i), in_rg[i] || out_rg[i], changed);
   g_free(in_rg);

@@ -86,21 +86,25 @@ if_node(IrNode *node, bool *changed)
   }
 }
 
+/* Body types may be reset and refined again on the way to the fixpoint: whether the pass
+ * changed the body is decided against a snapshot taken on entry. */
 static void
 loop_node(IrNode *node, bool *changed)
 {
   IrBlock *body = ir_block(node, 0);
   guint n = ir_n_outputs(node);
+  GArray *before = pu_snapshot_block_types(body);
+  bool transient = false;
   for (guint i = 0; i < n; i++) {
     IrValue *in = g_ptr_array_index(ir_block_inputs(body), i + 1);
     const IrType *init = ir_input(node, i + 2)->type;
     if (ir_type_is_tensor(init))
-      set_type(in, merge_types(init, init, in->type), changed);
+      set_type(in, merge_types(init, init, in->type), &transient);
   }
   /* Each round can only lose information, and types form a finite lattice of depth 3 per
    * value (sizes, rank, unknown): the loop ends. */
   for (;;) {
-    propagate_block(body, changed);
+    propagate_block(body, &transient);
     bool moved = false;
     for (guint i = 0; i < n; i++) {
       IrValue *in = g_ptr_array_index(ir_block_inputs(body), i + 1);
@@ -109,12 +113,13 @@ loop_node(IrNode *node, bool *changed)
       if (m != in->type) {
         ir_value_set_type(in, m);
         moved = true;
-        *changed = true;
       }
     }
     if (!moved)
       break;
   }
+  if (pu_snapshot_changed_free(before))
+    *changed = true;
   for (guint i = 0; i < n; i++) {
     IrValue *in = g_ptr_array_index(ir_block_inputs(body), i + 1);
     IrValue *out = ir_output(node, i);
