@@ -328,6 +328,59 @@ static void test_wrap_dim(void) {
   g_clear_error(&error);
 }
 
+static void test_type(void) {
+  RtTensor *t = arange23();
+  RtTensor *tt = rt_tensor_view_transpose(t, 0, 1);
+  tt->requires_grad = true;
+  const IrType *ty = rt_tensor_type(tt);
+  g_assert_cmpint(ty->kind, ==, IR_TYPE_TENSOR);
+  g_assert_true(ty->has_dtype);
+  g_assert_cmpint(ty->dtype, ==, IR_DTYPE_FLOAT32);
+  g_assert_cmpint(ty->rank, ==, 2);
+  g_assert_cmpint(ty->sizes[0], ==, 3);
+  g_assert_cmpint(ty->sizes[1], ==, 2);
+  g_assert_cmpint(ty->strides[0], ==, 1);
+  g_assert_cmpint(ty->strides[1], ==, 3);
+  g_assert_cmpint(ty->requires_grad, ==, IR_YES);
+  g_assert_cmpint(ty->device, ==, IR_DEVICE_CPU);
+  g_assert_false(ty->undefined);
+  /* Interned: an equal tensor gives the same pointer, a different one another. */
+  RtTensor *c = rt_tensor_view_transpose(t, 0, 1);
+  c->requires_grad = true;
+  g_assert_true(rt_tensor_type(c) == ty);
+  c->requires_grad = false;
+  g_assert_true(rt_tensor_type(c) != ty);
+  g_assert_cmpint(rt_tensor_type(c)->requires_grad, ==, IR_NO);
+  rt_tensor_unref(c);
+  rt_tensor_unref(tt);
+  rt_tensor_unref(t);
+}
+
+static int released;
+static void count_release(struct RtGradNode *node) {
+  g_assert_true(node == (struct RtGradNode *)&released);
+  released++;
+}
+
+static void test_storage_and_grad_hook(void) {
+  RtStorage *s = rt_storage_new_host(10 * sizeof(double));
+  g_assert_cmpuint((guintptr)s->data % 64, ==, 0);
+  for (int i = 0; i < 10; i++)
+    ((double *)s->data)[i] = i;
+  int64_t sizes[2] = {2, 2}, strides[2] = {4, 2};
+  RtTensor *t = rt_tensor_new_strided(s, IR_DTYPE_FLOAT64, 2, sizes, strides, 1);
+  g_assert_cmpint(s->refcount, ==, 2);
+  rt_storage_unref(s);
+  /* elements at offsets 1, 3, 5, 7 */
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpfloat(rt_tensor_get(t, i), ==, 2 * i + 1);
+  rt_tensor_set_grad_fn_release(count_release);
+  t->grad_fn = (struct RtGradNode *)&released;
+  rt_tensor_unref(t);
+  g_assert_cmpint(released, ==, 1);
+  rt_tensor_set_grad_fn_release(NULL);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/runtime/tensor/new", test_new_and_strides);
@@ -339,5 +392,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/runtime/tensor/reshape-view", test_reshape_view);
   g_test_add_func("/runtime/tensor/to-dtype-copy", test_to_dtype_and_copy);
   g_test_add_func("/runtime/tensor/wrap-dim", test_wrap_dim);
+  g_test_add_func("/runtime/tensor/type", test_type);
+  g_test_add_func("/runtime/tensor/storage-grad-hook", test_storage_and_grad_hook);
   return g_test_run();
 }
