@@ -389,13 +389,15 @@ lambda_lift_reverse(Reverse *r)
   g_ptr_array_free(captures, TRUE);
 
   /* The reverse block is gone: drop its nodes (their uses of f's values with them). */
-  while (ir_n_outputs(r->rev->ret) > 0)
-    ir_block_erase_output(r->rev, ir_n_outputs(r->rev->ret) - 1);
+  while (ir_n_inputs(r->rev->ret) > 0)
+    ir_block_erase_output(r->rev, ir_n_inputs(r->rev->ret) - 1);
   IR_FOR_EACH_NODE_REVERSE(n, r->rev)
   {
     for (guint i = 0; i < ir_n_outputs(n); i++)
       if (ir_value_has_uses(ir_output(n, i)))
-        g_error("autodiff invariant: reverse program values used after lifting");
+        g_error("autodiff invariant: reverse program value (%s output) used after lifting "
+                "by %s", ir_kind_name(n->kind),
+                ir_kind_name(g_array_index(ir_output(n, i)->uses, IrUse, 0).user->kind));
     ir_node_destroy(n);
   }
   ir_node_destroy(r->holder);
