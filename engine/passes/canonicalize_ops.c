@@ -92,26 +92,33 @@ constant_chunk(IrNode *node)
   return true;
 }
 
+/* Walks with the predecessor as anchor: the chunk rewrite destroys the ListUnpack nodes that
+ * follow the current node, so the next node is read only after the rewrite (revisiting the
+ * nodes a rewrite inserted is harmless: no rule applies to them). */
 static bool
 canonicalize_block(IrBlock *block)
 {
   bool changed = false;
-  IR_FOR_EACH_NODE(n, block) {
+  for (IrNode *n = block->param->next; n != block->ret;) {
+    IrNode *prev = n->prev;
     for (guint b = 0; b < ir_n_blocks(n); b++)
       changed |= canonicalize_block(ir_block(n, b));
+    bool rewritten = false;
     switch (n->kind) {
     case IR_ATEN_ADD:
     case IR_ATEN_SUB:
     case IR_ATEN_MUL:
     case IR_ATEN_DIV:
-      changed |= scalar_other(n);
+      rewritten = scalar_other(n);
       break;
     case IR_ATEN_CHUNK:
-      changed |= constant_chunk(n);
+      rewritten = constant_chunk(n);
       break;
     default:
       break;
     }
+    changed |= rewritten;
+    n = rewritten ? prev->next : n->next;
   }
   return changed;
 }
