@@ -2,6 +2,7 @@
 #include "pass-test-util.h"
 
 #include "ir/text.h"
+#include "ir/verify.h"
 
 IrGraph *
 pt_parse(const char *text)
@@ -23,6 +24,7 @@ void
 pt_check_graph(PassFn pass, IrGraph *graph, const char *expected, bool expect_changed)
 {
   bool changed = pass(graph);
+  ir_graph_assert_valid(graph, "the pass under test");
   char *got = pt_print(graph);
   if (g_strcmp0(got, expected) != 0) {
     g_printerr("--- expected ---\n%s\n--- got ---\n%s\n", expected, got);

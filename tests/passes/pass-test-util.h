@@ -9,7 +9,7 @@
 #include "passes/passes.h"
 
 IrGraph *pt_parse(const char *text);
-/* Runs `pass` on the parsed `input`; fails the test (printing both texts) unless the
+/* Runs `pass` on the parsed `input`, verifies the result (ir_graph_assert_valid); fails the test (printing both texts) unless the
  * printed graph equals `expected` and the pass returned `expect_changed`. */
 void pt_check(PassFn pass, const char *input, const char *expected, bool expect_changed);
 /* Same, on a graph the caller already holds; the graph is not freed. */
