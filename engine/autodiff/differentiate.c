@@ -172,9 +172,14 @@ lift_constants_in(Reverse *r, IrBlock *block, GHashTable *copies)
         continue;
       IrValue *copy = g_hash_table_lookup(copies, v);
       if (!copy) {
+        const char *name = v->name;
         IrNode *k = ir_node_clone_into(r->f, v->node, NULL, NULL);
         ir_node_insert_before(k, r->rev->param->next);
         copy = ir_output(k, 0);
+        if (name) { /* the copy stays unnamed; v keeps its name */
+          ir_value_set_name(copy, NULL);
+          ir_value_set_name(v, name);
+        }
         g_hash_table_insert(copies, v, copy);
       }
       ir_node_replace_input(n, i, copy);
