@@ -15,7 +15,7 @@
  *  - t(t(x)) -> x.
  *  - type_as(x, y) with dtype and device of both known and equal -> x.
  *  - add/sub(x, 0, alpha=1) (scalar overload), mul/div(x, 1) (scalar overload) -> x, only
- *    when x's type is known (dtype, device, rank) and identical to the output's type.
+ *    when x's type is known (dtype and rank) and identical to the output's type.
  *  - size(x) with every size of x known -> int[] constant.
  *  - prim::If output i whose two branch outputs are the same value -> that value; a bool
  *    output that is true in the then branch and false in the else branch -> the condition.
@@ -83,7 +83,7 @@ expand_same_size(IrNode *node)
 static bool
 dimensioned(const IrType *t)
 {
-  return ir_type_is_tensor(t) && !t->undefined && t->has_dtype && t->device >= 0 && t->rank >= 0;
+  return ir_type_is_tensor(t) && !t->undefined && t->has_dtype && t->rank >= 0;
 }
 
 static bool

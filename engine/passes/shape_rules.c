@@ -10,13 +10,15 @@
 /* Rules follow PyTorch's shape_analysis.cpp (2019) for ranks and sizes and PyTorch's
  * result_type for dtypes (dimensioned tensors, then zero-dim tensors, then wrapped scalars,
  * a lower class counting only when its category, bool < int < float, is higher). Sizes are
- * computed only when every tensor input's sizes are known. */
+ * computed only when every tensor input's sizes are known. The device may stay unknown
+ * (`Float(*, *)` as a user writes it); inputs on different or unknown devices give an
+ * unknown device. */
 
 void
 shape_info_from_type(const IrType *t, ShapeInfo *out)
 {
   memset(out, 0, sizeof *out);
-  if (!ir_type_is_tensor(t) || t->undefined || !t->has_dtype || t->device < 0 || t->rank < 0)
+  if (!ir_type_is_tensor(t) || t->undefined || !t->has_dtype || t->rank < 0)
     return;
   out->known = true;
   out->dtype = t->dtype;
@@ -214,7 +216,7 @@ elementwise(const IrNode *node, ShapeInfo *out)
         first = false;
       } else {
         if (t.device != out->device)
-          return false;
+          out->device = -1;
         broadcast_into(out, &t);
       }
       if (promotes)
@@ -584,8 +586,10 @@ rule_cat(const IrNode *node, ShapeInfo *out)
     return false;
   for (guint i = 1; i < ir_n_inputs(list); i++) {
     ShapeInfo t;
-    if (!tensor_input(list, i, &t) || t.rank != out->rank || t.device != out->device)
+    if (!tensor_input(list, i, &t) || t.rank != out->rank)
       return false;
+    if (t.device != out->device)
+      out->device = -1;
     out->dtype = (IrDtype)promote(out->dtype, t.dtype);
     out->has_sizes = out->has_sizes && t.has_sizes;
     if (out->has_sizes)

@@ -5,8 +5,8 @@
 
 #include "ir/ir.h"
 
-/* What is known about one tensor. `known`: dtype, device and rank known (PyTorch's
- * DimensionedTensorType); `has_sizes`: every size known too (CompleteTensorType), with
+/* What is known about one tensor. `known`: dtype and rank known (PyTorch's
+ * DimensionedTensorType; `device` is -1 when unknown); `has_sizes`: every size known too (CompleteTensorType), with
  * `has_strides` when the strides follow as well. Anything less is an unknown Tensor. */
 typedef struct {
   bool known;
