@@ -60,7 +60,20 @@ static void accumulate_run(char *acc, int64_t as, bool int_acc, const char *x, i
   }
   if (as == 0) {
     double sum = 0.0;
-    if (xt == IR_DTYPE_FLOAT32)
+    if (xt == IR_DTYPE_FLOAT32 && xs == 4) {
+      /* Four independent partial sums hide the floating-add latency. */
+      const float *f = (const float *)x;
+      double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      int64_t i = 0;
+      for (; i + 4 <= n; i += 4) {
+        s0 += f[i];
+        s1 += f[i + 1];
+        s2 += f[i + 2];
+        s3 += f[i + 3];
+      }
+      for (; i < n; i++) s0 += f[i];
+      sum = (s0 + s1) + (s2 + s3);
+    } else if (xt == IR_DTYPE_FLOAT32)
       for (int64_t i = 0; i < n; i++) sum += *(const float *)(x + i * xs);
     else if (xt == IR_DTYPE_FLOAT64)
       for (int64_t i = 0; i < n; i++) sum += *(const double *)(x + i * xs);

@@ -136,6 +136,15 @@ static void test_sum_to(void) {
   g_assert_cmpfloat(rt_tensor_get(r, 0), ==, 2);
   rt_tensor_unref(r);
   rt_tensor_unref(b);
+  /* 7 contiguous floats 1..7 summed to []: 28 (an inner run with a remainder past 4). */
+  int64_t s7[1] = {7};
+  RtTensor *seven = rt_tensor_new(IR_DTYPE_FLOAT32, 1, s7);
+  for (int i = 0; i < 7; i++)
+    rt_tensor_set(seven, i, i + 1);
+  r = rt_tensor_sum_to(seven, 0, NULL, &error);
+  g_assert_cmpfloat(rt_tensor_get(r, 0), ==, 28);
+  rt_tensor_unref(r);
+  rt_tensor_unref(seven);
   /* empty dim summed to 1 gives zeros */
   int64_t s03[2] = {0, 3}, s13[2] = {1, 3};
   RtTensor *em = rt_tensor_new(IR_DTYPE_FLOAT32, 2, s03);
