@@ -17,8 +17,8 @@ static bool one_element(const IrSchema *schema, RtTensor *t, double *out, GError
     return true;
   }
   if (schema->kind == IR_ATEN_BOOL)
-    K_ERR(error, "Boolean value of Tensor with %s values is ambiguous",
-          n == 0 ? "no" : "more than one");
+    K_ERR(error, "Boolean value of Tensor with %s is ambiguous",
+          n == 0 ? "no values" : "more than one value");
   else
     K_ERR(error, "a Tensor with %" G_GINT64_FORMAT " elements cannot be converted to Scalar",
           n);

@@ -1,0 +1,198 @@
+/* Scalar arithmetic, conversions, identity, type_as and ones_like/zeros_like. */
+#include <math.h>
+
+#include "kernels-test-util.h"
+
+#define F32 IR_DTYPE_FLOAT32
+#define F64 IR_DTYPE_FLOAT64
+#define I64 IR_DTYPE_INT64
+#define BOOL IR_DTYPE_BOOL
+
+static RtValue call(const char *op, RtValue *args, guint n) {
+  GError *error = NULL;
+  RtValue out;
+  if (!kt_call(op, args, n, &out, &error))
+    g_error("%s: %s", op, error->message);
+  return out;
+}
+
+static void expect_int(const char *op, RtValue a, RtValue b, gint64 want) {
+  RtValue args[2] = {a, b};
+  RtValue r = call(op, args, b.tag == RT_NONE ? 1 : 2);
+  g_assert_cmpint(r.tag, ==, RT_INT);
+  g_assert_cmpint(r.u.i, ==, want);
+}
+
+static void expect_double(const char *op, RtValue a, RtValue b, double want) {
+  RtValue args[2] = {a, b};
+  RtValue r = call(op, args, b.tag == RT_NONE ? 1 : 2);
+  g_assert_cmpint(r.tag, ==, RT_DOUBLE);
+  if (isnan(want))
+    g_assert_true(isnan(r.u.d));
+  else
+    g_assert_cmpfloat(r.u.d, ==, want);
+}
+
+static void expect_bool(const char *op, RtValue a, RtValue b, bool want) {
+  RtValue args[2] = {a, b};
+  RtValue r = call(op, args, b.tag == RT_NONE ? 1 : 2);
+  g_assert_cmpint(r.tag, ==, RT_BOOL);
+  g_assert_cmpint(r.u.b, ==, want);
+}
+
+/* Both arguments always passed (None is a real argument of __is__). */
+static void expect_is(const char *op, RtValue a, RtValue b, bool want) {
+  RtValue args[2] = {a, b};
+  RtValue r = call(op, args, 2);
+  g_assert_cmpint(r.tag, ==, RT_BOOL);
+  g_assert_cmpint(r.u.b, ==, want);
+}
+
+static void test_int_arith(void) {
+  expect_int("aten::add.int(", rt_int(2), rt_int(3), 5);
+  expect_int("aten::sub.int(", rt_int(2), rt_int(3), -1);
+  expect_int("aten::mul.int(", rt_int(-4), rt_int(3), -12);
+  /* wraps like two's complement */
+  expect_int("aten::add.int(", rt_int(G_MAXINT64), rt_int(1), G_MININT64);
+  expect_int("aten::neg.int(", rt_int(5), rt_none(), -5);
+  expect_int("aten::neg.int(", rt_int(G_MININT64), rt_none(), G_MININT64);
+  /* div.int is true division into a float */
+  expect_double("aten::div.int(", rt_int(7), rt_int(2), 3.5);
+  expect_double("aten::div.int(", rt_int(-1), rt_int(4), -0.25);
+  expect_bool("aten::gt.int(", rt_int(3), rt_int(2), true);
+  expect_bool("aten::lt.int(", rt_int(3), rt_int(2), false);
+  expect_bool("aten::ge.int(", rt_int(2), rt_int(2), true);
+  expect_bool("aten::le.int(", rt_int(3), rt_int(2), false);
+  expect_bool("aten::eq.int(", rt_int(2), rt_int(2), true);
+  expect_bool("aten::ne.int(", rt_int(2), rt_int(2), false);
+}
+
+static void test_float_arith(void) {
+  expect_double("aten::add.float(", rt_double(0.5), rt_double(0.25), 0.75);
+  expect_double("aten::sub.float(", rt_double(0.5), rt_double(0.25), 0.25);
+  expect_double("aten::mul.float(", rt_double(1.5), rt_double(-2), -3);
+  expect_double("aten::div.float(", rt_double(1), rt_double(8), 0.125);
+  expect_double("aten::div.float(", rt_double(1), rt_double(0), INFINITY);
+  expect_double("aten::neg.float(", rt_double(2.5), rt_none(), -2.5);
+  /* an int passed where a float is expected is read as a float */
+  expect_double("aten::add.float(", rt_int(1), rt_double(0.5), 1.5);
+  expect_bool("aten::gt.float(", rt_double(0.5), rt_double(0.25), true);
+  expect_bool("aten::lt.float(", rt_double(NAN), rt_double(0.25), false);
+  expect_bool("aten::ge.float(", rt_double(0.25), rt_double(0.25), true);
+  expect_bool("aten::le.float(", rt_double(0.5), rt_double(0.25), false);
+  expect_bool("aten::eq.float(", rt_double(NAN), rt_double(NAN), false);
+  expect_bool("aten::ne.float(", rt_double(NAN), rt_double(NAN), true);
+  expect_bool("aten::__not__(", rt_bool(true), rt_none(), false);
+  expect_bool("aten::__not__(", rt_bool(false), rt_none(), true);
+  RtValue bad[2] = {rt_str("x"), rt_int(1)};
+  kt_expect_error("aten::add.int(", bad, 2, "must be int");
+  kt_unref_args(bad, 2);
+}
+
+static void test_convert(void) {
+  int64_t one = 1, two = 2;
+  RtValue t[1] = {rt_tensor(kt_tensor(F32, 1, &one, KT_VALUES(-2.75)))};
+  expect_bool("aten::Bool.Tensor(", t[0], rt_none(), true);
+  expect_int("aten::Int.Tensor(", t[0], rt_none(), -2);
+  expect_double("aten::Float.Tensor(", t[0], rt_none(), -2.75);
+  kt_unref_args(t, 1);
+  RtValue z[1] = {rt_tensor(rt_tensor_scalar(F64, 0))};
+  expect_bool("aten::Bool.Tensor(", z[0], rt_none(), false);
+  kt_unref_args(z, 1);
+  /* int64 tensors convert exactly, beyond 2^53 */
+  RtTensor *big = rt_tensor_new(I64, 0, NULL);
+  *(int64_t *)rt_tensor_data(big) = G_MAXINT64;
+  RtValue b[1] = {rt_tensor(big)};
+  expect_int("aten::Int.Tensor(", b[0], rt_none(), G_MAXINT64);
+  kt_unref_args(b, 1);
+
+  RtValue many[1] = {rt_tensor(kt_tensor(F32, 1, &two, KT_VALUES(1, 2)))};
+  kt_expect_error("aten::Bool.Tensor(", many, 1,
+                  "Boolean value of Tensor with more than one value is ambiguous");
+  kt_expect_error("aten::Int.Tensor(", many, 1,
+                  "a Tensor with 2 elements cannot be converted to Scalar");
+  kt_expect_error("aten::Float.Tensor(", many, 1, "cannot be converted to Scalar");
+  kt_unref_args(many, 1);
+  RtValue nan[1] = {rt_tensor(rt_tensor_scalar(F32, NAN))};
+  kt_expect_error("aten::Int.Tensor(", nan, 1, "cannot be converted to type int64_t");
+  kt_unref_args(nan, 1);
+
+  expect_bool("aten::Bool.int(", rt_int(-3), rt_none(), true);
+  expect_bool("aten::Bool.int(", rt_int(0), rt_none(), false);
+  expect_bool("aten::Bool.float(", rt_double(0.0), rt_none(), false);
+  expect_bool("aten::Bool.float(", rt_double(NAN), rt_none(), true);
+  expect_int("aten::Int.bool(", rt_bool(true), rt_none(), 1);
+  expect_int("aten::Int.float(", rt_double(-2.9), rt_none(), -2);
+  expect_int("aten::Int.float(", rt_double(2.9), rt_none(), 2);
+  expect_double("aten::Float.bool(", rt_bool(true), rt_none(), 1);
+  expect_double("aten::Float.int(", rt_int(-7), rt_none(), -7);
+  RtValue f[1] = {rt_double(NAN)};
+  kt_expect_error("aten::Int.float(", f, 1, "cannot convert float NaN to integer");
+  f[0] = rt_double(INFINITY);
+  kt_expect_error("aten::Int.float(", f, 1, "cannot convert float infinity to integer");
+  f[0] = rt_double(1e19);
+  kt_expect_error("aten::Int.float(", f, 1, "out of the range");
+}
+
+static void test_is(void) {
+  RtTensor *t = rt_tensor_zeros(F32, 1, KT_SIZES(2));
+  RtTensor *u = rt_tensor_zeros(F32, 1, KT_SIZES(2));
+  RtValue tv = rt_tensor(t), uv = rt_tensor(u);
+  expect_is("aten::__is__(", rt_none(), rt_none(), true);
+  expect_is("aten::__is__(", tv, tv, true);
+  expect_is("aten::__is__(", tv, uv, false);
+  expect_is("aten::__is__(", tv, rt_none(), false);
+  expect_is("aten::__isnot__(", tv, rt_none(), true);
+  expect_is("aten::__isnot__(", rt_none(), rt_none(), false);
+  /* an undefined tensor is None */
+  expect_is("aten::__is__(", rt_tensor(NULL), rt_none(), true);
+  expect_is("aten::__is__(", rt_int(3), rt_int(3), true);
+  expect_is("aten::__is__(", rt_int(3), rt_double(3), false);
+  RtValue l1 = rt_int_list(KT_SIZES(1, 2), 2), l2 = rt_int_list(KT_SIZES(1, 2), 2);
+  expect_is("aten::__is__(", l1, l1, true);
+  expect_is("aten::__is__(", l1, l2, false);
+  rt_value_unref(l1);
+  rt_value_unref(l2);
+  rt_value_unref(tv);
+  rt_value_unref(uv);
+}
+
+static void test_type_as_like(void) {
+  RtValue a[2] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(1.5, -2.5, 0))),
+                  rt_tensor(rt_tensor_zeros(I64, 0, NULL))};
+  RtTensor *r = kt_run("aten::type_as(", a, 2);
+  /* float -> int64 truncates toward zero */
+  kt_assert_tensor(r, I64, 1, KT_SIZES(3), KT_VALUES(1, -2, 0), 0);
+  rt_tensor_unref(r);
+  RtValue same[2] = {rt_value_ref(a[0]), rt_value_ref(a[0])};
+  r = kt_run("aten::type_as(", same, 2);
+  g_assert_true(r == a[0].u.tensor);
+  rt_tensor_unref(r);
+  kt_unref_args(same, 2);
+
+  r = kt_run("aten::ones_like(", a, 1);
+  kt_assert_tensor(r, F32, 1, KT_SIZES(3), KT_VALUES(1, 1, 1), 0);
+  rt_tensor_unref(r);
+  r = kt_run("aten::zeros_like(", a, 1);
+  kt_assert_tensor(r, F32, 1, KT_SIZES(3), KT_VALUES(0, 0, 0), 0);
+  rt_tensor_unref(r);
+  RtValue d[2] = {rt_value_ref(a[0]), rt_int(7) /* Double */};
+  r = kt_run("aten::ones_like(", d, 2);
+  kt_assert_tensor(r, F64, 1, KT_SIZES(3), KT_VALUES(1, 1, 1), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(d[1]);
+  d[1] = rt_int(3); /* Int (int32): not one of our dtypes */
+  kt_expect_error("aten::zeros_like(", d, 2, "unsupported dtype code 3");
+  kt_unref_args(d, 2);
+  kt_unref_args(a, 2);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/kernels/scalar/int", test_int_arith);
+  g_test_add_func("/kernels/scalar/float", test_float_arith);
+  g_test_add_func("/kernels/scalar/convert", test_convert);
+  g_test_add_func("/kernels/scalar/is", test_is);
+  g_test_add_func("/kernels/scalar/type-as-like", test_type_as_like);
+  return g_test_run();
+}
