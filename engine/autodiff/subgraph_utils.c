@@ -78,6 +78,7 @@ ad_subgraph_merge_node(IrNode *to_merge, IrNode *group)
       continue;
     if (in->node->kind == IR_PRIM_CONSTANT) {
       IrNode *k = ir_node_clone_into(body, in->node, NULL, NULL);
+      ir_value_set_name(ir_output(k, 0), NULL); /* as PyTorch's insertConstant: unnamed */
       ir_node_insert_before(k, first);
       g_hash_table_insert(vm.map, in, ir_output(k, 0));
     } else {
