@@ -73,7 +73,8 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
   RtValue stack_frame[STACK_FRAME];
   RtValue *regs = n_frame <= STACK_FRAME ? stack_frame : g_new(RtValue, n_frame);
   memset(regs, 0, sizeof(RtValue) * code->n_slots);
-  memcpy(regs + code->n_slots, code->consts, sizeof(RtValue) * code->n_consts);
+  if (code->n_consts > 0)
+    memcpy(regs + code->n_slots, code->consts, sizeof(RtValue) * code->n_consts);
   RtValue *scratch = regs + code->n_slots + code->n_consts;
   for (guint i = 0; i < n_inputs; i++) regs[code->input_regs[i]] = rt_value_ref(inputs[i]);
 
