@@ -343,6 +343,27 @@ test_matches_directly(void)
   g_assert_false(ir_schema_matches(sum_dim, wrong, 2));
 }
 
+static void
+test_defs(void)
+{
+  for (guint i = 0; i < ir_ops_count(); i++) {
+    const IrOpDef *d = ir_ops_def(i);
+    const IrSchema *s = ir_ops_schema(i);
+    g_assert_cmpstr(d->schema_text, ==, s->text);
+    g_assert_nonnull(d->kernel);
+    g_assert_true(ir_ops_kernel(s) == d->kernel);
+    /* Elementwise expressions exist only for ops returning one Tensor. */
+    if (d->pointwise)
+      g_assert_true(s->n_returns == 1 && s->returns[0] == ir_type_tensor());
+  }
+  guint n;
+  const IrSchema *const *add = ir_ops_overloads(IR_ATEN_ADD, &n);
+  g_assert_cmpstr(ir_ops_def(add[0]->index)->pointwise, ==, "%0 + %2 * %1");
+  g_assert_null(ir_ops_def(add[2]->index)->pointwise);
+  const IrSchema *const *mm = ir_ops_overloads(IR_ATEN_MM, &n);
+  g_assert_null(ir_ops_def(mm[0]->index)->pointwise);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -352,5 +373,6 @@ main(int argc, char **argv)
   g_test_add_func("/ir/schema/table", test_table);
   g_test_add_func("/ir/schema/resolution", test_resolution);
   g_test_add_func("/ir/schema/matches", test_matches_directly);
+  g_test_add_func("/ir/schema/defs", test_defs);
   return g_test_run();
 }
