@@ -7,6 +7,9 @@
 
 typedef struct {
   GString *out;
+  /* Edges are written after every node: DOT makes a node a member of each subgraph that
+   * mentions it, so an edge written inside a cluster would pull its far end in. */
+  GString *edges;
   guint next_id;
   guint next_cluster;
   GHashTable *producer; /* IrValue* -> dot node id (char*, owned) */
@@ -95,6 +98,8 @@ static void append_constant(GString *out, const IrValue *v) {
 static void append_input_name(GString *out, const IrNode *node, guint index) {
   if (node->schema && index < node->schema->n_args)
     g_string_append(out, node->schema->args[index].name);
+  else if (node->kind == IR_PRIM_LOOP && index < 2)
+    g_string_append(out, index == 0 ? "max_trip_count" : "cond");
   else
     g_string_append_printf(out, "#%u", index);
 }
@@ -120,19 +125,19 @@ static void emit_input_edges(Dot *dot, const char *user_id, const IrNode *user,
     const char *from = g_hash_table_lookup(dot->producer, v);
     if (from == NULL)
       continue; /* defined in a scope this drawing does not show */
-    g_string_append_printf(dot->out, "  %s -> %s", from, user_id);
+    g_string_append_printf(dot->edges, "  %s -> %s", from, user_id);
     if (non_constant > 1) {
       GString *label = g_string_new(NULL);
       if (user)
         append_input_name(label, user, i);
       else
         g_string_append_printf(label, "%u", i);
-      g_string_append(dot->out, " [label=\"");
-      append_escaped(dot->out, label->str);
-      g_string_append(dot->out, "\"]");
+      g_string_append(dot->edges, " [label=\"");
+      append_escaped(dot->edges, label->str);
+      g_string_append(dot->edges, "\"]");
       g_string_free(label, TRUE);
     }
-    g_string_append(dot->out, ";\n");
+    g_string_append(dot->edges, ";\n");
   }
 }
 
@@ -177,7 +182,7 @@ static void emit_subgraph_cluster(Dot *dot, const char *owner_id, const IrNode *
   char *entry = NULL;
   emit_block(dot, g->block, "graph", &entry);
   g_string_append(dot->out, "  }\n");
-  g_string_append_printf(dot->out, "  %s -> %s [style=dashed, label=\"%s\"];\n", owner_id, entry,
+  g_string_append_printf(dot->edges, "  %s -> %s [style=dashed, label=\"%s\"];\n", owner_id, entry,
                          a->name);
   g_free(entry);
   g_string_free(title, TRUE);
@@ -233,7 +238,7 @@ static void emit_node(Dot *dot, const IrNode *n) {
     char *entry = NULL;
     emit_block(dot, ir_block(n, b), entry_label, &entry);
     g_string_append(dot->out, "  }\n");
-    g_string_append_printf(dot->out, "  %s -> %s [style=dashed];\n", id, entry);
+    g_string_append_printf(dot->edges, "  %s -> %s [style=dashed];\n", id, entry);
     g_free(entry);
     g_free(entry_label);
     g_free(title);
@@ -301,6 +306,7 @@ static void emit_block(Dot *dot, const IrBlock *block, const char *entry_label,
 char *app_graph_to_dot(const IrGraph *graph) {
   Dot dot = {
       .out = g_string_new(NULL),
+      .edges = g_string_new(NULL),
       .producer = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free),
   };
   g_string_append(dot.out, "digraph jitscope {\n"
@@ -310,6 +316,8 @@ char *app_graph_to_dot(const IrGraph *graph) {
   char *entry = NULL;
   emit_block(&dot, graph->block, "graph", &entry);
   g_free(entry);
+  g_string_append(dot.out, dot.edges->str);
+  g_string_free(dot.edges, TRUE);
   g_string_append(dot.out, "}\n");
   g_hash_table_unref(dot.producer);
   return g_string_free(dot.out, FALSE);

@@ -7,15 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ir/text.h"
 #include "runtime/npy.h"
-
-static const struct {
-  const char *name;
-  IrDtype dtype;
-} dtype_names[] = {
-    {"Float", IR_DTYPE_FLOAT32}, {"Double", IR_DTYPE_FLOAT64}, {"Half", IR_DTYPE_FLOAT16},
-    {"Long", IR_DTYPE_INT64},    {"Bool", IR_DTYPE_BOOL},
-};
 
 static void spec_error(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
 static void spec_error(GError **error, const char *format, ...) {
@@ -25,51 +18,6 @@ static void spec_error(GError **error, const char *format, ...) {
   va_end(ap);
   g_set_error_literal(error, JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, message);
   g_free(message);
-}
-
-/* A cursor over the SPEC text for the TYPE grammar. */
-typedef struct {
-  const char *text;
-  const char *p;
-} Scan;
-
-static void skip_space(Scan *s) {
-  while (*s->p == ' ' || *s->p == '\t')
-    s->p++;
-}
-
-static bool accept(Scan *s, char c) {
-  skip_space(s);
-  if (*s->p != c)
-    return false;
-  s->p++;
-  return true;
-}
-
-static char *scan_ident(Scan *s) {
-  skip_space(s);
-  const char *start = s->p;
-  while (g_ascii_isalnum(*s->p) || *s->p == '_')
-    s->p++;
-  return g_strndup(start, s->p - start);
-}
-
-static bool scan_int(Scan *s, gint64 *out) {
-  skip_space(s);
-  if (!g_ascii_isdigit(*s->p))
-    return false;
-  char *end = NULL;
-  errno = 0;
-  *out = g_ascii_strtoll(s->p, &end, 10);
-  if (errno != 0)
-    return false;
-  s->p = end;
-  return true;
-}
-
-/* Column (1-based) of the cursor, for messages about long specs. */
-static int column(const Scan *s) {
-  return (int)(s->p - s->text) + 1;
 }
 
 static bool parse_bool_flag(const char *key, const char *value, bool *out, GError **error) {
@@ -98,126 +46,67 @@ static bool parse_device(const char *value, int *out, GError **error) {
   return false;
 }
 
-/* `strides=[a, b, ...]`: accepted only when equal to the contiguous strides of the sizes,
- * since drawn inputs are contiguous. */
-static bool parse_strides(Scan *s, const InputSpec *spec, GError **error) {
-  if (!accept(s, '[')) {
-    spec_error(error, "expected '[' after strides= at column %d", column(s));
-    return false;
-  }
-  int64_t strides[RT_MAX_DIMS];
-  int n = 0;
-  if (!accept(s, ']')) {
-    do {
-      gint64 v;
-      if (!scan_int(s, &v) || n >= RT_MAX_DIMS) {
-        spec_error(error, "expected a stride at column %d", column(s));
-        return false;
-      }
-      strides[n++] = v;
-    } while (accept(s, ','));
-    if (!accept(s, ']')) {
-      spec_error(error, "expected ']' at column %d", column(s));
-      return false;
-    }
-  }
-  if (n != spec->ndim) {
-    spec_error(error, "strides has %d entries but the type has %d sizes", n, spec->ndim);
-    return false;
-  }
-  int64_t expect = 1;
-  for (int d = spec->ndim - 1; d >= 0; d--) {
-    if (spec->sizes[d] != 1 && strides[d] != expect) {
-      spec_error(error, "only contiguous strides are supported for drawn inputs");
-      return false;
-    }
-    expect *= spec->sizes[d];
-  }
-  return true;
+/* Moves the text parser's "<type>:1:COL: error: bad type: MESSAGE" to "column COL:
+ * MESSAGE", since the SPEC is not a file. Other messages are kept as they are. */
+static char *type_parse_message(const char *message) {
+  const char *prefix = "<type>:1:";
+  if (!g_str_has_prefix(message, prefix))
+    return g_strdup(message);
+  const char *col = message + strlen(prefix);
+  const char *colon = strchr(col, ':');
+  if (colon == NULL)
+    return g_strdup(message);
+  const char *rest = colon + 1;
+  while (*rest == ' ')
+    rest++;
+  if (g_str_has_prefix(rest, "error: "))
+    rest += strlen("error: ");
+  if (g_str_has_prefix(rest, "bad type: "))
+    rest += strlen("bad type: ");
+  return g_strdup_printf("column %.*s: %s", (int)(colon - col), col, rest);
 }
 
-/* TYPE := DTYPE '(' ... ')', after DTYPE has been recognized. */
-static bool parse_type(Scan *s, InputSpec *spec, GError **error) {
-  if (!accept(s, '(')) {
-    spec_error(error, "expected '(' after %s", ir_dtype_type_name(spec->dtype));
+/* TYPE: parsed by the IR's own type parser, then checked to be a tensor type complete
+ * enough to draw values for. */
+static bool parse_type(const char *text, InputSpec *spec, GError **error) {
+  GError *local = NULL;
+  const IrType *t = ir_type_parse(text, strlen(text), &local);
+  if (t == NULL) {
+    char *message = type_parse_message(local->message);
+    spec_error(error, "%s", message);
+    g_free(message);
+    g_error_free(local);
     return false;
   }
-  bool keywords = false;
-  if (!accept(s, ')')) {
-    do {
-      skip_space(s);
-      if (*s->p == '*') {
-        spec_error(error, "size %d is '*': a drawn input needs every size", spec->ndim + 1);
-        return false;
-      }
-      gint64 size;
-      if (g_ascii_isdigit(*s->p)) {
-        if (keywords) {
-          spec_error(error, "sizes must come before requires_grad=, device= and strides=");
-          return false;
-        }
-        if (!scan_int(s, &size)) {
-          spec_error(error, "size at column %d is too large", column(s));
-          return false;
-        }
-        if (spec->ndim >= RT_MAX_DIMS) {
-          spec_error(error, "more than %d dimensions", RT_MAX_DIMS);
-          return false;
-        }
-        spec->sizes[spec->ndim++] = size;
-        continue;
-      }
-      if (*s->p == '-') {
-        spec_error(error, "negative size at column %d", column(s));
-        return false;
-      }
-      char *key = scan_ident(s);
-      if (key[0] == '\0' || !accept(s, '=')) {
-        spec_error(error, "expected a size or KEY=VALUE at column %d", column(s));
-        g_free(key);
-        return false;
-      }
-      keywords = true;
-      bool ok;
-      if (strcmp(key, "strides") == 0) {
-        ok = parse_strides(s, spec, error);
-      } else {
-        char *value = scan_ident(s);
-        if (strcmp(key, "requires_grad") == 0)
-          ok = parse_bool_flag(key, value, &spec->requires_grad, error);
-        else if (strcmp(key, "device") == 0) {
-          /* "cuda:0" */
-          if (strcmp(value, "cuda") == 0 && *s->p == ':') {
-            char *rest;
-            s->p++;
-            rest = scan_ident(s);
-            char *joined = g_strconcat(value, ":", rest, NULL);
-            g_free(value);
-            g_free(rest);
-            value = joined;
-          }
-          ok = parse_device(value, &spec->device, error);
-        } else {
-          spec_error(error, "unknown key '%s' (expected requires_grad, device or strides)",
-                     key);
-          ok = false;
-        }
-        g_free(value);
-      }
-      g_free(key);
-      if (!ok)
-        return false;
-    } while (accept(s, ','));
-    if (!accept(s, ')')) {
-      spec_error(error, "expected ',' or ')' at column %d", column(s));
+  if (t->kind != IR_TYPE_TENSOR || t->undefined) {
+    spec_error(error, "'%s' is not a tensor type with sizes (e.g. 'Float(3, 4)')", text);
+    return false;
+  }
+  if (!t->has_dtype || t->rank < 0) {
+    spec_error(error, "a drawn input needs a dtype and sizes (e.g. 'Float(3, 4)')");
+    return false;
+  }
+  spec->dtype = t->dtype;
+  spec->ndim = t->rank;
+  for (int d = 0; d < t->rank; d++) {
+    if (t->sizes == NULL || t->sizes[d] == IR_SIZE_UNKNOWN) {
+      spec_error(error, "size %d is '*': a drawn input needs every size", d + 1);
       return false;
     }
+    spec->sizes[d] = t->sizes[d];
   }
-  skip_space(s);
-  if (*s->p != '\0') {
-    spec_error(error, "unexpected text after the type at column %d", column(s));
-    return false;
+  if (t->strides) {
+    int64_t expect = 1;
+    for (int d = t->rank - 1; d >= 0; d--) {
+      if (spec->sizes[d] != 1 && t->strides[d] != expect) {
+        spec_error(error, "only contiguous strides are supported for drawn inputs");
+        return false;
+      }
+      expect *= spec->sizes[d];
+    }
   }
+  spec->requires_grad = t->requires_grad == IR_YES;
+  spec->device = t->device == IR_DEVICE_CUDA ? IR_DEVICE_CUDA : IR_DEVICE_CPU;
   return true;
 }
 
@@ -299,31 +188,22 @@ InputSpec *input_spec_parse(const char *text, GError **error) {
     return spec;
   }
 
-  Scan s = {text, text};
-  char *ident = scan_ident(&s);
-  bool known = false;
-  for (guint k = 0; k < G_N_ELEMENTS(dtype_names); k++)
-    if (strcmp(ident, dtype_names[k].name) == 0) {
-      spec->dtype = dtype_names[k].dtype;
-      known = true;
-    }
-  bool looks_like_type = ident[0] != '\0' && (skip_space(&s), *s.p == '(');
-  if (!known) {
-    if (looks_like_type)
-      spec_error(error, "unknown tensor type '%s' (expected Float, Double, Half, Long or Bool)",
-                 ident);
-    else
-      spec_error(error,
-                 "'%s' is not a SPEC: expected a tensor type like 'Float(3, 4)', a file "
-                 "x.npy[:requires_grad=1], a number, true, false or none",
-                 text);
-    g_free(ident);
+  /* TYPE: an identifier followed by '('. */
+  const char *p = text;
+  while (g_ascii_isalnum(*p) || *p == '_')
+    p++;
+  while (*p == ' ')
+    p++;
+  if (p == text || *p != '(') {
+    spec_error(error,
+               "'%s' is not a SPEC: expected a tensor type like 'Float(3, 4)', a file "
+               "x.npy[:requires_grad=1], a number, true, false or none",
+               text);
     input_spec_free(spec);
     return NULL;
   }
-  g_free(ident);
   spec->kind = INPUT_SPEC_TYPE;
-  if (!parse_type(&s, spec, error)) {
+  if (!parse_type(text, spec, error)) {
     input_spec_free(spec);
     return NULL;
   }

@@ -1,9 +1,9 @@
 /* One `--input SPEC` (DESIGN.md, "SPEC"): parsing the text, and making the value it names.
  *
  *   SPEC := TYPE | NPY | INT | FLOAT | BOOL | 'none'
- *   TYPE := DTYPE '(' [SIZE {',' SIZE}] {',' KEY '=' VALUE} ')'      e.g. Float(5, 1, requires_grad=1)
- *           DTYPE is Float, Double, Half, Long or Bool; KEY is requires_grad (0/1), device
- *           (cpu/cuda) or strides (only contiguous strides, as PyTorch 1.13 prints them)
+ *   TYPE := a tensor type in the IR's syntax, read by ir_type_parse: 'Float(5, 1, requires_grad=1)',
+ *           'Double(3, 4)', 'Long(2)', 'Bool(3)', 'Half(2)', 'Float(8, device=cuda)'; every
+ *           size must be given; strides, if given, must be the contiguous ones
  *   NPY  := PATH '.npy' [':' KEY '=' VALUE {',' KEY '=' VALUE}]       KEY: requires_grad, device
  *   INT  := decimal integer (int64)     FLOAT := decimal or exponent form, inf, nan
  *   BOOL := true | false (True/False too)   'none' (None too)
