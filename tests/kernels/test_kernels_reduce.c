@@ -1,0 +1,147 @@
+/* sum (all, dim lists, keepdim, negative dims, dtype) and _grad_sum_to_size, by hand. */
+#include "kernels-test-util.h"
+
+#define F32 IR_DTYPE_FLOAT32
+#define F64 IR_DTYPE_FLOAT64
+#define F16 IR_DTYPE_FLOAT16
+#define I64 IR_DTYPE_INT64
+#define BOOL IR_DTYPE_BOOL
+
+/* [[1, 2], [3, 4]] */
+static RtValue M(IrDtype d) {
+  return rt_tensor(kt_tensor(d, 2, KT_SIZES(2, 2), KT_VALUES(1, 2, 3, 4)));
+}
+
+static void test_sum_all(void) {
+  RtValue a[2] = {M(F32), rt_none()};
+  RtTensor *r = kt_run("aten::sum(", a, 1);
+  kt_assert_tensor(r, F32, 0, NULL, KT_VALUES(10), 0);
+  rt_tensor_unref(r);
+  a[1] = rt_int(7); /* dtype=Double */
+  r = kt_run("aten::sum(", a, 2);
+  kt_assert_tensor(r, F64, 0, NULL, KT_VALUES(10), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(a, 2);
+  /* int64 and bool sums are int64 */
+  RtValue b[1] = {M(I64)};
+  r = kt_run("aten::sum(", b, 1);
+  kt_assert_tensor(r, I64, 0, NULL, KT_VALUES(10), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(b, 1);
+  RtValue c[1] = {rt_tensor(kt_tensor(BOOL, 1, KT_SIZES(4), KT_VALUES(1, 0, 1, 1)))};
+  r = kt_run("aten::sum(", c, 1);
+  kt_assert_tensor(r, I64, 0, NULL, KT_VALUES(3), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(c, 1);
+  RtValue h[1] = {M(F16)};
+  r = kt_run("aten::sum(", h, 1);
+  kt_assert_tensor(r, F16, 0, NULL, KT_VALUES(10), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(h, 1);
+  /* float32 accumulates without losing the small terms: 2^24 + 1 + 1 = 2^24 + 2 */
+  RtValue big[1] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(16777216, 1, 1)))};
+  r = kt_run("aten::sum(", big, 1);
+  kt_assert_tensor(r, F32, 0, NULL, KT_VALUES(16777218), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(big, 1);
+  /* an empty tensor sums to 0 */
+  RtValue e[1] = {rt_tensor(rt_tensor_zeros(F64, 2, KT_SIZES(0, 3)))};
+  r = kt_run("aten::sum(", e, 1);
+  kt_assert_tensor(r, F64, 0, NULL, KT_VALUES(0), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(e, 1);
+}
+
+static void check_dims(RtValue self, RtValue dims, bool keepdim, IrDtype dtype, int ndim,
+                       const int64_t *sizes, const double *want) {
+  RtValue a[3] = {self, dims, rt_bool(keepdim)};
+  RtTensor *r = kt_run("aten::sum.dim_IntList(", a, 3);
+  kt_assert_tensor(r, dtype, ndim, sizes, want, 0);
+  rt_tensor_unref(r);
+  rt_value_unref(dims);
+}
+
+static void test_sum_dims(void) {
+  RtValue m = M(F64);
+  check_dims(m, rt_int_list(KT_SIZES(0), 1), false, F64, 1, KT_SIZES(2), KT_VALUES(4, 6));
+  check_dims(m, rt_int_list(KT_SIZES(1), 1), true, F64, 2, KT_SIZES(2, 1), KT_VALUES(3, 7));
+  check_dims(m, rt_int_list(KT_SIZES(-1), 1), false, F64, 1, KT_SIZES(2), KT_VALUES(3, 7));
+  check_dims(m, rt_int_list(KT_SIZES(0, -1), 2), false, F64, 0, NULL, KT_VALUES(10));
+  check_dims(m, rt_int_list(KT_SIZES(1, 0), 2), true, F64, 2, KT_SIZES(1, 1), KT_VALUES(10));
+  check_dims(m, rt_none(), false, F64, 0, NULL, KT_VALUES(10));
+  check_dims(m, rt_int_list(NULL, 0), false, F64, 0, NULL, KT_VALUES(10));
+  RtValue bad[3] = {m, rt_int_list(KT_SIZES(0, -2), 2), rt_bool(false)};
+  kt_expect_error("aten::sum.dim_IntList(", bad, 3, "dim 0 appears multiple times in the list "
+                  "of dims");
+  rt_value_unref(bad[1]);
+  bad[1] = rt_int_list(KT_SIZES(2), 1);
+  kt_expect_error("aten::sum.dim_IntList(", bad, 3, "Dimension out of range");
+  rt_value_unref(bad[1]);
+  /* with a dtype, the input is cast first */
+  RtValue d[4] = {m, rt_int_list(KT_SIZES(1), 1), rt_bool(false), rt_int(6)};
+  RtTensor *r = kt_run("aten::sum.dim_IntList(", d, 4);
+  kt_assert_tensor(r, F32, 1, KT_SIZES(2), KT_VALUES(3, 7), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(d[1]);
+  rt_value_unref(m);
+
+  /* a transposed view and a 3-D middle dim */
+  RtTensor *base = kt_tensor(I64, 2, KT_SIZES(2, 3), KT_VALUES(1, 2, 3, 4, 5, 6));
+  RtValue t = rt_tensor(rt_tensor_view_transpose(base, 0, 1));
+  rt_tensor_unref(base);
+  check_dims(t, rt_int_list(KT_SIZES(0), 1), false, I64, 1, KT_SIZES(2), KT_VALUES(6, 15));
+  check_dims(t, rt_int_list(KT_SIZES(1), 1), false, I64, 1, KT_SIZES(3), KT_VALUES(5, 7, 9));
+  rt_value_unref(t);
+  RtValue c = rt_tensor(kt_tensor(F32, 3, KT_SIZES(2, 2, 2), KT_VALUES(1, 2, 3, 4, 5, 6, 7, 8)));
+  check_dims(c, rt_int_list(KT_SIZES(1), 1), false, F32, 2, KT_SIZES(2, 2),
+             KT_VALUES(4, 6, 12, 14));
+  check_dims(c, rt_int_list(KT_SIZES(0, 2), 2), true, F32, 3, KT_SIZES(1, 2, 1),
+             KT_VALUES(14, 22));
+  rt_value_unref(c);
+  /* summing an empty dim gives zeros */
+  RtValue e = rt_tensor(rt_tensor_zeros(F32, 2, KT_SIZES(3, 0)));
+  check_dims(e, rt_int_list(KT_SIZES(1), 1), false, F32, 1, KT_SIZES(3), KT_VALUES(0, 0, 0));
+  rt_value_unref(e);
+}
+
+static void test_grad_sum_to_size(void) {
+  RtValue a[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
+                  rt_none()};
+  RtTensor *r = kt_run("aten::_grad_sum_to_size(", a, 2);
+  g_assert_true(r == a[0].u.tensor);
+  rt_tensor_unref(r);
+  a[1] = rt_int_list(KT_SIZES(1, 3), 2);
+  r = kt_run("aten::_grad_sum_to_size(", a, 2);
+  kt_assert_tensor(r, F32, 2, KT_SIZES(1, 3), KT_VALUES(5, 7, 9), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list(KT_SIZES(2, 1), 2);
+  r = kt_run("aten::_grad_sum_to_size(", a, 2);
+  kt_assert_tensor(r, F32, 2, KT_SIZES(2, 1), KT_VALUES(6, 15), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list(KT_SIZES(3), 1);
+  r = kt_run("aten::_grad_sum_to_size(", a, 2);
+  kt_assert_tensor(r, F32, 1, KT_SIZES(3), KT_VALUES(5, 7, 9), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list(KT_SIZES(2), 1);
+  kt_expect_error("aten::_grad_sum_to_size(", a, 2, "is not expandable to size");
+  kt_unref_args(a, 2);
+  /* an undefined gradient stays undefined */
+  RtValue u[2] = {rt_tensor(NULL), rt_int_list(KT_SIZES(3), 1)};
+  GError *error = NULL;
+  RtValue out;
+  g_assert_true(kt_call("aten::_grad_sum_to_size(", u, 2, &out, &error));
+  g_assert_cmpint(out.tag, ==, RT_TENSOR);
+  g_assert_null(out.u.tensor);
+  kt_unref_args(u, 2);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/kernels/reduce/sum-all", test_sum_all);
+  g_test_add_func("/kernels/reduce/sum-dims", test_sum_dims);
+  g_test_add_func("/kernels/reduce/grad-sum-to-size", test_grad_sum_to_size);
+  return g_test_run();
+}
