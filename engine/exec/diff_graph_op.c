@@ -6,6 +6,7 @@
 #include "exec/diff_graph_op.h"
 
 #include "runtime/autograd.h"
+#include "runtime/code.h"
 
 typedef struct {
   ExecDiffState *state;
@@ -73,11 +74,14 @@ bool exec_diff_graph_run(ExecPlan *plan, ExecDiffState *state, const IrNode *nod
   RtValue *f_inputs = g_new(RtValue, n_inputs);
   for (guint i = 0; i < n_inputs; i++)
     f_inputs[i] = detached(inputs[i]);
+  if (!state->f_code && !(state->f_code = rt_code_compile(f, error)))
+    return false;
   RtInterpreterHooks hooks = {.run_special = exec_plan_run_special, .ctx = plan};
-  RtValue *results = NULL;
-  guint n_results = 0;
-  bool ok = rt_interpret(f, &hooks, f_inputs, n_inputs, &results, &n_results, error);
+  guint n_results = rt_code_n_outputs(state->f_code);
+  RtValue *results = g_new0(RtValue, n_results);
+  bool ok = rt_code_run(state->f_code, &hooks, f_inputs, n_inputs, results, error);
   if (!ok) {
+    g_free(results);
     for (guint i = 0; i < n_inputs; i++)
       rt_value_unref(f_inputs[i]);
     g_free(f_inputs);

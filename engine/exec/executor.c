@@ -5,6 +5,7 @@
 #include "exec/eager_tape.h"
 #include "exec/pipeline.h"
 #include "runtime/autograd.h"
+#include "runtime/code.h"
 
 struct ExecExecutor {
   ExecSession *session;
@@ -17,6 +18,7 @@ struct ExecExecutor {
 
 static void plan_free(gpointer p) {
   ExecPlan *plan = p;
+  rt_code_free(plan->code);
   g_hash_table_destroy(plan->diff_states);
   if (plan->tape_formulas)
     g_hash_table_destroy(plan->tape_formulas);
@@ -98,6 +100,13 @@ ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, 
     return NULL;
   }
   plan->kind = executor->kind;
+  plan->code = rt_code_compile(plan->graph, error);
+  if (!plan->code) {
+    g_ptr_array_remove(executor->session->plans, plan);
+    plan_free(plan);
+    exec_argument_spec_free(spec);
+    return NULL;
+  }
   g_hash_table_insert(executor->plans, spec, plan);
   return plan;
 }
@@ -143,10 +152,18 @@ bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_in
   RtInterpreterHooks hooks = {.run_special = exec_plan_run_special, .ctx = plan};
   if (grad_mode(executor))
     hooks.after_node = exec_eager_tape_record;
-  bool ok = rt_interpret(plan->graph, &hooks, (RtValue *)flat->data, flat->len, outputs,
-                         n_outputs, error);
+  guint n = rt_code_n_outputs(plan->code);
+  RtValue *results = g_new0(RtValue, n);
+  g_assert(flat->len == rt_code_n_inputs(plan->code) && "the spec fixed the input count");
+  bool ok = rt_code_run(plan->code, &hooks, (RtValue *)flat->data, flat->len, results, error);
   g_array_free(flat, TRUE);
-  return ok;
+  if (!ok) {
+    g_free(results);
+    return false;
+  }
+  *outputs = results;
+  *n_outputs = n;
+  return true;
 }
 
 bool exec_session_backward(ExecSession *session, RtTensor **outputs, RtTensor **seeds,

@@ -29,8 +29,11 @@ typedef struct ExecExecutor ExecExecutor;
 typedef struct ExecPlan ExecPlan;
 
 /* A DifferentiableGraph node of a plan: its Gradient and the executor of its df. */
+typedef struct RtCode RtCode;
+
 typedef struct {
   AdGradient *gradient;
+  RtCode *f_code; /* the optimized f, compiled */
   ExecExecutor *backward;
   char *name; /* "DifferentiableGraph_0" */
 } ExecDiffState;
@@ -42,6 +45,7 @@ struct ExecPlan {
   guint index;      /* position in the session's plan list */
   GPtrArray *stages; /* of ExecStage* */
   IrGraph *graph;    /* the final optimized graph */
+  RtCode *code;      /* graph compiled for the interpreter */
   ExecExecutor *executor;
   GHashTable *diff_states; /* const IrNode* (a DifferentiableGraph node of graph) -> ExecDiffState* */
   GHashTable *tape_formulas; /* const IrNode* -> eager tape formula cache (eager_tape.c) */

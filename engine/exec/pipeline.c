@@ -15,6 +15,7 @@
 
 #include "ir/text.h"
 #include "ir/verify.h"
+#include "runtime/code.h"
 
 struct ExecCompile {
   ExecPlan *plan;
@@ -195,6 +196,7 @@ static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
 
 static void diff_state_free(gpointer p) {
   ExecDiffState *state = p;
+  rt_code_free(state->f_code);
   ad_gradient_free(state->gradient);
   g_free(state->name);
   g_free(state);

@@ -14,8 +14,9 @@
  *  - expand(x, size) with x complete and size a constant list equal to x's sizes -> x.
  *  - t(t(x)) -> x.
  *  - type_as(x, y) with dtype and device of both known and equal -> x.
- *  - add/sub(x, 0, alpha=1) (scalar overload), mul/div(x, 1) (scalar overload) -> x, only
- *    when x's type is known (dtype and rank) and identical to the output's type.
+ *  - add/sub(x, 0, alpha=1) (scalar overload), mul/div(x, 1) (scalar overload) -> x, as
+ *    PyTorch's 2019 peephole does whatever x's type; except where x is known to be an
+ *    integral or bool tensor, whose dtype the scalar could promote.
  *  - size(x) with every size of x known -> int[] constant.
  *  - prim::If output i whose two branch outputs are the same value -> that value; a bool
  *    output that is true in the then branch and false in the else branch -> the condition.
@@ -81,12 +82,6 @@ expand_same_size(IrNode *node)
 }
 
 static bool
-dimensioned(const IrType *t)
-{
-  return ir_type_is_tensor(t) && !t->undefined && t->has_dtype && t->rank >= 0;
-}
-
-static bool
 type_as_same(IrNode *node)
 {
   const IrType *a = ir_input(node, 0)->type, *b = ir_input(node, 1)->type;
@@ -105,7 +100,8 @@ identity_op(IrNode *node, const char *arg, double neutral)
   if (pu_arg_index(node, "alpha") >= 0 && (!pu_arg_number(node, "alpha", &alpha) || alpha != 1))
     return false;
   IrValue *self = ir_input(node, 0), *out = ir_output(node, 0);
-  if (!dimensioned(self->type) || self->type != out->type)
+  if (self->type->kind == IR_TYPE_TENSOR && self->type->has_dtype &&
+      !ir_type_is_float_dtype(self->type->dtype))
     return false;
   return redirect(out, self);
 }

@@ -56,7 +56,14 @@ void rt_grad_node_set_edge(RtGradNode *node, guint i, RtTensor *input) {
   }
 }
 
+static gpointer install_release_hook(gpointer unused) {
+  rt_tensor_set_grad_fn_release(rt_grad_node_unref);
+  return NULL;
+}
+
 void rt_autograd_attach(RtTensor *output, RtGradNode *node, guint index) {
+  static GOnce once = G_ONCE_INIT;
+  g_once(&once, install_release_hook, NULL);
   g_assert(index < node->n_outputs);
   if (output->grad_fn)
     rt_grad_node_unref(output->grad_fn);

@@ -166,19 +166,34 @@ test_peephole_algebra(void)
 static void
 test_peephole_algebra_keeps(void)
 {
-  static const char text[] =
-    "graph(%x : Tensor,\n"
-    "      %y : Float(*, *)):\n"
-    "  %1 : int = prim::Constant[value=0]()\n"
-    "  %2 : int = prim::Constant[value=1]()\n"
-    "  %3 : int = prim::Constant[value=2]()\n"
-    "  %4 : Tensor = aten::add(%x, %1, %2)\n"
-    "  %5 : Float(*, *) = aten::add(%y, %1, %3)\n"
-    "  %6 : Float(*, *) = aten::mul(%y, %3)\n"
-    "  %7 : Double(*, *) = aten::mul(%y, %2)\n"
-    "  %8 : int[] = aten::size(%y)\n"
-    "  return (%4, %5, %6, %7, %8)\n";
-  pt_check(pass_peephole, text, text, false);
+  /* alpha != 1, a factor other than 1, and an integral tensor (whose dtype a scalar could
+   * promote) stay; add(x, 0, 1) of an unknown tensor goes, as in PyTorch's peephole. */
+  pt_check(pass_peephole,
+           "graph(%x : Tensor,\n"
+           "      %y : Float(*, *),\n"
+           "      %z : Long(*)):\n"
+           "  %1 : int = prim::Constant[value=0]()\n"
+           "  %2 : int = prim::Constant[value=1]()\n"
+           "  %3 : int = prim::Constant[value=2]()\n"
+           "  %4 : Tensor = aten::add(%x, %1, %2)\n"
+           "  %5 : Float(*, *) = aten::add(%y, %1, %3)\n"
+           "  %6 : Float(*, *) = aten::mul(%y, %3)\n"
+           "  %7 : Long(*) = aten::mul(%z, %2)\n"
+           "  %8 : int[] = aten::size(%y)\n"
+           "  return (%4, %5, %6, %7, %8)\n",
+           "graph(%x : Tensor,\n"
+           "      %y : Float(*, *),\n"
+           "      %z : Long(*)):\n"
+           "  %1 : int = prim::Constant[value=0]()\n"
+           "  %2 : int = prim::Constant[value=1]()\n"
+           "  %3 : int = prim::Constant[value=2]()\n"
+           "  %4 : Tensor = aten::add(%x, %1, %2)\n"
+           "  %5 : Float(*, *) = aten::add(%y, %1, %3)\n"
+           "  %6 : Float(*, *) = aten::mul(%y, %3)\n"
+           "  %7 : Long(*) = aten::mul(%z, %2)\n"
+           "  %8 : int[] = aten::size(%y)\n"
+           "  return (%x, %5, %6, %7, %8)\n",
+           true);
 }
 
 static void
