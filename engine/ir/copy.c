@@ -11,7 +11,20 @@ typedef struct {
   IrValueMap outer;   /* for values defined outside the region; NULL: none may be */
   gpointer outer_data;
   bool keep_ids;      /* whole-graph copy: ids and names verbatim */
+  guint64 max_origin; /* largest origin carried so far */
+  guint64 id_bound;   /* one past the largest value id kept so far (keep_ids) */
 } Cloner;
+
+/* Carries an origin onto `n`; fresh origins handed out later in the graph must not collide
+ * with a carried one. */
+static void
+carry_origin(Cloner *c, IrNode *n, guint64 origin)
+{
+  n->origin = origin;
+  c->max_origin = MAX(c->max_origin, origin);
+  if (c->graph->next_origin <= origin)
+    c->graph->next_origin = origin + 1;
+}
 
 static IrValue *
 lookup(Cloner *c, IrValue *src)
@@ -33,6 +46,7 @@ copy_value_identity(Cloner *c, IrValue *copy, const IrValue *src)
 {
   if (c->keep_ids) {
     ir_value_set_id(copy, src->id);
+    c->id_bound = MAX(c->id_bound, src->id + 1);
     if (src->name)
       ir_internal_value_set_unique_name(copy, src->name);
   } else if (src->name) {
@@ -45,8 +59,8 @@ static IrNode *clone_node(Cloner *c, const IrNode *src);
 static void
 clone_block(Cloner *c, IrBlock *dst, const IrBlock *src)
 {
-  dst->param->origin = src->param->origin;
-  dst->ret->origin = src->ret->origin;
+  carry_origin(c, dst->param, src->param->origin);
+  carry_origin(c, dst->ret, src->ret->origin);
   for (guint i = 0; i < ir_n_outputs(src->param); i++) {
     IrValue *s = ir_output(src->param, i);
     IrValue *v = ir_block_add_input(dst, s->type, NULL);
@@ -65,7 +79,7 @@ static IrNode *
 clone_node(Cloner *c, const IrNode *src)
 {
   IrNode *n = ir_internal_node_new(c->graph, src->kind);
-  n->origin = src->origin;
+  carry_origin(c, n, src->origin);
   n->schema = src->schema;
   n->source = src->source ? g_intern_string(src->source) : NULL;
   for (guint i = 0; i < ir_n_inputs(src); i++)
@@ -91,7 +105,7 @@ ir_node_clone_into(IrGraph *graph, const IrNode *src, IrValueMap value_map, gpoi
     g_error("ir invariant: block sentinels are not cloned on their own");
   if (!value_map && ir_n_inputs(src) > 0)
     g_error("ir invariant: clone_into of a node with inputs needs a value map");
-  Cloner c = {graph, g_hash_table_new(NULL, NULL), NULL, value_map, user_data, false};
+  Cloner c = {graph, g_hash_table_new(NULL, NULL), NULL, value_map, user_data, false, 0, 0};
   IrNode *n = clone_node(&c, src);
   g_hash_table_destroy(c.local);
   return n;
@@ -101,10 +115,12 @@ IrGraph *
 ir_graph_copy(const IrGraph *graph)
 {
   IrGraph *g = ir_graph_new();
-  Cloner c = {g, g_hash_table_new(NULL, NULL), g_hash_table_new(NULL, NULL), NULL, NULL, true};
+  Cloner c = {g, g_hash_table_new(NULL, NULL), g_hash_table_new(NULL, NULL), NULL, NULL, true, 0, 0};
   clone_block(&c, g->block, graph->block);
-  g->next_value_id = MAX(g->next_value_id, graph->next_value_id);
-  g->next_origin = MAX(g->next_origin, graph->next_origin);
+  /* The temporary ids the copies got before taking the source's are gone: continue from
+   * the source's counter (above every kept id). */
+  g->next_value_id = MAX(graph->next_value_id, c.id_bound);
+  g->next_origin = MAX(graph->next_origin, c.max_origin + 1);
 
   GHashTableIter it;
   gpointer base, suffix;

@@ -245,6 +245,15 @@ test_clone_within_graph(void)
   g_assert_cmpstr(ir_output(a, 0)->name, ==, "h.1");
   g_assert_cmpint(ir_node_attr_i(c, "k"), ==, 3);
   g_assert_cmpuint(x->uses->len, ==, 2);
+  /* Origins carried in from another graph push that graph's counter past them. */
+  IrGraph *other = ir_graph_new();
+  for (int i = 0; i < 50; i++)
+    ir_node_create(other, IR_PRIM_CONSTANT, 1);
+  IrNode *far = ir_graph_insert(other, ir_node_create(other, IR_PRIM_CONSTANT, 1));
+  IrNode *carried = ir_graph_insert(g, ir_node_clone_into(g, far, identity_map, NULL));
+  g_assert_cmpuint(carried->origin, ==, far->origin);
+  g_assert_cmpuint(ir_node_create(g, IR_PRIM_CONSTANT, 1)->origin, >, far->origin);
+  ir_graph_free(other);
   /* A new node gets a fresh origin. */
   IrNode *fresh = ir_graph_insert_op(g, IR_ATEN_TANH, in, 1, 1);
   g_assert_cmpuint(fresh->origin, !=, a->origin);
