@@ -16,7 +16,8 @@ int cmd_run_main(int argc, char **argv) {
   bool json = false;
   const CliOption options[] = {
       {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC",
-       "The graph's inputs in order; repeat --input or give several values after one"},
+       "The graph's inputs in order; repeat --input or give several values after one (they "
+       "run up to the next --option, so put FILE first)"},
       {"seed", 0, CLI_OPTION_UINT64, &seed, "N",
        "Seed for drawn inputs (default 0); input K uses generator seed N + K"},
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Print one JSON document on stdout"},
