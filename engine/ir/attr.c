@@ -49,13 +49,14 @@ ir_internal_node_free_attrs(IrNode *node)
   g_array_set_size(node->attrs, 0);
 }
 
+/* Compares by content: lookups of absent names must not grow the global intern table, and
+ * the arrays are a handful of entries long. */
 static IrAttr *
 find(const IrNode *node, const char *name)
 {
-  const char *key = g_intern_string(name);
   for (guint i = 0; i < node->attrs->len; i++) {
     IrAttr *a = &g_array_index(node->attrs, IrAttr, i);
-    if (a->name == key)
+    if (a->name == name || strcmp(a->name, name) == 0)
       return a;
   }
   return NULL;
@@ -221,15 +222,11 @@ ir_node_set_attr_gs(IrNode *node, const char *name, IrGraph *const *v, guint n)
 void
 ir_node_remove_attr(IrNode *node, const char *name)
 {
-  const char *key = g_intern_string(name);
-  for (guint i = 0; i < node->attrs->len; i++) {
-    IrAttr *a = &g_array_index(node->attrs, IrAttr, i);
-    if (a->name == key) {
-      ir_internal_attr_clear(a);
-      g_array_remove_index(node->attrs, i);
-      return;
-    }
-  }
+  IrAttr *a = find(node, name);
+  if (!a)
+    return;
+  ir_internal_attr_clear(a);
+  g_array_remove_index(node->attrs, (guint)(a - &g_array_index(node->attrs, IrAttr, 0)));
 }
 
 void

@@ -109,7 +109,7 @@ intern(const IrType *proto)
     key.device = -1;
     if (key.kind != IR_TYPE_LIST && key.kind != IR_TYPE_OPTIONAL)
       key.elem = NULL;
-    if (key.kind != IR_TYPE_TUPLE) {
+    if (key.kind != IR_TYPE_TUPLE || key.n_elems == 0) {
       key.n_elems = 0;
       key.elems = NULL;
     }

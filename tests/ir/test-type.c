@@ -141,6 +141,9 @@ test_interning(void)
   const IrType *e2[] = {ir_type_int(), ir_type_tensor()};
   g_assert_true(ir_type_tuple(e1, 2) == ir_type_tuple(e2, 2));
   g_assert_true(ir_type_tuple(e1, 1) != ir_type_tuple(e1, 2));
+  g_assert_true(ir_type_tuple(e1, 0) == ir_type_tuple(NULL, 0));
+  g_assert_null(ir_type_tuple(e1, 0)->elems);
+  assert_prints(ir_type_tuple(NULL, 0), "()");
 }
 
 static gpointer
