@@ -22,6 +22,8 @@ static void plan_free(gpointer p) {
   g_hash_table_destroy(plan->diff_states);
   if (plan->tape_formulas)
     g_hash_table_destroy(plan->tape_formulas);
+  if (plan->fuser_records)
+    g_hash_table_destroy(plan->fuser_records);
   g_ptr_array_free(plan->stages, TRUE);
   ir_graph_free(plan->graph);
   g_free(plan->graph_name);

@@ -49,6 +49,7 @@ struct ExecPlan {
   ExecExecutor *executor;
   GHashTable *diff_states; /* const IrNode* (a DifferentiableGraph node of graph) -> ExecDiffState* */
   GHashTable *tape_formulas; /* const IrNode* -> eager tape formula cache (eager_tape.c) */
+  GHashTable *fuser_records; /* const IrNode* (FusionGroup) -> FuserGroupRecord* (fuser.h) */
 };
 
 /* Called after every stage of every compile when set (tests plant faults with it). */
