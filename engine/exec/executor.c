@@ -16,8 +16,18 @@ struct ExecExecutor {
   guint hits, misses;
 };
 
+static void clear_last_inputs(ExecPlan *plan) {
+  if (!plan->last_inputs)
+    return;
+  for (guint i = 0; i < plan->last_inputs->len; i++)
+    rt_value_unref(g_array_index(plan->last_inputs, RtValue, i));
+  g_array_free(plan->last_inputs, TRUE);
+  plan->last_inputs = NULL;
+}
+
 static void plan_free(gpointer p) {
   ExecPlan *plan = p;
+  clear_last_inputs(plan);
   rt_code_free(plan->code);
   g_hash_table_destroy(plan->diff_states);
   if (plan->tape_formulas)
@@ -157,6 +167,19 @@ bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_in
   guint n = rt_code_n_outputs(plan->code);
   RtValue *results = g_new0(RtValue, n);
   g_assert(flat->len == rt_code_n_inputs(plan->code) && "the spec fixed the input count");
+  if (executor->session->record_inputs) {
+    clear_last_inputs(plan);
+    plan->last_inputs = g_array_sized_new(FALSE, FALSE, sizeof(RtValue), flat->len);
+    for (guint i = 0; i < flat->len; i++) {
+      RtValue v = g_array_index(flat, RtValue, i);
+      /* Detached: a kept input must not hold the autograd graph alive. */
+      if (v.tag == RT_TENSOR && v.u.tensor)
+        v = rt_tensor(rt_autograd_detach(v.u.tensor));
+      else
+        v = rt_value_ref(v);
+      g_array_append_val(plan->last_inputs, v);
+    }
+  }
   bool ok = rt_code_run(plan->code, &hooks, (RtValue *)flat->data, flat->len, results, error);
   g_array_free(flat, TRUE);
   if (!ok) {

@@ -49,6 +49,8 @@ struct ExecPlan {
   ExecExecutor *executor;
   GHashTable *diff_states; /* const IrNode* (a DifferentiableGraph node of graph) -> ExecDiffState* */
   GHashTable *tape_formulas; /* const IrNode* -> eager tape formula cache (eager_tape.c) */
+  GArray *last_inputs; /* of RtValue: the flattened inputs of the plan's latest run, kept
+                          when the session records inputs (check, the workbench); else NULL */
   GHashTable *fuser_records; /* const IrNode* (FusionGroup) -> FuserGroupRecord* (fuser.h) */
 };
 
@@ -60,6 +62,7 @@ struct ExecSession {
   bool fuse;         /* the fuser's switch */
   bool grad_enabled; /* grad mode for forward runs */
   bool verify;       /* run the verifier after every stage (tests, debug builds) */
+  bool record_inputs; /* keep each plan's latest inputs in ExecPlan.last_inputs */
   GPtrArray *plans;     /* every plan compiled, in compile order (owned by their executors) */
   GPtrArray *executors; /* owned */
   ExecStageHook stage_hook;
