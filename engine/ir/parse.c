@@ -323,7 +323,10 @@ parse_block_end(Parser *p, GraphFrame *gf, GError **error)
     return false;
   if (t->kind == TOK_IDENT && g_str_has_prefix(t->text, "block"))
     return parse_block_header(p, gf, owner, index + 1, line, col, error);
-  return text_check_block_arity(p, owner, line, col, error);
+  if (!text_check_block_arity(p, owner, line, col, error))
+    return false;
+  text_finish_node(gf, owner);
+  return true;
 }
 
 static bool

@@ -123,6 +123,9 @@ text_lookup_value(Parser *p, GraphFrame *gf, const Token *t, GPtrArray *pending,
   IrValue *v = NULL;
   if (e != NULL && e->open) {
     v = e->value;
+  } else if (e != NULL && e->pending) {
+    text_error_at(error, &p->lx, t, "value %%%s is used inside the node that defines it",
+                  t->text);
   } else if (e != NULL) {
     text_error_at(error, &p->lx, t,
                   "value %%%s is not visible here: it is defined inside a block at %d:%d",
@@ -142,6 +145,26 @@ text_lookup_value(Parser *p, GraphFrame *gf, const Token *t, GPtrArray *pending,
   }
   g_free(key);
   return v;
+}
+
+/* Output names are the values' display names (names are unique, numeric keys canonical). */
+static void
+set_outputs_visible(GraphFrame *gf, IrNode *node, bool visible)
+{
+  char buf[32];
+  for (guint i = 0; i < ir_n_outputs(node); i++) {
+    NameEntry *e = g_hash_table_lookup(gf->names, ir_value_display_name(ir_output(node, i), buf));
+    if (e == NULL || e->value != ir_output(node, i))
+      g_error("ir text invariant: output %u of a parsed node is not in the name table", i);
+    e->open = visible;
+    e->pending = !visible;
+  }
+}
+
+void
+text_finish_node(GraphFrame *gf, IrNode *node)
+{
+  set_outputs_visible(gf, node, true);
 }
 
 /* Resolves `ns::name` or `ns::name_N`; *group is set for the latter. */
@@ -519,6 +542,7 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
   for (guint i = 0; i < o.names->len; i++)
     if (!text_define_value(p, gf, g_ptr_array_index(o.names, i), ir_output(node, i), error))
       goto out;
+  set_outputs_visible(gf, node, false);
   if (group)
     g_ptr_array_add(gf->groups, node);
   t = text_peek(&p->lx, error);
@@ -537,6 +561,8 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
     goto out;
   }
   ok = text_check_block_arity(p, node, kind_tok.line, kind_tok.col, error);
+  if (ok)
+    text_finish_node(gf, node);
 out:
   g_free(kind_tok.text);
   g_ptr_array_free(inputs, TRUE);

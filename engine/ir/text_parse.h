@@ -7,7 +7,8 @@
 
 typedef struct {
   IrValue *value;
-  bool open; /* false once the block that defines it has closed */
+  bool open;    /* false once the block that defines it has closed */
+  bool pending; /* a node output while the node's blocks are being read: not yet visible */
   int line, col;
 } NameEntry;
 
@@ -50,6 +51,8 @@ bool text_parse_node(Parser *p, GraphFrame *gf, GError **error);
 /* Reads `block0(params):` after `owner` and opens it (parse.c). */
 bool text_open_block(Parser *p, GraphFrame *gf, IrNode *owner, int owner_line, int owner_col,
                      GError **error);
+/* Makes a complete node's outputs visible (after its blocks, if any). */
+void text_finish_node(GraphFrame *gf, IrNode *node);
 /* If / Loop / GradOf block counts and block input/output counts, once all blocks are read. */
 bool text_check_block_arity(Parser *p, IrNode *node, int line, int col, GError **error);
 

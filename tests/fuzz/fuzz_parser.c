@@ -37,9 +37,25 @@ parse_verified(const char *text, size_t size, const char *what)
   return g;
 }
 
+/* GLib ends a fatal log with a breakpoint trap, which libFuzzer does not catch: print and
+ * abort first, so every invariant failure (ours or the engine's) is a reported crash. */
+static void
+abort_on_fatal(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data)
+{
+  (void)data;
+  fprintf(stderr, "%s: %s\n", domain ? domain : "jitscope", message);
+  if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_FLAG_FATAL))
+    abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+  static gsize installed = 0;
+  if (g_once_init_enter(&installed)) {
+    g_log_set_default_handler(abort_on_fatal, NULL);
+    g_once_init_leave(&installed, 1);
+  }
   IrGraph *g = parse_verified((const char *)data, size, "parsed");
   if (g == NULL)
     return 0;
