@@ -21,7 +21,20 @@
     (void)ctx;                                                                                 \
     TA *acc = (TA *)p[0];                                                                      \
     const T *x = (const T *)p[1];                                                              \
-    if (s[0] == 0) {                                                                           \
+    if (s[0] == 0 && s[1] == 1) {                                                              \
+      /* eight independent partial sums: not bound by the latency of one add chain */         \
+      TA part[8] = {0};                                                                        \
+      int64_t i = 0;                                                                           \
+      for (; i + 8 <= n; i += 8)                                                               \
+        for (int l = 0; l < 8; l++)                                                            \
+          part[l] = SUM_ADD(TA, part[l], x[i + l]);                                            \
+      TA total = *acc;                                                                         \
+      for (int l = 0; l < 8; l++)                                                              \
+        total = SUM_ADD(TA, total, part[l]);                                                   \
+      for (; i < n; i++)                                                                       \
+        total = SUM_ADD(TA, total, x[i]);                                                      \
+      *acc = total;                                                                            \
+    } else if (s[0] == 0) {                                                                    \
       TA total = *acc;                                                                         \
       for (int64_t i = 0; i < n; i++)                                                          \
         total = SUM_ADD(TA, total, x[i * s[1]]);                                               \
