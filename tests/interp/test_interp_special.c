@@ -272,6 +272,61 @@ static void test_wrappers(void) {
   ir_graph_free(g);
 }
 
+/* One compiled code, four threads running it at once: each run has its own frame, and the
+ * shared constants are only borrowed. Graph: (x * 2, [1, 2]) through the FusionGroup fallback. */
+typedef struct {
+  const RtCode *code;
+  RtTensor *x;
+  guint failures;
+} ThreadJob;
+
+static gpointer run_many(gpointer data) {
+  ThreadJob *job = data;
+  for (guint k = 0; k < 300; k++) {
+    RtValue ins[2] = {rt_tensor(rt_tensor_ref(job->x)), rt_tensor(rt_tensor_ref(job->x))};
+    RtValue outs[3];
+    GError *error = NULL;
+    if (!rt_code_run(job->code, NULL, ins, 2, outs, &error)) {
+      job->failures++;
+      g_clear_error(&error);
+    } else {
+      /* x = [1, 2]: x * x = [1, 4], -x = [-1, -2], list constant [7, 8] */
+      if (rt_tensor_get(outs[0].u.tensor, 1) != 4 || rt_tensor_get(outs[1].u.tensor, 0) != -1 ||
+          outs[2].u.seq->items[1].u.i != 8)
+        job->failures++;
+      for (guint i = 0; i < 3; i++) rt_value_unref(outs[i]);
+    }
+    rt_value_unref(ins[0]);
+    rt_value_unref(ins[1]);
+  }
+  return NULL;
+}
+
+static void test_concurrent_runs(void) {
+  IrGraph *g = graph_with_group(IR_PRIM_FUSION_GROUP, 2, true);
+  gint64 c[2] = {7, 8};
+  ir_graph_add_output(g, ir_graph_insert_constant_int_list(g, c, 2));
+  GError *error = NULL;
+  RtCode *code = rt_code_compile(g, &error);
+  g_assert_no_error(error);
+  double xv[2] = {1, 2};
+  RtTensor *x = it_vector(2, xv);
+  ThreadJob jobs[4];
+  GThread *threads[4];
+  for (guint i = 0; i < 4; i++) {
+    jobs[i] = (ThreadJob){.code = code, .x = x};
+    threads[i] = g_thread_new("interp", run_many, &jobs[i]);
+  }
+  for (guint i = 0; i < 4; i++) {
+    g_thread_join(threads[i]);
+    g_assert_cmpuint(jobs[i].failures, ==, 0);
+  }
+  g_assert_cmpint(x->refcount, ==, 1);
+  rt_tensor_unref(x);
+  rt_code_free(code);
+  ir_graph_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/interp/special/fusion-group-no-hook", test_fusion_group_without_hook);
@@ -282,5 +337,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/interp/special/early-release", test_dead_values_are_released_early);
   g_test_add_func("/interp/special/register-reuse", test_chain_reuses_registers);
   g_test_add_func("/interp/special/wrappers", test_wrappers);
+  g_test_add_func("/interp/special/concurrent-runs", test_concurrent_runs);
   return g_test_run();
 }
