@@ -39,12 +39,24 @@ static RtValue detached(RtValue v) {
 
 static guint index_at(const GArray *a, guint i) { return g_array_index(a, guint, i); }
 
-/* Builds the one-node graph for `node` with input types taken from the runtime values. */
+static IrValue *map_value(IrValue *src, gpointer map) { return g_hash_table_lookup(map, src); }
+
+/* Builds the one-node graph for `node`: constants copied in (formulas read them, e.g. a pow
+ * exponent), other inputs typed from the runtime values. The graph's inputs are the node's
+ * non-constant inputs, in order. */
 static IrGraph *one_node_graph(const IrNode *node, RtValue *inputs, guint n_inputs) {
   IrGraph *graph = ir_graph_new();
   GHashTable *map = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (guint i = 0; i < n_inputs; i++) {
     IrValue *src = ir_input(node, i);
+    if (g_hash_table_contains(map, src))
+      continue;
+    if (src->node->kind == IR_PRIM_CONSTANT) {
+      IrNode *constant = ir_node_clone_into(graph, src->node, map_value, map);
+      ir_node_append_to(constant, graph->block);
+      g_hash_table_insert(map, src, ir_output(constant, 0));
+      continue;
+    }
     const IrType *type = src->type;
     if (inputs[i].tag == RT_TENSOR) {
       RtTensor *t = inputs[i].u.tensor;
@@ -54,12 +66,27 @@ static IrGraph *one_node_graph(const IrNode *node, RtValue *inputs, guint n_inpu
     }
     g_hash_table_insert(map, src, ir_graph_add_input(graph, type, NULL));
   }
-  IrNode *copy = ir_node_clone_into(graph, node, (IrValueMap)g_hash_table_lookup, map);
+  IrNode *copy = ir_node_clone_into(graph, node, map_value, map);
   ir_node_append_to(copy, graph->block);
   for (guint o = 0; o < ir_n_outputs(copy); o++)
     ir_graph_add_output(graph, ir_output(copy, o));
   g_hash_table_destroy(map);
   return graph;
+}
+
+/* The runtime values of the one-node graph's inputs (the node's non-constant inputs). */
+static GArray *graph_inputs_of(const IrNode *node, RtValue *inputs, guint n_inputs) {
+  GArray *values = g_array_new(FALSE, FALSE, sizeof(RtValue));
+  GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < n_inputs; i++) {
+    IrValue *src = ir_input(node, i);
+    if (src->node->kind == IR_PRIM_CONSTANT || g_hash_table_contains(seen, src))
+      continue;
+    g_hash_table_add(seen, src);
+    g_array_append_val(values, inputs[i]);
+  }
+  g_hash_table_destroy(seen);
+  return values;
 }
 
 static const TapeFormula *formula_for(ExecPlan *plan, const IrNode *node, RtValue *inputs,
@@ -131,19 +158,22 @@ bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guin
     return true;
 
   /* f recomputes the temporaries df needs (its real outputs equal the node's outputs). */
-  RtValue *f_inputs = g_new(RtValue, n_inputs);
-  for (guint i = 0; i < n_inputs; i++)
-    f_inputs[i] = detached(inputs[i]);
+  GArray *graph_inputs = graph_inputs_of(node, inputs, n_inputs);
+  guint n_f_inputs = graph_inputs->len;
+  RtValue *f_inputs = g_new(RtValue, n_f_inputs);
+  for (guint i = 0; i < n_f_inputs; i++)
+    f_inputs[i] = detached(g_array_index(graph_inputs, RtValue, i));
   RtValue *results = NULL;
   guint n_results = 0;
   bool any_temporary = false;
   for (guint i = 0; i < gradient->df_input_captured_outputs->len; i++)
     any_temporary |= index_at(gradient->df_input_captured_outputs, i) >= n_outputs;
   if (any_temporary &&
-      !rt_interpret(gradient->f, NULL, f_inputs, n_inputs, &results, &n_results, error)) {
-    for (guint i = 0; i < n_inputs; i++)
+      !rt_interpret(gradient->f, NULL, f_inputs, n_f_inputs, &results, &n_results, error)) {
+    for (guint i = 0; i < n_f_inputs; i++)
       rt_value_unref(f_inputs[i]);
     g_free(f_inputs);
+    g_array_free(graph_inputs, TRUE);
     return false;
   }
 
@@ -163,7 +193,7 @@ bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guin
                                            gradient->df_output_vjps->len, tape_backward_apply, b,
                                            tape_backward_free);
   for (guint k = 0; k < gradient->df_output_vjps->len; k++) {
-    RtValue in = inputs[index_at(gradient->df_output_vjps, k)];
+    RtValue in = g_array_index(graph_inputs, RtValue, index_at(gradient->df_output_vjps, k));
     rt_grad_node_set_edge(grad_node, k, in.tag == RT_TENSOR ? in.u.tensor : NULL);
   }
   for (guint k = 0; k < gradient->df_input_vjps->len; k++) {
@@ -182,8 +212,9 @@ bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guin
   for (guint i = 0; i < n_results; i++)
     rt_value_unref(results[i]);
   g_free(results);
-  for (guint i = 0; i < n_inputs; i++)
+  for (guint i = 0; i < n_f_inputs; i++)
     rt_value_unref(f_inputs[i]);
   g_free(f_inputs);
+  g_array_free(graph_inputs, TRUE);
   return true;
 }

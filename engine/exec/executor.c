@@ -14,6 +14,7 @@ struct ExecExecutor {
   IrGraph *graph;
   GHashTable *plans; /* ExecArgumentSpec* (owned) -> ExecPlan* (owned) */
   guint hits, misses;
+  ExecPlan *last_plan;
 };
 
 static void clear_last_inputs(ExecPlan *plan) {
@@ -89,6 +90,7 @@ ExecExecutor *exec_executor_new(ExecSession *session, const IrGraph *graph, cons
 ExecSession *exec_executor_session(const ExecExecutor *executor) { return executor->session; }
 const char *exec_executor_name(const ExecExecutor *executor) { return executor->name; }
 guint exec_executor_cache_hits(const ExecExecutor *executor) { return executor->hits; }
+ExecPlan *exec_executor_last_plan(const ExecExecutor *executor) { return executor->last_plan; }
 guint exec_executor_cache_misses(const ExecExecutor *executor) { return executor->misses; }
 
 static bool grad_mode(const ExecExecutor *executor) {
@@ -159,6 +161,7 @@ bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_in
   ExecPlan *plan = exec_executor_plan_for(executor, inputs, n_inputs, error);
   if (!plan)
     return false;
+  executor->last_plan = plan;
   GArray *flat = g_array_new(FALSE, FALSE, sizeof(RtValue));
   flatten_inputs(flat, inputs, n_inputs);
   RtInterpreterHooks hooks = {.run_special = exec_plan_run_special, .ctx = plan};

@@ -82,6 +82,8 @@ ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, 
  * With grad mode on, outputs carry autograd history. */
 bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_inputs,
                        RtValue **outputs, guint *n_outputs, GError **error);
+/* The plan the latest exec_executor_run used, or NULL before the first run. */
+ExecPlan *exec_executor_last_plan(const ExecExecutor *executor);
 guint exec_executor_cache_hits(const ExecExecutor *executor);
 guint exec_executor_cache_misses(const ExecExecutor *executor);
 ExecSession *exec_executor_session(const ExecExecutor *executor);

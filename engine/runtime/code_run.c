@@ -102,6 +102,20 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
       break;
     }
     case RT_OP_PRIM:
+      if (hooks && hooks->after_node && ins->node->kind == IR_PRIM_CONSTANT_CHUNK) {
+        /* The one differentiable prim op: the eager tape records it like a kernel. Its input
+         * is taken before the run, which may release it. */
+        RtValue chunked = rt_value_ref(regs[ops[ins->in]]);
+        bool ran = rt_prim_run(ins, ops, regs, scratch, &local) &&
+                   hooks->after_node(hooks->ctx, ins->node, &chunked, 1, regs + ins->out,
+                                     ins->n_out, &local);
+        rt_value_unref(chunked);
+        if (!ran) {
+          failed = ins;
+          goto fail;
+        }
+        break;
+      }
       if (!rt_prim_run(ins, ops, regs, scratch, &local)) {
         failed = ins;
         goto fail;

@@ -13,7 +13,8 @@
 typedef struct RtInterpreterHooks {
   bool (*run_special)(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
                       RtValue *outputs, guint n_outputs, GError **error);
-  /* Called after every schema node ran (not prim nodes), when set: the executor records the
+  /* Called after every schema node ran (and prim::ConstantChunk, the one differentiable prim
+   * op; other prim nodes not), when set: the executor records the
    * eager autograd tape here for ops outside DifferentiableGraphs. Inputs and outputs are
    * borrowed, except that the hook may replace outputs[i] by another value (it then owns the
    * old reference and gives the array a new one). Returning false aborts the run with *error. */

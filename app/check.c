@@ -1,0 +1,259 @@
+/* Checking a program three ways (see check.h). Finite differences perturb at most
+ * FD_MAX_ELEMENTS elements per input, evenly spread, so large weights stay affordable; the
+ * report says how many it checked. */
+#include "check.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ir/text.h"
+#include "program_run.h"
+#include "runtime/interpreter.h"
+
+#define FD_MAX_ELEMENTS 256
+#define FD_TOLERANCE 1e-5
+
+double app_tensor_relative_error(const RtTensor *a, const RtTensor *b) {
+  if (!a && !b)
+    return 0;
+  if (!a || !b || a->ndim != b->ndim)
+    return INFINITY;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->sizes[d] != b->sizes[d])
+      return INFINITY;
+  double max_diff = 0, max_ref = 1;
+  for (int64_t i = 0; i < rt_tensor_numel(b); i++) {
+    double x = rt_tensor_get(a, i), y = rt_tensor_get(b, i);
+    if (isnan(x) != isnan(y))
+      return INFINITY;
+    if (isnan(x) || (isinf(x) && x == y))
+      continue;
+    max_diff = fmax(max_diff, fabs(x - y));
+    max_ref = fmax(max_ref, fabs(y));
+  }
+  return max_diff / max_ref;
+}
+
+static double tolerance_for(const RtTensor *t) {
+  return t && t->dtype == IR_DTYPE_FLOAT64 ? 1e-9 : 1e-4;
+}
+
+static double value_error(RtValue a, RtValue b) {
+  if (a.tag == RT_TENSOR && b.tag == RT_TENSOR)
+    return app_tensor_relative_error(a.u.tensor, b.u.tensor);
+  double x, y;
+  if (rt_value_to_double(a, &x) && rt_value_to_double(b, &y))
+    return fabs(x - y) / fmax(1, fabs(y));
+  return a.tag == b.tag ? 0 : INFINITY;
+}
+
+/* Copies the inputs, converting floating tensors to float64 (keeping requires_grad). */
+static AppInputs *inputs_as_double(const AppInputs *inputs) {
+  AppInputs *copy = g_new0(AppInputs, 1);
+  copy->specs = g_ptr_array_new();
+  copy->values = g_array_new(FALSE, FALSE, sizeof(RtValue));
+  copy->seed = inputs->seed;
+  for (guint i = 0; i < inputs->values->len; i++) {
+    RtValue v = g_array_index(inputs->values, RtValue, i);
+    if (v.tag == RT_TENSOR && v.u.tensor && ir_type_is_float_dtype(v.u.tensor->dtype)) {
+      RtTensor *d = rt_tensor_to_dtype(v.u.tensor, IR_DTYPE_FLOAT64);
+      d->requires_grad = v.u.tensor->requires_grad;
+      v = rt_tensor(d);
+    } else {
+      v = rt_value_ref(v);
+    }
+    g_array_append_val(copy->values, v);
+  }
+  return copy;
+}
+
+static void inputs_as_double_free(AppInputs *copy) {
+  for (guint i = 0; i < copy->values->len; i++)
+    rt_value_unref(g_array_index(copy->values, RtValue, i));
+  g_array_free(copy->values, TRUE);
+  g_ptr_array_free(copy->specs, TRUE);
+  g_free(copy);
+}
+
+/* The sum of every element of every floating output: the function whose gradient run's
+ * backward computes (all output gradients seeded with ones). */
+static bool sum_of_outputs(ExecExecutor *executor, const AppInputs *inputs, double *out,
+                           GError **error) {
+  AppProgramRun *run = app_program_run(executor, inputs, NULL, 0, error);
+  if (!run)
+    return false;
+  double sum = 0;
+  for (guint o = 0; o < run->result->outputs->len; o++) {
+    RtValue v = g_array_index(run->result->outputs, RtValue, o);
+    if (v.tag == RT_TENSOR && v.u.tensor && ir_type_is_float_dtype(v.u.tensor->dtype))
+      for (int64_t e = 0; e < rt_tensor_numel(v.u.tensor); e++)
+        sum += rt_tensor_get(v.u.tensor, e);
+  }
+  app_program_run_free(run);
+  *out = sum;
+  return true;
+}
+
+static bool check_finite_differences(const IrGraph *graph, const AppInputs *inputs,
+                                     AppCheckReport *report, GError **error) {
+  AppInputs *x = inputs_as_double(inputs);
+  ExecSession *grad_session = exec_session_new();
+  ExecExecutor *grad_exec = exec_executor_new(grad_session, graph, "main", EXEC_PLAN_FORWARD);
+  ExecSession *eval_session = exec_session_new();
+  eval_session->grad_enabled = false;
+  eval_session->optimize = false;
+  ExecExecutor *eval_exec = exec_executor_new(eval_session, graph, "main", EXEC_PLAN_FORWARD);
+  AppProgramRun *run = app_program_run(grad_exec, x, NULL, 0, error);
+  bool ok = run != NULL;
+  for (guint i = 0; ok && i < x->values->len; i++) {
+    RtValue v = g_array_index(x->values, RtValue, i);
+    if (v.tag != RT_TENSOR || !v.u.tensor || !v.u.tensor->requires_grad)
+      continue;
+    RtTensor *t = v.u.tensor, *g = g_ptr_array_index(run->result->grads, i);
+    int64_t n = rt_tensor_numel(t);
+    int64_t step = n > FD_MAX_ELEMENTS ? (n + FD_MAX_ELEMENTS - 1) / FD_MAX_ELEMENTS : 1;
+    report->finite_diff_total += (guint)n;
+    double worst = 0;
+    for (int64_t e = 0; ok && e < n; e += step) {
+      double x0 = rt_tensor_get(t, e), h = 1e-6 * fmax(1, fabs(x0)), plus, minus;
+      rt_tensor_set(t, e, x0 + h);
+      ok = sum_of_outputs(eval_exec, x, &plus, error);
+      rt_tensor_set(t, e, x0 - h);
+      ok = ok && sum_of_outputs(eval_exec, x, &minus, error);
+      rt_tensor_set(t, e, x0);
+      double fd = (plus - minus) / (2 * h), ad = g ? rt_tensor_get(g, e) : 0;
+      worst = fmax(worst, fabs(ad - fd) / fmax(1, fabs(fd)));
+      report->finite_diff_elements++;
+    }
+    g_string_append_printf(report->log, "gradient of input %u vs finite differences: %.3g\n",
+                           i + 1, worst);
+    report->gradient_vs_finite_diff = fmax(report->gradient_vs_finite_diff, worst);
+  }
+  app_program_run_free(run);
+  exec_session_free(grad_session);
+  exec_session_free(eval_session);
+  inputs_as_double_free(x);
+  return ok;
+}
+
+/* Runs a recorded stage's graph (re-parsed from its text) on the inputs its plan saw. */
+static bool run_stage_graph(const ExecStage *stage, GArray *inputs, RtValue **outs, guint *n_outs) {
+  IrGraph *graph = ir_graph_parse(stage->ir, strlen(stage->ir), stage->name, NULL);
+  if (!graph)
+    return false;
+  bool ok = rt_interpret(graph, NULL, (RtValue *)inputs->data, inputs->len, outs, n_outs, NULL);
+  ir_graph_free(graph);
+  return ok;
+}
+
+static void free_values(RtValue *v, guint n) {
+  for (guint i = 0; i < n; i++)
+    rt_value_unref(v[i]);
+  g_free(v);
+}
+
+/* Finds the first stage of `plan` whose results differ from those of the earliest stage
+ * that runs (a backward plan's first stages hold GradOf blocks that need defined gradients;
+ * those may not run on undefined ones). */
+static void check_plan_stages(const ExecPlan *plan, AppCheckReport *report) {
+  if (!plan->last_inputs)
+    return;
+  RtValue *ref = NULL;
+  guint n_ref = 0, ref_stage = 0;
+  for (guint s = 0; s < plan->stages->len && !report->first_bad_stage; s++) {
+    const ExecStage *stage = g_ptr_array_index(plan->stages, s);
+    if (ref && !stage->changed)
+      continue;
+    RtValue *outs = NULL;
+    guint n_outs = 0;
+    if (!run_stage_graph(stage, plan->last_inputs, &outs, &n_outs))
+      continue;
+    if (!ref) {
+      ref = outs;
+      n_ref = n_outs;
+      ref_stage = s;
+      continue;
+    }
+    bool differs = n_outs != n_ref;
+    for (guint o = 0; o < n_outs && o < n_ref; o++) {
+      double err = value_error(outs[o], ref[o]);
+      double tol = outs[o].tag == RT_TENSOR ? tolerance_for(outs[o].u.tensor) : 1e-9;
+      report->stage_max_error = fmax(report->stage_max_error, err);
+      differs |= err > tol;
+    }
+    if (differs)
+      report->first_bad_stage =
+          g_strdup_printf("plan %u (%s %s) stage %u %s", plan->index,
+                          plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward",
+                          plan->graph_name, s, stage->name);
+    free_values(outs, n_outs);
+  }
+  if (ref)
+    g_string_append_printf(report->log, "plan %u (%s): stages compared against stage %u\n",
+                           plan->index, plan->graph_name, ref_stage);
+  free_values(ref, n_ref);
+}
+
+AppCheckReport *app_check_run(const IrGraph *graph, const AppInputs *inputs, ExecStageHook hook,
+                              void *hook_data, GError **error) {
+  AppCheckReport *report = g_new0(AppCheckReport, 1);
+  report->log = g_string_new(NULL);
+  ExecSession *optimized = exec_session_new();
+  optimized->record_inputs = true;
+  optimized->stage_hook = hook;
+  optimized->stage_hook_data = hook_data;
+  ExecSession *plain = exec_session_new();
+  plain->optimize = false;
+  ExecExecutor *opt_exec = exec_executor_new(optimized, graph, "main", EXEC_PLAN_FORWARD);
+  ExecExecutor *plain_exec = exec_executor_new(plain, graph, "main", EXEC_PLAN_FORWARD);
+  AppProgramRun *a = app_program_run(opt_exec, inputs, NULL, 0, error);
+  AppProgramRun *b = a ? app_program_run(plain_exec, inputs, NULL, 0, error) : NULL;
+  bool ok = a && b;
+  if (ok) {
+    bool within = true;
+    for (guint o = 0; o < a->result->outputs->len; o++) {
+      RtValue x = g_array_index(a->result->outputs, RtValue, o);
+      RtValue y = g_array_index(b->result->outputs, RtValue, o);
+      double err = value_error(x, y);
+      within &= err <= (x.tag == RT_TENSOR ? tolerance_for(x.u.tensor) : 1e-9);
+      report->optimized_vs_unoptimized = fmax(report->optimized_vs_unoptimized, err);
+      g_string_append_printf(report->log, "output %u optimized vs unoptimized: %.3g\n", o + 1, err);
+    }
+    for (guint i = 0; i < a->result->grads->len; i++) {
+      RtTensor *x = g_ptr_array_index(a->result->grads, i), *y = g_ptr_array_index(b->result->grads, i);
+      if (!x && !y)
+        continue;
+      double err = app_tensor_relative_error(x, y);
+      within &= err <= tolerance_for(x);
+      report->optimized_vs_unoptimized = fmax(report->optimized_vs_unoptimized, err);
+      g_string_append_printf(report->log, "gradient of input %u optimized vs unoptimized: %.3g\n",
+                             i + 1, err);
+    }
+    report->ok = within;
+    for (guint p = 0; p < optimized->plans->len; p++)
+      check_plan_stages(g_ptr_array_index(optimized->plans, p), report);
+    if (report->first_bad_stage)
+      report->ok = false;
+    if (app_inputs_require_grad(inputs)) {
+      ok = check_finite_differences(graph, inputs, report, error);
+      report->ok &= report->gradient_vs_finite_diff <= FD_TOLERANCE;
+    }
+  }
+  app_program_run_free(a);
+  app_program_run_free(b);
+  exec_session_free(optimized);
+  exec_session_free(plain);
+  if (!ok) {
+    app_check_report_free(report);
+    return NULL;
+  }
+  return report;
+}
+
+void app_check_report_free(AppCheckReport *report) {
+  if (!report)
+    return;
+  g_free(report->first_bad_stage);
+  g_string_free(report->log, TRUE);
+  g_free(report);
+}

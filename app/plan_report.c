@@ -1,0 +1,119 @@
+/* Plans as JSON and text, and the summary `plans` prints side by side. */
+#include "plan_report.h"
+
+JsonNode *app_plan_to_json(const ExecPlan *plan) {
+  JsonBuilder *b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "kind");
+  json_builder_add_string_value(b, plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward");
+  json_builder_set_member_name(b, "graph");
+  json_builder_add_string_value(b, plan->graph_name);
+  json_builder_set_member_name(b, "spec");
+  json_builder_add_string_value(b, plan->spec_text);
+  json_builder_set_member_name(b, "stages");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < plan->stages->len; i++) {
+    const ExecStage *stage = g_ptr_array_index(plan->stages, i);
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, stage->name);
+    json_builder_set_member_name(b, "group");
+    json_builder_add_string_value(b, stage->group);
+    json_builder_set_member_name(b, "changed");
+    json_builder_add_boolean_value(b, stage->changed);
+    json_builder_set_member_name(b, "ms");
+    json_builder_add_double_value(b, stage->ms);
+    json_builder_set_member_name(b, "ir");
+    json_builder_add_string_value(b, stage->ir);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  JsonNode *root = json_builder_get_root(b);
+  g_object_unref(b);
+  return root;
+}
+
+void app_plan_print_text(const ExecPlan *plan, FILE *out) {
+  fprintf(out, "=== plan %u: %s %s\n    spec: %s\n", plan->index,
+          plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward", plan->graph_name,
+          plan->spec_text);
+  for (guint i = 0; i < plan->stages->len; i++) {
+    const ExecStage *stage = g_ptr_array_index(plan->stages, i);
+    if (!stage->changed) {
+      fprintf(out, "--- %2u %-10s %-40s unchanged %8.3f ms\n", i, stage->group, stage->name,
+              stage->ms);
+      continue;
+    }
+    fprintf(out, "--- %2u %-10s %-40s CHANGED   %8.3f ms\n%s", i, stage->group, stage->name,
+            stage->ms, stage->ir);
+  }
+  fputc('\n', out);
+}
+
+static void count_block(const IrBlock *block, AppPlanSummary *s);
+
+static void count_graph(const IrGraph *graph, AppPlanSummary *s) {
+  count_block(graph->block, s);
+}
+
+static void count_block(const IrBlock *block, AppPlanSummary *s) {
+  IR_FOR_EACH_NODE(node, block) {
+    const char *kind = ir_kind_name(node->kind);
+    guint n = GPOINTER_TO_UINT(g_hash_table_lookup(s->kind_counts, kind));
+    g_hash_table_insert(s->kind_counts, (gpointer)kind, GUINT_TO_POINTER(n + 1));
+    s->nodes++;
+    s->grad_sum_to_size += node->kind == IR_ATEN_GRAD_SUM_TO_SIZE;
+    for (guint b = 0; b < ir_n_blocks(node); b++)
+      count_block(ir_block(node, b), s);
+    const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
+    if (sub && sub->kind == IR_ATTR_G)
+      count_graph(sub->v.g, s);
+  }
+}
+
+void app_plan_summarize(const ExecPlan *plan, AppPlanSummary *summary) {
+  *summary = (AppPlanSummary){0};
+  summary->kind_counts = g_hash_table_new(g_str_hash, g_str_equal);
+  count_graph(plan->graph, summary);
+  GPtrArray *inputs = ir_graph_inputs(plan->graph);
+  for (guint i = 0; i < inputs->len; i++) {
+    const IrType *t = ((IrValue *)g_ptr_array_index(inputs, i))->type;
+    if (t->kind == IR_TYPE_LIST && t->elem->kind == IR_TYPE_INT)
+      summary->sizes_int_list++;
+    else if (t->kind == IR_TYPE_OPTIONAL && t->elem->kind == IR_TYPE_LIST)
+      summary->sizes_none++;
+  }
+}
+
+void app_plan_summary_clear(AppPlanSummary *summary) {
+  if (summary->kind_counts)
+    g_hash_table_destroy(summary->kind_counts);
+  summary->kind_counts = NULL;
+}
+
+JsonNode *app_plan_summary_to_json(const AppPlanSummary *s) {
+  JsonBuilder *b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "nodes");
+  json_builder_add_int_value(b, s->nodes);
+  json_builder_set_member_name(b, "grad_sum_to_size");
+  json_builder_add_int_value(b, s->grad_sum_to_size);
+  json_builder_set_member_name(b, "size_inputs_int_list");
+  json_builder_add_int_value(b, s->sizes_int_list);
+  json_builder_set_member_name(b, "size_inputs_none");
+  json_builder_add_int_value(b, s->sizes_none);
+  json_builder_set_member_name(b, "kinds");
+  json_builder_begin_object(b);
+  GList *keys = g_list_sort(g_hash_table_get_keys(s->kind_counts), (GCompareFunc)g_strcmp0);
+  for (GList *k = keys; k; k = k->next) {
+    json_builder_set_member_name(b, k->data);
+    json_builder_add_int_value(b, GPOINTER_TO_UINT(g_hash_table_lookup(s->kind_counts, k->data)));
+  }
+  g_list_free(keys);
+  json_builder_end_object(b);
+  json_builder_end_object(b);
+  JsonNode *root = json_builder_get_root(b);
+  g_object_unref(b);
+  return root;
+}

@@ -1,0 +1,89 @@
+/* Forward through the executor, then backward through the session's autograd graph. */
+#include "program_run.h"
+
+#include "cli.h"
+
+bool app_inputs_require_grad(const AppInputs *inputs) {
+  for (guint i = 0; i < inputs->values->len; i++) {
+    RtValue v = g_array_index(inputs->values, RtValue, i);
+    if (v.tag == RT_TENSOR && v.u.tensor && v.u.tensor->requires_grad)
+      return true;
+  }
+  return false;
+}
+
+static bool run_backward(ExecExecutor *executor, const AppInputs *inputs, AppRunResult *result,
+                         RtTensor *const *grad_outputs, guint n_grad_outputs, GError **error) {
+  guint n_out = result->outputs->len;
+  if (grad_outputs && n_grad_outputs != n_out) {
+    g_set_error(error, JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT,
+                "--grad-output: %u given but the program has %u outputs", n_grad_outputs, n_out);
+    return false;
+  }
+  GPtrArray *roots = g_ptr_array_new();
+  GPtrArray *seeds = g_ptr_array_new();
+  for (guint o = 0; o < n_out; o++) {
+    RtValue v = g_array_index(result->outputs, RtValue, o);
+    if (v.tag != RT_TENSOR || !v.u.tensor)
+      continue;
+    g_ptr_array_add(roots, v.u.tensor);
+    g_ptr_array_add(seeds, grad_outputs ? grad_outputs[o] : NULL);
+  }
+  guint n_in = inputs->values->len;
+  RtTensor **leaves = g_new0(RtTensor *, n_in);
+  RtTensor **grads = g_new0(RtTensor *, n_in);
+  for (guint i = 0; i < n_in; i++) {
+    RtValue v = g_array_index(inputs->values, RtValue, i);
+    if (v.tag == RT_TENSOR && v.u.tensor && v.u.tensor->requires_grad)
+      leaves[i] = v.u.tensor;
+  }
+  bool ok = exec_session_backward(exec_executor_session(executor), (RtTensor **)roots->pdata,
+                                  (RtTensor **)seeds->pdata, roots->len, leaves, n_in, grads,
+                                  error);
+  for (guint i = 0; i < n_in; i++)
+    app_run_result_set_grad(result, i, ok ? grads[i] : NULL);
+  if (!ok)
+    for (guint i = 0; i < n_in; i++)
+      if (grads[i])
+        rt_tensor_unref(grads[i]);
+  g_free(leaves);
+  g_free(grads);
+  g_ptr_array_free(roots, TRUE);
+  g_ptr_array_free(seeds, TRUE);
+  return ok;
+}
+
+AppProgramRun *app_program_run(ExecExecutor *executor, const AppInputs *inputs,
+                               RtTensor *const *grad_outputs, guint n_grad_outputs,
+                               GError **error) {
+  ExecSession *session = exec_executor_session(executor);
+  AppProgramRun *run = g_new0(AppProgramRun, 1);
+  run->first_plan = session->plans->len;
+  RtValue *outputs = NULL;
+  guint n_outputs = 0;
+  if (!exec_executor_run(executor, (const RtValue *)inputs->values->data, inputs->values->len,
+                         &outputs, &n_outputs, error)) {
+    g_free(run);
+    return NULL;
+  }
+  run->result = app_run_result_new(outputs, n_outputs, inputs->values->len);
+  for (guint i = 0; i < n_outputs; i++)
+    rt_value_unref(outputs[i]);
+  g_free(outputs);
+  if (app_inputs_require_grad(inputs)) {
+    run->ran_backward = true;
+    if (!run_backward(executor, inputs, run->result, grad_outputs, n_grad_outputs, error)) {
+      app_program_run_free(run);
+      return NULL;
+    }
+  }
+  run->end_plan = session->plans->len;
+  return run;
+}
+
+void app_program_run_free(AppProgramRun *run) {
+  if (!run)
+    return;
+  app_run_result_free(run->result);
+  g_free(run);
+}
