@@ -45,6 +45,9 @@ DEF_U(neg, -x)
 DEF_UI(neg, (int64_t)(0 - (uint64_t)x))
 DEF_U(abs, fabs(x))
 DEF_UI(abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
+/* NaN stays NaN, as PyTorch's sign. */
+DEF_U(sign, isnan(x) ? x : (T)((x > 0) - (x < 0)))
+DEF_UI(sign, (x > 0) - (x < 0))
 DEF_U(sigmoid, (T)1 / ((T)1 + exp(-x)))
 DEF_U(tanh, tanh(x))
 DEF_U(relu, x < 0 ? (T)0 : x)
@@ -93,7 +96,7 @@ typedef struct {
 #define UC(k, name) {IR_ATEN_##k, name##_loop_f32, name##_loop_f64, NULL, INT_COPY}
 
 static const UnaryOp unary_ops[] = {
-    UI(NEG, neg),      UI(ABS, abs),     UF(SIGMOID, sigmoid), UF(TANH, tanh),
+    UI(NEG, neg),      UI(ABS, abs),     UI(SIGN, sign),     UF(SIGMOID, sigmoid), UF(TANH, tanh),
     UI(RELU, relu),    UF(EXP, exp),     UF(EXPM1, expm1),     UF(LOG, log),
     UF(LOG10, log10),  UF(LOG1P, log1p), UF(LOG2, log2),       UF(SQRT, sqrt),
     UF(RSQRT, rsqrt),  UF(RECIPROCAL, reciprocal), UF(ERF, erf), UF(ERFC, erfc),

@@ -262,7 +262,7 @@ static const Case cases[] = {
 };
 
 static const char *unary_kinds[] = {
-  "aten::abs",  "aten::sigmoid", "aten::tanh", "aten::relu",  "aten::exp",   "aten::expm1",
+  "aten::abs",  "aten::sign", "aten::sigmoid", "aten::tanh", "aten::relu",  "aten::exp",   "aten::expm1",
   "aten::log",  "aten::log10",   "aten::log1p", "aten::log2", "aten::sqrt",  "aten::rsqrt",
   "aten::reciprocal", "aten::erf", "aten::erfc", "aten::sin", "aten::cos",   "aten::tan",
   "aten::asin", "aten::acos",    "aten::atan", "aten::sinh",  "aten::cosh",  "aten::ceil",
