@@ -93,9 +93,11 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
         failed = ins;
         goto fail;
       }
+      /* The hook sees the node's own inputs (a prefix of the arguments; filled-in defaults
+       * follow them in scratch but are not the node's). */
       if (hooks && hooks->after_node &&
-          !hooks->after_node(hooks->ctx, ins->node, scratch, ins->n_in, regs + ins->out,
-                             ins->n_out, &local)) {
+          !hooks->after_node(hooks->ctx, ins->node, scratch, ir_n_inputs(ins->node),
+                             regs + ins->out, ins->n_out, &local)) {
         failed = ins;
         goto fail;
       }
