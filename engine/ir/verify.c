@@ -71,11 +71,9 @@ fail(Verifier *v, const char *rule, const IrNode *node, const char *fmt, ...)
   GString *line = g_string_new(NULL);
   if (node == NULL)
     g_string_append(line, "graph");
-  else if (node->kind == IR_PRIM_RETURN)
-    g_string_append(line, node->owning_block && node->owning_block->owning_node
-                              ? "block outputs"
-                              : "return");
-  else if (node->kind == IR_PRIM_PARAM)
+  else if (node->owning_block && node == node->owning_block->ret)
+    g_string_append(line, node->owning_block->owning_node ? "block outputs" : "return");
+  else if (node->owning_block && node == node->owning_block->param)
     g_string_append(line, "block inputs");
   else
     ir_node_print_line(line, node);
