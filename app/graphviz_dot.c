@@ -1,0 +1,490 @@
+/* IR -> DOT for the canvas (contract in graphviz_dot.h). */
+#include "graphviz_dot.h"
+
+#include <string.h>
+
+#include "ir/text.h"
+
+#define MAX_LABEL 4000
+#define DEFAULT_COLLAPSE_ABOVE 150
+#define FAST_LAYOUT_ABOVE 300
+#define FASTER_LAYOUT_ABOVE 2000
+
+typedef struct {
+  const char *fill, *pen, *font, *added_fill, *added_pen, *changed_fill, *changed_pen;
+  const char *input_fill, *none_fill, *optional_edge, *edge;
+  const char *gradof_bg, *block_bg, *diff_bg, *fusion_bg, *cluster_pen;
+} Palette;
+
+static const Palette light = {"#ffffff", "#4a4a4a", "#1a1a1a", "#c8f7c5", "#1e7b45", "#ffe0b2",
+                              "#d35400", "#e3f2fd", "#d0d0d0", "#8e24aa", "#555555", "#fff8e1",
+                              "#f3e5f5", "#e8f5e9", "#e0f7fa", "#9e9e9e"};
+static const Palette dark = {"#2b2b2b", "#b0b0b0", "#eeeeee", "#1f4d2c", "#6fdc8c", "#5a3b12",
+                             "#ffb74d", "#1a3550", "#4a4a4a", "#ce93d8", "#aaaaaa", "#3a3320",
+                             "#33263a", "#1f3324", "#173538", "#707070"};
+
+typedef struct {
+  const AppDotOptions *opt;
+  const Palette *pal;
+  GString *out;
+  GString *edges; /* written after every node so that no edge pulls a node into a cluster */
+  GHashTable *previous; /* "prefix|origin" -> the node's line in the previous stage */
+  GHashTable *current;  /* keys seen now */
+  AppDotStats stats;
+  bool collapse_default;
+  guint next_none;
+  guint next_cluster;
+} Dot;
+
+static void append_escaped(GString *out, const char *text) {
+  gsize len = strlen(text);
+  bool cut = len > MAX_LABEL;
+  if (cut)
+    len = MAX_LABEL;
+  for (gsize i = 0; i < len; i++) {
+    char c = text[i];
+    if (c == '"' || c == '\\')
+      g_string_append_c(out, '\\');
+    if (c == '\n')
+      g_string_append(out, "\\n");
+    else
+      g_string_append_c(out, c);
+  }
+  if (cut)
+    g_string_append(out, "...");
+}
+
+static guint count_block(const IrBlock *block) {
+  guint n = 0;
+  IR_FOR_EACH_NODE(node, block) {
+    n++;
+    for (guint b = 0; b < node->blocks->len; b++)
+      n += count_block(g_ptr_array_index(node->blocks, b));
+    const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
+    if (sub && sub->kind == IR_ATTR_G)
+      n += count_block(sub->v.g->block);
+  }
+  return n;
+}
+
+guint app_graphviz_count_nodes(const IrGraph *graph) { return count_block(graph->block); }
+
+static bool is_none_constant(const IrValue *v) {
+  return v->node->kind == IR_PRIM_CONSTANT && ir_node_attr(v->node, IR_ATTR_VALUE) == NULL &&
+         v->type->kind == IR_TYPE_NONE;
+}
+
+static bool is_optional_int_list(const IrType *t) {
+  return t->kind == IR_TYPE_OPTIONAL && t->elem->kind == IR_TYPE_LIST &&
+         t->elem->elem->kind == IR_TYPE_INT;
+}
+
+static char *node_id(const char *prefix, const IrNode *node) {
+  return g_strdup_printf("%sn%" G_GUINT64_FORMAT, prefix, node->origin);
+}
+
+static guint block_index(const IrBlock *block) {
+  const IrNode *owner = block->owning_node;
+  for (guint b = 0; b < owner->blocks->len; b++)
+    if (g_ptr_array_index(owner->blocks, b) == block)
+      return b;
+  return 0;
+}
+
+/* The DOT node a value comes from. */
+static char *source_id(const char *prefix, const IrValue *v) {
+  const IrNode *producer = v->node;
+  if (producer->kind == IR_PRIM_PARAM) {
+    const IrBlock *block = producer->owning_block;
+    if (!block || !block->owning_node)
+      return g_strdup_printf("%si%u", prefix, v->offset);
+    char *owner = node_id(prefix, block->owning_node);
+    char *id = g_strdup_printf("%s_b%ui", owner, block_index(block));
+    g_free(owner);
+    return id;
+  }
+  return node_id(prefix, producer);
+}
+
+/* A constant's value as inlined in labels. */
+static void append_constant(GString *out, const IrValue *v) {
+  GString *line = g_string_new(NULL);
+  ir_node_print_line(line, v->node);
+  /* "%c : int = prim::Constant[value=1]()" -> "1" */
+  const char *value = strstr(line->str, "[value=");
+  if (value) {
+    const char *start = value + 7;
+    const char *end = strrchr(start, ']');
+    g_string_append_len(out, start, end ? end - start : (gssize)strlen(start));
+  } else {
+    g_string_append(out, "None");
+  }
+  g_string_free(line, TRUE);
+}
+
+static void append_input_name(GString *out, const IrNode *node, guint index) {
+  if (node->schema && index < node->schema->n_args)
+    g_string_append(out, node->schema->args[index].name);
+  else
+    g_string_append_printf(out, "#%u", index);
+}
+
+static void append_attrs(GString *label, const IrNode *node) {
+  GString *line = g_string_new(NULL);
+  ir_node_print_line(line, node);
+  /* The printed line has the attributes as "kind[a=1, b=2](...)": show the bracket part. */
+  const char *kind = ir_kind_name(node->kind);
+  const char *at = strstr(line->str, kind);
+  g_string_append(label, kind);
+  if (at && at[strlen(kind)] == '[') {
+    const char *start = at + strlen(kind);
+    int depth = 0;
+    const char *p = start;
+    for (; *p; p++) {
+      if (*p == '[')
+        depth++;
+      else if (*p == ']' && --depth == 0)
+        break;
+    }
+    if (*p == ']')
+      g_string_append_len(label, start, p - start + 1);
+  }
+  g_string_free(line, TRUE);
+}
+
+static void append_outputs(GString *label, const GPtrArray *outputs) {
+  for (guint i = 0; i < outputs->len; i++) {
+    const IrValue *v = g_ptr_array_index(outputs, i);
+    char buf[32];
+    char *type = ir_type_to_string(v->type);
+    g_string_append_printf(label, "\n%%%s : %s", ir_value_display_name(v, buf), type);
+    g_free(type);
+  }
+}
+
+static void append_inlined_constants(GString *label, const IrNode *node) {
+  for (guint i = 0; i < node->inputs->len; i++) {
+    const IrValue *v = g_ptr_array_index(node->inputs, i);
+    if (v->node->kind != IR_PRIM_CONSTANT || is_none_constant(v))
+      continue;
+    g_string_append_c(label, '\n');
+    append_input_name(label, node, i);
+    g_string_append_c(label, '=');
+    append_constant(label, v);
+  }
+}
+
+/* Edges from the producers of `inputs` into `user_id`; None constants get a diamond each. */
+static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const GPtrArray *inputs) {
+  for (guint i = 0; i < inputs->len; i++) {
+    const IrValue *v = g_ptr_array_index(inputs, i);
+    if (is_none_constant(v)) {
+      char *id = g_strdup_printf("%snone%u", prefix, dot->next_none++);
+      g_string_append_printf(dot->out,
+                             "  %s [shape=diamond, label=\"None\", fontsize=8, style=filled, "
+                             "fillcolor=\"%s\", color=\"%s\", fontcolor=\"%s\"];\n",
+                             id, dot->pal->none_fill, dot->pal->pen, dot->pal->font);
+      g_string_append_printf(dot->edges, "  %s -> %s [style=dotted, color=\"%s\"];\n", id,
+                             user_id, dot->pal->pen);
+      g_free(id);
+      continue;
+    }
+    if (v->node->kind == IR_PRIM_CONSTANT)
+      continue;
+    char *src = source_id(prefix, v);
+    if (is_optional_int_list(v->type))
+      g_string_append_printf(dot->edges,
+                             "  %s -> %s [color=\"%s\", penwidth=2, label=\"int[]?\", "
+                             "fontcolor=\"%s\", fontsize=8];\n",
+                             src, user_id, dot->pal->optional_edge, dot->pal->optional_edge);
+    else
+      g_string_append_printf(dot->edges, "  %s -> %s [color=\"%s\"];\n", src, user_id,
+                             dot->pal->edge);
+    g_free(src);
+  }
+}
+
+/* How a node compares with the previous stage: 0 same, 1 added, 2 changed. */
+static int diff_state(Dot *dot, const char *prefix, const IrNode *node) {
+  char *key = g_strdup_printf("%s|%" G_GUINT64_FORMAT, prefix, node->origin);
+  g_hash_table_add(dot->current, key);
+  if (!dot->previous)
+    return 0;
+  const char *before = g_hash_table_lookup(dot->previous, key);
+  if (!before)
+    return 1;
+  GString *line = g_string_new(NULL);
+  ir_node_print_line(line, node);
+  int state = strcmp(line->str, before) == 0 ? 0 : 2;
+  g_string_free(line, TRUE);
+  return state;
+}
+
+static void emit_decl(Dot *dot, const char *id, const char *shape, const char *label, int state,
+                      const char *fill, const char *extra) {
+  const Palette *p = dot->pal;
+  const char *pen = p->pen;
+  if (state == 1) {
+    fill = p->added_fill;
+    pen = p->added_pen;
+    dot->stats.added++;
+  } else if (state == 2) {
+    fill = p->changed_fill;
+    pen = p->changed_pen;
+    dot->stats.changed++;
+  }
+  g_string_append_printf(dot->out,
+                         "  %s [shape=%s, style=\"rounded,filled\", fillcolor=\"%s\", "
+                         "color=\"%s\", fontcolor=\"%s\"%s%s, label=\"",
+                         id, shape, fill, pen, p->font, state ? ", penwidth=2.5" : "",
+                         extra ? extra : "");
+  append_escaped(dot->out, label);
+  g_string_append(dot->out, "\"];\n");
+}
+
+static void emit_block(Dot *dot, const char *prefix, const IrBlock *block);
+
+static void open_cluster(Dot *dot, const char *label, const char *bg) {
+  g_string_append_printf(dot->out,
+                         "subgraph cluster_%u {\n  label=\"", dot->next_cluster++);
+  append_escaped(dot->out, label);
+  g_string_append_printf(dot->out,
+                         "\"; style=\"rounded,filled\"; fillcolor=\"%s\"; color=\"%s\"; "
+                         "fontcolor=\"%s\"; fontsize=10;\n",
+                         bg, dot->pal->cluster_pen, dot->pal->font);
+}
+
+static bool is_collapsed(Dot *dot, const char *id) {
+  bool collapsed = dot->collapse_default;
+  if (dot->opt->toggled && g_hash_table_contains(dot->opt->toggled, id))
+    collapsed = !collapsed;
+  return collapsed;
+}
+
+/* A Subgraph attribute's body: a cluster with its inputs, nodes and return. */
+static void emit_subgraph(Dot *dot, const char *owner_id, const IrNode *owner, IrGraph *body) {
+  char *title = g_strdup_printf("%s body", ir_kind_name(owner->kind));
+  open_cluster(dot, title, owner->kind == IR_PRIM_FUSION_GROUP ? dot->pal->fusion_bg
+                                                               : dot->pal->diff_bg);
+  g_free(title);
+  char *prefix = g_strdup_printf("%s_", owner_id);
+  GPtrArray *params = body->block->param->outputs;
+  for (guint i = 0; i < params->len; i++) {
+    const IrValue *v = g_ptr_array_index(params, i);
+    char buf[32];
+    char *type = ir_type_to_string(v->type);
+    char *label = g_strdup_printf("%%%s : %s", ir_value_display_name(v, buf), type);
+    char *id = g_strdup_printf("%si%u", prefix, i);
+    emit_decl(dot, id, "ellipse", label, 0, dot->pal->input_fill, NULL);
+    g_string_append_printf(dot->edges, "  %s -> %s [style=dashed, color=\"%s\"];\n", owner_id,
+                           id, dot->pal->cluster_pen);
+    g_free(type);
+    g_free(label);
+    g_free(id);
+  }
+  emit_block(dot, prefix, body->block);
+  g_string_append(dot->out, "}\n");
+  g_free(prefix);
+}
+
+static void emit_node(Dot *dot, const char *prefix, const IrNode *node) {
+  if (node->kind == IR_PRIM_CONSTANT)
+    return;
+  dot->stats.nodes++;
+  char *id = node_id(prefix, node);
+  GString *label = g_string_new(NULL);
+  append_attrs(label, node);
+  append_inlined_constants(label, node);
+  const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
+  bool has_body = sub && sub->kind == IR_ATTR_G;
+  bool collapsed = has_body && is_collapsed(dot, id);
+  if (collapsed) {
+    g_string_append_printf(label, "\n(%u nodes folded)", count_block(sub->v.g->block));
+    dot->stats.collapsed++;
+  }
+  append_outputs(label, node->outputs);
+  int state = diff_state(dot, prefix, node);
+  emit_decl(dot, id, "box", label->str, state, dot->pal->fill,
+            has_body ? ", peripheries=2" : NULL);
+  g_string_free(label, TRUE);
+  emit_edges(dot, prefix, id, node->inputs);
+
+  for (guint b = 0; b < node->blocks->len; b++) {
+    const IrBlock *block = g_ptr_array_index(node->blocks, b);
+    char *title;
+    const char *bg = dot->pal->block_bg;
+    if (node->kind == IR_PRIM_GRAD_OF) {
+      const IrAttr *name = ir_node_attr(node, IR_ATTR_NAME);
+      title = g_strdup_printf("GradOf %s", name && name->kind == IR_ATTR_S ? name->v.s : "?");
+      bg = dot->pal->gradof_bg;
+    } else if (node->kind == IR_PRIM_IF) {
+      title = g_strdup(b == 0 ? "If then" : "If else");
+    } else if (node->kind == IR_PRIM_LOOP) {
+      title = g_strdup("Loop body");
+    } else {
+      title = g_strdup_printf("%s block %u", ir_kind_name(node->kind), b);
+    }
+    open_cluster(dot, title, bg);
+    g_free(title);
+    char *in_id = g_strdup_printf("%s_b%ui", id, b);
+    GString *in_label = g_string_new(b == 0 ? "block 0" : NULL);
+    if (b > 0)
+      g_string_append_printf(in_label, "block %u", b);
+    append_outputs(in_label, block->param->outputs);
+    emit_decl(dot, in_id, "cds", in_label->str, 0, dot->pal->input_fill, NULL);
+    g_string_free(in_label, TRUE);
+    g_string_append_printf(dot->edges, "  %s -> %s [style=dashed, color=\"%s\"];\n", id, in_id,
+                           dot->pal->cluster_pen);
+    emit_block(dot, prefix, block);
+    g_string_append(dot->out, "}\n");
+    g_free(in_id);
+  }
+  if (has_body && !collapsed)
+    emit_subgraph(dot, id, node, sub->v.g);
+  g_free(id);
+}
+
+/* The nodes of a block and its return ("r" for the top block of a graph, "<owner>_b<k>o"). */
+static void emit_block(Dot *dot, const char *prefix, const IrBlock *block) {
+  IR_FOR_EACH_NODE(node, block) { emit_node(dot, prefix, node); }
+  char *ret_id;
+  if (block->owning_node) {
+    char *owner = node_id(prefix, block->owning_node);
+    ret_id = g_strdup_printf("%s_b%uo", owner, block_index(block));
+    g_free(owner);
+  } else {
+    ret_id = g_strdup_printf("%sr", prefix);
+  }
+  GString *label = g_string_new(block->owning_node ? "-> block outputs" : "return");
+  for (guint i = 0; i < block->ret->inputs->len; i++) {
+    const IrValue *v = g_ptr_array_index(block->ret->inputs, i);
+    if (v->node->kind == IR_PRIM_CONSTANT) {
+      g_string_append_printf(label, "\n#%u=", i);
+      append_constant(label, v);
+    }
+  }
+  emit_decl(dot, ret_id, "invhouse", label->str, 0, dot->pal->input_fill, NULL);
+  g_string_free(label, TRUE);
+  emit_edges(dot, prefix, ret_id, block->ret->inputs);
+  g_free(ret_id);
+}
+
+/* Every node's line of `graph`, keyed as diff_state keys them. */
+static void collect_lines(GHashTable *lines, const char *prefix, const IrBlock *block) {
+  IR_FOR_EACH_NODE(node, block) {
+    if (node->kind == IR_PRIM_CONSTANT)
+      continue;
+    GString *line = g_string_new(NULL);
+    ir_node_print_line(line, node);
+    g_hash_table_insert(lines, g_strdup_printf("%s|%" G_GUINT64_FORMAT, prefix, node->origin),
+                        g_string_free(line, FALSE));
+    for (guint b = 0; b < node->blocks->len; b++)
+      collect_lines(lines, prefix, g_ptr_array_index(node->blocks, b));
+    const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
+    if (sub && sub->kind == IR_ATTR_G) {
+      char *id = node_id(prefix, node);
+      char *inner = g_strdup_printf("%s_", id);
+      collect_lines(lines, inner, sub->v.g->block);
+      g_free(inner);
+      g_free(id);
+    }
+  }
+}
+
+char *app_graphviz_dot(const IrGraph *graph, const AppDotOptions *options, AppDotStats *stats) {
+  static const AppDotOptions defaults = {0};
+  if (!options)
+    options = &defaults;
+  Dot dot = {.opt = options, .pal = options->dark ? &dark : &light};
+  dot.out = g_string_new(NULL);
+  dot.edges = g_string_new(NULL);
+  dot.current = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  if (options->previous) {
+    dot.previous = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    collect_lines(dot.previous, "", options->previous->block);
+  }
+  guint total = app_graphviz_count_nodes(graph);
+  guint above = options->collapse_above ? options->collapse_above : DEFAULT_COLLAPSE_ABOVE;
+  dot.collapse_default = options->collapse == APP_DOT_COLLAPSE_ALL ||
+                         (options->collapse == APP_DOT_COLLAPSE_AUTO && total > above);
+
+  g_string_append_printf(dot.out,
+                         "digraph G {\n  graph [rankdir=TB, ranksep=0.3, nodesep=0.25, "
+                         "fontname=\"Sans\", bgcolor=\"transparent\"");
+  if (total > FASTER_LAYOUT_ABOVE)
+    g_string_append(dot.out, ", nslimit=0.2, nslimit1=0.2, mclimit=0.1, splines=line, "
+                             "searchsize=10, remincross=false");
+  else if (total > FAST_LAYOUT_ABOVE)
+    g_string_append(dot.out, ", nslimit=2, mclimit=0.5, splines=line");
+  g_string_append(dot.out, "];\n  node [fontname=\"Sans\", fontsize=10, height=0.3];\n"
+                           "  edge [arrowsize=0.6];\n");
+
+  GPtrArray *inputs = graph->block->param->outputs;
+  for (guint i = 0; i < inputs->len; i++) {
+    const IrValue *v = g_ptr_array_index(inputs, i);
+    char buf[32];
+    char *type = ir_type_to_string(v->type);
+    char *label = g_strdup_printf("%%%s : %s", ir_value_display_name(v, buf), type);
+    char *id = g_strdup_printf("i%u", i);
+    emit_decl(&dot, id, "ellipse", label, 0, dot.pal->input_fill, NULL);
+    g_free(type);
+    g_free(label);
+    g_free(id);
+  }
+  emit_block(&dot, "", graph->block);
+  g_string_append(dot.out, dot.edges->str);
+  g_string_append(dot.out, "}\n");
+
+  if (dot.previous) {
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, dot.previous);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+      dot.stats.removed += !g_hash_table_contains(dot.current, key);
+    g_hash_table_destroy(dot.previous);
+  }
+  g_hash_table_destroy(dot.current);
+  g_string_free(dot.edges, TRUE);
+  if (stats)
+    *stats = dot.stats;
+  return g_string_free(dot.out, FALSE);
+}
+
+/* ---- ids back to nodes ---- */
+
+static const IrNode *find_in_block(const IrBlock *block, const char *id);
+
+static const IrNode *find_in_graph(const IrGraph *graph, const char *id) {
+  return find_in_block(graph->block, id);
+}
+
+/* `id` is "n<origin>" or "n<origin>_<rest>" relative to the graph of `block`. */
+static const IrNode *find_in_block(const IrBlock *block, const char *id) {
+  if (id[0] != 'n')
+    return NULL;
+  char *end = NULL;
+  guint64 origin = g_ascii_strtoull(id + 1, &end, 10);
+  if (end == id + 1)
+    return NULL;
+  IR_FOR_EACH_NODE(node, block) {
+    if (node->origin == origin) {
+      if (*end == '\0')
+        return node;
+      if (*end == '_' && end[1] == 'n') {
+        const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
+        return sub && sub->kind == IR_ATTR_G ? find_in_graph(sub->v.g, end + 1) : NULL;
+      }
+      return NULL;
+    }
+    for (guint b = 0; b < node->blocks->len; b++) {
+      const IrNode *found = find_in_block(g_ptr_array_index(node->blocks, b), id);
+      if (found)
+        return found;
+    }
+  }
+  return NULL;
+}
+
+const IrNode *app_graphviz_dot_find_node(const IrGraph *graph, const char *id) {
+  return find_in_graph(graph, id);
+}

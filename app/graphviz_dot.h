@@ -1,0 +1,55 @@
+/* A graph as DOT for the window's canvas (DESIGN.md, "Graphviz facts that shape the canvas").
+ *
+ * - Node ids are stable across stages: "n<origin>" for a node of the top graph, "i<k>" for
+ *   input k, "r" for the return; nodes inside a Subgraph attribute are prefixed by their
+ *   owner's id and "_" ("n12_n3", "n12_i0"); block inputs/outputs of an If/Loop/GradOf node
+ *   are "<owner>_b<k>i" / "<owner>_b<k>o". app_graphviz_dot_find_node maps an id back.
+ * - Labels: the node's kind with its attributes, each prim::Constant input inlined as
+ *   "name=value" (constants are not drawn as nodes, so no long edges), then one line per
+ *   output "%name : Type". None constants are the exception: each use gets its own small
+ *   grey "None" diamond next to its user. Values of type `int[]?` are drawn with bold purple
+ *   edges labelled "int[]?".
+ * - Blocks of GradOf/If/Loop are clusters labelled "GradOf aten::mul", "If then",
+ *   "Loop body"; DifferentiableGraph/FusionGroup bodies are clusters too, or one folded node
+ *   when collapsed (by default when the graph has more than collapse_above nodes).
+ * - With `previous` set, nodes whose origin is new are drawn as added (green), nodes whose
+ *   own line changed as changed (orange), relative to the node of the same origin there.
+ * - Above 300 nodes the layout is told to save time (nslimit, mclimit, splines=line).
+ * - Labels are cut at 4,000 bytes (the DOT parser breaks past 16 KB). */
+#ifndef JITSCOPE_APP_GRAPHVIZ_DOT_H
+#define JITSCOPE_APP_GRAPHVIZ_DOT_H
+
+#include "ir/ir.h"
+
+typedef enum {
+  APP_DOT_COLLAPSE_AUTO, /* collapse subgraph bodies when the graph is large */
+  APP_DOT_COLLAPSE_ALL,
+  APP_DOT_EXPAND_ALL,
+} AppDotCollapse;
+
+typedef struct {
+  const IrGraph *previous;  /* the previous stage's graph, for highlighting; NULL for none */
+  AppDotCollapse collapse;
+  guint collapse_above;     /* node count for APP_DOT_COLLAPSE_AUTO; 0 = 150 */
+  GHashTable *toggled;      /* ids (char*) of owner nodes whose default is inverted; may be NULL */
+  bool dark;                /* colours for a dark background */
+} AppDotOptions;
+
+typedef struct {
+  guint nodes;   /* drawn IR nodes */
+  guint added;   /* relative to options->previous */
+  guint changed;
+  guint removed;
+  guint collapsed; /* folded subgraph bodies */
+} AppDotStats;
+
+/* DOT text; stats may be NULL. */
+char *app_graphviz_dot(const IrGraph *graph, const AppDotOptions *options, AppDotStats *stats);
+
+/* The node an id of the DOT names (NULL for inputs, returns, block ends and unknown ids). */
+const IrNode *app_graphviz_dot_find_node(const IrGraph *graph, const char *id);
+
+/* Every IR node's count, blocks and subgraphs included. */
+guint app_graphviz_count_nodes(const IrGraph *graph);
+
+#endif

@@ -1,0 +1,549 @@
+/* The workbench model (contract in workspace.h). */
+#include "workspace.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "graph_inputs.h"
+#include "ir/text.h"
+#include "ir/verify.h"
+#include "run_result.h"
+#include "runtime/autograd.h"
+#include "value_text.h"
+
+G_DEFINE_QUARK(app-workspace-error-quark, app_workspace_error)
+
+typedef struct Job Job;
+
+struct AppWorkspace {
+  char *text;
+  char *filename;
+  IrGraph *graph;
+  GError *parse_error;
+  int error_line, error_col;
+  GPtrArray *specs; /* of char* */
+  guint64 seed;
+  AppWorkspaceRun *run;
+  Job *job; /* the run in flight, or NULL */
+};
+
+/* A run in flight. The worker owns it until it posts completion; the main context frees it
+ * in the completion callback. `ws` is cleared (on the main context) when the workspace goes
+ * away first. */
+struct Job {
+  AppWorkspace *ws;
+  GMainContext *context;
+  IrGraph *graph; /* owned copy */
+  GPtrArray *specs;
+  guint64 seed;
+  gint cancelled;
+  AppWorkspaceProgressFn progress;
+  AppWorkspaceDoneFn done;
+  gpointer data;
+  AppWorkspaceRun *run;
+  GError *error;
+  GThread *thread;
+};
+
+/* ---- plans and stages ---- */
+
+static void stage_free(AppWorkspaceStage *stage) {
+  g_free(stage->name);
+  g_free(stage->group);
+  g_free(stage->ir);
+  if (stage->graph)
+    ir_graph_free(stage->graph);
+  g_free(stage);
+}
+
+static void plan_free(AppWorkspacePlan *plan) {
+  g_free(plan->graph_name);
+  g_free(plan->spec_text);
+  g_free(plan->title);
+  g_ptr_array_unref(plan->stages);
+  g_ptr_array_unref(plan->diff_groups);
+  g_free(plan);
+}
+
+static void spec_result_free(AppWorkspaceSpecResult *r) {
+  g_free(r->line);
+  g_ptr_array_unref(r->backward);
+  g_free(r->outputs_text);
+  g_free(r->grads_text);
+  g_free(r->error);
+  g_free(r);
+}
+
+void app_workspace_run_free(AppWorkspaceRun *run) {
+  if (!run)
+    return;
+  g_ptr_array_unref(run->specs);
+  g_ptr_array_unref(run->plans);
+  g_free(run);
+}
+
+const AppWorkspaceStage *app_workspace_plan_stage(const AppWorkspacePlan *plan, guint index) {
+  if (index == 0 || index > plan->stages->len)
+    return NULL;
+  return g_ptr_array_index(plan->stages, index - 1);
+}
+
+/* ---- the workspace ---- */
+
+AppWorkspace *app_workspace_new(void) {
+  AppWorkspace *ws = g_new0(AppWorkspace, 1);
+  ws->text = g_strdup("");
+  ws->filename = g_strdup("<program>");
+  ws->specs = g_ptr_array_new_with_free_func(g_free);
+  return ws;
+}
+
+void app_workspace_free(AppWorkspace *ws) {
+  if (!ws)
+    return;
+  if (ws->job) {
+    g_atomic_int_set(&ws->job->cancelled, 1);
+    ws->job->ws = NULL;
+  }
+  g_free(ws->text);
+  g_free(ws->filename);
+  if (ws->graph)
+    ir_graph_free(ws->graph);
+  g_clear_error(&ws->parse_error);
+  g_ptr_array_unref(ws->specs);
+  app_workspace_run_free(ws->run);
+  g_free(ws);
+}
+
+/* "FILE:LINE:COL: error: ..." -> LINE, COL. */
+static void locate_error(const char *message, const char *filename, int *line, int *col) {
+  *line = *col = 0;
+  if (!g_str_has_prefix(message, filename))
+    return;
+  const char *p = message + strlen(filename);
+  if (*p != ':')
+    return;
+  if (sscanf(p, ":%d:%d", line, col) < 1)
+    *line = *col = 0;
+}
+
+bool app_workspace_set_text(AppWorkspace *ws, const char *text, const char *filename) {
+  char *copy = g_strdup(text ? text : "");
+  g_free(ws->text);
+  ws->text = copy;
+  if (filename) {
+    char *name = g_strdup(filename);
+    g_free(ws->filename);
+    ws->filename = name;
+  }
+  if (ws->graph)
+    ir_graph_free(ws->graph);
+  ws->graph = NULL;
+  g_clear_error(&ws->parse_error);
+  ws->error_line = ws->error_col = 0;
+
+  GError *error = NULL;
+  IrGraph *graph = ir_graph_parse(ws->text, strlen(ws->text), ws->filename, &error);
+  if (graph && !ir_graph_verify(graph, &error)) {
+    GError *wrapped = g_error_new(JITSCOPE_VERIFY_ERROR, error->code, "%s: error: invalid graph: %s",
+                                  ws->filename, error->message);
+    g_error_free(error);
+    error = wrapped;
+    ir_graph_free(graph);
+    graph = NULL;
+  }
+  if (!graph) {
+    ws->parse_error = error;
+    locate_error(error->message, ws->filename, &ws->error_line, &ws->error_col);
+    return false;
+  }
+  ws->graph = graph;
+  return true;
+}
+
+bool app_workspace_load_file(AppWorkspace *ws, const char *path, GError **error) {
+  char *text = NULL;
+  gsize length = 0;
+  if (!g_file_get_contents(path, &text, &length, error))
+    return false;
+  if (!g_utf8_validate(text, (gssize)length, NULL)) {
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is not UTF-8 text", path);
+    g_free(text);
+    return false;
+  }
+  app_workspace_set_text(ws, text, path);
+  g_free(text);
+  return true;
+}
+
+const char *app_workspace_text(const AppWorkspace *ws) { return ws->text; }
+const char *app_workspace_filename(const AppWorkspace *ws) { return ws->filename; }
+const IrGraph *app_workspace_graph(const AppWorkspace *ws) { return ws->graph; }
+
+const GError *app_workspace_parse_error(const AppWorkspace *ws, int *line, int *col) {
+  if (line)
+    *line = ws->error_line;
+  if (col)
+    *col = ws->error_col;
+  return ws->parse_error;
+}
+
+void app_workspace_set_specs(AppWorkspace *ws, char *const *lines, guint n) {
+  g_ptr_array_set_size(ws->specs, 0);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add(ws->specs, g_strdup(lines[i]));
+}
+
+guint app_workspace_n_specs(const AppWorkspace *ws) { return ws->specs->len; }
+const char *app_workspace_spec(const AppWorkspace *ws, guint index) {
+  return index < ws->specs->len ? g_ptr_array_index(ws->specs, index) : NULL;
+}
+void app_workspace_set_seed(AppWorkspace *ws, guint64 seed) { ws->seed = seed; }
+guint64 app_workspace_seed(const AppWorkspace *ws) { return ws->seed; }
+const AppWorkspaceRun *app_workspace_last_run(const AppWorkspace *ws) { return ws->run; }
+bool app_workspace_running(const AppWorkspace *ws) { return ws->job != NULL; }
+
+void app_workspace_cancel(AppWorkspace *ws) {
+  if (ws->job)
+    g_atomic_int_set(&ws->job->cancelled, 1);
+}
+
+GPtrArray *app_workspace_split_spec_line(const char *line) {
+  GPtrArray *parts = g_ptr_array_new_with_free_func(g_free);
+  int depth = 0;
+  const char *start = line;
+  for (const char *p = line;; p++) {
+    if (*p == '(' || *p == '[')
+      depth++;
+    else if ((*p == ')' || *p == ']') && depth > 0)
+      depth--;
+    if (*p == '\0' || (*p == ';' && depth == 0)) {
+      char *part = g_strstrip(g_strndup(start, (gsize)(p - start)));
+      if (*part)
+        g_ptr_array_add(parts, part);
+      else
+        g_free(part);
+      if (*p == '\0')
+        break;
+      start = p + 1;
+    }
+  }
+  return parts;
+}
+
+/* ---- running ---- */
+
+/* Stage graphs captured by the session's stage hook, per plan (pointer) in stage order. */
+typedef struct {
+  GHashTable *graphs; /* ExecPlan* -> GPtrArray of IrGraph* */
+} Capture;
+
+static void capture_stage(ExecPlan *plan, const char *stage_name, IrGraph *graph, void *data) {
+  Capture *capture = data;
+  GPtrArray *list = g_hash_table_lookup(capture->graphs, plan);
+  if (!list) {
+    list = g_ptr_array_new_with_free_func((GDestroyNotify)ir_graph_free);
+    g_hash_table_insert(capture->graphs, plan, list);
+  }
+  g_ptr_array_add(list, ir_graph_copy(graph));
+}
+
+static char *plan_title(const ExecPlan *plan) {
+  return g_strdup_printf("%s %s [%s]", plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward",
+                         plan->graph_name, plan->spec_text);
+}
+
+/* Converts the session's plans from `from` on into workspace plans (appended to run->plans),
+ * taking the captured graphs. */
+static void collect_plans(ExecSession *session, guint from, Capture *capture, AppWorkspaceRun *run,
+                          GHashTable *plan_map) {
+  for (guint p = from; p < session->plans->len; p++) {
+    ExecPlan *plan = g_ptr_array_index(session->plans, p);
+    AppWorkspacePlan *wp = g_new0(AppWorkspacePlan, 1);
+    wp->kind = plan->kind;
+    wp->graph_name = g_strdup(plan->graph_name);
+    wp->spec_text = g_strdup(plan->spec_text);
+    wp->title = plan_title(plan);
+    wp->stages = g_ptr_array_new_with_free_func((GDestroyNotify)stage_free);
+    wp->diff_groups = g_ptr_array_new_with_free_func(g_free);
+    GPtrArray *graphs = g_hash_table_lookup(capture->graphs, plan);
+    for (guint s = 0; s < plan->stages->len; s++) {
+      ExecStage *es = g_ptr_array_index(plan->stages, s);
+      AppWorkspaceStage *stage = g_new0(AppWorkspaceStage, 1);
+      stage->name = g_strdup(es->name);
+      stage->group = g_strdup(es->group);
+      stage->changed = es->changed;
+      stage->ms = es->ms;
+      stage->ir = g_strdup(es->ir);
+      if (graphs && s < graphs->len)
+        stage->graph = g_steal_pointer(&graphs->pdata[s]);
+      g_ptr_array_add(wp->stages, stage);
+    }
+    IR_FOR_EACH_NODE(node, plan->graph->block) {
+      if (node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH) {
+        ExecDiffState *state = g_hash_table_lookup(plan->diff_states, node);
+        g_ptr_array_add(wp->diff_groups,
+                        g_strdup(state ? state->name : ir_kind_name(node->kind)));
+      }
+    }
+    g_hash_table_insert(plan_map, plan, wp);
+    g_ptr_array_add(run->plans, wp);
+  }
+  g_hash_table_remove_all(capture->graphs);
+}
+
+static void flatten_tensors(RtValue v, GPtrArray *out) {
+  if (v.tag == RT_TENSOR && v.u.tensor && rt_autograd_tracked(v.u.tensor))
+    g_ptr_array_add(out, v.u.tensor);
+  else if (v.tag == RT_TUPLE || v.tag == RT_LIST)
+    for (guint i = 0; i < v.u.seq->len; i++)
+      flatten_tensors(v.u.seq->items[i], out);
+}
+
+/* One spec line: forward run, then backward seeded with ones when an output is tracked. */
+static void run_spec(ExecSession *session, ExecExecutor *executor, const IrGraph *graph,
+                     const char *line, guint64 seed, AppWorkspaceRun *run, Capture *capture,
+                     GHashTable *plan_map) {
+  AppWorkspaceSpecResult *r = g_new0(AppWorkspaceSpecResult, 1);
+  r->line = g_strdup(line);
+  r->backward = g_ptr_array_new();
+  g_ptr_array_add(run->specs, r);
+  gint64 started = g_get_monotonic_time();
+
+  GPtrArray *parts = app_workspace_split_spec_line(line);
+  GError *error = NULL;
+  AppInputs *inputs = app_inputs_bind(graph, (char *const *)parts->pdata, parts->len, seed, &error);
+  g_ptr_array_unref(parts);
+  RtValue *outputs = NULL;
+  guint n_outputs = 0;
+  guint before = session->plans->len;
+  if (!inputs)
+    goto fail;
+
+  ExecPlan *plan = exec_executor_plan_for(executor, (RtValue *)inputs->values->data,
+                                          inputs->values->len, &error);
+  if (!plan) {
+    collect_plans(session, before, capture, run, plan_map);
+    goto fail;
+  }
+  r->forward_cached = session->plans->len == before;
+  bool ran = exec_executor_run(executor, (RtValue *)inputs->values->data, inputs->values->len,
+                               &outputs, &n_outputs, &error);
+  collect_plans(session, before, capture, run, plan_map);
+  r->forward = g_hash_table_lookup(plan_map, plan);
+  if (!ran)
+    goto fail;
+
+  AppRunResult *result = app_run_result_new(outputs, n_outputs, inputs->values->len);
+  GString *text = g_string_new(NULL);
+  for (guint i = 0; i < result->outputs->len; i++) {
+    g_string_append_printf(text, "output %u: ", i);
+    value_text_append(text, g_array_index(result->outputs, RtValue, i), 2);
+    g_string_append_c(text, '\n');
+  }
+  r->outputs_text = g_string_free(text, FALSE);
+
+  GPtrArray *roots = g_ptr_array_new();
+  for (guint i = 0; i < n_outputs; i++)
+    flatten_tensors(outputs[i], roots);
+  if (roots->len > 0) {
+    guint n_in = inputs->values->len;
+    RtTensor **leaves = g_new0(RtTensor *, n_in);
+    RtTensor **grads = g_new0(RtTensor *, n_in);
+    for (guint i = 0; i < n_in; i++) {
+      RtValue v = g_array_index(inputs->values, RtValue, i);
+      leaves[i] = v.tag == RT_TENSOR ? v.u.tensor : NULL;
+    }
+    guint before_backward = session->plans->len;
+    bool ok = exec_session_backward(session, (RtTensor **)roots->pdata, NULL, roots->len, leaves,
+                                    n_in, grads, &error);
+    guint first_new = run->plans->len;
+    collect_plans(session, before_backward, capture, run, plan_map);
+    for (guint p = first_new; p < run->plans->len; p++)
+      g_ptr_array_add(r->backward, g_ptr_array_index(run->plans, p));
+    if (ok) {
+      GString *g = g_string_new(NULL);
+      for (guint i = 0; i < n_in; i++) {
+        g_string_append_printf(g, "grad %u: ", i);
+        if (grads[i])
+          value_text_append(g, rt_tensor(grads[i]), 2);
+        else
+          g_string_append(g, "none");
+        g_string_append_c(g, '\n');
+        if (grads[i])
+          rt_tensor_unref(grads[i]);
+      }
+      r->grads_text = g_string_free(g, FALSE);
+    }
+    g_free(leaves);
+    g_free(grads);
+  }
+  g_ptr_array_unref(roots);
+  app_run_result_free(result);
+  if (error)
+    goto fail;
+  goto out;
+
+fail:
+  r->error = g_strdup(error ? error->message : "failed");
+  run->n_failed++;
+out:
+  g_clear_error(&error);
+  for (guint i = 0; i < n_outputs; i++)
+    rt_value_unref(outputs[i]);
+  g_free(outputs);
+  app_inputs_free(inputs);
+  r->ms = (double)(g_get_monotonic_time() - started) / 1000.0;
+}
+
+/* Callbacks reach the main context through idle sources, never g_main_context_invoke (which
+ * would run them on the worker when nobody owns the context). */
+static void post(GMainContext *context, int priority, GSourceFunc fn, gpointer data,
+                 GDestroyNotify notify) {
+  GSource *source = g_idle_source_new();
+  g_source_set_priority(source, priority);
+  g_source_set_callback(source, fn, data, notify);
+  g_source_attach(source, context);
+  g_source_unref(source);
+}
+
+typedef struct {
+  Job *job;
+  guint done, total;
+  char *message;
+} Progress;
+
+static gboolean deliver_progress(gpointer data) {
+  Progress *p = data;
+  if (p->job->ws && p->job->progress)
+    p->job->progress(p->job->ws, p->done, p->total, p->message, p->job->data);
+  return G_SOURCE_REMOVE;
+}
+
+static void progress_free(gpointer data) {
+  Progress *p = data;
+  g_free(p->message);
+  g_free(p);
+}
+
+/* The run itself, on whatever thread calls it. `job` may be NULL (synchronous runs). */
+static AppWorkspaceRun *execute(const IrGraph *graph, GPtrArray *specs, guint64 seed, Job *job) {
+  AppWorkspaceRun *run = g_new0(AppWorkspaceRun, 1);
+  run->plans = g_ptr_array_new_with_free_func((GDestroyNotify)plan_free);
+  run->specs = g_ptr_array_new_with_free_func((GDestroyNotify)spec_result_free);
+  run->seed = seed;
+  gint64 started = g_get_monotonic_time();
+
+  Capture capture = {g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                           (GDestroyNotify)g_ptr_array_unref)};
+  GHashTable *plan_map = g_hash_table_new(g_direct_hash, g_direct_equal);
+  ExecSession *session = exec_session_new();
+  session->fuse = false;
+  session->stage_hook = capture_stage;
+  session->stage_hook_data = &capture;
+  ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
+  for (guint i = 0; i < specs->len; i++) {
+    if (job && g_atomic_int_get(&job->cancelled)) {
+      AppWorkspaceSpecResult *r = g_new0(AppWorkspaceSpecResult, 1);
+      r->line = g_strdup(g_ptr_array_index(specs, i));
+      r->backward = g_ptr_array_new();
+      r->error = g_strdup("cancelled");
+      run->n_failed++;
+      g_ptr_array_add(run->specs, r);
+      continue;
+    }
+    if (job) {
+      Progress *p = g_new0(Progress, 1);
+      p->job = job;
+      p->done = i;
+      p->total = specs->len;
+      p->message = g_strdup_printf("spec %u: %s", i + 1, (char *)g_ptr_array_index(specs, i));
+      post(job->context, G_PRIORITY_DEFAULT, deliver_progress, p, progress_free);
+    }
+    run_spec(session, executor, graph, g_ptr_array_index(specs, i), seed, run, &capture, plan_map);
+  }
+  exec_session_free(session);
+  g_hash_table_destroy(plan_map);
+  g_hash_table_destroy(capture.graphs);
+  run->ms = (double)(g_get_monotonic_time() - started) / 1000.0;
+  return run;
+}
+
+static bool can_run(const AppWorkspace *ws, GError **error) {
+  if (ws->job) {
+    g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_BUSY, "a run is in progress");
+    return false;
+  }
+  if (!ws->graph) {
+    g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_NO_PROGRAM,
+                "the program does not parse: %s",
+                ws->parse_error ? ws->parse_error->message : "no program");
+    return false;
+  }
+  if (ws->specs->len == 0) {
+    g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_NO_SPECS,
+                "no input specs: add one line of 'SPEC; SPEC; ...'");
+    return false;
+  }
+  return true;
+}
+
+const AppWorkspaceRun *app_workspace_run_sync(AppWorkspace *ws, GError **error) {
+  if (!can_run(ws, error))
+    return NULL;
+  AppWorkspaceRun *run = execute(ws->graph, ws->specs, ws->seed, NULL);
+  app_workspace_run_free(ws->run);
+  ws->run = run;
+  return run;
+}
+
+static gboolean deliver_done(gpointer data) {
+  Job *job = data;
+  g_thread_join(job->thread);
+  AppWorkspace *ws = job->ws;
+  if (ws) {
+    ws->job = NULL;
+    if (job->run) {
+      app_workspace_run_free(ws->run);
+      ws->run = g_steal_pointer(&job->run);
+    }
+    if (job->done)
+      job->done(ws, ws->run, job->error, job->data);
+  }
+  app_workspace_run_free(job->run);
+  g_clear_error(&job->error);
+  ir_graph_free(job->graph);
+  g_ptr_array_unref(job->specs);
+  g_main_context_unref(job->context);
+  g_free(job);
+  return G_SOURCE_REMOVE;
+}
+
+static gpointer worker(gpointer data) {
+  Job *job = data;
+  job->run = execute(job->graph, job->specs, job->seed, job);
+  /* Lower than progress: every progress report is delivered before completion frees the job. */
+  post(job->context, G_PRIORITY_DEFAULT_IDLE, deliver_done, job, NULL);
+  return NULL;
+}
+
+bool app_workspace_run_async(AppWorkspace *ws, GMainContext *context,
+                             AppWorkspaceProgressFn progress, AppWorkspaceDoneFn done,
+                             gpointer data, GError **error) {
+  if (!can_run(ws, error))
+    return false;
+  Job *job = g_new0(Job, 1);
+  job->ws = ws;
+  job->context = g_main_context_ref(context ? context : g_main_context_default());
+  job->graph = ir_graph_copy(ws->graph);
+  job->specs = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < ws->specs->len; i++)
+    g_ptr_array_add(job->specs, g_strdup(g_ptr_array_index(ws->specs, i)));
+  job->seed = ws->seed;
+  job->progress = progress;
+  job->done = done;
+  job->data = data;
+  ws->job = job;
+  job->thread = g_thread_new("jitscope-run", worker, job);
+  return true;
+}

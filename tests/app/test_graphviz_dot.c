@@ -1,0 +1,208 @@
+/* IR -> DOT for the canvas: inlined constants, None diamonds, int[]? edges, GradOf/If
+ * clusters, Subgraph bodies and folding, stable ids and change highlighting. */
+#include <string.h>
+
+#include "graphviz_dot.h"
+#include "ir/text.h"
+
+static IrGraph *parse(const char *text) {
+  GError *error = NULL;
+  IrGraph *graph = ir_graph_parse(text, strlen(text), "test.ir", &error);
+  g_assert_no_error(error);
+  return graph;
+}
+
+static guint count(const char *haystack, const char *needle) {
+  guint n = 0;
+  for (const char *p = haystack; (p = strstr(p, needle)); p++)
+    n++;
+  return n;
+}
+
+static const char add_text[] =
+    "graph(%a : Tensor, %b : Tensor):\n"
+    "  %one : int = prim::Constant[value=1]()\n"
+    "  %s : Tensor = aten::add(%a, %b, %one)\n"
+    "  %t : Tensor = aten::mul(%s, %s)\n"
+    "  return (%t)\n";
+
+static void test_constants_inlined(void) {
+  IrGraph *g = parse(add_text);
+  AppDotStats stats;
+  char *dot = app_graphviz_dot(g, NULL, &stats);
+  g_assert_nonnull(strstr(dot, "aten::add\\nalpha=1\\n%s : Tensor"));
+  g_assert_null(strstr(dot, "prim::Constant"));
+  g_assert_cmpuint(stats.nodes, ==, 2);
+  /* inputs i0, i1 and the return r; edges a->add, b->add, add->mul twice, mul->return */
+  g_assert_nonnull(strstr(dot, "i0 [shape=ellipse"));
+  g_assert_nonnull(strstr(dot, "r [shape=invhouse"));
+  g_assert_cmpuint(count(dot, " -> "), ==, 5);
+  g_free(dot);
+  ir_graph_free(g);
+}
+
+static void test_stable_ids_and_find(void) {
+  IrGraph *g = parse(add_text);
+  IrGraph *copy = ir_graph_copy(g);
+  char *a = app_graphviz_dot(g, NULL, NULL);
+  char *b = app_graphviz_dot(copy, NULL, NULL);
+  g_assert_cmpstr(a, ==, b);
+  IR_FOR_EACH_NODE(node, g->block) {
+    if (node->kind == IR_PRIM_CONSTANT)
+      continue;
+    char *id = g_strdup_printf("n%" G_GUINT64_FORMAT, node->origin);
+    g_assert_nonnull(strstr(a, id));
+    const IrNode *found = app_graphviz_dot_find_node(copy, id);
+    g_assert_nonnull(found);
+    g_assert_cmpint(found->kind, ==, node->kind);
+    g_free(id);
+  }
+  g_assert_null(app_graphviz_dot_find_node(g, "i0"));
+  g_assert_null(app_graphviz_dot_find_node(g, "n999999"));
+  g_free(a);
+  g_free(b);
+  ir_graph_free(copy);
+  ir_graph_free(g);
+}
+
+static void test_highlight_changes(void) {
+  IrGraph *before = parse(add_text);
+  IrGraph *after = ir_graph_copy(before);
+  /* Change mul into a new node: insert a relu after it (added) and rename mul's output type. */
+  IrNode *mul = NULL;
+  IR_FOR_EACH_NODE(node, after->block) {
+    if (node->kind == IR_ATEN_MUL)
+      mul = node;
+  }
+  g_assert_nonnull(mul);
+  ir_graph_set_insert_point(after, after->block->ret);
+  IrValue *in = ir_output(mul, 0);
+  IrNode *relu = ir_graph_insert_op(after, IR_ATEN_RELU, &in, 1, 1);
+  g_assert_nonnull(relu);
+  ir_node_replace_input(after->block->ret, 0, ir_output(relu, 0));
+  ir_value_set_type(ir_output(mul, 0), ir_type_float());
+  AppDotOptions options = {.previous = before};
+  AppDotStats stats;
+  char *dot = app_graphviz_dot(after, &options, &stats);
+  g_assert_cmpuint(stats.added, ==, 1);
+  g_assert_cmpuint(stats.changed, ==, 1);
+  g_assert_cmpuint(stats.removed, ==, 0);
+  g_assert_cmpuint(count(dot, "penwidth=2.5"), ==, 2);
+  g_free(dot);
+  /* Against itself nothing is highlighted; against `after` the relu is removed. */
+  options.previous = after;
+  dot = app_graphviz_dot(after, &options, &stats);
+  g_assert_cmpuint(stats.added + stats.changed, ==, 0);
+  g_assert_null(strstr(dot, "penwidth=2.5"));
+  g_free(dot);
+  options.previous = after;
+  dot = app_graphviz_dot(before, &options, &stats);
+  g_assert_cmpuint(stats.removed, ==, 1);
+  g_free(dot);
+  ir_graph_free(after);
+  ir_graph_free(before);
+}
+
+static const char blocks_text[] =
+    "graph(%x : Tensor, %c : bool, %sz : int[]?):\n"
+    "  %none : NoneType = prim::Constant()\n"
+    "  %y : Tensor = prim::If(%c)\n"
+    "    block0():\n"
+    "      %z : Tensor = aten::neg(%x)\n"
+    "      -> (%z)\n"
+    "    block1():\n"
+    "      -> (%x)\n"
+    "  %g : Tensor = prim::GradOf[name=\"aten::mul\"](%y)\n"
+    "    block0():\n"
+    "      %w : Tensor = aten::_grad_sum_to_size(%y, %sz)\n"
+    "      -> (%w)\n"
+    "  %v : Tensor = aten::_grad_sum_to_size(%g, %none)\n"
+    "  return (%v)\n";
+
+static void test_blocks_none_and_optional(void) {
+  IrGraph *g = parse(blocks_text);
+  char *dot = app_graphviz_dot(g, NULL, NULL);
+  g_assert_nonnull(strstr(dot, "label=\"If then\""));
+  g_assert_nonnull(strstr(dot, "label=\"If else\""));
+  g_assert_nonnull(strstr(dot, "label=\"GradOf aten::mul\""));
+  g_assert_cmpuint(count(dot, "subgraph cluster_"), ==, 3);
+  /* The None constant is a diamond next to its user, the int[]? input a purple edge. */
+  g_assert_cmpuint(count(dot, "shape=diamond, label=\"None\""), ==, 1);
+  g_assert_cmpuint(count(dot, "label=\"int[]?\""), ==, 1);
+  g_free(dot);
+  ir_graph_free(g);
+}
+
+static const char diff_text[] =
+    "graph(%a : Tensor, %b : Tensor):\n"
+    "  %r : Tensor = prim::DifferentiableGraph_0(%a, %b)\n"
+    "  return (%r)\n"
+    "with prim::DifferentiableGraph_0 = graph(%x : Tensor, %y : Tensor):\n"
+    "  %m : Tensor = aten::mul(%x, %y)\n"
+    "  %n : Tensor = aten::sigmoid(%m)\n"
+    "  return (%n)\n";
+
+static void test_subgraph_cluster_and_folding(void) {
+  IrGraph *g = parse(diff_text);
+  AppDotStats stats;
+  char *dot = app_graphviz_dot(g, NULL, &stats);
+  g_assert_nonnull(strstr(dot, "prim::DifferentiableGraph body"));
+  g_assert_cmpuint(stats.collapsed, ==, 0);
+  g_assert_cmpuint(stats.nodes, ==, 3);
+  /* Inner ids are prefixed by their owner's and map back. */
+  const IrNode *owner = NULL;
+  IR_FOR_EACH_NODE(node, g->block) { owner = node; }
+  IrGraph *body = ir_node_attr_g(owner, IR_ATTR_SUBGRAPH);
+  const IrNode *inner = body->block->param->next;
+  char *id = g_strdup_printf("n%" G_GUINT64_FORMAT "_n%" G_GUINT64_FORMAT, owner->origin,
+                             inner->origin);
+  g_assert_nonnull(strstr(dot, id));
+  g_assert_true(app_graphviz_dot_find_node(g, id) == inner);
+  g_free(dot);
+
+  AppDotOptions folded = {.collapse = APP_DOT_COLLAPSE_ALL};
+  dot = app_graphviz_dot(g, &folded, &stats);
+  g_assert_cmpuint(stats.collapsed, ==, 1);
+  g_assert_null(strstr(dot, "body"));
+  g_assert_nonnull(strstr(dot, "(2 nodes folded)"));
+  g_free(dot);
+
+  /* Toggling one owner unfolds it again. */
+  GHashTable *toggled = g_hash_table_new(g_str_hash, g_str_equal);
+  char *owner_id = g_strdup_printf("n%" G_GUINT64_FORMAT, owner->origin);
+  g_hash_table_add(toggled, owner_id);
+  folded.toggled = toggled;
+  dot = app_graphviz_dot(g, &folded, &stats);
+  g_assert_cmpuint(stats.collapsed, ==, 0);
+  g_free(dot);
+  g_hash_table_destroy(toggled);
+  g_free(owner_id);
+  g_free(id);
+  ir_graph_free(g);
+}
+
+static void test_large_graph_options(void) {
+  GString *text = g_string_new("graph(%x : Tensor):\n");
+  g_string_append(text, "  %v0 : Tensor = aten::neg(%x)\n");
+  for (int i = 1; i < 400; i++)
+    g_string_append_printf(text, "  %%v%d : Tensor = aten::neg(%%v%d)\n", i, i - 1);
+  g_string_append(text, "  return (%v399)\n");
+  IrGraph *g = parse(text->str);
+  char *dot = app_graphviz_dot(g, NULL, NULL);
+  g_assert_nonnull(strstr(dot, "splines=line"));
+  g_assert_nonnull(strstr(dot, "nslimit="));
+  g_free(dot);
+  ir_graph_free(g);
+  g_string_free(text, TRUE);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/graphviz-dot/constants-inlined", test_constants_inlined);
+  g_test_add_func("/graphviz-dot/stable-ids-and-find", test_stable_ids_and_find);
+  g_test_add_func("/graphviz-dot/highlight-changes", test_highlight_changes);
+  g_test_add_func("/graphviz-dot/blocks-none-and-optional", test_blocks_none_and_optional);
+  g_test_add_func("/graphviz-dot/subgraph-cluster-and-folding", test_subgraph_cluster_and_folding);
+  g_test_add_func("/graphviz-dot/large-graph-options", test_large_graph_options);
+  return g_test_run();
+}
