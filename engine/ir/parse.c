@@ -372,6 +372,10 @@ parse_trailer_or_finish(Parser *p, bool *done, GError **error)
 {
   GraphFrame *gf = top_graph(p);
   const Token *t = text_peek(&p->lx, error);
+  while (t != NULL && t->kind == TOK_COMMENT) {
+    text_next(&p->lx, error);
+    t = text_peek(&p->lx, error);
+  }
   if (t == NULL)
     return false;
   if (gf->trailers_done < gf->groups->len) {
