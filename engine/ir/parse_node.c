@@ -283,6 +283,48 @@ constant_type(const IrNode *node)
   return ir_type_tensor();
 }
 
+/* A constant's value attribute must suit its output type. PyTorch prints integral doubles
+ * from 1e10 on without '.', so an int literal for a float constant is read as that double. */
+static bool
+check_constant(Parser *p, IrNode *node, const Token *kind_tok, GError **error)
+{
+  const IrType *type = ir_output(node, 0)->type;
+  const IrAttr *a = ir_node_attr(node, IR_ATTR_VALUE);
+  if (type->kind == IR_TYPE_FLOAT && a != NULL && a->kind == IR_ATTR_I) {
+    ir_node_set_attr_f(node, IR_ATTR_VALUE, (double)a->v.i);
+    return true;
+  }
+  bool ok;
+  switch (type->kind) {
+  case IR_TYPE_INT:
+  case IR_TYPE_BOOL:
+    ok = a != NULL && a->kind == IR_ATTR_I;
+    break;
+  case IR_TYPE_FLOAT:
+    ok = a != NULL && a->kind == IR_ATTR_F;
+    break;
+  case IR_TYPE_STR:
+    ok = a != NULL && a->kind == IR_ATTR_S;
+    break;
+  case IR_TYPE_NONE:
+    ok = a == NULL;
+    break;
+  case IR_TYPE_TENSOR:
+    ok = a != NULL && a->kind == IR_ATTR_T;
+    break;
+  default:
+    ok = true;
+    break;
+  }
+  if (!ok) {
+    char *t = ir_type_to_string(type);
+    text_error_at(error, &p->lx, kind_tok, "bad attribute: the value does not suit a constant of "
+                  "type %s", t);
+    g_free(t);
+  }
+  return ok;
+}
+
 bool
 text_check_block_arity(Parser *p, IrNode *node, int line, int col, GError **error)
 {
@@ -539,6 +581,8 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
       ir_value_set_type(ir_output(node, i), type);
     }
   }
+  if (kind == IR_PRIM_CONSTANT && !check_constant(p, node, &kind_tok, error))
+    goto out;
   for (guint i = 0; i < o.names->len; i++)
     if (!text_define_value(p, gf, g_ptr_array_index(o.names, i), ir_output(node, i), error))
       goto out;

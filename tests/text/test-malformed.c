@@ -141,6 +141,10 @@ static const Case cases[] = {
    "t.ir:2:14: error: bad type: output 0 is annotated int but aten::neg returns Tensor"},
   {"output-count", G "  %y : Tensor, %z : Tensor = aten::neg(%x)\n",
    "t.ir:2:30: error: aten::neg(Tensor self) -> Tensor returns 1 value but the node has 2 outputs"},
+  {"constant-type", G "  %c : int = prim::Constant[value=1.5]()\n",
+   "t.ir:2:14: error: bad attribute: the value does not suit a constant of type int"},
+  {"constant-none-type", G "  %c : NoneType = prim::Constant[value=1]()\n",
+   "t.ir:2:19: error: bad attribute: the value does not suit a constant of type NoneType"},
   {"sentinel-as-node", G "  %y : Tensor = prim::Param()\n",
    "t.ir:2:17: error: prim::Param is a block sentinel, not a node"},
 };

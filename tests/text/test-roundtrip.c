@@ -94,6 +94,15 @@ test_canonical_forms(void)
   char *out = reprint(in, "canonical");
   g_assert_cmpstr(out, ==, want);
   g_free(out);
+  /* PyTorch writes the double 1e10 as 10000000000: read back as a double for a float. */
+  IrGraph *g = text_test_parse_ok("graph():\n  %f : float = prim::Constant[value=10000000000]()\n"
+                                  "  return (%f)\n", "big-double");
+  g_assert_cmpfloat(ir_node_attr_f(g->block->param->next, "value"), ==, 1e10);
+  out = ir_graph_to_string(g);
+  g_assert_cmpstr(out, ==, "graph():\n  %f : float = prim::Constant[value=10000000000]()\n"
+                           "  return (%f)\n");
+  g_free(out);
+  ir_graph_free(g);
 }
 
 static void
