@@ -14,7 +14,8 @@ typedef struct {
   double gradient_vs_finite_diff;  /* max |autodiff - fd| / max(1, |fd|), float64 */
   guint finite_diff_elements;      /* how many input elements were perturbed */
   guint finite_diff_total;         /* of how many requiring grad */
-  double stage_max_error;          /* largest stage-vs-first-stage error seen */
+  double stage_max_error;          /* largest stage-vs-first-stage error, in units of the
+                                      tolerance (above 1 is a difference) */
   char *first_bad_stage;           /* "plan 0 (forward main) stage 12 peephole", or NULL */
   GString *log;                    /* one line per comparison made */
 } AppCheckReport;

@@ -1,5 +1,5 @@
-/* `jitscope run FILE --input SPEC... [--seed N] [--json]`: one forward run through the
- * interpreter. */
+/* `jitscope run FILE --input SPEC... [--seed N] [--json]`: one forward run through the graph
+ * executor, then backward when an input requires grad. */
 #include <stdio.h>
 
 #include "cli.h"
@@ -8,28 +8,38 @@
 #include "graph_inputs.h"
 #include "json_out.h"
 #include "run_result.h"
-#include "runtime/interpreter.h"
+#include "program_run.h"
+#include "runtime/npy.h"
 
 int cmd_run_main(int argc, char **argv) {
   GPtrArray *specs = NULL;
   guint64 seed = 0;
-  bool json = false;
+  bool json = false, no_optimize = false, no_fuse = false;
+  GPtrArray *grad_output_files = NULL;
   const CliOption options[] = {
       {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC",
        "The graph's inputs in order; repeat --input or give several values after one (they "
        "run up to the next --option, so put FILE first)"},
       {"seed", 0, CLI_OPTION_UINT64, &seed, "N",
        "Seed for drawn inputs (default 0); input K uses generator seed N + K"},
+      {"grad-output", 0, CLI_OPTION_STRINGS, &grad_output_files, "FILE.npy",
+       "Gradient of each output (flattened order) for backward, instead of ones"},
+      {"no-optimize", 0, CLI_OPTION_FLAG, &no_optimize, NULL,
+       "Use the fallback plan: specialization and required passes only"},
+      {"no-fuse", 0, CLI_OPTION_FLAG, &no_fuse, NULL, "Turn the fuser off"},
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Print one JSON document on stdout"},
   };
   const CliCommand command = {
       .name = "run",
-      .usage = "FILE --input SPEC... [--seed N] [--json]",
+      .usage = "FILE --input SPEC... [--seed N] [--grad-output FILE.npy...] [--no-optimize] "
+               "[--no-fuse] [--json]",
       .description =
           "Parses and verifies the graph in FILE, makes its inputs from the SPECs and runs it\n"
-          "once through the interpreter; prints the inputs and the outputs (tuple outputs\n"
-          "flattened in order; tensors abbreviated past 20 values in the text form).\n"
-          "Backward is not run by this command yet: every gradient is reported as null.\n"
+          "once through the graph executor (the optimized plan for the inputs' spec); prints\n"
+          "the inputs and the outputs (tuple outputs flattened in order; tensors abbreviated\n"
+          "past 20 values in the text form). When an input requires grad, runs backward too:\n"
+          "the gradient of the sum of all outputs (or of --grad-output, one file per output),\n"
+          "printed per input (null for inputs that do not require grad).\n"
           "\n"
           "SPEC is one of:\n"
           "  'Float(5, 1, requires_grad=1)'  a tensor type (Float, Double, Half, Long, Bool;\n"
@@ -40,7 +50,7 @@ int cmd_run_main(int argc, char **argv) {
           "Each input must fit the graph's declared input type (dtype, rank, known sizes,\n"
           "device; an int is accepted for a float).\n"
           "\n"
-          "With --json: {\"outputs\": [...], \"grads\": [null per input], \"inputs\": [SPEC...],\n"
+          "With --json: {\"outputs\": [...], \"grads\": [TENSOR or null per input], \"inputs\": [SPEC...],\n"
           "\"seed\": N}; a tensor is {\"dtype\", \"shape\", \"data\"} with row-major data,\n"
           "floats written with 17 significant digits, NaN and infinities as the strings\n"
           "\"nan\", \"inf\" and \"-inf\".\n"
@@ -56,8 +66,9 @@ int cmd_run_main(int argc, char **argv) {
   int status = CLI_EXIT_ERROR;
   IrGraph *graph = NULL;
   AppInputs *inputs = NULL;
-  RtValue *outputs = NULL;
-  guint n_outputs = 0;
+  ExecSession *session = NULL;
+  AppProgramRun *run = NULL;
+  GPtrArray *grad_outputs = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
 
   switch (cli_args_parse(&command, argc, argv, positional, &error)) {
   case CLI_PARSE_HELP:
@@ -80,22 +91,38 @@ int cmd_run_main(int argc, char **argv) {
     cli_note("inputs with device=cuda are kept in CPU memory and computed on the CPU by "
              "'run'");
 
-  if (!rt_interpret(graph, NULL, (RtValue *)inputs->values->data, inputs->values->len, &outputs,
-                    &n_outputs, &error)) {
-    GError *wrapped = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_LOCATED,
-                                  "%s: error: running the graph failed: %s", path,
-                                  error->message);
-    g_error_free(error);
-    error = wrapped;
+  session = exec_session_new();
+  session->optimize = !no_optimize;
+  session->fuse = !no_fuse;
+  ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
+  for (guint i = 0; grad_output_files && i < grad_output_files->len; i++) {
+    RtTensor *g = rt_npy_load(g_ptr_array_index(grad_output_files, i), &error);
+    if (!g) {
+      GError *wrapped = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "--grad-output %u: %s",
+                                    i + 1, error->message);
+      g_error_free(error);
+      error = wrapped;
+      goto fail;
+    }
+    g_ptr_array_add(grad_outputs, g);
+  }
+  run = app_program_run(executor, inputs, grad_output_files ? (RtTensor **)grad_outputs->pdata : NULL,
+                        grad_outputs->len, &error);
+  if (!run) {
+    if (error->domain != JITSCOPE_CLI_ERROR) {
+      GError *wrapped = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_LOCATED,
+                                    "%s: error: running the graph failed: %s", path,
+                                    error->message);
+      g_error_free(error);
+      error = wrapped;
+    }
     goto fail;
   }
 
-  AppRunResult *result = app_run_result_new(outputs, n_outputs, inputs->values->len);
   if (json)
-    json_out_print(app_run_result_to_json(result, inputs));
+    json_out_print(app_run_result_to_json(run->result, inputs));
   else
-    app_run_result_print_text(result, inputs, stdout);
-  app_run_result_free(result);
+    app_run_result_print_text(run->result, inputs, stdout);
   status = CLI_EXIT_OK;
   goto out;
 
@@ -103,10 +130,12 @@ fail:
   cli_report_error(error);
   g_error_free(error);
 out:
-  for (guint i = 0; i < n_outputs; i++)
-    rt_value_unref(outputs[i]);
-  g_free(outputs);
+  app_program_run_free(run);
+  g_ptr_array_free(grad_outputs, TRUE);
+  exec_session_free(session);
   app_inputs_free(inputs);
+  if (grad_output_files)
+    g_ptr_array_unref(grad_output_files);
   if (graph)
     ir_graph_free(graph);
   if (specs)

@@ -1,0 +1,151 @@
+/* `check` and the stage records on the corpus LSTM cell: the stages list the pipeline's
+ * passes in order with changed flags, check passes, and a wrong rewrite
+ * planted after one pass (test-only, through the session's stage hook) is named by check. */
+#include <string.h>
+
+#include "check.h"
+#include "jitscope-config.h"
+#include "exec/pipeline.h"
+#include "graph_file.h"
+#include "program_run.h"
+
+/* The bundled example: the corpus LSTM cell as PyTorch printed it. */
+static IrGraph *load_lstm(void) {
+  char *path = g_build_filename(JITSCOPE_SOURCE_DIR, "resources", "examples", "lstm_cell.ir", NULL);
+  GError *error = NULL;
+  IrGraph *graph = app_graph_file_load(path, &error);
+  g_assert_no_error(error);
+  g_free(path);
+  return graph;
+}
+
+static AppInputs *lstm_inputs(const IrGraph *graph) {
+  char *const specs[] = {
+      "Float(3, 10)", "Float(3, 20)", "Float(3, 20)", "Float(80, 10, requires_grad=1)",
+      "Float(80, 20, requires_grad=1)", "Float(80, requires_grad=1)",
+      "Float(80, requires_grad=1)",
+  };
+  GError *error = NULL;
+  AppInputs *inputs = app_inputs_bind(graph, specs, G_N_ELEMENTS(specs), 7, &error);
+  g_assert_no_error(error);
+  return inputs;
+}
+
+static void test_lstm_stages_in_order(void) {
+  IrGraph *graph = load_lstm();
+  AppInputs *inputs = lstm_inputs(graph);
+  ExecSession *session = exec_session_new();
+  session->verify = true;
+  ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
+  GError *error = NULL;
+  AppProgramRun *run = app_program_run(executor, inputs, NULL, 0, &error);
+  g_assert_no_error(error);
+  g_assert_true(run->ran_backward);
+
+  /* One forward plan, one backward plan (its DifferentiableGraph's df). */
+  g_assert_cmpuint(session->plans->len, ==, 2);
+  ExecPlan *forward = g_ptr_array_index(session->plans, 0);
+  ExecPlan *backward = g_ptr_array_index(session->plans, 1);
+  g_assert_cmpint(forward->kind, ==, EXEC_PLAN_FORWARD);
+  g_assert_cmpint(backward->kind, ==, EXEC_PLAN_BACKWARD);
+  g_assert_cmpstr(backward->graph_name, ==, "main/DifferentiableGraph_0/backward");
+
+  /* The forward plan's stage names follow the table: every stage of the table that applies
+   * with gradients, runOptimization after propagate_requires_grad, the differentiate stage's
+   * own records in between. Check the order of the table's names among them. */
+  guint n_table = 0;
+  const ExecStageDef *table = exec_pipeline_stages(&n_table);
+  guint at = 0;
+  for (guint t = 0; t < n_table; t++) {
+    if (table[t].when == EXEC_WHEN_NO_GRAD)
+      continue;
+    while (at < forward->stages->len &&
+           strcmp(((ExecStage *)g_ptr_array_index(forward->stages, at))->name, table[t].name))
+      at++;
+    g_assert_cmpuint(at, <, forward->stages->len);
+  }
+  /* What must have changed the LSTM cell: chunk canonicalized, types propagated, groups made. */
+  const char *must_change[] = {"specialize_input_types", "canonicalize_ops",
+                               "propagate_input_shapes", "create_autodiff_subgraphs"};
+  for (guint m = 0; m < G_N_ELEMENTS(must_change); m++) {
+    bool found = false;
+    for (guint s = 0; s < forward->stages->len; s++) {
+      ExecStage *stage = g_ptr_array_index(forward->stages, s);
+      if (!strcmp(stage->name, must_change[m])) {
+        g_assert_true(stage->changed);
+        found = true;
+        break;
+      }
+    }
+    g_assert_true(found);
+  }
+  /* A changed flag is exactly "the text differs from the previous stage's". */
+  for (guint s = 1; s < forward->stages->len; s++) {
+    ExecStage *prev = g_ptr_array_index(forward->stages, s - 1);
+    ExecStage *stage = g_ptr_array_index(forward->stages, s);
+    g_assert_cmpint(stage->changed, ==, strcmp(prev->ir, stage->ir) != 0);
+  }
+  ExecStage *last = g_ptr_array_index(forward->stages, forward->stages->len - 1);
+  g_assert_nonnull(strstr(last->ir, "prim::DifferentiableGraph_0"));
+  g_assert_nonnull(strstr(last->ir, "with prim::DifferentiableGraph_0 = graph("));
+  g_assert_nonnull(strstr(last->ir, "prim::ConstantChunk[chunks=4, dim=1]"));
+
+  app_program_run_free(run);
+  exec_session_free(session);
+  app_inputs_free(inputs);
+  ir_graph_free(graph);
+}
+
+static void test_check_passes_on_lstm(void) {
+  IrGraph *graph = load_lstm();
+  AppInputs *inputs = lstm_inputs(graph);
+  GError *error = NULL;
+  AppCheckReport *report = app_check_run(graph, inputs, NULL, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_true(report->ok);
+  g_assert_null(report->first_bad_stage);
+  g_assert_cmpfloat(report->optimized_vs_unoptimized, <=, 1e-4);
+  g_assert_cmpfloat(report->gradient_vs_finite_diff, <=, 1e-5);
+  g_assert_cmpuint(report->finite_diff_elements, >, 0);
+  app_check_report_free(report);
+  app_inputs_free(inputs);
+  ir_graph_free(graph);
+}
+
+/* The planted fault: right after the forward plan's peephole, every aten::sigmoid becomes
+ * aten::tanh. */
+static void plant_sigmoid_to_tanh(ExecPlan *plan, const char *stage, IrGraph *graph, void *data) {
+  if (plan->kind != EXEC_PLAN_FORWARD || strcmp(stage, (const char *)data) != 0)
+    return;
+  IR_FOR_EACH_NODE(node, graph->block) {
+    if (node->kind != IR_ATEN_SIGMOID)
+      continue;
+    node->kind = IR_ATEN_TANH;
+    g_assert_nonnull(ir_node_resolve_schema(node));
+  }
+}
+
+static void test_check_names_the_faulty_stage(void) {
+  IrGraph *graph = load_lstm();
+  AppInputs *inputs = lstm_inputs(graph);
+  GError *error = NULL;
+  AppCheckReport *report =
+      app_check_run(graph, inputs, plant_sigmoid_to_tanh, (void *)"peephole", &error);
+  g_assert_no_error(error);
+  g_assert_false(report->ok);
+  g_assert_cmpfloat(report->optimized_vs_unoptimized, >, 1e-2);
+  g_assert_nonnull(report->first_bad_stage);
+  g_assert_true(g_str_has_suffix(report->first_bad_stage, " peephole"));
+  g_assert_true(g_str_has_prefix(report->first_bad_stage, "plan 0 (forward main)"));
+  app_check_report_free(report);
+  app_inputs_free(inputs);
+  ir_graph_free(graph);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/check/lstm-stages-in-order", test_lstm_stages_in_order);
+  g_test_add_func("/check/passes-on-lstm", test_check_passes_on_lstm);
+  g_test_add_func("/check/names-faulty-stage", test_check_names_the_faulty_stage);
+  return g_test_run();
+}
