@@ -4,6 +4,7 @@
 #include "exec/diff_graph_op.h"
 #include "exec/eager_tape.h"
 #include "exec/pipeline.h"
+#include "fuser/fuser.h"
 #include "runtime/autograd.h"
 #include "runtime/code.h"
 
@@ -143,17 +144,8 @@ bool exec_plan_run_special(void *ctx, const IrNode *node, RtValue *inputs, guint
     g_assert(state && "every DifferentiableGraph of a plan was differentiated");
     return exec_diff_graph_run(plan, state, node, inputs, n_inputs, outputs, n_outputs, error);
   }
-  /* Fusion groups without a backend run their subgraph by interpretation. */
-  IrGraph *body = ir_node_attr_g(node, IR_ATTR_SUBGRAPH);
-  RtValue *results = NULL;
-  guint n_results = 0;
-  if (!rt_interpret(body, NULL, inputs, n_inputs, &results, &n_results, error))
-    return false;
-  g_assert(n_results == n_outputs);
-  for (guint i = 0; i < n_outputs; i++)
-    outputs[i] = results[i];
-  g_free(results);
-  return true;
+  /* Fusion groups: a device backend, else the Subgraph interpreted (fuser.h). */
+  return fuser_run_group(plan, node, inputs, n_inputs, outputs, n_outputs, error);
 }
 
 bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_inputs,

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "fuser/fuser.h"
 #include "ir/text.h"
 #include "ir/verify.h"
 #include "runtime/code.h"
@@ -58,9 +59,15 @@ static const ExecStageDef optimization_stages[] = {
     {"check_inplace", "optimize", EXEC_WHEN_OPTIMIZING, pass_check_inplace, NULL},
 };
 
+/* FuseGraph, gated by the session's fuser switch. */
+static bool stage_fuse_graph(ExecCompile *c, IrGraph *graph) {
+  return c->session->fuse && pass_fuse_graph(graph);
+}
+
 static const ExecStageDef nondiff_stages[] = {
     {"decompose_ops", "nondiff", EXEC_WHEN_NO_GRAD, pass_decompose_ops, NULL},
     {"lower_simple_tuples", "nondiff", EXEC_WHEN_NO_GRAD, pass_lower_simple_tuples, NULL},
+    {"fuse_graph", "nondiff", EXEC_WHEN_NO_GRAD, NULL, stage_fuse_graph},
 };
 
 static const ExecStageDef stages[] = {

@@ -76,6 +76,20 @@ char *fuser_plan_records_describe(ExecPlan *plan);
 bool fuser_run_group(ExecPlan *plan, const IrNode *group, RtValue *inputs, guint n,
                      RtValue *outputs, guint n_out, GError **error);
 
+/* Per plan, group and backend, one object (a compiled program, a loaded kernel): made by
+ * `create` on first use, freed by `destroy` with the plan. With plan NULL nothing is cached:
+ * returns a new object the caller frees with `destroy` (*owned set to true). */
+typedef void *(*FuserCacheCreate)(const IrNode *group, GError **error);
+void *fuser_group_cache(ExecPlan *plan, const IrNode *group, const FuserBackend *backend,
+                        FuserCacheCreate create, GDestroyNotify destroy, bool *owned,
+                        GError **error);
+
+/* Applies the group's "sum_to_size_inputs" to outputs computed at the map size: each marked
+ * output whose size input is an int list is replaced by rt_tensor_sum_to of it (None: kept).
+ * Every backend calls it after its kernel. */
+bool fuser_apply_sum_to(const IrNode *group, const RtValue *inputs, guint n_inputs,
+                        RtValue *outputs, guint n_outputs, GError **error);
+
 /* The CPU fused loop (cpu_fused_loop.c) as a backend. */
 const FuserBackend *fuser_cpu_backend(void);
 

@@ -1,0 +1,257 @@
+/* Running a FusionGroup: backend registry, per-plan records and caches, sum-to-size at the
+ * outputs, and the interpreter fallback (reference section 5, fact 7.10). */
+#include "fuser/fuser.h"
+
+#include <string.h>
+
+#include "runtime/interpreter.h"
+
+static GMutex registry_lock;
+static GPtrArray *registry; /* of const FuserBackend*, registration order */
+
+void fuser_register_backend(const FuserBackend *backend) {
+  g_mutex_lock(&registry_lock);
+  if (!registry)
+    registry = g_ptr_array_new();
+  if (!g_ptr_array_find(registry, backend, NULL))
+    g_ptr_array_add(registry, (gpointer)backend);
+  g_mutex_unlock(&registry_lock);
+}
+
+/* A record plus the backends' cached objects for one group of one plan. */
+typedef struct {
+  FuserGroupRecord record;
+  GHashTable *cache; /* const FuserBackend* -> object */
+  GHashTable *cache_free; /* const FuserBackend* -> GDestroyNotify */
+} GroupState;
+
+static GMutex state_lock;
+
+static void group_state_free(gpointer p) {
+  GroupState *s = p;
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, s->cache);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    GDestroyNotify destroy = (GDestroyNotify)g_hash_table_lookup(s->cache_free, key);
+    if (destroy)
+      destroy(value);
+  }
+  g_hash_table_destroy(s->cache);
+  g_hash_table_destroy(s->cache_free);
+  g_free(s->record.group_name);
+  g_free(s->record.backend);
+  g_free(s->record.fallback_reason);
+  g_free(s);
+}
+
+/* The group's name in print order: the index among FusionGroup nodes of its graph. */
+static char *group_name(const IrNode *group) {
+  guint index = 0;
+  const IrBlock *block = group->owning_block;
+  if (block)
+    IR_FOR_EACH_NODE(n, block) {
+      if (n == group)
+        break;
+      if (n->kind == IR_PRIM_FUSION_GROUP)
+        index++;
+    }
+  return g_strdup_printf("FusionGroup_%u", index);
+}
+
+/* Call with state_lock held. */
+static GroupState *state_for(ExecPlan *plan, const IrNode *group) {
+  if (!plan->fuser_records)
+    plan->fuser_records = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_state_free);
+  GroupState *s = g_hash_table_lookup(plan->fuser_records, group);
+  if (!s) {
+    s = g_new0(GroupState, 1);
+    s->record.group_name = group_name(group);
+    s->cache = g_hash_table_new(g_direct_hash, g_direct_equal);
+    s->cache_free = g_hash_table_new(g_direct_hash, g_direct_equal);
+    g_hash_table_insert(plan->fuser_records, (gpointer)group, s);
+  }
+  return s;
+}
+
+GHashTable *fuser_plan_records(ExecPlan *plan) { return plan->fuser_records; }
+
+static gint compare_lines(gconstpointer a, gconstpointer b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *fuser_plan_records_describe(ExecPlan *plan) {
+  GString *out = g_string_new(NULL);
+  if (!plan->fuser_records)
+    return g_string_free(out, FALSE);
+  GList *values = g_hash_table_get_values(plan->fuser_records);
+  GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+  for (GList *l = values; l; l = l->next) {
+    FuserGroupRecord *r = l->data;
+    g_ptr_array_add(lines, g_strdup_printf("%s: %s (%u run%s, %.3f ms)%s%s\n", r->group_name,
+                                           r->backend ? r->backend : "-", r->runs,
+                                           r->runs == 1 ? "" : "s", r->last_ms,
+                                           r->fallback_reason ? ": " : "",
+                                           r->fallback_reason ? r->fallback_reason : ""));
+  }
+  g_list_free(values);
+  g_ptr_array_sort(lines, compare_lines);
+  for (guint i = 0; i < lines->len; i++)
+    g_string_append(out, g_ptr_array_index(lines, i));
+  g_ptr_array_free(lines, TRUE);
+  return g_string_free(out, FALSE);
+}
+
+void *fuser_group_cache(ExecPlan *plan, const IrNode *group, const FuserBackend *backend,
+                        FuserCacheCreate create, GDestroyNotify destroy, bool *owned,
+                        GError **error) {
+  *owned = false;
+  if (!plan) {
+    *owned = true;
+    return create(group, error);
+  }
+  g_mutex_lock(&state_lock);
+  GroupState *s = state_for(plan, group);
+  void *obj = g_hash_table_lookup(s->cache, backend);
+  if (!obj) {
+    obj = create(group, error);
+    if (obj) {
+      g_hash_table_insert(s->cache, (gpointer)backend, obj);
+      g_hash_table_insert(s->cache_free, (gpointer)backend, (gpointer)destroy);
+    }
+  }
+  g_mutex_unlock(&state_lock);
+  return obj;
+}
+
+bool fuser_apply_sum_to(const IrNode *group, const RtValue *inputs, guint n_inputs,
+                        RtValue *outputs, guint n_outputs, GError **error) {
+  const IrAttr *a = ir_node_attr(group, g_intern_static_string(FUSER_ATTR_SUM_TO_SIZE));
+  if (!a)
+    return true;
+  if (a->kind != IR_ATTR_IS || a->v.is->len != n_outputs) {
+    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
+                "FusionGroup: %s must list one input index per output", FUSER_ATTR_SUM_TO_SIZE);
+    return false;
+  }
+  for (guint i = 0; i < n_outputs; i++) {
+    gint64 index = g_array_index(a->v.is, gint64, i);
+    if (index < 0)
+      continue;
+    if ((guint64)index >= n_inputs) {
+      g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
+                  "FusionGroup: sum-to-size input %" G_GINT64_FORMAT " out of range", index);
+      return false;
+    }
+    RtValue size = inputs[index];
+    if (size.tag == RT_NONE)
+      continue;
+    gint64 sizes[RT_MAX_DIMS];
+    guint n = 0;
+    if (!rt_value_to_int_list(size, sizes, RT_MAX_DIMS, &n)) {
+      g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
+                  "FusionGroup: sum-to-size input %" G_GINT64_FORMAT " is not an int list", index);
+      return false;
+    }
+    if (outputs[i].tag != RT_TENSOR || !outputs[i].u.tensor)
+      continue;
+    int64_t s64[RT_MAX_DIMS];
+    for (guint k = 0; k < n; k++)
+      s64[k] = sizes[k];
+    RtTensor *summed = rt_tensor_sum_to(outputs[i].u.tensor, (int)n, s64, error);
+    if (!summed)
+      return false;
+    rt_value_unref(outputs[i]);
+    outputs[i] = rt_tensor(summed);
+  }
+  return true;
+}
+
+static bool interpret_group(const IrNode *group, RtValue *inputs, guint n, RtValue *outputs,
+                            guint n_out, GError **error) {
+  IrGraph *body = ir_node_attr_g(group, IR_ATTR_SUBGRAPH);
+  RtValue *results = NULL;
+  guint n_results = 0;
+  if (!rt_interpret(body, NULL, inputs, n, &results, &n_results, error))
+    return false;
+  if (n_results != n_out) {
+    for (guint i = 0; i < n_results; i++)
+      rt_value_unref(results[i]);
+    g_free(results);
+    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
+                "FusionGroup: the Subgraph returns %u values for %u outputs", n_results, n_out);
+    return false;
+  }
+  memcpy(outputs, results, sizeof(RtValue) * n_out);
+  g_free(results);
+  if (!fuser_apply_sum_to(group, inputs, n, outputs, n_out, error)) {
+    for (guint i = 0; i < n_out; i++) {
+      rt_value_unref(outputs[i]);
+      outputs[i] = rt_none();
+    }
+    return false;
+  }
+  return true;
+}
+
+static void record(ExecPlan *plan, const IrNode *group, const char *backend, const char *why,
+                   double ms) {
+  if (!plan)
+    return;
+  g_mutex_lock(&state_lock);
+  GroupState *s = state_for(plan, group);
+  g_free(s->record.backend);
+  g_free(s->record.fallback_reason);
+  s->record.backend = g_strdup(backend);
+  s->record.fallback_reason = why && *why ? g_strdup(why) : NULL;
+  s->record.runs++;
+  s->record.last_ms = ms;
+  g_mutex_unlock(&state_lock);
+}
+
+bool fuser_run_group(ExecPlan *plan, const IrNode *group, RtValue *inputs, guint n,
+                     RtValue *outputs, guint n_out, GError **error) {
+  gint64 started = g_get_monotonic_time();
+  GPtrArray *backends = g_ptr_array_new();
+  g_mutex_lock(&registry_lock);
+  if (registry)
+    g_ptr_array_extend(backends, registry, NULL, NULL);
+  g_mutex_unlock(&registry_lock);
+  g_ptr_array_add(backends, (gpointer)fuser_cpu_backend());
+
+  GString *why = g_string_new(NULL);
+  bool ok = false;
+  for (guint b = 0; b < backends->len && !ok; b++) {
+    const FuserBackend *backend = g_ptr_array_index(backends, b);
+    char *reason = NULL;
+    if (!backend->can_run(backend, group, inputs, n, &reason)) {
+      g_string_append_printf(why, "%s%s", why->len ? "; " : "", reason ? reason : backend->name);
+      g_free(reason);
+      continue;
+    }
+    GError *local = NULL;
+    for (guint i = 0; i < n_out; i++)
+      outputs[i] = rt_none();
+    if (backend->run(backend, plan, group, inputs, n, outputs, n_out, &local)) {
+      ok = true;
+      record(plan, group, backend->name, why->str,
+             (double)(g_get_monotonic_time() - started) / 1000.0);
+      break;
+    }
+    for (guint i = 0; i < n_out; i++) {
+      rt_value_unref(outputs[i]);
+      outputs[i] = rt_none();
+    }
+    g_string_append_printf(why, "%s%s: %s", why->len ? "; " : "", backend->name, local->message);
+    g_error_free(local);
+  }
+  g_ptr_array_free(backends, TRUE);
+  if (!ok) {
+    ok = interpret_group(group, inputs, n, outputs, n_out, error);
+    if (ok)
+      record(plan, group, "interpreter", why->str,
+             (double)(g_get_monotonic_time() - started) / 1000.0);
+  }
+  g_string_free(why, TRUE);
+  return ok;
+}

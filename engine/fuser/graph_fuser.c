@@ -1,0 +1,731 @@
+/* FuseGraph (reference section 5): grows prim::FusionGroup nodes of pointwise ops (ops.def
+ * rows with an expression, non-tensor inputs constant), _grad_sum_to_size and aten::cat (as
+ * prim::FusedConcat) in every block, producer into consumer, to a fixpoint; moves chunks
+ * below their producers (prim::BroadcastingChunk, then lowered) and into groups; replaces
+ * outputs used only for their size by size expressions; removes _grad_sum_to_size from the
+ * kernel graphs, recording per output the input holding its target size (fuser.h).
+ * Contract: returns whether the graph changed; leaves it valid. */
+#include <string.h>
+
+#include "autodiff/subgraph_utils.h"
+#include "fuser/fuser.h"
+#include "ir/ops.h"
+#include "passes/passes.h"
+
+/* ---------------- what fuses ---------------- */
+
+static bool is_tensor(const IrValue *v) { return ir_type_is_tensor(v->type); }
+
+static bool kernel_dtype(const IrType *t) {
+  return t->kind == IR_TYPE_TENSOR && t->has_dtype &&
+         (ir_type_is_float_dtype(t->dtype) || t->dtype == IR_DTYPE_BOOL);
+}
+
+static bool is_constant(const IrValue *v) { return v->node->kind == IR_PRIM_CONSTANT; }
+
+/* A pointwise op every backend can run: one tensor output; tensor inputs computed (not
+ * constant tensors) of float or bool dtype; every other input a constant (fact 7.8). */
+static bool is_pointwise(const IrNode *n) {
+  if (!n->schema || !ir_ops_def(n->schema->index)->pointwise || ir_n_outputs(n) != 1 ||
+      !kernel_dtype(ir_output(n, 0)->type))
+    return false;
+  for (guint i = 0; i < ir_n_inputs(n); i++) {
+    IrValue *v = ir_input(n, i);
+    if (is_tensor(v) ? (is_constant(v) || !kernel_dtype(v->type)) : !is_constant(v))
+      return false;
+  }
+  return true;
+}
+
+static bool is_grad_sum_to_size(const IrNode *n) {
+  if (n->kind != IR_ATEN_GRAD_SUM_TO_SIZE || ir_n_inputs(n) != 2)
+    return false;
+  IrValue *x = ir_input(n, 0), *size = ir_input(n, 1);
+  return is_tensor(x) && kernel_dtype(x->type) && !is_constant(x) && !is_constant(size) &&
+         (size->type->kind == IR_TYPE_LIST || size->type->kind == IR_TYPE_OPTIONAL);
+}
+
+static bool body_has(const IrNode *group, IrOpKind kind) {
+  IR_FOR_EACH_NODE(n, ad_subgraph_body(group)->block) {
+    if (n->kind == kind)
+      return true;
+  }
+  return false;
+}
+
+/* May `n` be merged into a consumer's group? A group is, unless it sums to size or
+ * concatenates (their outputs cannot feed other kernel nodes). */
+static bool is_fusible_producer(const IrNode *n) {
+  if (n->kind == IR_PRIM_FUSION_GROUP)
+    return !body_has(n, IR_ATEN_GRAD_SUM_TO_SIZE) && !body_has(n, IR_PRIM_FUSED_CONCAT);
+  return is_pointwise(n) || is_grad_sum_to_size(n);
+}
+
+static bool is_fusible_consumer(const IrNode *n) {
+  return n->kind == IR_PRIM_FUSION_GROUP || is_pointwise(n) || is_grad_sum_to_size(n);
+}
+
+/* ---------------- sum-to-size tracking ---------------- */
+
+static bool overload_is(const IrNode *n, const char *overload) {
+  return n->schema && strcmp(n->schema->overload, overload) == 0;
+}
+
+/* Follows every _grad_sum_to_size result of `group`'s body (and `extra`, a body value
+ * treated as one, keyed by `extra_key`) forward through users that commute with summing:
+ * neg, mul/div by a constant, type_as (as self), add/sub of two values summed to the same
+ * size. Keys are the outer values holding the sizes. On success, keys_out (when given)
+ * receives per body output its key or NULL. */
+static bool track_sum_to(const IrNode *group, IrValue *extra, IrValue *extra_key,
+                         GPtrArray *keys_out) {
+  IrGraph *body = ad_subgraph_body(group);
+  GHashTable *mark = g_hash_table_new(NULL, NULL);
+  if (extra)
+    g_hash_table_insert(mark, extra, extra_key);
+  GPtrArray *bin = ir_graph_inputs(body);
+  bool ok = true;
+  IR_FOR_EACH_NODE(n, body->block) {
+    if (!ok)
+      break;
+    if (n->kind == IR_ATEN_GRAD_SUM_TO_SIZE) {
+      if (g_hash_table_contains(mark, ir_input(n, 0))) {
+        ok = false; /* a sum of a sum: the outer size wins; keep both outside */
+        break;
+      }
+      guint p = 0;
+      while (p < bin->len && g_ptr_array_index(bin, p) != ir_input(n, 1))
+        p++;
+      if (p == bin->len) {
+        ok = false;
+        break;
+      }
+      g_hash_table_insert(mark, ir_output(n, 0), ir_input(group, p));
+      continue;
+    }
+    IrValue *key = NULL;
+    guint n_marked = 0, n_tensors = 0;
+    for (guint i = 0; i < ir_n_inputs(n); i++) {
+      IrValue *v = ir_input(n, i);
+      n_tensors += is_tensor(v);
+      if (g_hash_table_contains(mark, v)) {
+        IrValue *k = g_hash_table_lookup(mark, v);
+        if (n_marked++ && k != key)
+          ok = false;
+        key = k;
+      }
+    }
+    if (!n_marked || !ok)
+      continue;
+    bool marked0 = g_hash_table_contains(mark, ir_input(n, 0));
+    bool commutes = false;
+    if (n->kind == IR_ATEN_NEG)
+      commutes = true;
+    else if ((n->kind == IR_ATEN_MUL || n->kind == IR_ATEN_DIV) && overload_is(n, "Scalar"))
+      commutes = marked0;
+    else if (n->kind == IR_ATEN_TYPE_AS)
+      commutes = marked0 && !g_hash_table_contains(mark, ir_input(n, 1));
+    else if ((n->kind == IR_ATEN_ADD || n->kind == IR_ATEN_SUB) && overload_is(n, "Tensor"))
+      commutes = n_marked == 2 && n_tensors == 2;
+    if (!commutes) {
+      ok = false;
+      break;
+    }
+    g_hash_table_insert(mark, ir_output(n, 0), key);
+  }
+  if (ok && keys_out) {
+    GPtrArray *outs = ir_graph_outputs(body);
+    for (guint i = 0; i < outs->len; i++)
+      g_ptr_array_add(keys_out, g_hash_table_lookup(mark, g_ptr_array_index(outs, i)));
+  }
+  g_hash_table_destroy(mark);
+  return ok;
+}
+
+/* Would merging the _grad_sum_to_size `producer` into `consumer` keep sums at outputs? */
+static bool sum_to_merge_ok(IrNode *consumer, IrNode *producer) {
+  IrValue *v = ir_output(producer, 0);
+  IrValue *key = ir_input(producer, 1);
+  if (consumer->kind == IR_PRIM_FUSION_GROUP) {
+    IrValue *body_in = NULL;
+    for (guint p = 0; p < ir_n_inputs(consumer); p++)
+      if (ir_input(consumer, p) == v)
+        body_in = g_ptr_array_index(ir_graph_inputs(ad_subgraph_body(consumer)), p);
+    return body_in && track_sum_to(consumer, body_in, key, NULL);
+  }
+  if (consumer->kind == IR_ATEN_GRAD_SUM_TO_SIZE)
+    return false;
+  bool at0 = ir_input(consumer, 0) == v;
+  guint uses = 0;
+  for (guint i = 0; i < ir_n_inputs(consumer); i++)
+    uses += ir_input(consumer, i) == v;
+  if (consumer->kind == IR_ATEN_NEG)
+    return true;
+  if ((consumer->kind == IR_ATEN_MUL || consumer->kind == IR_ATEN_DIV) && overload_is(consumer, "Scalar"))
+    return at0;
+  if (consumer->kind == IR_ATEN_TYPE_AS)
+    return at0 && uses == 1;
+  if ((consumer->kind == IR_ATEN_ADD || consumer->kind == IR_ATEN_SUB) && overload_is(consumer, "Tensor"))
+    return uses == 2;
+  return false;
+}
+
+/* ---------------- growth ---------------- */
+
+static gint later_first(gconstpointer a, gconstpointer b) {
+  const IrValue *x = *(IrValue *const *)a, *y = *(IrValue *const *)b;
+  if (x->node == y->node)
+    return (gint)y->offset - (gint)x->offset;
+  return ir_node_is_before(x->node, y->node) ? 1 : -1;
+}
+
+/* Distinct inputs of `consumer` produced by nodes of its block, latest producer first. */
+static GPtrArray *producers_reverse_topological(IrNode *consumer) {
+  GPtrArray *out = g_ptr_array_new();
+  for (guint i = 0; i < ir_n_inputs(consumer); i++) {
+    IrValue *v = ir_input(consumer, i);
+    if (v->node->owning_block != consumer->owning_block || v->node->kind == IR_PRIM_PARAM ||
+        g_ptr_array_find(out, v, NULL))
+      continue;
+    g_ptr_array_add(out, v);
+  }
+  g_ptr_array_sort(out, later_first);
+  return out;
+}
+
+/* Merges producer's node into consumer (made a group first); returns the group or NULL. */
+static IrNode *try_fuse(IrNode *consumer, IrValue *producer) {
+  IrNode *p = producer->node;
+  if (p->owning_block != consumer->owning_block || !is_fusible_producer(p) ||
+      !ir_node_can_move_before(p, consumer))
+    return NULL;
+  if (p->kind == IR_ATEN_GRAD_SUM_TO_SIZE && !sum_to_merge_ok(consumer, p))
+    return NULL;
+  IrNode *group = consumer;
+  if (consumer->kind != IR_PRIM_FUSION_GROUP)
+    group = ad_subgraph_create_singleton(consumer, IR_PRIM_FUSION_GROUP);
+  ad_subgraph_merge_node(p, group);
+  return group;
+}
+
+static bool only_chunk_or_size_users(const IrValue *v, const IrNode *chunk) {
+  for (guint u = 0; u < v->uses->len; u++) {
+    IrNode *user = g_array_index(v->uses, IrUse, u).user;
+    if (user != chunk && !(user->kind == IR_ATEN_SIZE && ir_n_inputs(user) == 1))
+      return false;
+  }
+  return true;
+}
+
+static IrValue *insert_size_of(IrGraph *graph, IrValue *v) {
+  IrNode *n = ir_graph_insert_op(graph, IR_ATEN_SIZE, &v, 1, 1);
+  ir_value_set_type(ir_output(n, 0), ir_type_list(ir_type_int()));
+  return ir_output(n, 0);
+}
+
+static IrValue *insert_broadcast_sizes(IrGraph *graph, GPtrArray *sizes) {
+  if (sizes->len == 1)
+    return g_ptr_array_index(sizes, 0);
+  IrNode *n = ir_node_create(graph, IR_PRIM_BROADCAST_SIZES, 1);
+  for (guint i = 0; i < sizes->len; i++)
+    ir_node_add_input(n, g_ptr_array_index(sizes, i));
+  ir_value_set_type(ir_output(n, 0), ir_type_list(ir_type_int()));
+  ir_graph_insert(graph, n);
+  return ir_output(n, 0);
+}
+
+/* a, b = chunk(op(x, y)) feeding `consumer` becomes op(x0, y0), op(x1, y1) over a
+ * BroadcastingChunk of x and y, so op can fuse into consumer; sizes of op's result become
+ * BroadcastSizes of its tensor inputs' sizes. */
+static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
+  IrNode *chunk = producer->node;
+  if (chunk->kind != IR_PRIM_CONSTANT_CHUNK && chunk->kind != IR_PRIM_BROADCASTING_CHUNK)
+    return false;
+  IrGraph *graph = ir_node_graph(chunk);
+  guint pi = 0;
+  IrNode *op = NULL;
+  for (; pi < ir_n_inputs(chunk); pi++) {
+    IrNode *cand = ir_input(chunk, pi)->node;
+    if (cand->owning_block == chunk->owning_block && is_pointwise(cand) &&
+        only_chunk_or_size_users(ir_input(chunk, pi), chunk)) {
+      op = cand;
+      break;
+    }
+  }
+  if (!op)
+    return false;
+  for (guint i = 0; i < ir_n_outputs(chunk); i++) {
+    IrValue *o = ir_output(chunk, i);
+    for (guint u = 0; u < o->uses->len; u++)
+      if (g_array_index(o->uses, IrUse, u).user != consumer)
+        return false;
+  }
+  guint nchunks = (guint)ir_node_attr_i(chunk, IR_ATTR_CHUNKS);
+  for (guint i = 0; i < ir_n_inputs(chunk); i++) /* an input chunked twice cannot be split */
+    if (i != pi && ir_input(chunk, i) == ir_input(chunk, pi))
+      return false;
+  IrNode *bchunk = chunk;
+  if (chunk->kind == IR_PRIM_CONSTANT_CHUNK) {
+    bchunk = ir_node_create(graph, IR_PRIM_BROADCASTING_CHUNK, nchunks);
+    ir_node_copy_attrs(bchunk, chunk);
+    ir_node_add_input(bchunk, ir_input(chunk, 0));
+    for (guint i = 0; i < nchunks; i++) {
+      ir_value_set_type(ir_output(bchunk, i), ir_output(chunk, i)->type);
+      ir_value_replace_all_uses_with(ir_output(chunk, i), ir_output(bchunk, i));
+    }
+    ir_node_insert_before(bchunk, chunk);
+    ir_node_destroy(chunk);
+  }
+  GPtrArray *chunked = g_ptr_array_new(); /* per tensor input of op: first output index */
+  for (guint i = 0; i < ir_n_inputs(op); i++) {
+    IrValue *in = ir_input(op, i);
+    if (!is_tensor(in))
+      continue;
+    guint j = 0;
+    while (j < ir_n_inputs(bchunk) && ir_input(bchunk, j) != in)
+      j++;
+    if (j == ir_n_inputs(bchunk)) {
+      ir_node_add_input(bchunk, in);
+      for (guint k = 0; k < nchunks; k++) {
+        IrValue *o = ir_node_add_output(bchunk, ir_output(bchunk, pi * nchunks + k)->type);
+        (void)o;
+      }
+    }
+    g_ptr_array_add(chunked, GUINT_TO_POINTER(j * nchunks));
+  }
+  IrNode *cursor = bchunk;
+  for (guint k = 0; k < nchunks; k++) {
+    IrValue *piece = ir_output(bchunk, pi * nchunks + k);
+    IrNode *copy = ir_node_create(graph, op->kind, 1);
+    copy->schema = op->schema;
+    copy->source = op->source;
+    ir_node_copy_attrs(copy, op);
+    guint t = 0;
+    for (guint i = 0; i < ir_n_inputs(op); i++) {
+      IrValue *in = ir_input(op, i);
+      if (is_tensor(in))
+        in = ir_output(bchunk, GPOINTER_TO_UINT(g_ptr_array_index(chunked, t++)) + k);
+      ir_node_add_input(copy, in);
+    }
+    ir_value_set_type(ir_output(copy, 0), piece->type);
+    ir_node_insert_after(copy, cursor);
+    cursor = copy;
+    ir_value_replace_all_uses_with(piece, ir_output(copy, 0));
+  }
+  g_ptr_array_free(chunked, TRUE);
+  ir_node_remove_input(bchunk, pi);
+  for (guint k = 0; k < nchunks; k++)
+    ir_node_erase_output(bchunk, pi * nchunks);
+
+  IrValue *result = ir_output(op, 0);
+  if (result->uses->len > 0) {
+    IrNode *saved = graph->insert_before;
+    ir_graph_set_insert_point(graph, op->next);
+    GPtrArray *sizes = g_ptr_array_new();
+    for (guint i = 0; i < ir_n_inputs(op); i++)
+      if (is_tensor(ir_input(op, i)))
+        g_ptr_array_add(sizes, insert_size_of(graph, ir_input(op, i)));
+    IrValue *size = insert_broadcast_sizes(graph, sizes);
+    g_ptr_array_free(sizes, TRUE);
+    ir_graph_set_insert_point(graph, saved);
+    while (result->uses->len > 0) {
+      IrNode *user = g_array_index(result->uses, IrUse, 0).user;
+      ir_value_replace_all_uses_with(ir_output(user, 0), size);
+      ir_node_destroy(user);
+    }
+  }
+  ir_node_destroy(op);
+  return true;
+}
+
+/* One step of the reverse scan: fuses into `consumer` and returns where to continue. */
+static IrNode *scan_node(IrNode *consumer, bool *changed) {
+  if (is_fusible_consumer(consumer)) {
+    GPtrArray *producers = producers_reverse_topological(consumer);
+    for (guint i = 0; i < producers->len; i++) {
+      IrValue *v = g_ptr_array_index(producers, i);
+      if (try_move_chunk(consumer, v)) {
+        *changed = true;
+        g_ptr_array_free(producers, TRUE);
+        return consumer;
+      }
+      IrNode *group = try_fuse(consumer, v);
+      if (group) {
+        *changed = true;
+        g_ptr_array_free(producers, TRUE);
+        return group;
+      }
+    }
+    g_ptr_array_free(producers, TRUE);
+  }
+  return consumer->prev;
+}
+
+/* ---------------- concats ---------------- */
+
+static bool fuse_concats(IrBlock *block) {
+  bool changed = false;
+  IrGraph *graph = block->graph;
+  for (IrNode *n = block->ret->prev; n != block->param;) {
+    IrNode *prev = n->prev;
+    IrValue *list = n->kind == IR_ATEN_CAT && ir_n_inputs(n) == 2 ? ir_input(n, 0) : NULL;
+    IrValue *dim = list ? ir_input(n, 1) : NULL;
+    if (!list || list->node->kind != IR_PRIM_LIST_CONSTRUCT || list->uses->len != 1 ||
+        !is_constant(dim) || !ir_node_has_attr(dim->node, IR_ATTR_VALUE) ||
+        ir_node_attr(dim->node, IR_ATTR_VALUE)->kind != IR_ATTR_I || !kernel_dtype(ir_output(n, 0)->type)) {
+      n = prev;
+      continue;
+    }
+    IrNode *lc = list->node;
+    bool any = false, tensors_ok = ir_n_inputs(lc) > 0;
+    for (guint i = 0; i < ir_n_inputs(lc); i++) {
+      IrNode *p = ir_input(lc, i)->node;
+      tensors_ok &= kernel_dtype(ir_input(lc, i)->type);
+      any |= p->owning_block == block && is_fusible_producer(p) && p->kind != IR_ATEN_GRAD_SUM_TO_SIZE &&
+             ir_node_can_move_before(p, lc);
+    }
+    if (!any || !tensors_ok) {
+      n = prev;
+      continue;
+    }
+    IrNode *fc = ir_node_create(graph, IR_PRIM_FUSED_CONCAT, 1);
+    for (guint i = 0; i < ir_n_inputs(lc); i++)
+      ir_node_add_input(fc, ir_input(lc, i));
+    ir_node_set_attr_i(fc, IR_ATTR_DIM, ir_node_attr_i(dim->node, IR_ATTR_VALUE));
+    ir_value_set_type(ir_output(fc, 0), ir_output(n, 0)->type);
+    fc->source = n->source;
+    ir_node_insert_before(fc, lc);
+    ir_value_replace_all_uses_with(ir_output(n, 0), ir_output(fc, 0));
+    ir_node_destroy(n);
+    ir_node_destroy(lc);
+    IrNode *group = ad_subgraph_create_singleton(fc, IR_PRIM_FUSION_GROUP);
+    bool grew = true;
+    while (grew) {
+      grew = false;
+      GPtrArray *producers = producers_reverse_topological(group);
+      for (guint i = 0; i < producers->len && !grew; i++) {
+        IrValue *v = g_ptr_array_index(producers, i);
+        if (v->node->kind != IR_ATEN_GRAD_SUM_TO_SIZE && try_fuse(group, v))
+          grew = true;
+      }
+      g_ptr_array_free(producers, TRUE);
+    }
+    changed = true;
+    n = group->prev;
+  }
+  return changed;
+}
+
+/* ---------------- chunks ---------------- */
+
+/* BroadcastingChunk(x, y) -> ConstantChunk(expand(x, s)), ConstantChunk(expand(y, s)) with
+ * s the broadcast of their sizes (inputs of one tensor need no broadcast). */
+static void lower_broadcasting_chunks(IrBlock *block) {
+  IrGraph *graph = block->graph;
+  IR_FOR_EACH_NODE(b, block) {
+    if (b->kind != IR_PRIM_BROADCASTING_CHUNK)
+      continue;
+    guint nchunks = (guint)ir_node_attr_i(b, IR_ATTR_CHUNKS);
+    guint n_in = ir_n_inputs(b);
+    IrNode *saved = graph->insert_before;
+    ir_graph_set_insert_point(graph, b);
+    IrValue *bsize = NULL;
+    int rank = -1;
+    if (n_in > 1) {
+      GPtrArray *sizes = g_ptr_array_new();
+      for (guint i = 0; i < n_in; i++) {
+        g_ptr_array_add(sizes, insert_size_of(graph, ir_input(b, i)));
+        rank = MAX(rank, ir_input(b, i)->type->rank);
+      }
+      bsize = insert_broadcast_sizes(graph, sizes);
+      g_ptr_array_free(sizes, TRUE);
+    }
+    for (guint i = 0; i < n_in; i++) {
+      IrValue *in = ir_input(b, i);
+      if (bsize) {
+        IrValue *args[2] = {in, bsize};
+        IrNode *e = ir_graph_insert_op(graph, IR_ATEN_EXPAND, args, 2, 1);
+        IrType proto = *in->type;
+        proto.rank = rank;
+        proto.sizes = NULL;
+        proto.strides = NULL;
+        ir_value_set_type(ir_output(e, 0), ir_type_tensor_from(&proto));
+        in = ir_output(e, 0);
+      }
+      IrNode *c = ir_node_create(graph, IR_PRIM_CONSTANT_CHUNK, nchunks);
+      ir_node_copy_attrs(c, b);
+      ir_node_add_input(c, in);
+      for (guint k = 0; k < nchunks; k++) {
+        IrValue *old = ir_output(b, i * nchunks + k);
+        ir_value_set_type(ir_output(c, k), old->type);
+        ir_value_replace_all_uses_with(old, ir_output(c, k));
+      }
+      ir_graph_insert(graph, c);
+    }
+    ir_graph_set_insert_point(graph, saved);
+    ir_node_destroy(b);
+  }
+}
+
+/* Moves ConstantChunks whose outputs all feed one group into it (reusing a chunk of the same
+ * input already inside). */
+static bool fuse_chunks_into_groups(IrBlock *block) {
+  bool changed = false;
+  for (IrNode *g = block->ret->prev; g != block->param;) {
+    if (g->kind != IR_PRIM_FUSION_GROUP) {
+      g = g->prev;
+      continue;
+    }
+    bool again = false;
+    GPtrArray *producers = producers_reverse_topological(g);
+    for (guint i = 0; i < producers->len && !again; i++) {
+      IrNode *c = ((IrValue *)g_ptr_array_index(producers, i))->node;
+      if (c->kind != IR_PRIM_CONSTANT_CHUNK || ir_node_attr_i(c, IR_ATTR_CHUNKS) == 1)
+        continue;
+      bool only_group = true;
+      for (guint k = 0; k < ir_n_outputs(c); k++) {
+        IrValue *o = ir_output(c, k);
+        for (guint u = 0; u < o->uses->len; u++)
+          only_group &= g_array_index(o->uses, IrUse, u).user == g;
+      }
+      if (!only_group)
+        continue;
+      IrGraph *body = ad_subgraph_body(g);
+      IrNode *existing = NULL;
+      for (guint p = 0; p < ir_n_inputs(g) && !existing; p++) {
+        if (ir_input(g, p) != ir_input(c, 0))
+          continue;
+        IrValue *bin = g_ptr_array_index(ir_graph_inputs(body), p);
+        for (guint u = 0; u < bin->uses->len; u++) {
+          IrNode *user = g_array_index(bin->uses, IrUse, u).user;
+          if (user->kind == IR_PRIM_CONSTANT_CHUNK) {
+            if (ir_node_attr_i(user, IR_ATTR_CHUNKS) == ir_node_attr_i(c, IR_ATTR_CHUNKS) &&
+                ir_node_attr_i(user, IR_ATTR_DIM) == ir_node_attr_i(c, IR_ATTR_DIM))
+              existing = user;
+            else
+              only_group = false; /* two chunkings of one input: leave it outside */
+          }
+        }
+      }
+      if (!only_group)
+        continue;
+      if (existing) {
+        for (guint k = 0; k < ir_n_outputs(c); k++)
+          for (guint p = 0; p < ir_n_inputs(g);) {
+            if (ir_input(g, p) != ir_output(c, k)) {
+              p++;
+              continue;
+            }
+            ir_value_replace_all_uses_with(g_ptr_array_index(ir_graph_inputs(body), p),
+                                           ir_output(existing, k));
+            ir_node_remove_input(g, p);
+            ir_graph_erase_input(body, p);
+          }
+        ir_node_destroy(c);
+      } else {
+        ad_subgraph_merge_node(c, g);
+      }
+      again = changed = true;
+    }
+    g_ptr_array_free(producers, TRUE);
+    if (!again)
+      g = g->prev;
+  }
+  return changed;
+}
+
+/* ---------------- finishing a group ---------------- */
+
+/* Non-tensor inputs (the sum-to sizes) move behind the tensors. */
+static void order_inputs(IrNode *group) {
+  IrGraph *body = ad_subgraph_body(group);
+  guint n = ir_n_inputs(group), moved = 0;
+  for (guint i = 0; i + moved < n;) {
+    IrValue *v = ir_input(group, i);
+    if (is_tensor(v)) {
+      i++;
+      continue;
+    }
+    IrValue *old = g_ptr_array_index(ir_graph_inputs(body), i);
+    const char *name = old->name;
+    ir_value_set_name(old, NULL);
+    IrValue *nb = ir_graph_add_input(body, old->type, name);
+    ir_value_replace_all_uses_with(old, nb);
+    ir_graph_erase_input(body, i);
+    ir_node_remove_input(group, i);
+    ir_node_add_input(group, v);
+    moved++;
+  }
+}
+
+/* Deletes the kernel graph's _grad_sum_to_size nodes and records the sums per output. */
+static void finish_sum_to(IrNode *group) {
+  IrGraph *body = ad_subgraph_body(group);
+  if (!body_has(group, IR_ATEN_GRAD_SUM_TO_SIZE))
+    return;
+  GPtrArray *keys = g_ptr_array_new();
+  if (!track_sum_to(group, NULL, NULL, keys))
+    g_error("fuser invariant: a group's _grad_sum_to_size does not reach its outputs");
+  gint64 *idx = g_new(gint64, keys->len);
+  for (guint i = 0; i < keys->len; i++) {
+    idx[i] = -1;
+    for (guint p = 0; p < ir_n_inputs(group) && g_ptr_array_index(keys, i); p++)
+      if (ir_input(group, p) == g_ptr_array_index(keys, i))
+        idx[i] = p;
+  }
+  IR_FOR_EACH_NODE(n, body->block) {
+    if (n->kind != IR_ATEN_GRAD_SUM_TO_SIZE)
+      continue;
+    ir_value_replace_all_uses_with(ir_output(n, 0), ir_input(n, 0));
+    ir_node_destroy(n);
+  }
+  ir_node_set_attr_is(group, FUSER_ATTR_SUM_TO_SIZE, idx, keys->len);
+  g_free(idx);
+  g_ptr_array_free(keys, TRUE);
+}
+
+static bool used_only_in_size(const IrValue *v) {
+  for (guint u = 0; u < v->uses->len; u++) {
+    IrNode *user = g_array_index(v->uses, IrUse, u).user;
+    if (user->kind != IR_ATEN_SIZE || ir_n_inputs(user) != 1)
+      return false;
+  }
+  return true;
+}
+
+typedef struct {
+  IrNode *group;
+  IrGraph *graph;
+  GHashTable *shape; /* body value -> outer int[] value */
+} Shapes;
+
+static IrValue *shape_of(Shapes *s, IrValue *v) {
+  IrValue *known = g_hash_table_lookup(s->shape, v);
+  if (known)
+    return known;
+  IrNode *n = v->node;
+  IrValue *result = NULL;
+  if (n->kind == IR_PRIM_PARAM) {
+    result = insert_size_of(s->graph, ir_input(s->group, v->offset));
+  } else if (n->kind == IR_PRIM_CONSTANT_CHUNK) {
+    IrValue *whole = shape_of(s, ir_input(n, 0));
+    if (!whole)
+      return NULL;
+    IrNode *cs = ir_node_create(s->graph, IR_PRIM_CHUNK_SIZES, 2);
+    ir_node_copy_attrs(cs, n);
+    ir_node_add_input(cs, whole);
+    ir_value_set_type(ir_output(cs, 0), ir_type_list(ir_type_int()));
+    ir_value_set_type(ir_output(cs, 1), ir_type_list(ir_type_int()));
+    ir_graph_insert(s->graph, cs);
+    for (guint k = 0; k < ir_n_outputs(n); k++)
+      g_hash_table_insert(s->shape, ir_output(n, k), ir_output(cs, k + 1 == ir_n_outputs(n)));
+    return g_hash_table_lookup(s->shape, v);
+  } else if (n->kind == IR_PRIM_CONSTANT || n->kind == IR_PRIM_FUSED_CONCAT) {
+    return NULL;
+  } else {
+    GPtrArray *sizes = g_ptr_array_new();
+    for (guint i = 0; i < ir_n_inputs(n); i++) {
+      if (!is_tensor(ir_input(n, i)))
+        continue;
+      IrValue *sz = shape_of(s, ir_input(n, i));
+      if (!sz) {
+        g_ptr_array_free(sizes, TRUE);
+        return NULL;
+      }
+      g_ptr_array_add(sizes, sz);
+    }
+    if (sizes->len)
+      result = insert_broadcast_sizes(s->graph, sizes);
+    g_ptr_array_free(sizes, TRUE);
+  }
+  if (result)
+    g_hash_table_insert(s->shape, v, result);
+  return result;
+}
+
+/* Outputs used only by aten::size (or not at all) leave the group; their sizes come from
+ * expressions over the group's inputs. */
+static bool remove_outputs_used_only_in_size(IrNode *group) {
+  IrGraph *graph = ir_node_graph(group);
+  IrGraph *body = ad_subgraph_body(group);
+  const IrAttr *a = ir_node_attr(group, g_intern_static_string(FUSER_ATTR_SUM_TO_SIZE));
+  GArray *sum_to = g_array_new(FALSE, FALSE, sizeof(gint64));
+  for (guint i = 0; i < ir_n_outputs(group); i++) {
+    gint64 v = a ? g_array_index(a->v.is, gint64, i) : -1;
+    g_array_append_val(sum_to, v);
+  }
+  Shapes s = {group, graph, g_hash_table_new(NULL, NULL)};
+  IrNode *saved = graph->insert_before;
+  ir_graph_set_insert_point(graph, group->next);
+  for (guint i = 0; i < ir_n_outputs(group); i++)
+    if (!used_only_in_size(ir_output(group, i)) && g_array_index(sum_to, gint64, i) < 0)
+      g_hash_table_insert(s.shape, g_ptr_array_index(ir_graph_outputs(body), i),
+                          insert_size_of(graph, ir_output(group, i)));
+  bool changed = false;
+  for (gint i = (gint)ir_n_outputs(group) - 1; i >= 0; i--) {
+    IrValue *out = ir_output(group, i);
+    if (!used_only_in_size(out) || g_array_index(sum_to, gint64, i) >= 0 || ir_n_outputs(group) == 1)
+      continue;
+    IrValue *shape = out->uses->len ? shape_of(&s, g_ptr_array_index(ir_graph_outputs(body), i)) : NULL;
+    if (out->uses->len && !shape)
+      continue;
+    while (out->uses->len) {
+      IrNode *user = g_array_index(out->uses, IrUse, 0).user;
+      ir_value_replace_all_uses_with(ir_output(user, 0), shape);
+      ir_node_destroy(user);
+    }
+    ir_node_erase_output(group, (guint)i);
+    ir_graph_erase_output(body, (guint)i);
+    g_array_remove_index(sum_to, (guint)i);
+    changed = true;
+  }
+  ir_graph_set_insert_point(graph, saved);
+  if (changed && a)
+    ir_node_set_attr_is(group, FUSER_ATTR_SUM_TO_SIZE, (const gint64 *)sum_to->data, sum_to->len);
+  g_array_free(sum_to, TRUE);
+  g_hash_table_destroy(s.shape);
+  return changed;
+}
+
+/* ---------------- the pass ---------------- */
+
+static bool fuse_block(IrBlock *block) {
+  bool changed = false, any = true;
+  while (any) {
+    any = false;
+    for (IrNode *n = block->ret->prev; n != block->param;)
+      n = scan_node(n, &any);
+    changed |= any;
+  }
+  changed |= fuse_concats(block);
+  IR_FOR_EACH_NODE(g, block) {
+    if (g->kind != IR_PRIM_FUSION_GROUP)
+      continue;
+    IrGraph *body = ad_subgraph_body(g);
+    pass_eliminate_dead_code(body);
+    pass_eliminate_common_subexpression(body);
+    pass_constant_pooling(body);
+  }
+  lower_broadcasting_chunks(block);
+  changed |= fuse_chunks_into_groups(block);
+  IR_FOR_EACH_NODE(g, block) {
+    if (g->kind != IR_PRIM_FUSION_GROUP)
+      continue;
+    order_inputs(g);
+    finish_sum_to(g);
+    changed |= remove_outputs_used_only_in_size(g);
+  }
+  IR_FOR_EACH_NODE(n, block) {
+    for (guint b = 0; b < ir_n_blocks(n); b++)
+      changed |= fuse_block(ir_block(n, b));
+  }
+  return changed;
+}
+
+bool pass_fuse_graph(IrGraph *graph) {
+  bool changed = fuse_block(graph->block);
+  if (changed) {
+    pass_eliminate_common_subexpression(graph);
+    pass_eliminate_dead_code(graph);
+  }
+  return changed;
+}

@@ -1,0 +1,306 @@
+/* Pointwise expressions: a recursive-descent parser (C precedence: ?: < comparisons <
+ * + - < * / < unary -) and a block evaluator that walks the AST once per block. */
+#include "fuser/pointwise_expr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/tensor.h"
+
+typedef struct {
+  const char *text;
+  const char *p;
+  GError **error;
+  bool failed;
+} Parser;
+
+static PwExpr *node_new(PwOp op) {
+  PwExpr *e = g_new0(PwExpr, 1);
+  e->op = op;
+  return e;
+}
+
+static void fail(Parser *ps, const char *what) {
+  if (!ps->failed)
+    g_set_error(ps->error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
+                "pointwise expression \"%s\", column %d: %s", ps->text, (int)(ps->p - ps->text) + 1,
+                what);
+  ps->failed = true;
+}
+
+static void skip_space(Parser *ps) {
+  while (*ps->p == ' ' || *ps->p == '\t')
+    ps->p++;
+}
+
+static bool accept(Parser *ps, const char *tok) {
+  skip_space(ps);
+  size_t n = strlen(tok);
+  if (strncmp(ps->p, tok, n) != 0)
+    return false;
+  /* "<" must not take the first half of "<=" (and so on). */
+  if (n == 1 && (tok[0] == '<' || tok[0] == '>' || tok[0] == '=' || tok[0] == '!') && ps->p[1] == '=')
+    return false;
+  ps->p += n;
+  return true;
+}
+
+typedef struct {
+  const char *name;
+  double (*fn1)(double);
+  double (*fn2)(double, double);
+} PwFunction;
+
+static const PwFunction functions[] = {
+    {"fabs", fabs, NULL},   {"exp", exp, NULL},     {"expm1", expm1, NULL},
+    {"log", log, NULL},     {"log10", log10, NULL}, {"log1p", log1p, NULL},
+    {"log2", log2, NULL},   {"sqrt", sqrt, NULL},   {"erf", erf, NULL},
+    {"erfc", erfc, NULL},   {"sin", sin, NULL},     {"cos", cos, NULL},
+    {"tan", tan, NULL},     {"asin", asin, NULL},   {"acos", acos, NULL},
+    {"atan", atan, NULL},   {"sinh", sinh, NULL},   {"cosh", cosh, NULL},
+    {"tanh", tanh, NULL},   {"ceil", ceil, NULL},   {"floor", floor, NULL},
+    {"nearbyint", nearbyint, NULL}, {"trunc", trunc, NULL}, {"lgamma", lgamma, NULL},
+    {"atan2", NULL, atan2}, {"pow", NULL, pow},     {"fmod", NULL, fmod},
+};
+
+static PwExpr *parse_cond(Parser *ps);
+
+static PwExpr *parse_primary(Parser *ps) {
+  skip_space(ps);
+  const char *c = ps->p;
+  if (*c == '(') {
+    ps->p++;
+    PwExpr *e = parse_cond(ps);
+    if (!accept(ps, ")"))
+      fail(ps, "expected ')'");
+    return e;
+  }
+  if (*c == '%') {
+    char *end;
+    long k = strtol(c + 1, &end, 10);
+    if (end == c + 1 || k < 0 || k >= PW_MAX_ARGS) {
+      fail(ps, "bad argument reference");
+      return node_new(PW_NUM);
+    }
+    ps->p = end;
+    PwExpr *e = node_new(PW_ARG);
+    e->arg = (int)k;
+    return e;
+  }
+  if (g_ascii_isdigit(*c) || *c == '.') {
+    char *end;
+    double v = g_ascii_strtod(c, &end);
+    ps->p = end;
+    PwExpr *e = node_new(PW_NUM);
+    e->num = v;
+    return e;
+  }
+  if (g_ascii_isalpha(*c) || *c == '_') {
+    const char *s = c;
+    while (g_ascii_isalnum(*ps->p) || *ps->p == '_')
+      ps->p++;
+    size_t n = (size_t)(ps->p - s);
+    const PwFunction *f = NULL;
+    for (guint i = 0; i < G_N_ELEMENTS(functions); i++)
+      if (strlen(functions[i].name) == n && strncmp(functions[i].name, s, n) == 0)
+        f = &functions[i];
+    if (!f) {
+      ps->p = s;
+      fail(ps, "unknown function");
+      return node_new(PW_NUM);
+    }
+    if (!accept(ps, "(")) {
+      fail(ps, "expected '('");
+      return node_new(PW_NUM);
+    }
+    PwExpr *e = node_new(f->fn1 ? PW_CALL1 : PW_CALL2);
+    e->fn1 = f->fn1;
+    e->fn2 = f->fn2;
+    e->a = parse_cond(ps);
+    if (f->fn2) {
+      if (!accept(ps, ","))
+        fail(ps, "expected ','");
+      e->b = parse_cond(ps);
+    }
+    if (!accept(ps, ")"))
+      fail(ps, "expected ')'");
+    return e;
+  }
+  fail(ps, "expected an operand");
+  return node_new(PW_NUM);
+}
+
+static PwExpr *parse_unary(Parser *ps) {
+  if (accept(ps, "-")) {
+    PwExpr *e = node_new(PW_NEG);
+    e->a = parse_unary(ps);
+    return e;
+  }
+  return parse_primary(ps);
+}
+
+static PwExpr *binary(PwOp op, PwExpr *a, PwExpr *b) {
+  PwExpr *e = node_new(op);
+  e->a = a;
+  e->b = b;
+  return e;
+}
+
+static PwExpr *parse_mul(Parser *ps) {
+  PwExpr *e = parse_unary(ps);
+  for (;;) {
+    if (accept(ps, "*"))
+      e = binary(PW_MUL, e, parse_unary(ps));
+    else if (accept(ps, "/"))
+      e = binary(PW_DIV, e, parse_unary(ps));
+    else
+      return e;
+  }
+}
+
+static PwExpr *parse_add(Parser *ps) {
+  PwExpr *e = parse_mul(ps);
+  for (;;) {
+    if (accept(ps, "+"))
+      e = binary(PW_ADD, e, parse_mul(ps));
+    else if (accept(ps, "-"))
+      e = binary(PW_SUB, e, parse_mul(ps));
+    else
+      return e;
+  }
+}
+
+static PwExpr *parse_cmp(Parser *ps) {
+  PwExpr *e = parse_add(ps);
+  static const struct { const char *tok; PwOp op; } ops[] = {
+      {"<=", PW_LE}, {">=", PW_GE}, {"==", PW_EQ}, {"!=", PW_NE}, {"<", PW_LT}, {">", PW_GT}};
+  for (;;) {
+    bool any = false;
+    for (guint i = 0; i < G_N_ELEMENTS(ops) && !any; i++)
+      if (accept(ps, ops[i].tok)) {
+        e = binary(ops[i].op, e, parse_add(ps));
+        any = true;
+      }
+    if (!any)
+      return e;
+  }
+}
+
+static PwExpr *parse_cond(Parser *ps) {
+  PwExpr *e = parse_cmp(ps);
+  if (!accept(ps, "?"))
+    return e;
+  PwExpr *c = node_new(PW_COND);
+  c->a = e;
+  c->b = parse_cond(ps);
+  if (!accept(ps, ":"))
+    fail(ps, "expected ':'");
+  c->c = parse_cond(ps);
+  return c;
+}
+
+PwExpr *pw_expr_parse(const char *text, GError **error) {
+  Parser ps = {.text = text, .p = text, .error = error};
+  PwExpr *e = parse_cond(&ps);
+  skip_space(&ps);
+  if (!ps.failed && *ps.p)
+    fail(&ps, "unexpected text after the expression");
+  if (ps.failed) {
+    pw_expr_free(e);
+    return NULL;
+  }
+  return e;
+}
+
+void pw_expr_free(PwExpr *e) {
+  if (!e)
+    return;
+  pw_expr_free(e->a);
+  pw_expr_free(e->b);
+  pw_expr_free(e->c);
+  g_free(e);
+}
+
+int pw_expr_n_args(const PwExpr *e) {
+  if (!e)
+    return 0;
+  int n = e->op == PW_ARG ? e->arg + 1 : 0;
+  n = MAX(n, pw_expr_n_args(e->a));
+  n = MAX(n, pw_expr_n_args(e->b));
+  return MAX(n, pw_expr_n_args(e->c));
+}
+
+double pw_expr_eval(const PwExpr *e, const double *args) {
+  switch (e->op) {
+  case PW_ARG: return args[e->arg];
+  case PW_NUM: return e->num;
+  case PW_NEG: return -pw_expr_eval(e->a, args);
+  case PW_ADD: return pw_expr_eval(e->a, args) + pw_expr_eval(e->b, args);
+  case PW_SUB: return pw_expr_eval(e->a, args) - pw_expr_eval(e->b, args);
+  case PW_MUL: return pw_expr_eval(e->a, args) * pw_expr_eval(e->b, args);
+  case PW_DIV: return pw_expr_eval(e->a, args) / pw_expr_eval(e->b, args);
+  case PW_LT: return pw_expr_eval(e->a, args) < pw_expr_eval(e->b, args);
+  case PW_LE: return pw_expr_eval(e->a, args) <= pw_expr_eval(e->b, args);
+  case PW_GT: return pw_expr_eval(e->a, args) > pw_expr_eval(e->b, args);
+  case PW_GE: return pw_expr_eval(e->a, args) >= pw_expr_eval(e->b, args);
+  case PW_EQ: return pw_expr_eval(e->a, args) == pw_expr_eval(e->b, args);
+  case PW_NE: return pw_expr_eval(e->a, args) != pw_expr_eval(e->b, args);
+  case PW_COND:
+    return pw_expr_eval(e->a, args) != 0 ? pw_expr_eval(e->b, args) : pw_expr_eval(e->c, args);
+  case PW_CALL1: return e->fn1(pw_expr_eval(e->a, args));
+  case PW_CALL2: return e->fn2(pw_expr_eval(e->a, args), pw_expr_eval(e->b, args));
+  }
+  return 0;
+}
+
+#define LOOP(expr)                                                                             \
+  do {                                                                                         \
+    for (int i = 0; i < n; i++)                                                                \
+      out[i] = (expr);                                                                         \
+  } while (0)
+
+void pw_expr_eval_block(const PwExpr *e, const double *const *args, const int *strides,
+                        double *out, int n) {
+  if (e->op == PW_ARG) {
+    const double *src = args[e->arg];
+    int s = strides[e->arg];
+    if (s == 0)
+      LOOP(src[0]);
+    else
+      memcpy(out, src, sizeof(double) * (size_t)n);
+    return;
+  }
+  if (e->op == PW_NUM) {
+    LOOP(e->num);
+    return;
+  }
+  double a[PW_BLOCK], b[PW_BLOCK];
+  pw_expr_eval_block(e->a, args, strides, a, n);
+  if (e->b && e->op != PW_COND)
+    pw_expr_eval_block(e->b, args, strides, b, n);
+  switch (e->op) {
+  case PW_NEG: LOOP(-a[i]); break;
+  case PW_ADD: LOOP(a[i] + b[i]); break;
+  case PW_SUB: LOOP(a[i] - b[i]); break;
+  case PW_MUL: LOOP(a[i] * b[i]); break;
+  case PW_DIV: LOOP(a[i] / b[i]); break;
+  case PW_LT: LOOP(a[i] < b[i]); break;
+  case PW_LE: LOOP(a[i] <= b[i]); break;
+  case PW_GT: LOOP(a[i] > b[i]); break;
+  case PW_GE: LOOP(a[i] >= b[i]); break;
+  case PW_EQ: LOOP(a[i] == b[i]); break;
+  case PW_NE: LOOP(a[i] != b[i]); break;
+  case PW_COND: {
+    double c[PW_BLOCK];
+    pw_expr_eval_block(e->b, args, strides, b, n);
+    pw_expr_eval_block(e->c, args, strides, c, n);
+    LOOP(a[i] != 0 ? b[i] : c[i]);
+    break;
+  }
+  case PW_CALL1: LOOP(e->fn1(a[i])); break;
+  case PW_CALL2: LOOP(e->fn2(a[i], b[i])); break;
+  case PW_ARG:
+  case PW_NUM: break;
+  }
+}
