@@ -1,0 +1,177 @@
+/* Executor benchmarks (issue: graph executor): compile time of every plan of the LSTM cell
+ * forward and backward (weights requiring grad; median over fresh sessions), first call
+ * (compile + run) against steady state, and the per-call overhead of a cached plan for a
+ * 3-node graph on 1-element tensors. Prints `key value` lines that bench/exec.sh tabulates
+ * beside PyTorch's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/executor.h"
+#include "ir/text.h"
+#include "runtime/autograd.h"
+
+static double now_ms(void) { return (double)g_get_monotonic_time() / 1000.0; }
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, guint n) {
+  qsort(v, n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static IrGraph *load(const char *path) {
+  gchar *text = NULL;
+  gsize len = 0;
+  GError *error = NULL;
+  if (!g_file_get_contents(path, &text, &len, &error)) {
+    fprintf(stderr, "exec_bench: %s\n", error->message);
+    exit(2);
+  }
+  IrGraph *graph = ir_graph_parse(text, len, path, &error);
+  g_free(text);
+  if (!graph) {
+    fprintf(stderr, "exec_bench: %s\n", error->message);
+    exit(2);
+  }
+  return graph;
+}
+
+/* LSTM cell inputs: x [batch, in], hx/cx [batch, hidden], weights [4h, in] / [4h, h],
+ * biases [4h]; weights and biases require grad. */
+static void lstm_inputs(RtValue *v, int64_t batch, int64_t hidden) {
+  int64_t s_x[2] = {batch, hidden}, s_h[2] = {batch, hidden}, s_w[2] = {4 * hidden, hidden},
+          s_b[1] = {4 * hidden};
+  v[0] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 2, s_x, 1));
+  v[1] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 2, s_h, 2));
+  v[2] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 2, s_h, 3));
+  for (int i = 0; i < 2; i++)
+    v[3 + i] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 2, s_w, 4 + i));
+  for (int i = 0; i < 2; i++)
+    v[5 + i] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 1, s_b, 6 + i));
+  for (int i = 3; i < 7; i++)
+    v[i].u.tensor->requires_grad = true;
+}
+
+/* One forward + backward call; returns false on error. */
+static bool forward_backward(ExecExecutor *executor, RtValue *in) {
+  RtValue *outs = NULL;
+  guint n_outs = 0;
+  GError *error = NULL;
+  if (!exec_executor_run(executor, in, 7, &outs, &n_outs, &error)) {
+    fprintf(stderr, "exec_bench: %s\n", error->message);
+    return false;
+  }
+  RtValue tuple = outs[0];
+  RtTensor *roots[2] = {tuple.u.seq->items[0].u.tensor, tuple.u.seq->items[1].u.tensor};
+  RtTensor *leaves[4], *grads[4] = {0};
+  for (int i = 0; i < 4; i++)
+    leaves[i] = in[3 + i].u.tensor;
+  bool ok = exec_session_backward(exec_executor_session(executor), roots, NULL, 2, leaves, 4,
+                                  grads, &error);
+  if (!ok)
+    fprintf(stderr, "exec_bench: %s\n", error->message);
+  for (int i = 0; i < 4; i++)
+    if (grads[i])
+      rt_tensor_unref(grads[i]);
+  for (guint i = 0; i < n_outs; i++)
+    rt_value_unref(outs[i]);
+  g_free(outs);
+  return ok;
+}
+
+static double plan_compile_ms(const ExecPlan *plan) {
+  double ms = 0;
+  for (guint s = 0; s < plan->stages->len; s++)
+    ms += ((const ExecStage *)g_ptr_array_index(plan->stages, s))->ms;
+  return ms;
+}
+
+static void bench_lstm(const IrGraph *graph, guint repeats, int64_t batch, int64_t hidden) {
+  RtValue in[7];
+  lstm_inputs(in, batch, hidden);
+  double *first = g_new(double, repeats), *fwd = g_new(double, repeats),
+         *bwd = g_new(double, repeats), *steady = g_new(double, repeats);
+  guint n_stages_fwd = 0, n_stages_bwd = 0;
+  for (guint r = 0; r < repeats; r++) {
+    ExecSession *session = exec_session_new();
+    ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
+    double t0 = now_ms();
+    if (!forward_backward(executor, in))
+      exit(1);
+    first[r] = now_ms() - t0;
+    ExecPlan *f = g_ptr_array_index(session->plans, 0), *b = g_ptr_array_index(session->plans, 1);
+    fwd[r] = plan_compile_ms(f);
+    bwd[r] = plan_compile_ms(b);
+    n_stages_fwd = f->stages->len;
+    n_stages_bwd = b->stages->len;
+    forward_backward(executor, in); /* warm */
+    t0 = now_ms();
+    forward_backward(executor, in);
+    steady[r] = now_ms() - t0;
+    exec_session_free(session);
+  }
+  printf("lstm_compile_forward_ms %.4f\n", median(fwd, repeats));
+  printf("lstm_compile_backward_ms %.4f\n", median(bwd, repeats));
+  printf("lstm_forward_stages %u\nlstm_backward_stages %u\n", n_stages_fwd, n_stages_bwd);
+  printf("lstm_first_call_ms %.4f\n", median(first, repeats));
+  printf("lstm_steady_call_ms %.4f\n", median(steady, repeats));
+  for (int i = 0; i < 7; i++)
+    rt_value_unref(in[i]);
+  g_free(first);
+  g_free(fwd);
+  g_free(bwd);
+  g_free(steady);
+}
+
+static const char three_nodes[] = "graph(%x : Tensor,\n"
+                                  "      %y : Tensor):\n"
+                                  "  %1 : int = prim::Constant[value=1]()\n"
+                                  "  %a : Tensor = aten::mul(%x, %y)\n"
+                                  "  %b : Tensor = aten::sigmoid(%x)\n"
+                                  "  %c : Tensor = aten::add(%a, %b, %1)\n"
+                                  "  return (%c)\n";
+
+static void bench_overhead(guint calls) {
+  IrGraph *graph = ir_graph_parse(three_nodes, strlen(three_nodes), "three_nodes", NULL);
+  ExecSession *session = exec_session_new();
+  session->grad_enabled = false;
+  ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
+  int64_t one[1] = {1};
+  RtValue in[2] = {rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 1, one, 1)),
+                   rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 1, one, 2))};
+  double *per = g_new(double, 9);
+  for (guint rep = 0; rep < 9; rep++) {
+    double t0 = now_ms();
+    for (guint c = 0; c < calls; c++) {
+      RtValue *outs = NULL;
+      guint n = 0;
+      if (!exec_executor_run(executor, in, 2, &outs, &n, NULL))
+        exit(1);
+      rt_value_unref(outs[0]);
+      g_free(outs);
+    }
+    per[rep] = (now_ms() - t0) * 1000.0 / calls;
+  }
+  printf("small_call_us %.4f\n", median(per, 9));
+  g_free(per);
+  rt_value_unref(in[0]);
+  rt_value_unref(in[1]);
+  exec_session_free(session);
+  ir_graph_free(graph);
+}
+
+int main(int argc, char **argv) {
+  bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+  const char *source = g_getenv("JITSCOPE_SOURCE_DIR");
+  char *path = g_build_filename(source ? source : ".", "resources", "examples", "lstm_cell.ir", NULL);
+  IrGraph *graph = load(path);
+  g_free(path);
+  bench_lstm(graph, quick ? 5 : 51, 64, 512);
+  bench_overhead(quick ? 2000 : 20000);
+  ir_graph_free(graph);
+  return 0;
+}
