@@ -45,9 +45,10 @@ guint rt_code_n_registers(const RtCode *code);
  * have room for rt_code_n_outputs values and receives new references. `hooks` may be NULL:
  * then DifferentiableGraph and FusionGroup nodes run their Subgraph by interpretation
  * (a DifferentiableGraph forward only, without autograd, keeping the first outputs).
- * hooks->after_node runs after every schema node with the node's own inputs (n_inputs =
- * ir_n_inputs(node); omitted defaults are not among them) and its outputs. Runtime errors name
- * the node's kind and its source location when it has one. */
+ * hooks->after_node runs after every schema node and every prim::ConstantChunk with the
+ * node's own inputs (n_inputs = ir_n_inputs(node); omitted defaults are not among them) and its
+ * output registers (the hook may replace a value there, owning the old reference). Runtime
+ * errors name the node's kind and its source location when it has one. */
 bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *inputs,
                  guint n_inputs, RtValue *outputs, GError **error);
 

@@ -125,6 +125,55 @@ static void test_hooks_replace_subgraph_execution(void) {
   ir_graph_free(g);
 }
 
+/* Replaces each output by a fresh tensor of 7s (as the eager tape may swap in a tracked one). */
+static bool hook_replace(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
+                         RtValue *outputs, guint n_outputs, GError **error) {
+  HookLog *log = ctx;
+  log->after_calls++;
+  g_string_append_printf(log->kinds, "%s ", ir_kind_name(node->kind));
+  for (guint i = 0; i < n_outputs; i++) {
+    RtTensor *old = outputs[i].u.tensor;
+    outputs[i] = rt_tensor(rt_tensor_full(IR_DTYPE_FLOAT32, old->ndim, old->sizes, 7));
+    rt_tensor_unref(old);
+  }
+  return true;
+}
+
+static void test_after_node_on_constant_chunk_may_replace_outputs(void) {
+  /* a, b = ConstantChunk[chunks=2, dim=0](x); return a, neg(b), [b] */
+  IrGraph *g = ir_graph_new();
+  IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
+  IrNode *ch = it_prim(g, IR_PRIM_CONSTANT_CHUNK, &x, 1, 2, ir_type_tensor());
+  ir_node_set_attr_i(ch, IR_ATTR_CHUNKS, 2);
+  ir_node_set_attr_i(ch, IR_ATTR_DIM, 0);
+  IrValue *b = ir_output(ch, 1);
+  IrValue *l = ir_output(it_prim(g, IR_PRIM_LIST_CONSTRUCT, &b, 1, 1,
+                                 ir_type_list(ir_type_tensor())), 0);
+  ir_graph_add_output(g, ir_output(ch, 0));
+  ir_graph_add_output(g, it_op(g, IR_ATEN_NEG, &b, 1));
+  ir_graph_add_output(g, l);
+  HookLog log = {.kinds = g_string_new(NULL)};
+  RtInterpreterHooks hooks = {.after_node = hook_replace, .ctx = &log};
+  double xv[4] = {1, 2, 3, 4};
+  RtValue ins[1] = {rt_tensor(it_vector(4, xv))}, r[3];
+  GError *error = NULL;
+  g_assert_true(it_run(g, &hooks, ins, 1, r, &error));
+  g_assert_no_error(error);
+  /* ConstantChunk and neg went through the hook, ListConstruct did not; every value after the
+   * chunk reads the replaced 7s, and neg's own result was replaced too. */
+  g_assert_cmpstr(log.kinds->str, ==, "prim::ConstantChunk aten::neg ");
+  int64_t two = 2;
+  double sevens[2] = {7, 7};
+  it_assert_tensor(r[0].u.tensor, 1, &two, sevens, 0);
+  it_assert_tensor(r[1].u.tensor, 1, &two, sevens, 0);
+  it_assert_tensor(r[2].u.seq->items[0].u.tensor, 1, &two, sevens, 0);
+  g_assert_cmpint(ins[0].u.tensor->refcount, ==, 1); /* the chunk views were released */
+  for (guint i = 0; i < 3; i++) rt_value_unref(r[i]);
+  rt_value_unref(ins[0]);
+  g_string_free(log.kinds, TRUE);
+  ir_graph_free(g);
+}
+
 static void test_after_node_sees_schema_nodes(void) {
   /* z = add(x, y) (alpha omitted); l = [z]; w = neg(z) */
   IrGraph *g = ir_graph_new();
@@ -334,6 +383,8 @@ int main(int argc, char **argv) {
                   test_differentiable_graph_keeps_real_outputs);
   g_test_add_func("/interp/special/hooks", test_hooks_replace_subgraph_execution);
   g_test_add_func("/interp/special/after-node", test_after_node_sees_schema_nodes);
+  g_test_add_func("/interp/special/after-node-constant-chunk",
+                  test_after_node_on_constant_chunk_may_replace_outputs);
   g_test_add_func("/interp/special/early-release", test_dead_values_are_released_early);
   g_test_add_func("/interp/special/register-reuse", test_chain_reuses_registers);
   g_test_add_func("/interp/special/wrappers", test_wrappers);
