@@ -49,6 +49,10 @@ void cli_note(const char *format, ...) {
   g_free(message);
 }
 
+static CliWindowFn window_handler;
+
+void cli_set_window_handler(CliWindowFn handler) { window_handler = handler; }
+
 static void print_help(FILE *out) {
   fprintf(out,
           "Usage: jitscope [FILE]\n"
@@ -56,10 +60,11 @@ static void print_help(FILE *out) {
           "\n"
           "A workbench for graph-compiler developers with a TorchScript-2019 JIT engine "
           "inside.\n"
-          "Without a command it opens the workbench window on FILE (this build has no window "
-          "yet).\n"
+          "Without a command it opens the workbench window on FILE (or on the bundled LSTM\n"
+          "example)%s.\n"
           "\n"
-          "Commands:\n");
+          "Commands:\n",
+          window_handler ? "" : "; this build has no window");
   for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
     fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(out,
@@ -81,6 +86,8 @@ static void print_version(void) {
 
 /* The window is not part of this build: say so and point at the commands that work. */
 static int no_window(const char *file) {
+  if (window_handler)
+    return window_handler(file);
   fprintf(stderr,
           "jitscope: the workbench window is not built in this build.\n"
           "Use a command instead, for example:\n"

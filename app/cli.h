@@ -23,6 +23,11 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILED = 1, CLI_EXIT_ERROR = 2 };
 
 int cli_main(int argc, char **argv);
 
+/* What `jitscope [FILE]` without a command runs (FILE NULL for none) when the window is
+ * built; without one, the command line says that the window is not in this build. */
+typedef int (*CliWindowFn)(const char *file);
+void cli_set_window_handler(CliWindowFn handler);
+
 /* Prints the error as described above. */
 void cli_report_error(const GError *error);
 /* `jitscope: error: ...` */

@@ -1,0 +1,396 @@
+/* The graph canvas (contract in jitscope-graph-view.h). */
+#include "jitscope-graph-view.h"
+
+#include <math.h>
+#include <string.h>
+
+struct _JitscopeGraphView {
+  GtkWidget parent_instance;
+  AppScene *scene;
+  char *message;
+  double zoom;      /* screen pixels per scene point */
+  double ox, oy;    /* screen position of scene (0, 0) */
+  gboolean needs_fit;
+  int selected;     /* object index or -1 */
+  double drag_ox, drag_oy;
+  /* The cached drawing and the state it was made for. */
+  GskRenderNode *cache;
+  double cache_zoom, cache_ox, cache_oy;
+  int cache_w, cache_h, cache_selected;
+  AppScene *cache_scene;
+  guint draw_count;
+};
+
+G_DEFINE_FINAL_TYPE(JitscopeGraphView, jitscope_graph_view, GTK_TYPE_WIDGET)
+
+enum { SIGNAL_NODE_ACTIVATED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void invalidate(JitscopeGraphView *self) {
+  g_clear_pointer(&self->cache, gsk_render_node_unref);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void set_source(cairo_t *cr, const AppColor *c) {
+  cairo_set_source_rgba(cr, c->r, c->g, c->b, c->a);
+}
+
+static void path_shape(cairo_t *cr, const AppShape *s) {
+  const double *p = s->points;
+  switch (s->kind) {
+  case APP_SHAPE_ELLIPSE:
+    cairo_save(cr);
+    cairo_translate(cr, p[0], p[1]);
+    cairo_scale(cr, MAX(p[2], 0.01), MAX(p[3], 0.01));
+    cairo_new_path(cr);
+    cairo_arc(cr, 0, 0, 1, 0, 2 * G_PI);
+    cairo_restore(cr);
+    break;
+  case APP_SHAPE_POLYGON:
+  case APP_SHAPE_POLYLINE:
+    cairo_new_path(cr);
+    cairo_move_to(cr, p[0], p[1]);
+    for (guint i = 1; i < s->n_points; i++)
+      cairo_line_to(cr, p[2 * i], p[2 * i + 1]);
+    if (s->kind == APP_SHAPE_POLYGON)
+      cairo_close_path(cr);
+    break;
+  case APP_SHAPE_BEZIER:
+    cairo_new_path(cr);
+    cairo_move_to(cr, p[0], p[1]);
+    for (guint i = 1; i + 2 < s->n_points; i += 3)
+      cairo_curve_to(cr, p[2 * i], p[2 * i + 1], p[2 * i + 2], p[2 * i + 3], p[2 * i + 4],
+                     p[2 * i + 5]);
+    if (s->filled)
+      cairo_close_path(cr);
+    break;
+  case APP_SHAPE_TEXT:
+    break;
+  }
+}
+
+static void draw_shape(cairo_t *cr, const AppShape *s, double zoom) {
+  if (s->kind == APP_SHAPE_TEXT) {
+    if (s->font_size * zoom < 3) /* unreadable: a grey bar keeps the shape of the text */
+    {
+      cairo_set_source_rgba(cr, s->pen.r, s->pen.g, s->pen.b, 0.3);
+      cairo_rectangle(cr, s->bounds.x0, s->bounds.y0 + s->font_size * 0.4, s->text_width,
+                      s->font_size * 0.5);
+      cairo_fill(cr);
+      return;
+    }
+    cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, s->font_size);
+    cairo_text_extents_t ext;
+    cairo_text_extents(cr, s->text, &ext);
+    /* Graphviz measured the text: scale ours to its width so that it fits the box. */
+    double sx = ext.x_advance > 0 && s->text_width > 0 ? s->text_width / ext.x_advance : 1;
+    sx = CLAMP(sx, 0.5, 1.5);
+    double x = s->points[0];
+    double w = ext.x_advance * sx;
+    if (s->justify == 0)
+      x -= w / 2;
+    else if (s->justify > 0)
+      x -= w;
+    set_source(cr, &s->pen);
+    cairo_save(cr);
+    cairo_translate(cr, x, s->points[1]);
+    cairo_scale(cr, sx, 1);
+    cairo_move_to(cr, 0, 0);
+    cairo_show_text(cr, s->text);
+    cairo_restore(cr);
+    return;
+  }
+  path_shape(cr, s);
+  if (s->filled) {
+    set_source(cr, &s->fill);
+    cairo_fill_preserve(cr);
+  }
+  set_source(cr, &s->pen);
+  cairo_set_line_width(cr, s->line_width);
+  double dashes[2] = {s->dotted ? 1 : 5, s->dotted ? 3 : 3};
+  cairo_set_dash(cr, dashes, s->dashed || s->dotted ? 2 : 0, 0);
+  cairo_stroke(cr);
+  cairo_set_dash(cr, NULL, 0, 0);
+}
+
+static bool visible(const AppRect *r, const AppRect *view) {
+  return r->x1 >= view->x0 && r->x0 <= view->x1 && r->y1 >= view->y0 && r->y0 <= view->y1;
+}
+
+static void draw_scene(JitscopeGraphView *self, cairo_t *cr, int w, int h) {
+  cairo_translate(cr, self->ox, self->oy);
+  cairo_scale(cr, self->zoom, self->zoom);
+  AppRect view = {-self->ox / self->zoom, -self->oy / self->zoom, (w - self->ox) / self->zoom,
+                  (h - self->oy) / self->zoom};
+  AppScene *scene = self->scene;
+  for (guint i = 0; i < scene->objects->len; i++) {
+    const AppObject *o = app_scene_object(scene, i);
+    if (o->n_shapes == 0 || !visible(&o->bounds, &view))
+      continue;
+    for (guint k = 0; k < o->n_shapes; k++)
+      draw_shape(cr, app_scene_shape(scene, o->first_shape + k), self->zoom);
+  }
+  if (self->selected >= 0 && (guint)self->selected < scene->objects->len) {
+    const AppObject *o = app_scene_object(scene, (guint)self->selected);
+    cairo_set_source_rgba(cr, 0.21, 0.52, 0.89, 0.9);
+    cairo_set_line_width(cr, 3 / self->zoom);
+    cairo_rectangle(cr, o->bounds.x0 - 3, o->bounds.y0 - 3, o->bounds.x1 - o->bounds.x0 + 6,
+                    o->bounds.y1 - o->bounds.y0 + 6);
+    cairo_stroke(cr);
+  }
+}
+
+static void fit_now(JitscopeGraphView *self, int w, int h) {
+  if (!self->scene || w <= 0 || h <= 0)
+    return;
+  double sw = MAX(self->scene->width, 1), sh = MAX(self->scene->height, 1);
+  self->zoom = CLAMP(MIN((w - 20) / sw, (h - 20) / sh), 0.02, 2.0);
+  self->ox = (w - sw * self->zoom) / 2;
+  self->oy = (h - sh * self->zoom) / 2;
+  self->needs_fit = FALSE;
+}
+
+static void jitscope_graph_view_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
+  JitscopeGraphView *self = JITSCOPE_GRAPH_VIEW(widget);
+  int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+  if (w <= 0 || h <= 0)
+    return;
+  if (!self->scene) {
+    if (self->message) {
+      PangoLayout *layout = gtk_widget_create_pango_layout(widget, self->message);
+      pango_layout_set_width(layout, (w - 40) * PANGO_SCALE);
+      pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER);
+      int lw, lh;
+      pango_layout_get_pixel_size(layout, &lw, &lh);
+      gtk_snapshot_save(snapshot);
+      gtk_snapshot_translate(snapshot, &GRAPHENE_POINT_INIT(20, (h - lh) / 2.0f));
+      GdkRGBA grey = {0.5f, 0.5f, 0.5f, 1};
+      gtk_snapshot_append_layout(snapshot, layout, &grey);
+      gtk_snapshot_restore(snapshot);
+      g_object_unref(layout);
+    }
+    return;
+  }
+  if (self->needs_fit)
+    fit_now(self, w, h);
+  bool reusable = self->cache && self->cache_scene == self->scene &&
+                  self->cache_zoom == self->zoom && self->cache_ox == self->ox &&
+                  self->cache_oy == self->oy && self->cache_w == w && self->cache_h == h &&
+                  self->cache_selected == self->selected;
+  if (!reusable) {
+    g_clear_pointer(&self->cache, gsk_render_node_unref);
+    GtkSnapshot *inner = gtk_snapshot_new();
+    cairo_t *cr = gtk_snapshot_append_cairo(inner, &GRAPHENE_RECT_INIT(0, 0, w, h));
+    draw_scene(self, cr, w, h);
+    cairo_destroy(cr);
+    self->cache = gtk_snapshot_free_to_node(inner);
+    self->cache_scene = self->scene;
+    self->cache_zoom = self->zoom;
+    self->cache_ox = self->ox;
+    self->cache_oy = self->oy;
+    self->cache_w = w;
+    self->cache_h = h;
+    self->cache_selected = self->selected;
+    self->draw_count++;
+  }
+  if (self->cache)
+    gtk_snapshot_append_node(snapshot, self->cache);
+}
+
+static void zoom_about(JitscopeGraphView *self, double factor, double x, double y) {
+  double zoom = CLAMP(self->zoom * factor, 0.01, 8.0);
+  factor = zoom / self->zoom;
+  self->ox = x - (x - self->ox) * factor;
+  self->oy = y - (y - self->oy) * factor;
+  self->zoom = zoom;
+  invalidate(self);
+}
+
+static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, double dy,
+                          gpointer data) {
+  JitscopeGraphView *self = data;
+  if (!self->scene)
+    return FALSE;
+  GdkModifierType mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(controller));
+  if (mods & GDK_CONTROL_MASK) {
+    double x = 0, y = 0;
+    GdkEvent *event = gtk_event_controller_get_current_event(GTK_EVENT_CONTROLLER(controller));
+    if (!event || !gdk_event_get_position(event, &x, &y)) {
+      x = gtk_widget_get_width(GTK_WIDGET(self)) / 2.0;
+      y = gtk_widget_get_height(GTK_WIDGET(self)) / 2.0;
+    } else {
+      /* Event positions are relative to the surface; bring them into the widget. */
+      GtkNative *native = gtk_widget_get_native(GTK_WIDGET(self));
+      double nx = 0, ny = 0;
+      gtk_native_get_surface_transform(native, &nx, &ny);
+      graphene_point_t in = GRAPHENE_POINT_INIT((float)(x - nx), (float)(y - ny)), out;
+      if (gtk_widget_compute_point(GTK_WIDGET(native), GTK_WIDGET(self), &in, &out)) {
+        x = out.x;
+        y = out.y;
+      }
+    }
+    zoom_about(self, pow(1.1, -dy), x, y);
+  } else {
+    self->ox -= dx * 30;
+    self->oy -= dy * 30;
+    invalidate(self);
+  }
+  return TRUE;
+}
+
+static void on_drag_begin(GtkGestureDrag *gesture, double x, double y, gpointer data) {
+  JitscopeGraphView *self = data;
+  self->drag_ox = self->ox;
+  self->drag_oy = self->oy;
+}
+
+static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, gpointer data) {
+  JitscopeGraphView *self = data;
+  self->ox = self->drag_ox + dx;
+  self->oy = self->drag_oy + dy;
+  invalidate(self);
+}
+
+static void on_click(GtkGestureClick *gesture, int n_press, double x, double y, gpointer data) {
+  JitscopeGraphView *self = data;
+  gtk_widget_grab_focus(GTK_WIDGET(self));
+  if (!self->scene)
+    return;
+  int hit = app_scene_hit_node(self->scene, (x - self->ox) / self->zoom, (y - self->oy) / self->zoom);
+  self->selected = hit;
+  invalidate(self);
+  g_signal_emit(self, signals[SIGNAL_NODE_ACTIVATED], 0,
+                hit >= 0 ? app_scene_object(self->scene, (guint)hit)->id : "");
+}
+
+static void jitscope_graph_view_dispose(GObject *object) {
+  JitscopeGraphView *self = JITSCOPE_GRAPH_VIEW(object);
+  g_clear_pointer(&self->cache, gsk_render_node_unref);
+  g_clear_pointer(&self->scene, app_scene_unref);
+  g_clear_pointer(&self->message, g_free);
+  gtk_widget_dispose_template(GTK_WIDGET(self), JITSCOPE_TYPE_GRAPH_VIEW);
+  G_OBJECT_CLASS(jitscope_graph_view_parent_class)->dispose(object);
+}
+
+static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+  G_OBJECT_CLASS(klass)->dispose = jitscope_graph_view_dispose;
+  widget_class->snapshot = jitscope_graph_view_snapshot;
+  gtk_widget_class_set_template_from_resource(widget_class,
+                                              "/io/github/jitscope/Jitscope/ui/jitscope-graph-view.ui");
+  gtk_widget_class_set_css_name(widget_class, "graphview");
+  signals[SIGNAL_NODE_ACTIVATED] =
+      g_signal_new("node-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                   NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void jitscope_graph_view_init(JitscopeGraphView *self) {
+  gtk_widget_init_template(GTK_WIDGET(self));
+  self->zoom = 1;
+  self->selected = -1;
+  self->needs_fit = TRUE;
+  GtkEventController *scroll =
+      gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+  g_signal_connect(scroll, "scroll", G_CALLBACK(on_scroll), self);
+  gtk_widget_add_controller(GTK_WIDGET(self), scroll);
+  GtkGesture *drag = gtk_gesture_drag_new();
+  g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
+  g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
+  gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drag));
+  GtkGesture *click = gtk_gesture_click_new();
+  g_signal_connect(click, "released", G_CALLBACK(on_click), self);
+  gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
+}
+
+GtkWidget *jitscope_graph_view_new(void) { return g_object_new(JITSCOPE_TYPE_GRAPH_VIEW, NULL); }
+
+void jitscope_graph_view_set_scene(JitscopeGraphView *self, AppScene *scene, gboolean keep_view) {
+  const char *selected_id = NULL;
+  char *keep_id = NULL;
+  if (self->scene && self->selected >= 0) {
+    selected_id = app_scene_object(self->scene, (guint)self->selected)->id;
+    keep_id = g_strdup(selected_id);
+  }
+  if (scene)
+    app_scene_ref(scene);
+  if (!self->scene)
+    keep_view = FALSE; /* nothing to keep: fit the first scene */
+  g_clear_pointer(&self->scene, app_scene_unref);
+  self->scene = scene;
+  self->selected = scene && keep_id ? app_scene_find(scene, keep_id) : -1;
+  if (self->selected >= 0 && app_scene_object(scene, (guint)self->selected)->kind != APP_OBJECT_NODE)
+    self->selected = -1;
+  g_free(keep_id);
+  if (!keep_view) {
+    self->needs_fit = TRUE;
+    fit_now(self, gtk_widget_get_width(GTK_WIDGET(self)), gtk_widget_get_height(GTK_WIDGET(self)));
+  }
+  invalidate(self);
+}
+
+AppScene *jitscope_graph_view_get_scene(JitscopeGraphView *self) { return self->scene; }
+
+void jitscope_graph_view_set_message(JitscopeGraphView *self, const char *message) {
+  g_free(self->message);
+  self->message = g_strdup(message);
+  invalidate(self);
+}
+
+void jitscope_graph_view_fit(JitscopeGraphView *self) {
+  self->needs_fit = TRUE;
+  fit_now(self, gtk_widget_get_width(GTK_WIDGET(self)), gtk_widget_get_height(GTK_WIDGET(self)));
+  invalidate(self);
+}
+
+void jitscope_graph_view_zoom(JitscopeGraphView *self, double factor) {
+  zoom_about(self, factor, gtk_widget_get_width(GTK_WIDGET(self)) / 2.0,
+             gtk_widget_get_height(GTK_WIDGET(self)) / 2.0);
+}
+
+double jitscope_graph_view_get_zoom(JitscopeGraphView *self) { return self->zoom; }
+
+gboolean jitscope_graph_view_select(JitscopeGraphView *self, const char *id) {
+  if (!self->scene)
+    return FALSE;
+  int index = app_scene_find(self->scene, id);
+  if (index < 0 || app_scene_object(self->scene, (guint)index)->kind != APP_OBJECT_NODE)
+    return FALSE;
+  self->selected = index;
+  const AppObject *o = app_scene_object(self->scene, (guint)index);
+  int w = gtk_widget_get_width(GTK_WIDGET(self)), h = gtk_widget_get_height(GTK_WIDGET(self));
+  if (self->zoom < 0.8)
+    self->zoom = 1.0;
+  self->needs_fit = FALSE;
+  self->ox = w / 2.0 - (o->bounds.x0 + o->bounds.x1) / 2 * self->zoom;
+  self->oy = h / 2.0 - (o->bounds.y0 + o->bounds.y1) / 2 * self->zoom;
+  invalidate(self);
+  g_signal_emit(self, signals[SIGNAL_NODE_ACTIVATED], 0, o->id);
+  return TRUE;
+}
+
+const char *jitscope_graph_view_get_selected(JitscopeGraphView *self) {
+  if (!self->scene || self->selected < 0)
+    return NULL;
+  return app_scene_object(self->scene, (guint)self->selected)->id;
+}
+
+guint jitscope_graph_view_search_next(JitscopeGraphView *self, const char *text) {
+  if (!self->scene)
+    return 0;
+  GArray *found = app_scene_search(self->scene, text);
+  guint n = found->len;
+  if (n > 0) {
+    guint pick = g_array_index(found, guint, 0);
+    for (guint i = 0; i < n; i++)
+      if ((int)g_array_index(found, guint, i) > self->selected) {
+        pick = g_array_index(found, guint, i);
+        break;
+      }
+    jitscope_graph_view_select(self, app_scene_object(self->scene, pick)->id);
+  }
+  g_array_unref(found);
+  return n;
+}
+
+guint jitscope_graph_view_get_draw_count(JitscopeGraphView *self) { return self->draw_count; }
