@@ -17,8 +17,7 @@ CliRun cli_run(const char *jitscope, const char *cwd, const char *const *args) {
     g_error("cannot run %s: %s", jitscope, error->message);
   g_ptr_array_unref(argv);
   run.status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
-  if (run.status == -1)
-    g_printerr("jitscope was killed by a signal; stderr:\n%s\n", run.err);
+  run.signal = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
   return run;
 }
 

@@ -6,6 +6,7 @@
 
 typedef struct {
   int status; /* exit status; -1 when killed by a signal */
+  int signal; /* the signal that killed it, or 0 */
   char *out;
   char *err;
 } CliRun;

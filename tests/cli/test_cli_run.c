@@ -30,7 +30,7 @@ static JsonNode *run_json(const char *graph_file, const char *const *args) {
   g_ptr_array_add(argv, NULL);
   CliRun r = cli_run(jitscope, tmpdir, (const char *const *)argv->pdata);
   if (r.status != 0)
-    g_printerr("run failed (%d): %s", r.status, r.err);
+    g_printerr("run failed (status %d, signal %d): %s", r.status, r.signal, r.err);
   g_assert_cmpint(r.status, ==, 0);
   JsonParser *parser = json_parser_new();
   GError *error = NULL;
@@ -97,11 +97,16 @@ static void test_drawn_tensors(void) {
                                                         "Double(4, requires_grad=1)", NULL});
   assert_shape(output(root, 0), "float32", (gint64[]){2, 3}, 2);
   assert_shape(output(root, 1), "float64", (gint64[]){4}, 1);
-  /* grads: one null per input (no backward in this command yet); inputs echoed. */
+  /* grads: null for the input without requires_grad; for %y the gradient of the sum of
+   * the outputs of an identity graph: ones of %y's shape. Inputs are echoed. */
   JsonArray *grads = member_array(root, "grads");
   g_assert_cmpuint(json_array_get_length(grads), ==, 2);
   g_assert_true(JSON_NODE_HOLDS_NULL(json_array_get_element(grads, 0)));
-  g_assert_true(JSON_NODE_HOLDS_NULL(json_array_get_element(grads, 1)));
+  JsonObject *grad_y = json_array_get_object_element(grads, 1);
+  assert_shape(grad_y, "float64", (gint64[]){4}, 1);
+  JsonArray *ones = json_object_get_array_member(grad_y, "data");
+  for (guint k = 0; k < 4; k++)
+    g_assert_cmpfloat(number(json_array_get_element(ones, k)), ==, 1.0);
   JsonArray *inputs = member_array(root, "inputs");
   g_assert_cmpstr(json_array_get_string_element(inputs, 0), ==, "Float(2, 3)");
   g_assert_cmpstr(json_array_get_string_element(inputs, 1), ==, "Double(4, requires_grad=1)");

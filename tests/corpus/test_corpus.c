@@ -169,6 +169,11 @@ static bool run_case(const char *jitscope, const char *corpus, const char *name,
   g_ptr_array_add(argv, NULL);
   r = cli_run(jitscope, dir, (const char *const *)argv->pdata);
   g_ptr_array_unref(argv);
+  if (r.signal) {
+    why = g_strdup_printf("jitscope run was killed by signal %d (%s): %s", r.signal,
+                          g_strsignal(r.signal), r.err);
+    goto done;
+  }
   if (r.status != 0) {
     why = g_strdup_printf("jitscope run exited with %d: %s", r.status, r.err);
     goto done;
