@@ -1,0 +1,50 @@
+/* Running generated kernels: the CUDA FuserBackend (reference section 5, "CUDA backend").
+ *
+ * Contracts:
+ * - Map size, expansion, chunk pieces (base pointer + offset) and FusedConcat pieces as
+ *   fuser.h says; every TensorInfo gets its view's sizes and strides with contiguous
+ *   neighbouring dims merged; 32-bit indexing (numel, sizes, strides and the furthest offset
+ *   must fit), else the backend fails and the group falls back.
+ * - Launch: cuModuleLoadData / cuModuleGetFunction once per cache entry, 128 threads per
+ *   block, grid = min(occupancy x SMs, ceil(numel / 128)), on one process-wide stream; device
+ *   memory with cuMemAllocAsync / cuMemFreeAsync on that stream.
+ * - Residency: inputs in host memory (storage device CPU) are copied to the device and the
+ *   outputs copied back into fresh host tensors, when host offloading is on
+ *   (fuser_cuda_enable(true), or JITSCOPE_CUDA_OFFLOAD=1 in the environment). Inputs whose
+ *   storage is device memory made by this backend (device CUDA, free_fn set) are read in place
+ *   and the outputs stay on the device. Anything else is declined with a reason, and the fuser
+ *   falls back to the CPU fused loop or the interpreter, recording why. */
+#ifndef JITSCOPE_FUSER_CUDA_LAUNCH_H
+#define JITSCOPE_FUSER_CUDA_LAUNCH_H
+
+#include "fuser/fuser.h"
+#include "runtime/tensor.h"
+
+/* One TensorInfo's geometry, in elements. */
+typedef struct {
+  guint ndim;
+  int64_t sizes[RT_MAX_DIMS];
+  int64_t strides[RT_MAX_DIMS];
+} CudaLayout;
+
+/* Merges neighbouring dims d, d+1 when strides[d] == sizes[d+1] * strides[d+1] (size-1 dims
+ * merge with anything); at least one dim remains. */
+void cuda_layout_merge(int ndim, const int64_t *sizes, const int64_t *strides, CudaLayout *out);
+
+/* The map size of a group for these inputs (fuser.h); false with *error when shapes do not
+ * broadcast or a chunk does not divide. */
+bool cuda_group_map_size(const IrGraph *kernel_graph, const RtValue *inputs, int *ndim,
+                         int64_t *sizes, GError **error);
+
+/* TensorInfo ranks a group's kernel has when every input is contiguous and already of the map
+ * size (what `jitscope kernels` shows without running): 1 per input and output, except chunk
+ * pieces and FusedConcat pieces split along a dim > 0, which keep 2. */
+void cuda_group_assumed_ndims(const IrGraph *kernel_graph, guint *input_ndims,
+                              guint *output_ndims);
+
+/* The backend; register it with fuser_cuda_enable. */
+const FuserBackend *fuser_cuda_backend(void);
+/* Registers the CUDA backend (once) ahead of the CPU fused loop, and sets host offloading. */
+void fuser_cuda_enable(bool offload_host);
+
+#endif
