@@ -14,7 +14,8 @@
  *                have no blocks; prim::Constant has no inputs and one output.
  *   [schema]     a schema op has a resolved overload of its kind that matches its input types,
  *                with one output per return, each a subtype of the return type.
- *   [subgraph]   Subgraph graphs verify too (the first failure is reported with its path).
+ *   [subgraph]   graphs held in attributes (Subgraph and any other g/gs) verify too; the
+ *                first failure is reported with the path of attributes leading to it.
  * Iterative over blocks; subgraphs are handled with a work list, so nesting cannot overflow. */
 #include <stdarg.h>
 #include <string.h>
@@ -190,11 +191,13 @@ check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
   }
   for (guint i = 0; i < n->attrs->len; i++) {
     const IrAttr *a = &g_array_index(n->attrs, IrAttr, i);
-    if (a->kind == IR_ATTR_G && strcmp(a->name, IR_ATTR_SUBGRAPH) == 0) {
+    guint count = a->kind == IR_ATTR_G ? 1 : a->kind == IR_ATTR_GS ? a->v.gs->len : 0;
+    for (guint k = 0; k < count; k++) {
       GString *line = g_string_new(NULL);
       ir_node_print_line(line, n);
-      g_ptr_array_add(v->subgraphs, a->v.g);
-      g_ptr_array_add(v->sub_paths, g_strdup_printf("%sin the Subgraph of `%s`: ", v->path,
+      g_ptr_array_add(v->subgraphs,
+                      a->kind == IR_ATTR_G ? a->v.g : g_ptr_array_index(a->v.gs, k));
+      g_ptr_array_add(v->sub_paths, g_strdup_printf("%sin the %s of `%s`: ", v->path, a->name,
                                                     line->str));
       g_string_free(line, TRUE);
     }
