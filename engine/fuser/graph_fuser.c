@@ -192,11 +192,66 @@ static GPtrArray *producers_reverse_topological(IrNode *consumer) {
   return out;
 }
 
+static bool uses_any(const IrNode *n, GHashTable *defs) {
+  for (guint i = 0; i < ir_n_inputs(n); i++)
+    if (g_hash_table_contains(defs, ir_input(n, i)))
+      return true;
+  for (guint b = 0; b < ir_n_blocks(n); b++) {
+    IrBlock *inner = ir_block(n, b);
+    if (uses_any(inner->ret, defs))
+      return true;
+    IR_FOR_EACH_NODE(m, inner) {
+      if (uses_any(m, defs))
+        return true;
+    }
+  }
+  return false;
+}
+
+/* Makes `p` movable to just before `consumer` (AliasDb's moveBeforeTopologicallyValid for
+ * side-effect-free nodes): the nodes between them that depend on p (size bookkeeping,
+ * typically) move to just after consumer, keeping their order. Fails when consumer itself
+ * depends on one of them or one of them has blocks or side effects. */
+static bool move_dependents_after(IrNode *p, IrNode *consumer) {
+  if (p->owning_block != consumer->owning_block || !ir_node_is_before(p, consumer))
+    return false;
+  GHashTable *defs = g_hash_table_new(NULL, NULL);
+  for (guint i = 0; i < ir_n_outputs(p); i++)
+    g_hash_table_add(defs, ir_output(p, i));
+  GPtrArray *dependents = g_ptr_array_new();
+  bool ok = true;
+  for (IrNode *n = p->next; n != consumer && ok; n = n->next) {
+    if (!uses_any(n, defs))
+      continue;
+    if (ir_n_blocks(n) > 0 || n->kind == IR_PRIM_RAISE_EXCEPTION)
+      ok = false;
+    g_ptr_array_add(dependents, n);
+    for (guint i = 0; i < ir_n_outputs(n); i++)
+      g_hash_table_add(defs, ir_output(n, i));
+  }
+  for (guint i = 0; ok && i < ir_n_inputs(consumer); i++) {
+    IrValue *v = ir_input(consumer, i);
+    ok = v->node == p || !g_hash_table_contains(defs, v);
+  }
+  if (ok) {
+    IrNode *anchor = consumer;
+    for (guint i = 0; i < dependents->len; i++) {
+      IrNode *n = g_ptr_array_index(dependents, i);
+      ir_node_move_after(n, anchor);
+      anchor = n;
+    }
+  }
+  g_ptr_array_free(dependents, TRUE);
+  g_hash_table_destroy(defs);
+  return ok && ir_node_can_move_before(p, consumer);
+}
+
 /* Merges producer's node into consumer (made a group first); returns the group or NULL. */
 static IrNode *try_fuse(IrNode *consumer, IrValue *producer) {
   IrNode *p = producer->node;
-  if (p->owning_block != consumer->owning_block || !is_fusible_producer(p) ||
-      !ir_node_can_move_before(p, consumer))
+  if (p->owning_block != consumer->owning_block || !is_fusible_producer(p))
+    return NULL;
+  if (!ir_node_can_move_before(p, consumer) && !move_dependents_after(p, consumer))
     return NULL;
   if (p->kind == IR_ATEN_GRAD_SUM_TO_SIZE && !sum_to_merge_ok(consumer, p))
     return NULL;
@@ -707,13 +762,18 @@ static bool fuse_block(IrBlock *block) {
   }
   lower_broadcasting_chunks(block);
   changed |= fuse_chunks_into_groups(block);
+  GPtrArray *groups = g_ptr_array_new(); /* finishing destroys size nodes beside groups */
   IR_FOR_EACH_NODE(g, block) {
-    if (g->kind != IR_PRIM_FUSION_GROUP)
-      continue;
+    if (g->kind == IR_PRIM_FUSION_GROUP)
+      g_ptr_array_add(groups, g);
+  }
+  for (guint i = 0; i < groups->len; i++) {
+    IrNode *g = g_ptr_array_index(groups, i);
     order_inputs(g);
     finish_sum_to(g);
     changed |= remove_outputs_used_only_in_size(g);
   }
+  g_ptr_array_free(groups, TRUE);
   IR_FOR_EACH_NODE(n, block) {
     for (guint b = 0; b < ir_n_blocks(n); b++)
       changed |= fuse_block(ir_block(n, b));
@@ -722,7 +782,9 @@ static bool fuse_block(IrBlock *block) {
 }
 
 bool pass_fuse_graph(IrGraph *graph) {
-  bool changed = fuse_block(graph->block);
+  /* Dead users between a producer and its consumer would block moves. */
+  bool changed = pass_eliminate_dead_code(graph);
+  changed |= fuse_block(graph->block);
   if (changed) {
     pass_eliminate_common_subexpression(graph);
     pass_eliminate_dead_code(graph);

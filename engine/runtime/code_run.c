@@ -38,6 +38,32 @@ static bool truth(RtValue v, const IrNode *node, bool *out, GError **error) {
   }
 }
 
+/* A FusionGroup's "sum_to_size_inputs" (engine/fuser/fuser.h): per output, the input
+ * holding the size its kernel result is summed to (-1: none; a None size: none). */
+static bool apply_group_sum_to(const RtInstr *ins, const RtValue *in, RtValue *out,
+                               GError **error) {
+  const IrAttr *a = ins->node->kind == IR_PRIM_FUSION_GROUP
+                        ? ir_node_attr(ins->node, g_intern_static_string("sum_to_size_inputs"))
+                        : NULL;
+  if (!a || a->kind != IR_ATTR_IS)
+    return true;
+  for (guint i = 0; i < ins->n_out && i < a->v.is->len; i++) {
+    gint64 k = g_array_index(a->v.is, gint64, i);
+    gint64 sizes[RT_MAX_DIMS];
+    guint n = 0;
+    if (k < 0 || (guint32)k >= ins->n_in || in[k].tag == RT_NONE || out[i].tag != RT_TENSOR ||
+        !out[i].u.tensor || !rt_value_to_int_list(in[k], sizes, RT_MAX_DIMS, &n))
+      continue;
+    int64_t s64[RT_MAX_DIMS];
+    for (guint d = 0; d < n; d++) s64[d] = sizes[d];
+    RtTensor *summed = rt_tensor_sum_to(out[i].u.tensor, (int)n, s64, error);
+    if (!summed) return false;
+    rt_value_unref(out[i]);
+    out[i] = rt_tensor(summed);
+  }
+  return true;
+}
+
 static bool run_special(const RtInstr *ins, const guint32 *ops, RtValue *regs, RtValue *scratch,
                         const RtInterpreterHooks *hooks, GError **error) {
   for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = regs[ops[ins->in + i]];
@@ -57,6 +83,7 @@ static bool run_special(const RtInstr *ins, const guint32 *ops, RtValue *regs, R
   if (ok) {
     for (guint i = 0; i < ins->n_out; i++) regs[ins->out + i] = outs[i];
     for (guint i = ins->n_out; i < n_sub; i++) rt_value_unref(outs[i]);
+    ok = apply_group_sum_to(ins, scratch, regs + ins->out, error);
   }
   if (n_sub > 64) g_free(outs);
   return ok;

@@ -1,0 +1,360 @@
+/* FuseGraph: exact text on small graphs; the reference's done-when structures (LSTM cell
+ * forward f and backward, (a+b)+c with 5x1 inputs); pointwise expression parsing and the
+ * CPU fused loop against the interpreter, including chunks, broadcasting, FusedConcat,
+ * sum-to-size outputs and the two-thread path. */
+#include <math.h>
+#include <string.h>
+
+#include "exec/executor.h"
+#include "fuser/fuser.h"
+#include "fuser/pointwise_expr.h"
+#include "ir/ops.h"
+#include "ir/text.h"
+#include "ir/verify.h"
+#include "runtime/interpreter.h"
+
+static IrGraph *parse(const char *text) {
+  GError *error = NULL;
+  IrGraph *graph = ir_graph_parse(text, strlen(text), "test.ir", &error);
+  g_assert_no_error(error);
+  return graph;
+}
+
+static void assert_fuses_to(const char *in, const char *expected) {
+  IrGraph *g = parse(in);
+  g_assert_true(pass_fuse_graph(g));
+  ir_graph_assert_valid(g, "fuse_graph");
+  char *text = ir_graph_to_string(g);
+  g_assert_cmpstr(text, ==, expected);
+  g_free(text);
+  ir_graph_free(g);
+}
+
+static void test_text_size_and_sum_to(void) {
+  assert_fuses_to("graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %s : int[]):\n"
+                  "  %one : int = prim::Constant[value=1]()\n"
+                  "  %x : Float(*, *) = aten::mul(%a, %b)\n"
+                  "  %y : Float(*, *) = aten::sigmoid(%x)\n"
+                  "  %n : int[] = aten::size(%y)\n"
+                  "  %z : Float(*, *) = aten::add(%y, %a, %one)\n"
+                  "  %g : Float(*, *) = aten::_grad_sum_to_size(%z, %s)\n"
+                  "  %h : Float(*, *) = aten::neg(%g)\n"
+                  "  return (%h, %n)\n",
+                  "graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %s : int[]):\n"
+                  "  %h : Float(*, *) = prim::FusionGroup_0[sum_to_size_inputs=[2]](%a, %b, %s)\n"
+                  "  %13 : int[] = aten::size(%a)\n"
+                  "  %14 : int[] = aten::size(%b)\n"
+                  "  %15 : int[] = prim::BroadcastSizes(%13, %14)\n"
+                  "  return (%h, %15)\n"
+                  "with prim::FusionGroup_0 = graph(%a : Float(*, *),\n      %b : Float(*, *),\n"
+                  "      %s : int[]):\n"
+                  "  %7 : int = prim::Constant[value=1]()\n"
+                  "  %x : Float(*, *) = aten::mul(%a, %b)\n"
+                  "  %y : Float(*, *) = aten::sigmoid(%x)\n"
+                  "  %z : Float(*, *) = aten::add(%y, %a, %7)\n"
+                  "  %h : Float(*, *) = aten::neg(%z)\n"
+                  "  return (%h)\n");
+}
+
+/* A sum-to-size whose result meets a full-size tensor in a mul stays outside. */
+static void test_sum_to_not_commuting_stays_outside(void) {
+  IrGraph *g = parse("graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %s : int[]):\n"
+                     "  %x : Float(*, *) = aten::neg(%a)\n"
+                     "  %g : Float(*, *) = aten::_grad_sum_to_size(%x, %s)\n"
+                     "  %h : Float(*, *) = aten::mul(%g, %b)\n"
+                     "  return (%h)\n");
+  g_assert_true(pass_fuse_graph(g));
+  guint groups = 0, muls = 0;
+  IR_FOR_EACH_NODE(n, g->block) {
+    groups += n->kind == IR_PRIM_FUSION_GROUP;
+    muls += n->kind == IR_ATEN_MUL;
+    g_assert_cmpint(n->kind, !=, IR_ATEN_GRAD_SUM_TO_SIZE); /* inside the group */
+  }
+  g_assert_cmpuint(groups, ==, 1);
+  g_assert_cmpuint(muls, ==, 1);
+  IrNode *first = g->block->param->next;
+  g_assert_cmpint(first->kind, ==, IR_PRIM_FUSION_GROUP);
+  g_assert_true(ir_node_has_attr(first, FUSER_ATTR_SUM_TO_SIZE));
+  ir_graph_free(g);
+}
+
+static void test_nothing_to_fuse(void) {
+  IrGraph *g = parse("graph(%a : Float(*, *),\n      %b : Float(*, *)):\n"
+                     "  %x : Float(*, *) = aten::mm(%a, %b)\n"
+                     "  %y : Float(*, *) = aten::t(%x)\n"
+                     "  return (%y)\n");
+  g_assert_false(pass_fuse_graph(g));
+  ir_graph_free(g);
+}
+
+/* Every ops.def expression parses; sample values. */
+static void test_expressions(void) {
+  guint n_pointwise = 0;
+  for (guint i = 0; i < ir_ops_count(); i++) {
+    const char *text = ir_ops_def(i)->pointwise;
+    if (!text)
+      continue;
+    GError *error = NULL;
+    PwExpr *e = pw_expr_parse(text, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(pw_expr_n_args(e), <=, (int)ir_ops_schema(i)->n_args);
+    pw_expr_free(e);
+    n_pointwise++;
+  }
+  g_assert_cmpuint(n_pointwise, >, 40);
+  struct { const char *text; double args[3]; double want; } cases[] = {
+      {"1 / (1 + exp(-%0))", {0}, 0.5},
+      {"(%0 < %1 ? %1 : (%0 > %2 ? %2 : %0))", {5, -1, 2}, 2},
+      {"(%0 < %1 ? %1 : (%0 > %2 ? %2 : %0))", {-5, -1, 2}, -1},
+      {"%0 + %2 * %1", {1, 2, 3}, 7},
+      {"-%0 - -%1", {1, 2}, 1},
+      {"(%0 <= %1)", {2, 2}, 1},
+      {"(%0 != %1) == 0", {2, 2}, 1},
+      {"pow(%0, %1)", {2, 10}, 1024},
+      {"%0 - trunc(%0)", {2.75}, 0.75},
+      {"2 * 3 + 4 / 2 - 1", {0}, 7},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    PwExpr *e = pw_expr_parse(cases[i].text, NULL);
+    g_assert_nonnull(e);
+    g_assert_cmpfloat_with_epsilon(pw_expr_eval(e, cases[i].args), cases[i].want, 1e-12);
+    double a0[PW_BLOCK], out[PW_BLOCK];
+    for (int k = 0; k < PW_BLOCK; k++)
+      a0[k] = cases[i].args[0];
+    const double *args[3] = {a0, &cases[i].args[1], &cases[i].args[2]};
+    int strides[3] = {1, 0, 0};
+    pw_expr_eval_block(e, args, strides, out, PW_BLOCK);
+    g_assert_cmpfloat_with_epsilon(out[PW_BLOCK - 1], cases[i].want, 1e-12);
+    pw_expr_free(e);
+  }
+  GError *error = NULL;
+  g_assert_null(pw_expr_parse("%0 + ", &error));
+  g_assert_nonnull(strstr(error->message, "column 6"));
+  g_clear_error(&error);
+  g_assert_null(pw_expr_parse("frob(%0)", &error));
+  g_assert_nonnull(strstr(error->message, "unknown function"));
+  g_clear_error(&error);
+}
+
+/* Runs a fused graph with and without the fuser's backend and compares. */
+static void compare_fused_with_interpreter(const char *text, RtValue *inputs, guint n) {
+  IrGraph *plain = parse(text);
+  IrGraph *fused = parse(text);
+  g_assert_true(pass_fuse_graph(fused));
+  RtValue *want = NULL, *got = NULL;
+  guint n_want = 0, n_got = 0;
+  GError *error = NULL;
+  g_assert_true(rt_interpret(plain, NULL, inputs, n, &want, &n_want, &error));
+  g_assert_no_error(error);
+  /* Through the executor: its hook runs FusionGroups with fuser_run_group. */
+  ExecSession *session = exec_session_new();
+  session->verify = true;
+  ExecExecutor *ex = exec_executor_new(session, fused, "fused", EXEC_PLAN_FORWARD);
+  g_assert_true(exec_executor_run(ex, inputs, n, &got, &n_got, &error));
+  g_assert_no_error(error);
+  g_assert_cmpuint(n_got, ==, n_want);
+  for (guint i = 0; i < n_got; i++) {
+    RtTensor *a = got[i].u.tensor, *b = want[i].u.tensor;
+    g_assert_cmpint(a->ndim, ==, b->ndim);
+    for (int d = 0; d < a->ndim; d++)
+      g_assert_cmpint(a->sizes[d], ==, b->sizes[d]);
+    for (int64_t e = 0; e < rt_tensor_numel(a); e++)
+      g_assert_cmpfloat_with_epsilon(rt_tensor_get(a, e), rt_tensor_get(b, e), 1e-5);
+    rt_value_unref(got[i]);
+    rt_value_unref(want[i]);
+  }
+  ExecPlan *plan = g_ptr_array_index(session->plans, 0);
+  char *records = fuser_plan_records_describe(plan);
+  g_assert_nonnull(strstr(records, "FusionGroup_0: cpu"));
+  g_assert_null(strstr(records, "interpreter"));
+  g_free(records);
+  g_free(got);
+  g_free(want);
+  exec_session_free(session);
+  ir_graph_free(plain);
+  ir_graph_free(fused);
+}
+
+static RtValue randn(int64_t r, int64_t c, guint64 seed) {
+  int64_t sizes[2] = {r, c};
+  return rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sizes, seed));
+}
+
+static void test_cpu_loop_chunk_concat_broadcast(void) {
+  const char *text = "graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %c : Float(*, *)):\n"
+                     "  %one : int = prim::Constant[value=1]()\n"
+                     "  %x0 : Float(*, *), %x1 : Float(*, *) = prim::ConstantChunk[chunks=2, dim=1](%a)\n"
+                     "  %s : Float(*, *) = aten::sigmoid(%x0)\n"
+                     "  %t : Float(*, *) = aten::tanh(%x1)\n"
+                     "  %m : Float(*, *) = aten::mul(%s, %b)\n"
+                     "  %n : Float(*, *) = aten::add(%t, %c, %one)\n"
+                     "  %l : Tensor[] = prim::ListConstruct(%m, %n)\n"
+                     "  %cat : Float(*, *) = aten::cat(%l, %one)\n"
+                     "  return (%cat, %n)\n";
+  /* a: 6x8 (chunks of 6x4), b: 6x1 broadcast, c: 1x4 broadcast. */
+  RtValue in[3] = {randn(6, 8, 1), randn(6, 1, 2), randn(1, 4, 3)};
+  compare_fused_with_interpreter(text, in, 3);
+  /* Large enough for the two-thread path. */
+  RtValue big[3] = {randn(300, 400, 4), randn(300, 1, 5), randn(1, 200, 6)};
+  compare_fused_with_interpreter(text, big, 3);
+  for (guint i = 0; i < 3; i++) {
+    rt_value_unref(in[i]);
+    rt_value_unref(big[i]);
+  }
+}
+
+/* Forward f of the LSTM cell (weights requiring grad): exactly one FusionGroup, aten::t and
+ * aten::mm outside it; backward: everything fused except t, mm, _grad_sum_to_size and size
+ * bookkeeping. */
+static void test_lstm_structure(void) {
+  char *path = g_build_filename(g_getenv("JITSCOPE_CORPUS_DIR"), "lstm_cell", "graph.ir", NULL);
+  char *text = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents(path, &text, &len, NULL)) {
+    g_free(path);
+    g_test_skip("no corpus");
+    return;
+  }
+  IrGraph *graph = ir_graph_parse(text, len, path, NULL);
+  g_assert_nonnull(graph);
+  ExecSession *session = exec_session_new();
+  session->verify = true;
+  ExecExecutor *ex = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
+  int64_t B = 3, H = 5, I = 4;
+  int64_t sx[2] = {B, I}, sh[2] = {B, H}, swi[2] = {4 * H, I}, swh[2] = {4 * H, H}, sb[1] = {4 * H};
+  RtTensor *t[7] = {rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sx, 1), rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sh, 2),
+                    rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sh, 3), rt_tensor_randn(IR_DTYPE_FLOAT32, 2, swi, 4),
+                    rt_tensor_randn(IR_DTYPE_FLOAT32, 2, swh, 5), rt_tensor_randn(IR_DTYPE_FLOAT32, 1, sb, 6),
+                    rt_tensor_randn(IR_DTYPE_FLOAT32, 1, sb, 7)};
+  RtValue in[7];
+  for (guint i = 0; i < 7; i++) {
+    t[i]->requires_grad = i >= 3;
+    in[i] = rt_tensor(t[i]);
+  }
+  RtValue *outs = NULL;
+  guint n_outs = 0;
+  GError *error = NULL;
+  g_assert_true(exec_executor_run(ex, in, 7, &outs, &n_outs, &error));
+  g_assert_no_error(error);
+  RtTensor *flat[2] = {outs[0].u.seq->items[0].u.tensor, outs[0].u.seq->items[1].u.tensor};
+  RtTensor *grads[7] = {0};
+  g_assert_true(exec_session_backward(session, flat, NULL, 2, t, 7, grads, &error));
+  g_assert_no_error(error);
+  guint forward_checked = 0, backward_checked = 0;
+  for (guint p = 0; p < session->plans->len; p++) {
+    ExecPlan *plan = g_ptr_array_index(session->plans, p);
+    if (plan->kind == EXEC_PLAN_FORWARD) {
+      IR_FOR_EACH_NODE(n, plan->graph->block) {
+        if (n->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
+          continue;
+        IrGraph *f = ir_node_attr_g(n, IR_ATTR_SUBGRAPH);
+        guint groups = 0, t_count = 0, mm = 0;
+        IR_FOR_EACH_NODE(m, f->block) {
+          groups += m->kind == IR_PRIM_FUSION_GROUP;
+          t_count += m->kind == IR_ATEN_T;
+          mm += m->kind == IR_ATEN_MM;
+          g_assert_true(m->kind == IR_PRIM_FUSION_GROUP || m->kind == IR_ATEN_T ||
+                        m->kind == IR_ATEN_MM || m->kind == IR_ATEN_SIZE ||
+                        m->kind == IR_PRIM_BROADCAST_SIZES || m->kind == IR_ATEN_SIZE_IF_NOT_EQUAL ||
+                        m->kind == IR_ATEN_EXPAND || m->kind == IR_PRIM_CONSTANT);
+        }
+        g_assert_cmpuint(groups, ==, 1);
+        g_assert_cmpuint(t_count, ==, 2);
+        g_assert_cmpuint(mm, ==, 2);
+        forward_checked++;
+      }
+    } else {
+      guint groups = 0;
+      IR_FOR_EACH_NODE(m, plan->graph->block) {
+        groups += m->kind == IR_PRIM_FUSION_GROUP;
+        g_assert_true(m->kind == IR_PRIM_FUSION_GROUP || m->kind == IR_ATEN_T ||
+                      m->kind == IR_ATEN_MM || m->kind == IR_ATEN_GRAD_SUM_TO_SIZE ||
+                      m->kind == IR_ATEN_SIZE || m->kind == IR_PRIM_BROADCAST_SIZES ||
+                      m->kind == IR_PRIM_TUPLE_CONSTRUCT || m->kind == IR_PRIM_CONSTANT);
+      }
+      g_assert_cmpuint(groups, ==, 1);
+      backward_checked++;
+    }
+  }
+  g_assert_cmpuint(forward_checked, ==, 1);
+  g_assert_cmpuint(backward_checked, ==, 1);
+  for (guint i = 0; i < 7; i++) {
+    if (grads[i])
+      rt_tensor_unref(grads[i]);
+    rt_value_unref(in[i]);
+  }
+  for (guint i = 0; i < n_outs; i++)
+    rt_value_unref(outs[i]);
+  g_free(outs);
+  exec_session_free(session);
+  ir_graph_free(graph);
+  g_free(text);
+  g_free(path);
+}
+
+/* (a+b)+c, three 5x1 inputs requiring grad: f is all fused except its size bookkeeping. */
+static void test_broadcast_cell_forward(void) {
+  IrGraph *graph = parse("graph(%a.1 : Tensor,\n      %b.1 : Tensor,\n      %c.1 : Tensor):\n"
+                         "  %5 : int = prim::Constant[value=1]()\n"
+                         "  %6 : Tensor = aten::add(%a.1, %b.1, %5)\n"
+                         "  %9 : Tensor = aten::add(%6, %c.1, %5)\n"
+                         "  return (%9)\n");
+  ExecSession *session = exec_session_new();
+  session->verify = true;
+  ExecExecutor *ex = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
+  RtValue in[3];
+  RtTensor *leaves[3];
+  for (guint k = 0; k < 3; k++) {
+    in[k] = randn(5, 1, k);
+    leaves[k] = in[k].u.tensor;
+    leaves[k]->requires_grad = true;
+  }
+  RtValue *outs = NULL;
+  guint n_outs = 0;
+  GError *error = NULL;
+  g_assert_true(exec_executor_run(ex, in, 3, &outs, &n_outs, &error));
+  g_assert_no_error(error);
+  ExecPlan *plan = g_ptr_array_index(session->plans, 0);
+  guint diff = 0;
+  IR_FOR_EACH_NODE(n, plan->graph->block) {
+    if (n->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
+      continue;
+    diff++;
+    guint groups = 0, bookkeeping = 0;
+    IR_FOR_EACH_NODE(m, ir_node_attr_g(n, IR_ATTR_SUBGRAPH)->block) {
+      groups += m->kind == IR_PRIM_FUSION_GROUP;
+      bookkeeping += m->kind == IR_ATEN_SIZE_IF_NOT_EQUAL;
+      g_assert_true(m->kind == IR_PRIM_FUSION_GROUP || m->kind == IR_ATEN_SIZE ||
+                    m->kind == IR_PRIM_BROADCAST_SIZES || m->kind == IR_ATEN_SIZE_IF_NOT_EQUAL ||
+                    m->kind == IR_PRIM_CONSTANT);
+    }
+    g_assert_cmpuint(groups, ==, 1);
+    g_assert_cmpuint(bookkeeping, ==, 4);
+  }
+  g_assert_cmpuint(diff, ==, 1);
+  RtTensor *grads[3] = {0};
+  g_assert_true(exec_session_backward(session, &outs[0].u.tensor, NULL, 1, leaves, 3, grads, &error));
+  for (guint k = 0; k < 3; k++) {
+    g_assert_cmpint(grads[k]->sizes[0], ==, 5);
+    g_assert_cmpint(grads[k]->sizes[1], ==, 1);
+    g_assert_cmpfloat(rt_tensor_get(grads[k], 0), ==, 1.0);
+    rt_tensor_unref(grads[k]);
+    rt_value_unref(in[k]);
+  }
+  rt_value_unref(outs[0]);
+  g_free(outs);
+  exec_session_free(session);
+  ir_graph_free(graph);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/fuser/text/size-and-sum-to", test_text_size_and_sum_to);
+  g_test_add_func("/fuser/text/sum-to-not-commuting", test_sum_to_not_commuting_stays_outside);
+  g_test_add_func("/fuser/text/nothing-to-fuse", test_nothing_to_fuse);
+  g_test_add_func("/fuser/expressions", test_expressions);
+  g_test_add_func("/fuser/cpu-loop/chunk-concat-broadcast", test_cpu_loop_chunk_concat_broadcast);
+  g_test_add_func("/fuser/done-when/lstm", test_lstm_structure);
+  g_test_add_func("/fuser/done-when/broadcast-cell", test_broadcast_cell_forward);
+  return g_test_run();
+}
