@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fuser/cuda_loader.h"
 #include "ir/text.h"
 #include "jitscope-config.h"
 
@@ -82,6 +83,11 @@ static void print_help(FILE *out) {
 static void print_version(void) {
   printf("jitscope %s\n", JITSCOPE_VERSION);
   printf("build: %s\n", JITSCOPE_BUILD_OPTIONS);
+  /* CUDA is loaded at run time: say what loaded and what did not, and why. */
+  GString *cuda = g_string_new(NULL);
+  cuda_status_describe(cuda, cuda_loader_get());
+  fputs(cuda->str, stdout);
+  g_string_free(cuda, TRUE);
 }
 
 /* The window is not part of this build: say so and point at the commands that work. */
