@@ -9,6 +9,7 @@
 #define DEFAULT_COLLAPSE_ABOVE 150
 #define FAST_LAYOUT_ABOVE 300
 #define FASTER_LAYOUT_ABOVE 2000
+#define PROXY_USES 3
 
 typedef struct {
   const char *fill, *pen, *font, *added_fill, *added_pen, *changed_fill, *changed_pen;
@@ -32,6 +33,7 @@ typedef struct {
   GHashTable *current;  /* keys seen now */
   AppDotStats stats;
   bool collapse_default;
+  bool proxy_inputs; /* large graph: widely used graph inputs get a copy per use */
   guint next_none;
   guint next_cluster;
 } Dot;
@@ -192,6 +194,19 @@ static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const 
     if (v->node->kind == IR_PRIM_CONSTANT)
       continue;
     char *src = source_id(prefix, v);
+    /* An input of the top graph used many times would pull long edges across the whole
+     * drawing (dot's cost follows edge span): give each use its own copy next to the user. */
+    if (dot->proxy_inputs && *prefix == '\0' && v->node->kind == IR_PRIM_PARAM &&
+        !v->node->owning_block->owning_node && v->uses->len > PROXY_USES) {
+      char buf[32];
+      g_free(src);
+      src = g_strdup_printf("%snone%u", prefix, dot->next_none++);
+      g_string_append_printf(dot->out,
+                             "  %s [shape=ellipse, label=\"%%%s\", fontsize=8, style=\"dashed,filled\", "
+                             "fillcolor=\"%s\", color=\"%s\", fontcolor=\"%s\"];\n",
+                             src, ir_value_display_name(v, buf), dot->pal->input_fill,
+                             dot->pal->pen, dot->pal->font);
+    }
     if (is_optional_int_list(v->type))
       g_string_append_printf(dot->edges,
                              "  %s -> %s [color=\"%s\", penwidth=2, label=\"int[]?\", "
@@ -405,6 +420,7 @@ char *app_graphviz_dot(const IrGraph *graph, const AppDotOptions *options, AppDo
   }
   guint total = app_graphviz_count_nodes(graph);
   guint above = options->collapse_above ? options->collapse_above : DEFAULT_COLLAPSE_ABOVE;
+  dot.proxy_inputs = total > FAST_LAYOUT_ABOVE;
   dot.collapse_default = options->collapse == APP_DOT_COLLAPSE_ALL ||
                          (options->collapse == APP_DOT_COLLAPSE_AUTO && total > above);
 
@@ -415,7 +431,7 @@ char *app_graphviz_dot(const IrGraph *graph, const AppDotOptions *options, AppDo
     g_string_append(dot.out, ", nslimit=0.2, nslimit1=0.2, mclimit=0.1, splines=line, "
                              "searchsize=10, remincross=false");
   else if (total > FAST_LAYOUT_ABOVE)
-    g_string_append(dot.out, ", nslimit=2, mclimit=0.5, splines=line");
+    g_string_append(dot.out, ", nslimit=0.5, nslimit1=0.5, mclimit=0.3, splines=line");
   g_string_append(dot.out, "];\n  node [fontname=\"Sans\", fontsize=10, height=0.3];\n"
                            "  edge [arrowsize=0.6];\n");
 

@@ -14,7 +14,9 @@
  *   when collapsed (by default when the graph has more than collapse_above nodes).
  * - With `previous` set, nodes whose origin is new are drawn as added (green), nodes whose
  *   own line changed as changed (orange), relative to the node of the same origin there.
- * - Above 300 nodes the layout is told to save time (nslimit, mclimit, splines=line).
+ * - Above 300 nodes the layout is told to save time (nslimit, mclimit, splines=line), and
+ *   graph inputs with more than 3 uses are drawn once per use (dashed copies "%name" next
+ *   to each user, ids "none<k>") instead of as one node with edges across the drawing.
  * - Labels are cut at 4,000 bytes (the DOT parser breaks past 16 KB). */
 #ifndef JITSCOPE_APP_GRAPHVIZ_DOT_H
 #define JITSCOPE_APP_GRAPHVIZ_DOT_H

@@ -547,3 +547,38 @@ bool app_workspace_run_async(AppWorkspace *ws, GMainContext *context,
   job->thread = g_thread_new("jitscope-run", worker, job);
   return true;
 }
+
+char *app_workspace_describe_node(const IrNode *node, const char *id) {
+  GString *text = g_string_new(NULL);
+  g_string_append_printf(text, "%s   (origin %" G_GUINT64_FORMAT ", id %s)\n",
+                         ir_kind_name(node->kind), node->origin, id ? id : "?");
+  if (node->schema) {
+    g_string_append(text, "schema: ");
+    ir_schema_print(text, node->schema);
+    g_string_append_c(text, '\n');
+  }
+  g_string_append(text, "node:   ");
+  ir_node_print_line(text, node);
+  g_string_append(text, "\ninputs:\n");
+  for (guint i = 0; i < node->inputs->len; i++) {
+    const IrValue *v = g_ptr_array_index(node->inputs, i);
+    char buf[32], *type = ir_type_to_string(v->type);
+    const char *arg = node->schema && i < node->schema->n_args ? node->schema->args[i].name : "";
+    g_string_append_printf(text, "  %-10s %%%s : %s%s\n", arg, ir_value_display_name(v, buf), type,
+                           v->node->kind == IR_PRIM_CONSTANT ? "  (constant)" : "");
+    g_free(type);
+  }
+  g_string_append(text, "outputs:\n");
+  for (guint i = 0; i < node->outputs->len; i++) {
+    const IrValue *v = g_ptr_array_index(node->outputs, i);
+    char buf[32], *type = ir_type_to_string(v->type);
+    g_string_append_printf(text, "  %%%s : %s  (%u uses)\n", ir_value_display_name(v, buf), type,
+                           v->uses->len);
+    g_free(type);
+  }
+  if (node->blocks->len)
+    g_string_append_printf(text, "blocks: %u\n", node->blocks->len);
+  if (node->source)
+    g_string_append_printf(text, "source: %s\n", node->source);
+  return g_string_free(text, FALSE);
+}

@@ -119,4 +119,9 @@ const AppWorkspaceStage *app_workspace_plan_stage(const AppWorkspacePlan *plan, 
 
 void app_workspace_run_free(AppWorkspaceRun *run);
 
+/* What the inspector shows for a node: kind, origin and DOT id, schema, the node's line,
+ * inputs (schema argument names, types, constants marked) and outputs (types, use counts),
+ * blocks and source location. */
+char *app_workspace_describe_node(const IrNode *node, const char *id);
+
 #endif

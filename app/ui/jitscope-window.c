@@ -5,6 +5,7 @@
 
 #include "graphviz_dot.h"
 #include "ir/text.h"
+#include "jitscope-export.h"
 #include "layout_service.h"
 
 struct _JitscopeWindow {
@@ -498,39 +499,9 @@ static void on_node_activated(JitscopeGraphView *view, const char *id, JitscopeW
       show_summary(self);
     return;
   }
-  GString *text = g_string_new(NULL);
-  g_string_append_printf(text, "%s   (origin %" G_GUINT64_FORMAT ", id %s)\n",
-                         ir_kind_name(node->kind), node->origin, id);
-  if (node->schema) {
-    g_string_append(text, "schema: ");
-    ir_schema_print(text, node->schema);
-    g_string_append_c(text, '\n');
-  }
-  g_string_append(text, "node:   ");
-  ir_node_print_line(text, node);
-  g_string_append(text, "\ninputs:\n");
-  for (guint i = 0; i < node->inputs->len; i++) {
-    const IrValue *v = g_ptr_array_index(node->inputs, i);
-    char buf[32], *type = ir_type_to_string(v->type);
-    const char *arg = node->schema && i < node->schema->n_args ? node->schema->args[i].name : "";
-    g_string_append_printf(text, "  %-10s %%%s : %s%s\n", arg, ir_value_display_name(v, buf), type,
-                           v->node->kind == IR_PRIM_CONSTANT ? "  (constant)" : "");
-    g_free(type);
-  }
-  g_string_append(text, "outputs:\n");
-  for (guint i = 0; i < node->outputs->len; i++) {
-    const IrValue *v = g_ptr_array_index(node->outputs, i);
-    char buf[32], *type = ir_type_to_string(v->type);
-    g_string_append_printf(text, "  %%%s : %s  (%u uses)\n", ir_value_display_name(v, buf), type,
-                           v->uses->len);
-    g_free(type);
-  }
-  if (node->blocks->len)
-    g_string_append_printf(text, "blocks: %u\n", node->blocks->len);
-  if (node->source)
-    g_string_append_printf(text, "source: %s\n", node->source);
-  gtk_label_set_text(self->inspector, text->str);
-  g_string_free(text, TRUE);
+  char *text = app_workspace_describe_node(node, id);
+  gtk_label_set_text(self->inspector, text);
+  g_free(text);
 }
 
 /* ---- actions ---- */
@@ -682,73 +653,18 @@ static void action_open(GtkWidget *widget, const char *name, GVariant *param) {
   gtk_native_dialog_show(GTK_NATIVE_DIALOG(dialog));
 }
 
-typedef struct {
-  char *dot, *format, *path;
-} ExportJob;
-
-static void export_job_free(ExportJob *job) {
-  g_free(job->dot);
-  g_free(job->format);
-  g_free(job->path);
-  g_free(job);
-}
-
-static void export_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *c) {
-  ExportJob *job = data;
-  GError *error = NULL;
-  if (app_layout_export(job->dot, job->format, job->path, &error))
-    g_task_return_boolean(task, TRUE);
-  else
-    g_task_return_error(task, error);
-}
-
-static void on_exported(GObject *source, GAsyncResult *result, gpointer data) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(source);
-  GError *error = NULL;
-  ExportJob *job = g_task_get_task_data(G_TASK(result));
-  char *message = g_task_propagate_boolean(G_TASK(result), &error)
-                      ? g_strdup_printf("Exported %s", job->path)
-                      : g_strdup_printf("Export failed: %s", error->message);
-  gtk_label_set_text(self->run_status, message);
-  g_free(message);
-  g_clear_error(&error);
-}
-
-static void on_export_response(GtkNativeDialog *dialog, int response, JitscopeWindow *self) {
-  const AppWorkspaceStage *stage = current_stage(self);
-  if (response == GTK_RESPONSE_ACCEPT && stage) {
-    GFile *file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-    char *path = g_file_get_path(file);
-    g_object_unref(file);
-    const char *dot_ext = path ? strrchr(path, '.') : NULL;
-    ExportJob *job = g_new0(ExportJob, 1);
-    job->format = g_ascii_strdown(dot_ext ? dot_ext + 1 : "svg", -1);
-    job->path = dot_ext ? g_strdup(path) : g_strconcat(path, ".svg", NULL);
-    const AppWorkspaceStage *before = app_workspace_plan_stage(current_plan(self), (guint)self->stage);
-    AppDotOptions options = {.previous = before ? before->graph : NULL, .toggled = self->toggled,
-                             .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO};
-    job->dot = app_graphviz_dot(stage->graph, &options, NULL);
-    g_free(path);
-    GTask *task = g_task_new(self, NULL, on_exported, NULL);
-    g_task_set_task_data(task, job, (GDestroyNotify)export_job_free);
-    g_task_run_in_thread(task, export_in_thread);
-    g_object_unref(task);
-  }
-  g_object_unref(dialog);
-}
-
 static void action_export(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  if (!current_stage(self)) {
+  const AppWorkspaceStage *stage = current_stage(self);
+  if (!stage) {
     gtk_label_set_text(self->run_status, "Nothing to export: run and pick a stage first");
     return;
   }
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
-      "Export Graph as SVG, PNG or PDF", GTK_WINDOW(widget), GTK_FILE_CHOOSER_ACTION_SAVE,
-      "_Export", "_Cancel");
-  gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(dialog), "graph.svg");
-  g_signal_connect(dialog, "response", G_CALLBACK(on_export_response), self);
-  gtk_native_dialog_show(GTK_NATIVE_DIALOG(dialog));
+  const AppWorkspaceStage *before = app_workspace_plan_stage(current_plan(self), (guint)self->stage);
+  AppDotOptions options = {.previous = before ? before->graph : NULL, .toggled = self->toggled,
+                           .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO};
+  jitscope_export_graph(GTK_WINDOW(self), app_graphviz_dot(stage->graph, &options, NULL),
+                        self->run_status);
 }
 
 /* ---- the object ---- */

@@ -89,6 +89,19 @@ static void test_lstm_sync(void) {
   const AppWorkspaceRun *run = app_workspace_run_sync(ws, &error);
   g_assert_no_error(error);
   check_lstm_run(run);
+  /* The inspector's description of the first aten::add of the program. */
+  const IrNode *add = NULL;
+  IR_FOR_EACH_NODE(node, app_workspace_graph(ws)->block) {
+    if (!add && node->kind == IR_ATEN_ADD)
+      add = node;
+  }
+  char *text = app_workspace_describe_node(add, "n7");
+  g_assert_true(g_str_has_prefix(text, "aten::add   (origin "));
+  g_assert_nonnull(strstr(text, "schema: aten::add"));
+  g_assert_nonnull(strstr(text, "  alpha      %25 : int  (constant)"));
+  g_assert_nonnull(strstr(text, "(1 uses)"));
+  g_assert_nonnull(strstr(text, "source: gen_corpus.py:49:16"));
+  g_free(text);
   g_assert_true(app_workspace_last_run(ws) == run);
   app_workspace_free(ws);
 }
