@@ -79,8 +79,11 @@ text_lexer_init(Lexer *lx, const char *text, gsize length, const char *filename,
     text_error(error, lx, l, c, "invalid UTF-8 byte 0x%02x", (unsigned)(unsigned char)*bad);
     return false;
   }
+  /* A UTF-8 byte order mark (editors on some systems write one) is not part of the text. */
+  if (lx->len >= 3 && memcmp(lx->buf, "\xef\xbb\xbf", 3) == 0)
+    lx->pos = 3;
   bool blank = true;
-  for (gsize i = 0; i < lx->len && blank; i++)
+  for (gsize i = lx->pos; i < lx->len && blank; i++)
     blank = g_ascii_isspace(lx->buf[i]);
   if (blank) {
     text_error(error, lx, 1, 1, "empty input: expected 'graph('");
