@@ -354,11 +354,10 @@ static bool input_params(RunState *st, const IrGraph *kg, guint i, RtTensor *t, 
     RtTensor *view = src;
     if (k)
       view = keep(st, rt_tensor_view_narrow(src, cd, p * shape[cd], shape[cd]));
-    view = keep(st, rt_tensor_view_expand(view, map_nd, map, error));
-    if (view == NULL) {
-      g_ptr_array_remove_index(st->host_refs, st->host_refs->len - 1);
+    view = rt_tensor_view_expand(view, map_nd, map, error);
+    if (view == NULL)
       return false;
-    }
+    keep(st, view);
     Param prm;
     cuda_layout_merge(view->ndim, view->sizes, view->strides, &prm.layout);
     prm.ptr = base + (CudaDevicePtr)(view->offset * (int64_t)es);
@@ -475,8 +474,10 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
                                                    strides, 0));
       rt_storage_unref(storage);
       for (guint k = 0; k < st.owned->len; k++)
-        if (g_array_index(st.owned, CudaDevicePtr, k) == out_ptr[o])
+        if (g_array_index(st.owned, CudaDevicePtr, k) == out_ptr[o]) {
           g_array_remove_index(st.owned, k);
+          break;
+        }
     } else {
       RtTensor *host = rt_tensor_new(out_dtypes[o], map_nd, out_sizes[o]);
       outputs[o] = rt_tensor(host);
