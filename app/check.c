@@ -198,11 +198,14 @@ static void check_plan_stages(const ExecPlan *plan, AppCheckReport *report) {
       report->stage_max_error = fmax(report->stage_max_error, err);
       differs |= err > 1;
     }
-    if (differs)
+    if (differs) {
       report->first_bad_stage =
           g_strdup_printf("plan %u (%s %s) stage %u %s", plan->index,
                           plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward",
                           plan->graph_name, s, stage->name);
+      g_string_append_printf(report->log, "first stage whose results differ: %s\n",
+                             report->first_bad_stage);
+    }
     free_values(outs, n_outs);
   }
   if (ref)
