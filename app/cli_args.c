@@ -55,6 +55,11 @@ static bool store_value(const CliOption *o, const char *value, GError **error) {
   g_assert_not_reached();
 }
 
+/* "-o" when the command declares -o: ends a CLI_OPTION_STRINGS list as "--x" does. */
+static bool is_declared_short(const CliCommand *command, const char *arg) {
+  return arg[0] == '-' && arg[1] != '\0' && arg[2] == '\0' && find_short(command, arg[1]);
+}
+
 static bool is_help(const char *arg) {
   return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }
@@ -121,8 +126,9 @@ CliParseResult cli_args_parse(const CliCommand *command, int argc, char **argv,
     if (!store_value(o, argv[++i], error))
       return CLI_PARSE_ERROR;
     if (o->kind == CLI_OPTION_STRINGS) {
-      /* Further values up to the next "--option". */
-      while (i + 1 < argc && !g_str_has_prefix(argv[i + 1], "--"))
+      /* Further values up to the next "--option" or declared short option. */
+      while (i + 1 < argc && !g_str_has_prefix(argv[i + 1], "--") &&
+             !is_declared_short(command, argv[i + 1]))
         if (!store_value(o, argv[++i], error))
           return CLI_PARSE_ERROR;
     }

@@ -2,8 +2,9 @@
  * the --help text, so the help can never list an option the parser does not take.
  *
  * Grammar: `--name VALUE`, `--name=VALUE`, `-x VALUE`; CLI_OPTION_STRINGS options take every
- * following argument up to the next one that starts with "--" (so `--input a b c` and
- * repeated `--input a --input b` both work, and a negative number like `-2` is a value);
+ * following argument up to the next one that starts with "--" or is one of the command's
+ * short options like `-o` (so `--input a b c -o DIR` and repeated `--input a --input b` both
+ * work, and a negative number like `-2` is a value);
  * `--` ends options; everything else is positional. -h/--help is always accepted. */
 #ifndef JITSCOPE_APP_CLI_ARGS_H
 #define JITSCOPE_APP_CLI_ARGS_H

@@ -1,0 +1,136 @@
+/* `jitscope export FILE --input SPEC... -o DIR [--spec 'SPEC; ...'...] [--seed N] [--force]
+ * [--json]`: writes a bug-report bundle (app/bundle_write.h). */
+#include <stdio.h>
+
+#include "bundle_write.h"
+#include "cli.h"
+#include "cli_args.h"
+#include "json_out.h"
+
+int cmd_export_main(int argc, char **argv) {
+  GPtrArray *specs = NULL, *groups = NULL;
+  guint64 seed = 0;
+  char *out_dir = NULL;
+  bool force = false, json = false;
+  const CliOption options[] = {
+      {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC", "The graph's inputs in order (as for run)"},
+      {"output", 'o', CLI_OPTION_STRING, &out_dir, "DIR", "The bundle folder to write"},
+      {"spec", 's', CLI_OPTION_STRINGS, &groups, "'SPEC; SPEC; ...'",
+       "A further call's inputs, separated by ';' (as for plans; repeat for each call)"},
+      {"seed", 0, CLI_OPTION_UINT64, &seed, "N", "Seed for drawn inputs (default 0)"},
+      {"force", 'f', CLI_OPTION_FLAG, &force, NULL,
+       "Replace DIR (and everything in it) when it is not empty"},
+      {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Print one JSON document on stdout"},
+  };
+  const CliCommand command = {
+      .name = "export",
+      .usage = "FILE --input SPEC... -o DIR [--spec 'SPEC; ...'...] [--seed N] [--force] [--json]",
+      .description =
+          "Runs the program on the --input call, then on every --spec call, through one\n"
+          "executor (forward, and backward when an input requires grad), checks it as `check`\n"
+          "does, and writes everything into DIR as a bug-report bundle:\n"
+          "  REPORT.md      the program, inputs, environment, plans and stages, final graphs,\n"
+          "                 results and the check, on one page\n"
+          "  manifest.json  versions, inputs, seed, every file with its SHA-256\n"
+          "  program.ir, inputs/inN.npy (drawn inputs too), outputs/outN.npy, grads/gradN.npy\n"
+          "  plans/NN-GRAPH/MM-STAGE.ir for every stage; .dot for changed stages and the last,\n"
+          "                 .svg when Graphviz's dot is on PATH\n"
+          "  kernels/*.cu   generated CUDA sources of fusion groups\n"
+          "DIR must be absent or empty unless --force. The bundle is written into a temporary\n"
+          "folder next to DIR and renamed at the end: a failed export leaves nothing behind.\n"
+          "`jitscope replay DIR` runs it again.",
+      .options = options,
+      .n_options = G_N_ELEMENTS(options),
+      .min_positional = 1,
+      .max_positional = 1,
+  };
+  GPtrArray *positional = g_ptr_array_new();
+  GError *error = NULL;
+  int status = CLI_EXIT_ERROR;
+  char *text = NULL;
+  AppBundleSummary *summary = NULL;
+
+  switch (cli_args_parse(&command, argc, argv, positional, &error)) {
+  case CLI_PARSE_HELP:
+    status = CLI_EXIT_OK;
+    goto out;
+  case CLI_PARSE_ERROR:
+    goto fail;
+  case CLI_PARSE_OK:
+    break;
+  }
+  if (out_dir == NULL || *out_dir == '\0') {
+    error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_USAGE, "export needs -o DIR");
+    goto fail;
+  }
+  const char *path = g_ptr_array_index(positional, 0);
+  GError *local = NULL;
+  if (!g_file_get_contents(path, &text, NULL, &local)) {
+    error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "cannot read %s: %s", path,
+                        local->message);
+    g_error_free(local);
+    goto fail;
+  }
+  if (specs)
+    g_ptr_array_add(specs, NULL);
+  if (groups)
+    g_ptr_array_add(groups, NULL);
+  const AppBundleRequest request = {
+      .program_name = path,
+      .program_text = text,
+      .inputs = specs ? (char **)specs->pdata : NULL,
+      .spec_groups = groups ? (char **)groups->pdata : NULL,
+      .seed = seed,
+      .force = force,
+  };
+  if (!(summary = app_bundle_export(&request, out_dir, &error)))
+    goto fail;
+  if (json) {
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "dir");
+    json_builder_add_string_value(b, out_dir);
+    json_builder_set_member_name(b, "files");
+    json_builder_add_int_value(b, summary->files);
+    json_builder_set_member_name(b, "plans");
+    json_builder_add_int_value(b, summary->plans);
+    json_builder_set_member_name(b, "stages");
+    json_builder_add_int_value(b, summary->stages);
+    json_builder_set_member_name(b, "pictures");
+    json_builder_add_int_value(b, summary->pictures);
+    json_builder_set_member_name(b, "kernels");
+    json_builder_add_int_value(b, summary->kernels);
+    json_builder_set_member_name(b, "check_ok");
+    json_builder_add_boolean_value(b, summary->check_ok);
+    json_builder_set_member_name(b, "notes");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < summary->notes->len; i++)
+      json_builder_add_string_value(b, g_ptr_array_index(summary->notes, i));
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    json_out_print(json_builder_get_root(b));
+    g_object_unref(b);
+  } else {
+    for (guint i = 0; i < summary->notes->len; i++)
+      cli_note("%s", (const char *)g_ptr_array_index(summary->notes, i));
+    printf("wrote %s: %u files, %u plans, %u stages, %u pictures, %u kernels; check %s\n",
+           out_dir, summary->files, summary->plans, summary->stages, summary->pictures,
+           summary->kernels, summary->check_ok ? "passed" : "FAILED (see REPORT.md)");
+  }
+  status = CLI_EXIT_OK;
+  goto out;
+
+fail:
+  cli_report_error(error);
+  g_error_free(error);
+out:
+  app_bundle_summary_free(summary);
+  g_free(text);
+  g_free(out_dir);
+  if (specs)
+    g_ptr_array_unref(specs);
+  if (groups)
+    g_ptr_array_unref(groups);
+  g_ptr_array_unref(positional);
+  return status;
+}
