@@ -118,13 +118,13 @@ static void section_inputs(GString *out, const AppBundleModel *m) {
 }
 
 static void env_row(GString *out, const char *name, const char *value) {
-  g_string_append_printf(out, "| %s | ", name);
+  g_string_append_printf(out, "- **%s**: ", name);
   cell(out, value);
-  g_string_append(out, " |\n");
+  g_string_append(out, "\n");
 }
 
 static void section_environment(GString *out, const AppBundleModel *m) {
-  g_string_append(out, "## Environment\n\n| | |\n|---|---|\n");
+  g_string_append(out, "## Environment\n\n");
   char *js = g_strdup_printf("%s (%s)", m->env.version, m->env.build_options);
   env_row(out, "jitscope", js);
   g_free(js);
@@ -238,6 +238,9 @@ static void section_plans(GString *out, const AppBundleModel *m) {
     if (last->picture_note)
       g_string_append_printf(out, "*%s*\n\n", last->picture_note);
     code_block(out, "text", last->stage->ir);
+    /* Small graphs also as a picture; large ones would not fit the page. */
+    if (last->svg && count_lines(last->stage->ir) <= 40)
+      g_string_append_printf(out, "![plan %u, final graph](%s)\n\n", p, last->svg);
   }
 }
 
@@ -341,10 +344,11 @@ char *app_bundle_report_markdown(const AppBundleModel *m) {
   for (guint p = 0; p < m->plans->len; p++)
     stages += ((AppBundlePlanFiles *)g_ptr_array_index(m->plans, p))->stages->len;
   g_string_append_printf(out,
-                         "Exported by jitscope %s: %u call(s), %u plan(s), %u stages. "
-                         "Re-run it with `jitscope replay DIR` (DIR: this folder); ",
-                         m->env.version, m->calls->len, m->plans->len, stages);
-  g_string_append(out, "`manifest.json` lists every file with its SHA-256.\n\n");
+                         "Exported by jitscope %s: %u call%s, %u plan%s, %u stages. To run it "
+                         "again and compare, `jitscope replay` this folder. ",
+                         m->env.version, m->calls->len, m->calls->len == 1 ? "" : "s",
+                         m->plans->len, m->plans->len == 1 ? "" : "s", stages);
+  g_string_append(out, "[`manifest.json`](manifest.json) lists every file with its SHA-256.\n\n");
   if (m->notes->len) {
     for (guint i = 0; i < m->notes->len; i++) {
       g_string_append(out, "> **Note:** ");

@@ -113,9 +113,11 @@ int cmd_export_main(int argc, char **argv) {
   } else {
     for (guint i = 0; i < summary->notes->len; i++)
       cli_note("%s", (const char *)g_ptr_array_index(summary->notes, i));
-    printf("wrote %s: %u files, %u plans, %u stages, %u pictures, %u kernels; check %s\n",
-           out_dir, summary->files, summary->plans, summary->stages, summary->pictures,
-           summary->kernels, summary->check_ok ? "passed" : "FAILED (see REPORT.md)");
+    printf("wrote %s: %u files, %u plan%s, %u stages, %u picture%s, %u kernel%s; check %s\n",
+           out_dir, summary->files, summary->plans, summary->plans == 1 ? "" : "s",
+           summary->stages, summary->pictures, summary->pictures == 1 ? "" : "s",
+           summary->kernels, summary->kernels == 1 ? "" : "s",
+           summary->check_ok ? "passed" : "FAILED (see REPORT.md)");
   }
   status = CLI_EXIT_OK;
   goto out;

@@ -363,6 +363,30 @@ static void test_spec_calls(void) {
   g_free(dir);
 }
 
+/* Without Graphviz's dot on PATH: no .svg anywhere, REPORT.md says so, and replay matches. */
+static void test_without_dot(void) {
+  char *path = g_strdup(g_getenv("PATH"));
+  g_setenv("PATH", "/nonexistent", TRUE);
+  char *dir = g_build_filename(tmpdir, "no-dot", NULL);
+  CliRun r = export_example(dir, NULL);
+  g_setenv("PATH", path, TRUE);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.err, "pictures were not rendered"));
+  cli_run_clear(&r);
+  char *report = read_text(dir, "REPORT.md"), *manifest = read_text(dir, "manifest.json");
+  g_assert_null(strstr(report, ".svg"));
+  g_assert_null(strstr(manifest, ".svg"));
+  g_assert_nonnull(strstr(report, "pictures were not rendered"));
+  g_assert_nonnull(strstr(report, ".dot)"));
+  r = replay(dir, false);
+  g_assert_cmpint(r.status, ==, 0);
+  cli_run_clear(&r);
+  g_free(report);
+  g_free(manifest);
+  g_free(dir);
+  g_free(path);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   if (argc < 2) {
@@ -382,6 +406,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/bundle/non-empty-dir-and-force", test_non_empty_dir_and_force);
   g_test_add_func("/bundle/failed-export-leaves-nothing", test_failed_export_leaves_nothing);
   g_test_add_func("/bundle/spec-calls", test_spec_calls);
+  g_test_add_func("/bundle/without-dot", test_without_dot);
   int status = g_test_run();
   const char *keep = g_getenv("JITSCOPE_KEEP_TMP");
   if (!keep || !*keep) {
