@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "fuser/cpu_codegen.h"
 #include "runtime/interpreter.h"
 
 static GMutex registry_lock;
@@ -217,6 +218,7 @@ bool fuser_run_group(ExecPlan *plan, const IrNode *group, RtValue *inputs, guint
   if (registry)
     g_ptr_array_extend(backends, registry, NULL, NULL);
   g_mutex_unlock(&registry_lock);
+  g_ptr_array_add(backends, (gpointer)fuser_cpu_codegen_backend());
   g_ptr_array_add(backends, (gpointer)fuser_cpu_backend());
 
   GString *why = g_string_new(NULL);

@@ -26,7 +26,8 @@
  *   as they are; a backend that cannot run a mix says so through can_run.
  *
  * Running: fuser_run_group picks the first registered backend whose can_run accepts the
- * inputs (CUDA backends for device tensors, the CPU fused loop for host tensors); when none
+ * inputs (CUDA backends for device tensors; for host tensors the C backend "cpu-c", compiled
+ * by the system compiler, then the CPU fused loop "cpu"); when none
  * does, or a backend fails, it interprets the Subgraph and records why. What ran is recorded
  * per group node in the plan (fuser_plan_records). */
 #ifndef JITSCOPE_FUSER_FUSER_H
@@ -53,7 +54,8 @@ typedef struct FuserBackend {
 } FuserBackend;
 
 /* Registers a backend (not copied; it must outlive every run). Backends are tried in
- * registration order; the CPU fused loop is built in and tried last. Thread-safe. */
+ * registration order; the C backend and then the CPU fused loop are built in and tried last.
+ * Thread-safe. */
 void fuser_register_backend(const FuserBackend *backend);
 
 /* What ran for one FusionGroup node of a plan (the most recent run). */

@@ -1,12 +1,15 @@
-/* Every corpus case through ExecExecutor + exec_session_backward with the fuser on and off:
- * outputs and gradients match PyTorch's within the corpus README's tolerances, fused and
- * unfused numbers agree, and every fusion group that ran ran on the CPU fused loop (no
- * fallback). JITSCOPE_FUSER_DEBUG=1 prints every plan's final graph. */
+/* Every corpus case through ExecExecutor + exec_session_backward with the fuser on (once on
+ * the C backend "cpu-c", once on the interpreting CPU loop "cpu" with the compiler turned off
+ * through JITSCOPE_CC=none) and off: outputs and gradients match PyTorch's within the corpus
+ * README's tolerances, fused and unfused numbers agree, and every fusion group that ran ran
+ * on the backend wanted (no fallback to the interpreter; the evaluator's records say why the
+ * C backend declined). JITSCOPE_FUSER_DEBUG=1 prints every plan's final graph. */
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
 #include "exec/executor.h"
+#include "fuser/cpu_compile.h"
 #include "fuser/fuser.h"
 #include "ir/text.h"
 #include "runtime/npy.h"
@@ -112,7 +115,8 @@ static void flatten(RtValue v, GPtrArray *out) {
 }
 
 /* Runs the case; returns outputs and grads (new references) in `results`. */
-static void run_case(const char *name, Case *c, bool fuse, GPtrArray *results, guint *cpu_groups) {
+static void run_case(const char *name, Case *c, bool fuse, const char *backend, GPtrArray *results,
+                     guint *cpu_groups) {
   char *path = g_build_filename(g_getenv("JITSCOPE_CORPUS_DIR"), name, "..", "graph.ir", NULL);
   char *text = NULL;
   gsize len = 0;
@@ -161,8 +165,11 @@ static void run_case(const char *name, Case *c, bool fuse, GPtrArray *results, g
     g_hash_table_iter_init(&it, records);
     while (g_hash_table_iter_next(&it, &key, &value)) {
       FuserGroupRecord *r = value;
-      if (g_strcmp0(r->backend, "cpu") != 0)
-        g_error("%s: %s ran on %s: %s", name, r->group_name, r->backend, r->fallback_reason);
+      if (g_strcmp0(r->backend, backend) != 0)
+        g_error("%s: %s ran on %s, not %s: %s", name, r->group_name, r->backend, backend,
+                r->fallback_reason);
+      if (strcmp(backend, "cpu") == 0 && !(r->fallback_reason && strstr(r->fallback_reason, "cpu-c: ")))
+        g_error("%s: %s: the records do not say why cpu-c declined", name, r->group_name);
       (*cpu_groups)++;
     }
   }
@@ -181,11 +188,19 @@ static void test_case(gconstpointer data) {
   char *dir = g_build_filename(g_getenv("JITSCOPE_CORPUS_DIR"), name, NULL);
   Case c;
   case_load(&c, dir);
-  GPtrArray *fused = g_ptr_array_new(), *plain = g_ptr_array_new();
-  guint groups = 0, plain_groups = 0;
-  run_case(name, &c, true, fused, &groups);
-  run_case(name, &c, false, plain, &plain_groups);
+  GPtrArray *fused = g_ptr_array_new(), *evaluated = g_ptr_array_new(), *plain = g_ptr_array_new();
+  guint groups = 0, eval_groups = 0, plain_groups = 0;
+  /* The C backend where a compiler is found, then the evaluator with the compiler off. */
+  bool have_cc = cpu_compile_compiler(NULL) != NULL;
+  run_case(name, &c, true, have_cc ? "cpu-c" : "cpu", fused, &groups);
+  g_setenv("JITSCOPE_CC", "none", TRUE);
+  cpu_compile_reset_compiler();
+  run_case(name, &c, true, "cpu", evaluated, &eval_groups);
+  g_unsetenv("JITSCOPE_CC");
+  cpu_compile_reset_compiler();
+  run_case(name, &c, false, "cpu", plain, &plain_groups);
   g_assert_cmpuint(plain_groups, ==, 0);
+  g_assert_cmpuint(eval_groups, ==, groups);
   g_assert_cmpuint(fused->len, ==, c.n_out + c.n_in);
   bool f64 = false;
   for (guint i = 0; i < c.n_out; i++)
@@ -193,24 +208,31 @@ static void test_case(gconstpointer data) {
   double tol = f64 ? 1e-10 : 1e-4;
   for (guint i = 0; i < fused->len; i++) {
     RtTensor *ref = i < c.n_out ? c.out_ref[i] : c.grad_ref[i - c.n_out];
-    RtTensor *a = fused->pdata[i], *b = plain->pdata[i];
+    RtTensor *a = fused->pdata[i], *e = evaluated->pdata[i], *b = plain->pdata[i];
     if (!ref)
       continue;
     g_assert_nonnull(a);
+    g_assert_nonnull(e);
     g_assert_nonnull(b);
-    double e_ref = rel_error(a, ref), e_plain = rel_error(a, b);
-    if (e_ref > tol || e_plain > tol)
-      g_error("%s: %s %u: error vs PyTorch %g, fused vs unfused %g", name,
-              i < c.n_out ? "output" : "grad of input", i < c.n_out ? i : i - c.n_out, e_ref, e_plain);
+    double e_ref = rel_error(a, ref), e_plain = rel_error(a, b), e_eval = rel_error(e, ref),
+           e_both = rel_error(a, e);
+    if (e_ref > tol || e_plain > tol || e_eval > tol || e_both > tol)
+      g_error("%s: %s %u: error vs PyTorch %g (C backend) %g (evaluator), fused vs unfused %g, "
+              "C backend vs evaluator %g",
+              name, i < c.n_out ? "output" : "grad of input", i < c.n_out ? i : i - c.n_out, e_ref,
+              e_eval, e_plain, e_both);
   }
-  g_test_message("%s: %u fusion group runs on the CPU", name, groups);
+  g_test_message("%s: %u fusion group runs on %s", name, groups, have_cc ? "cpu-c" : "cpu");
   for (guint i = 0; i < fused->len; i++) {
     if (fused->pdata[i])
       rt_tensor_unref(fused->pdata[i]);
+    if (evaluated->pdata[i])
+      rt_tensor_unref(evaluated->pdata[i]);
     if (plain->pdata[i])
       rt_tensor_unref(plain->pdata[i]);
   }
   g_ptr_array_free(fused, TRUE);
+  g_ptr_array_free(evaluated, TRUE);
   g_ptr_array_free(plain, TRUE);
   case_free(&c);
   g_free(dir);
