@@ -24,6 +24,7 @@ static void spec_add_value(GArray *args, RtValue v, bool grad_enabled) {
   default:
     info.kind = EXEC_ARG_OTHER;
     info.present = v.tag != RT_NONE;
+    info.tag = v.tag;
     g_array_append_val(args, info);
     return;
   }
@@ -97,6 +98,27 @@ static const IrType *spec_tensor_type(const ExecArgInfo *a) {
   return ir_type_tensor_from(&proto);
 }
 
+static const char *other_kind_name(RtTag tag) {
+  switch (tag) {
+  case RT_INT:
+    return "int";
+  case RT_DOUBLE:
+    return "float";
+  case RT_BOOL:
+    return "bool";
+  case RT_STR:
+    return "str";
+  case RT_DEVICE:
+    return "Device";
+  case RT_LIST:
+    return "int[]";
+  case RT_NONE:
+    return "None";
+  default:
+    return "value";
+  }
+}
+
 char *exec_argument_spec_to_string(const ExecArgumentSpec *spec) {
   GString *out = g_string_new(NULL);
   for (guint i = 0; i < spec->n_args; i++) {
@@ -106,7 +128,7 @@ char *exec_argument_spec_to_string(const ExecArgumentSpec *spec) {
     if (a->kind == EXEC_ARG_TENSOR)
       ir_type_print(out, spec_tensor_type(a));
     else
-      g_string_append(out, a->present ? "value" : "None");
+      g_string_append(out, other_kind_name(a->tag));
   }
   return g_string_free(out, FALSE);
 }

@@ -21,6 +21,7 @@ typedef struct {
   int device;
   IrDtype dtype;
   bool present;
+  RtTag tag; /* EXEC_ARG_OTHER: the runtime kind, for printing only (not part of the key) */
 } ExecArgInfo;
 
 typedef struct {
@@ -34,8 +35,9 @@ ExecArgumentSpec *exec_argument_spec_new(const RtValue *inputs, guint n_inputs, 
 void exec_argument_spec_free(ExecArgumentSpec *spec);
 guint exec_argument_spec_hash(gconstpointer spec);
 gboolean exec_argument_spec_equal(gconstpointer a, gconstpointer b);
-/* "Float(*, *, requires_grad=1, device=cpu), Tensor[Undefined], float" (one entry per
- * flattened argument; non-tensors by their runtime kind). */
+/* "Float(*, *, requires_grad=1, device=cpu), Tensor[Undefined], int[], None" (one entry per
+ * flattened argument; non-tensors by their runtime kind: int, float, bool, str, Device,
+ * int[] (any list), None). */
 char *exec_argument_spec_to_string(const ExecArgumentSpec *spec);
 /* Does any defined tensor argument require grad (and grad mode is on)? */
 bool exec_argument_spec_needs_gradient(const ExecArgumentSpec *spec);
