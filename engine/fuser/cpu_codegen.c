@@ -210,16 +210,44 @@ static const IrValue *operand_value(const IrGraph *graph, const CpuKernelArg *a)
   return v;
 }
 
-/* The typed row pointer of operand p at the current N-d index. */
-static void emit_pointer(GString *s, const CpuKernelArg *a, guint p, guint rank) {
-  const char *type = storage_spelling(a->dtype);
-  g_string_append_printf(s, "    %s%s *restrict t%u = (%s%s *)data[%u]", a->is_output ? "" : "const ",
-                         type, p, a->is_output ? "" : "const ", type, p);
-  if (rank == 1)
-    g_string_append_printf(s, " + start * strides[%u]", p);
-  for (guint d = 0; rank > 1 && d < rank; d++)
-    g_string_append_printf(s, " + index[%u] * strides[%u]", d, p * rank + d);
-  g_string_append(s, ";\n");
+static bool passed(const CpuKernelArg *a) { return a->is_output || a->used; }
+
+/* The row function's parameters: n, a restrict pointer per operand read or written, the
+ * innermost stride of each strided one. */
+static void emit_row_params(GString *s, const CpuKernelSource *k, const CpuInner *inner) {
+  g_string_append(s, "static void jitscope_row(int64_t n");
+  for (guint p = 0; p < k->args->len; p++) {
+    const CpuKernelArg *a = &g_array_index(k->args, CpuKernelArg, p);
+    if (passed(a))
+      g_string_append_printf(s, ", %s%s *restrict t%u", a->is_output ? "" : "const ",
+                             storage_spelling(a->dtype), p);
+  }
+  for (guint p = 0; p < k->args->len; p++)
+    if (passed(&g_array_index(k->args, CpuKernelArg, p)) && inner[p] == CPU_INNER_STRIDED)
+      g_string_append_printf(s, ", int64_t s%u", p);
+  g_string_append(s, ") {\n");
+}
+
+/* The call of the row function at linear index `start` (rank 1) or the N-d index. */
+static void emit_row_call(GString *s, const CpuKernelSource *k, const CpuInner *inner, guint rank,
+                          const char *indent) {
+  g_string_append_printf(s, "%sjitscope_row(n", indent);
+  for (guint p = 0; p < k->args->len; p++) {
+    const CpuKernelArg *a = &g_array_index(k->args, CpuKernelArg, p);
+    if (!passed(a))
+      continue;
+    const char *type = storage_spelling(a->dtype);
+    g_string_append_printf(s, ",\n%s    (%s%s *)data[%u]", indent, a->is_output ? "" : "const ",
+                           type, p);
+    if (rank == 1)
+      g_string_append_printf(s, " + start * strides[%u]", p);
+    for (guint d = 0; rank > 1 && d < rank; d++)
+      g_string_append_printf(s, " + index[%u] * strides[%u]", d, p * rank + d);
+  }
+  for (guint p = 0; p < k->args->len; p++)
+    if (passed(&g_array_index(k->args, CpuKernelArg, p)) && inner[p] == CPU_INNER_STRIDED)
+      g_string_append_printf(s, ", strides[%u]", p * rank + rank - 1);
+  g_string_append(s, ");\n");
 }
 
 static const char *element(GString *buf, guint p, CpuInner inner) {
@@ -242,16 +270,16 @@ static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
     if (a->is_output || !a->used || inner[p] != CPU_INNER_BROADCAST)
       continue;
     const KernelValue *vi = kernel_analysis_value(ka, operand_value(graph, a));
-    g_string_append_printf(s, "    const %s n%u = %s%s;\n", kernel_compute_spelling(a->dtype), vi->var,
+    g_string_append_printf(s, "  const %s n%u = %s%s;\n", kernel_compute_spelling(a->dtype), vi->var,
                            element(el, p, inner[p]), a->dtype == IR_DTYPE_BOOL ? " != 0" : "");
   }
-  g_string_append(s, "    for (int64_t i = 0; i < n; i++) {\n");
+  g_string_append(s, "  for (int64_t i = 0; i < n; i++) {\n");
   for (guint p = 0; p < k->args->len; p++) {
     const CpuKernelArg *a = &g_array_index(k->args, CpuKernelArg, p);
     if (a->is_output || !a->used || inner[p] == CPU_INNER_BROADCAST)
       continue;
     const KernelValue *vi = kernel_analysis_value(ka, operand_value(graph, a));
-    g_string_append_printf(s, "      %s n%u = %s%s;\n", kernel_compute_spelling(a->dtype), vi->var,
+    g_string_append_printf(s, "    %s n%u = %s%s;\n", kernel_compute_spelling(a->dtype), vi->var,
                            element(el, p, inner[p]), a->dtype == IR_DTYPE_BOOL ? " != 0" : "");
   }
   bool ok = true;
@@ -263,7 +291,7 @@ static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
     if (!(ok = kernel_node_dtypes(ka, n, &operand, &result)))
       break;
     const KernelValue *vi = kernel_analysis_value(ka, ir_output(n, 0));
-    g_string_append_printf(s, "      %s n%u = ", kernel_compute_spelling(result), vi->var);
+    g_string_append_printf(s, "    %s n%u = ", kernel_compute_spelling(result), vi->var);
     if (!(ok = kernel_expand_expression(ka, n, operand, s)))
       break;
     g_string_append(s, ";\n");
@@ -274,11 +302,11 @@ static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
       continue;
     const KernelValue *vi = kernel_analysis_value(ka, operand_value(graph, a));
     bool cast = strcmp(kernel_compute_spelling(vi->dtype), storage_spelling(a->dtype)) != 0;
-    g_string_append_printf(s, "      %s = %s%s%sn%u;\n", element(el, p, inner[p]),
+    g_string_append_printf(s, "    %s = %s%s%sn%u;\n", element(el, p, inner[p]),
                            cast ? "(" : "", cast ? storage_spelling(a->dtype) : "", cast ? ")" : "",
                            vi->var);
   }
-  g_string_append(s, "    }\n");
+  g_string_append(s, "  }\n}\n");
   g_string_free(el, TRUE);
   return ok;
 }
@@ -288,16 +316,20 @@ static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const CpuInner *inn
     return kernel_analysis_fail(ka, "a merged rank of %u is outside [1, %d]", rank, IR_MAX_RANK);
   GString *s = g_string_new(NULL);
   emit_prelude(s, ka->graph, ka);
+  g_string_append_c(s, '\n');
+  emit_row_params(s, k, inner);
+  if (!emit_body(ka, s, k, inner)) {
+    g_string_free(s, TRUE);
+    return false;
+  }
   g_string_append_printf(s,
                          "\nvoid %s(int64_t start, int64_t end, const int64_t *sizes, "
                          "char *const *data, const int64_t *strides) {\n",
                          k->name);
   guint last = rank - 1;
-  for (guint p = 0; p < k->args->len; p++)
-    if (inner[p] == CPU_INNER_STRIDED)
-      g_string_append_printf(s, "  const int64_t s%u = strides[%u];\n", p, p * rank + last);
   if (rank == 1) {
-    g_string_append(s, "  {\n    const int64_t n = end - start;\n");
+    g_string_append(s, "  const int64_t n = end - start;\n");
+    emit_row_call(s, k, inner, rank, "  ");
   } else {
     g_string_append_printf(s, "  int64_t index[%u];\n  int64_t rest = start;\n", rank);
     for (guint d = last; d > 0; d--)
@@ -307,23 +339,13 @@ static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const CpuInner *inn
     g_string_append(s, "  for (int64_t linear = start; linear < end;) {\n");
     g_string_append_printf(s, "    int64_t n = sizes[%u] - index[%u];\n", last, last);
     g_string_append(s, "    if (n > end - linear)\n      n = end - linear;\n");
-  }
-  for (guint p = 0; p < k->args->len; p++) {
-    const CpuKernelArg *a = &g_array_index(k->args, CpuKernelArg, p);
-    if (a->is_output || a->used)
-      emit_pointer(s, a, p, rank);
-  }
-  if (!emit_body(ka, s, k, inner)) {
-    g_string_free(s, TRUE);
-    return false;
-  }
-  if (rank > 1) {
+    emit_row_call(s, k, inner, rank, "    ");
     g_string_append_printf(s, "    linear += n;\n    index[%u] = 0;\n", last);
     g_string_append_printf(s, "    for (int d = %u; d >= 0 && ++index[d] == sizes[d]; d--)\n",
                            last - 1);
-    g_string_append(s, "      index[d] = 0;\n");
+    g_string_append(s, "      index[d] = 0;\n  }\n");
   }
-  g_string_append(s, "  }\n}\n");
+  g_string_append(s, "}\n");
   k->source = g_string_free(s, FALSE);
   return true;
 }
