@@ -5,6 +5,7 @@
  * the interpreter. Gradient formulas are thus written once, in autodiff/. */
 #include "exec/eager_tape.h"
 
+#include "exec/gradient_node.h"
 #include "runtime/autograd.h"
 
 typedef struct {
@@ -15,26 +16,6 @@ static void tape_formula_free(gpointer p) {
   TapeFormula *formula = p;
   ad_gradient_free(formula->gradient);
   g_free(formula);
-}
-
-typedef struct {
-  const TapeFormula *formula;
-  guint n_saved;
-  RtValue *saved; /* captured inputs, then captured outputs */
-} TapeBackward;
-
-static void tape_backward_free(void *p) {
-  TapeBackward *b = p;
-  for (guint i = 0; i < b->n_saved; i++)
-    rt_value_unref(b->saved[i]);
-  g_free(b->saved);
-  g_free(b);
-}
-
-static RtValue detached(RtValue v) {
-  if (v.tag == RT_TENSOR && v.u.tensor)
-    return rt_tensor(rt_autograd_detach(v.u.tensor));
-  return rt_value_ref(v);
 }
 
 static guint index_at(const GArray *a, guint i) { return g_array_index(a, guint, i); }
@@ -110,32 +91,12 @@ static const TapeFormula *formula_for(ExecPlan *plan, const IrNode *node, RtValu
   return formula;
 }
 
-static bool tape_backward_apply(RtGradNode *node, RtTensor **grad_outputs, RtTensor **grad_inputs,
-                                GError **error) {
-  TapeBackward *b = node->ctx;
-  guint n_vjps = node->n_outputs;
-  guint n_in = n_vjps + b->n_saved;
-  RtValue *stack = g_new(RtValue, n_in);
-  for (guint i = 0; i < n_vjps; i++)
-    stack[i] = rt_tensor(grad_outputs[i] ? rt_tensor_ref(grad_outputs[i]) : NULL);
-  for (guint i = 0; i < b->n_saved; i++)
-    stack[n_vjps + i] = rt_value_ref(b->saved[i]);
-  RtValue *results = NULL;
-  guint n_results = 0;
-  bool ok = rt_interpret(b->formula->gradient->df, NULL, stack, n_in, &results, &n_results, error);
-  for (guint i = 0; i < n_in; i++)
-    rt_value_unref(stack[i]);
-  g_free(stack);
-  if (!ok)
-    return false;
-  g_assert(n_results == node->n_inputs && "df returns one gradient per df_output_vjps entry");
-  for (guint i = 0; i < n_results; i++) {
-    RtTensor *g = results[i].tag == RT_TENSOR ? results[i].u.tensor : NULL;
-    grad_inputs[i] = g ? rt_tensor_ref(g) : NULL;
-    rt_value_unref(results[i]);
-  }
-  g_free(results);
-  return true;
+/* df as the tape runs it: interpreted, GradOf lowered (undefined gradients checked at run
+ * time). */
+static bool run_df_interpreted(void *ctx, RtValue *stack, guint n, RtValue **results,
+                               guint *n_results, GError **error) {
+  const TapeFormula *formula = ctx;
+  return rt_interpret(formula->gradient->df, NULL, stack, n, results, n_results, error);
 }
 
 bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
@@ -162,7 +123,7 @@ bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guin
   guint n_f_inputs = graph_inputs->len;
   RtValue *f_inputs = g_new(RtValue, n_f_inputs);
   for (guint i = 0; i < n_f_inputs; i++)
-    f_inputs[i] = detached(g_array_index(graph_inputs, RtValue, i));
+    f_inputs[i] = exec_detached(g_array_index(graph_inputs, RtValue, i));
   RtValue *results = NULL;
   guint n_results = 0;
   bool any_temporary = false;
@@ -177,37 +138,22 @@ bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guin
     return false;
   }
 
-  TapeBackward *b = g_new0(TapeBackward, 1);
-  b->formula = formula;
-  guint n_ci = gradient->df_input_captured_inputs->len;
-  guint n_co = gradient->df_input_captured_outputs->len;
-  b->n_saved = n_ci + n_co;
-  b->saved = g_new(RtValue, b->n_saved);
-  for (guint i = 0; i < n_ci; i++)
-    b->saved[i] = detached(f_inputs[index_at(gradient->df_input_captured_inputs, i)]);
-  for (guint i = 0; i < n_co; i++) {
-    guint out = index_at(gradient->df_input_captured_outputs, i);
-    b->saved[n_ci + i] = detached(out < n_outputs ? outputs[out] : results[out]);
-  }
-  RtGradNode *grad_node = rt_grad_node_new(ir_kind_name(node->kind), gradient->df_input_vjps->len,
-                                           gradient->df_output_vjps->len, tape_backward_apply, b,
-                                           tape_backward_free);
-  for (guint k = 0; k < gradient->df_output_vjps->len; k++) {
-    RtValue in = g_array_index(graph_inputs, RtValue, index_at(gradient->df_output_vjps, k));
-    rt_grad_node_set_edge(grad_node, k, in.tag == RT_TENSOR ? in.u.tensor : NULL);
-  }
-  for (guint k = 0; k < gradient->df_input_vjps->len; k++) {
-    guint out = index_at(gradient->df_input_vjps, k);
-    if (out >= n_outputs || outputs[out].tag != RT_TENSOR || !outputs[out].u.tensor ||
-        !ir_type_is_float_dtype(outputs[out].u.tensor->dtype))
-      continue;
-    /* A fresh alias: the kernel may have returned one of its inputs as is. */
-    RtTensor *alias = rt_autograd_detach(outputs[out].u.tensor);
-    rt_value_unref(outputs[out]);
-    outputs[out] = rt_tensor(alias);
-    rt_autograd_attach(alias, grad_node, k);
-  }
-  rt_grad_node_unref(grad_node);
+  /* f's outputs: the node's own real outputs, then the recomputed temporaries. */
+  guint n_f_outputs = MAX(n_results, n_outputs);
+  RtValue *f_outputs = g_new(RtValue, n_f_outputs);
+  for (guint i = 0; i < n_f_outputs; i++)
+    f_outputs[i] = i < n_outputs ? outputs[i] : results[i];
+  ExecGradientLink link = {
+      .gradient = gradient,
+      .name = ir_kind_name(node->kind),
+      .inputs = (const RtValue *)graph_inputs->data,
+      .f_inputs = f_inputs,
+      .f_outputs = f_outputs,
+      .run_df = run_df_interpreted,
+      .run_df_ctx = (void *)formula,
+  };
+  exec_gradient_link(&link, outputs, n_outputs);
+  g_free(f_outputs);
 
   for (guint i = 0; i < n_results; i++)
     rt_value_unref(results[i]);
