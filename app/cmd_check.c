@@ -4,8 +4,7 @@
 
 #include "check.h"
 #include "cli.h"
-#include "cli_args.h"
-#include "graph_file.h"
+#include "cli_program.h"
 #include "json_out.h"
 
 static JsonNode *report_to_json(const AppCheckReport *r) {
@@ -39,8 +38,7 @@ int cmd_check_main(int argc, char **argv) {
   guint64 seed = 0;
   bool json = false;
   const CliOption options[] = {
-      {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC", "The graph's inputs in order (as for run)"},
-      {"seed", 0, CLI_OPTION_UINT64, &seed, "N", "Seed for drawn inputs (default 0)"},
+      CLI_PROGRAM_OPTIONS(specs, seed),
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Print one JSON document on stdout"},
   };
   const CliCommand command = {
@@ -60,57 +58,32 @@ int cmd_check_main(int argc, char **argv) {
       .min_positional = 1,
       .max_positional = 1,
   };
-  GPtrArray *positional = g_ptr_array_new();
+  CliProgram program;
   GError *error = NULL;
-  int status = CLI_EXIT_ERROR;
-  IrGraph *graph = NULL;
-  AppInputs *inputs = NULL;
+  int status = CLI_EXIT_OK;
   AppCheckReport *report = NULL;
-
-  switch (cli_args_parse(&command, argc, argv, positional, &error)) {
-  case CLI_PARSE_HELP:
-    status = CLI_EXIT_OK;
-    goto out;
-  case CLI_PARSE_ERROR:
-    goto fail;
-  case CLI_PARSE_OK:
-    break;
+  if (cli_program_open(&program, &command, argc, argv, &specs, &seed, &error) == CLI_PARSE_OK &&
+      !(report = app_check_run(program.graph, program.inputs, NULL, NULL, &error)))
+    cli_program_locate_run_error(&program, &error);
+  if (report) {
+    if (json) {
+      json_out_print(report_to_json(report));
+    } else {
+      fputs(report->log->str, stdout);
+      printf("optimized vs unoptimized: %.3g\n", report->optimized_vs_unoptimized);
+      if (report->finite_diff_elements)
+        printf("gradients vs finite differences: %.3g (%u of %u elements)\n",
+               report->gradient_vs_finite_diff, report->finite_diff_elements,
+               report->finite_diff_total);
+      printf("first stage whose results differ: %s\n",
+             report->first_bad_stage ? report->first_bad_stage : "none");
+      printf("check %s\n", report->ok ? "passed" : "FAILED");
+    }
+    status = report->ok ? CLI_EXIT_OK : CLI_EXIT_FAILED;
   }
-  const char *path = g_ptr_array_index(positional, 0);
-  if (!(graph = app_graph_file_load(path, &error)))
-    goto fail;
-  inputs = app_inputs_bind(graph, specs ? (char *const *)specs->pdata : NULL,
-                           specs ? specs->len : 0, seed, &error);
-  if (!inputs)
-    goto fail;
-  if (!(report = app_check_run(graph, inputs, NULL, NULL, &error)))
-    goto fail;
-  if (json) {
-    json_out_print(report_to_json(report));
-  } else {
-    fputs(report->log->str, stdout);
-    printf("optimized vs unoptimized: %.3g\n", report->optimized_vs_unoptimized);
-    if (report->finite_diff_elements)
-      printf("gradients vs finite differences: %.3g (%u of %u elements)\n",
-             report->gradient_vs_finite_diff, report->finite_diff_elements,
-             report->finite_diff_total);
-    printf("first stage whose results differ: %s\n",
-           report->first_bad_stage ? report->first_bad_stage : "none");
-    printf("check %s\n", report->ok ? "passed" : "FAILED");
-  }
-  status = report->ok ? CLI_EXIT_OK : CLI_EXIT_FAILED;
-  goto out;
-
-fail:
-  cli_report_error(error);
-  g_error_free(error);
-out:
   app_check_report_free(report);
-  app_inputs_free(inputs);
-  if (graph)
-    ir_graph_free(graph);
+  cli_program_clear(&program);
   if (specs)
     g_ptr_array_unref(specs);
-  g_ptr_array_unref(positional);
-  return status;
+  return cli_program_finish(status, error);
 }

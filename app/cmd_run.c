@@ -3,9 +3,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "cli_args.h"
-#include "graph_file.h"
-#include "graph_inputs.h"
+#include "cli_program.h"
 #include "json_out.h"
 #include "run_result.h"
 #include "program_run.h"
@@ -17,11 +15,7 @@ int cmd_run_main(int argc, char **argv) {
   bool json = false, no_optimize = false, no_fuse = false;
   GPtrArray *grad_output_files = NULL;
   const CliOption options[] = {
-      {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC",
-       "The graph's inputs in order; repeat --input or give several values after one (they "
-       "run up to the next --option, so put FILE first)"},
-      {"seed", 0, CLI_OPTION_UINT64, &seed, "N",
-       "Seed for drawn inputs (default 0); input K uses generator seed N + K"},
+      CLI_PROGRAM_OPTIONS(specs, seed),
       {"grad-output", 0, CLI_OPTION_STRINGS, &grad_output_files, "FILE.npy",
        "Gradient of each output (flattened order) for backward, instead of ones"},
       {"no-optimize", 0, CLI_OPTION_FLAG, &no_optimize, NULL,
@@ -61,85 +55,52 @@ int cmd_run_main(int argc, char **argv) {
       .max_positional = 1,
   };
 
-  GPtrArray *positional = g_ptr_array_new();
+  CliProgram program;
   GError *error = NULL;
-  int status = CLI_EXIT_ERROR;
-  IrGraph *graph = NULL;
-  AppInputs *inputs = NULL;
   ExecSession *session = NULL;
   AppProgramRun *run = NULL;
   GPtrArray *grad_outputs = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
-
-  switch (cli_args_parse(&command, argc, argv, positional, &error)) {
-  case CLI_PARSE_HELP:
-    status = CLI_EXIT_OK;
+  if (cli_program_open(&program, &command, argc, argv, &specs, &seed, &error) != CLI_PARSE_OK)
     goto out;
-  case CLI_PARSE_ERROR:
-    goto fail;
-  case CLI_PARSE_OK:
-    break;
-  }
-  const char *path = g_ptr_array_index(positional, 0);
-  graph = app_graph_file_load(path, &error);
-  if (graph == NULL)
-    goto fail;
-  inputs = app_inputs_bind(graph, specs ? (char *const *)specs->pdata : NULL,
-                           specs ? specs->len : 0, seed, &error);
-  if (inputs == NULL)
-    goto fail;
-  if (app_inputs_want_cuda(inputs))
+  if (app_inputs_want_cuda(program.inputs))
     cli_note("inputs with device=cuda are kept in CPU memory and computed on the CPU by "
              "'run'");
+  for (guint i = 0; grad_output_files && i < grad_output_files->len; i++) {
+    GError *load_error = NULL;
+    RtTensor *g = rt_npy_load(g_ptr_array_index(grad_output_files, i), &load_error);
+    if (!g) {
+      error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "--grad-output %u: %s", i + 1,
+                          load_error->message);
+      g_error_free(load_error);
+      goto out;
+    }
+    g_ptr_array_add(grad_outputs, g);
+  }
 
   session = exec_session_new();
   session->optimize = !no_optimize;
   session->fuse = !no_fuse;
-  ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
-  for (guint i = 0; grad_output_files && i < grad_output_files->len; i++) {
-    RtTensor *g = rt_npy_load(g_ptr_array_index(grad_output_files, i), &error);
-    if (!g) {
-      GError *wrapped = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "--grad-output %u: %s",
-                                    i + 1, error->message);
-      g_error_free(error);
-      error = wrapped;
-      goto fail;
-    }
-    g_ptr_array_add(grad_outputs, g);
-  }
-  run = app_program_run(executor, inputs, grad_output_files ? (RtTensor **)grad_outputs->pdata : NULL,
+  ExecExecutor *executor = exec_executor_new(session, program.graph, "main", EXEC_PLAN_FORWARD);
+  run = app_program_run(executor, program.inputs,
+                        grad_output_files ? (RtTensor **)grad_outputs->pdata : NULL,
                         grad_outputs->len, &error);
   if (!run) {
-    if (error->domain != JITSCOPE_CLI_ERROR) {
-      GError *wrapped = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_LOCATED,
-                                    "%s: error: running the graph failed: %s", path,
-                                    error->message);
-      g_error_free(error);
-      error = wrapped;
-    }
-    goto fail;
+    cli_program_locate_run_error(&program, &error);
+    goto out;
   }
-
   if (json)
-    json_out_print(app_run_result_to_json(run->result, inputs));
+    json_out_print(app_run_result_to_json(run->result, program.inputs));
   else
-    app_run_result_print_text(run->result, inputs, stdout);
-  status = CLI_EXIT_OK;
-  goto out;
+    app_run_result_print_text(run->result, program.inputs, stdout);
 
-fail:
-  cli_report_error(error);
-  g_error_free(error);
 out:
   app_program_run_free(run);
   g_ptr_array_free(grad_outputs, TRUE);
   exec_session_free(session);
-  app_inputs_free(inputs);
+  cli_program_clear(&program);
   if (grad_output_files)
     g_ptr_array_unref(grad_output_files);
-  if (graph)
-    ir_graph_free(graph);
   if (specs)
     g_ptr_array_unref(specs);
-  g_ptr_array_unref(positional);
-  return status;
+  return cli_program_finish(CLI_EXIT_OK, error);
 }
