@@ -1,12 +1,15 @@
 /* Fuser benchmark (CPU): the corpus LSTM cell, forward + backward through ExecExecutor with
- * the fuser on and off, ms per iteration (median); and the fused pointwise kernel of the cell
- * alone, its achieved bandwidth (bytes read + written per run / time) against a measured
- * memcpy bandwidth. Usage: fuser_bench [--quick]. */
+ * the fuser on (C backend "cpu-c"; interpreting loop "cpu", the compiler turned off with
+ * JITSCOPE_CC=none) and off, ms per iteration (median); and fused kernels alone on both
+ * backends (the cell's pointwise part, transcendental-heavy, and a*b+c, memory-bound), their
+ * achieved bandwidth (bytes read + written per run / time) against a measured memcpy
+ * bandwidth. Usage: fuser_bench [--quick]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/executor.h"
+#include "fuser/cpu_compile.h"
 #include "fuser/fuser.h"
 #include "ir/text.h"
 
@@ -105,9 +108,28 @@ static const char cell_pointwise[] =
     "  %hy : Float(*, *) = aten::mul(%o, %tc)\n"
     "  return (%hy, %cy)\n";
 
-/* The fused kernel alone: median ms and GB/s. */
-static void bench_kernel(int64_t B, int64_t H, int iters, double *ms_out, double *gbs_out) {
-  IrGraph *g = ir_graph_parse(cell_pointwise, strlen(cell_pointwise), "cell.ir", NULL);
+static const char axpy_pointwise[] =
+    "graph(%gates : Float(*, *),\n      %cx : Float(*, *)):\n"
+    "  %one : int = prim::Constant[value=1]()\n"
+    "  %a : Float(*, *), %b : Float(*, *), %c : Float(*, *), %d : Float(*, *) = "
+    "prim::ConstantChunk[chunks=4, dim=1](%gates)\n"
+    "  %ab : Float(*, *) = aten::mul(%a, %cx)\n"
+    "  %r : Float(*, *) = aten::add(%ab, %b, %one)\n"
+    "  return (%r)\n";
+
+/* Selects the C backend or the evaluator for what runs next. */
+static void use_compiler(bool on) {
+  if (on)
+    g_unsetenv("JITSCOPE_CC");
+  else
+    g_setenv("JITSCOPE_CC", "none", TRUE);
+  cpu_compile_reset_compiler();
+}
+
+/* A fused kernel alone: median ms and GB/s. */
+static void bench_kernel(const char *text, double pieces_read, int64_t B, int64_t H, int iters,
+                         double *ms_out, double *gbs_out) {
+  IrGraph *g = ir_graph_parse(text, strlen(text), "kernel.ir", NULL);
   pass_fuse_graph(g);
   IrNode *group = NULL;
   IR_FOR_EACH_NODE(n, g->block) {
@@ -134,9 +156,8 @@ static void bench_kernel(int64_t B, int64_t H, int iters, double *ms_out, double
     }
     if (it >= 0)
       ms[it] = now_ms() - start;
-    bytes = 0;
-    for (guint i = 0; i < 2; i++)
-      bytes += (double)rt_tensor_numel(in[i].u.tensor) * 4;
+    /* The gates' chunk pieces that are read (of 4), cx, the outputs. */
+    bytes = (double)(B * H) * 4 * (pieces_read + 1);
     for (guint i = 0; i < n_out; i++) {
       bytes += (double)rt_tensor_numel(out[i].u.tensor) * 4;
       rt_value_unref(out[i]);
@@ -176,22 +197,45 @@ int main(int argc, char **argv) {
   int iters = quick ? 5 : 21;
   IrGraph *graph = load_lstm();
   struct { int64_t B, H; } sizes[] = {{64, 512}, {1024, 1024}};
+  bool have_cc = cpu_compile_compiler(NULL) != NULL;
   double copy = memcpy_gbs(quick ? 3 : 9);
-  printf("LSTM cell forward+backward, float32, CPU (median of %d)\n", iters);
-  printf("%-14s %12s %12s %8s %12s %12s %10s\n", "batch x hidden", "fused ms", "unfused ms",
-         "speedup", "kernel ms", "kernel GB/s", "of memcpy");
+  printf("LSTM cell forward+backward, float32, CPU (median of %d)%s\n", iters,
+         have_cc ? "" : "; no C compiler: the C backend column is the evaluator");
+  printf("%-14s %12s %12s %12s %10s %10s\n", "batch x hidden", "fused C ms", "fused eval ms",
+         "unfused ms", "C speedup", "eval spdup");
   for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
     int n = quick && sizes[i].B > 64 ? 3 : iters;
+    use_compiler(true);
     double fused = bench_cell(graph, sizes[i].B, sizes[i].H, true, n);
+    use_compiler(false);
+    double evaluated = bench_cell(graph, sizes[i].B, sizes[i].H, true, n);
+    use_compiler(true);
     double plain = bench_cell(graph, sizes[i].B, sizes[i].H, false, n);
-    double kms, kgbs;
-    bench_kernel(sizes[i].B, sizes[i].H, n, &kms, &kgbs);
     char label[32];
     g_snprintf(label, sizeof label, "%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT, sizes[i].B, sizes[i].H);
-    printf("%-14s %12.3f %12.3f %7.2fx %12.3f %12.2f %9.0f%%\n", label, fused, plain, plain / fused,
-           kms, kgbs, 100.0 * kgbs / copy);
+    printf("%-14s %12.3f %12.3f %12.3f %9.2fx %9.2fx\n", label, fused, evaluated, plain,
+           plain / fused, plain / evaluated);
   }
-  printf("memcpy: %.2f GB/s (read + write, 256 MiB)\n", copy);
+  struct { const char *name, *text; double pieces; } kernels[] = {
+      {"lstm cell fwd", cell_pointwise, 4}, {"a*b+c", axpy_pointwise, 2}};
+  printf("\nFused kernels alone (bytes read + written / median time)\n");
+  printf("%-14s %-14s %-8s %10s %10s %10s\n", "batch x hidden", "kernel", "backend", "ms", "GB/s",
+         "of memcpy");
+  for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    int n = quick && sizes[i].B > 64 ? 3 : iters * 5;
+    char label[32];
+    g_snprintf(label, sizeof label, "%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT, sizes[i].B, sizes[i].H);
+    for (guint k = 0; k < G_N_ELEMENTS(kernels); k++)
+      for (int b = 0; b < 2; b++) {
+        use_compiler(b == 0);
+        double kms, kgbs;
+        bench_kernel(kernels[k].text, kernels[k].pieces, sizes[i].B, sizes[i].H, n, &kms, &kgbs);
+        printf("%-14s %-14s %-8s %10.3f %10.2f %9.0f%%\n", label, kernels[k].name,
+               b == 0 ? "cpu-c" : "cpu", kms, kgbs, 100.0 * kgbs / copy);
+      }
+  }
+  use_compiler(true);
+  printf("memcpy: %.2f GB/s (read + write, 256 MiB, one thread)\n", copy);
   ir_graph_free(graph);
   return 0;
 }
