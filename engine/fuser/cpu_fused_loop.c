@@ -2,7 +2,9 @@
  * The Subgraph is compiled once into a flat program of slots (loads of inputs and chunk
  * pieces, constants, one slot per pointwise node evaluating its ops.def expression AST);
  * the loop walks the map in blocks of PW_BLOCK elements, evaluates every slot column-wise in
- * double (rounding to the node's dtype after each node) and stores only the group outputs.
+ * double (rounding to the node's dtype after each node), or in float with the float math
+ * functions when every load, node and store is float32 or bool (as the generated kernels
+ * compute float32 groups), and stores only the group outputs.
  * Two threads split the elements when the map is large. */
 #include <math.h>
 #include <string.h>
@@ -217,6 +219,7 @@ static void *program_create(const IrNode *group, GError **error) {
 
 typedef struct {
   const CpuProgram *prog;
+  bool single; /* computes in float */
   int ndim;
   int64_t sizes[RT_MAX_DIMS];
   int n_loads, n_stores;
@@ -337,6 +340,112 @@ static void run_range(const Loop *L, int64_t start, int64_t end) {
   g_free(buf);
 }
 
+/* run_range in float: every load, node and store is float32 or bool. */
+static void run_range_f(const Loop *L, int64_t start, int64_t end) {
+  const CpuProgram *prog = L->prog;
+  guint n_slots = prog->slots->len;
+  float *buf = g_new(float, (gsize)n_slots * PW_BLOCK);
+  int *stride = g_new0(int, n_slots);
+  const Slot *slots = (const Slot *)prog->slots->data;
+  for (guint s = 0; s < n_slots; s++)
+    if (slots[s].kind == SLOT_CONST)
+      buf[(gsize)s * PW_BLOCK] = (float)slots[s].value;
+  const float *args[PW_MAX_ARGS];
+  int arg_strides[PW_MAX_ARGS];
+  int nd = L->ndim;
+  for (int64_t idx = start; idx < end;) {
+    int64_t counter[RT_MAX_DIMS], rest = idx;
+    for (int d = nd - 1; d >= 0; d--) {
+      counter[d] = rest % L->sizes[d];
+      rest /= L->sizes[d];
+    }
+    int64_t n = MIN(MIN(L->sizes[nd - 1] - counter[nd - 1], end - idx), PW_BLOCK);
+    for (int k = 0; k < L->n_loads; k++) {
+      int64_t off = 0;
+      for (int d = 0; d < nd; d++)
+        off += counter[d] * L->load_strides[k][d];
+      size_t es = rt_dtype_size(L->load_dtype[k]);
+      const char *p = L->load_base[k] + off * (int64_t)es;
+      int64_t is = L->load_strides[k][nd - 1];
+      float *dst = buf + (gsize)L->load_slot[k] * PW_BLOCK;
+      stride[L->load_slot[k]] = is != 0;
+      if (is == 0)
+        dst[0] = (float)load_one(p, L->load_dtype[k]);
+      else if (is == 1 && L->load_dtype[k] == IR_DTYPE_FLOAT32)
+        memcpy(dst, p, sizeof(float) * (size_t)n);
+      else
+        for (int64_t i = 0; i < n; i++)
+          dst[i] = (float)load_one(p + i * is * (int64_t)es, L->load_dtype[k]);
+    }
+    for (guint s = 0; s < n_slots; s++) {
+      const Slot *sl = &slots[s];
+      if (sl->kind != SLOT_NODE)
+        continue;
+      int na = pw_expr_n_args(sl->expr), any = 0;
+      for (int a = 0; a < na; a++) {
+        args[a] = buf + (gsize)sl->args[a] * PW_BLOCK;
+        arg_strides[a] = stride[sl->args[a]];
+        any |= arg_strides[a];
+      }
+      int m = any ? (int)n : 1;
+      float *out = buf + (gsize)s * PW_BLOCK;
+      pw_expr_eval_block_f(sl->expr, args, arg_strides, out, m);
+      if (sl->dtype == IR_DTYPE_BOOL)
+        for (int i = 0; i < m; i++)
+          out[i] = out[i] != 0;
+      stride[s] = any ? 1 : 0;
+    }
+    for (int k = 0; k < L->n_stores; k++) {
+      int64_t off = 0;
+      for (int d = 0; d < nd; d++)
+        off += counter[d] * L->store_strides[k][d];
+      size_t es = rt_dtype_size(L->store_dtype[k]);
+      char *p = L->store_base[k] + off * (int64_t)es;
+      int64_t os = L->store_strides[k][nd - 1];
+      const float *src = buf + (gsize)L->store_slot[k] * PW_BLOCK;
+      int ss = stride[L->store_slot[k]];
+      if (L->store_dtype[k] == IR_DTYPE_FLOAT32 && os == 1) {
+        float *f = (float *)p;
+        for (int64_t i = 0; i < n; i++)
+          f[i] = src[i * ss];
+      } else {
+        for (int64_t i = 0; i < n; i++)
+          rt_store_element(p + i * os * (int64_t)es, L->store_dtype[k], src[i * ss]);
+      }
+    }
+    idx += n;
+  }
+  g_free(stride);
+  g_free(buf);
+}
+
+/* Can the loop compute in float? Every load, node and store float32 or bool, one float32. */
+static bool loop_is_single(const Loop *L) {
+  bool any_float = false;
+  for (int k = 0; k < L->n_loads; k++) {
+    if (L->load_dtype[k] != IR_DTYPE_FLOAT32 && L->load_dtype[k] != IR_DTYPE_BOOL)
+      return false;
+    any_float |= L->load_dtype[k] == IR_DTYPE_FLOAT32;
+  }
+  for (int k = 0; k < L->n_stores; k++)
+    if (L->store_dtype[k] != IR_DTYPE_FLOAT32 && L->store_dtype[k] != IR_DTYPE_BOOL)
+      return false;
+  const Slot *slots = (const Slot *)L->prog->slots->data;
+  for (guint s = 0; s < L->prog->slots->len; s++)
+    if (slots[s].kind == SLOT_NODE &&
+        (!slots[s].has_dtype ||
+         (slots[s].dtype != IR_DTYPE_FLOAT32 && slots[s].dtype != IR_DTYPE_BOOL)))
+      return false;
+  return any_float;
+}
+
+static void run_loop(const Loop *L, int64_t start, int64_t end) {
+  if (L->single)
+    run_range_f(L, start, end);
+  else
+    run_range(L, start, end);
+}
+
 typedef struct {
   const Loop *loop;
   int64_t start, end;
@@ -344,7 +453,7 @@ typedef struct {
 
 static gpointer range_thread(gpointer p) {
   Range *r = p;
-  run_range(r->loop, r->start, r->end);
+  run_loop(r->loop, r->start, r->end);
   return NULL;
 }
 
@@ -534,15 +643,16 @@ static bool program_run(const CpuProgram *prog, RtValue *inputs, guint n_inputs,
     }
     L->ndim = nd;
     memcpy(L->sizes, sz, sizeof(int64_t) * (size_t)nd);
+    L->single = loop_is_single(L);
     /* Outputs smaller than the map take repeated writes: one thread then. */
     if (numel >= PARALLEL_MIN_NUMEL && full_outputs) {
       int64_t half = numel / 2;
       Range r = {L, half, numel};
       GThread *th = g_thread_new("fused-loop", range_thread, &r);
-      run_range(L, 0, half);
+      run_loop(L, 0, half);
       g_thread_join(th);
     } else {
-      run_range(L, 0, numel);
+      run_loop(L, 0, numel);
     }
   }
   if (!ok)

@@ -50,18 +50,17 @@ typedef struct {
   const char *name;
   double (*fn1)(double);
   double (*fn2)(double, double);
+  float (*fn1f)(float);
+  float (*fn2f)(float, float);
 } PwFunction;
 
+#define F1(name) {#name, name, NULL, name##f, NULL}
+#define F2(name) {#name, NULL, name, NULL, name##f}
 static const PwFunction functions[] = {
-    {"fabs", fabs, NULL},   {"exp", exp, NULL},     {"expm1", expm1, NULL},
-    {"log", log, NULL},     {"log10", log10, NULL}, {"log1p", log1p, NULL},
-    {"log2", log2, NULL},   {"sqrt", sqrt, NULL},   {"erf", erf, NULL},
-    {"erfc", erfc, NULL},   {"sin", sin, NULL},     {"cos", cos, NULL},
-    {"tan", tan, NULL},     {"asin", asin, NULL},   {"acos", acos, NULL},
-    {"atan", atan, NULL},   {"sinh", sinh, NULL},   {"cosh", cosh, NULL},
-    {"tanh", tanh, NULL},   {"ceil", ceil, NULL},   {"floor", floor, NULL},
-    {"nearbyint", nearbyint, NULL}, {"trunc", trunc, NULL}, {"lgamma", lgamma, NULL},
-    {"atan2", NULL, atan2}, {"pow", NULL, pow},     {"fmod", NULL, fmod},
+    F1(fabs), F1(exp),   F1(expm1), F1(log),       F1(log10), F1(log1p),  F1(log2),
+    F1(sqrt), F1(erf),   F1(erfc),  F1(sin),       F1(cos),   F1(tan),    F1(asin),
+    F1(acos), F1(atan),  F1(sinh),  F1(cosh),      F1(tanh),  F1(ceil),   F1(floor),
+    F1(nearbyint),       F1(trunc), F1(lgamma),    F2(atan2), F2(pow),    F2(fmod),
 };
 
 static PwExpr *parse_cond(Parser *ps);
@@ -117,6 +116,8 @@ static PwExpr *parse_primary(Parser *ps) {
     PwExpr *e = node_new(f->fn1 ? PW_CALL1 : PW_CALL2);
     e->fn1 = f->fn1;
     e->fn2 = f->fn2;
+    e->fn1f = f->fn1f;
+    e->fn2f = f->fn2f;
     e->a = parse_cond(ps);
     if (f->fn2) {
       if (!accept(ps, ","))
@@ -300,6 +301,50 @@ void pw_expr_eval_block(const PwExpr *e, const double *const *args, const int *s
   }
   case PW_CALL1: LOOP(e->fn1(a[i])); break;
   case PW_CALL2: LOOP(e->fn2(a[i], b[i])); break;
+  case PW_ARG:
+  case PW_NUM: break;
+  }
+}
+
+void pw_expr_eval_block_f(const PwExpr *e, const float *const *args, const int *strides,
+                          float *out, int n) {
+  if (e->op == PW_ARG) {
+    const float *src = args[e->arg];
+    if (strides[e->arg] == 0)
+      LOOP(src[0]);
+    else
+      memcpy(out, src, sizeof(float) * (size_t)n);
+    return;
+  }
+  if (e->op == PW_NUM) {
+    LOOP((float)e->num);
+    return;
+  }
+  float a[PW_BLOCK], b[PW_BLOCK];
+  pw_expr_eval_block_f(e->a, args, strides, a, n);
+  if (e->b && e->op != PW_COND)
+    pw_expr_eval_block_f(e->b, args, strides, b, n);
+  switch (e->op) {
+  case PW_NEG: LOOP(-a[i]); break;
+  case PW_ADD: LOOP(a[i] + b[i]); break;
+  case PW_SUB: LOOP(a[i] - b[i]); break;
+  case PW_MUL: LOOP(a[i] * b[i]); break;
+  case PW_DIV: LOOP(a[i] / b[i]); break;
+  case PW_LT: LOOP(a[i] < b[i]); break;
+  case PW_LE: LOOP(a[i] <= b[i]); break;
+  case PW_GT: LOOP(a[i] > b[i]); break;
+  case PW_GE: LOOP(a[i] >= b[i]); break;
+  case PW_EQ: LOOP(a[i] == b[i]); break;
+  case PW_NE: LOOP(a[i] != b[i]); break;
+  case PW_COND: {
+    float c[PW_BLOCK];
+    pw_expr_eval_block_f(e->b, args, strides, b, n);
+    pw_expr_eval_block_f(e->c, args, strides, c, n);
+    LOOP(a[i] != 0 ? b[i] : c[i]);
+    break;
+  }
+  case PW_CALL1: LOOP(e->fn1f(a[i])); break;
+  case PW_CALL2: LOOP(e->fn2f(a[i], b[i])); break;
   case PW_ARG:
   case PW_NUM: break;
   }

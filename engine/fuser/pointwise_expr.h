@@ -1,7 +1,8 @@
 /* The ops.def `pointwise` expressions as data: parsed once into an AST (%N arguments,
  * numbers, + - * /, unary -, < <= > >= == !=, ?:, parentheses, calls of C math functions)
- * and evaluated over blocks of elements in double precision. The single source of the
- * scalar semantics of fused ops on the CPU. */
+ * and evaluated over blocks of elements in double precision, or in float with the float
+ * math functions (expf, tanhf, ...) for float32 groups, as the generated kernels compute.
+ * The single source of the scalar semantics of fused ops on the CPU. */
 #ifndef JITSCOPE_FUSER_POINTWISE_EXPR_H
 #define JITSCOPE_FUSER_POINTWISE_EXPR_H
 
@@ -22,6 +23,8 @@ typedef struct PwExpr {
   double num;                    /* PW_NUM */
   double (*fn1)(double);         /* PW_CALL1 */
   double (*fn2)(double, double); /* PW_CALL2 */
+  float (*fn1f)(float);          /* PW_CALL1, float variant */
+  float (*fn2f)(float, float);   /* PW_CALL2, float variant */
   struct PwExpr *a, *b, *c;
 } PwExpr;
 
@@ -36,5 +39,9 @@ double pw_expr_eval(const PwExpr *e, const double *args);
 /* n <= PW_BLOCK elements: argument k reads args[k][i * strides[k]] (stride 0: a scalar). */
 void pw_expr_eval_block(const PwExpr *e, const double *const *args, const int *strides,
                         double *out, int n);
+
+/* The same in float: numbers rounded to float, float math functions. */
+void pw_expr_eval_block_f(const PwExpr *e, const float *const *args, const int *strides,
+                          float *out, int n);
 
 #endif
