@@ -7,13 +7,18 @@
 
 #include "exec/gradient_node.h"
 #include "runtime/autograd.h"
+#include "runtime/code.h"
 
 typedef struct {
   AdGradient *gradient;
+  RtCode *f_code;  /* compiled once per formula: the tape runs them on every call */
+  RtCode *df_code;
 } TapeFormula;
 
 static void tape_formula_free(gpointer p) {
   TapeFormula *formula = p;
+  rt_code_free(formula->f_code);
+  rt_code_free(formula->df_code);
   ad_gradient_free(formula->gradient);
   g_free(formula);
 }
@@ -87,6 +92,13 @@ static const TapeFormula *formula_for(ExecPlan *plan, const IrNode *node, RtValu
   formula = g_new0(TapeFormula, 1);
   formula->gradient = ad_differentiate(one_node_graph(node, inputs, n_inputs));
   pass_lower_grad_of(formula->gradient->df);
+  /* Formulas are our own well-formed graphs: failing to compile one is a bug. */
+  GError *error = NULL;
+  formula->f_code = rt_code_compile(formula->gradient->f, &error);
+  formula->df_code = formula->f_code ? rt_code_compile(formula->gradient->df, &error) : NULL;
+  if (!formula->df_code)
+    g_error("eager tape: the gradient formula of %s does not compile: %s",
+            ir_kind_name(node->kind), error->message);
   g_hash_table_insert(plan->tape_formulas, key, formula);
   return formula;
 }
@@ -96,7 +108,12 @@ static const TapeFormula *formula_for(ExecPlan *plan, const IrNode *node, RtValu
 static bool run_df_interpreted(void *ctx, RtValue *stack, guint n, RtValue **results,
                                guint *n_results, GError **error) {
   const TapeFormula *formula = ctx;
-  return rt_interpret(formula->gradient->df, NULL, stack, n, results, n_results, error);
+  *n_results = rt_code_n_outputs(formula->df_code);
+  *results = g_new0(RtValue, *n_results);
+  if (rt_code_run(formula->df_code, NULL, stack, n, *results, error))
+    return true;
+  g_clear_pointer(results, g_free);
+  return false;
 }
 
 bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
@@ -129,8 +146,12 @@ bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guin
   bool any_temporary = false;
   for (guint i = 0; i < gradient->df_input_captured_outputs->len; i++)
     any_temporary |= index_at(gradient->df_input_captured_outputs, i) >= n_outputs;
-  if (any_temporary &&
-      !rt_interpret(gradient->f, NULL, f_inputs, n_f_inputs, &results, &n_results, error)) {
+  if (any_temporary) {
+    n_results = rt_code_n_outputs(formula->f_code);
+    results = g_new0(RtValue, n_results);
+  }
+  if (any_temporary && !rt_code_run(formula->f_code, NULL, f_inputs, n_f_inputs, results, error)) {
+    g_free(results);
     for (guint i = 0; i < n_f_inputs; i++)
       rt_value_unref(f_inputs[i]);
     g_free(f_inputs);
