@@ -53,6 +53,10 @@ ExecSession *exec_session_new(void) {
   session->optimize = true;
   session->fuse = true;
   session->grad_enabled = true;
+#ifndef NDEBUG
+  /* Debug builds (meson's default b_ndebug=false) verify the graph after every stage. */
+  session->verify = true;
+#endif
   session->plans = g_ptr_array_new();
   session->executors = g_ptr_array_new();
   return session;

@@ -61,7 +61,7 @@ struct ExecSession {
   bool optimize;     /* false: the fallback plan (specialization and required passes only) */
   bool fuse;         /* the fuser's switch */
   bool grad_enabled; /* grad mode for forward runs */
-  bool verify;       /* run the verifier after every stage (tests, debug builds) */
+  bool verify;       /* run the verifier after every stage (on by default unless NDEBUG) */
   bool record_inputs; /* keep each plan's latest inputs in ExecPlan.last_inputs */
   GPtrArray *plans;     /* every plan compiled, in compile order (owned by their executors) */
   GPtrArray *executors; /* owned */

@@ -158,9 +158,75 @@ static void test_stages_recorded_in_pipeline_order(void) {
   ir_graph_free(graph);
 }
 
+/* Two sessions compiling and running the same program on two threads at once produce the
+ * same stage records and results as one session alone: nothing in a plan is global. */
+typedef struct {
+  const IrGraph *graph;
+  GPtrArray *stage_texts; /* every stage's IR of every plan, in order */
+  double output_sum;
+} ConcurrentRun;
+
+static gpointer run_session(gpointer data) {
+  ConcurrentRun *r = data;
+  r->stage_texts = g_ptr_array_new_with_free_func(g_free);
+  for (guint round = 0; round < 20; round++) {
+    ExecSession *session = exec_session_new();
+    ExecExecutor *executor = exec_executor_new(session, r->graph, "main", EXEC_PLAN_FORWARD);
+    RtTensor *in[3];
+    for (guint k = 0; k < 3; k++)
+      in[k] = leaf(4, k == 0 ? 1 : 3, k);
+    RtValue args[3] = {rt_tensor(in[0]), rt_tensor(in[1]), rt_tensor(in[2])};
+    RtValue *outs = NULL;
+    guint n_outs = 0;
+    g_assert_true(exec_executor_run(executor, args, 3, &outs, &n_outs, NULL));
+    RtTensor *grads[3] = {0};
+    g_assert_true(exec_session_backward(session, &outs[0].u.tensor, NULL, 1, in, 3, grads, NULL));
+    if (round == 0)
+      for (guint p = 0; p < session->plans->len; p++) {
+        ExecPlan *plan = g_ptr_array_index(session->plans, p);
+        for (guint s = 0; s < plan->stages->len; s++)
+          g_ptr_array_add(r->stage_texts,
+                          g_strdup(((ExecStage *)g_ptr_array_index(plan->stages, s))->ir));
+      }
+    r->output_sum = 0;
+    for (int64_t e = 0; e < rt_tensor_numel(outs[0].u.tensor); e++)
+      r->output_sum += rt_tensor_get(outs[0].u.tensor, e);
+    for (guint k = 0; k < 3; k++) {
+      rt_tensor_unref(grads[k]);
+      rt_value_unref(args[k]);
+    }
+    rt_value_unref(outs[0]);
+    g_free(outs);
+    exec_session_free(session);
+  }
+  return NULL;
+}
+
+static void test_sessions_compile_concurrently(void) {
+  IrGraph *graph = parse(broadcast_cell);
+  ConcurrentRun alone = {.graph = graph}, a = {.graph = graph}, b = {.graph = graph};
+  run_session(&alone);
+  GThread *ta = g_thread_new("session-a", run_session, &a);
+  GThread *tb = g_thread_new("session-b", run_session, &b);
+  g_thread_join(ta);
+  g_thread_join(tb);
+  g_assert_cmpuint(alone.stage_texts->len, >, 0);
+  for (ConcurrentRun *r = &a; r; r = r == &a ? &b : NULL) {
+    g_assert_cmpuint(r->stage_texts->len, ==, alone.stage_texts->len);
+    for (guint i = 0; i < alone.stage_texts->len; i++)
+      g_assert_cmpstr(g_ptr_array_index(r->stage_texts, i), ==,
+                      g_ptr_array_index(alone.stage_texts, i));
+    g_assert_cmpfloat(r->output_sum, ==, alone.output_sum);
+    g_ptr_array_free(r->stage_texts, TRUE);
+  }
+  g_ptr_array_free(alone.stage_texts, TRUE);
+  ir_graph_free(graph);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/exec/grad_sum_to_size_elimination", test_grad_sum_to_size_elimination);
   g_test_add_func("/exec/stages_in_order", test_stages_recorded_in_pipeline_order);
+  g_test_add_func("/exec/sessions_compile_concurrently", test_sessions_compile_concurrently);
   return g_test_run();
 }
