@@ -1,6 +1,7 @@
 /* IR -> DOT for the canvas (contract in graphviz_dot.h). */
 #include "graphviz_dot.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ir/text.h"
@@ -36,6 +37,7 @@ typedef struct {
   bool proxy_inputs; /* large graph: widely used graph inputs get a copy per use */
   guint next_none;
   guint next_cluster;
+  GHashTable *declared; /* ids declared so far, when only edges between them are wanted */
 } Dot;
 
 static void append_escaped(GString *out, const char *text) {
@@ -182,6 +184,8 @@ static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const 
     const IrValue *v = g_ptr_array_index(inputs, i);
     if (is_none_constant(v)) {
       char *id = g_strdup_printf("%snone%u", prefix, dot->next_none++);
+      if (dot->declared)
+        g_hash_table_add(dot->declared, g_strdup(id));
       g_string_append_printf(dot->out,
                              "  %s [shape=diamond, label=\"None\", fontsize=8, style=filled, "
                              "fillcolor=\"%s\", color=\"%s\", fontcolor=\"%s\"];\n",
@@ -201,6 +205,8 @@ static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const 
       char buf[32];
       g_free(src);
       src = g_strdup_printf("%snone%u", prefix, dot->next_none++);
+      if (dot->declared)
+        g_hash_table_add(dot->declared, g_strdup(src));
       g_string_append_printf(dot->out,
                              "  %s [shape=ellipse, label=\"%%%s\", fontsize=8, style=\"dashed,filled\", "
                              "fillcolor=\"%s\", color=\"%s\", fontcolor=\"%s\"];\n",
@@ -248,6 +254,8 @@ static void emit_decl(Dot *dot, const char *id, const char *shape, const char *l
     pen = p->changed_pen;
     dot->stats.changed++;
   }
+  if (dot->declared)
+    g_hash_table_add(dot->declared, g_strdup(id));
   g_string_append_printf(dot->out,
                          "  %s [shape=%s, style=\"rounded,filled\", fillcolor=\"%s\", "
                          "color=\"%s\", fontcolor=\"%s\"%s%s, label=\"",
@@ -258,6 +266,7 @@ static void emit_decl(Dot *dot, const char *id, const char *shape, const char *l
 }
 
 static void emit_block(Dot *dot, const char *prefix, const IrBlock *block);
+static void emit_inside(Dot *dot, const char *prefix, const char *id, const IrNode *node);
 
 static void open_cluster(Dot *dot, const char *label, const char *bg) {
   g_string_append_printf(dot->out,
@@ -312,18 +321,48 @@ static void emit_node(Dot *dot, const char *prefix, const IrNode *node) {
   append_inlined_constants(label, node);
   const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
   bool has_body = sub && sub->kind == IR_ATTR_G;
-  bool collapsed = has_body && is_collapsed(dot, id);
+  bool owner = has_body || node->blocks->len > 0;
+  bool collapsed = owner && is_collapsed(dot, id);
+  /* Laid out on its own (app_graphviz_dot_cluster) and drawn into this node's box. */
+  const char *separate = owner && !collapsed && dot->opt->separate
+                             ? g_hash_table_lookup(dot->opt->separate, id)
+                             : NULL;
   if (collapsed) {
-    g_string_append_printf(label, "\n(%u nodes folded)", count_block(sub->v.g->block));
+    guint inner = has_body ? count_block(sub->v.g->block) : 0;
+    for (guint b = 0; b < node->blocks->len; b++)
+      inner += count_block(g_ptr_array_index(node->blocks, b));
+    if (has_body)
+      g_string_append_printf(label, "\n(%u nodes folded)", inner);
+    else
+      g_string_append_printf(label, "\n(%u block%s, %u nodes folded)", node->blocks->len,
+                             node->blocks->len == 1 ? "" : "s", inner);
     dot->stats.collapsed++;
   }
   append_outputs(label, node->outputs);
   int state = diff_state(dot, prefix, node);
+  char *extra = NULL;
+  if (separate) {
+    double w = 0, h = 0;
+    sscanf(separate, "%lf,%lf", &w, &h);
+    char wb[G_ASCII_DTOSTR_BUF_SIZE], hb[G_ASCII_DTOSTR_BUF_SIZE];
+    /* the label on top, the body's layout below it (labelloc=t), sizes in inches */
+    extra = g_strdup_printf(", peripheries=2, fixedsize=true, labelloc=t, width=%s, height=%s",
+                            g_ascii_formatd(wb, sizeof wb, "%.3f", w / 72.0),
+                            g_ascii_formatd(hb, sizeof hb, "%.3f",
+                                            (h + 14.0 * (1 + node->outputs->len)) / 72.0));
+  }
   emit_decl(dot, id, "box", label->str, state, dot->pal->fill,
-            has_body ? ", peripheries=2" : NULL);
+            extra ? extra : owner ? ", peripheries=2" : NULL);
+  g_free(extra);
   g_string_free(label, TRUE);
   emit_edges(dot, prefix, id, node->inputs);
+  if (!collapsed && !separate)
+    emit_inside(dot, prefix, id, node);
+  g_free(id);
+}
 
+/* An owner's blocks and subgraph body as clusters. */
+static void emit_inside(Dot *dot, const char *prefix, const char *id, const IrNode *node) {
   for (guint b = 0; b < node->blocks->len; b++) {
     const IrBlock *block = g_ptr_array_index(node->blocks, b);
     char *title;
@@ -354,9 +393,9 @@ static void emit_node(Dot *dot, const char *prefix, const IrNode *node) {
     g_string_append(dot->out, "}\n");
     g_free(in_id);
   }
-  if (has_body && !collapsed)
+  const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
+  if (sub && sub->kind == IR_ATTR_G)
     emit_subgraph(dot, id, node, sub->v.g);
-  g_free(id);
 }
 
 /* The nodes of a block and its return ("r" for the top block of a graph, "<owner>_b<k>o"). */
@@ -406,35 +445,69 @@ static void collect_lines(GHashTable *lines, const char *prefix, const IrBlock *
   }
 }
 
-char *app_graphviz_dot(const IrGraph *graph, const AppDotOptions *options, AppDotStats *stats) {
+static void dot_begin(Dot *dot, const AppDotOptions *options, guint total) {
   static const AppDotOptions defaults = {0};
   if (!options)
     options = &defaults;
-  Dot dot = {.opt = options, .pal = options->dark ? &dark : &light};
-  dot.out = g_string_new(NULL);
-  dot.edges = g_string_new(NULL);
-  dot.current = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  *dot = (Dot){.opt = options, .pal = options->dark ? &dark : &light};
+  dot->out = g_string_new(NULL);
+  dot->edges = g_string_new(NULL);
+  dot->current = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   if (options->previous) {
-    dot.previous = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    collect_lines(dot.previous, "", options->previous->block);
+    dot->previous = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    collect_lines(dot->previous, "", options->previous->block);
   }
-  guint total = app_graphviz_count_nodes(graph);
   guint above = options->collapse_above ? options->collapse_above : DEFAULT_COLLAPSE_ABOVE;
-  dot.proxy_inputs = total > FAST_LAYOUT_ABOVE;
-  dot.collapse_default = options->collapse == APP_DOT_COLLAPSE_ALL ||
-                         (options->collapse == APP_DOT_COLLAPSE_AUTO && total > above);
+  dot->proxy_inputs = total > FAST_LAYOUT_ABOVE;
+  dot->collapse_default = options->collapse == APP_DOT_COLLAPSE_ALL ||
+                          (options->collapse == APP_DOT_COLLAPSE_AUTO && total > above);
 
-  g_string_append_printf(dot.out,
+  g_string_append_printf(dot->out,
                          "digraph G {\n  graph [rankdir=TB, ranksep=0.3, nodesep=0.25, "
                          "fontname=\"Sans\", bgcolor=\"transparent\"");
   if (total > FASTER_LAYOUT_ABOVE)
-    g_string_append(dot.out, ", nslimit=0.2, nslimit1=0.2, mclimit=0.1, splines=line, "
-                             "searchsize=10, remincross=false");
+    g_string_append(dot->out, ", nslimit=0.2, nslimit1=0.2, mclimit=0.1, splines=line, "
+                              "searchsize=10, remincross=false");
   else if (total > FAST_LAYOUT_ABOVE)
-    g_string_append(dot.out, ", nslimit=0.5, nslimit1=0.5, mclimit=0.3, splines=line");
-  g_string_append(dot.out, "];\n  node [fontname=\"Sans\", fontsize=10, height=0.3];\n"
-                           "  edge [arrowsize=0.6];\n");
+    g_string_append(dot->out, ", nslimit=0.5, nslimit1=0.5, mclimit=0.3, splines=line");
+  g_string_append(dot->out, "];\n  node [fontname=\"Sans\", fontsize=10, height=0.3];\n"
+                            "  edge [arrowsize=0.6];\n");
+}
 
+/* Appends the edges (only those from a declared node when `declared` is set) and closes. */
+static char *dot_end(Dot *dot, AppDotStats *stats) {
+  if (dot->declared) {
+    char **lines = g_strsplit(dot->edges->str, "\n", -1);
+    for (guint i = 0; lines[i]; i++) {
+      char *src = g_strstrip(g_strndup(lines[i], strcspn(lines[i], "-")));
+      if (*src && g_hash_table_contains(dot->declared, src))
+        g_string_append_printf(dot->out, "%s\n", lines[i]);
+      g_free(src);
+    }
+    g_strfreev(lines);
+    g_hash_table_destroy(dot->declared);
+  } else {
+    g_string_append(dot->out, dot->edges->str);
+  }
+  g_string_append(dot->out, "}\n");
+  if (dot->previous) {
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, dot->previous);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+      dot->stats.removed += !g_hash_table_contains(dot->current, key);
+    g_hash_table_destroy(dot->previous);
+  }
+  g_hash_table_destroy(dot->current);
+  g_string_free(dot->edges, TRUE);
+  if (stats)
+    *stats = dot->stats;
+  return g_string_free(dot->out, FALSE);
+}
+
+char *app_graphviz_dot(const IrGraph *graph, const AppDotOptions *options, AppDotStats *stats) {
+  Dot dot;
+  dot_begin(&dot, options, app_graphviz_count_nodes(graph));
   GPtrArray *inputs = graph->block->param->outputs;
   for (guint i = 0; i < inputs->len; i++) {
     const IrValue *v = g_ptr_array_index(inputs, i);
@@ -448,22 +521,27 @@ char *app_graphviz_dot(const IrGraph *graph, const AppDotOptions *options, AppDo
     g_free(id);
   }
   emit_block(&dot, "", graph->block);
-  g_string_append(dot.out, dot.edges->str);
-  g_string_append(dot.out, "}\n");
+  return dot_end(&dot, stats);
+}
 
-  if (dot.previous) {
-    GHashTableIter it;
-    gpointer key;
-    g_hash_table_iter_init(&it, dot.previous);
-    while (g_hash_table_iter_next(&it, &key, NULL))
-      dot.stats.removed += !g_hash_table_contains(dot.current, key);
-    g_hash_table_destroy(dot.previous);
-  }
-  g_hash_table_destroy(dot.current);
-  g_string_free(dot.edges, TRUE);
-  if (stats)
-    *stats = dot.stats;
-  return g_string_free(dot.out, FALSE);
+char *app_graphviz_dot_cluster(const IrGraph *graph, const char *owner_id,
+                               const AppDotOptions *options, AppDotStats *stats) {
+  const IrNode *node = app_graphviz_dot_find_node(graph, owner_id);
+  const IrAttr *sub = node ? ir_node_attr(node, IR_ATTR_SUBGRAPH) : NULL;
+  bool has_body = sub && sub->kind == IR_ATTR_G;
+  if (!node || (!has_body && node->blocks->len == 0))
+    return NULL;
+  guint total = has_body ? count_block(sub->v.g->block) : 0;
+  for (guint b = 0; b < node->blocks->len; b++)
+    total += count_block(g_ptr_array_index(node->blocks, b));
+  Dot dot;
+  dot_begin(&dot, options, total);
+  dot.declared = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  const char *cut = strrchr(owner_id, '_');
+  char *prefix = g_strndup(owner_id, cut ? (gsize)(cut - owner_id + 1) : 0);
+  emit_inside(&dot, prefix, owner_id, node);
+  g_free(prefix);
+  return dot_end(&dot, stats);
 }
 
 /* ---- ids back to nodes ---- */

@@ -10,8 +10,15 @@
  *   grey "None" diamond next to its user. Values of type `int[]?` are drawn with bold purple
  *   edges labelled "int[]?".
  * - Blocks of GradOf/If/Loop are clusters labelled "GradOf aten::mul", "If then",
- *   "Loop body"; DifferentiableGraph/FusionGroup bodies are clusters too, or one folded node
- *   when collapsed (by default when the graph has more than collapse_above nodes).
+ *   "Loop body"; DifferentiableGraph/FusionGroup bodies are clusters too. Collapsed, an owner
+ *   (a node with blocks or a body) is one summary node, "(N nodes folded)": by default every
+ *   owner when the graph has more than collapse_above nodes, so a large graph's layout holds
+ *   only its top level.
+ * - Lay out only what is shown: an expanded owner listed in `separate` is drawn as a box of
+ *   the given size (its label on top) and its blocks/body are left out; the caller lays out
+ *   app_graphviz_dot_cluster (the owner's inside alone, same ids) on its own and draws it
+ *   into that box with app_scene_compose. Each layout stays small, and an unchanged cluster
+ *   keeps its cached layout when another part of the graph changes.
  * - With `previous` set, nodes whose origin is new are drawn as added (green), nodes whose
  *   own line changed as changed (orange), relative to the node of the same origin there.
  * - Above 300 nodes the layout is told to save time (nslimit, mclimit, splines=line), and
@@ -35,6 +42,8 @@ typedef struct {
   guint collapse_above;     /* node count for APP_DOT_COLLAPSE_AUTO; 0 = 150 */
   GHashTable *toggled;      /* ids (char*) of owner nodes whose default is inverted; may be NULL */
   bool dark;                /* colours for a dark background */
+  GHashTable *separate;     /* owner id (char*) -> "W,H": the size in points of its own layout
+                               (app_graphviz_dot_cluster); may be NULL */
 } AppDotOptions;
 
 typedef struct {
@@ -47,6 +56,12 @@ typedef struct {
 
 /* DOT text; stats may be NULL. */
 char *app_graphviz_dot(const IrGraph *graph, const AppDotOptions *options, AppDotStats *stats);
+
+/* The inside of one owner node (its blocks as clusters, or its body as a cluster), with the
+ * ids app_graphviz_dot gives them, and only the edges between them; NULL when `owner_id`
+ * names no owner. `options->separate` and `collapse` apply inside as well. */
+char *app_graphviz_dot_cluster(const IrGraph *graph, const char *owner_id,
+                               const AppDotOptions *options, AppDotStats *stats);
 
 /* The node an id of the DOT names (NULL for inputs, returns, block ends and unknown ids). */
 const IrNode *app_graphviz_dot_find_node(const IrGraph *graph, const char *id);

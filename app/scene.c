@@ -60,7 +60,22 @@ void app_scene_unref(AppScene *scene) {
   g_array_unref(scene->shapes);
   g_array_unref(scene->objects);
   g_hash_table_destroy(scene->by_id);
+  g_free(scene->note);
   g_free((SceneImpl *)scene);
+}
+
+gsize app_scene_memory(const AppScene *scene) {
+  gsize bytes = sizeof(SceneImpl) + scene->shapes->len * sizeof(AppShape) +
+                scene->objects->len * (sizeof(AppObject) + 64);
+  for (guint i = 0; i < scene->shapes->len; i++) {
+    const AppShape *s = &g_array_index(scene->shapes, AppShape, i);
+    bytes += s->n_points * 2 * sizeof(double) + (s->text ? strlen(s->text) + 1 : 0);
+  }
+  for (guint i = 0; i < scene->objects->len; i++) {
+    const AppObject *o = &g_array_index(scene->objects, AppObject, i);
+    bytes += strlen(o->id) + 1 + (o->label ? strlen(o->label) + 1 : 0);
+  }
+  return bytes;
 }
 
 const AppObject *app_scene_object(const AppScene *scene, guint index) {
@@ -388,6 +403,73 @@ int app_scene_add_ops(AppScene *scene, int object, AppObjectKind kind, const cha
   g_array_append_vals(scene->shapes, shapes->data, shapes->len);
   g_array_unref(shapes);
   return object;
+}
+
+static AppShape shape_copy(const AppShape *s, double scale, double dx, double dy, guint object) {
+  AppShape c = *s;
+  c.object = object;
+  c.points = g_new(double, 2 * s->n_points);
+  for (guint i = 0; i < s->n_points; i++) {
+    bool radius = s->kind == APP_SHAPE_ELLIPSE && i == 1;
+    c.points[2 * i] = s->points[2 * i] * scale + (radius ? 0 : dx);
+    c.points[2 * i + 1] = s->points[2 * i + 1] * scale + (radius ? 0 : dy);
+  }
+  c.bounds = (AppRect){s->bounds.x0 * scale + dx, s->bounds.y0 * scale + dy,
+                       s->bounds.x1 * scale + dx, s->bounds.y1 * scale + dy};
+  c.text = g_strdup(s->text);
+  c.font = g_strdup(s->font);
+  c.font_size = s->font_size * scale;
+  c.text_width = s->text_width * scale;
+  c.line_width = s->line_width * scale;
+  return c;
+}
+
+/* Appends `from`'s objects (all but its graph object) scaled and moved. */
+static void append_objects(AppScene *to, const AppScene *from, double scale, double dx, double dy,
+                           bool skip_graph) {
+  for (guint i = 0; i < from->objects->len; i++) {
+    const AppObject *o = app_scene_object(from, i);
+    if (skip_graph && o->kind == APP_OBJECT_GRAPH)
+      continue;
+    AppObject c = {.kind = o->kind, .id = g_strdup(o->id), .label = g_strdup(o->label),
+                   .first_shape = to->shapes->len, .n_shapes = o->n_shapes,
+                   .bounds = {o->bounds.x0 * scale + dx, o->bounds.y0 * scale + dy,
+                              o->bounds.x1 * scale + dx, o->bounds.y1 * scale + dy}};
+    guint index = to->objects->len;
+    for (guint k = 0; k < o->n_shapes; k++) {
+      AppShape shape = shape_copy(app_scene_shape(from, o->first_shape + k), scale, dx, dy, index);
+      g_array_append_val(to->shapes, shape);
+    }
+    g_array_append_val(to->objects, c);
+    if (!g_hash_table_contains(to->by_id, o->id))
+      g_hash_table_insert(to->by_id, g_strdup(o->id), GUINT_TO_POINTER(index + 1));
+  }
+}
+
+AppScene *app_scene_compose(const AppScene *outer, const char *node_id, const AppScene *inner) {
+  int at = app_scene_find(outer, node_id);
+  if (at < 0)
+    return NULL;
+  const SceneImpl *impl = (const SceneImpl *)outer;
+  char *bb = g_strdup_printf("%.17g,%.17g,%.17g,%.17g", impl->bb.llx, impl->bb.lly, impl->bb.urx,
+                             impl->bb.ury);
+  AppScene *scene = app_scene_new(bb, NULL);
+  g_free(bb);
+  scene->quality = MAX(outer->quality, inner->quality);
+  scene->note = g_strdup(outer->note ? outer->note : inner->note);
+  append_objects(scene, outer, 1, 0, 0, false);
+  const AppRect box = app_scene_object(outer, (guint)at)->bounds;
+  double bw = box.x1 - box.x0 - 8, bh = box.y1 - box.y0 - 8;
+  double scale = 1;
+  if (inner->width > 0 && inner->height > 0)
+    scale = MIN(1.0, MIN(bw / inner->width, bh / inner->height));
+  if (scale <= 0)
+    scale = 1;
+  /* centred across, at the bottom of the box: its label is on top (labelloc=t) */
+  double dx = box.x0 + (box.x1 - box.x0 - inner->width * scale) / 2;
+  double dy = box.y1 - 4 - inner->height * scale;
+  append_objects(scene, inner, scale, dx, dy, true);
+  return scene;
 }
 
 static bool contains(const AppRect *r, double x, double y) {

@@ -33,6 +33,11 @@ typedef enum {
 
 typedef enum { APP_OBJECT_GRAPH, APP_OBJECT_CLUSTER, APP_OBJECT_NODE, APP_OBJECT_EDGE } AppObjectKind;
 
+/* How a scene was laid out, best first: Graphviz dot with the DOT's own settings; dot with
+ * cheap settings (nslimit, mclimit, searchsize, splines=line, newrank); our own layered
+ * layout (layout_coarse.h: ranks, a few barycentre sweeps, straight edges, in milliseconds). */
+typedef enum { APP_SCENE_FULL, APP_SCENE_FAST, APP_SCENE_COARSE } AppSceneQuality;
+
 typedef struct {
   AppShapeKind kind;
   bool filled;
@@ -64,6 +69,8 @@ typedef struct {
   GArray *shapes;  /* of AppShape */
   GArray *objects; /* of AppObject */
   GHashTable *by_id; /* id -> object index + 1 (GUINT_TO_POINTER) */
+  AppSceneQuality quality; /* APP_SCENE_FULL unless the layout service says otherwise */
+  char *note;        /* why the scene is not a full layout ("Graphviz took longer than ..."), or NULL */
 } AppScene;
 
 /* A scene for a graph whose bounding box is `bb` ("llx,lly,urx,ury" in points). */
@@ -76,6 +83,15 @@ void app_scene_unref(AppScene *scene);
  * Several attributes of one object: call again with `object` >= 0 to append to it. */
 int app_scene_add_ops(AppScene *scene, int object, AppObjectKind kind, const char *id,
                       const char *label, const char *ops, GError **error);
+
+/* Approximate bytes the scene holds (for cache limits). */
+gsize app_scene_memory(const AppScene *scene);
+
+/* A new scene: `outer` with `inner`'s objects (its graph object aside) drawn inside the box
+ * of `outer`'s node `node_id`, centred across and at the bottom (the node's label is on
+ * top), scaled down only if it does not fit. Inner objects keep their ids (app_scene_find
+ * finds outer objects first). NULL when `outer` has no such object. */
+AppScene *app_scene_compose(const AppScene *outer, const char *node_id, const AppScene *inner);
 
 /* Topmost node object whose bounds contain (x, y) in scene units, or -1. */
 int app_scene_hit_node(const AppScene *scene, double x, double y);

@@ -196,6 +196,57 @@ static void test_large_graph_options(void) {
   g_string_free(text, TRUE);
 }
 
+/* Above collapse_above nodes, If/Loop/GradOf blocks fold into summary nodes by default; an
+ * owner's inside alone has only the edges between its own nodes; `separate` draws the owner
+ * as a fixed-size box without its inside. */
+static void test_blocks_fold_and_cluster_alone(void) {
+  IrGraph *g = parse(blocks_text);
+  AppDotStats stats;
+  AppDotOptions small = {.collapse_above = 2};
+  char *dot = app_graphviz_dot(g, &small, &stats);
+  g_assert_cmpuint(stats.collapsed, ==, 2);
+  g_assert_cmpuint(count(dot, "subgraph cluster_"), ==, 0);
+  g_assert_nonnull(strstr(dot, "(2 blocks, 1 nodes folded)"));
+  g_assert_nonnull(strstr(dot, "(1 block, 1 nodes folded)"));
+  g_assert_null(strstr(dot, "aten::neg"));
+  g_free(dot);
+  dot = app_graphviz_dot(g, NULL, &stats); /* small graph: expanded */
+  g_assert_cmpuint(stats.collapsed, ==, 0);
+  g_assert_nonnull(strstr(dot, "aten::neg"));
+  g_free(dot);
+
+  const IrNode *if_node = NULL;
+  IR_FOR_EACH_NODE(node, g->block) {
+    if (node->kind == IR_PRIM_IF)
+      if_node = node;
+  }
+  char *id = g_strdup_printf("n%" G_GUINT64_FORMAT, if_node->origin);
+  char *inside = app_graphviz_dot_cluster(g, id, NULL, NULL);
+  g_assert_nonnull(inside);
+  g_assert_cmpuint(count(inside, "subgraph cluster_"), ==, 2);
+  g_assert_nonnull(strstr(inside, "aten::neg"));
+  g_assert_null(strstr(inside, "prim::If")); /* the owner itself is not inside */
+  g_assert_null(strstr(inside, " i0 ->"));    /* nor edges from outside */
+  char *block_edge = g_strdup_printf("%s_b0i ->", id);
+  g_assert_null(strstr(inside, block_edge));  /* the block input has no uses inside */
+  g_free(block_edge);
+  g_free(inside);
+  g_assert_null(app_graphviz_dot_cluster(g, "i0", NULL, NULL));
+  g_assert_null(app_graphviz_dot_cluster(g, "n999999", NULL, NULL));
+
+  GHashTable *separate = g_hash_table_new(g_str_hash, g_str_equal);
+  g_hash_table_insert(separate, id, (gpointer) "144,72");
+  AppDotOptions options = {.separate = separate};
+  dot = app_graphviz_dot(g, &options, &stats);
+  g_assert_nonnull(strstr(dot, "fixedsize=true, labelloc=t, width=2.000"));
+  g_assert_cmpuint(count(dot, "subgraph cluster_"), ==, 1); /* the GradOf only */
+  g_assert_null(strstr(dot, "aten::neg"));
+  g_free(dot);
+  g_hash_table_destroy(separate);
+  g_free(id);
+  ir_graph_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/graphviz-dot/constants-inlined", test_constants_inlined);
@@ -204,5 +255,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/graphviz-dot/blocks-none-and-optional", test_blocks_none_and_optional);
   g_test_add_func("/graphviz-dot/subgraph-cluster-and-folding", test_subgraph_cluster_and_folding);
   g_test_add_func("/graphviz-dot/large-graph-options", test_large_graph_options);
+  g_test_add_func("/graphviz-dot/blocks-fold-and-cluster-alone", test_blocks_fold_and_cluster_alone);
   return g_test_run();
 }
