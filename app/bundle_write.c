@@ -6,7 +6,7 @@
 #include "bundle_fs.h"
 #include "bundle_report.h"
 #include "cli.h"
-#include "graph_dot.h"
+#include "graphviz_dot.h"
 #include "ir/text.h"
 #include "ir/verify.h"
 #include "json_out.h"
@@ -217,7 +217,7 @@ static bool write_stage_picture(AppBundleWriter *w, const AppBundleModel *m,
     return true;
   }
   g_clear_error(&local);
-  char *dot = app_graph_to_dot(graph);
+  char *dot = app_graphviz_dot(graph, &(AppDotOptions){.collapse = APP_DOT_EXPAND_ALL}, NULL);
   sf->dot = g_strdup_printf("%s.dot", base);
   bool ok = app_bundle_writer_put(w, sf->dot, dot, strlen(dot), error);
   g_free(dot);

@@ -4,7 +4,7 @@
 
 #include "cli.h"
 #include "cli_args.h"
-#include "graph_dot.h"
+#include "graphviz_dot.h"
 #include "graph_file.h"
 #include "graph_json.h"
 #include "ir/text.h"
@@ -73,7 +73,7 @@ int cmd_print_main(int argc, char **argv) {
     fputs(text, stdout);
     g_free(text);
   } else if (strcmp(kind, "dot") == 0) {
-    char *text = app_graph_to_dot(graph);
+    char *text = app_graphviz_dot(graph, &(AppDotOptions){.collapse = APP_DOT_EXPAND_ALL}, NULL);
     fputs(text, stdout);
     g_free(text);
   } else {
