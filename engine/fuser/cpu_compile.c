@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,28 +70,56 @@ void cpu_compile_reset_compiler(void) {
   g_mutex_unlock(&lock);
 }
 
+static void remove_folder(const char *folder) {
+  GDir *dir = g_dir_open(folder, 0, NULL);
+  const char *name;
+  while (dir && (name = g_dir_read_name(dir))) {
+    char *path = g_build_filename(folder, name, NULL);
+    g_unlink(path);
+    g_free(path);
+  }
+  if (dir)
+    g_dir_close(dir);
+  g_rmdir(folder);
+}
+
 static void remove_cache_dir(void) {
   g_mutex_lock(&lock);
-  if (cache_dir) {
-    GDir *dir = g_dir_open(cache_dir, 0, NULL);
-    const char *name;
-    while (dir && (name = g_dir_read_name(dir))) {
-      char *path = g_build_filename(cache_dir, name, NULL);
-      g_unlink(path);
-      g_free(path);
-    }
-    if (dir)
-      g_dir_close(dir);
-    g_rmdir(cache_dir);
-  }
+  if (cache_dir)
+    remove_folder(cache_dir);
   g_mutex_unlock(&lock);
+}
+
+/* Folders "jitscope-cc-<pid>-*" of processes that died without their atexit (a crash, a
+ * kill) are removed by the next process that makes one. */
+static void remove_stale_dirs(void) {
+  GDir *tmp = g_dir_open(g_get_tmp_dir(), 0, NULL);
+  const char *name;
+  while (tmp && (name = g_dir_read_name(tmp))) {
+    if (!g_str_has_prefix(name, "jitscope-cc-"))
+      continue;
+    char *end = NULL;
+    gint64 pid = g_ascii_strtoll(name + strlen("jitscope-cc-"), &end, 10);
+    if (pid <= 0 || end == NULL || *end != '-' || pid == (gint64)getpid())
+      continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue; /* alive, or not ours to judge */
+    char *path = g_build_filename(g_get_tmp_dir(), name, NULL);
+    remove_folder(path);
+    g_free(path);
+  }
+  if (tmp)
+    g_dir_close(tmp);
 }
 
 /* Call with lock held. */
 static const char *cache_dir_locked(GError **error) {
   if (!cache_dir && !cache_dir_failed) {
     GError *local = NULL;
-    cache_dir = g_dir_make_tmp("jitscope-cc-XXXXXX", &local);
+    remove_stale_dirs();
+    char *pattern = g_strdup_printf("jitscope-cc-%d-XXXXXX", (int)getpid());
+    cache_dir = g_dir_make_tmp(pattern, &local);
+    g_free(pattern);
     if (cache_dir)
       atexit(remove_cache_dir);
     else {

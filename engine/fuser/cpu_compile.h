@@ -9,10 +9,10 @@
  *   -lmvec -lm (libmvec's vector math). When the first compilation with libmvec fails, it is
  *   repeated with -DJITSCOPE_NO_MVEC and without -lmvec, and later ones go without. No
  *   -ffast-math: NaN and Inf behave as in libm.
- * - The cache: one folder per process under g_get_tmp_dir() ("jitscope-cc-XXXXXX") holding
+ * - The cache: one folder per process under g_get_tmp_dir() ("jitscope-cc-<pid>-XXXXXX") holding
  *   <sha256 of source>.c, .so and .log; entries are keyed by the source's hash and live until
  *   exit (a failed compilation too, with its log, so it is not retried); the folder is removed
- *   at exit. Thread-safe. */
+ *   at exit, and folders of dead processes when a new one is made. Thread-safe. */
 #ifndef JITSCOPE_FUSER_CPU_COMPILE_H
 #define JITSCOPE_FUSER_CPU_COMPILE_H
 
