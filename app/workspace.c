@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fuser/fuser.h"
 #include "graph_inputs.h"
 #include "ir/text.h"
 #include "ir/verify.h"
@@ -56,7 +57,23 @@ static void stage_free(AppWorkspaceStage *stage) {
   g_free(stage);
 }
 
+static void group_free(AppWorkspaceGroup *group) {
+  g_free(group->name);
+  g_free(group);
+}
+
+static void record_free(AppWorkspaceFuserRecord *record) {
+  g_free(record->group_name);
+  g_free(record->backend);
+  g_free(record->fallback_reason);
+  g_free(record);
+}
+
 static void plan_free(AppWorkspacePlan *plan) {
+  g_ptr_array_unref(plan->fusion_groups);
+  g_ptr_array_unref(plan->fuser_records);
+  g_free(plan->fuser_summary);
+  app_workspace_values_free(plan->last_inputs);
   g_free(plan->graph_name);
   g_free(plan->spec_text);
   g_free(plan->title);
@@ -253,6 +270,62 @@ static char *plan_title(const ExecPlan *plan) {
                          plan->graph_name, plan->spec_text);
 }
 
+/* FusionGroups of a final graph in print order: top block and nested blocks, then inside
+ * each DifferentiableGraph's Subgraph (named "DifferentiableGraph_K/FusionGroup_N"). */
+static void find_groups(const AppWorkspacePlan *wp, const IrBlock *block, const char *prefix,
+                        guint *groups, guint *diffs) {
+  IR_FOR_EACH_NODE(n, block) {
+    if (n->kind == IR_PRIM_FUSION_GROUP) {
+      AppWorkspaceGroup *g = g_new0(AppWorkspaceGroup, 1);
+      g->name = g_strdup_printf("%sFusionGroup_%u", prefix, (*groups)++);
+      g->origin = n->origin;
+      g->first_stage = app_workspace_first_stage_with(wp, n->origin);
+      const IrGraph *kernel = ir_node_attr_g(n, IR_ATTR_SUBGRAPH);
+      g->n_nodes = kernel ? ir_graph_count_nodes(kernel) : 0;
+      g_ptr_array_add(wp->fusion_groups, g);
+    } else if (n->kind == IR_PRIM_DIFFERENTIABLE_GRAPH && ir_node_attr(n, IR_ATTR_SUBGRAPH)) {
+      char *inner = g_strdup_printf("%sDifferentiableGraph_%u/", prefix, (*diffs)++);
+      guint g = 0, d = 0;
+      find_groups(wp, ir_node_attr_g(n, IR_ATTR_SUBGRAPH)->block, inner, &g, &d);
+      g_free(inner);
+    }
+    for (guint b = 0; b < ir_n_blocks(n); b++)
+      find_groups(wp, ir_block(n, b), prefix, groups, diffs);
+  }
+}
+
+/* Per plan of the session, what the fuser ran and the plan's latest inputs; called once the
+ * run is over (a plan compiled by one spec may run again for a later one). */
+static void collect_run_state(ExecSession *session, GHashTable *plan_map) {
+  for (guint p = 0; p < session->plans->len; p++) {
+    ExecPlan *plan = g_ptr_array_index(session->plans, p);
+    AppWorkspacePlan *wp = g_hash_table_lookup(plan_map, plan);
+    if (!wp)
+      continue;
+    wp->last_inputs = app_workspace_values_copy(plan->last_inputs);
+    g_free(wp->fuser_summary);
+    wp->fuser_summary = fuser_plan_records_describe(plan);
+    GHashTable *records = fuser_plan_records(plan);
+    if (!records)
+      continue;
+    GHashTableIter iter;
+    gpointer key, value;
+    g_hash_table_iter_init(&iter, records);
+    while (g_hash_table_iter_next(&iter, &key, &value)) {
+      const IrNode *group = key;
+      const FuserGroupRecord *r = value;
+      AppWorkspaceFuserRecord *copy = g_new0(AppWorkspaceFuserRecord, 1);
+      copy->origin = group->origin;
+      copy->group_name = g_strdup(r->group_name);
+      copy->backend = g_strdup(r->backend);
+      copy->fallback_reason = g_strdup(r->fallback_reason);
+      copy->runs = r->runs;
+      copy->last_ms = r->last_ms;
+      g_ptr_array_add(wp->fuser_records, copy);
+    }
+  }
+}
+
 /* Converts the session's plans from `from` on into workspace plans (appended to run->plans),
  * taking the captured graphs. */
 static void collect_plans(ExecSession *session, guint from, Capture *capture, AppWorkspaceRun *run,
@@ -266,6 +339,9 @@ static void collect_plans(ExecSession *session, guint from, Capture *capture, Ap
     wp->title = plan_title(plan);
     wp->stages = g_ptr_array_new_with_free_func((GDestroyNotify)stage_free);
     wp->diff_groups = g_ptr_array_new_with_free_func(g_free);
+    wp->fusion_groups = g_ptr_array_new_with_free_func((GDestroyNotify)group_free);
+    wp->fuser_records = g_ptr_array_new_with_free_func((GDestroyNotify)record_free);
+    wp->fuser_summary = g_strdup("");
     GPtrArray *graphs = g_hash_table_lookup(capture->graphs, plan);
     for (guint s = 0; s < plan->stages->len; s++) {
       ExecStage *es = g_ptr_array_index(plan->stages, s);
@@ -285,6 +361,12 @@ static void collect_plans(ExecSession *session, guint from, Capture *capture, Ap
         g_ptr_array_add(wp->diff_groups,
                         g_strdup(state ? state->name : ir_kind_name(node->kind)));
       }
+    }
+    if (wp->stages->len > 0) {
+      const AppWorkspaceStage *last = g_ptr_array_index(wp->stages, wp->stages->len - 1);
+      guint groups = 0, diffs = 0;
+      if (last->graph)
+        find_groups(wp, last->graph->block, "", &groups, &diffs);
     }
     g_hash_table_insert(plan_map, plan, wp);
     g_ptr_array_add(run->plans, wp);
@@ -438,7 +520,8 @@ static AppWorkspaceRun *execute(const IrGraph *graph, GPtrArray *specs, guint64 
                                            (GDestroyNotify)g_ptr_array_unref)};
   GHashTable *plan_map = g_hash_table_new(g_direct_hash, g_direct_equal);
   ExecSession *session = exec_session_new();
-  session->fuse = false;
+  session->fuse = true;
+  session->record_inputs = true;
   session->stage_hook = capture_stage;
   session->stage_hook_data = &capture;
   ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
@@ -462,6 +545,7 @@ static AppWorkspaceRun *execute(const IrGraph *graph, GPtrArray *specs, guint64 
     }
     run_spec(session, executor, graph, g_ptr_array_index(specs, i), seed, run, &capture, plan_map);
   }
+  collect_run_state(session, plan_map);
   exec_session_free(session);
   g_hash_table_destroy(plan_map);
   g_hash_table_destroy(capture.graphs);

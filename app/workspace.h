@@ -2,10 +2,13 @@
  * the parsed graph or the parse error with its location), the input specs (several lines of
  * `SPEC; SPEC; ...`, one seed) and the result of the last Run.
  *
- * A Run is one ExecSession with one executor for the program; per spec line a forward run
- * and, when an output takes part in autograd, a backward run seeded with ones. Every plan the
- * session compiles is kept with its stages; each stage keeps its IR text and a copy of the
- * graph carrying the nodes' origin ids (for stable drawing ids and change highlighting).
+ * A Run is one ExecSession with one executor for the program, the fuser on; per spec line a
+ * forward run and, when an output takes part in autograd, a backward run seeded with ones.
+ * Every plan the session compiles is kept with its stages; each stage keeps its IR text and a
+ * copy of the graph carrying the nodes' origin ids (for stable drawing ids and change
+ * highlighting). The session records inputs: each plan keeps the flattened inputs of its
+ * latest run, so that the inspector can re-run any stage's graph on them and show a node's
+ * values (workspace_node.c), and what the fuser ran for each FusionGroup.
  *
  * Runs happen on a worker thread (a GThread); progress and completion are delivered as idle
  * callbacks on the GMainContext given to app_workspace_run_async. The workspace may be freed
@@ -37,6 +40,24 @@ typedef struct {
   IrGraph *graph; /* copy of the graph after the stage, origins kept */
 } AppWorkspaceStage;
 
+/* What ran for one FusionGroup of a plan's final graph (fuser.h, FuserGroupRecord). */
+typedef struct {
+  guint64 origin;        /* the FusionGroup node's origin id */
+  char *group_name;      /* "FusionGroup_0" */
+  char *backend;         /* "cpu", "cuda", "interpreter" */
+  char *fallback_reason; /* NULL when a backend ran */
+  guint runs;
+  double last_ms;
+} AppWorkspaceFuserRecord;
+
+/* A FusionGroup of a plan's final graph. */
+typedef struct {
+  char *name;         /* "FusionGroup_0", "DifferentiableGraph_0/FusionGroup_1" */
+  guint64 origin;
+  int first_stage;    /* the first stage whose graph holds the group's origin, or -1 */
+  guint n_nodes;      /* nodes of its kernel graph */
+} AppWorkspaceGroup;
+
 typedef struct {
   ExecPlanKind kind;
   char *graph_name; /* "main", "main/DifferentiableGraph_0/backward" */
@@ -44,6 +65,11 @@ typedef struct {
   char *title;      /* what lists show: "forward main [Float(3, 10), ...]" */
   GPtrArray *stages;      /* of AppWorkspaceStage* */
   GPtrArray *diff_groups; /* of char*: "DifferentiableGraph_0"... in the final graph */
+  GPtrArray *fusion_groups;  /* of AppWorkspaceGroup*, print order, nested ones included */
+  GPtrArray *fuser_records;  /* of AppWorkspaceFuserRecord*: the groups that ran */
+  char *fuser_summary;       /* fuser_plan_records_describe; "" when no group ran */
+  GArray *last_inputs;       /* of RtValue (owned): flattened inputs of the plan's latest
+                                run, or NULL when the plan never ran */
 } AppWorkspacePlan;
 
 typedef struct {
@@ -123,5 +149,77 @@ void app_workspace_run_free(AppWorkspaceRun *run);
  * inputs (schema argument names, types, constants marked) and outputs (types, use counts),
  * blocks and source location. */
 char *app_workspace_describe_node(const IrNode *node, const char *id);
+
+/* ---- node inspection (workspace_node.c) ---- */
+
+/* What the inspector shows for a plan: its title and stage count, the spec whose run
+ * compiled it with outputs and gradients, what the fuser ran, a hint to click a node. */
+char *app_workspace_plan_summary(const AppWorkspaceRun *run, const AppWorkspacePlan *plan);
+
+/* Index of the first stage of `plan` whose graph (blocks and subgraphs included) holds a
+ * node with this origin, or -1. */
+int app_workspace_first_stage_with(const AppWorkspacePlan *plan, guint64 origin);
+/* The node's history through the plan's stages: the stage that created it (the first
+ * snapshot containing its origin), the stages that changed its line, the stage that removed
+ * it (or that it survives to the final graph). */
+char *app_workspace_origin_history(const AppWorkspacePlan *plan, guint64 origin);
+/* The node of `graph` with this origin (the first in print order, blocks and subgraphs
+ * included), or NULL. */
+const IrNode *app_workspace_find_origin(const IrGraph *graph, guint64 origin);
+
+/* The node of `copy` (an ir_graph_copy of `graph`) at the place `node` has in `graph`
+ * (same position in the same blocks and subgraphs), or NULL. */
+const IrNode *app_workspace_same_node(const IrGraph *copy, const IrGraph *graph,
+                                      const IrNode *node);
+
+/* A node's values after a run. Choice (documented in DESIGN's "clicking a node shows ... its
+ * values"): values are not kept during the run; instead the stage's graph is re-run on the
+ * plan's last_inputs by the interpreter, with a hook that catches the node's outputs (schema
+ * nodes and chunks through after_node; FusionGroup and DifferentiableGraph nodes, whose
+ * Subgraphs are interpreted here, when they finish). Thread-safe for distinct graphs: the
+ * caller passes its own copy of the stage graph (ir_graph_copy) and a node of that copy.
+ * Returns per output "%name: float32 [3, 20]
+    [first values...]"; NULL with *error when
+ * the plan never ran or the stage graph cannot run on those inputs (e.g. a backward plan's
+ * first stages with undefined gradients). */
+char *app_workspace_node_values(const IrGraph *graph, const IrNode *node, GArray *inputs,
+                                GError **error);
+/* Copies RtValues (references taken); NULL for NULL. */
+GArray *app_workspace_values_copy(const GArray *values);
+void app_workspace_values_free(GArray *values);
+
+/* What the CUDA side makes of a FusionGroup node: the generated source (cuda_codegen, for the
+ * layout a group has with contiguous inputs of the map size, as `jitscope kernels`), and when
+ * nvrtc loads its compilation (log, PTX size, time); otherwise why it was not compiled. */
+typedef struct {
+  char *kernel_name;   /* NULL when generation failed */
+  char *source;        /* NULL when generation failed */
+  char *codegen_error; /* why generation failed */
+  bool compiled_attempted;
+  bool compiled;
+  char *arch;
+  char *log;           /* nvrtc's log, or why nvrtc did not run */
+  gsize ptx_bytes;
+  double compile_ms;
+} AppWorkspaceKernel;
+/* `compile`: run nvrtc where it loads. Never fails: reasons are in the fields. */
+AppWorkspaceKernel *app_workspace_group_kernel(const IrNode *group, bool compile);
+void app_workspace_kernel_free(AppWorkspaceKernel *kernel);
+/* The fuser record of the group with this origin, or NULL (the group never ran). */
+const AppWorkspaceFuserRecord *app_workspace_fuser_record(const AppWorkspacePlan *plan,
+                                                          guint64 origin);
+
+/* ---- differences between plans (the compare view) ---- */
+
+/* A node's structural signature: its kind and attributes (its line's right-hand side up to
+ * the inputs) combined with its inputs' signatures (producer signature and output index;
+ * block inputs by position), so that names, value ids and types do not matter. `memo` maps
+ * const IrNode* to a heap guint64 (made with app_workspace_signature_memo_new). */
+GHashTable *app_workspace_signature_memo_new(void);
+guint64 app_workspace_node_signature(const IrNode *node, GHashTable *memo);
+/* Nodes of graphs[index] (blocks and subgraphs included) that are "not in every plan": whose
+ * signature occurs more often in graphs[index] than in some other non-NULL graph of the
+ * array. Returns a set of const IrNode*. */
+GHashTable *app_workspace_unshared_nodes(const IrGraph *const *graphs, guint n, guint index);
 
 #endif

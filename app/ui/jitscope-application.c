@@ -72,8 +72,13 @@ static void jitscope_application_startup(GApplication *app) {
     const char *accels[4];
   } accels[] = {
       {"win.open", {"<Control>o", NULL}},
+      {"win.paste", {"<Control><Shift>v", NULL}},
       {"win.run", {"<Control>r", "F5", NULL}},
+      {"win.add-spec", {"<Control><Shift>a", NULL}},
       {"win.export", {"<Control>e", NULL}},
+      {"win.export-graph", {"<Control><Shift>e", NULL}},
+      {"win.copy-ir", {"<Control><Shift>i", NULL}},
+      {"win.export-bundle", {"<Control><Shift>b", NULL}},
       {"win.search", {"<Control>f", NULL}},
       {"win.compare", {"<Control>k", NULL}},
       {"win.dark", {"<Control>d", NULL}},
@@ -82,6 +87,8 @@ static void jitscope_application_startup(GApplication *app) {
       {"win.zoom-out", {"<Control>minus", NULL}},
       {"win.next-stage", {"<Alt>Down", NULL}},
       {"win.prev-stage", {"<Alt>Up", NULL}},
+      {"win.next-changed", {"<Alt><Shift>Down", NULL}},
+      {"win.prev-changed", {"<Alt><Shift>Up", NULL}},
       {"win.next-plan", {"<Alt>Page_Down", NULL}},
       {"win.prev-plan", {"<Alt>Page_Up", NULL}},
       {"app.quit", {"<Control>q", NULL}},

@@ -1,5 +1,12 @@
-/* JitscopeCompareView: two or more plans side by side, one graph view each, stepped
- * together by stage name (a plan without the stage shows that it has none). */
+/* JitscopeCompareView: two or more plans together, one graph view each, stepped together by
+ * stage name (a plan without the stage says that it has none). Each view zooms and pans on
+ * its own; "fit all" fits every one. Nodes of one plan's stage that the others' same stage
+ * lack (by kind + inputs signature, app_workspace_unshared_nodes) get a magenta frame, and
+ * each header says how many. Wide graphs are stacked as rows, tall ones side by side
+ * (automatic; compare.toggle-orientation flips it).
+ *
+ * Actions (compare.*): next (n, Down), prev (p, Up), next-different (Shift+N: the next stage
+ * where the plans differ), fit-all (0... Ctrl+0 in the window), toggle-orientation (o). */
 #ifndef JITSCOPE_COMPARE_VIEW_H
 #define JITSCOPE_COMPARE_VIEW_H
 
@@ -16,16 +23,22 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(JitscopeCompareView, jitscope_compare_view, JITSCOPE, COMPARE_VIEW, GtkBox)
 
 /* `plans` (of AppWorkspacePlan*) and `layouts` are borrowed and must outlive the view's use
- * of them (call again with NULL plans before they go away). */
+ * of them (call again with NULL plans before they go away). `labels` (of char*, one per
+ * plan, may be NULL) name the columns ("Spec 2: Float(5, 1), ..."). */
 void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans,
-                                     AppLayoutService *layouts, gboolean dark);
+                                     GPtrArray *labels, AppLayoutService *layouts, gboolean dark);
 guint jitscope_compare_view_get_n_columns(JitscopeCompareView *self);
 guint jitscope_compare_view_get_n_steps(JitscopeCompareView *self);
 guint jitscope_compare_view_get_step(JitscopeCompareView *self);
 /* Shows step `index` (clamped) in every column. */
 void jitscope_compare_view_set_step(JitscopeCompareView *self, guint index);
+/* Shows the step with this stage name; FALSE when no plan has it. */
+gboolean jitscope_compare_view_set_stage_name(JitscopeCompareView *self, const char *name);
 const char *jitscope_compare_view_get_stage_name(JitscopeCompareView *self);
 JitscopeGraphView *jitscope_compare_view_get_column(JitscopeCompareView *self, guint index);
+/* Nodes of column `index`'s graph at this step that are not in every plan. */
+guint jitscope_compare_view_get_n_unshared(JitscopeCompareView *self, guint index);
+void jitscope_compare_view_fit_all(JitscopeCompareView *self);
 /* Layouts still outstanding. */
 gboolean jitscope_compare_view_is_busy(JitscopeCompareView *self);
 

@@ -11,6 +11,8 @@ struct _JitscopeGraphView {
   double zoom;      /* screen pixels per scene point */
   double ox, oy;    /* screen position of scene (0, 0) */
   gboolean needs_fit;
+  gboolean fitted;  /* the view is as fit made it: it fits again when resized */
+  int fit_w, fit_h;
   int selected;     /* object index or -1 */
   double drag_ox, drag_oy;
   /* The cached drawing and the state it was made for. */
@@ -19,6 +21,8 @@ struct _JitscopeGraphView {
   int cache_w, cache_h, cache_selected;
   AppScene *cache_scene;
   guint draw_count;
+  GHashTable *marked; /* DOT ids drawn with the "not in every plan" outline, or NULL */
+  guint cache_marked_serial, marked_serial;
 };
 
 G_DEFINE_FINAL_TYPE(JitscopeGraphView, jitscope_graph_view, GTK_TYPE_WIDGET)
@@ -131,6 +135,25 @@ static void draw_scene(JitscopeGraphView *self, cairo_t *cr, int w, int h) {
     for (guint k = 0; k < o->n_shapes; k++)
       draw_shape(cr, app_scene_shape(scene, o->first_shape + k), self->zoom);
   }
+  if (self->marked) {
+    /* Nodes the compare view found in this plan only: a thick magenta frame and a corner
+     * badge, drawn over the node so that they show at any zoom. */
+    for (guint i = 0; i < scene->objects->len; i++) {
+      const AppObject *o = app_scene_object(scene, i);
+      if (o->kind != APP_OBJECT_NODE || !g_hash_table_contains(self->marked, o->id) ||
+          !visible(&o->bounds, &view))
+        continue;
+      double pad = 4 / self->zoom + 2;
+      cairo_set_source_rgba(cr, 0.85, 0.0, 0.55, 0.95);
+      cairo_set_line_width(cr, MAX(3.5 / self->zoom, 1.5));
+      cairo_rectangle(cr, o->bounds.x0 - pad, o->bounds.y0 - pad, o->bounds.x1 - o->bounds.x0 + 2 * pad,
+                      o->bounds.y1 - o->bounds.y0 + 2 * pad);
+      cairo_stroke(cr);
+      double r = MAX(7 / self->zoom, 4);
+      cairo_arc(cr, o->bounds.x1 + pad, o->bounds.y0 - pad, r, 0, 2 * G_PI);
+      cairo_fill(cr);
+    }
+  }
   if (self->selected >= 0 && (guint)self->selected < scene->objects->len) {
     const AppObject *o = app_scene_object(scene, (guint)self->selected);
     cairo_set_source_rgba(cr, 0.21, 0.52, 0.89, 0.9);
@@ -149,6 +172,9 @@ static void fit_now(JitscopeGraphView *self, int w, int h) {
   self->ox = (w - sw * self->zoom) / 2;
   self->oy = (h - sh * self->zoom) / 2;
   self->needs_fit = FALSE;
+  self->fitted = TRUE;
+  self->fit_w = w;
+  self->fit_h = h;
 }
 
 static void jitscope_graph_view_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
@@ -172,12 +198,13 @@ static void jitscope_graph_view_snapshot(GtkWidget *widget, GtkSnapshot *snapsho
     }
     return;
   }
-  if (self->needs_fit)
+  if (self->needs_fit || (self->fitted && (w != self->fit_w || h != self->fit_h)))
     fit_now(self, w, h);
   bool reusable = self->cache && self->cache_scene == self->scene &&
                   self->cache_zoom == self->zoom && self->cache_ox == self->ox &&
                   self->cache_oy == self->oy && self->cache_w == w && self->cache_h == h &&
-                  self->cache_selected == self->selected;
+                  self->cache_selected == self->selected &&
+                  self->cache_marked_serial == self->marked_serial;
   if (!reusable) {
     g_clear_pointer(&self->cache, gsk_render_node_unref);
     GtkSnapshot *inner = gtk_snapshot_new();
@@ -192,6 +219,7 @@ static void jitscope_graph_view_snapshot(GtkWidget *widget, GtkSnapshot *snapsho
     self->cache_w = w;
     self->cache_h = h;
     self->cache_selected = self->selected;
+    self->cache_marked_serial = self->marked_serial;
     self->draw_count++;
   }
   if (self->cache)
@@ -204,6 +232,7 @@ static void zoom_about(JitscopeGraphView *self, double factor, double x, double 
   self->ox = x - (x - self->ox) * factor;
   self->oy = y - (y - self->oy) * factor;
   self->zoom = zoom;
+  self->fitted = FALSE;
   invalidate(self);
 }
 
@@ -234,6 +263,7 @@ static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, doubl
   } else {
     self->ox -= dx * 30;
     self->oy -= dy * 30;
+    self->fitted = FALSE;
     invalidate(self);
   }
   return TRUE;
@@ -249,6 +279,8 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, gpoint
   JitscopeGraphView *self = data;
   self->ox = self->drag_ox + dx;
   self->oy = self->drag_oy + dy;
+  if (dx != 0 || dy != 0)
+    self->fitted = FALSE;
   invalidate(self);
 }
 
@@ -269,8 +301,27 @@ static void jitscope_graph_view_dispose(GObject *object) {
   g_clear_pointer(&self->cache, gsk_render_node_unref);
   g_clear_pointer(&self->scene, app_scene_unref);
   g_clear_pointer(&self->message, g_free);
+  g_clear_pointer(&self->marked, g_hash_table_unref);
   gtk_widget_dispose_template(GTK_WIDGET(self), JITSCOPE_TYPE_GRAPH_VIEW);
   G_OBJECT_CLASS(jitscope_graph_view_parent_class)->dispose(object);
+}
+
+static void action_zoom(GtkWidget *widget, const char *name, GVariant *param) {
+  JitscopeGraphView *self = JITSCOPE_GRAPH_VIEW(widget);
+  if (g_str_equal(name, "canvas.fit"))
+    jitscope_graph_view_fit(self);
+  else
+    jitscope_graph_view_zoom(self, g_str_equal(name, "canvas.zoom-in") ? 1.25 : 0.8);
+}
+
+static void action_pan(GtkWidget *widget, const char *name, GVariant *param) {
+  JitscopeGraphView *self = JITSCOPE_GRAPH_VIEW(widget);
+  int dx = 0, dy = 0;
+  g_variant_get(param, "(ii)", &dx, &dy);
+  self->ox += dx * 60;
+  self->oy += dy * 60;
+  self->fitted = FALSE;
+  invalidate(self);
 }
 
 static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
@@ -283,6 +334,19 @@ static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
   signals[SIGNAL_NODE_ACTIVATED] =
       g_signal_new("node-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                    NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* Local to the focused canvas (each compare column zooms and pans on its own). */
+  gtk_widget_class_install_action(widget_class, "canvas.fit", NULL, action_zoom);
+  gtk_widget_class_install_action(widget_class, "canvas.zoom-in", NULL, action_zoom);
+  gtk_widget_class_install_action(widget_class, "canvas.zoom-out", NULL, action_zoom);
+  gtk_widget_class_install_action(widget_class, "canvas.pan", "(ii)", action_pan);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_0, 0, "canvas.fit", NULL);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_plus, 0, "canvas.zoom-in", NULL);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_equal, 0, "canvas.zoom-in", NULL);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_minus, 0, "canvas.zoom-out", NULL);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Left, GDK_SHIFT_MASK, "canvas.pan", "(ii)", 1, 0);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Right, GDK_SHIFT_MASK, "canvas.pan", "(ii)", -1, 0);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Up, GDK_SHIFT_MASK, "canvas.pan", "(ii)", 0, 1);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Down, GDK_SHIFT_MASK, "canvas.pan", "(ii)", 0, -1);
 }
 
 static void jitscope_graph_view_init(JitscopeGraphView *self) {
@@ -362,6 +426,7 @@ gboolean jitscope_graph_view_select(JitscopeGraphView *self, const char *id) {
   if (self->zoom < 0.8)
     self->zoom = 1.0;
   self->needs_fit = FALSE;
+  self->fitted = FALSE;
   self->ox = w / 2.0 - (o->bounds.x0 + o->bounds.x1) / 2 * self->zoom;
   self->oy = h / 2.0 - (o->bounds.y0 + o->bounds.y1) / 2 * self->zoom;
   invalidate(self);
@@ -394,3 +459,23 @@ guint jitscope_graph_view_search_next(JitscopeGraphView *self, const char *text)
 }
 
 guint jitscope_graph_view_get_draw_count(JitscopeGraphView *self) { return self->draw_count; }
+
+void jitscope_graph_view_set_marked(JitscopeGraphView *self, GHashTable *ids) {
+  g_clear_pointer(&self->marked, g_hash_table_unref);
+  if (ids)
+    self->marked = g_hash_table_ref(ids);
+  self->marked_serial++;
+  invalidate(self);
+}
+
+guint jitscope_graph_view_get_n_marked(JitscopeGraphView *self) {
+  if (!self->marked || !self->scene)
+    return 0;
+  guint n = 0;
+  for (guint i = 0; i < self->scene->objects->len; i++) {
+    const AppObject *o = app_scene_object(self->scene, i);
+    if (o->kind == APP_OBJECT_NODE && g_hash_table_contains(self->marked, o->id))
+      n++;
+  }
+  return n;
+}

@@ -1,7 +1,9 @@
 /* JitscopeGraphView: draws an AppScene (a laid-out graph) with cairo, as xdot.py does.
  * Ctrl+scroll zooms about the pointer, scroll and drag pan, a click selects the node under the
  * pointer ("node-activated" with its DOT id, "" when nothing), fit and zoom-to-node. The
- * drawing of one view state is kept as a render node and reused while nothing changes. */
+ * drawing of one view state is kept as a render node and reused while nothing changes.
+ * Actions (canvas.*, keys when the canvas has focus): fit (0), zoom-in (+ =), zoom-out (-),
+ * pan((ii)) (Shift+arrows). */
 #ifndef JITSCOPE_GRAPH_VIEW_H
 #define JITSCOPE_GRAPH_VIEW_H
 
@@ -33,6 +35,12 @@ const char *jitscope_graph_view_get_selected(JitscopeGraphView *self);
 /* Selects the next node (after the selected one) whose label contains `text`; returns the
  * number of matches. */
 guint jitscope_graph_view_search_next(JitscopeGraphView *self, const char *text);
+
+/* Node ids (a set of char*, referenced; NULL clears) drawn with a magenta frame and badge:
+ * the compare view's "not in every plan". */
+void jitscope_graph_view_set_marked(JitscopeGraphView *self, GHashTable *ids);
+/* Marked ids that name a node of the current scene. */
+guint jitscope_graph_view_get_n_marked(JitscopeGraphView *self);
 
 /* Number of times the drawing was recorded (the cached render node was not reusable). */
 guint jitscope_graph_view_get_draw_count(JitscopeGraphView *self);

@@ -4,35 +4,41 @@
 #include <string.h>
 
 #include "graphviz_dot.h"
-#include "ir/text.h"
 #include "jitscope-export.h"
+#include "jitscope-inputs-pane.h"
+#include "jitscope-program-pane.h"
+#include "jitscope-stage-list.h"
 #include "layout_service.h"
+
+#define SCHEMA_ID "io.github.jitscope.Jitscope"
 
 struct _JitscopeWindow {
   GtkApplicationWindow parent_instance;
   /* template children */
-  GtkTextView *program_view;
-  GtkLabel *program_error, *program_title, *run_status, *stage_title, *inspector;
-  GtkListBox *specs_list, *plans_list, *stages_list;
-  GtkSpinButton *seed_spin;
-  GtkProgressBar *run_progress;
-  GtkSpinner *run_spinner;
+  JitscopeProgramPane *program_pane;
+  JitscopeInputsPane *inputs_pane;
+  JitscopePlansTree *plans_tree;
+  JitscopeStageList *stage_list;
+  JitscopeInspector *inspector;
+  JitscopeGraphView *graph_view;
+  JitscopeCompareView *compare_view;
+  GtkLabel *stage_title, *banner, *legend_compare;
+  GtkWidget *legend;
   GtkSearchBar *search_bar;
   GtkSearchEntry *search_entry;
   GtkStack *view_stack;
-  JitscopeGraphView *graph_view;
-  JitscopeCompareView *compare_view;
+  GtkMenuButton *export_button;
+  GtkPaned *outer_paned, *side_paned, *middle_paned, *lists_paned, *canvas_paned;
   /* state */
   AppWorkspace *ws;
   AppLayoutService *layouts;
-  GPtrArray *plan_rows; /* GtkListBoxRow* per plan of the last run (borrowed) */
+  GSettings *settings;
   int plan, stage;
-  guint pending;        /* layout request of the shown stage */
-  guint parse_source;
-  gboolean filling;     /* lists are being refilled: ignore selection signals */
-  GHashTable *toggled;  /* owner ids whose folding the user flipped */
+  guint pending;         /* layout request of the shown stage */
+  guint64 select_origin; /* node to select once the stage's scene is shown (0: none) */
+  GHashTable *toggled;   /* owner ids whose folding the user flipped */
   gboolean fold_all, dark;
-  GtkTextTag *error_tag;
+  int exports;           /* exports in flight */
 };
 
 G_DEFINE_FINAL_TYPE(JitscopeWindow, jitscope_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -51,187 +57,100 @@ static const AppWorkspaceStage *current_stage(JitscopeWindow *self) {
   return g_ptr_array_index(plan->stages, self->stage);
 }
 
-static void remove_all_rows(GtkListBox *list) {
-  GtkWidget *child;
-  while ((child = gtk_widget_get_first_child(GTK_WIDGET(list))))
-    gtk_list_box_remove(list, child);
+static void say(JitscopeWindow *self, const char *message, gboolean error) {
+  gtk_label_set_text(self->banner, message ? message : "");
+  gtk_widget_set_visible(GTK_WIDGET(self->banner), message && *message);
+  if (error)
+    gtk_widget_add_css_class(GTK_WIDGET(self->banner), "banner-error");
+  else
+    gtk_widget_remove_css_class(GTK_WIDGET(self->banner), "banner-error");
 }
 
-/* ---- program pane ---- */
-
-static void show_program_state(JitscopeWindow *self) {
-  GtkTextBuffer *buffer = gtk_text_view_get_buffer(self->program_view);
-  GtkTextIter start, end;
-  gtk_text_buffer_get_bounds(buffer, &start, &end);
-  gtk_text_buffer_remove_tag(buffer, self->error_tag, &start, &end);
-  int line = 0, col = 0;
-  const GError *error = app_workspace_parse_error(self->ws, &line, &col);
-  char *title = g_strdup_printf("Program: %s", app_workspace_filename(self->ws));
-  gtk_label_set_text(self->program_title, title);
-  g_free(title);
-  gtk_widget_set_visible(GTK_WIDGET(self->program_error), error != NULL);
-  if (!error)
-    return;
-  gtk_label_set_text(self->program_error, error->message);
-  if (line > 0) {
-    GtkTextIter a, b;
-    gtk_text_buffer_get_iter_at_line(buffer, &a, line - 1);
-    b = a;
-    gtk_text_iter_forward_to_line_end(&b);
-    gtk_text_buffer_apply_tag(buffer, self->error_tag, &a, &b);
-  }
+static gboolean comparing(JitscopeWindow *self) {
+  return g_strcmp0(gtk_stack_get_visible_child_name(self->view_stack), "compare") == 0;
 }
 
-static void parse_buffer(JitscopeWindow *self) {
-  GtkTextBuffer *buffer = gtk_text_view_get_buffer(self->program_view);
-  GtkTextIter start, end;
-  gtk_text_buffer_get_bounds(buffer, &start, &end);
-  char *text = gtk_text_buffer_get_text(buffer, &start, &end, FALSE);
-  app_workspace_set_text(self->ws, text, NULL);
-  g_free(text);
-  show_program_state(self);
+/* The graph or the compare view; the stage title and legend belong to the graph. */
+static void show_canvas(JitscopeWindow *self, gboolean compare) {
+  gtk_stack_set_visible_child_name(self->view_stack, compare ? "compare" : "graph");
+  gtk_widget_set_visible(GTK_WIDGET(self->stage_title), !compare);
+  gtk_widget_set_visible(self->legend, !compare);
 }
 
-static gboolean parse_later(gpointer data) {
-  JitscopeWindow *self = data;
-  self->parse_source = 0;
-  parse_buffer(self);
-  return G_SOURCE_REMOVE;
-}
-
-static void on_buffer_changed(GtkTextBuffer *buffer, JitscopeWindow *self) {
-  if (self->parse_source)
-    g_source_remove(self->parse_source);
-  self->parse_source = g_timeout_add(300, parse_later, self);
-}
-
-void jitscope_window_set_program(JitscopeWindow *self, const char *text, const char *filename) {
-  app_workspace_set_text(self->ws, text, filename);
-  GtkTextBuffer *buffer = gtk_text_view_get_buffer(self->program_view);
-  g_signal_handlers_block_by_func(buffer, on_buffer_changed, self);
-  gtk_text_buffer_set_text(buffer, text, -1);
-  g_signal_handlers_unblock_by_func(buffer, on_buffer_changed, self);
-  show_program_state(self);
-}
-
-void jitscope_window_open_file(JitscopeWindow *self, const char *path) {
-  GError *error = NULL;
-  char *text = NULL;
-  gsize length = 0;
-  if (!g_file_get_contents(path, &text, &length, &error) || !g_utf8_validate(text, -1, NULL)) {
-    char *message = g_strdup_printf("Cannot open %s: %s", path, error ? error->message : "not UTF-8 text");
-    gtk_label_set_text(self->run_status, message);
-    g_free(message);
-    g_clear_error(&error);
-    g_free(text);
-    return;
-  }
-  jitscope_window_set_program(self, text, path);
-  g_free(text);
-}
-
-static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y,
-                        JitscopeWindow *self) {
-  if (G_VALUE_HOLDS(value, G_TYPE_FILE)) {
-    char *path = g_file_get_path(g_value_get_object(value));
-    if (path)
-      jitscope_window_open_file(self, path);
-    g_free(path);
-    return path != NULL;
-  }
-  if (G_VALUE_HOLDS(value, G_TYPE_STRING)) {
-    jitscope_window_set_program(self, g_value_get_string(value), "<dropped>");
-    return TRUE;
-  }
-  return FALSE;
-}
-
-/* ---- inputs ---- */
-
-static void on_remove_spec(GtkButton *button, JitscopeWindow *self) {
-  GtkWidget *row = gtk_widget_get_ancestor(GTK_WIDGET(button), GTK_TYPE_LIST_BOX_ROW);
-  if (row)
-    gtk_list_box_remove(self->specs_list, row);
-}
-
-static void add_spec_row(JitscopeWindow *self, const char *text) {
-  GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
-  GtkWidget *entry = gtk_entry_new();
-  gtk_widget_set_hexpand(entry, TRUE);
-  gtk_editable_set_text(GTK_EDITABLE(entry), text ? text : "");
-  gtk_entry_set_placeholder_text(GTK_ENTRY(entry), "Float(5, 5, requires_grad=1); Float(5, 1); …");
-  GtkWidget *remove = gtk_button_new_from_icon_name("list-remove-symbolic");
-  gtk_widget_set_tooltip_text(remove, "Remove this spec");
-  g_signal_connect(remove, "clicked", G_CALLBACK(on_remove_spec), self);
-  gtk_box_append(GTK_BOX(box), entry);
-  gtk_box_append(GTK_BOX(box), remove);
-  gtk_list_box_append(self->specs_list, box);
-}
-
-void jitscope_window_set_specs(JitscopeWindow *self, const char *const *lines, guint n) {
-  remove_all_rows(self->specs_list);
-  for (guint i = 0; i < n; i++)
-    add_spec_row(self, lines[i]);
-}
-
-static GPtrArray *collect_specs(JitscopeWindow *self) {
-  GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
-  for (GtkWidget *row = gtk_widget_get_first_child(GTK_WIDGET(self->specs_list)); row;
-       row = gtk_widget_get_next_sibling(row)) {
-    GtkWidget *box = gtk_list_box_row_get_child(GTK_LIST_BOX_ROW(row));
-    const char *text = gtk_editable_get_text(GTK_EDITABLE(gtk_widget_get_first_child(box)));
-    char *line = g_strstrip(g_strdup(text));
-    if (*line)
-      g_ptr_array_add(lines, line);
-    else
-      g_free(line);
-  }
-  return lines;
-}
-
-/* ---- stages and the canvas ---- */
-
-static const AppWorkspaceSpecResult *spec_of_plan(JitscopeWindow *self,
-                                                  const AppWorkspacePlan *plan) {
-  const AppWorkspaceRun *run = app_workspace_last_run(self->ws);
-  for (guint i = 0; run && i < run->specs->len; i++) {
-    const AppWorkspaceSpecResult *r = g_ptr_array_index(run->specs, i);
-    if (r->forward == plan)
-      return r;
-    for (guint b = 0; b < r->backward->len; b++)
-      if (g_ptr_array_index(r->backward, b) == plan)
-        return r;
-  }
-  return NULL;
-}
+/* ---- the plan summary and the inspector ---- */
 
 static void show_summary(JitscopeWindow *self) {
   const AppWorkspacePlan *plan = current_plan(self);
   if (!plan) {
-    gtk_label_set_text(self->inspector, "Run the program to see its plans and stages.");
+    jitscope_inspector_show_text(self->inspector, "Inspector",
+                                 "Run the program (Ctrl+R) to see its plans and stages; then "
+                                 "click a node for its schema, types, history and values.");
     return;
   }
-  GString *text = g_string_new(NULL);
-  g_string_append_printf(text, "%s\n%u stages\n", plan->title, plan->stages->len);
-  const AppWorkspaceSpecResult *r = spec_of_plan(self, plan);
-  if (r) {
-    g_string_append_printf(text, "\nspec: %s (%.1f ms)\n", r->line, r->ms);
-    if (r->outputs_text)
-      g_string_append(text, r->outputs_text);
-    if (r->grads_text)
-      g_string_append(text, r->grads_text);
+  char *text = app_workspace_plan_summary(app_workspace_last_run(self->ws), plan);
+  jitscope_inspector_show_text(self->inspector, "Plan", text);
+  g_free(text);
+}
+
+static void on_node_activated(JitscopeGraphView *view, const char *id, JitscopeWindow *self) {
+  const AppWorkspaceStage *stage = current_stage(self);
+  const IrNode *node = stage && stage->graph && *id ? app_graphviz_dot_find_node(stage->graph, id)
+                                                    : NULL;
+  if (!node) {
+    if (*id)
+      jitscope_inspector_show_text(self->inspector, id,
+                                   "A graph input, output or block boundary: no node here.");
+    else
+      show_summary(self);
+    return;
   }
-  gtk_label_set_text(self->inspector, text->str);
-  g_string_free(text, TRUE);
+  jitscope_inspector_show_node(self->inspector, current_plan(self), (guint)self->stage, node, id);
+}
+
+/* Selects the node with origin `origin` in the shown scene (searching every node object). */
+static gboolean select_origin(JitscopeWindow *self, guint64 origin) {
+  AppScene *scene = jitscope_graph_view_get_scene(self->graph_view);
+  const AppWorkspaceStage *stage = current_stage(self);
+  if (!scene || !stage || !stage->graph)
+    return FALSE;
+  for (guint i = 0; i < scene->objects->len; i++) {
+    const AppObject *o = app_scene_object(scene, i);
+    if (o->kind != APP_OBJECT_NODE)
+      continue;
+    const IrNode *node = app_graphviz_dot_find_node(stage->graph, o->id);
+    if (node && node->origin == origin)
+      return jitscope_graph_view_select(self->graph_view, o->id);
+  }
+  return FALSE;
+}
+
+/* ---- stages and the canvas ---- */
+
+static void scene_ready(JitscopeWindow *self) {
+  if (self->select_origin && select_origin(self, self->select_origin))
+    self->select_origin = 0;
 }
 
 static void on_stage_scene(AppScene *scene, const GError *error, gpointer data) {
   JitscopeWindow *self = data;
   self->pending = 0;
-  if (scene)
+  if (scene) {
     jitscope_graph_view_set_scene(self->graph_view, scene, TRUE);
-  else
+    scene_ready(self);
+  } else {
     jitscope_graph_view_set_message(self->graph_view, error->message);
+  }
+}
+
+static char *stage_dot(JitscopeWindow *self, AppDotStats *stats) {
+  const AppWorkspacePlan *plan = current_plan(self);
+  const AppWorkspaceStage *stage = current_stage(self);
+  const AppWorkspaceStage *before = app_workspace_plan_stage(plan, (guint)self->stage);
+  AppDotOptions options = {.previous = before ? before->graph : NULL,
+                           .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO,
+                           .toggled = self->toggled,
+                           .dark = self->dark};
+  return app_graphviz_dot(stage->graph, &options, stats);
 }
 
 static void show_stage(JitscopeWindow *self, gboolean new_plan) {
@@ -243,65 +162,48 @@ static void show_stage(JitscopeWindow *self, gboolean new_plan) {
   if (!stage || !stage->graph) {
     jitscope_graph_view_set_scene(self->graph_view, NULL, FALSE);
     jitscope_graph_view_set_message(self->graph_view, plan ? "This plan has no stages"
-                                                           : "Run to see the plans");
+                                                           : "Run (Ctrl+R) to see the plans");
     gtk_label_set_text(self->stage_title, "");
+    show_summary(self);
     return;
   }
-  const AppWorkspaceStage *before = app_workspace_plan_stage(plan, (guint)self->stage);
-  AppDotOptions options = {.previous = before ? before->graph : NULL,
-                           .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO,
-                           .toggled = self->toggled,
-                           .dark = self->dark};
   AppDotStats stats;
-  char *dot = app_graphviz_dot(stage->graph, &options, &stats);
-  char *title = g_strdup_printf("%s · stage %d/%u %s [%s] · %s · %.2f ms · %u nodes: +%u added, "
+  char *dot = stage_dot(self, &stats);
+  char *title = g_strdup_printf("Stage %d/%u %s [%s] · %s · %.2f ms · %u nodes: +%u added, "
                                 "~%u changed, -%u removed%s",
-                                plan->title, self->stage + 1, plan->stages->len, stage->name,
-                                stage->group, stage->changed ? "changed" : "unchanged", stage->ms,
-                                stats.nodes, stats.added, stats.changed, stats.removed,
+                                self->stage + 1, plan->stages->len, stage->name, stage->group,
+                                stage->changed ? "CHANGED" : "unchanged", stage->ms, stats.nodes,
+                                stats.added, stats.changed, stats.removed,
                                 stats.collapsed ? " · subgraphs folded (f)" : "");
   gtk_label_set_text(self->stage_title, title);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->stage_title), plan->title);
   g_free(title);
+  if (!self->select_origin)
+    show_summary(self);
   if (new_plan)
     jitscope_graph_view_set_scene(self->graph_view, NULL, FALSE);
   AppScene *cached = app_layout_service_lookup(self->layouts, dot);
   if (cached) {
     jitscope_graph_view_set_scene(self->graph_view, cached, !new_plan);
     app_scene_unref(cached);
+    scene_ready(self);
   } else {
     if (!jitscope_graph_view_get_scene(self->graph_view))
       jitscope_graph_view_set_message(self->graph_view, "Laying out…");
     self->pending = app_layout_service_request(self->layouts, dot, on_stage_scene, self);
   }
   g_free(dot);
-  show_summary(self);
 }
 
-static GtkWidget *stage_row(const AppWorkspaceStage *stage, guint index) {
-  GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
-  char *name = g_strdup_printf("%02u %s", index + 1, stage->name);
-  GtkWidget *label = gtk_label_new(name);
-  g_free(name);
-  gtk_label_set_xalign(GTK_LABEL(label), 0);
-  gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_MIDDLE);
-  gtk_widget_set_hexpand(label, TRUE);
-  GtkWidget *group = gtk_label_new(stage->group);
-  char *ms = g_strdup_printf("%s %.2f ms", stage->changed ? "●" : " ", stage->ms);
-  GtkWidget *time = gtk_label_new(ms);
-  g_free(ms);
-  gtk_box_append(GTK_BOX(box), label);
-  gtk_box_append(GTK_BOX(box), group);
-  gtk_box_append(GTK_BOX(box), time);
-  if (!stage->changed)
-    gtk_widget_add_css_class(box, "dim-label");
-  gtk_widget_set_tooltip_text(box, stage->changed ? "changed the graph" : "changed nothing");
-  return box;
-}
-
-static void select_stage(JitscopeWindow *self, int index) {
-  GtkListBoxRow *row = gtk_list_box_get_row_at_index(self->stages_list, index);
-  if (row)
-    gtk_list_box_select_row(self->stages_list, row);
+static void on_stage_selected(JitscopeStageList *list, int stage, JitscopeWindow *self) {
+  gboolean first = self->stage < 0;
+  self->stage = stage;
+  show_stage(self, first && !jitscope_graph_view_get_scene(self->graph_view));
+  if (comparing(self)) {
+    const AppWorkspaceStage *st = current_stage(self);
+    if (st)
+      jitscope_compare_view_set_stage_name(self->compare_view, st->name);
+  }
 }
 
 static void select_plan(JitscopeWindow *self, int plan, int stage) {
@@ -310,126 +212,22 @@ static void select_plan(JitscopeWindow *self, int plan, int stage) {
     return;
   gboolean new_plan = plan != self->plan;
   self->plan = plan;
-  const AppWorkspacePlan *p = g_ptr_array_index(run->plans, plan);
-  self->filling = TRUE;
-  GtkListBoxRow *plan_row = g_ptr_array_index(self->plan_rows, plan);
-  if (gtk_list_box_get_selected_row(self->plans_list) != plan_row)
-    gtk_list_box_select_row(self->plans_list, plan_row);
-  remove_all_rows(self->stages_list);
-  for (guint s = 0; s < p->stages->len; s++)
-    gtk_list_box_append(self->stages_list, stage_row(g_ptr_array_index(p->stages, s), s));
-  self->filling = FALSE;
-  self->stage = -1;
-  if (new_plan)
+  jitscope_plans_tree_show_plan(self->plans_tree, plan);
+  if (new_plan) {
+    self->stage = -1;
     jitscope_graph_view_set_scene(self->graph_view, NULL, FALSE);
-  select_stage(self, CLAMP(stage, 0, (int)p->stages->len - 1));
-}
-
-static void on_stage_selected(GtkListBox *list, GtkListBoxRow *row, JitscopeWindow *self) {
-  if (self->filling || !row)
-    return;
-  gboolean first = self->stage < 0;
-  self->stage = gtk_list_box_row_get_index(row);
-  show_stage(self, first && !jitscope_graph_view_get_scene(self->graph_view));
-}
-
-static void on_plan_selected(GtkListBox *list, GtkListBoxRow *row, JitscopeWindow *self) {
-  if (self->filling || !row)
-    return;
-  gpointer plan = g_object_get_data(G_OBJECT(row), "plan");
-  if (!plan)
-    return;
-  select_plan(self, GPOINTER_TO_INT(plan) - 1,
-              GPOINTER_TO_INT(g_object_get_data(G_OBJECT(row), "stage")));
-}
-
-static GtkListBoxRow *plans_row(JitscopeWindow *self, const char *text, int indent,
-                                const char *css) {
-  GtkWidget *label = gtk_label_new(text);
-  gtk_label_set_xalign(GTK_LABEL(label), 0);
-  gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
-  gtk_widget_set_margin_start(label, 6 + 18 * indent);
-  gtk_widget_set_tooltip_text(label, text);
-  if (css)
-    gtk_widget_add_css_class(label, css);
-  GtkWidget *row = gtk_list_box_row_new();
-  gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
-  gtk_list_box_append(self->plans_list, row);
-  return GTK_LIST_BOX_ROW(row);
-}
-
-static int plan_index(const AppWorkspaceRun *run, const AppWorkspacePlan *plan) {
-  for (guint i = 0; i < run->plans->len; i++)
-    if (g_ptr_array_index(run->plans, i) == plan)
-      return (int)i;
-  return -1;
-}
-
-/* The plans tree: per spec its forward plan, the DifferentiableGraphs in it (rows that jump
- * to the stage that differentiated them) and the backward plans the spec's run added. */
-static void fill_plans(JitscopeWindow *self) {
-  const AppWorkspaceRun *run = app_workspace_last_run(self->ws);
-  self->filling = TRUE;
-  jitscope_compare_view_set_plans(self->compare_view, NULL, self->layouts, self->dark);
-  remove_all_rows(self->plans_list);
-  remove_all_rows(self->stages_list);
-  g_ptr_array_set_size(self->plan_rows, 0);
-  self->plan = self->stage = -1;
-  g_ptr_array_set_size(self->plan_rows, run->plans->len);
-  for (guint i = 0; i < run->specs->len; i++) {
-    const AppWorkspaceSpecResult *r = g_ptr_array_index(run->specs, i);
-    char *head = g_strdup_printf("Spec %u: %s", i + 1, r->line);
-    GtkListBoxRow *row = plans_row(self, head, 0, "plan-header");
-    gtk_list_box_row_set_selectable(row, FALSE);
-    g_free(head);
-    if (r->error) {
-      char *message = g_strdup_printf("failed: %s", r->error);
-      gtk_list_box_row_set_selectable(plans_row(self, message, 1, "spec-error"), FALSE);
-      g_free(message);
-    }
-    if (r->forward) {
-      int fi = plan_index(run, r->forward);
-      char *text = g_strdup_printf("forward %s · %u stages%s", r->forward->graph_name,
-                                   r->forward->stages->len, r->forward_cached ? " (cached plan)" : "");
-      row = plans_row(self, text, 1, NULL);
-      g_free(text);
-      g_object_set_data(G_OBJECT(row), "plan", GINT_TO_POINTER(fi + 1));
-      if (!g_ptr_array_index(self->plan_rows, fi))
-        g_ptr_array_index(self->plan_rows, fi) = row;
-      for (guint d = 0; d < r->forward->diff_groups->len; d++) {
-        const char *group = g_ptr_array_index(r->forward->diff_groups, d);
-        row = plans_row(self, group, 2, NULL);
-        g_object_set_data(G_OBJECT(row), "plan", GINT_TO_POINTER(fi + 1));
-        for (guint s = 0; s < r->forward->stages->len; s++)
-          if (g_strcmp0(((AppWorkspaceStage *)g_ptr_array_index(r->forward->stages, s))->name,
-                        group) == 0) {
-            g_object_set_data(G_OBJECT(row), "stage", GINT_TO_POINTER((int)s));
-            break;
-          }
-      }
-    }
-    for (guint b = 0; b < r->backward->len; b++) {
-      const AppWorkspacePlan *plan = g_ptr_array_index(r->backward, b);
-      int bi = plan_index(run, plan);
-      char *text = g_strdup_printf("backward %s · %u stages", plan->graph_name, plan->stages->len);
-      row = plans_row(self, text, 2, NULL);
-      g_free(text);
-      g_object_set_data(G_OBJECT(row), "plan", GINT_TO_POINTER(bi + 1));
-      g_ptr_array_index(self->plan_rows, bi) = row;
-    }
+    jitscope_stage_list_set_plan(self->stage_list, g_ptr_array_index(run->plans, plan), stage);
+  } else {
+    jitscope_stage_list_select(self->stage_list, stage);
+    if (stage == self->stage && self->select_origin)
+      scene_ready(self);
   }
-  /* A plan no spec lists (compiled by a failing spec) still gets a row. */
-  for (guint p = 0; p < run->plans->len; p++)
-    if (!g_ptr_array_index(self->plan_rows, p)) {
-      GtkListBoxRow *row = plans_row(self, ((AppWorkspacePlan *)g_ptr_array_index(run->plans, p))->title, 1, NULL);
-      g_object_set_data(G_OBJECT(row), "plan", GINT_TO_POINTER((int)p + 1));
-      g_ptr_array_index(self->plan_rows, p) = row;
-    }
-  self->filling = FALSE;
-  if (run->plans->len > 0)
-    select_plan(self, 0, 0);
-  else
-    show_stage(self, TRUE);
+}
+
+static void on_row_activated(JitscopePlansTree *tree, int plan, int stage, guint64 origin, int kind,
+                             JitscopeWindow *self) {
+  self->select_origin = origin;
+  select_plan(self, plan, stage);
 }
 
 /* ---- running ---- */
@@ -437,19 +235,20 @@ static void fill_plans(JitscopeWindow *self) {
 static void on_run_progress(AppWorkspace *ws, guint done, guint total, const char *message,
                             gpointer data) {
   JitscopeWindow *self = data;
-  gtk_progress_bar_set_fraction(self->run_progress, total ? (double)done / total : 0);
-  gtk_progress_bar_set_text(self->run_progress, message);
+  jitscope_inputs_pane_set_progress(self->inputs_pane, total ? (double)done / total : 0, message);
 }
 
 static void on_run_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GError *error,
                         gpointer data) {
   JitscopeWindow *self = data;
-  gtk_spinner_stop(self->run_spinner);
+  jitscope_inputs_pane_set_running(self->inputs_pane, FALSE);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run", TRUE);
-  gtk_progress_bar_set_fraction(self->run_progress, 1);
   GString *status = g_string_new(NULL);
-  g_string_append_printf(status, "%u spec%s, %u plans, %.0f ms", run->specs->len,
-                         run->specs->len == 1 ? "" : "s", run->plans->len, run->ms);
+  guint groups = 0;
+  for (guint p = 0; p < run->plans->len; p++)
+    groups += ((AppWorkspacePlan *)g_ptr_array_index(run->plans, p))->fusion_groups->len;
+  g_string_append_printf(status, "%u spec%s, %u plans, %u fusion groups, %.0f ms", run->specs->len,
+                         run->specs->len == 1 ? "" : "s", run->plans->len, groups, run->ms);
   if (run->n_failed) {
     g_string_append_printf(status, "; %u failed:", run->n_failed);
     for (guint i = 0; i < run->specs->len; i++) {
@@ -458,75 +257,84 @@ static void on_run_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GErr
         g_string_append_printf(status, "\nspec %u: %s", i + 1, r->error);
     }
   }
-  gtk_progress_bar_set_text(self->run_progress, run->n_failed ? "finished with errors" : "done");
-  gtk_label_set_text(self->run_status, status->str);
+  jitscope_inputs_pane_set_progress(self->inputs_pane, 1,
+                                    run->n_failed ? "finished with errors" : "done");
+  jitscope_inputs_pane_set_status(self->inputs_pane, status->str, run->n_failed > 0);
   g_string_free(status, TRUE);
-  fill_plans(self);
+  show_canvas(self, FALSE);
+  jitscope_compare_view_set_plans(self->compare_view, NULL, NULL, self->layouts, self->dark);
+  self->plan = self->stage = -1;
+  self->select_origin = 0;
+  jitscope_stage_list_set_plan(self->stage_list, NULL, 0);
+  jitscope_plans_tree_set_run(self->plans_tree, run);
+  if (run->plans->len > 0)
+    select_plan(self, 0, 0);
+  else
+    show_stage(self, TRUE);
 }
 
 static void action_run(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  if (self->parse_source) {
-    g_source_remove(self->parse_source);
-    self->parse_source = 0;
-    parse_buffer(self);
-  }
-  GPtrArray *lines = collect_specs(self);
+  jitscope_program_pane_flush(self->program_pane);
+  GPtrArray *lines = jitscope_inputs_pane_get_specs(self->inputs_pane);
   app_workspace_set_specs(self->ws, (char *const *)lines->pdata, lines->len);
   g_ptr_array_unref(lines);
-  app_workspace_set_seed(self->ws, (guint64)gtk_spin_button_get_value_as_int(self->seed_spin));
+  app_workspace_set_seed(self->ws, jitscope_inputs_pane_get_seed(self->inputs_pane));
   GError *error = NULL;
   if (!app_workspace_run_async(self->ws, NULL, on_run_progress, on_run_done, self, &error)) {
-    gtk_label_set_text(self->run_status, error->message);
+    jitscope_inputs_pane_set_status(self->inputs_pane, error->message, TRUE);
+    say(self, error->message, TRUE);
     g_error_free(error);
     return;
   }
+  say(self, NULL, FALSE);
   gtk_widget_action_set_enabled(widget, "win.run", FALSE);
-  gtk_spinner_start(self->run_spinner);
-  gtk_progress_bar_set_fraction(self->run_progress, 0);
-  gtk_label_set_text(self->run_status, "Running…");
+  jitscope_inputs_pane_set_running(self->inputs_pane, TRUE);
+  jitscope_inputs_pane_set_status(self->inputs_pane, "Running…", FALSE);
 }
 
-/* ---- the inspector ---- */
+/* ---- program ---- */
 
-static void on_node_activated(JitscopeGraphView *view, const char *id, JitscopeWindow *self) {
-  const AppWorkspaceStage *stage = current_stage(self);
-  const IrNode *node = stage && stage->graph ? app_graphviz_dot_find_node(stage->graph, id) : NULL;
-  if (!node) {
-    if (*id)
-      gtk_label_set_text(self->inspector, id);
-    else
-      show_summary(self);
-    return;
-  }
-  char *text = app_workspace_describe_node(node, id);
-  gtk_label_set_text(self->inspector, text);
-  g_free(text);
+static void on_program_changed(JitscopeProgramPane *pane, JitscopeWindow *self) {
+  const char *error = jitscope_program_pane_get_error(pane);
+  char *title = g_strdup_printf("jitscope — %s", app_workspace_filename(self->ws));
+  gtk_window_set_title(GTK_WINDOW(self), title);
+  g_free(title);
+  if (error)
+    say(self, "The program does not parse: the error is marked at its line (Ctrl+G goes there)",
+        TRUE);
+  else if (gtk_widget_has_css_class(GTK_WIDGET(self->banner), "banner-error"))
+    say(self, NULL, FALSE);
 }
 
-/* ---- actions ---- */
-
-static gboolean comparing(JitscopeWindow *self) {
-  return g_strcmp0(gtk_stack_get_visible_child_name(self->view_stack), "compare") == 0;
+static void on_pane_message(GtkWidget *pane, const char *message, JitscopeWindow *self) {
+  say(self, message, TRUE);
+  jitscope_inputs_pane_set_status(self->inputs_pane, message, TRUE);
 }
 
-static void step(JitscopeWindow *self, int delta) {
-  if (comparing(self)) {
-    guint s = jitscope_compare_view_get_step(self->compare_view);
-    if (delta > 0 || s > 0)
-      jitscope_compare_view_set_step(self->compare_view, (guint)((int)s + delta));
-    return;
-  }
-  const AppWorkspacePlan *plan = current_plan(self);
-  if (!plan)
-    return;
-  int next = CLAMP(self->stage + delta, 0, (int)plan->stages->len - 1);
-  if (next != self->stage)
-    select_stage(self, next);
+void jitscope_window_set_program(JitscopeWindow *self, const char *text, const char *filename) {
+  jitscope_program_pane_set_program(self->program_pane, text, filename);
 }
+
+void jitscope_window_open_file(JitscopeWindow *self, const char *path) {
+  jitscope_program_pane_open_file(self->program_pane, path);
+}
+
+void jitscope_window_set_specs(JitscopeWindow *self, const char *const *lines, guint n) {
+  jitscope_inputs_pane_set_specs(self->inputs_pane, lines, n);
+}
+
+/* ---- navigation actions ---- */
 
 static void action_step(GtkWidget *widget, const char *name, GVariant *param) {
-  step(JITSCOPE_WINDOW(widget), g_str_equal(name, "win.next-stage") ? 1 : -1);
+  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
+  gboolean next = g_str_has_prefix(name, "win.next");
+  if (comparing(self)) {
+    gtk_widget_activate_action(GTK_WIDGET(self->compare_view), next ? "compare.next" : "compare.prev",
+                               NULL);
+    return;
+  }
+  jitscope_stage_list_step(self->stage_list, next ? 1 : -1, g_str_has_suffix(name, "-changed"));
 }
 
 static void action_plan_step(GtkWidget *widget, const char *name, GVariant *param) {
@@ -542,12 +350,19 @@ static void action_select(GtkWidget *widget, const char *name, GVariant *param) 
   guint32 index = g_variant_get_uint32(param);
   if (g_str_equal(name, "win.select-plan"))
     select_plan(self, (int)index, 0);
+  else if (g_str_equal(name, "win.select-row"))
+    jitscope_plans_tree_select_row(self->plans_tree, index);
   else
-    select_stage(self, (int)index);
+    jitscope_stage_list_select(self->stage_list, (int)index);
 }
 
 static void action_view(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeWindow *self = JITSCOPE_WINDOW(widget);
+  if (comparing(self)) {
+    if (g_str_equal(name, "win.fit"))
+      jitscope_compare_view_fit_all(self->compare_view);
+    return;
+  }
   if (g_str_equal(name, "win.fit"))
     jitscope_graph_view_fit(self->graph_view);
   else
@@ -562,14 +377,28 @@ static void action_search(GtkWidget *widget, const char *name, GVariant *param) 
 
 static void on_search(GtkSearchEntry *entry, JitscopeWindow *self) {
   const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
+  if (!*text)
+    return;
   guint n = jitscope_graph_view_search_next(self->graph_view, text);
-  char *status = g_strdup_printf("%u node%s match '%s' (Enter: next)", n, n == 1 ? "" : "s", text);
-  gtk_label_set_text(self->run_status, status);
+  char *status = n ? g_strdup_printf("%u node%s match “%s” (Enter: next)", n, n == 1 ? "" : "s", text)
+                   : g_strdup_printf("No node matches “%s” in this stage", text);
+  say(self, status, n == 0);
   g_free(status);
 }
 
-static void action_add_spec(GtkWidget *widget, const char *name, GVariant *param) {
-  add_spec_row(JITSCOPE_WINDOW(widget), "");
+guint jitscope_window_search(JitscopeWindow *self, const char *text) {
+  gtk_search_bar_set_search_mode(self->search_bar, TRUE);
+  g_signal_handlers_block_by_func(self->search_entry, on_search, self);
+  gtk_editable_set_text(GTK_EDITABLE(self->search_entry), text);
+  g_signal_handlers_unblock_by_func(self->search_entry, on_search, self);
+  on_search(self->search_entry, self);
+  GArray *found = jitscope_graph_view_get_scene(self->graph_view)
+                      ? app_scene_search(jitscope_graph_view_get_scene(self->graph_view), text)
+                      : NULL;
+  guint n = found ? found->len : 0;
+  if (found)
+    g_array_unref(found);
+  return n;
 }
 
 static void action_fold(GtkWidget *widget, const char *name, GVariant *param) {
@@ -587,112 +416,245 @@ static void action_fold(GtkWidget *widget, const char *name, GVariant *param) {
   show_stage(self, FALSE);
 }
 
+/* ---- compare ---- */
+
 static void compare_plans(JitscopeWindow *self) {
   const AppWorkspaceRun *run = app_workspace_last_run(self->ws);
   const AppWorkspacePlan *plan = current_plan(self);
-  GPtrArray *plans = g_ptr_array_new();
+  GPtrArray *plans = g_ptr_array_new(), *labels = g_ptr_array_new_with_free_func(g_free);
+  /* The plan of the same kind and position per spec: a backward plan is compared with the
+   * other specs' backward plans of the same graph. */
   for (guint i = 0; run && i < run->specs->len; i++) {
     const AppWorkspaceSpecResult *r = g_ptr_array_index(run->specs, i);
     const AppWorkspacePlan *p = NULL;
-    if (plan && plan->kind == EXEC_PLAN_BACKWARD)
-      p = r->backward->len ? g_ptr_array_index(r->backward, 0) : NULL;
-    else
+    if (plan && plan->kind == EXEC_PLAN_BACKWARD) {
+      for (guint b = 0; b < r->backward->len && !p; b++) {
+        const AppWorkspacePlan *candidate = g_ptr_array_index(r->backward, b);
+        if (g_str_equal(candidate->graph_name, plan->graph_name))
+          p = candidate;
+      }
+    } else {
       p = r->forward;
-    if (p && !g_ptr_array_find(plans, p, NULL))
+    }
+    if (p && !g_ptr_array_find(plans, p, NULL)) {
       g_ptr_array_add(plans, (gpointer)p);
+      g_ptr_array_add(labels, g_strdup_printf("Spec %u: %s", i + 1, r->line));
+    }
   }
   if (plans->len < 2) {
-    gtk_label_set_text(self->run_status, "Compare needs two or more specs with distinct plans: "
-                                         "add spec lines and run");
+    say(self, "Compare needs two or more spec lines whose runs compiled distinct plans: add "
+              "spec lines (Ctrl+Shift+A) and run", TRUE);
   } else {
-    jitscope_compare_view_set_plans(self->compare_view, plans, self->layouts, self->dark);
+    jitscope_compare_view_set_plans(self->compare_view, plans, labels, self->layouts, self->dark);
     const AppWorkspaceStage *stage = current_stage(self);
-    for (guint s = 0; stage && s < jitscope_compare_view_get_n_steps(self->compare_view); s++) {
-      jitscope_compare_view_set_step(self->compare_view, s);
-      if (g_strcmp0(jitscope_compare_view_get_stage_name(self->compare_view), stage->name) == 0)
-        break;
-    }
-    gtk_stack_set_visible_child_name(self->view_stack, "compare");
+    if (stage)
+      jitscope_compare_view_set_stage_name(self->compare_view, stage->name);
+    show_canvas(self, TRUE);
+    gtk_widget_grab_focus(GTK_WIDGET(self->compare_view));
+    say(self, NULL, FALSE);
   }
   g_ptr_array_unref(plans);
+  g_ptr_array_unref(labels);
 }
 
 static void action_compare(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  if (comparing(self))
-    gtk_stack_set_visible_child_name(self->view_stack, "graph");
-  else
+  if (comparing(self)) {
+    show_canvas(self, FALSE);
+  } else {
     compare_plans(self);
+  }
 }
 
-static void action_dark(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  self->dark = !self->dark;
-  g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", self->dark, NULL);
+/* ---- style and settings ---- */
+
+static void apply_dark(JitscopeWindow *self, gboolean dark) {
+  self->dark = dark;
+  g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", dark, NULL);
+  if (self->settings)
+    g_settings_set_boolean(self->settings, "dark-style", dark);
   show_stage(self, FALSE);
   if (comparing(self))
     compare_plans(self);
 }
 
-static void on_open_response(GtkNativeDialog *dialog, int response, JitscopeWindow *self) {
-  if (response == GTK_RESPONSE_ACCEPT) {
-    GFile *file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-    char *path = g_file_get_path(file);
-    if (path)
-      jitscope_window_open_file(self, path);
-    g_free(path);
-    g_object_unref(file);
-  }
-  g_object_unref(dialog);
-}
-
-static void action_open(GtkWidget *widget, const char *name, GVariant *param) {
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
-      "Open Graph", GTK_WINDOW(widget), GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  g_signal_connect(dialog, "response", G_CALLBACK(on_open_response), widget);
-  gtk_native_dialog_show(GTK_NATIVE_DIALOG(dialog));
-}
-
-static void action_export(GtkWidget *widget, const char *name, GVariant *param) {
+static void action_dark(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  const AppWorkspaceStage *stage = current_stage(self);
-  if (!stage) {
-    gtk_label_set_text(self->run_status, "Nothing to export: run and pick a stage first");
+  apply_dark(self, !self->dark);
+}
+
+static const struct {
+  const char *key;
+  gsize offset;
+} panes[] = {
+    {"sidebar-width", G_STRUCT_OFFSET(JitscopeWindow, outer_paned)},
+    {"program-height", G_STRUCT_OFFSET(JitscopeWindow, side_paned)},
+    {"middle-width", G_STRUCT_OFFSET(JitscopeWindow, middle_paned)},
+    {"plans-height", G_STRUCT_OFFSET(JitscopeWindow, lists_paned)},
+    {"canvas-height", G_STRUCT_OFFSET(JitscopeWindow, canvas_paned)},
+};
+
+static GtkPaned *pane_by_key(JitscopeWindow *self, const char *key) {
+  for (guint i = 0; i < G_N_ELEMENTS(panes); i++)
+    if (g_str_equal(panes[i].key, key))
+      return G_STRUCT_MEMBER(GtkPaned *, self, panes[i].offset);
+  return NULL;
+}
+
+int jitscope_window_get_pane_position(JitscopeWindow *self, const char *key) {
+  GtkPaned *paned = pane_by_key(self, key);
+  return paned ? gtk_paned_get_position(paned) : -1;
+}
+
+/* The schema may be missing (an uninstalled build): look it up instead of letting
+ * g_settings_new abort, and say once that nothing will be remembered. */
+static void load_settings(JitscopeWindow *self) {
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default();
+  GSettingsSchema *schema = source ? g_settings_schema_source_lookup(source, SCHEMA_ID, TRUE) : NULL;
+  if (!schema) {
+    static gboolean noted;
+    if (!noted)
+      g_message("GSettings schema %s is not installed: window size, panes and style are not "
+                "remembered", SCHEMA_ID);
+    noted = TRUE;
     return;
   }
-  const AppWorkspaceStage *before = app_workspace_plan_stage(current_plan(self), (guint)self->stage);
-  AppDotOptions options = {.previous = before ? before->graph : NULL, .toggled = self->toggled,
-                           .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO};
-  jitscope_export_graph(GTK_WINDOW(self), app_graphviz_dot(stage->graph, &options, NULL),
-                        self->run_status);
+  self->settings = g_settings_new_full(schema, NULL, NULL);
+  g_settings_schema_unref(schema);
+  gtk_window_set_default_size(GTK_WINDOW(self), g_settings_get_int(self->settings, "window-width"),
+                              g_settings_get_int(self->settings, "window-height"));
+  if (g_settings_get_boolean(self->settings, "window-maximized"))
+    gtk_window_maximize(GTK_WINDOW(self));
+  for (guint i = 0; i < G_N_ELEMENTS(panes); i++)
+    g_settings_bind(self->settings, panes[i].key, G_STRUCT_MEMBER(GtkPaned *, self, panes[i].offset),
+                    "position", G_SETTINGS_BIND_DEFAULT);
+  if (g_settings_get_boolean(self->settings, "dark-style")) {
+    self->dark = TRUE;
+    g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", TRUE, NULL);
+  }
+}
+
+static void save_window_state(JitscopeWindow *self) {
+  if (!self->settings)
+    return;
+  gboolean maximized = gtk_window_is_maximized(GTK_WINDOW(self));
+  g_settings_set_boolean(self->settings, "window-maximized", maximized);
+  if (!maximized) {
+    int w = 0, h = 0;
+    gtk_window_get_default_size(GTK_WINDOW(self), &w, &h);
+    if (w > 0 && h > 0) {
+      g_settings_set_int(self->settings, "window-width", w);
+      g_settings_set_int(self->settings, "window-height", h);
+    }
+  }
+}
+
+static gboolean on_close_request(GtkWindow *window, gpointer data) {
+  save_window_state(JITSCOPE_WINDOW(window));
+  return FALSE;
+}
+
+/* ---- export ---- */
+
+static void on_exported(gboolean ok, const char *message, gpointer data) {
+  JitscopeWindow *self = data;
+  self->exports--;
+  say(self, message, !ok);
+  g_object_unref(self);
+}
+
+static void action_export_menu(GtkWidget *widget, const char *name, GVariant *param) {
+  gtk_menu_button_popup(JITSCOPE_WINDOW(widget)->export_button);
+}
+
+static gboolean export_target(JitscopeWindow *self) {
+  if (current_stage(self))
+    return TRUE;
+  say(self, "Nothing to export: run and pick a stage first", TRUE);
+  return FALSE;
+}
+
+static void action_export_graph(GtkWidget *widget, const char *name, GVariant *param) {
+  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
+  if (!export_target(self))
+    return;
+  self->exports++;
+  jitscope_export_graph(GTK_WINDOW(self), stage_dot(self, NULL), on_exported, g_object_ref(self));
+}
+
+void jitscope_window_export_graph(JitscopeWindow *self, const char *path) {
+  if (!export_target(self))
+    return;
+  self->exports++;
+  jitscope_export_graph_to(stage_dot(self, NULL), path, on_exported, g_object_ref(self));
+}
+
+static void action_copy_ir(GtkWidget *widget, const char *name, GVariant *param) {
+  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
+  if (!export_target(self))
+    return;
+  const AppWorkspaceStage *stage = current_stage(self);
+  gdk_clipboard_set_text(gtk_widget_get_clipboard(widget), stage->ir);
+  char *message = g_strdup_printf("Copied the IR of stage %d %s (%zu bytes) to the clipboard",
+                                  self->stage + 1, stage->name, strlen(stage->ir));
+  say(self, message, FALSE);
+  g_free(message);
+}
+
+static void export_bundle(JitscopeWindow *self, const char *dir) {
+  jitscope_program_pane_flush(self->program_pane);
+  GPtrArray *lines = jitscope_inputs_pane_get_specs(self->inputs_pane);
+  self->exports++;
+  say(self, "Writing the bug-report bundle…", FALSE);
+  if (dir)
+    jitscope_export_bundle_to(app_workspace_filename(self->ws), app_workspace_text(self->ws), lines,
+                              jitscope_inputs_pane_get_seed(self->inputs_pane), dir, on_exported,
+                              g_object_ref(self));
+  else
+    jitscope_export_bundle(GTK_WINDOW(self), app_workspace_filename(self->ws),
+                           app_workspace_text(self->ws), lines,
+                           jitscope_inputs_pane_get_seed(self->inputs_pane), on_exported,
+                           g_object_ref(self));
+  g_ptr_array_unref(lines);
+}
+
+static void action_export_bundle(GtkWidget *widget, const char *name, GVariant *param) {
+  export_bundle(JITSCOPE_WINDOW(widget), NULL);
+}
+
+void jitscope_window_export_bundle(JitscopeWindow *self, const char *dir) {
+  export_bundle(self, dir);
+}
+
+/* ---- forwarding to the panes ---- */
+
+static void action_forward(GtkWidget *widget, const char *name, GVariant *param) {
+  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
+  if (g_str_equal(name, "win.open"))
+    gtk_widget_activate_action(GTK_WIDGET(self->program_pane), "program.open", NULL);
+  else if (g_str_equal(name, "win.paste"))
+    gtk_widget_activate_action(GTK_WIDGET(self->program_pane), "program.paste", NULL);
+  else
+    gtk_widget_activate_action(GTK_WIDGET(self->inputs_pane), "inputs.add-spec", NULL);
 }
 
 /* ---- the object ---- */
 
-static void add_local_keys(GtkWidget *widget) {
-  static const struct {
-    const char *keys, *action;
-  } keys[] = {{"n|Down", "win.next-stage"}, {"p|Up", "win.prev-stage"}, {"f", "win.fold"}};
-  GtkEventController *controller = gtk_shortcut_controller_new();
-  for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
-    gtk_shortcut_controller_add_shortcut(
-        GTK_SHORTCUT_CONTROLLER(controller),
-        gtk_shortcut_new(gtk_shortcut_trigger_parse_string(keys[i].keys),
-                         gtk_named_action_new(keys[i].action)));
-  gtk_widget_add_controller(widget, controller);
-}
-
 static void jitscope_window_dispose(GObject *object) {
   JitscopeWindow *self = JITSCOPE_WINDOW(object);
-  if (self->parse_source)
-    g_source_remove(self->parse_source);
-  self->parse_source = 0;
   if (self->compare_view)
-    jitscope_compare_view_set_plans(self->compare_view, NULL, self->layouts, FALSE);
+    jitscope_compare_view_set_plans(self->compare_view, NULL, NULL, self->layouts, FALSE);
+  if (self->plans_tree)
+    jitscope_plans_tree_set_run(self->plans_tree, NULL);
+  if (self->stage_list)
+    jitscope_stage_list_set_plan(self->stage_list, NULL, 0);
+  if (self->pending && self->layouts)
+    app_layout_service_cancel(self->layouts, self->pending);
+  self->pending = 0;
   g_clear_pointer(&self->layouts, app_layout_service_free);
   g_clear_pointer(&self->ws, app_workspace_free);
-  g_clear_pointer(&self->plan_rows, g_ptr_array_unref);
   g_clear_pointer(&self->toggled, g_hash_table_destroy);
+  g_clear_object(&self->settings);
   gtk_widget_dispose_template(GTK_WIDGET(self), JITSCOPE_TYPE_WINDOW);
   G_OBJECT_CLASS(jitscope_window_parent_class)->dispose(object);
 }
@@ -704,68 +666,87 @@ static void jitscope_window_class_init(JitscopeWindowClass *klass) {
   G_OBJECT_CLASS(klass)->dispose = jitscope_window_dispose;
   g_type_ensure(JITSCOPE_TYPE_GRAPH_VIEW);
   g_type_ensure(JITSCOPE_TYPE_COMPARE_VIEW);
+  g_type_ensure(JITSCOPE_TYPE_PROGRAM_PANE);
+  g_type_ensure(JITSCOPE_TYPE_INPUTS_PANE);
+  g_type_ensure(JITSCOPE_TYPE_PLANS_TREE);
+  g_type_ensure(JITSCOPE_TYPE_STAGE_LIST);
+  g_type_ensure(JITSCOPE_TYPE_INSPECTOR);
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/jitscope/Jitscope/ui/jitscope-window.ui");
-  BIND(program_view);
-  BIND(program_error);
-  BIND(program_title);
-  BIND(run_status);
-  BIND(stage_title);
+  BIND(program_pane);
+  BIND(inputs_pane);
+  BIND(plans_tree);
+  BIND(stage_list);
   BIND(inspector);
-  BIND(specs_list);
-  BIND(plans_list);
-  BIND(stages_list);
-  BIND(seed_spin);
-  BIND(run_progress);
-  BIND(run_spinner);
+  BIND(graph_view);
+  BIND(compare_view);
+  BIND(stage_title);
+  BIND(banner);
+  BIND(legend_compare);
+  BIND(legend);
   BIND(search_bar);
   BIND(search_entry);
   BIND(view_stack);
-  BIND(graph_view);
-  BIND(compare_view);
-  gtk_widget_class_install_action(widget_class, "win.open", NULL, action_open);
-  gtk_widget_class_install_action(widget_class, "win.run", NULL, action_run);
-  gtk_widget_class_install_action(widget_class, "win.add-spec", NULL, action_add_spec);
-  gtk_widget_class_install_action(widget_class, "win.next-stage", NULL, action_step);
-  gtk_widget_class_install_action(widget_class, "win.prev-stage", NULL, action_step);
-  gtk_widget_class_install_action(widget_class, "win.next-plan", NULL, action_plan_step);
-  gtk_widget_class_install_action(widget_class, "win.prev-plan", NULL, action_plan_step);
-  gtk_widget_class_install_action(widget_class, "win.select-plan", "u", action_select);
-  gtk_widget_class_install_action(widget_class, "win.select-stage", "u", action_select);
-  gtk_widget_class_install_action(widget_class, "win.fit", NULL, action_view);
-  gtk_widget_class_install_action(widget_class, "win.zoom-in", NULL, action_view);
-  gtk_widget_class_install_action(widget_class, "win.zoom-out", NULL, action_view);
-  gtk_widget_class_install_action(widget_class, "win.search", NULL, action_search);
-  gtk_widget_class_install_action(widget_class, "win.export", NULL, action_export);
-  gtk_widget_class_install_action(widget_class, "win.compare", NULL, action_compare);
-  gtk_widget_class_install_action(widget_class, "win.fold", NULL, action_fold);
-  gtk_widget_class_install_action(widget_class, "win.dark", NULL, action_dark);
+  BIND(export_button);
+  BIND(side_paned);
+  BIND(middle_paned);
+  BIND(lists_paned);
+  BIND(canvas_paned);
+  static const struct {
+    const char *name, *param;
+    void (*fn)(GtkWidget *, const char *, GVariant *);
+  } actions[] = {
+      {"win.open", NULL, action_forward},          {"win.paste", NULL, action_forward},
+      {"win.add-spec", NULL, action_forward},      {"win.run", NULL, action_run},
+      {"win.next-stage", NULL, action_step},       {"win.prev-stage", NULL, action_step},
+      {"win.next-changed", NULL, action_step},     {"win.prev-changed", NULL, action_step},
+      {"win.next-plan", NULL, action_plan_step},   {"win.prev-plan", NULL, action_plan_step},
+      {"win.select-plan", "u", action_select},     {"win.select-stage", "u", action_select},
+      {"win.select-row", "u", action_select},      {"win.fit", NULL, action_view},
+      {"win.zoom-in", NULL, action_view},          {"win.zoom-out", NULL, action_view},
+      {"win.search", NULL, action_search},         {"win.export", NULL, action_export_menu},
+      {"win.export-graph", NULL, action_export_graph}, {"win.copy-ir", NULL, action_copy_ir},
+      {"win.export-bundle", NULL, action_export_bundle}, {"win.compare", NULL, action_compare},
+      {"win.fold", NULL, action_fold},             {"win.dark", NULL, action_dark},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(actions); i++)
+    gtk_widget_class_install_action(widget_class, actions[i].name, actions[i].param, actions[i].fn);
+}
+
+static void add_canvas_keys(GtkWidget *widget) {
+  static const struct {
+    const char *keys, *action;
+  } keys[] = {{"n", "win.next-stage"}, {"p", "win.prev-stage"}, {"<Shift>n", "win.next-changed"},
+              {"<Shift>p", "win.prev-changed"}, {"f", "win.fold"}};
+  GtkEventController *controller = gtk_shortcut_controller_new();
+  for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
+    gtk_shortcut_controller_add_shortcut(
+        GTK_SHORTCUT_CONTROLLER(controller),
+        gtk_shortcut_new(gtk_shortcut_trigger_parse_string(keys[i].keys),
+                         gtk_named_action_new(keys[i].action)));
+  gtk_widget_add_controller(widget, controller);
 }
 
 static void jitscope_window_init(JitscopeWindow *self) {
   gtk_widget_init_template(GTK_WIDGET(self));
+  /* Not bound: dispose_template would unparent the window's own child behind its back. */
+  self->outer_paned = GTK_PANED(gtk_window_get_child(GTK_WINDOW(self)));
   self->ws = app_workspace_new();
   self->layouts = app_layout_service_new(NULL);
-  self->plan_rows = g_ptr_array_new();
   self->toggled = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   self->plan = self->stage = -1;
-  GtkTextBuffer *buffer = gtk_text_view_get_buffer(self->program_view);
-  self->error_tag = gtk_text_buffer_create_tag(buffer, "error", "underline", PANGO_UNDERLINE_ERROR,
-                                               "background", "rgba(224,27,36,0.18)", NULL);
-  g_signal_connect(buffer, "changed", G_CALLBACK(on_buffer_changed), self);
-  GtkDropTarget *drop = gtk_drop_target_new(G_TYPE_INVALID, GDK_ACTION_COPY);
-  GType types[] = {G_TYPE_FILE, G_TYPE_STRING};
-  gtk_drop_target_set_gtypes(drop, types, G_N_ELEMENTS(types));
-  g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
-  gtk_widget_add_controller(GTK_WIDGET(self->program_view), GTK_EVENT_CONTROLLER(drop));
-  g_signal_connect(self->plans_list, "row-selected", G_CALLBACK(on_plan_selected), self);
-  g_signal_connect(self->stages_list, "row-selected", G_CALLBACK(on_stage_selected), self);
+  jitscope_program_pane_set_workspace(self->program_pane, self->ws);
+  g_signal_connect(self->program_pane, "program-changed", G_CALLBACK(on_program_changed), self);
+  g_signal_connect(self->program_pane, "message", G_CALLBACK(on_pane_message), self);
+  g_signal_connect(self->plans_tree, "row-activated", G_CALLBACK(on_row_activated), self);
+  g_signal_connect(self->stage_list, "stage-selected", G_CALLBACK(on_stage_selected), self);
   g_signal_connect(self->graph_view, "node-activated", G_CALLBACK(on_node_activated), self);
   g_signal_connect(self->search_entry, "activate", G_CALLBACK(on_search), self);
   g_signal_connect(self->search_entry, "search-changed", G_CALLBACK(on_search), self);
+  g_signal_connect(self, "close-request", G_CALLBACK(on_close_request), NULL);
   gtk_search_bar_connect_entry(self->search_bar, GTK_EDITABLE(self->search_entry));
-  add_local_keys(GTK_WIDGET(self->graph_view));
-  add_local_keys(GTK_WIDGET(self->stages_list));
+  add_canvas_keys(GTK_WIDGET(self->graph_view));
+  load_settings(self);
   show_stage(self, TRUE);
 }
 
@@ -778,20 +759,29 @@ JitscopeGraphView *jitscope_window_get_graph_view(JitscopeWindow *self) { return
 JitscopeCompareView *jitscope_window_get_compare_view(JitscopeWindow *self) {
   return self->compare_view;
 }
+JitscopePlansTree *jitscope_window_get_plans_tree(JitscopeWindow *self) { return self->plans_tree; }
+JitscopeInspector *jitscope_window_get_inspector(JitscopeWindow *self) { return self->inspector; }
+GSettings *jitscope_window_get_settings(JitscopeWindow *self) { return self->settings; }
 gboolean jitscope_window_is_busy(JitscopeWindow *self) {
-  return app_workspace_running(self->ws) || self->pending != 0 ||
-         jitscope_compare_view_is_busy(self->compare_view);
+  return app_workspace_running(self->ws) || self->pending != 0 || self->exports > 0 ||
+         jitscope_compare_view_is_busy(self->compare_view) ||
+         jitscope_inspector_is_busy(self->inspector);
 }
 int jitscope_window_get_plan(JitscopeWindow *self) { return self->plan; }
 int jitscope_window_get_stage(JitscopeWindow *self) { return self->stage; }
+gboolean jitscope_window_is_comparing(JitscopeWindow *self) { return comparing(self); }
 const char *jitscope_window_get_program_error(JitscopeWindow *self) {
-  return gtk_widget_get_visible(GTK_WIDGET(self->program_error))
-             ? gtk_label_get_text(self->program_error)
-             : NULL;
+  return jitscope_program_pane_get_error(self->program_pane);
 }
 const char *jitscope_window_get_run_status(JitscopeWindow *self) {
-  return gtk_label_get_text(self->run_status);
+  return jitscope_inputs_pane_get_status(self->inputs_pane);
+}
+const char *jitscope_window_get_stage_title(JitscopeWindow *self) {
+  return gtk_label_get_text(self->stage_title);
 }
 const char *jitscope_window_get_inspector_text(JitscopeWindow *self) {
-  return gtk_label_get_text(self->inspector);
+  return jitscope_inspector_get_text(self->inspector);
+}
+const char *jitscope_window_get_banner(JitscopeWindow *self) {
+  return gtk_widget_get_visible(GTK_WIDGET(self->banner)) ? gtk_label_get_text(self->banner) : "";
 }

@@ -1,7 +1,15 @@
-/* JitscopeWindow: the workbench (DESIGN.md, "The window"): program pane, inputs, plans tree,
- * stage list, graph canvas with legend and search, inspector, compare view. Actions (win.*):
- * open, run, add-spec, next-stage, prev-stage, next-plan, prev-plan, select-plan(u),
- * select-stage(u), fit, zoom-in, zoom-out, search, export, compare, fold, dark. */
+/* JitscopeWindow: the workbench (DESIGN.md, "The window"), composed of JitscopeProgramPane,
+ * JitscopeInputsPane, JitscopePlansTree, JitscopeStageList, the canvas (JitscopeGraphView with
+ * legend and search, or JitscopeCompareView) and JitscopeInspector.
+ *
+ * Window actions (win.*, with the application's accelerators): open, paste, run, add-spec,
+ * next-stage, prev-stage, next-changed, prev-changed, next-plan, prev-plan, select-plan(u),
+ * select-stage(u), select-row(u) (a row of the plans tree), fit, zoom-in, zoom-out, search,
+ * export (opens the export menu), export-graph, copy-ir, export-bundle, compare, fold, dark.
+ *
+ * Window size, maximized state, pane positions and the dark style are remembered with
+ * GSettings (schema io.github.jitscope.Jitscope) when the schema is installed; without it the
+ * window works and says once that nothing is remembered. */
 #ifndef JITSCOPE_WINDOW_H
 #define JITSCOPE_WINDOW_H
 
@@ -9,6 +17,8 @@
 
 #include "jitscope-compare-view.h"
 #include "jitscope-graph-view.h"
+#include "jitscope-inspector.h"
+#include "jitscope-plans-tree.h"
 #include "workspace.h"
 
 G_BEGIN_DECLS
@@ -25,19 +35,38 @@ void jitscope_window_open_file(JitscopeWindow *self, const char *path);
 void jitscope_window_set_program(JitscopeWindow *self, const char *text, const char *filename);
 /* Replaces the spec lines. */
 void jitscope_window_set_specs(JitscopeWindow *self, const char *const *lines, guint n);
+/* Starts writing the bug-report bundle into `dir` (what win.export-bundle does after asking
+ * for the folder); the outcome appears in the banner. */
+void jitscope_window_export_bundle(JitscopeWindow *self, const char *dir);
+/* Renders the shown graph to `path` (svg/png/pdf by extension), as win.export-graph does. */
+void jitscope_window_export_graph(JitscopeWindow *self, const char *path);
+/* Types `text` into the search bar: the next matching node is selected and zoomed to.
+ * Returns the number of matches. */
+guint jitscope_window_search(JitscopeWindow *self, const char *text);
 
 AppWorkspace *jitscope_window_get_workspace(JitscopeWindow *self);
 JitscopeGraphView *jitscope_window_get_graph_view(JitscopeWindow *self);
 JitscopeCompareView *jitscope_window_get_compare_view(JitscopeWindow *self);
-/* A run or a layout is in flight. */
+JitscopePlansTree *jitscope_window_get_plans_tree(JitscopeWindow *self);
+JitscopeInspector *jitscope_window_get_inspector(JitscopeWindow *self);
+/* The window's settings, or NULL when the schema is not installed. */
+GSettings *jitscope_window_get_settings(JitscopeWindow *self);
+/* Position of a pane by its settings key ("sidebar-width", "program-height", "middle-width",
+ * "plans-height", "canvas-height"), -1 for an unknown key. */
+int jitscope_window_get_pane_position(JitscopeWindow *self, const char *key);
+/* A run, a layout, an export or the inspector's computation is in flight. */
 gboolean jitscope_window_is_busy(JitscopeWindow *self);
 /* Index into the last run's plans, stage index in it (-1 when none). */
 int jitscope_window_get_plan(JitscopeWindow *self);
 int jitscope_window_get_stage(JitscopeWindow *self);
-/* What the window says about the program / the last run / the current stage. */
+gboolean jitscope_window_is_comparing(JitscopeWindow *self);
+/* What the window says about the program / the last run / the current stage / the
+ * selected node / the last export or other notice. */
 const char *jitscope_window_get_program_error(JitscopeWindow *self);
 const char *jitscope_window_get_run_status(JitscopeWindow *self);
+const char *jitscope_window_get_stage_title(JitscopeWindow *self);
 const char *jitscope_window_get_inspector_text(JitscopeWindow *self);
+const char *jitscope_window_get_banner(JitscopeWindow *self);
 
 G_END_DECLS
 

@@ -1,19 +1,24 @@
-/* The workbench window under Xvfb: the LSTM example run and stepped through every stage of
- * every plan by actions, a node inspected, the broadcast example's three specs compared,
- * screenshots rendered and checked, a malformed file and a failing run shown without
- * breaking the window. Exits 77 without a display. Screenshots go to
- * $JITSCOPE_SCREENSHOT_DIR when set. */
-#include <gtk/gtk.h>
+/* The workbench window under Xvfb: the LSTM example run with the fuser on and stepped through
+ * every stage from every row of the plans tree (forward, f, backward, fusion groups, kernels)
+ * by actions; a node inspected (schema, origin history, values); a FusionGroup inspected with
+ * CUDA missing (JITSCOPE_CUDA_LIBDIR is set to an empty folder before CUDA is first loaded);
+ * search and zoom to a node; the broadcast example's three specs compared; the bug-report
+ * bundle exported and its manifest parsed; a malformed file and a failing run shown without
+ * breaking the window; settings remembered. Screenshots rendered from the window's widgets and
+ * checked for content; saved to $JITSCOPE_SCREENSHOT_DIR when set. Exits 77 without a
+ * display. */
 #include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "jitscope-application.h"
 
 static JitscopeApplication *app;
+static char *cuda_dir;
 
 static void wait_idle(JitscopeWindow *window) {
   gint64 until = g_get_monotonic_time() + 120 * G_USEC_PER_SEC;
-  /* Let queued callbacks post their follow-ups, then wait for quiet. */
   for (int i = 0; i < 5; i++)
     g_main_context_iteration(NULL, FALSE);
   while (jitscope_window_is_busy(window) && g_get_monotonic_time() < until)
@@ -31,8 +36,20 @@ static void wait_frames(int n) {
   }
 }
 
-/* Renders the window (paintable -> render node -> texture), saves it when asked, and checks
- * that the picture is not blank. */
+static void act(JitscopeWindow *window, const char *action, const char *format, ...) {
+  GVariant *param = NULL;
+  if (format) {
+    va_list args;
+    va_start(args, format);
+    param = g_variant_new_va(format, NULL, &args);
+    va_end(args);
+  }
+  g_assert_true(gtk_widget_activate_action_variant(GTK_WIDGET(window), action, param));
+  wait_idle(window);
+}
+
+/* Renders the window (paintable -> render node -> texture), checks that the picture has
+ * content (many colours, and not one colour over most of it), saves it when asked. */
 static void screenshot(JitscopeWindow *window, const char *name) {
   wait_frames(20);
   GtkWidget *widget = GTK_WIDGET(window);
@@ -49,13 +66,18 @@ static void screenshot(JitscopeWindow *window, const char *name) {
   guchar *pixels = g_malloc(stride * (gsize)h);
   gdk_texture_download(texture, pixels, stride);
   GHashTable *colors = g_hash_table_new(g_direct_hash, g_direct_equal);
+  guint samples = 0, most = 0;
   for (int y = 0; y < h; y += 3)
     for (int x = 0; x < w; x += 3) {
       guint32 px;
       memcpy(&px, pixels + (gsize)y * stride + (gsize)x * 4, 4);
-      g_hash_table_add(colors, GUINT_TO_POINTER(px));
+      guint n = GPOINTER_TO_UINT(g_hash_table_lookup(colors, GUINT_TO_POINTER(px))) + 1;
+      g_hash_table_insert(colors, GUINT_TO_POINTER(px), GUINT_TO_POINTER(n));
+      most = MAX(most, n);
+      samples++;
     }
   g_assert_cmpuint(g_hash_table_size(colors), >, 50);
+  g_assert_cmpuint(most, <, samples * 9 / 10);
   g_hash_table_destroy(colors);
   g_free(pixels);
   const char *dir = g_getenv("JITSCOPE_SCREENSHOT_DIR");
@@ -78,73 +100,133 @@ static guint count_label(AppScene *scene, const char *needle) {
   return n;
 }
 
+static char *example_path(const char *name) {
+  return g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "resources", "examples", name, NULL);
+}
+
 static JitscopeWindow *open_example(void) {
   JitscopeWindow *window = jitscope_application_open_window(app, NULL);
-  gtk_window_set_default_size(GTK_WINDOW(window), 1400, 860);
+  gtk_window_set_default_size(GTK_WINDOW(window), 1500, 900);
   wait_frames(30);
   g_assert_nonnull(app_workspace_graph(jitscope_window_get_workspace(window)));
   g_assert_null(jitscope_window_get_program_error(window));
   return window;
 }
 
-static void test_lstm_every_stage(void) {
+static JitscopeWindow *open_and_run_lstm(void) {
   JitscopeWindow *window = open_example();
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
-  wait_idle(window);
+  act(window, "win.run", NULL);
   const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
   g_assert_nonnull(run);
   g_assert_cmpuint(run->n_failed, ==, 0);
   g_assert_cmpuint(run->plans->len, >=, 2);
   g_assert_cmpint(jitscope_window_get_plan(window), ==, 0);
+  return window;
+}
+
+static void test_lstm_every_row_every_stage(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
+  JitscopePlansTree *tree = jitscope_window_get_plans_tree(window);
   JitscopeGraphView *view = jitscope_window_get_graph_view(window);
-  guint stages_seen = 0;
-  for (guint p = 0; p < run->plans->len; p++) {
-    const AppWorkspacePlan *plan = g_ptr_array_index(run->plans, p);
-    gtk_widget_activate_action(GTK_WIDGET(window), "win.select-plan", "u", p);
-    wait_idle(window);
-    g_assert_cmpint(jitscope_window_get_plan(window), ==, (int)p);
-    for (guint s = 0; s < plan->stages->len; s++) {
+  guint kinds[JITSCOPE_PLAN_ROW_KERNEL + 1] = {0};
+  guint stages_seen = 0, groups_on_canvas = 0;
+  guint n_rows = jitscope_plans_tree_get_n_rows(tree);
+  for (guint r = 0; r < n_rows; r++) {
+    JitscopePlanRowKind kind;
+    int plan = -1, stage = -1;
+    guint64 origin = 0;
+    g_assert_true(jitscope_plans_tree_get_row(tree, r, &kind, &plan, &stage, &origin, NULL));
+    kinds[kind]++;
+    if (plan < 0)
+      continue;
+    act(window, "win.select-row", "u", r);
+    g_assert_cmpint(jitscope_window_get_plan(window), ==, plan);
+    g_assert_cmpint(jitscope_window_get_stage(window), ==, stage);
+    if (kind == JITSCOPE_PLAN_ROW_GROUP) {
+      /* The group is selected on the canvas: the FusionGroup node (or its folded box). */
+      const char *id = jitscope_graph_view_get_selected(view);
+      g_assert_nonnull(id);
+      g_assert_nonnull(strstr(jitscope_window_get_inspector_text(window), "prim::FusionGroup"));
+      groups_on_canvas++;
+    }
+    const AppWorkspacePlan *p = g_ptr_array_index(run->plans, plan);
+    for (guint s = (guint)stage; s < p->stages->len; s++) {
       g_assert_cmpint(jitscope_window_get_stage(window), ==, (int)s);
       AppScene *scene = jitscope_graph_view_get_scene(view);
       g_assert_nonnull(scene);
       g_assert_cmpuint(count_label(scene, "return"), >=, 1);
-      if (plan->kind == EXEC_PLAN_FORWARD && s == 0)
+      if (p->kind == EXEC_PLAN_FORWARD && s == 0)
         g_assert_cmpuint(count_label(scene, "aten::mm"), ==, 2);
+      g_assert_nonnull(strstr(jitscope_window_get_stage_title(window),
+                              ((AppWorkspaceStage *)g_ptr_array_index(p->stages, s))->name));
       stages_seen++;
-      gtk_widget_activate_action(GTK_WIDGET(window), "win.next-stage", NULL);
-      wait_idle(window);
+      act(window, "win.next-stage", NULL);
     }
-    /* Past the last stage, next-stage stays there. */
-    g_assert_cmpint(jitscope_window_get_stage(window), ==, (int)plan->stages->len - 1);
-    if (p == 0)
-      screenshot(window, "window-lstm-forward.png");
+    g_assert_cmpint(jitscope_window_get_stage(window), ==, (int)p->stages->len - 1);
   }
-  g_assert_cmpuint(stages_seen, >, 20);
-
-  /* Back to the forward plan's DifferentiableGraph stage, pick a node, inspect it. */
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.select-plan", "u", 0);
-  wait_idle(window);
-  AppScene *scene = jitscope_graph_view_get_scene(view);
-  GArray *found = app_scene_search(scene, "aten::sigmoid");
-  g_assert_cmpuint(found->len, >, 0);
-  const char *id = app_scene_object(scene, g_array_index(found, guint, 0))->id;
-  g_assert_true(jitscope_graph_view_select(view, id));
-  g_array_unref(found);
-  const char *inspector = jitscope_window_get_inspector_text(window);
-  g_assert_nonnull(strstr(inspector, "aten::sigmoid"));
-  g_assert_nonnull(strstr(inspector, "schema: aten::sigmoid"));
-  /* Last stage of the backward plan, for the picture. */
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.select-plan", "u", run->plans->len - 1);
-  wait_idle(window);
-  const AppWorkspacePlan *last = g_ptr_array_index(run->plans, run->plans->len - 1);
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.select-stage", "u", last->stages->len - 1);
-  wait_idle(window);
-  screenshot(window, "window-lstm-backward.png");
+  g_assert_cmpuint(kinds[JITSCOPE_PLAN_ROW_PLAN], >=, 2);
+  g_assert_cmpuint(kinds[JITSCOPE_PLAN_ROW_DIFF], >=, 1);
+  g_assert_cmpuint(kinds[JITSCOPE_PLAN_ROW_GROUP], >=, 2); /* forward f and backward */
+  g_assert_cmpuint(kinds[JITSCOPE_PLAN_ROW_KERNEL], ==, kinds[JITSCOPE_PLAN_ROW_GROUP]);
+  g_assert_cmpuint(groups_on_canvas, ==, kinds[JITSCOPE_PLAN_ROW_GROUP]);
+  g_assert_cmpuint(stages_seen, >, 40);
+  /* n / p / Shift+N by action from the stage list: back to the start, then the changed ones. */
+  act(window, "win.select-stage", "u", 0);
+  act(window, "win.next-changed", NULL);
+  const AppWorkspacePlan *shown = g_ptr_array_index(run->plans, jitscope_window_get_plan(window));
+  g_assert_true(((AppWorkspaceStage *)g_ptr_array_index(shown->stages,
+                                                        jitscope_window_get_stage(window)))->changed);
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
-static char *example_path(const char *name) {
-  return g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "resources", "examples", name, NULL);
+/* Picks a FusionGroup row, checks the inspector, returns the window at that group. */
+static void select_first_group(JitscopeWindow *window) {
+  JitscopePlansTree *tree = jitscope_window_get_plans_tree(window);
+  for (guint r = 0; r < jitscope_plans_tree_get_n_rows(tree); r++) {
+    JitscopePlanRowKind kind;
+    jitscope_plans_tree_get_row(tree, r, &kind, NULL, NULL, NULL, NULL);
+    if (kind == JITSCOPE_PLAN_ROW_GROUP) {
+      act(window, "win.select-row", "u", r);
+      return;
+    }
+  }
+  g_assert_not_reached();
+}
+
+static void test_inspector(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  JitscopeGraphView *view = jitscope_window_get_graph_view(window);
+  /* A sigmoid of the forward plan's last stage: schema, history, values. */
+  const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
+  const AppWorkspacePlan *forward = g_ptr_array_index(run->plans, 0);
+  act(window, "win.select-stage", "u", forward->stages->len - 1);
+  jitscope_graph_view_fit(view);
+  act(window, "win.fold", NULL); /* everything folded: the top level only */
+  act(window, "win.fold", NULL); /* and unfolded again */
+  g_assert_cmpuint(jitscope_window_search(window, "aten::sigmoid"), >, 0);
+  wait_idle(window);
+  const char *text = jitscope_window_get_inspector_text(window);
+  g_assert_nonnull(strstr(text, "schema: aten::sigmoid"));
+  g_assert_nonnull(strstr(text, "ORIGIN HISTORY"));
+  g_assert_nonnull(strstr(text, "created by stage 01 specialize_input_types"));
+  g_assert_nonnull(strstr(text, "float32 [3, 20]"));
+  g_assert_cmpfloat(jitscope_graph_view_get_zoom(view), >=, 0.8);
+  g_assert_nonnull(strstr(jitscope_window_get_banner(window), "match"));
+  screenshot(window, "window-lstm-inspector.png");
+
+  /* A FusionGroup: backend, CUDA source, and why nvrtc did not compile it. */
+  select_first_group(window);
+  text = jitscope_window_get_inspector_text(window);
+  g_assert_nonnull(strstr(text, "FUSER BACKEND"));
+  g_assert_nonnull(strstr(text, "ran on cpu"));
+  g_assert_nonnull(strstr(text, "GENERATED CUDA KERNEL"));
+  g_assert_nonnull(strstr(text, "extern \"C\" __global__"));
+  g_assert_nonnull(strstr(text, "not compiled: nvrtc did not load"));
+  g_assert_nonnull(strstr(text, cuda_dir));
+  g_assert_nonnull(strstr(text, "VALUES AFTER THE RUN"));
+  screenshot(window, "window-lstm-fusion-group.png");
+  gtk_window_destroy(GTK_WINDOW(window));
 }
 
 static void test_compare_broadcast(void) {
@@ -158,8 +240,7 @@ static void test_compare_broadcast(void) {
       "Float(5, 1, requires_grad=1); Float(5, 1, requires_grad=1); Float(5, 5, requires_grad=1)",
   };
   jitscope_window_set_specs(window, specs, 3);
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
-  wait_idle(window);
+  act(window, "win.run", NULL);
   const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
   g_assert_cmpuint(run->specs->len, ==, 3);
   g_assert_cmpuint(run->n_failed, ==, 0);
@@ -168,36 +249,85 @@ static void test_compare_broadcast(void) {
   const AppWorkspacePlan *b0 = g_ptr_array_index(r0->backward, 0);
   for (guint p = 0; p < run->plans->len; p++)
     if (g_ptr_array_index(run->plans, p) == b0)
-      gtk_widget_activate_action(GTK_WIDGET(window), "win.select-plan", "u", p);
-  wait_idle(window);
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.compare", NULL);
-  wait_idle(window);
+      act(window, "win.select-plan", "u", p);
+  act(window, "win.compare", NULL);
+  g_assert_true(jitscope_window_is_comparing(window));
   JitscopeCompareView *compare = jitscope_window_get_compare_view(window);
   g_assert_cmpuint(jitscope_compare_view_get_n_columns(compare), ==, 3);
   guint steps = jitscope_compare_view_get_n_steps(compare);
   g_assert_cmpuint(steps, >, 3);
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.select-stage", "u", 0);
-  while (jitscope_compare_view_get_step(compare) > 0) {
-    gtk_widget_activate_action(GTK_WIDGET(window), "win.prev-stage", NULL);
-    wait_idle(window);
-  }
+  while (jitscope_compare_view_get_step(compare) > 0)
+    act(window, "win.prev-stage", NULL);
   for (guint s = 0; s + 1 < steps; s++) {
     for (guint c = 0; c < 3; c++)
       g_assert_nonnull(jitscope_graph_view_get_scene(jitscope_compare_view_get_column(compare, c)));
-    gtk_widget_activate_action(GTK_WIDGET(window), "win.next-stage", NULL);
-    wait_idle(window);
+    act(window, "win.next-stage", NULL);
     g_assert_cmpuint(jitscope_compare_view_get_step(compare), ==, s + 1);
   }
-  /* At the last stage: 0, 1 and 2 _grad_sum_to_size nodes. */
-  for (guint c = 0; c < 3; c++) {
-    AppScene *scene = jitscope_graph_view_get_scene(jitscope_compare_view_get_column(compare, c));
-    g_assert_nonnull(scene);
-    guint n = count_label(scene, "aten::_grad_sum_to_size");
-    g_assert_cmpuint(n > 0, ==, c > 0);
-  }
-  screenshot(window, "window-compare-broadcast.png");
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.compare", NULL);
+  /* Before fusion the backward graphs of the specs with 0, 1 and 2 broadcast inputs keep 0, 1
+   * and 2 more _grad_sum_to_size than the plan without broadcasting; the extra ones are
+   * framed as "not in every plan". */
+  g_assert_true(jitscope_compare_view_set_stage_name(compare, "decompose_ops"));
   wait_idle(window);
+  guint base = count_label(jitscope_graph_view_get_scene(jitscope_compare_view_get_column(compare, 0)),
+                           "aten::_grad_sum_to_size");
+  for (guint c = 0; c < 3; c++) {
+    JitscopeGraphView *column = jitscope_compare_view_get_column(compare, c);
+    AppScene *scene = jitscope_graph_view_get_scene(column);
+    g_assert_nonnull(scene);
+    g_assert_cmpuint(count_label(scene, "aten::_grad_sum_to_size"), ==, base + c);
+    g_assert_cmpuint(jitscope_compare_view_get_n_unshared(compare, c), >, 0);
+    g_assert_cmpuint(jitscope_graph_view_get_n_marked(column), >, 0);
+  }
+  /* Each column zooms on its own; fit all restores them. */
+  JitscopeGraphView *first = jitscope_compare_view_get_column(compare, 0);
+  double z0 = jitscope_graph_view_get_zoom(first);
+  double z1 = jitscope_graph_view_get_zoom(jitscope_compare_view_get_column(compare, 1));
+  jitscope_graph_view_zoom(first, 2.0);
+  g_assert_cmpfloat(jitscope_graph_view_get_zoom(jitscope_compare_view_get_column(compare, 1)), ==, z1);
+  act(window, "win.fit", NULL);
+  g_assert_cmpfloat(jitscope_graph_view_get_zoom(first), ==, z0);
+  screenshot(window, "window-compare-broadcast.png");
+  act(window, "win.compare", NULL);
+  g_assert_false(jitscope_window_is_comparing(window));
+  gtk_window_destroy(GTK_WINDOW(window));
+}
+
+static void test_export(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  char *dir = g_dir_make_tmp("jitscope-ui-export-XXXXXX", NULL);
+  char *bundle = g_build_filename(dir, "bundle", NULL);
+  jitscope_window_export_bundle(window, bundle);
+  wait_idle(window);
+  g_assert_nonnull(strstr(jitscope_window_get_banner(window), "Bundle written"));
+  static const char *const files[] = {"manifest.json", "REPORT.md", "program.ir", "inputs"};
+  for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
+    char *file = g_build_filename(bundle, files[i], NULL);
+    g_assert_true(g_file_test(file, G_FILE_TEST_EXISTS));
+    g_free(file);
+  }
+  char *manifest = g_build_filename(bundle, "manifest.json", NULL);
+  JsonParser *parser = json_parser_new();
+  g_assert_true(json_parser_load_from_file(parser, manifest, NULL));
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  g_assert_cmpstr(json_object_get_string_member(root, "format"), ==, "jitscope-bundle");
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(root, "plans")), >=, 2);
+  g_object_unref(parser);
+  g_free(manifest);
+  /* Exporting again into the same folder is refused, with the reason on screen. */
+  jitscope_window_export_bundle(window, bundle);
+  wait_idle(window);
+  g_assert_nonnull(strstr(jitscope_window_get_banner(window), "not written"));
+  /* The shown graph as SVG, and the IR text to the clipboard. */
+  char *svg = g_build_filename(dir, "graph.svg", NULL);
+  jitscope_window_export_graph(window, svg);
+  wait_idle(window);
+  g_assert_true(g_file_test(svg, G_FILE_TEST_EXISTS));
+  act(window, "win.copy-ir", NULL);
+  g_assert_nonnull(strstr(jitscope_window_get_banner(window), "Copied the IR"));
+  g_free(svg);
+  g_free(bundle);
+  g_free(dir); /* the folder stays for inspection; it is under the temporary dir */
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
@@ -210,34 +340,29 @@ static void test_errors_shown(void) {
   const char *error = jitscope_window_get_program_error(window);
   g_assert_nonnull(error);
   g_assert_nonnull(strstr(error, "bad.ir:2:"));
-  /* Run refuses with the reason; the window keeps working. */
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
-  wait_idle(window);
+  g_assert_nonnull(strstr(jitscope_window_get_banner(window), "does not parse"));
+  act(window, "win.run", NULL);
   g_assert_nonnull(strstr(jitscope_window_get_run_status(window), "does not parse"));
   screenshot(window, "window-parse-error.png");
-  /* A file that does not exist. */
   jitscope_window_open_file(window, "/nonexistent/graph.ir");
   g_assert_nonnull(strstr(jitscope_window_get_run_status(window), "Cannot open"));
+  g_assert_nonnull(strstr(jitscope_window_get_banner(window), "Cannot open"));
 
-  /* A valid program with specs whose shapes cannot be added: the run reports it. */
   char *path = example_path("broadcast_cell.ir");
   jitscope_window_open_file(window, path);
   g_free(path);
   g_assert_null(jitscope_window_get_program_error(window));
   const char *specs[] = {"Float(2, 3); Float(4, 5); Float(1)", "Float(2); Float(2)"};
   jitscope_window_set_specs(window, specs, 2);
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
-  wait_idle(window);
+  act(window, "win.run", NULL);
   const char *status = jitscope_window_get_run_status(window);
   g_assert_nonnull(strstr(status, "2 failed"));
   g_assert_nonnull(strstr(status, "spec 1:"));
   g_assert_nonnull(strstr(status, "spec 2:"));
   screenshot(window, "window-failed-run.png");
-  /* And it still runs a good spec afterwards. */
   const char *good = "Float(2, 2); Float(2, 2); Float(2, 2)";
   jitscope_window_set_specs(window, &good, 1);
-  gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
-  wait_idle(window);
+  act(window, "win.run", NULL);
   g_assert_nonnull(jitscope_graph_view_get_scene(jitscope_window_get_graph_view(window)));
   g_remove(bad);
   g_rmdir(dir);
@@ -246,9 +371,59 @@ static void test_errors_shown(void) {
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
+static void test_dark_and_settings(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  act(window, "win.select-plan", "u", 1);
+  act(window, "win.dark", NULL);
+  screenshot(window, "window-lstm-backward-dark.png");
+  act(window, "win.dark", NULL);
+  GSettings *settings = jitscope_window_get_settings(window);
+  if (!settings) {
+    g_test_message("no GSettings schema: persistence not tested");
+    gtk_window_destroy(GTK_WINDOW(window));
+    return;
+  }
+  g_assert_false(g_settings_get_boolean(settings, "dark-style"));
+  g_settings_set_int(settings, "sidebar-width", 333);
+  gtk_window_set_default_size(GTK_WINDOW(window), 1300, 800);
+  gtk_window_close(GTK_WINDOW(window));
+  wait_frames(5);
+  GSettings *check = g_settings_new("io.github.jitscope.Jitscope");
+  g_assert_cmpint(g_settings_get_int(check, "window-width"), ==, 1300);
+  g_assert_cmpint(g_settings_get_int(check, "sidebar-width"), ==, 333);
+  JitscopeWindow *again = jitscope_application_open_window(app, NULL);
+  wait_frames(20);
+  g_assert_cmpint(jitscope_window_get_pane_position(again, "sidebar-width"), ==, 333);
+  int w = 0, h = 0;
+  gtk_window_get_default_size(GTK_WINDOW(again), &w, &h);
+  g_assert_cmpint(w, ==, 1300);
+  g_settings_reset(check, "sidebar-width");
+  g_settings_reset(check, "window-width");
+  g_settings_reset(check, "window-height");
+  g_object_unref(check);
+  gtk_window_destroy(GTK_WINDOW(again));
+}
+
+static void final_screenshots(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  /* The forward plan at the fusion stage of its DifferentiableGraph, the group selected. */
+  select_first_group(window);
+  screenshot(window, "window-lstm-forward.png");
+  const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
+  act(window, "win.select-plan", "u", run->plans->len - 1);
+  const AppWorkspacePlan *last = g_ptr_array_index(run->plans, run->plans->len - 1);
+  act(window, "win.select-stage", "u", last->stages->len - 1);
+  screenshot(window, "window-lstm-backward.png");
+  gtk_window_destroy(GTK_WINDOW(window));
+}
+
 int main(int argc, char **argv) {
+  /* CUDA is loaded once per process: point it at an empty folder before anything loads it. */
+  cuda_dir = g_dir_make_tmp("jitscope-no-cuda-XXXXXX", NULL);
+  g_setenv("JITSCOPE_CUDA_LIBDIR", cuda_dir, TRUE);
   if (!gtk_init_check()) {
     g_print("1..0 # SKIP no display\n");
+    g_rmdir(cuda_dir);
     return 77;
   }
   g_test_init(&argc, &argv, NULL);
@@ -257,10 +432,16 @@ int main(int argc, char **argv) {
   g_log_set_always_fatal(G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
   app = jitscope_application_new();
   g_assert_true(g_application_register(G_APPLICATION(app), NULL, NULL));
-  g_test_add_func("/window/lstm-every-stage", test_lstm_every_stage);
+  g_test_add_func("/window/lstm-every-row-every-stage", test_lstm_every_row_every_stage);
+  g_test_add_func("/window/inspector", test_inspector);
   g_test_add_func("/window/compare-broadcast", test_compare_broadcast);
+  g_test_add_func("/window/export", test_export);
   g_test_add_func("/window/errors-shown", test_errors_shown);
+  g_test_add_func("/window/dark-and-settings", test_dark_and_settings);
+  g_test_add_func("/window/screenshots", final_screenshots);
   int status = g_test_run();
   g_object_unref(app);
+  g_rmdir(cuda_dir);
+  g_free(cuda_dir);
   return status;
 }

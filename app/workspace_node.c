@@ -1,0 +1,518 @@
+/* Node inspection and plan differences for the workbench (contracts in workspace.h). */
+#include "workspace.h"
+
+#include <string.h>
+
+#include "fuser/cuda_codegen.h"
+#include "fuser/cuda_compile.h"
+#include "fuser/cuda_launch.h"
+#include "fuser/cuda_loader.h"
+#include "fuser/fuser.h"
+#include "ir/text.h"
+#include "runtime/interpreter.h"
+#include "value_text.h"
+
+/* ---- origins through the stages ---- */
+
+static const IrNode *find_in_block(const IrBlock *block, guint64 origin) {
+  IR_FOR_EACH_NODE(n, block) {
+    if (n->origin == origin)
+      return n;
+    for (guint b = 0; b < ir_n_blocks(n); b++) {
+      const IrNode *found = find_in_block(ir_block(n, b), origin);
+      if (found)
+        return found;
+    }
+    const IrAttr *sub = ir_node_attr(n, IR_ATTR_SUBGRAPH);
+    if (sub && sub->kind == IR_ATTR_G && sub->v.g) {
+      const IrNode *found = find_in_block(sub->v.g->block, origin);
+      if (found)
+        return found;
+    }
+  }
+  return NULL;
+}
+
+const IrNode *app_workspace_find_origin(const IrGraph *graph, guint64 origin) {
+  return graph ? find_in_block(graph->block, origin) : NULL;
+}
+
+int app_workspace_first_stage_with(const AppWorkspacePlan *plan, guint64 origin) {
+  for (guint s = 0; s < plan->stages->len; s++) {
+    const AppWorkspaceStage *stage = g_ptr_array_index(plan->stages, s);
+    if (app_workspace_find_origin(stage->graph, origin))
+      return (int)s;
+  }
+  return -1;
+}
+
+/* The node's own line without value names' effect on comparison is not needed here: the
+ * history compares a node's printed line between consecutive stages. */
+static char *node_line(const IrNode *node) {
+  GString *line = g_string_new(NULL);
+  ir_node_print_line(line, node);
+  return g_string_free(line, FALSE);
+}
+
+char *app_workspace_origin_history(const AppWorkspacePlan *plan, guint64 origin) {
+  GString *out = g_string_new(NULL);
+  char *previous = NULL;
+  bool present = false;
+  guint changes = 0;
+  for (guint s = 0; s < plan->stages->len; s++) {
+    const AppWorkspaceStage *stage = g_ptr_array_index(plan->stages, s);
+    const IrNode *node = app_workspace_find_origin(stage->graph, origin);
+    if (node && !present) {
+      g_string_append_printf(out, "  created by stage %02u %s [%s]%s\n", s + 1, stage->name,
+                             stage->group, s == 0 ? " (in the program)" : "");
+      present = true;
+      g_free(previous);
+      previous = node_line(node);
+    } else if (node) {
+      char *line = node_line(node);
+      if (g_strcmp0(line, previous) != 0) {
+        g_string_append_printf(out, "  changed by stage %02u %s: %s\n", s + 1, stage->name, line);
+        changes++;
+      }
+      g_free(previous);
+      previous = line;
+    } else if (present) {
+      g_string_append_printf(out, "  removed by stage %02u %s [%s]\n", s + 1, stage->name,
+                             stage->group);
+      present = false;
+    }
+  }
+  if (out->len == 0)
+    g_string_append(out, "  not in any stage of this plan\n");
+  else if (present)
+    g_string_append_printf(out, "  in the final graph%s\n", changes ? "" : " (never changed)");
+  g_free(previous);
+  return g_string_free(out, FALSE);
+}
+
+const AppWorkspaceFuserRecord *app_workspace_fuser_record(const AppWorkspacePlan *plan,
+                                                          guint64 origin) {
+  for (guint i = 0; plan->fuser_records && i < plan->fuser_records->len; i++) {
+    const AppWorkspaceFuserRecord *r = g_ptr_array_index(plan->fuser_records, i);
+    if (r->origin == origin)
+      return r;
+  }
+  return NULL;
+}
+
+/* ---- the plan summary ---- */
+
+char *app_workspace_plan_summary(const AppWorkspaceRun *run, const AppWorkspacePlan *plan) {
+  GString *text = g_string_new(NULL);
+  g_string_append_printf(text, "%s\n%u stages\n", plan->title, plan->stages->len);
+  for (guint i = 0; run && i < run->specs->len; i++) {
+    const AppWorkspaceSpecResult *r = g_ptr_array_index(run->specs, i);
+    gboolean mine = r->forward == plan;
+    for (guint b = 0; b < r->backward->len && !mine; b++)
+      mine = g_ptr_array_index(r->backward, b) == plan;
+    if (!mine)
+      continue;
+    g_string_append_printf(text, "\nspec %u: %s (%.1f ms)\n", i + 1, r->line, r->ms);
+    if (r->outputs_text)
+      g_string_append(text, r->outputs_text);
+    if (r->grads_text)
+      g_string_append(text, r->grads_text);
+    break;
+  }
+  if (plan->fusion_groups->len) {
+    g_string_append_printf(text, "\nfusion groups: %u\n", plan->fusion_groups->len);
+    g_string_append(text, *plan->fuser_summary ? plan->fuser_summary : "(none ran)\n");
+  }
+  g_string_append(text, "\nClick a node for its schema, types, origin history and values.");
+  return g_string_free(text, FALSE);
+}
+
+/* ---- values ---- */
+
+GArray *app_workspace_values_copy(const GArray *values) {
+  if (!values)
+    return NULL;
+  GArray *copy = g_array_sized_new(FALSE, FALSE, sizeof(RtValue), values->len);
+  for (guint i = 0; i < values->len; i++) {
+    RtValue v = rt_value_ref(g_array_index(values, RtValue, i));
+    g_array_append_val(copy, v);
+  }
+  return copy;
+}
+
+void app_workspace_values_free(GArray *values) {
+  if (!values)
+    return;
+  for (guint i = 0; i < values->len; i++)
+    rt_value_unref(g_array_index(values, RtValue, i));
+  g_array_free(values, TRUE);
+}
+
+typedef struct {
+  const IrNode *target;
+  GPtrArray *values; /* of RtValue* (g_new, referenced) once the target ran */
+  RtInterpreterHooks hooks;
+} Catch;
+
+static void keep_outputs(Catch *c, const RtValue *outputs, guint n) {
+  if (c->values)
+    return; /* the first execution (a loop body may run the node again) */
+  c->values = g_ptr_array_new();
+  for (guint i = 0; i < n; i++) {
+    RtValue *v = g_new(RtValue, 1);
+    *v = rt_value_ref(outputs[i]);
+    g_ptr_array_add(c->values, v);
+  }
+}
+
+static bool catch_after(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
+                        RtValue *outputs, guint n_outputs, GError **error) {
+  Catch *c = ctx;
+  if (node == c->target)
+    keep_outputs(c, outputs, n_outputs);
+  return true;
+}
+
+/* DifferentiableGraph and FusionGroup nodes: their Subgraph interpreted with these hooks (so
+ * nodes inside are caught too), extra outputs (a forward's saved temporaries) dropped, a
+ * group's sum-to-size applied. */
+static bool catch_special(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
+                          RtValue *outputs, guint n_outputs, GError **error) {
+  Catch *c = ctx;
+  const IrAttr *attr = ir_node_attr(node, IR_ATTR_SUBGRAPH);
+  if (!attr || attr->kind != IR_ATTR_G || !attr->v.g) {
+    g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN, "%s has no Subgraph",
+                ir_kind_name(node->kind));
+    return false;
+  }
+  RtValue *outs = NULL;
+  guint n_outs = 0;
+  if (!rt_interpret(attr->v.g, &c->hooks, inputs, n_inputs, &outs, &n_outs, error))
+    return false;
+  if (n_outs < n_outputs) {
+    g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN,
+                "%s returned %u values, %u expected", ir_kind_name(node->kind), n_outs, n_outputs);
+    for (guint i = 0; i < n_outs; i++)
+      rt_value_unref(outs[i]);
+    g_free(outs);
+    return false;
+  }
+  for (guint i = 0; i < n_outs; i++) {
+    if (i < n_outputs)
+      outputs[i] = outs[i];
+    else
+      rt_value_unref(outs[i]);
+  }
+  g_free(outs);
+  if (node->kind == IR_PRIM_FUSION_GROUP &&
+      !fuser_apply_sum_to(node, inputs, n_inputs, outputs, n_outputs, error))
+    return false;
+  if (node == c->target)
+    keep_outputs(c, outputs, n_outputs);
+  return true;
+}
+
+char *app_workspace_node_values(const IrGraph *graph, const IrNode *node, GArray *inputs,
+                                GError **error) {
+  if (!inputs) {
+    g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN,
+                "this plan did not run (its inputs were not recorded)");
+    return NULL;
+  }
+  Catch c = {.target = node};
+  c.hooks.after_node = catch_after;
+  c.hooks.run_special = catch_special;
+  c.hooks.ctx = &c;
+  RtValue *outs = NULL;
+  guint n_outs = 0;
+  GError *local = NULL;
+  bool ok = rt_interpret(graph, &c.hooks, (RtValue *)inputs->data, inputs->len, &outs, &n_outs,
+                         &local);
+  for (guint i = 0; ok && i < n_outs; i++)
+    rt_value_unref(outs[i]);
+  g_free(outs);
+  if (!c.values) {
+    if (local)
+      g_propagate_prefixed_error(error, local, "re-running this stage on the plan's inputs "
+                                               "failed: ");
+    else
+      g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN,
+                  "the node did not run (a branch not taken, or a prim node whose values the "
+                  "interpreter does not report)");
+    return NULL;
+  }
+  g_clear_error(&local); /* the node ran before the failure: its values stand */
+  GString *text = g_string_new(NULL);
+  for (guint i = 0; i < c.values->len; i++) {
+    RtValue *v = g_ptr_array_index(c.values, i);
+    char buf[32];
+    const char *name = i < node->outputs->len
+                           ? ir_value_display_name(ir_output(node, i), buf)
+                           : "?";
+    g_string_append_printf(text, "%%%s: ", name);
+    value_text_append(text, *v, 4);
+    g_string_append_c(text, '\n');
+    rt_value_unref(*v);
+    g_free(v);
+  }
+  g_ptr_array_unref(c.values);
+  return g_string_free(text, FALSE);
+}
+
+/* ---- CUDA kernels of a group ---- */
+
+AppWorkspaceKernel *app_workspace_group_kernel(const IrNode *group, bool compile) {
+  AppWorkspaceKernel *k = g_new0(AppWorkspaceKernel, 1);
+  const IrGraph *kg = ir_node_attr(group, IR_ATTR_SUBGRAPH) ? ir_node_attr_g(group, IR_ATTR_SUBGRAPH)
+                                                            : NULL;
+  if (group->kind != IR_PRIM_FUSION_GROUP || !kg) {
+    k->codegen_error = g_strdup("not a FusionGroup with a kernel graph");
+    k->log = g_strdup("");
+    return k;
+  }
+  guint n = cuda_codegen_n_tensor_inputs(kg);
+  guint n_out = ir_graph_outputs(kg)->len;
+  IrDtype *dtypes = g_new0(IrDtype, n + 1);
+  guint *in_nd = g_new0(guint, n + 1), *out_nd = g_new0(guint, n_out + 1);
+  for (guint i = 0; i < n; i++) {
+    const IrType *t = ((IrValue *)g_ptr_array_index(ir_graph_inputs(kg), i))->type;
+    dtypes[i] = t->has_dtype ? t->dtype : IR_DTYPE_FLOAT32;
+  }
+  cuda_group_assumed_ndims(kg, in_nd, out_nd);
+  const CudaStatus *status = cuda_loader_get();
+  GError *error = NULL;
+  char *arch = NULL;
+  char *why_not = NULL;
+  if (!compile)
+    why_not = g_strdup("not compiled (compilation was not asked for)");
+  else if (!status->nvrtc.loaded)
+    why_not = g_strdup_printf("not compiled: nvrtc did not load: %s",
+                              status->nvrtc.error ? status->nvrtc.error : "unknown reason");
+  else if (!(arch = cuda_compile_resolve_arch(NULL, &error))) {
+    why_not = g_strdup_printf("not compiled: %s", error->message);
+    g_clear_error(&error);
+  }
+  char *key = cuda_compile_signature_key(n, dtypes, in_nd, n_out, out_nd, arch ? arch : "-");
+  char *canonical = cuda_codegen_canonical_text(kg);
+  char *name = cuda_compile_kernel_name(canonical, key);
+  CudaKernelSource *source = cuda_codegen_kernel(kg, name, dtypes, in_nd, out_nd, &error);
+  if (!source) {
+    k->codegen_error = g_strdup(error->message);
+    g_clear_error(&error);
+    k->log = why_not ? why_not : g_strdup("");
+    why_not = NULL;
+  } else {
+    k->kernel_name = g_strdup(source->name);
+    k->source = g_strdup(source->source);
+    if (why_not) {
+      k->log = g_steal_pointer(&why_not);
+    } else {
+      CudaCompileResult *c = cuda_compile_ptx(source->source, source->name, arch, &error);
+      if (c) {
+        k->compiled_attempted = true;
+        k->compiled = c->ok;
+        k->arch = g_strdup(c->arch);
+        k->log = g_strdup(c->log);
+        k->ptx_bytes = c->ptx_bytes;
+        k->compile_ms = c->ms;
+        cuda_compile_result_free(c);
+      } else {
+        k->log = g_strdup_printf("not compiled: %s", error->message);
+        g_clear_error(&error);
+      }
+    }
+    cuda_kernel_source_free(source);
+  }
+  g_free(why_not);
+  g_free(name);
+  g_free(canonical);
+  g_free(key);
+  g_free(arch);
+  g_free(dtypes);
+  g_free(in_nd);
+  g_free(out_nd);
+  return k;
+}
+
+void app_workspace_kernel_free(AppWorkspaceKernel *k) {
+  if (!k)
+    return;
+  g_free(k->kernel_name);
+  g_free(k->source);
+  g_free(k->codegen_error);
+  g_free(k->arch);
+  g_free(k->log);
+  g_free(k);
+}
+
+/* ---- signatures ---- */
+
+GHashTable *app_workspace_signature_memo_new(void) {
+  return g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+}
+
+static guint64 mix(guint64 h, guint64 v) {
+  /* FNV-1a over the 8 bytes of v, then a final avalanche (splitmix64's). */
+  for (int i = 0; i < 8; i++) {
+    h ^= (v >> (8 * i)) & 0xff;
+    h *= 0x100000001b3ULL;
+  }
+  h ^= h >> 31;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 27);
+}
+
+static guint64 hash_text(const char *text) {
+  guint64 h = 0xcbf29ce484222325ULL;
+  for (const char *p = text; *p; p++) {
+    h ^= (guchar)*p;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+/* The kind and attributes: the line's right-hand side up to the opening parenthesis of the
+ * inputs (attributes in brackets may hold parentheses; they are skipped). */
+static guint64 head_hash(const IrNode *node) {
+  GString *line = g_string_new(NULL);
+  ir_node_print_line(line, node);
+  const char *rhs = strstr(line->str, " = ");
+  rhs = rhs ? rhs + 3 : line->str;
+  const char *kind = ir_kind_name(node->kind);
+  const char *start = strstr(rhs, kind);
+  if (start)
+    rhs = start;
+  int depth = 0;
+  const char *end = rhs;
+  for (; *end; end++) {
+    if (*end == '[')
+      depth++;
+    else if (*end == ']')
+      depth--;
+    else if (*end == '(' && depth == 0)
+      break;
+  }
+  char *head = g_strndup(rhs, (gsize)(end - rhs));
+  guint64 h = hash_text(head);
+  g_free(head);
+  g_string_free(line, TRUE);
+  return h;
+}
+
+guint64 app_workspace_node_signature(const IrNode *node, GHashTable *memo) {
+  guint64 *known = g_hash_table_lookup(memo, node);
+  if (known)
+    return *known;
+  guint64 h = head_hash(node);
+  for (guint i = 0; i < node->inputs->len; i++) {
+    const IrValue *v = ir_input(node, i);
+    if (v->node->kind == IR_PRIM_PARAM)
+      h = mix(mix(h, 0x5041524dULL), v->offset); /* block input by position */
+    else
+      h = mix(mix(h, app_workspace_node_signature(v->node, memo)), v->offset);
+  }
+  guint64 *stored = g_new(guint64, 1);
+  *stored = h;
+  g_hash_table_insert(memo, (gpointer)node, stored);
+  return h;
+}
+
+static void walk_nodes(const IrBlock *block, GPtrArray *out) {
+  IR_FOR_EACH_NODE(n, block) {
+    g_ptr_array_add(out, n);
+    for (guint b = 0; b < ir_n_blocks(n); b++)
+      walk_nodes(ir_block(n, b), out);
+    const IrAttr *sub = ir_node_attr(n, IR_ATTR_SUBGRAPH);
+    if (sub && sub->kind == IR_ATTR_G && sub->v.g)
+      walk_nodes(sub->v.g->block, out);
+  }
+  /* The return counts as a node: which values a plan returns is part of the plan. */
+  g_ptr_array_add(out, block->ret);
+}
+
+const IrNode *app_workspace_same_node(const IrGraph *copy, const IrGraph *graph,
+                                      const IrNode *node) {
+  GPtrArray *a = g_ptr_array_new(), *b = g_ptr_array_new();
+  walk_nodes(graph->block, a);
+  walk_nodes(copy->block, b);
+  const IrNode *found = NULL;
+  guint index = 0;
+  if (a->len == b->len && g_ptr_array_find(a, node, &index))
+    found = g_ptr_array_index(b, index);
+  g_ptr_array_unref(a);
+  g_ptr_array_unref(b);
+  return found;
+}
+
+/* signature -> count */
+static GHashTable *count_signatures(const IrGraph *graph, GPtrArray **nodes_out,
+                                    GHashTable *memo) {
+  GHashTable *counts = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  GPtrArray *nodes = g_ptr_array_new();
+  walk_nodes(graph->block, nodes);
+  for (guint i = 0; i < nodes->len; i++) {
+    guint64 sig = app_workspace_node_signature(g_ptr_array_index(nodes, i), memo);
+    guint n = GPOINTER_TO_UINT(g_hash_table_lookup(counts, &sig));
+    gint64 *key = g_new(gint64, 1);
+    *key = (gint64)sig;
+    g_hash_table_replace(counts, key, GUINT_TO_POINTER(n + 1));
+  }
+  if (nodes_out)
+    *nodes_out = nodes;
+  else
+    g_ptr_array_unref(nodes);
+  return counts;
+}
+
+GHashTable *app_workspace_unshared_nodes(const IrGraph *const *graphs, guint n, guint index) {
+  GHashTable *result = g_hash_table_new(g_direct_hash, g_direct_equal);
+  if (index >= n || !graphs[index])
+    return result;
+  GHashTable *memo = app_workspace_signature_memo_new();
+  GPtrArray *nodes = NULL;
+  GHashTable *mine = count_signatures(graphs[index], &nodes, memo);
+  /* Per signature the smallest count among the other graphs. */
+  GHashTable *least = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint g = 0; g < n; g++) {
+    if (g == index || !graphs[g])
+      continue;
+    GHashTable *other_memo = app_workspace_signature_memo_new();
+    GHashTable *other = count_signatures(graphs[g], NULL, other_memo);
+    GHashTableIter iter;
+    gpointer key, value;
+    g_hash_table_iter_init(&iter, mine);
+    while (g_hash_table_iter_next(&iter, &key, &value)) {
+      guint theirs = GPOINTER_TO_UINT(g_hash_table_lookup(other, key));
+      gpointer current;
+      if (!g_hash_table_lookup_extended(least, key, NULL, &current) ||
+          theirs < GPOINTER_TO_UINT(current)) {
+        gint64 *k = g_new(gint64, 1);
+        *k = *(gint64 *)key;
+        g_hash_table_replace(least, k, GUINT_TO_POINTER(theirs));
+      }
+    }
+    g_hash_table_destroy(other);
+    g_hash_table_destroy(other_memo);
+  }
+  /* The first `least` occurrences of a signature are shared; later ones are not. */
+  GHashTable *seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint i = 0; i < nodes->len; i++) {
+    const IrNode *node = g_ptr_array_index(nodes, i);
+    gint64 sig = (gint64)app_workspace_node_signature(node, memo);
+    gpointer allowed;
+    if (!g_hash_table_lookup_extended(least, &sig, NULL, &allowed))
+      continue; /* no other graph: nothing to compare with */
+    guint count = GPOINTER_TO_UINT(g_hash_table_lookup(seen, &sig)) + 1;
+    gint64 *k = g_new(gint64, 1);
+    *k = sig;
+    g_hash_table_replace(seen, k, GUINT_TO_POINTER(count));
+    if (count > GPOINTER_TO_UINT(allowed))
+      g_hash_table_add(result, (gpointer)node);
+  }
+  g_hash_table_destroy(seen);
+  g_hash_table_destroy(least);
+  g_hash_table_destroy(mine);
+  g_ptr_array_unref(nodes);
+  g_hash_table_destroy(memo);
+  return result;
+}
