@@ -88,6 +88,13 @@ static void print_version(void) {
   cuda_status_describe(cuda, cuda_loader_get());
   fputs(cuda->str, stdout);
   g_string_free(cuda, TRUE);
+  /* Which execution backends this process can use. */
+  char *why = cuda_status_unavailable_reason(cuda_loader_get());
+  printf("backends: interpreter, cpu fused loop, cpu-c%s\n",
+         why ? "" : ", cuda fusion (generated kernels), cuda runtime (device tensors, cuBLAS)");
+  if (why)
+    printf("cuda backends: not loaded (%s)\n", why);
+  g_free(why);
 }
 
 /* The window is not part of this build: say so and point at the commands that work. */

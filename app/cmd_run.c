@@ -7,7 +7,27 @@
 #include "json_out.h"
 #include "run_result.h"
 #include "program_run.h"
+#include "runtime/device.h"
 #include "runtime/npy.h"
+
+/* What ran where, for the JSON document: {"inputs_on": "cuda"|"cpu", "why_cpu": TEXT|null,
+ * "cuda_runtime": bool, "host_round_trips": [TEXT...]}. */
+static void add_device_member(JsonNode *root, bool on_gpu, bool wanted, const char *why) {
+  JsonObject *d = json_object_new();
+  json_object_set_string_member(d, "inputs_on", on_gpu && wanted ? "cuda" : "cpu");
+  if (why)
+    json_object_set_string_member(d, "why_cpu", why);
+  else
+    json_object_set_null_member(d, "why_cpu");
+  json_object_set_boolean_member(d, "cuda_runtime", rt_device_backend(IR_DEVICE_CUDA) != NULL);
+  JsonArray *trips = json_array_new();
+  char **notes = rt_device_notes();
+  for (guint i = 0; notes[i]; i++)
+    json_array_add_string_element(trips, notes[i]);
+  g_strfreev(notes);
+  json_object_set_array_member(d, "host_round_trips", trips);
+  json_object_set_object_member(json_node_get_object(root), "device", d);
+}
 
 int cmd_run_main(int argc, char **argv) {
   GPtrArray *specs = NULL;
@@ -57,14 +77,18 @@ int cmd_run_main(int argc, char **argv) {
 
   CliProgram program;
   GError *error = NULL;
+  char *why_cpu = NULL;
+  bool want_gpu = false, on_gpu = false;
   ExecSession *session = NULL;
   AppProgramRun *run = NULL;
   GPtrArray *grad_outputs = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
   if (cli_program_open(&program, &command, argc, argv, &specs, &seed, &error) != CLI_PARSE_OK)
     goto out;
-  if (app_inputs_want_cuda(program.inputs))
-    cli_note("inputs with device=cuda are kept in CPU memory and computed on the CPU by "
-             "'run'");
+  want_gpu = app_inputs_want_cuda(program.inputs);
+  on_gpu = app_inputs_to_devices(program.inputs, &why_cpu);
+  if (why_cpu)
+    cli_note("inputs with device=cuda are kept in CPU memory and computed on the CPU: %s",
+             why_cpu);
   for (guint i = 0; grad_output_files && i < grad_output_files->len; i++) {
     GError *load_error = NULL;
     RtTensor *g = rt_npy_load(g_ptr_array_index(grad_output_files, i), &load_error);
@@ -88,12 +112,20 @@ int cmd_run_main(int argc, char **argv) {
     cli_program_locate_run_error(&program, &error);
     goto out;
   }
-  if (json)
-    json_out_print(app_run_result_to_json(run->result, program.inputs));
-  else
+  if (json) {
+    JsonNode *root = app_run_result_to_json(run->result, program.inputs);
+    add_device_member(root, on_gpu, want_gpu, why_cpu);
+    json_out_print(root);
+  } else {
     app_run_result_print_text(run->result, program.inputs, stdout);
+    char **notes = rt_device_notes();
+    for (guint i = 0; notes[i]; i++)
+      cli_note("%s", notes[i]);
+    g_strfreev(notes);
+  }
 
 out:
+  g_free(why_cpu);
   app_program_run_free(run);
   g_ptr_array_free(grad_outputs, TRUE);
   exec_session_free(session);

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fuser/cuda_ops.h"
+#include "runtime/device.h"
 
 static char *input_name(const IrGraph *graph, guint index) {
   char buf[32];
@@ -145,4 +147,47 @@ bool app_inputs_want_cuda(const AppInputs *inputs) {
       return true;
   }
   return false;
+}
+
+bool app_inputs_to_devices(AppInputs *inputs, char **why) {
+  *why = NULL;
+  if (!app_inputs_want_cuda(inputs))
+    return true;
+  GError *error = NULL;
+  if (!cuda_runtime_enable(&error)) {
+    *why = g_strdup(error->message);
+    g_error_free(error);
+    return false;
+  }
+  guint n = inputs->values->len;
+  RtValue *moved = g_new0(RtValue, n + 1);
+  bool ok = true;
+  for (guint i = 0; ok && i < n; i++) {
+    const InputSpec *spec = g_ptr_array_index(inputs->specs, i);
+    RtValue v = g_array_index(inputs->values, RtValue, i);
+    if (spec->device != IR_DEVICE_CUDA || v.tag != RT_TENSOR || v.u.tensor == NULL) {
+      moved[i] = rt_value_ref(v);
+      continue;
+    }
+    RtTensor *d = rt_tensor_to_device(v.u.tensor, IR_DEVICE_CUDA, &error);
+    if (d == NULL) {
+      *why = g_strdup_printf("--input %u could not be copied to the GPU: %s", i + 1,
+                             error->message);
+      g_clear_error(&error);
+      ok = false;
+      break;
+    }
+    moved[i] = rt_tensor(d);
+  }
+  for (guint i = 0; i < n; i++) {
+    RtValue *slot = &g_array_index(inputs->values, RtValue, i);
+    if (ok) {
+      rt_value_unref(*slot);
+      *slot = moved[i];
+    } else if (moved[i].tag != RT_NONE) {
+      rt_value_unref(moved[i]);
+    }
+  }
+  g_free(moved);
+  return ok;
 }

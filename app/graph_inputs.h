@@ -27,4 +27,10 @@ void app_inputs_free(AppInputs *inputs);
 /* Does any input ask for device=cuda? */
 bool app_inputs_want_cuda(const AppInputs *inputs);
 
+/* Copies the tensors of the device=cuda inputs into GPU memory when CUDA can run
+ * (cuda_runtime_enable: driver, nvrtc, a device); requires_grad is kept. Returns true when
+ * they are on the GPU now (or no input asks for it); false with *why (a new string) when every
+ * input stays in host memory, values untouched. */
+bool app_inputs_to_devices(AppInputs *inputs, char **why);
+
 #endif

@@ -2,6 +2,7 @@
 #include "program_run.h"
 
 #include "cli.h"
+#include "runtime/device.h"
 
 bool app_inputs_require_grad(const AppInputs *inputs) {
   for (guint i = 0; i < inputs->values->len; i++) {
@@ -21,13 +22,23 @@ static bool run_backward(ExecExecutor *executor, const AppInputs *inputs, AppRun
     return false;
   }
   GPtrArray *roots = g_ptr_array_new();
-  GPtrArray *seeds = g_ptr_array_new();
+  GPtrArray *seeds = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
   for (guint o = 0; o < n_out; o++) {
     RtValue v = g_array_index(result->outputs, RtValue, o);
     if (v.tag != RT_TENSOR || !v.u.tensor)
       continue;
     g_ptr_array_add(roots, v.u.tensor);
-    g_ptr_array_add(seeds, grad_outputs ? grad_outputs[o] : NULL);
+    /* A given gradient goes where its output is (the GPU for device=cuda runs). */
+    RtTensor *seed = grad_outputs && grad_outputs[o]
+                         ? rt_tensor_to_device(grad_outputs[o], rt_tensor_device(v.u.tensor),
+                                               error)
+                         : NULL;
+    if (grad_outputs && grad_outputs[o] && seed == NULL) {
+      g_ptr_array_free(roots, TRUE);
+      g_ptr_array_free(seeds, TRUE);
+      return false;
+    }
+    g_ptr_array_add(seeds, seed);
   }
   guint n_in = inputs->values->len;
   RtTensor **leaves = g_new0(RtTensor *, n_in);
@@ -51,6 +62,29 @@ static bool run_backward(ExecExecutor *executor, const AppInputs *inputs, AppRun
   g_ptr_array_free(roots, TRUE);
   g_ptr_array_free(seeds, TRUE);
   return ok;
+}
+
+/* Outputs and gradients in GPU memory are copied to the host, so that every printed form
+ * (text, JSON, .npy) is the same as for a CPU run. */
+static bool result_to_host(AppRunResult *result, GError **error) {
+  for (guint i = 0; i < result->outputs->len; i++) {
+    RtValue *slot = &g_array_index(result->outputs, RtValue, i);
+    RtValue host;
+    if (!rt_value_to_host(*slot, &host, error))
+      return false;
+    rt_value_unref(*slot);
+    *slot = host;
+  }
+  for (guint i = 0; i < result->grads->len; i++) {
+    RtTensor *g = g_ptr_array_index(result->grads, i);
+    if (g == NULL || !rt_tensor_on_device(g))
+      continue;
+    RtTensor *host = rt_tensor_to_host(g, error);
+    if (host == NULL)
+      return false;
+    app_run_result_set_grad(result, i, host);
+  }
+  return true;
 }
 
 AppProgramRun *app_program_run(ExecExecutor *executor, const AppInputs *inputs,
@@ -78,6 +112,10 @@ AppProgramRun *app_program_run(ExecExecutor *executor, const AppInputs *inputs,
     }
   }
   run->end_plan = session->plans->len;
+  if (!result_to_host(run->result, error)) {
+    app_program_run_free(run);
+    return NULL;
+  }
   return run;
 }
 

@@ -7,6 +7,7 @@
 #include "fuser/fuser.h"
 #include "runtime/autograd.h"
 #include "runtime/code.h"
+#include "runtime/device.h"
 
 struct ExecExecutor {
   ExecSession *session;
@@ -197,8 +198,14 @@ bool exec_session_backward(ExecSession *session, RtTensor **outputs, RtTensor **
     return false;
   for (guint i = 0; i < n_inputs; i++) {
     RtTensor *in = inputs[i];
-    if (!grads[i] && in && in->requires_grad)
-      grads[i] = rt_tensor_zeros(in->dtype, in->ndim, in->sizes);
+    if (!grads[i] && in && in->requires_grad) {
+      grads[i] = rt_tensor_full_like_device(in, in->dtype, in->ndim, in->sizes, 0.0, error);
+      if (grads[i] == NULL) {
+        for (guint k = 0; k < n_inputs; k++)
+          g_clear_pointer(&grads[k], rt_tensor_unref);
+        return false;
+      }
+    }
   }
   return true;
 }

@@ -4,12 +4,14 @@
 #include <string.h>
 
 #include "fuser/cuda_compile.h"
+#include "fuser/cuda_tensor.h"
 
 #define CUDA_BLOCK_SIZE 128
 
-static GMutex launch_lock; /* the stream, module loading, launches */
-static CudaStream launch_stream;
+/* The stream, module loading and launches are the CUDA runtime's (cuda_tensor.h): one stream
+ * and one lock for the fusion backend and the device kernels. */
 static gint offload_host = -1; /* -1: read JITSCOPE_CUDA_OFFLOAD on first use */
+static gint time_device_launches = -1; /* -1: read JITSCOPE_CUDA_TIMING on first use */
 
 /* --- geometry --- */
 
@@ -137,18 +139,6 @@ static bool dtype_supported(IrDtype d) {
          d == IR_DTYPE_INT64 || d == IR_DTYPE_BOOL;
 }
 
-static bool has_sum_to(const IrNode *group, const RtValue *inputs, guint n_inputs) {
-  const IrAttr *a = ir_node_attr(group, FUSER_ATTR_SUM_TO_SIZE);
-  if (a == NULL || a->kind != IR_ATTR_IS)
-    return false;
-  for (guint o = 0; o < a->v.is->len; o++) {
-    gint64 idx = g_array_index(a->v.is, gint64, o);
-    if (idx >= 0 && (guint)idx < n_inputs && inputs[idx].tag != RT_NONE)
-      return true;
-  }
-  return false;
-}
-
 static bool cuda_can_run(const FuserBackend *backend, const IrNode *group, const RtValue *inputs,
                          guint n_inputs, char **why) {
   const CudaStatus *s = cuda_loader_get();
@@ -172,16 +162,8 @@ static bool cuda_can_run(const FuserBackend *backend, const IrNode *group, const
     }
     n_device += on_device(t);
   }
-  if (n_device > 0 && n_device < n) {
-    *why = g_strdup("cuda: inputs are partly in host and partly in device memory");
-    return false;
-  }
   if (n_device == 0 && !offload_enabled()) {
     *why = g_strdup("cuda: inputs are in host memory and host offloading is off");
-    return false;
-  }
-  if (n_device > 0 && has_sum_to(group, inputs, n_inputs)) {
-    *why = g_strdup("cuda: sum-to-size of device outputs is not implemented");
     return false;
   }
   return true;
@@ -189,35 +171,27 @@ static bool cuda_can_run(const FuserBackend *backend, const IrNode *group, const
 
 /* --- device memory --- */
 
-static bool cu_check(CudaResult r, const char *call, GError **error) {
-  if (r == 0)
-    return true;
-  char *why = cuda_result_describe(cuda_loader_get(), r);
-  launch_fail(error, CUDA_ERROR_DRIVER, "%s: %s", call, why);
-  g_free(why);
-  return false;
-}
-
-static void device_free(void *data, void *ctx) {
-  const CudaStatus *s = cuda_loader_get();
-  g_mutex_lock(&launch_lock);
-  if (s->cu.cuCtxSetCurrent(s->context) == 0)
-    s->cu.cuMemFreeAsync((CudaDevicePtr)(guintptr)data, launch_stream);
-  g_mutex_unlock(&launch_lock);
-}
+#define cu_check cuda_check
 
 static bool device_alloc(size_t bytes, CudaDevicePtr *ptr, GArray *owned, GError **error) {
-  const CudaStatus *s = cuda_loader_get();
-  if (!s->memory_pools)
-    return launch_fail(error, CUDA_ERROR_DRIVER,
-                       "the device does not support stream-ordered allocation "
-                       "(cuMemAllocAsync)");
-  if (!cu_check(s->cu.cuMemAllocAsync(ptr, bytes ? bytes : 16, launch_stream),
-                "cuMemAllocAsync", error))
+  if (!cuda_device_alloc(bytes, ptr, error))
     return false;
   g_array_append_val(owned, *ptr);
   return true;
 }
+
+/* Device-resident launches are timed (an event pair and a wait per launch) only when
+ * JITSCOPE_CUDA_TIMING=1 or cuda_launch_set_timing(true); host-offloaded runs wait anyway and
+ * are always timed. */
+static bool timing_enabled(void) {
+  if (g_atomic_int_get(&time_device_launches) < 0) {
+    const char *env = g_getenv("JITSCOPE_CUDA_TIMING");
+    g_atomic_int_compare_and_exchange(&time_device_launches, -1, env && strcmp(env, "1") == 0);
+  }
+  return g_atomic_int_get(&time_device_launches) == 1;
+}
+
+void cuda_launch_set_timing(bool on) { g_atomic_int_set(&time_device_launches, on ? 1 : 0); }
 
 /* --- one launch --- */
 
@@ -255,7 +229,7 @@ static bool ensure_function(CudaKernelEntry *e, GError **error) {
   return true;
 }
 
-static bool launch(CudaKernelEntry *e, guint32 numel, Param *params, guint n_params,
+static bool launch(CudaKernelEntry *e, guint32 numel, Param *params, guint n_params, bool timed,
                    GError **error) {
   const CudaStatus *s = cuda_loader_get();
   if (!ensure_function(e, error))
@@ -280,15 +254,14 @@ static bool launch(CudaKernelEntry *e, guint32 numel, Param *params, guint n_par
   guint64 resident = (guint64)e->blocks_per_sm * (guint64)s->sm_count;
   guint grid = (guint)MAX(1, MIN(wanted, resident));
   CudaEvent start = NULL, stop = NULL;
-  bool timed = s->cu.cuEventCreate(&start, 0) == 0 && s->cu.cuEventCreate(&stop, 0) == 0;
+  CudaStream stream = cuda_runtime_stream();
+  timed = timed && s->cu.cuEventCreate(&start, 0) == 0 && s->cu.cuEventCreate(&stop, 0) == 0;
   if (timed)
-    s->cu.cuEventRecord(start, launch_stream);
-  bool ok = cu_check(s->cu.cuLaunchKernel(e->function, grid, 1, 1, CUDA_BLOCK_SIZE, 1, 1, 0,
-                                          launch_stream, args, NULL),
-                     "cuLaunchKernel", error);
+    s->cu.cuEventRecord(start, stream);
+  bool ok = cuda_runtime_launch(e->function, grid, CUDA_BLOCK_SIZE, 0, args, error);
   if (ok && timed) {
     float ms = 0;
-    s->cu.cuEventRecord(stop, launch_stream);
+    s->cu.cuEventRecord(stop, stream);
     if (s->cu.cuEventSynchronize(stop) == 0 && s->cu.cuEventElapsedTime(&ms, start, stop) == 0)
       e->last_ms = ms;
   }
@@ -311,11 +284,12 @@ typedef struct {
   GArray *params;       /* of Param */
 } RunState;
 
-static void run_state_clear(RunState *st) {
+static void run_state_clear(RunState *st, bool wait) {
   const CudaStatus *s = cuda_loader_get();
   for (guint i = 0; i < st->owned->len; i++)
-    s->cu.cuMemFreeAsync(g_array_index(st->owned, CudaDevicePtr, i), launch_stream);
-  s->cu.cuStreamSynchronize(launch_stream);
+    cuda_device_free(g_array_index(st->owned, CudaDevicePtr, i));
+  if (wait)
+    s->cu.cuStreamSynchronize(cuda_runtime_stream());
   g_array_unref(st->owned);
   g_ptr_array_unref(st->host_refs);
   g_array_unref(st->params);
@@ -341,7 +315,8 @@ static bool input_params(RunState *st, const IrGraph *kg, guint i, RtTensor *t, 
     CudaDevicePtr d;
     if (!device_alloc(bytes, &d, st->owned, error))
       return false;
-    if (bytes && !cu_check(s->cu.cuMemcpyHtoDAsync(d, rt_tensor_data(src), bytes, launch_stream),
+    if (bytes && !cu_check(s->cu.cuMemcpyHtoDAsync(d, rt_tensor_data(src), bytes,
+                                                   cuda_runtime_stream()),
                            "cuMemcpyHtoDAsync", error))
       return false;
     base = d - (CudaDevicePtr)(src->offset * (int64_t)es);
@@ -387,23 +362,18 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
   if (numel > G_MAXINT32)
     return launch_fail(error, CUDA_ERROR_ARGUMENT,
                        "%" G_GINT64_FORMAT " elements exceed 32-bit indexing", numel);
-  bool device = n > 0 && on_device(inputs[0].u.tensor);
+  /* Outputs stay on the device when any input is there (host inputs are copied up). */
+  bool device = false;
+  for (guint i = 0; i < n; i++)
+    device |= on_device(inputs[i].u.tensor);
   char *arch = cuda_compile_resolve_arch(NULL, error);
   if (arch == NULL)
     return false;
-  if (!cuda_loader_make_current(error)) {
+  if (!cuda_runtime_begin(error)) {
     g_free(arch);
     return false;
   }
-
-  g_mutex_lock(&launch_lock);
-  bool ok = launch_stream != NULL ||
-            cu_check(s->cu.cuStreamCreate(&launch_stream, 0), "cuStreamCreate", error);
-  if (!ok) {
-    g_mutex_unlock(&launch_lock);
-    g_free(arch);
-    return false;
-  }
+  bool ok = true;
   RunState st = {g_array_new(FALSE, FALSE, sizeof(CudaDevicePtr)),
                  g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref),
                  g_array_new(FALSE, FALSE, sizeof(Param))};
@@ -412,8 +382,8 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
   CudaDevicePtr *out_ptr = g_new0(CudaDevicePtr, n_outputs + 1);
   int64_t (*out_sizes)[RT_MAX_DIMS] = g_malloc0_n(n_outputs + 1, sizeof *out_sizes);
   for (guint i = 0; ok && i < n; i++)
-    ok = input_params(&st, kg, i, inputs[i].u.tensor, device, map_nd, map, &dtypes[i],
-                      &in_nd[i], error);
+    ok = input_params(&st, kg, i, inputs[i].u.tensor, on_device(inputs[i].u.tensor), map_nd,
+                      map, &dtypes[i], &in_nd[i], error);
   IrDtype *out_dtypes = g_new0(IrDtype, n_outputs + 1);
   ok = ok && cuda_codegen_output_dtypes(kg, dtypes, out_dtypes, error);
   /* Outputs: fresh contiguous tensors of the map size (FusedConcat: times the pieces). */
@@ -454,7 +424,8 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
     ok = launch_fail(error, CUDA_ERROR_CODEGEN, "kernel %s takes %u tensors, %u prepared",
                      e->kernel->name, e->kernel->args->len, st.params->len);
   if (ok && numel > 0)
-    ok = launch(e, (guint32)numel, (Param *)st.params->data, st.params->len, error);
+    ok = launch(e, (guint32)numel, (Param *)st.params->data, st.params->len,
+                !device || timing_enabled(), error);
   for (guint o = 0; ok && o < n_outputs; o++) {
     int64_t count = numel;
     const IrNode *p = ((IrValue *)g_ptr_array_index(ir_graph_outputs(kg), o))->node;
@@ -462,12 +433,7 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
       count *= (int64_t)ir_n_inputs(p);
     size_t bytes = (size_t)count * rt_dtype_size(out_dtypes[o]);
     if (device) {
-      RtStorage *storage = g_new0(RtStorage, 1);
-      storage->refcount = 1;
-      storage->device = IR_DEVICE_CUDA;
-      storage->nbytes = bytes;
-      storage->data = (void *)(guintptr)out_ptr[o];
-      storage->free_fn = device_free;
+      RtStorage *storage = cuda_storage_wrap(out_ptr[o], bytes);
       int64_t strides[RT_MAX_DIMS];
       rt_contiguous_strides(map_nd, out_sizes[o], strides);
       outputs[o] = rt_tensor(rt_tensor_new_strided(storage, out_dtypes[o], map_nd, out_sizes[o],
@@ -483,12 +449,12 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
       outputs[o] = rt_tensor(host);
       if (bytes)
         ok = cu_check(s->cu.cuMemcpyDtoHAsync(rt_tensor_data(host), out_ptr[o], bytes,
-                                              launch_stream),
+                                              cuda_runtime_stream()),
                       "cuMemcpyDtoHAsync", error);
     }
   }
-  run_state_clear(&st);
-  g_mutex_unlock(&launch_lock);
+  run_state_clear(&st, !device);
+  cuda_runtime_end();
   g_free(arch);
   g_free(dtypes);
   g_free(in_nd);
@@ -496,7 +462,8 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
   g_free(out_ptr);
   g_free(out_sizes);
   g_free(out_dtypes);
-  if (ok && !device)
+  /* Device outputs are summed on the device (rt_tensor_sum_to_any). */
+  if (ok)
     ok = fuser_apply_sum_to(group, inputs, n_inputs, outputs, n_outputs, error);
   return ok;
 }

@@ -6,13 +6,16 @@
  *   neighbouring dims merged; 32-bit indexing (numel, sizes, strides and the furthest offset
  *   must fit), else the backend fails and the group falls back.
  * - Launch: cuModuleLoadData / cuModuleGetFunction once per cache entry, 128 threads per
- *   block, grid = min(occupancy x SMs, ceil(numel / 128)), on one process-wide stream; device
- *   memory with cuMemAllocAsync / cuMemFreeAsync on that stream.
+ *   block, grid = min(occupancy x SMs, ceil(numel / 128)), on the CUDA runtime's stream
+ *   (cuda_tensor.h); device memory with cuMemAllocAsync / cuMemFreeAsync on that stream.
+ *   Device-resident runs do not wait for their kernels; sum-to-size outputs are summed on the
+ *   device.
  * - Residency: inputs in host memory (storage device CPU) are copied to the device and the
  *   outputs copied back into fresh host tensors, when host offloading is on
  *   (fuser_cuda_enable(true), or JITSCOPE_CUDA_OFFLOAD=1 in the environment). Inputs whose
  *   storage is device memory made by this backend (device CUDA, free_fn set) are read in place
- *   and the outputs stay on the device. Anything else is declined with a reason, and the fuser
+ *   and, when any input is on the device, the host inputs are copied up and the outputs stay
+ *   on the device. Anything else is declined with a reason, and the fuser
  *   falls back to the CPU fused loop or the interpreter, recording why. */
 #ifndef JITSCOPE_FUSER_CUDA_LAUNCH_H
 #define JITSCOPE_FUSER_CUDA_LAUNCH_H
@@ -46,5 +49,8 @@ void cuda_group_assumed_ndims(const IrGraph *kernel_graph, guint *input_ndims,
 const FuserBackend *fuser_cuda_backend(void);
 /* Registers the CUDA backend (once) ahead of the CPU fused loop, and sets host offloading. */
 void fuser_cuda_enable(bool offload_host);
+/* Whether launches on device-resident inputs are timed with events (each then waits for its
+ * kernel); default off, or JITSCOPE_CUDA_TIMING=1. */
+void cuda_launch_set_timing(bool on);
 
 #endif

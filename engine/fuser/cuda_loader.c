@@ -162,6 +162,9 @@ static void load_driver(CudaStatus *s) {
   LOAD(h, m, cu->cuMemFreeAsync, "cuMemFreeAsync", NULL);
   LOAD(h, m, cu->cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync");
   LOAD(h, m, cu->cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync");
+  LOAD(h, m, cu->cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync");
+  LOAD(h, NULL, cu->cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", NULL);
+  LOAD(h, NULL, cu->cuMemPoolSetAttribute, "cuMemPoolSetAttribute", NULL);
   LOAD(h, m, cu->cuEventCreate, "cuEventCreate", NULL);
   LOAD(h, m, cu->cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy");
   LOAD(h, m, cu->cuEventRecord, "cuEventRecord", NULL);

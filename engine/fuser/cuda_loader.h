@@ -26,6 +26,7 @@ typedef struct CudaModOpaque *CudaModule;
 typedef struct CudaFuncOpaque *CudaFunction;
 typedef struct CudaStreamOpaque *CudaStream;
 typedef struct CudaEventOpaque *CudaEvent;
+typedef struct CudaMemPoolOpaque *CudaMemPool;
 typedef unsigned long long CudaDevicePtr; /* CUdeviceptr */
 typedef int NvrtcResult;                  /* 0 = NVRTC_SUCCESS */
 typedef struct NvrtcProgramOpaque *NvrtcProgram;
@@ -40,6 +41,8 @@ enum {
   CUDA_ATTR_COMPUTE_CAPABILITY_MINOR = 76,
   CUDA_ATTR_MEMORY_POOLS_SUPPORTED = 115,
 };
+/* CUmemPool_attribute: bytes the pool keeps when the stream synchronizes. */
+enum { CUDA_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4 };
 /* cublasOperation_t */
 enum { CUBLAS_OP_NO_TRANS = 0, CUBLAS_OP_TRANS = 1 };
 
@@ -72,6 +75,11 @@ typedef struct {
                                   CudaStream stream);
   CudaResult (*cuMemcpyDtoHAsync)(void *dst, CudaDevicePtr src, size_t bytes,
                                   CudaStream stream);
+  CudaResult (*cuMemcpyDtoDAsync)(CudaDevicePtr dst, CudaDevicePtr src, size_t bytes,
+                                  CudaStream stream);
+  /* Optional (NULL when absent): the default pool's release threshold. */
+  CudaResult (*cuDeviceGetDefaultMemPool)(CudaMemPool *pool, CudaDevice device);
+  CudaResult (*cuMemPoolSetAttribute)(CudaMemPool pool, int attribute, void *value);
   CudaResult (*cuEventCreate)(CudaEvent *event, unsigned int flags);
   CudaResult (*cuEventDestroy)(CudaEvent event);
   CudaResult (*cuEventRecord)(CudaEvent event, CudaStream stream);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fuser/cpu_codegen.h"
+#include "runtime/device.h"
 #include "runtime/interpreter.h"
 
 static GMutex registry_lock;
@@ -159,7 +160,7 @@ bool fuser_apply_sum_to(const IrNode *group, const RtValue *inputs, guint n_inpu
     int64_t s64[RT_MAX_DIMS];
     for (guint k = 0; k < n; k++)
       s64[k] = sizes[k];
-    RtTensor *summed = rt_tensor_sum_to(outputs[i].u.tensor, (int)n, s64, error);
+    RtTensor *summed = rt_tensor_sum_to_any(outputs[i].u.tensor, (int)n, s64, error);
     if (!summed)
       return false;
     rt_value_unref(outputs[i]);

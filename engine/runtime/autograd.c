@@ -4,6 +4,7 @@
 #include "runtime/autograd.h"
 
 #include "ir/ops.h"
+#include "runtime/device.h"
 
 RtGradNode *rt_grad_node_new(const char *name, guint n_outputs, guint n_inputs,
                              RtGradApplyFn apply, void *ctx, void (*ctx_free)(void *)) {
@@ -102,7 +103,7 @@ static RtTensor *grad_sum(RtTensor *a, RtTensor *b, GError **error) {
   g_assert(add && "aten::add.Tensor is in the op table");
   RtValue args[3] = {rt_tensor(a), rt_tensor(b), rt_int(1)};
   RtValue out = rt_none();
-  if (!ir_ops_kernel(add)(add, NULL, args, 3, &out, 1, error))
+  if (!rt_kernel_call(ir_ops_kernel(add), add, NULL, args, 3, &out, 1, error))
     return NULL;
   return out.u.tensor;
 }
@@ -182,7 +183,12 @@ bool rt_autograd_backward(RtTensor **roots, RtTensor **seeds, guint n_roots, RtT
     if (!rt_autograd_tracked(root))
       continue;
     RtTensor *seed = seeds && seeds[r] ? rt_tensor_ref(seeds[r])
-                                       : rt_tensor_full(root->dtype, root->ndim, root->sizes, 1.0);
+                                       : rt_tensor_full_like_device(root, root->dtype, root->ndim,
+                                                                    root->sizes, 1.0, error);
+    if (seed == NULL) {
+      ok = false;
+      break;
+    }
     if (root->grad_fn)
       ok = accumulate(&state_for(states, root->grad_fn)->buffer[root->grad_output_index], seed,
                       error);

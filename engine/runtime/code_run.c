@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "runtime/code_internal.h"
+#include "runtime/device.h"
 
 /* Frames up to this many values live on the stack (no allocation for small graphs). */
 #define STACK_FRAME 256
@@ -56,7 +57,7 @@ static bool apply_group_sum_to(const RtInstr *ins, const RtValue *in, RtValue *o
       continue;
     int64_t s64[RT_MAX_DIMS];
     for (guint d = 0; d < n; d++) s64[d] = sizes[d];
-    RtTensor *summed = rt_tensor_sum_to(out[i].u.tensor, (int)n, s64, error);
+    RtTensor *summed = rt_tensor_sum_to_any(out[i].u.tensor, (int)n, s64, error);
     if (!summed) return false;
     rt_value_unref(out[i]);
     out[i] = rt_tensor(summed);
@@ -115,8 +116,8 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
     switch (ins->op) {
     case RT_OP_KERNEL: {
       for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = regs[ops[ins->in + i]];
-      if (!ins->kernel(ins->schema, ins->node, scratch, ins->n_in, regs + ins->out, ins->n_out,
-                       &local)) {
+      if (!rt_kernel_call(ins->kernel, ins->schema, ins->node, scratch, ins->n_in,
+                          regs + ins->out, ins->n_out, &local)) {
         failed = ins;
         goto fail;
       }

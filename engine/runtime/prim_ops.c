@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "runtime/code_internal.h"
+#include "runtime/device.h"
 
 #define IN(k) (regs[operands[ins->in + (k)]])
 #define OUT(k) (regs[ins->out + (k)])
@@ -422,7 +423,7 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
   case IR_PRIM_FUSED_CONCAT: {
     for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = rt_value_ref(IN(i));
     RtValue args[2] = {rt_list(scratch, ins->n_in), rt_int(ins->i1)};
-    bool ok = ins->kernel(ins->schema, NULL, args, 2, &OUT(0), 1, error);
+    bool ok = rt_kernel_call(ins->kernel, ins->schema, NULL, args, 2, &OUT(0), 1, error);
     rt_value_unref(args[0]);
     return ok;
   }
@@ -449,7 +450,7 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
       return true;
     }
     RtValue args[3] = {IN(0), IN(1), rt_int(1)};
-    return ins->kernel(ins->schema, NULL, args, 3, &OUT(0), 1, error);
+    return rt_kernel_call(ins->kernel, ins->schema, NULL, args, 3, &OUT(0), 1, error);
   }
   case IR_PRIM_AUTOGRAD_ANY_NON_ZERO: {
     bool any = false;

@@ -2,6 +2,8 @@
  * Strings and sequences are immutable once built and shared by reference count. */
 #include "runtime/value.h"
 
+#include "runtime/device.h"
+
 #include <string.h>
 
 RtValue rt_none(void) {
@@ -114,12 +116,21 @@ bool rt_value_to_double(RtValue v, double *out) {
   case RT_INT: *out = (double)v.u.i; return true;
   case RT_DOUBLE: *out = v.u.d; return true;
   case RT_BOOL: *out = v.u.b ? 1.0 : 0.0; return true;
-  case RT_TENSOR:
-    if (v.u.tensor == NULL || rt_tensor_numel(v.u.tensor) != 1 ||
-        v.u.tensor->storage->device != IR_DEVICE_CPU)
+  case RT_TENSOR: {
+    if (v.u.tensor == NULL || rt_tensor_numel(v.u.tensor) != 1)
       return false;
-    *out = rt_tensor_get(v.u.tensor, 0);
+    if (v.u.tensor->storage->device == IR_DEVICE_CPU) {
+      *out = rt_tensor_get(v.u.tensor, 0);
+      return true;
+    }
+    /* Device memory: the one element is copied to the host (when a backend can). */
+    RtTensor *host = rt_tensor_on_device(v.u.tensor) ? rt_tensor_to_host(v.u.tensor, NULL) : NULL;
+    if (host == NULL)
+      return false;
+    *out = rt_tensor_get(host, 0);
+    rt_tensor_unref(host);
     return true;
+  }
   default: return false;
   }
 }
