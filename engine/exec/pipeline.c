@@ -175,11 +175,14 @@ static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
     if (node->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
       continue;
     char *group_name = g_strdup_printf("DifferentiableGraph_%u", index++);
+    gint64 started = g_get_monotonic_time();
     IrGraph *body = ir_graph_copy(ir_node_attr_g(node, IR_ATTR_SUBGRAPH));
     AdGradient *gradient = ad_differentiate(body);
     ir_node_set_attr_g(node, IR_ATTR_SUBGRAPH, ir_graph_copy(gradient->f));
     IrGraph *f = ir_node_attr_g(node, IR_ATTR_SUBGRAPH);
-    record_stage(c, group_name, "autodiff", graph, g_get_monotonic_time());
+    char *differentiated = g_strdup_printf("%s.differentiate", group_name);
+    record_stage(c, differentiated, "autodiff", graph, started);
+    g_free(differentiated);
 
     static const ExecStageDef shapes = {"propagate_input_shapes", "autodiff", EXEC_WHEN_ALWAYS,
                                         pass_propagate_input_shapes, NULL};
