@@ -229,12 +229,16 @@ static void every_op(void) {
       }
       guint trips = rt_device_round_trips();
       RtValue ref = rt_none(), ours = rt_none();
+      /* Arguments the CPU kernel refuses (a float where condition) are not a device test. */
       bool ref_ok = ir_ops_kernel(schema)(schema, NULL, host, n, &ref, 1, &error);
       g_clear_error(&error);
-      bool ok = rt_kernel_call(ir_ops_kernel(schema), schema, NULL, dev, n, &ours, 1, &error);
-      if (!ok || !ref_ok) {
-        fail("%s (%s): %s", schema->text, ir_dtype_name(dts[d]),
-             error ? error->message : "the CPU kernel failed");
+      bool ok = ref_ok &&
+                rt_kernel_call(ir_ops_kernel(schema), schema, NULL, dev, n, &ours, 1, &error);
+      if (!ref_ok) {
+        printf("%s (%s): the CPU kernel refuses the test arguments\n", schema->text,
+               ir_dtype_name(dts[d]));
+      } else if (!ok) {
+        fail("%s (%s): %s", schema->text, ir_dtype_name(dts[d]), error->message);
         g_clear_error(&error);
       } else {
         bool device_ok = true;
