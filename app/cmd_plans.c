@@ -70,22 +70,134 @@ static bool run_spec(ExecExecutor *executor, const IrGraph *graph, const char *g
   return ok;
 }
 
-static void print_summary_row(const char *label, const ExecPlan *plan) {
+/* The text form: one column per spec, one row per fact, so that what differs between specs
+ * reads across. */
+typedef struct {
+  char *label;
+  GPtrArray *cells; /* char*, one per spec ("" where the spec has nothing) */
+} TableRow;
+
+static void table_row_free(gpointer p) {
+  TableRow *row = p;
+  g_free(row->label);
+  g_ptr_array_free(row->cells, TRUE);
+  g_free(row);
+}
+
+static TableRow *table_row(GPtrArray *rows, const char *label, guint n_specs) {
+  for (guint r = 0; r < rows->len; r++) {
+    TableRow *row = g_ptr_array_index(rows, r);
+    if (g_str_equal(row->label, label))
+      return row;
+  }
+  TableRow *row = g_new0(TableRow, 1);
+  row->label = g_strdup(label);
+  row->cells = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < n_specs; i++)
+    g_ptr_array_add(row->cells, g_strdup(""));
+  g_ptr_array_add(rows, row);
+  return row;
+}
+
+static void table_set(GPtrArray *rows, guint n_specs, guint spec, const char *label,
+                      char *cell /* taken */) {
+  TableRow *row = table_row(rows, label, n_specs);
+  g_free(row->cells->pdata[spec]);
+  row->cells->pdata[spec] = cell;
+}
+
+/* Indexes of the plan's inputs of one type, as "#2 #5", or "-". */
+static char *inputs_of_kind(const ExecPlan *plan, bool optional) {
+  GString *out = g_string_new(NULL);
+  GPtrArray *inputs = ir_graph_inputs(plan->graph);
+  for (guint i = 0; i < inputs->len; i++) {
+    const IrType *t = ((IrValue *)g_ptr_array_index(inputs, i))->type;
+    bool is_list = t->kind == IR_TYPE_LIST && t->elem->kind == IR_TYPE_INT;
+    bool is_optional = t->kind == IR_TYPE_OPTIONAL && t->elem->kind == IR_TYPE_LIST;
+    if (optional ? is_optional : is_list)
+      g_string_append_printf(out, "%s#%u", out->len ? " " : "", i);
+  }
+  if (!out->len)
+    g_string_append(out, "-");
+  return g_string_free(out, FALSE);
+}
+
+static void add_plan_rows(GPtrArray *rows, guint n_specs, guint spec, const char *prefix,
+                          const ExecPlan *plan) {
   AppPlanSummary s;
   app_plan_summarize(plan, &s);
-  printf("    %-9s plan %-3u %4u nodes  %u _grad_sum_to_size  size inputs: %u int[], %u None"
-         "   %s\n",
-         label, plan->index, s.nodes, s.grad_sum_to_size, s.sizes_int_list, s.sizes_none,
-         plan->graph_name);
+  char *label = g_strdup_printf("%s plan", prefix);
+  table_set(rows, n_specs, spec, label, g_strdup_printf("%u", plan->index));
+  g_free(label);
+  label = g_strdup_printf("%s nodes", prefix);
+  table_set(rows, n_specs, spec, label, g_strdup_printf("%u", s.nodes));
+  g_free(label);
+  label = g_strdup_printf("%s _grad_sum_to_size", prefix);
+  table_set(rows, n_specs, spec, label, g_strdup_printf("%u", s.grad_sum_to_size));
+  g_free(label);
+  if (plan->kind == EXEC_PLAN_BACKWARD) {
+    label = g_strdup_printf("%s sizes int[] (inputs)", prefix);
+    table_set(rows, n_specs, spec, label, inputs_of_kind(plan, false));
+    g_free(label);
+    label = g_strdup_printf("%s sizes None (inputs)", prefix);
+    table_set(rows, n_specs, spec, label, inputs_of_kind(plan, true));
+    g_free(label);
+  }
   GList *keys = g_list_sort(g_hash_table_get_keys(s.kind_counts), (GCompareFunc)g_strcmp0);
-  GString *kinds = g_string_new(NULL);
-  for (GList *k = keys; k; k = k->next)
-    g_string_append_printf(kinds, "%s%s x%u", kinds->len ? ", " : "", (const char *)k->data,
-                           GPOINTER_TO_UINT(g_hash_table_lookup(s.kind_counts, k->data)));
-  printf("              %s\n", kinds->str);
-  g_string_free(kinds, TRUE);
+  for (GList *k = keys; k; k = k->next) {
+    label = g_strdup_printf("%s   %s", prefix, (const char *)k->data);
+    table_set(rows, n_specs, spec, label,
+              g_strdup_printf("%u", GPOINTER_TO_UINT(g_hash_table_lookup(s.kind_counts, k->data))));
+    g_free(label);
+  }
   g_list_free(keys);
   app_plan_summary_clear(&s);
+}
+
+static void print_table(GPtrArray *runs) {
+  guint n = runs->len;
+  GPtrArray *rows = g_ptr_array_new_with_free_func(table_row_free);
+  guint most_backward = 0;
+  for (guint i = 0; i < n; i++)
+    most_backward = MAX(most_backward, ((SpecRun *)g_ptr_array_index(runs, i))->backward->len);
+  for (guint i = 0; i < n; i++) {
+    const SpecRun *r = g_ptr_array_index(runs, i);
+    table_set(rows, n, i, "backward plans added", g_strdup_printf("%u", r->backward->len));
+    add_plan_rows(rows, n, i, "forward", r->forward);
+    for (guint k = 0; k < r->backward->len; k++) {
+      char *prefix = most_backward > 1 ? g_strdup_printf("backward %u", k + 1) : g_strdup("backward");
+      add_plan_rows(rows, n, i, prefix, g_ptr_array_index(r->backward, k));
+      g_free(prefix);
+    }
+  }
+  guint label_width = 4, cell_width = 8;
+  for (guint r = 0; r < rows->len; r++) {
+    TableRow *row = g_ptr_array_index(rows, r);
+    label_width = MAX(label_width, (guint)strlen(row->label));
+    for (guint i = 0; i < n; i++)
+      cell_width = MAX(cell_width, (guint)strlen(row->cells->pdata[i]));
+  }
+  for (guint i = 0; i < n; i++)
+    printf("spec %u: %s\n", i + 1, ((SpecRun *)g_ptr_array_index(runs, i))->text);
+  printf("\n%-*s", label_width, "");
+  for (guint i = 0; i < n; i++) {
+    char *head = g_strdup_printf("spec %u", i + 1);
+    printf("  %*s", cell_width, head);
+    g_free(head);
+  }
+  printf("\n");
+  for (guint r = 0; r < rows->len; r++) {
+    TableRow *row = g_ptr_array_index(rows, r);
+    bool differs = false;
+    for (guint i = 1; i < n; i++)
+      differs |= !g_str_equal(row->cells->pdata[i], row->cells->pdata[0]);
+    printf("%-*s", label_width, row->label);
+    for (guint i = 0; i < n; i++)
+      printf("  %*s", cell_width, (char *)row->cells->pdata[i]);
+    printf("%s\n", differs ? "  <" : "");
+  }
+  printf("\n'<' marks the rows that differ between specs.\n");
+  g_ptr_array_free(rows, TRUE);
 }
 
 static JsonNode *spec_run_to_json(const SpecRun *r) {
@@ -137,9 +249,10 @@ int cmd_plans_main(int argc, char **argv) {
           "grad), all through ONE executor, as a user calling one function with inputs of\n"
           "other shapes. Specs that differ only in sizes share a forward plan; each run may\n"
           "add backward plans (the backward spec depends on which sizes broadcast).\n"
-          "Text: per spec its forward plan and the backward plans it added, with node counts\n"
-          "by kind, the number of aten::_grad_sum_to_size, and how many optional size inputs\n"
-          "the backward spec found present (int[]) or None.\n"
+          "Text: a table with one column per spec: its forward plan and the backward plans\n"
+          "its run added, each with node counts by kind, the number of _grad_sum_to_size,\n"
+          "and which optional size inputs (#index) the backward spec found present (int[])\n"
+          "or None; rows that differ between specs are marked.\n"
           "\n"
           "With --json: {\"specs\": [{\"spec\": TEXT, \"forward\": PLAN, \"backward\": [PLAN...],\n"
           "\"summary\": [forward's, then each backward's]}]}, PLAN as `stages --json` prints.",
@@ -190,16 +303,7 @@ int cmd_plans_main(int argc, char **argv) {
     json_out_print(json_builder_get_root(b));
     g_object_unref(b);
   } else {
-    for (guint i = 0; i < runs->len; i++) {
-      const SpecRun *r = g_ptr_array_index(runs, i);
-      printf("spec %u: %s\n", i + 1, r->text);
-      print_summary_row("forward", r->forward);
-      if (r->backward->len == 0)
-        printf("    backward  (no new backward plan: %s)\n",
-               i > 0 ? "this backward spec was compiled before" : "nothing requires grad");
-      for (guint k = 0; k < r->backward->len; k++)
-        print_summary_row("backward", g_ptr_array_index(r->backward, k));
-    }
+    print_table(runs);
     printf("executor: %u forward plan(s), %u cache hit(s)\n", exec_executor_cache_misses(executor),
            exec_executor_cache_hits(executor));
   }
