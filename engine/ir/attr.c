@@ -120,7 +120,7 @@ slot(IrNode *node, const char *name, IrAttrKind kind)
   } else {
     IrAttr fresh;
     memset(&fresh, 0, sizeof fresh);
-    fresh.name = g_intern_string(name);
+    fresh.name = g_string_chunk_insert_const(node->graph->strings, name);
     g_array_append_val(node->attrs, fresh);
     a = &g_array_index(node->attrs, IrAttr, node->attrs->len - 1);
   }

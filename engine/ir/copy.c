@@ -81,7 +81,7 @@ clone_node(Cloner *c, const IrNode *src)
   IrNode *n = ir_internal_node_new(c->graph, src->kind);
   carry_origin(c, n, src->origin);
   n->schema = src->schema;
-  n->source = src->source ? g_intern_string(src->source) : NULL;
+  n->source = src->source ? g_string_chunk_insert_const(n->graph->strings, src->source) : NULL;
   for (guint i = 0; i < ir_n_inputs(src); i++)
     ir_node_add_input(n, lookup(c, ir_input(src, i)));
   for (guint i = 0; i < ir_n_outputs(src); i++) {

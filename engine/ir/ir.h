@@ -65,7 +65,7 @@ typedef enum {
 } IrAttrKind;
 
 typedef struct {
-  const char *name; /* interned (g_intern_string): compare pointers */
+  const char *name; /* in the owning graph's string chunk: compare with strcmp */
   IrAttrKind kind;
   union {
     double f;
@@ -92,7 +92,9 @@ struct IrNode {
   GPtrArray *outputs; /* of IrValue* */
   GPtrArray *blocks;  /* of IrBlock* */
   GArray *attrs;      /* of IrAttr */
-  const char *source; /* "gen_corpus.py:49:21" (printed as a comment) or NULL; interned */
+  const char *source; /* "gen_corpus.py:49:21" (printed as a comment) or NULL; kept in the
+                       * graph's string chunk, so text read from input never grows a
+                       * process-wide table */
   bool destroyed;
   IrGraph *graph; /* the graph that made the node (set also while detached) */
 };

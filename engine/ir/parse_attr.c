@@ -222,7 +222,7 @@ text_parse_attrs(Lexer *lx, IrNode *node, GError **error)
       g_free(d);
       return false;
     }
-    const char *name = g_intern_string(t->text);
+    const char *name = g_string_chunk_insert_const(node->graph->strings, t->text);
     if (ir_node_has_attr(node, name)) {
       text_error_at(error, lx, t, "bad attribute: '%s' given twice", name);
       return false;

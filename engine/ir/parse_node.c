@@ -594,7 +594,7 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
     goto out;
   if (t->kind == TOK_COMMENT && t->line == close_line) {
     if (t->text[0] != '\0')
-      node->source = g_intern_string(t->text);
+      node->source = g_string_chunk_insert_const(node->graph->strings, t->text);
     text_next(&p->lx, error);
     t = text_peek(&p->lx, error);
     if (t == NULL)

@@ -67,7 +67,7 @@ assert_same_structure(const IrBlock *a, const IrBlock *b)
     g_assert_cmpint(na->kind, ==, nb->kind);
     g_assert_cmpuint(na->origin, ==, nb->origin);
     g_assert_true(na->schema == nb->schema);
-    g_assert_true(na->source == nb->source);
+    g_assert_cmpstr(na->source, ==, nb->source);
     g_assert_cmpuint(ir_n_inputs(na), ==, ir_n_inputs(nb));
     for (guint i = 0; i < ir_n_inputs(na); i++)
       g_assert_cmpuint(ir_input(na, i)->id, ==, ir_input(nb, i)->id);

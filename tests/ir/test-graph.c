@@ -401,7 +401,7 @@ test_attributes(void)
   g_assert_nonnull(a);
   g_assert_true(a->kind == IR_ATTR_IS && a->v.is->len == 3);
   g_assert_cmpint(g_array_index(a->v.is, gint64, 2), ==, 3);
-  g_assert_true(a->name == g_intern_string("sizes"));
+  g_assert_cmpstr(a->name, ==, "sizes");
   g_assert_cmpstr(g_ptr_array_index(ir_node_attr(n, "ss")->v.ss, 1), ==, "bc");
   g_assert_cmpfloat(g_array_index(ir_node_attr(n, "fs")->v.fs, double, 0), ==, 1.5);
   g_assert_false(ir_node_has_attr(n, "missing"));
