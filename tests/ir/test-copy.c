@@ -16,7 +16,7 @@ sample_graph(RtTensor *t)
   IrValue *one = ir_graph_insert_constant_int(g, 1);
   IrValue *in[] = {x, y, one};
   IrNode *add = ir_graph_insert_op(g, IR_ATEN_ADD, in, 3, 1);
-  add->source = g_intern_string("prog.py:3:12");
+  add->source = g_string_chunk_insert_const(add->graph->strings, "prog.py:3:12");
   ir_value_set_name(ir_output(add, 0), "s");
 
   IrNode *ifn = ir_graph_insert(g, ir_node_create(g, IR_PRIM_IF, 1));

@@ -413,7 +413,7 @@ test_attributes(void)
   ir_node_set_attr_i(n, "sizes", 4);
   g_assert_cmpstr(ir_node_attr_s(n, "name"), ==, "aten::add");
   g_assert_cmpint(ir_node_attr_i(n, "sizes"), ==, 4);
-  g_assert_true(g_array_index(n->attrs, IrAttr, 4).name == g_intern_string("sizes"));
+  g_assert_cmpstr(g_array_index(n->attrs, IrAttr, 4).name, ==, "sizes");
   guint before = n->attrs->len;
   ir_node_remove_attr(n, "scale");
   ir_node_remove_attr(n, "scale");
