@@ -45,6 +45,7 @@ static void plan_free(gpointer p) {
 }
 
 void exec_stage_free(ExecStage *stage) {
+  g_free(stage->name);
   g_free(stage->ir);
   g_free(stage);
 }

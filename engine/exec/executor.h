@@ -17,7 +17,7 @@
 typedef enum { EXEC_PLAN_FORWARD, EXEC_PLAN_BACKWARD } ExecPlanKind;
 
 typedef struct {
-  const char *name;  /* "lower_grad_of", "f.peephole" */
+  char *name;        /* "lower_grad_of", "DifferentiableGraph_0.peephole" */
   const char *group; /* "specialize", "required", "propagate", "optimize", "autodiff", "nondiff" */
   bool changed;      /* the graph text differs from the previous stage's */
   double ms;

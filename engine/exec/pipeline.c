@@ -130,7 +130,7 @@ static bool stage_applies(const ExecCompile *c, ExecStageWhen when) {
 static void record_stage(ExecCompile *c, const char *name, const char *group, IrGraph *whole,
                          gint64 started_us) {
   ExecStage *stage = g_new0(ExecStage, 1);
-  stage->name = g_intern_string(name);
+  stage->name = g_strdup(name);
   stage->group = group;
   stage->ms = (double)(g_get_monotonic_time() - started_us) / 1000.0;
   if (c->session->stage_hook)

@@ -132,7 +132,7 @@ static const IrSchema *overload_named(IrOpKind kind, const char *overload) {
 }
 
 static bool need_attr_i(const IrNode *node, const char *name, gint64 *out, GError **error) {
-  const IrAttr *a = ir_node_attr(node, g_intern_string(name));
+  const IrAttr *a = ir_node_attr(node, name);
   if (!a || a->kind != IR_ATTR_I) {
     char *msg = g_strdup_printf("missing int attribute '%s'", name);
     prepare_error(error, node, msg);
