@@ -665,11 +665,13 @@ void app_layout_service_free(AppLayoutService *s) {
 
 void app_layout_service_set_budget(AppLayoutService *s, int budget_ms) { s->budget_ms = budget_ms; }
 
-static Request *request_new(AppLayoutService *s, const char *dot, const AppLayoutOptions *options) {
+/* `copy`: keep the DOT text (a request to lay out; a lookup needs only the keys). */
+static Request *request_new(AppLayoutService *s, const char *dot, const AppLayoutOptions *options,
+                            bool copy) {
   Request *r = g_new0(Request, 1);
   r->service = s;
   r->id = ++s->next_id;
-  r->dot = g_strdup(dot);
+  r->dot = copy ? g_strdup(dot) : NULL;
   if (options)
     r->opt = *options;
   if (r->opt.budget_ms == 0)
@@ -680,15 +682,24 @@ static Request *request_new(AppLayoutService *s, const char *dot, const AppLayou
     r->opt.preview_above = DEFAULT_PREVIEW_ABOVE;
   r->trying = r->opt.quality;
   const char *q = app_scene_quality_name(r->opt.quality);
-  r->key = g_strdup_printf("%s\n%s", q, dot);
+  char *fingerprint = r->opt.key ? NULL : g_compute_checksum_for_string(G_CHECKSUM_SHA256, dot, -1);
+  const char *fp = r->opt.key ? r->opt.key : fingerprint;
+  r->opt.key = NULL; /* the caller's string is not kept */
+  r->key = g_strdup_printf("%s %s", q, fp);
   if (r->opt.budget_ms > 0 && r->opt.quality != APP_SCENE_COARSE)
-    r->budget_key = g_strdup_printf("%s/budget\n%s", q, dot);
+    r->budget_key = g_strdup_printf("%s/budget %s", q, fp);
+  g_free(fingerprint);
   r->started = g_get_monotonic_time();
   return r;
 }
 
 AppScene *app_layout_service_lookup(AppLayoutService *s, const char *dot) {
-  Request *r = request_new(s, dot, NULL);
+  return app_layout_service_lookup_full(s, dot, NULL);
+}
+
+AppScene *app_layout_service_lookup_full(AppLayoutService *s, const char *dot,
+                                         const AppLayoutOptions *options) {
+  Request *r = request_new(s, dot, options, false);
   s->next_id--;
   AppScene *scene = cache_find(s, r);
   request_free(r);
@@ -701,7 +712,7 @@ AppScene *app_layout_service_lookup(AppLayoutService *s, const char *dot) {
 guint app_layout_service_request_full(AppLayoutService *s, const char *dot,
                                       const AppLayoutOptions *options, AppLayoutDoneFn done,
                                       AppLayoutProgressFn progress, gpointer data) {
-  Request *r = request_new(s, dot, options);
+  Request *r = request_new(s, dot, options, true);
   r->done = done;
   r->progress = progress;
   r->data = data;

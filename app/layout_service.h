@@ -28,8 +28,9 @@
  *      splines=line; skipped above 3,000 nodes, where dot's crossing minimization alone takes
  *      minutes), and past the budget again it ends with the coarse layout. The scene says
  *      what it is (AppScene.quality, AppScene.note).
- *   4. Cache: scenes (not xdot text) are cached by DOT text + quality + whether a budget
- *      applied, so an unchanged stage is a hash lookup (bounded by count and by memory).
+ *   4. Cache: scenes (not xdot text) are cached by a fingerprint of the DOT text (its SHA-256,
+ *      or the caller's AppLayoutOptions.key) + quality + whether a budget applied, so an
+ *      unchanged stage is a lookup by a short key (bounded by count and by memory).
  *
  * Progress: the progress callback gets the elapsed time, the phase ("reading DOT",
  * "coarse layout", "dot: ranking", "dot: crossing minimization", "dot: x coordinates
@@ -81,6 +82,9 @@ typedef struct {
   int budget_ms;           /* 0: the service's budget; < 0: no limit */
   int preview_above;       /* 0: the service's default (300 nodes); < 0: no coarse preview */
   AppLayoutFault fault;
+  const char *key;         /* a short fingerprint of the DOT text (e.g. its SHA-256, computed
+                              once by the caller) that the cache uses; NULL: the service
+                              computes the SHA-256 of the text */
 } AppLayoutOptions;
 
 typedef struct {
@@ -107,6 +111,10 @@ void app_layout_service_set_budget(AppLayoutService *service, int budget_ms);
 /* A cached scene for this text (new reference), or NULL. Counts a hit or nothing. Looks up
  * what app_layout_service_request would deliver (FULL quality, the service's budget). */
 AppScene *app_layout_service_lookup(AppLayoutService *service, const char *dot);
+/* The same for what app_layout_service_request_full with these options would deliver; with
+ * options->key set, `dot` is not read (it may be NULL). */
+AppScene *app_layout_service_lookup_full(AppLayoutService *service, const char *dot,
+                                         const AppLayoutOptions *options);
 
 /* Queues a layout; `done` is called on the service's context, later, never from inside this
  * call (also for cache hits). Returns the request's id (> 0). */

@@ -52,6 +52,7 @@ static void stage_free(AppWorkspaceStage *stage) {
   g_free(stage->name);
   g_free(stage->group);
   g_free(stage->ir);
+  g_free(stage->fingerprint);
   if (stage->graph)
     ir_graph_free(stage->graph);
   g_free(stage);
@@ -248,6 +249,28 @@ GPtrArray *app_workspace_split_spec_line(const char *line) {
   return parts;
 }
 
+static void checksum_origins(GChecksum *sum, const IrBlock *block) {
+  IR_FOR_EACH_NODE(n, block) {
+    guint64 origin = GUINT64_TO_LE(n->origin);
+    g_checksum_update(sum, (const guchar *)&origin, sizeof origin);
+    for (guint b = 0; b < ir_n_blocks(n); b++)
+      checksum_origins(sum, ir_block(n, b));
+    const IrAttr *sub = ir_node_attr(n, IR_ATTR_SUBGRAPH);
+    if (sub && sub->kind == IR_ATTR_G)
+      checksum_origins(sum, sub->v.g->block);
+  }
+}
+
+char *app_workspace_stage_fingerprint(const char *ir, const IrGraph *graph) {
+  GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+  g_checksum_update(sum, (const guchar *)(ir ? ir : ""), -1);
+  if (graph)
+    checksum_origins(sum, graph->block);
+  char *hex = g_strdup(g_checksum_get_string(sum));
+  g_checksum_free(sum);
+  return hex;
+}
+
 /* ---- running ---- */
 
 /* Stage graphs captured by the session's stage hook, per plan (pointer) in stage order. */
@@ -353,6 +376,7 @@ static void collect_plans(ExecSession *session, guint from, Capture *capture, Ap
       stage->ir = g_strdup(es->ir);
       if (graphs && s < graphs->len)
         stage->graph = g_steal_pointer(&graphs->pdata[s]);
+      stage->fingerprint = app_workspace_stage_fingerprint(stage->ir, stage->graph);
       g_ptr_array_add(wp->stages, stage);
     }
     IR_FOR_EACH_NODE(node, plan->graph->block) {

@@ -38,6 +38,9 @@ typedef struct {
   double ms;
   char *ir;       /* the whole graph after the stage */
   IrGraph *graph; /* copy of the graph after the stage, origins kept */
+  char *fingerprint; /* SHA-256 (hex) of ir and the nodes' origins in print order, computed
+                        once when the stage is recorded: stages with equal fingerprints are
+                        drawn alike (workspace_layout.h caches their DOT by it) */
 } AppWorkspaceStage;
 
 /* What ran for one FusionGroup of a plan's final graph (fuser.h, FuserGroupRecord). */
@@ -144,6 +147,10 @@ const AppWorkspaceRun *app_workspace_last_run(const AppWorkspace *ws);
 const AppWorkspaceStage *app_workspace_plan_stage(const AppWorkspacePlan *plan, guint index);
 
 void app_workspace_run_free(AppWorkspaceRun *run);
+
+/* A stage's fingerprint (AppWorkspaceStage.fingerprint) from its IR text and graph (NULL:
+ * the text alone); a new string. */
+char *app_workspace_stage_fingerprint(const char *ir, const IrGraph *graph);
 
 /* What the inspector shows for a node: kind, origin and DOT id, schema, the node's line,
  * inputs (schema argument names, types, constants marked) and outputs (types, use counts),

@@ -21,7 +21,7 @@ struct _JitscopeCompareView {
   GPtrArray *columns; /* of Column* */
   GPtrArray *steps;   /* of char*: stage names, first plan's order then the others' */
   guint step;
-  AppLayoutService *layouts;
+  AppStageLayouts *layouts;
   gboolean dark;
   gboolean orientation_fixed; /* the user chose rows or columns */
 };
@@ -30,7 +30,7 @@ G_DEFINE_FINAL_TYPE(JitscopeCompareView, jitscope_compare_view, GTK_TYPE_BOX)
 
 static void column_free(Column *c) {
   if (c->pending && c->owner->layouts)
-    app_layout_service_cancel(c->owner->layouts, c->pending);
+    app_stage_layouts_cancel(c->owner->layouts, c->pending);
   g_clear_pointer(&c->unshared, g_hash_table_destroy);
   g_free(c->label);
   g_free(c->stats);
@@ -105,16 +105,29 @@ static void set_header(Column *c, const char *stage_state) {
   g_free(text);
 }
 
-static void on_scene(AppScene *scene, const GError *error, gpointer data) {
+static void on_update(const AppStageUpdate *update, gpointer data) {
   Column *c = data;
-  c->pending = 0;
-  if (scene) {
-    jitscope_graph_view_set_scene(c->view, scene, FALSE);
+  if (update->done)
+    c->pending = 0;
+  if (jitscope_graph_view_apply_update(c->view, update, FALSE)) {
     apply_marks(c);
     choose_orientation(c->owner);
-  } else {
-    jitscope_graph_view_set_message(c->view, error->message);
   }
+}
+
+static void cancel_column(Column *c) {
+  if (!c->pending)
+    return;
+  app_stage_layouts_cancel(c->owner->layouts, c->pending);
+  c->pending = 0;
+  jitscope_graph_view_layout_cancelled(c->view);
+}
+
+static void on_cancel_layout(JitscopeGraphView *view, Column *c) { cancel_column(c); }
+
+void jitscope_compare_view_cancel_layouts(JitscopeCompareView *self) {
+  for (guint i = 0; i < self->columns->len; i++)
+    cancel_column(g_ptr_array_index(self->columns, i));
 }
 
 static void show_step(JitscopeCompareView *self) {
@@ -150,11 +163,11 @@ static void show_step(JitscopeCompareView *self) {
   for (guint i = 0; i < n; i++) {
     Column *c = g_ptr_array_index(self->columns, i);
     if (c->pending)
-      app_layout_service_cancel(self->layouts, c->pending);
+      app_stage_layouts_cancel(self->layouts, c->pending);
     c->pending = 0;
     int index = find_stage(c->plan, name);
     if (index < 0 || !c->graph) {
-      jitscope_graph_view_set_scene(c->view, NULL, FALSE);
+      jitscope_graph_view_show_final(c->view, NULL, FALSE);
       char *message = g_strdup_printf("This plan has no stage '%s'", name);
       jitscope_graph_view_set_message(c->view, message);
       g_free(message);
@@ -162,25 +175,28 @@ static void show_step(JitscopeCompareView *self) {
       continue;
     }
     const AppWorkspaceStage *stage = g_ptr_array_index(c->plan->stages, (guint)index);
-    const AppWorkspaceStage *before = app_workspace_plan_stage(c->plan, (guint)index);
-    AppDotOptions options = {.previous = before ? before->graph : NULL, .dark = self->dark};
-    AppDotStats stats;
-    char *dot = app_graphviz_dot(stage->graph, &options, &stats);
+    AppStageView view = {.stage = stage,
+                         .before = app_workspace_plan_stage(c->plan, (guint)index),
+                         .collapse = APP_DOT_COLLAPSE_AUTO,
+                         .dark = self->dark};
+    AppScene *scene = NULL;
+    AppDotStats stats = {0};
+    bool have_stats = false;
+    c->pending = app_stage_layouts_show(self->layouts, &view, &scene, &stats, &have_stats,
+                                        on_update, c);
     char *state = g_strdup_printf("stage %d %s (+%u ~%u -%u)", index + 1,
                                   stage->changed ? "changed" : "unchanged", stats.added,
                                   stats.changed, stats.removed);
     set_header(c, state);
     g_free(state);
-    AppScene *cached = app_layout_service_lookup(self->layouts, dot);
-    if (cached) {
-      jitscope_graph_view_set_scene(c->view, cached, FALSE);
-      app_scene_unref(cached);
+    if (scene) {
+      jitscope_graph_view_show_final(c->view, scene, FALSE);
+      app_scene_unref(scene);
       apply_marks(c);
     } else {
-      jitscope_graph_view_set_message(c->view, "Laying out…");
-      c->pending = app_layout_service_request(self->layouts, dot, on_scene, c);
+      jitscope_graph_view_set_scene(c->view, NULL, FALSE);
+      jitscope_graph_view_begin_layout(c->view);
     }
-    g_free(dot);
   }
   choose_orientation(self);
 }
@@ -191,7 +207,7 @@ static char *short_title(const AppWorkspacePlan *plan) {
 }
 
 void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans,
-                                     GPtrArray *labels, AppLayoutService *layouts,
+                                     GPtrArray *labels, AppStageLayouts *layouts,
                                      gboolean dark) {
   for (guint i = 0; i < self->columns->len; i++) {
     Column *c = g_ptr_array_index(self->columns, i);
@@ -215,6 +231,7 @@ void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans
     gtk_label_set_xalign(c->header, 0);
     gtk_widget_add_css_class(GTK_WIDGET(c->header), "compare-header");
     c->view = JITSCOPE_GRAPH_VIEW(jitscope_graph_view_new());
+    g_signal_connect(c->view, "cancel-layout", G_CALLBACK(on_cancel_layout), c);
     gtk_box_append(GTK_BOX(c->box), GTK_WIDGET(c->header));
     gtk_box_append(GTK_BOX(c->box), GTK_WIDGET(c->view));
     gtk_box_append(self->columns_box, c->box);

@@ -14,8 +14,8 @@
 
 #include "graphviz_dot.h"
 #include "jitscope-graph-view.h"
-#include "layout_service.h"
 #include "workspace.h"
+#include "workspace_layout.h"
 
 G_BEGIN_DECLS
 
@@ -24,9 +24,11 @@ G_DECLARE_FINAL_TYPE(JitscopeCompareView, jitscope_compare_view, JITSCOPE, COMPA
 
 /* `plans` (of AppWorkspacePlan*) and `layouts` are borrowed and must outlive the view's use
  * of them (call again with NULL plans before they go away). `labels` (of char*, one per
- * plan, may be NULL) name the columns ("Spec 2: Float(5, 1), ..."). */
+ * plan, may be NULL) name the columns ("Spec 2: Float(5, 1), ..."). Each column shows its
+ * stage as the window's canvas does (workspace_layout.h): cached at once, otherwise
+ * progress with Cancel, the quick preview, then the final layout and its note. */
 void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans,
-                                     GPtrArray *labels, AppLayoutService *layouts, gboolean dark);
+                                     GPtrArray *labels, AppStageLayouts *layouts, gboolean dark);
 guint jitscope_compare_view_get_n_columns(JitscopeCompareView *self);
 guint jitscope_compare_view_get_n_steps(JitscopeCompareView *self);
 guint jitscope_compare_view_get_step(JitscopeCompareView *self);
@@ -41,6 +43,9 @@ guint jitscope_compare_view_get_n_unshared(JitscopeCompareView *self, guint inde
 void jitscope_compare_view_fit_all(JitscopeCompareView *self);
 /* Layouts still outstanding. */
 gboolean jitscope_compare_view_is_busy(JitscopeCompareView *self);
+/* Stops every column's layout in progress (each column's Cancel button or Escape stops its
+ * own; the window's Escape stops all). */
+void jitscope_compare_view_cancel_layouts(JitscopeCompareView *self);
 
 G_END_DECLS
 

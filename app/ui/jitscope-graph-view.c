@@ -23,11 +23,19 @@ struct _JitscopeGraphView {
   guint draw_count;
   GHashTable *marked; /* DOT ids drawn with the "not in every plan" outline, or NULL */
   guint cache_marked_serial, marked_serial;
+  /* Over the drawing: the layout in progress with its Cancel button (top), the note about
+   * the layout's quality (bottom). */
+  GtkWidget *progress_box, *note;
+  GtkLabel *progress;
+  /* A stage layout being waited for (begin_layout .. a done update or layout_cancelled). */
+  gboolean waiting;
+  gboolean scene_current; /* the scene shown belongs to that layout (a preview, or final) */
+  gboolean preview_shown;
 };
 
 G_DEFINE_FINAL_TYPE(JitscopeGraphView, jitscope_graph_view, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_NODE_ACTIVATED, N_SIGNALS };
+enum { SIGNAL_NODE_ACTIVATED, SIGNAL_CANCEL_LAYOUT, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void invalidate(JitscopeGraphView *self) {
@@ -177,7 +185,7 @@ static void fit_now(JitscopeGraphView *self, int w, int h) {
   self->fit_h = h;
 }
 
-static void jitscope_graph_view_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
+static void draw_canvas(GtkWidget *widget, GtkSnapshot *snapshot) {
   JitscopeGraphView *self = JITSCOPE_GRAPH_VIEW(widget);
   int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
   if (w <= 0 || h <= 0)
@@ -224,6 +232,16 @@ static void jitscope_graph_view_snapshot(GtkWidget *widget, GtkSnapshot *snapsho
   }
   if (self->cache)
     gtk_snapshot_append_node(snapshot, self->cache);
+}
+
+static void snapshot_overlays(JitscopeGraphView *self, GtkSnapshot *snapshot) {
+  gtk_widget_snapshot_child(GTK_WIDGET(self), self->progress_box, snapshot);
+  gtk_widget_snapshot_child(GTK_WIDGET(self), self->note, snapshot);
+}
+
+static void jitscope_graph_view_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
+  draw_canvas(widget, snapshot);
+  snapshot_overlays(JITSCOPE_GRAPH_VIEW(widget), snapshot);
 }
 
 static void zoom_about(JitscopeGraphView *self, double factor, double x, double y) {
@@ -302,6 +320,8 @@ static void jitscope_graph_view_dispose(GObject *object) {
   g_clear_pointer(&self->scene, app_scene_unref);
   g_clear_pointer(&self->message, g_free);
   g_clear_pointer(&self->marked, g_hash_table_unref);
+  g_clear_pointer(&self->progress_box, gtk_widget_unparent);
+  g_clear_pointer(&self->note, gtk_widget_unparent);
   gtk_widget_dispose_template(GTK_WIDGET(self), JITSCOPE_TYPE_GRAPH_VIEW);
   G_OBJECT_CLASS(jitscope_graph_view_parent_class)->dispose(object);
 }
@@ -324,6 +344,14 @@ static void action_pan(GtkWidget *widget, const char *name, GVariant *param) {
   invalidate(self);
 }
 
+static void action_cancel_layout(GtkWidget *widget, const char *name, GVariant *param) {
+  g_signal_emit(widget, signals[SIGNAL_CANCEL_LAYOUT], 0);
+}
+
+static void on_cancel_clicked(GtkButton *button, JitscopeGraphView *self) {
+  g_signal_emit(self, signals[SIGNAL_CANCEL_LAYOUT], 0);
+}
+
 static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
   G_OBJECT_CLASS(klass)->dispose = jitscope_graph_view_dispose;
@@ -334,6 +362,15 @@ static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
   signals[SIGNAL_NODE_ACTIVATED] =
       g_signal_new("node-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                    NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* The Cancel button or Escape while a layout is in progress (set_progress). */
+  signals[SIGNAL_CANCEL_LAYOUT] = g_signal_new("cancel-layout", G_TYPE_FROM_CLASS(klass),
+                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                               G_TYPE_NONE, 0);
+  gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_install_action(widget_class, "canvas.cancel-layout", NULL,
+                                  action_cancel_layout);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "canvas.cancel-layout",
+                                      NULL);
   /* Local to the focused canvas (each compare column zooms and pans on its own). */
   gtk_widget_class_install_action(widget_class, "canvas.fit", NULL, action_zoom);
   gtk_widget_class_install_action(widget_class, "canvas.zoom-in", NULL, action_zoom);
@@ -365,6 +402,58 @@ static void jitscope_graph_view_init(JitscopeGraphView *self) {
   GtkGesture *click = gtk_gesture_click_new();
   g_signal_connect(click, "released", G_CALLBACK(on_click), self);
   gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
+  /* Overlays: children laid out by the bin layout, placed by their alignment. */
+  self->progress_box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+  gtk_widget_set_halign(self->progress_box, GTK_ALIGN_CENTER);
+  gtk_widget_set_valign(self->progress_box, GTK_ALIGN_START);
+  gtk_widget_set_margin_top(self->progress_box, 8);
+  gtk_widget_add_css_class(self->progress_box, "osd");
+  gtk_widget_add_css_class(self->progress_box, "canvas-progress");
+  GtkWidget *spinner = gtk_spinner_new();
+  gtk_spinner_set_spinning(GTK_SPINNER(spinner), TRUE);
+  gtk_box_append(GTK_BOX(self->progress_box), spinner);
+  self->progress = GTK_LABEL(gtk_label_new(NULL));
+  gtk_label_set_ellipsize(self->progress, PANGO_ELLIPSIZE_END);
+  gtk_label_set_max_width_chars(self->progress, 90);
+  gtk_box_append(GTK_BOX(self->progress_box), GTK_WIDGET(self->progress));
+  GtkWidget *cancel = gtk_button_new_with_label("Cancel (Esc)");
+  gtk_widget_set_focusable(cancel, FALSE);
+  g_signal_connect(cancel, "clicked", G_CALLBACK(on_cancel_clicked), self);
+  gtk_box_append(GTK_BOX(self->progress_box), cancel);
+  gtk_widget_set_visible(self->progress_box, FALSE);
+  gtk_widget_set_parent(self->progress_box, GTK_WIDGET(self));
+  self->note = gtk_label_new(NULL);
+  gtk_label_set_wrap(GTK_LABEL(self->note), TRUE);
+  gtk_label_set_max_width_chars(GTK_LABEL(self->note), 100);
+  gtk_widget_set_halign(self->note, GTK_ALIGN_START);
+  gtk_widget_set_valign(self->note, GTK_ALIGN_END);
+  gtk_widget_set_margin_start(self->note, 8);
+  gtk_widget_set_margin_bottom(self->note, 8);
+  gtk_widget_set_can_target(self->note, FALSE);
+  gtk_widget_add_css_class(self->note, "osd");
+  gtk_widget_add_css_class(self->note, "canvas-note");
+  gtk_widget_set_visible(self->note, FALSE);
+  gtk_widget_set_parent(self->note, GTK_WIDGET(self));
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "canvas.cancel-layout", FALSE);
+}
+
+void jitscope_graph_view_set_progress(JitscopeGraphView *self, const char *text) {
+  gtk_label_set_text(self->progress, text ? text : "");
+  gtk_widget_set_visible(self->progress_box, text != NULL);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "canvas.cancel-layout", text != NULL);
+}
+
+const char *jitscope_graph_view_get_progress(JitscopeGraphView *self) {
+  return gtk_widget_get_visible(self->progress_box) ? gtk_label_get_text(self->progress) : NULL;
+}
+
+void jitscope_graph_view_set_note(JitscopeGraphView *self, const char *note) {
+  gtk_label_set_text(GTK_LABEL(self->note), note ? note : "");
+  gtk_widget_set_visible(self->note, note && *note);
+}
+
+const char *jitscope_graph_view_get_note(JitscopeGraphView *self) {
+  return gtk_widget_get_visible(self->note) ? gtk_label_get_text(GTK_LABEL(self->note)) : NULL;
 }
 
 GtkWidget *jitscope_graph_view_new(void) { return g_object_new(JITSCOPE_TYPE_GRAPH_VIEW, NULL); }
@@ -479,3 +568,96 @@ guint jitscope_graph_view_get_n_marked(JitscopeGraphView *self) {
   }
   return n;
 }
+
+/* ---- stage layouts (workspace_layout.h) ---- */
+
+static void show_quality_note(JitscopeGraphView *self, const AppScene *scene) {
+  if (!scene || scene->quality == APP_SCENE_FULL) {
+    jitscope_graph_view_set_note(self, NULL);
+    return;
+  }
+  const char *what = scene->quality == APP_SCENE_COARSE
+                         ? "Quick layout (jitscope's layered layout, straight edges)"
+                         : "Fast layout (dot with cheaper settings)";
+  char *note = g_strdup_printf("%s: %s", what, scene->note ? scene->note : "not Graphviz's full layout");
+  jitscope_graph_view_set_note(self, note);
+  g_free(note);
+}
+
+void jitscope_graph_view_show_final(JitscopeGraphView *self, AppScene *scene, gboolean keep_view) {
+  self->waiting = FALSE;
+  self->preview_shown = FALSE;
+  self->scene_current = TRUE;
+  jitscope_graph_view_set_progress(self, NULL);
+  jitscope_graph_view_set_scene(self, scene, keep_view);
+  show_quality_note(self, scene);
+}
+
+void jitscope_graph_view_begin_layout(JitscopeGraphView *self) {
+  self->waiting = TRUE;
+  self->scene_current = FALSE;
+  self->preview_shown = FALSE;
+  jitscope_graph_view_set_note(self, NULL);
+  if (!self->scene)
+    jitscope_graph_view_set_message(self, "Laying out…");
+  jitscope_graph_view_set_progress(self, "Laying out…");
+}
+
+gboolean jitscope_graph_view_apply_update(JitscopeGraphView *self, const AppStageUpdate *u,
+                                          gboolean keep_view) {
+  gboolean changed = FALSE;
+  if (u->scene) {
+    /* a stage's first picture keeps the view of the stage before; a preview's replacement
+     * (another layout of the same graph) is fitted anew */
+    gboolean keep = !self->scene_current && keep_view;
+    jitscope_graph_view_set_scene(self, u->scene, keep);
+    self->scene_current = TRUE;
+    self->preview_shown = !u->done;
+    changed = TRUE;
+  }
+  if (u->done) {
+    self->waiting = FALSE;
+    jitscope_graph_view_set_progress(self, NULL);
+    if (u->error) {
+      if (!self->scene_current) {
+        jitscope_graph_view_set_scene(self, NULL, FALSE);
+        jitscope_graph_view_set_message(self, u->error->message);
+      } else {
+        char *note = g_strdup_printf("The quick preview stays: %s", u->error->message);
+        jitscope_graph_view_set_note(self, note);
+        g_free(note);
+      }
+    } else {
+      self->preview_shown = FALSE;
+      show_quality_note(self, u->scene);
+    }
+    return changed;
+  }
+  GString *text = g_string_new("Laying out");
+  if (u->clusters)
+    g_string_append_printf(text, " (%u expanded cluster%s on %s own)", u->clusters,
+                           u->clusters == 1 ? "" : "s", u->clusters == 1 ? "its" : "their");
+  g_string_append_printf(text, ": %s · %.1f s", u->phase ? u->phase : "waiting", u->elapsed_s);
+  if (self->preview_shown)
+    g_string_append(text, " · quick preview shown");
+  jitscope_graph_view_set_progress(self, text->str);
+  g_string_free(text, TRUE);
+  return changed;
+}
+
+void jitscope_graph_view_layout_cancelled(JitscopeGraphView *self) {
+  if (!self->waiting)
+    return;
+  self->waiting = FALSE;
+  jitscope_graph_view_set_progress(self, NULL);
+  if (self->scene_current) {
+    jitscope_graph_view_set_note(self, "Layout cancelled: this is the quick preview");
+  } else {
+    jitscope_graph_view_set_scene(self, NULL, FALSE);
+    jitscope_graph_view_set_message(self, "Layout cancelled: step to another stage and back to "
+                                          "lay it out again");
+  }
+}
+
+gboolean jitscope_graph_view_is_waiting(JitscopeGraphView *self) { return self->waiting; }
+gboolean jitscope_graph_view_is_preview(JitscopeGraphView *self) { return self->preview_shown; }

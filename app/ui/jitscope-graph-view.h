@@ -3,13 +3,15 @@
  * pointer ("node-activated" with its DOT id, "" when nothing), fit and zoom-to-node. The
  * drawing of one view state is kept as a render node and reused while nothing changes.
  * Actions (canvas.*, keys when the canvas has focus): fit (0), zoom-in (+ =), zoom-out (-),
- * pan((ii)) (Shift+arrows). */
+ * pan((ii)) (Shift+arrows), cancel-layout (Escape; enabled while progress shows).
+ * Signals: node-activated(id), cancel-layout. */
 #ifndef JITSCOPE_GRAPH_VIEW_H
 #define JITSCOPE_GRAPH_VIEW_H
 
 #include <gtk/gtk.h>
 
 #include "scene.h"
+#include "workspace_layout.h"
 
 G_BEGIN_DECLS
 
@@ -24,6 +26,15 @@ void jitscope_graph_view_set_scene(JitscopeGraphView *self, AppScene *scene, gbo
 AppScene *jitscope_graph_view_get_scene(JitscopeGraphView *self);
 /* A line shown in the middle while there is no scene ("Laying out...", an error). */
 void jitscope_graph_view_set_message(JitscopeGraphView *self, const char *message);
+/* The layout in progress ("Laying out: dot: ranking · 2.1 s"), drawn over the top of the
+ * canvas with a Cancel button; NULL hides it. While it shows, the button and Escape (canvas
+ * focused) emit "cancel-layout". */
+void jitscope_graph_view_set_progress(JitscopeGraphView *self, const char *text);
+const char *jitscope_graph_view_get_progress(JitscopeGraphView *self);
+/* A note over the bottom of the canvas about the shown layout ("Quick layout: Graphviz took
+ * longer than ..."); NULL or "" hides it. */
+void jitscope_graph_view_set_note(JitscopeGraphView *self, const char *note);
+const char *jitscope_graph_view_get_note(JitscopeGraphView *self);
 
 void jitscope_graph_view_fit(JitscopeGraphView *self);
 void jitscope_graph_view_zoom(JitscopeGraphView *self, double factor);
@@ -41,6 +52,21 @@ guint jitscope_graph_view_search_next(JitscopeGraphView *self, const char *text)
 void jitscope_graph_view_set_marked(JitscopeGraphView *self, GHashTable *ids);
 /* Marked ids that name a node of the current scene. */
 guint jitscope_graph_view_get_n_marked(JitscopeGraphView *self);
+
+/* Waiting for a stage's layout (workspace_layout.h). begin_layout: the scene shown stays
+ * until the new one comes, the progress shows "Laying out…". apply_update: shows the
+ * update's scene (the stage's first picture keeps the view when keep_view, a preview's
+ * replacement is fitted), its phase and elapsed time with Cancel, and when done the note of
+ * a scene that is not a full layout, or the error. show_final: a scene at hand (cached).
+ * layout_cancelled: the preview stays with a note, or the canvas says it was cancelled. */
+void jitscope_graph_view_begin_layout(JitscopeGraphView *self);
+gboolean jitscope_graph_view_apply_update(JitscopeGraphView *self, const AppStageUpdate *update,
+                                          gboolean keep_view);
+void jitscope_graph_view_show_final(JitscopeGraphView *self, AppScene *scene, gboolean keep_view);
+void jitscope_graph_view_layout_cancelled(JitscopeGraphView *self);
+gboolean jitscope_graph_view_is_waiting(JitscopeGraphView *self);
+/* The scene shown is a quick preview of a layout still running. */
+gboolean jitscope_graph_view_is_preview(JitscopeGraphView *self);
 
 /* Number of times the drawing was recorded (the cached render node was not reusable). */
 guint jitscope_graph_view_get_draw_count(JitscopeGraphView *self);

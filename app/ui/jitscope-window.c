@@ -8,9 +8,9 @@
 #include "jitscope-inputs-pane.h"
 #include "jitscope-program-pane.h"
 #include "jitscope-stage-list.h"
+#include "jitscope-window-settings.h"
 #include "layout_service.h"
-
-#define SCHEMA_ID "io.github.jitscope.Jitscope"
+#include "workspace_layout.h"
 
 struct _JitscopeWindow {
   GtkApplicationWindow parent_instance;
@@ -32,6 +32,7 @@ struct _JitscopeWindow {
   /* state */
   AppWorkspace *ws;
   AppLayoutService *layouts;
+  AppStageLayouts *stage_layouts; /* DOT per stage, clusters on their own, over `layouts` */
   GSettings *settings;
   int plan, stage;
   guint pending;         /* layout request of the shown stage */
@@ -131,68 +132,104 @@ static void scene_ready(JitscopeWindow *self) {
     self->select_origin = 0;
 }
 
-static void on_stage_scene(AppScene *scene, const GError *error, gpointer data) {
-  JitscopeWindow *self = data;
-  self->pending = 0;
-  if (scene) {
-    jitscope_graph_view_set_scene(self->graph_view, scene, TRUE);
-    scene_ready(self);
-  } else {
-    jitscope_graph_view_set_message(self->graph_view, error->message);
-  }
+static AppStageView stage_view(JitscopeWindow *self) {
+  const AppWorkspaceStage *before = app_workspace_plan_stage(current_plan(self), (guint)self->stage);
+  return (AppStageView){.stage = current_stage(self),
+                        .before = before,
+                        .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO,
+                        .toggled = self->toggled,
+                        .dark = self->dark};
 }
 
 static char *stage_dot(JitscopeWindow *self, AppDotStats *stats) {
+  AppStageView view = stage_view(self);
+  return app_stage_layouts_full_dot(&view, stats);
+}
+
+/* stats: of the drawn DOT, or NULL while expanded clusters are still being laid out. */
+static void set_stage_title(JitscopeWindow *self, const AppDotStats *stats) {
   const AppWorkspacePlan *plan = current_plan(self);
   const AppWorkspaceStage *stage = current_stage(self);
-  const AppWorkspaceStage *before = app_workspace_plan_stage(plan, (guint)self->stage);
-  AppDotOptions options = {.previous = before ? before->graph : NULL,
-                           .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO,
-                           .toggled = self->toggled,
-                           .dark = self->dark};
-  return app_graphviz_dot(stage->graph, &options, stats);
+  char *counts = stats ? g_strdup_printf("%u nodes: +%u added, ~%u changed, -%u removed%s",
+                                         stats->nodes, stats->added, stats->changed,
+                                         stats->removed,
+                                         stats->collapsed ? " · subgraphs folded (f)" : "")
+                       : g_strdup("laying out expanded clusters");
+  char *title = g_strdup_printf("Stage %d/%u %s [%s] · %s · %.2f ms · %s", self->stage + 1,
+                                plan->stages->len, stage->name, stage->group,
+                                stage->changed ? "CHANGED" : "unchanged", stage->ms, counts);
+  gtk_label_set_text(self->stage_title, title);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->stage_title), plan->title);
+  g_free(title);
+  g_free(counts);
+}
+
+static void on_stage_update(const AppStageUpdate *update, gpointer data) {
+  JitscopeWindow *self = data;
+  if (update->done) {
+    self->pending = 0;
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-layout", FALSE);
+  }
+  if (update->stats)
+    set_stage_title(self, update->stats);
+  if (jitscope_graph_view_apply_update(self->graph_view, update, TRUE))
+    scene_ready(self);
+}
+
+static void cancel_stage_layout(JitscopeWindow *self) {
+  if (!self->pending)
+    return;
+  app_stage_layouts_cancel(self->stage_layouts, self->pending);
+  self->pending = 0;
+  jitscope_graph_view_layout_cancelled(self->graph_view);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-layout", FALSE);
 }
 
 static void show_stage(JitscopeWindow *self, gboolean new_plan) {
   if (self->pending)
-    app_layout_service_cancel(self->layouts, self->pending);
+    app_stage_layouts_cancel(self->stage_layouts, self->pending);
   self->pending = 0;
   const AppWorkspacePlan *plan = current_plan(self);
   const AppWorkspaceStage *stage = current_stage(self);
   if (!stage || !stage->graph) {
-    jitscope_graph_view_set_scene(self->graph_view, NULL, FALSE);
+    jitscope_graph_view_show_final(self->graph_view, NULL, FALSE);
     jitscope_graph_view_set_message(self->graph_view, plan ? "This plan has no stages"
                                                            : "Run (Ctrl+R) to see the plans");
     gtk_label_set_text(self->stage_title, "");
     show_summary(self);
     return;
   }
-  AppDotStats stats;
-  char *dot = stage_dot(self, &stats);
-  char *title = g_strdup_printf("Stage %d/%u %s [%s] · %s · %.2f ms · %u nodes: +%u added, "
-                                "~%u changed, -%u removed%s",
-                                self->stage + 1, plan->stages->len, stage->name, stage->group,
-                                stage->changed ? "CHANGED" : "unchanged", stage->ms, stats.nodes,
-                                stats.added, stats.changed, stats.removed,
-                                stats.collapsed ? " · subgraphs folded (f)" : "");
-  gtk_label_set_text(self->stage_title, title);
-  gtk_widget_set_tooltip_text(GTK_WIDGET(self->stage_title), plan->title);
-  g_free(title);
   if (!self->select_origin)
     show_summary(self);
   if (new_plan)
     jitscope_graph_view_set_scene(self->graph_view, NULL, FALSE);
-  AppScene *cached = app_layout_service_lookup(self->layouts, dot);
-  if (cached) {
-    jitscope_graph_view_set_scene(self->graph_view, cached, !new_plan);
-    app_scene_unref(cached);
+  AppStageView view = stage_view(self);
+  AppScene *scene = NULL;
+  AppDotStats stats;
+  bool have_stats = false;
+  self->pending = app_stage_layouts_show(self->stage_layouts, &view, &scene, &stats, &have_stats,
+                                         on_stage_update, self);
+  set_stage_title(self, have_stats ? &stats : NULL);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-layout", self->pending != 0);
+  if (scene) {
+    jitscope_graph_view_show_final(self->graph_view, scene, !new_plan);
+    app_scene_unref(scene);
     scene_ready(self);
   } else {
-    if (!jitscope_graph_view_get_scene(self->graph_view))
-      jitscope_graph_view_set_message(self->graph_view, "Laying out…");
-    self->pending = app_layout_service_request(self->layouts, dot, on_stage_scene, self);
+    jitscope_graph_view_begin_layout(self->graph_view);
   }
-  g_free(dot);
+}
+
+static void action_cancel_layout(GtkWidget *widget, const char *name, GVariant *param) {
+  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
+  if (comparing(self))
+    jitscope_compare_view_cancel_layouts(self->compare_view);
+  else
+    cancel_stage_layout(self);
+}
+
+static void on_cancel_layout(JitscopeGraphView *view, JitscopeWindow *self) {
+  cancel_stage_layout(self);
 }
 
 static void on_stage_selected(JitscopeStageList *list, int stage, JitscopeWindow *self) {
@@ -262,7 +299,7 @@ static void on_run_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GErr
   jitscope_inputs_pane_set_status(self->inputs_pane, status->str, run->n_failed > 0);
   g_string_free(status, TRUE);
   show_canvas(self, FALSE);
-  jitscope_compare_view_set_plans(self->compare_view, NULL, NULL, self->layouts, self->dark);
+  jitscope_compare_view_set_plans(self->compare_view, NULL, NULL, self->stage_layouts, self->dark);
   self->plan = self->stage = -1;
   self->select_origin = 0;
   jitscope_stage_list_set_plan(self->stage_list, NULL, 0);
@@ -406,7 +443,7 @@ static void action_fold(GtkWidget *widget, const char *name, GVariant *param) {
   const char *id = jitscope_graph_view_get_selected(self->graph_view);
   const AppWorkspaceStage *stage = current_stage(self);
   const IrNode *node = id && stage ? app_graphviz_dot_find_node(stage->graph, id) : NULL;
-  if (node && ir_node_attr(node, IR_ATTR_SUBGRAPH)) {
+  if (node && (ir_node_attr(node, IR_ATTR_SUBGRAPH) || node->blocks->len > 0)) {
     if (!g_hash_table_remove(self->toggled, id))
       g_hash_table_add(self->toggled, g_strdup(id));
   } else {
@@ -445,7 +482,8 @@ static void compare_plans(JitscopeWindow *self) {
     say(self, "Compare needs two or more spec lines whose runs compiled distinct plans: add "
               "spec lines (Ctrl+Shift+A) and run", TRUE);
   } else {
-    jitscope_compare_view_set_plans(self->compare_view, plans, labels, self->layouts, self->dark);
+    jitscope_compare_view_set_plans(self->compare_view, plans, labels, self->stage_layouts,
+                                    self->dark);
     const AppWorkspaceStage *stage = current_stage(self);
     if (stage)
       jitscope_compare_view_set_stage_name(self->compare_view, stage->name);
@@ -483,75 +521,29 @@ static void action_dark(GtkWidget *widget, const char *name, GVariant *param) {
   apply_dark(self, !self->dark);
 }
 
-static const struct {
-  const char *key;
-  gsize offset;
-} panes[] = {
-    {"sidebar-width", G_STRUCT_OFFSET(JitscopeWindow, outer_paned)},
-    {"program-height", G_STRUCT_OFFSET(JitscopeWindow, side_paned)},
-    {"middle-width", G_STRUCT_OFFSET(JitscopeWindow, middle_paned)},
-    {"plans-height", G_STRUCT_OFFSET(JitscopeWindow, lists_paned)},
-    {"canvas-height", G_STRUCT_OFFSET(JitscopeWindow, canvas_paned)},
-};
-
-static GtkPaned *pane_by_key(JitscopeWindow *self, const char *key) {
-  for (guint i = 0; i < G_N_ELEMENTS(panes); i++)
-    if (g_str_equal(panes[i].key, key))
-      return G_STRUCT_MEMBER(GtkPaned *, self, panes[i].offset);
-  return NULL;
+static void panes_of(JitscopeWindow *self, GtkPaned *panes[JITSCOPE_WINDOW_N_PANES]) {
+  GtkPaned *list[JITSCOPE_WINDOW_N_PANES] = {self->outer_paned, self->side_paned,
+                                             self->middle_paned, self->lists_paned,
+                                             self->canvas_paned};
+  memcpy(panes, list, sizeof list);
 }
 
 int jitscope_window_get_pane_position(JitscopeWindow *self, const char *key) {
-  GtkPaned *paned = pane_by_key(self, key);
-  return paned ? gtk_paned_get_position(paned) : -1;
+  int index = jitscope_window_pane_index(key);
+  GtkPaned *panes[JITSCOPE_WINDOW_N_PANES];
+  panes_of(self, panes);
+  return index >= 0 ? gtk_paned_get_position(panes[index]) : -1;
 }
 
-/* The schema may be missing (an uninstalled build): look it up instead of letting
- * g_settings_new abort, and say once that nothing will be remembered. */
 static void load_settings(JitscopeWindow *self) {
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default();
-  GSettingsSchema *schema = source ? g_settings_schema_source_lookup(source, SCHEMA_ID, TRUE) : NULL;
-  if (!schema) {
-    static gboolean noted;
-    if (!noted)
-      g_message("GSettings schema %s is not installed: window size, panes and style are not "
-                "remembered", SCHEMA_ID);
-    noted = TRUE;
-    return;
-  }
-  self->settings = g_settings_new_full(schema, NULL, NULL);
-  g_settings_schema_unref(schema);
-  gtk_window_set_default_size(GTK_WINDOW(self), g_settings_get_int(self->settings, "window-width"),
-                              g_settings_get_int(self->settings, "window-height"));
-  if (g_settings_get_boolean(self->settings, "window-maximized"))
-    gtk_window_maximize(GTK_WINDOW(self));
-  for (guint i = 0; i < G_N_ELEMENTS(panes); i++)
-    g_settings_bind(self->settings, panes[i].key, G_STRUCT_MEMBER(GtkPaned *, self, panes[i].offset),
-                    "position", G_SETTINGS_BIND_DEFAULT);
-  if (g_settings_get_boolean(self->settings, "dark-style")) {
+  GtkPaned *panes[JITSCOPE_WINDOW_N_PANES];
+  panes_of(self, panes);
+  gboolean dark = FALSE;
+  self->settings = jitscope_window_settings_load(GTK_WINDOW(self), panes, &dark);
+  if (dark) {
     self->dark = TRUE;
     g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", TRUE, NULL);
   }
-}
-
-static void save_window_state(JitscopeWindow *self) {
-  if (!self->settings)
-    return;
-  gboolean maximized = gtk_window_is_maximized(GTK_WINDOW(self));
-  g_settings_set_boolean(self->settings, "window-maximized", maximized);
-  if (!maximized) {
-    int w = 0, h = 0;
-    gtk_window_get_default_size(GTK_WINDOW(self), &w, &h);
-    if (w > 0 && h > 0) {
-      g_settings_set_int(self->settings, "window-width", w);
-      g_settings_set_int(self->settings, "window-height", h);
-    }
-  }
-}
-
-static gboolean on_close_request(GtkWindow *window, gpointer data) {
-  save_window_state(JITSCOPE_WINDOW(window));
-  return FALSE;
 }
 
 /* ---- export ---- */
@@ -643,14 +635,15 @@ static void action_forward(GtkWidget *widget, const char *name, GVariant *param)
 static void jitscope_window_dispose(GObject *object) {
   JitscopeWindow *self = JITSCOPE_WINDOW(object);
   if (self->compare_view)
-    jitscope_compare_view_set_plans(self->compare_view, NULL, NULL, self->layouts, FALSE);
+    jitscope_compare_view_set_plans(self->compare_view, NULL, NULL, self->stage_layouts, FALSE);
   if (self->plans_tree)
     jitscope_plans_tree_set_run(self->plans_tree, NULL);
   if (self->stage_list)
     jitscope_stage_list_set_plan(self->stage_list, NULL, 0);
-  if (self->pending && self->layouts)
-    app_layout_service_cancel(self->layouts, self->pending);
+  if (self->pending && self->stage_layouts)
+    app_stage_layouts_cancel(self->stage_layouts, self->pending);
   self->pending = 0;
+  g_clear_pointer(&self->stage_layouts, app_stage_layouts_free);
   g_clear_pointer(&self->layouts, app_layout_service_free);
   g_clear_pointer(&self->ws, app_workspace_free);
   g_clear_pointer(&self->toggled, g_hash_table_destroy);
@@ -708,9 +701,12 @@ static void jitscope_window_class_init(JitscopeWindowClass *klass) {
       {"win.export-graph", NULL, action_export_graph}, {"win.copy-ir", NULL, action_copy_ir},
       {"win.export-bundle", NULL, action_export_bundle}, {"win.compare", NULL, action_compare},
       {"win.fold", NULL, action_fold},             {"win.dark", NULL, action_dark},
+      {"win.cancel-layout", NULL, action_cancel_layout},
   };
   for (guint i = 0; i < G_N_ELEMENTS(actions); i++)
     gtk_widget_class_install_action(widget_class, actions[i].name, actions[i].param, actions[i].fn);
+  /* Enabled only while a layout runs: otherwise Escape goes on to other widgets. */
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-layout", NULL);
 }
 
 static void add_canvas_keys(GtkWidget *widget) {
@@ -733,6 +729,7 @@ static void jitscope_window_init(JitscopeWindow *self) {
   self->outer_paned = GTK_PANED(gtk_window_get_child(GTK_WINDOW(self)));
   self->ws = app_workspace_new();
   self->layouts = app_layout_service_new(NULL);
+  self->stage_layouts = app_stage_layouts_new(self->layouts);
   self->toggled = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   self->plan = self->stage = -1;
   jitscope_program_pane_set_workspace(self->program_pane, self->ws);
@@ -741,9 +738,9 @@ static void jitscope_window_init(JitscopeWindow *self) {
   g_signal_connect(self->plans_tree, "row-activated", G_CALLBACK(on_row_activated), self);
   g_signal_connect(self->stage_list, "stage-selected", G_CALLBACK(on_stage_selected), self);
   g_signal_connect(self->graph_view, "node-activated", G_CALLBACK(on_node_activated), self);
+  g_signal_connect(self->graph_view, "cancel-layout", G_CALLBACK(on_cancel_layout), self);
   g_signal_connect(self->search_entry, "activate", G_CALLBACK(on_search), self);
   g_signal_connect(self->search_entry, "search-changed", G_CALLBACK(on_search), self);
-  g_signal_connect(self, "close-request", G_CALLBACK(on_close_request), NULL);
   gtk_search_bar_connect_entry(self->search_bar, GTK_EDITABLE(self->search_entry));
   add_canvas_keys(GTK_WIDGET(self->graph_view));
   load_settings(self);
@@ -756,6 +753,9 @@ JitscopeWindow *jitscope_window_new(GtkApplication *app) {
 
 AppWorkspace *jitscope_window_get_workspace(JitscopeWindow *self) { return self->ws; }
 JitscopeGraphView *jitscope_window_get_graph_view(JitscopeWindow *self) { return self->graph_view; }
+AppStageLayouts *jitscope_window_get_stage_layouts(JitscopeWindow *self) {
+  return self->stage_layouts;
+}
 JitscopeCompareView *jitscope_window_get_compare_view(JitscopeWindow *self) {
   return self->compare_view;
 }

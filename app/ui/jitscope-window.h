@@ -5,7 +5,14 @@
  * Window actions (win.*, with the application's accelerators): open, paste, run, add-spec,
  * next-stage, prev-stage, next-changed, prev-changed, next-plan, prev-plan, select-plan(u),
  * select-stage(u), select-row(u) (a row of the plans tree), fit, zoom-in, zoom-out, search,
- * export (opens the export menu), export-graph, copy-ir, export-bundle, compare, fold, dark.
+ * export (opens the export menu), export-graph, copy-ir, export-bundle, compare, fold, dark,
+ * cancel-layout (Escape, enabled while a layout of the shown stage or compare step runs).
+ *
+ * The canvas shows a stage through AppStageLayouts (workspace_layout.h): a cached stage at
+ * once; otherwise progress (phase, elapsed time, Cancel) over the canvas, the quick preview
+ * of a large graph as soon as it exists, then the final layout with a note when it is not a
+ * full one. `f` on a selected owner (DifferentiableGraph, FusionGroup, GradOf, If, Loop) of
+ * a large graph lays out its inside on its own and draws it into the owner's box.
  *
  * Window size, maximized state, pane positions and the dark style are remembered with
  * GSettings (schema io.github.jitscope.Jitscope) when the schema is installed; without it the
@@ -20,6 +27,7 @@
 #include "jitscope-inspector.h"
 #include "jitscope-plans-tree.h"
 #include "workspace.h"
+#include "workspace_layout.h"
 
 G_BEGIN_DECLS
 
@@ -46,6 +54,8 @@ guint jitscope_window_search(JitscopeWindow *self, const char *text);
 
 AppWorkspace *jitscope_window_get_workspace(JitscopeWindow *self);
 JitscopeGraphView *jitscope_window_get_graph_view(JitscopeWindow *self);
+/* The canvas's DOT cache and layout service (counters for tests and benchmarks). */
+AppStageLayouts *jitscope_window_get_stage_layouts(JitscopeWindow *self);
 JitscopeCompareView *jitscope_window_get_compare_view(JitscopeWindow *self);
 JitscopePlansTree *jitscope_window_get_plans_tree(JitscopeWindow *self);
 JitscopeInspector *jitscope_window_get_inspector(JitscopeWindow *self);

@@ -13,85 +13,10 @@
 #include <string.h>
 
 #include "jitscope-application.h"
+#include "ui_test_util.h"
 
 static JitscopeApplication *app;
 static char *cuda_dir;
-
-static void wait_idle(JitscopeWindow *window) {
-  gint64 until = g_get_monotonic_time() + 120 * G_USEC_PER_SEC;
-  for (int i = 0; i < 5; i++)
-    g_main_context_iteration(NULL, FALSE);
-  while (jitscope_window_is_busy(window) && g_get_monotonic_time() < until)
-    g_main_context_iteration(NULL, TRUE);
-  for (int i = 0; i < 20; i++)
-    g_main_context_iteration(NULL, FALSE);
-  g_assert_false(jitscope_window_is_busy(window));
-}
-
-static void wait_frames(int n) {
-  for (int i = 0; i < n; i++) {
-    g_usleep(10000);
-    while (g_main_context_iteration(NULL, FALSE))
-      ;
-  }
-}
-
-static void act(JitscopeWindow *window, const char *action, const char *format, ...) {
-  GVariant *param = NULL;
-  if (format) {
-    va_list args;
-    va_start(args, format);
-    param = g_variant_new_va(format, NULL, &args);
-    va_end(args);
-  }
-  g_assert_true(gtk_widget_activate_action_variant(GTK_WIDGET(window), action, param));
-  wait_idle(window);
-}
-
-/* Renders the window (paintable -> render node -> texture), checks that the picture has
- * content (many colours, and not one colour over most of it), saves it when asked. */
-static void screenshot(JitscopeWindow *window, const char *name) {
-  wait_frames(20);
-  GtkWidget *widget = GTK_WIDGET(window);
-  int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
-  g_assert_cmpint(w, >, 100);
-  GdkPaintable *paintable = gtk_widget_paintable_new(widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new();
-  gdk_paintable_snapshot(paintable, snapshot, w, h);
-  GskRenderNode *node = gtk_snapshot_free_to_node(snapshot);
-  g_assert_nonnull(node);
-  GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(window));
-  GdkTexture *texture = gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, w, h));
-  gsize stride = (gsize)w * 4;
-  guchar *pixels = g_malloc(stride * (gsize)h);
-  gdk_texture_download(texture, pixels, stride);
-  GHashTable *colors = g_hash_table_new(g_direct_hash, g_direct_equal);
-  guint samples = 0, most = 0;
-  for (int y = 0; y < h; y += 3)
-    for (int x = 0; x < w; x += 3) {
-      guint32 px;
-      memcpy(&px, pixels + (gsize)y * stride + (gsize)x * 4, 4);
-      guint n = GPOINTER_TO_UINT(g_hash_table_lookup(colors, GUINT_TO_POINTER(px))) + 1;
-      g_hash_table_insert(colors, GUINT_TO_POINTER(px), GUINT_TO_POINTER(n));
-      most = MAX(most, n);
-      samples++;
-    }
-  g_assert_cmpuint(g_hash_table_size(colors), >, 50);
-  g_assert_cmpuint(most, <, samples * 9 / 10);
-  g_hash_table_destroy(colors);
-  g_free(pixels);
-  const char *dir = g_getenv("JITSCOPE_SCREENSHOT_DIR");
-  if (dir) {
-    g_mkdir_with_parents(dir, 0755);
-    char *path = g_build_filename(dir, name, NULL);
-    g_assert_true(gdk_texture_save_to_png(texture, path));
-    g_test_message("saved %s", path);
-    g_free(path);
-  }
-  g_object_unref(texture);
-  gsk_render_node_unref(node);
-  g_object_unref(paintable);
-}
 
 static guint count_label(AppScene *scene, const char *needle) {
   GArray *found = app_scene_search(scene, needle);
