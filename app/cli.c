@@ -32,6 +32,14 @@ void cli_report_error(const GError *error) {
   fprintf(stderr, located ? "jitscope: %s\n" : "jitscope: error: %s\n", error->message);
 }
 
+int cli_finish(int status, GError *error) {
+  if (!error)
+    return status;
+  cli_report_error(error);
+  g_error_free(error);
+  return CLI_EXIT_ERROR;
+}
+
 void cli_error(const char *format, ...) {
   va_list ap;
   va_start(ap, format);

@@ -30,6 +30,9 @@ void cli_set_window_handler(CliWindowFn handler);
 
 /* Prints the error as described above. */
 void cli_report_error(const GError *error);
+/* Reports `error` (when set) as above, frees it and returns the exit status the command ends
+ * with: CLI_EXIT_ERROR when there was an error, else `status`. */
+int cli_finish(int status, GError *error);
 /* `jitscope: error: ...` */
 void cli_error(const char *format, ...) G_GNUC_PRINTF(1, 2);
 /* `jitscope: note: ...` for facts that change no result but that the user should know. */

@@ -150,6 +150,17 @@ CliParseResult cli_args_parse(const CliCommand *command, int argc, char **argv,
   return CLI_PARSE_OK;
 }
 
+CliParseResult cli_args_parse_one(const CliCommand *command, int argc, char **argv,
+                                  const char **arg, GError **error) {
+  g_assert(command->min_positional == 1 && command->max_positional == 1);
+  GPtrArray *positional = g_ptr_array_new();
+  CliParseResult parsed = cli_args_parse(command, argc, argv, positional, error);
+  if (parsed == CLI_PARSE_OK)
+    *arg = g_ptr_array_index(positional, 0);
+  g_ptr_array_unref(positional);
+  return parsed;
+}
+
 void cli_args_print_help(const CliCommand *command, FILE *out) {
   fprintf(out, "Usage: jitscope %s %s\n\n%s\n", command->name, command->usage,
           command->description);

@@ -50,6 +50,11 @@ typedef enum {
 CliParseResult cli_args_parse(const CliCommand *command, int argc, char **argv,
                               GPtrArray *positional, GError **error);
 
+/* cli_args_parse for a command that takes exactly one positional argument: on CLI_PARSE_OK,
+ * *arg is that argument (a borrowed pointer into argv). */
+CliParseResult cli_args_parse_one(const CliCommand *command, int argc, char **argv,
+                                  const char **arg, GError **error);
+
 void cli_args_print_help(const CliCommand *command, FILE *out);
 
 #endif

@@ -4,30 +4,37 @@
 #include "cli.h"
 #include "graph_file.h"
 
-CliParseResult cli_program_open(CliProgram *program, const CliCommand *command, int argc,
-                                char **argv, GPtrArray *const *specs, const guint64 *seed,
-                                GError **error) {
-  *program = (CliProgram){.positional = g_ptr_array_new()};
-  CliParseResult parsed = cli_args_parse(command, argc, argv, program->positional, error);
-  if (parsed != CLI_PARSE_OK)
-    return parsed;
-  program->path = g_ptr_array_index(program->positional, 0);
+CliParseResult cli_program_parse(CliProgram *program, const CliCommand *command, int argc,
+                                 char **argv, GError **error) {
+  *program = (CliProgram){0};
+  return cli_args_parse_one(command, argc, argv, &program->path, error);
+}
+
+bool cli_program_load(CliProgram *program, GPtrArray *const *specs, const guint64 *seed,
+                      GError **error) {
   if (!(program->graph = app_graph_file_load(program->path, error)))
-    return CLI_PARSE_ERROR;
+    return false;
   if (!specs)
-    return CLI_PARSE_OK;
+    return true;
   GPtrArray *given = *specs;
   program->inputs = app_inputs_bind(program->graph, given ? (char *const *)given->pdata : NULL,
                                     given ? given->len : 0, seed ? *seed : 0, error);
-  return program->inputs ? CLI_PARSE_OK : CLI_PARSE_ERROR;
+  return program->inputs != NULL;
+}
+
+CliParseResult cli_program_open(CliProgram *program, const CliCommand *command, int argc,
+                                char **argv, GPtrArray *const *specs, const guint64 *seed,
+                                GError **error) {
+  CliParseResult parsed = cli_program_parse(program, command, argc, argv, error);
+  if (parsed != CLI_PARSE_OK)
+    return parsed;
+  return cli_program_load(program, specs, seed, error) ? CLI_PARSE_OK : CLI_PARSE_ERROR;
 }
 
 void cli_program_clear(CliProgram *program) {
   app_inputs_free(program->inputs);
   if (program->graph)
     ir_graph_free(program->graph);
-  if (program->positional)
-    g_ptr_array_unref(program->positional);
   *program = (CliProgram){0};
 }
 
@@ -39,12 +46,4 @@ void cli_program_locate_run_error(const CliProgram *program, GError **error) {
                                 (*error)->message);
   g_error_free(*error);
   *error = located;
-}
-
-int cli_program_finish(int status, GError *error) {
-  if (!error)
-    return status;
-  cli_report_error(error);
-  g_error_free(error);
-  return CLI_EXIT_ERROR;
 }

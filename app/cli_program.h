@@ -17,26 +17,30 @@
   }
 
 typedef struct {
-  GPtrArray *positional; /* borrowed pointers into argv */
-  const char *path;
+  const char *path; /* FILE: a borrowed pointer into argv */
   IrGraph *graph;
   AppInputs *inputs; /* NULL unless inputs were asked for */
 } CliProgram;
 
-/* Parses argv for `command`, loads FILE and, when `specs` is not NULL, binds *specs (what the
- * --input option collected, possibly NULL for none) with `seed`. Returns CLI_PARSE_HELP after
- * printing the help, CLI_PARSE_ERROR with *error set, or CLI_PARSE_OK with `program` filled.
- * cli_program_clear releases whatever was filled in every case. */
+/* Parses argv for `command` (FILE its one positional argument) and sets program->path; a
+ * command that checks its options before reading FILE does so between this and
+ * cli_program_load. Returns CLI_PARSE_HELP after printing the help, CLI_PARSE_ERROR with
+ * *error set, or CLI_PARSE_OK. */
+CliParseResult cli_program_parse(CliProgram *program, const CliCommand *command, int argc,
+                                 char **argv, GError **error);
+/* Loads and verifies FILE and, when `specs` is not NULL, binds *specs (what the --input option
+ * collected, possibly NULL for none) with `seed`. */
+bool cli_program_load(CliProgram *program, GPtrArray *const *specs, const guint64 *seed,
+                      GError **error);
+/* cli_program_parse, then cli_program_load when parsing went through. */
 CliParseResult cli_program_open(CliProgram *program, const CliCommand *command, int argc,
                                 char **argv, GPtrArray *const *specs, const guint64 *seed,
                                 GError **error);
+/* Releases whatever was filled, after any of the above and whatever it returned. */
 void cli_program_clear(CliProgram *program);
 
 /* A run-time error of the program as `FILE: error: running the graph failed: ...` (CLI errors
  * about the inputs are left as they are). Takes *error over. */
 void cli_program_locate_run_error(const CliProgram *program, GError **error);
-
-/* Reports `error` (when set), frees it and returns the exit status the command ends with. */
-int cli_program_finish(int status, GError *error);
 
 #endif

@@ -85,5 +85,5 @@ int cmd_check_main(int argc, char **argv) {
   cli_program_clear(&program);
   if (specs)
     g_ptr_array_unref(specs);
-  return cli_program_finish(status, error);
+  return cli_finish(status, error);
 }

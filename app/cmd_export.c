@@ -44,32 +44,23 @@ int cmd_export_main(int argc, char **argv) {
       .min_positional = 1,
       .max_positional = 1,
   };
-  GPtrArray *positional = g_ptr_array_new();
+  const char *path = NULL;
   GError *error = NULL;
-  int status = CLI_EXIT_ERROR;
   char *text = NULL;
   AppBundleSummary *summary = NULL;
 
-  switch (cli_args_parse(&command, argc, argv, positional, &error)) {
-  case CLI_PARSE_HELP:
-    status = CLI_EXIT_OK;
+  if (cli_args_parse_one(&command, argc, argv, &path, &error) != CLI_PARSE_OK)
     goto out;
-  case CLI_PARSE_ERROR:
-    goto fail;
-  case CLI_PARSE_OK:
-    break;
-  }
   if (out_dir == NULL || *out_dir == '\0') {
     error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_USAGE, "export needs -o DIR");
-    goto fail;
+    goto out;
   }
-  const char *path = g_ptr_array_index(positional, 0);
   GError *local = NULL;
   if (!g_file_get_contents(path, &text, NULL, &local)) {
     error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "cannot read %s: %s", path,
                         local->message);
     g_error_free(local);
-    goto fail;
+    goto out;
   }
   if (specs)
     g_ptr_array_add(specs, NULL);
@@ -84,7 +75,7 @@ int cmd_export_main(int argc, char **argv) {
       .force = force,
   };
   if (!(summary = app_bundle_export(&request, out_dir, &error)))
-    goto fail;
+    goto out;
   if (json) {
     JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);
@@ -119,12 +110,7 @@ int cmd_export_main(int argc, char **argv) {
            summary->kernels, summary->kernels == 1 ? "" : "s",
            summary->check_ok ? "passed" : "FAILED (see REPORT.md)");
   }
-  status = CLI_EXIT_OK;
-  goto out;
 
-fail:
-  cli_report_error(error);
-  g_error_free(error);
 out:
   app_bundle_summary_free(summary);
   g_free(text);
@@ -133,6 +119,5 @@ out:
     g_ptr_array_unref(specs);
   if (groups)
     g_ptr_array_unref(groups);
-  g_ptr_array_unref(positional);
-  return status;
+  return cli_finish(CLI_EXIT_OK, error);
 }

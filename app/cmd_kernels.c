@@ -4,10 +4,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_program.h"
 #include "fuser/cuda_compile.h"
 #include "fuser/cuda_report.h"
-#include "graph_file.h"
 #include "json_out.h"
 #include "program_run.h"
 
@@ -149,51 +148,35 @@ int cmd_kernels_main(int argc, char **argv) {
       .min_positional = 1,
       .max_positional = 1,
   };
-  GPtrArray *positional = g_ptr_array_new();
+  CliProgram program;
   GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
   GError *error = NULL;
-  int status = CLI_EXIT_ERROR;
-  IrGraph *graph = NULL;
-  AppInputs *inputs = NULL;
+  int status = CLI_EXIT_OK;
   ExecSession *session = NULL;
   AppProgramRun *run = NULL;
   GArray *tagged = NULL;
   GPtrArray *reports = NULL;
   char *resolved = NULL;
 
-  switch (cli_args_parse(&command, argc, argv, positional, &error)) {
-  case CLI_PARSE_HELP:
-    status = CLI_EXIT_OK;
+  if (cli_program_open(&program, &command, argc, argv, &specs, &seed, &error) != CLI_PARSE_OK)
     goto out;
-  case CLI_PARSE_ERROR:
-    goto fail;
-  case CLI_PARSE_OK:
-    break;
-  }
-  const char *path = g_ptr_array_index(positional, 0);
-  if (!(graph = app_graph_file_load(path, &error)))
-    goto fail;
-  inputs = app_inputs_bind(graph, specs ? (char *const *)specs->pdata : NULL,
-                           specs ? specs->len : 0, seed, &error);
-  if (!inputs)
-    goto fail;
   session = exec_session_new();
-  ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
-  bool cuda = app_inputs_want_cuda(inputs);
+  ExecExecutor *executor = exec_executor_new(session, program.graph, "main", EXEC_PLAN_FORWARD);
+  bool cuda = app_inputs_want_cuda(program.inputs);
   guint first_cpu_plan = 0;
   if (cuda) {
-    tagged = cuda_tagged_inputs(inputs);
+    tagged = cuda_tagged_inputs(program.inputs);
     if (!exec_executor_plan_for(executor, (const RtValue *)tagged->data, tagged->len, &error))
-      goto fail;
+      goto out;
     first_cpu_plan = session->plans->len;
-    if (app_inputs_require_grad(inputs))
+    if (app_inputs_require_grad(program.inputs))
       g_ptr_array_add(notes, g_strdup("the forward plan is compiled for the device=cuda spec "
                                       "without running it; the backward plans come from a run "
                                       "on CPU copies of the inputs"));
   }
-  if (!cuda || app_inputs_require_grad(inputs)) {
-    if (!(run = app_program_run(executor, inputs, NULL, 0, &error)))
-      goto fail;
+  if (!cuda || app_inputs_require_grad(program.inputs)) {
+    if (!(run = app_program_run(executor, program.inputs, NULL, 0, &error)))
+      goto out;
   }
   const CudaStatus *cs = cuda_loader_get();
   if (!cs->nvrtc.loaded)
@@ -201,9 +184,9 @@ int cmd_kernels_main(int argc, char **argv) {
                                            "without compiling them",
                                            cs->nvrtc.error));
   else if (!(resolved = cuda_compile_resolve_arch(arch, &error)))
-    goto fail;
+    goto out;
   if (!(reports = cuda_report_session(session, true, resolved, &error)))
-    goto fail;
+    goto out;
   /* With cuda inputs, the CPU run's own forward plans are not what was asked for. */
   for (guint i = reports->len; cuda && i > 0; i--) {
     const CudaKernelReport *r = g_ptr_array_index(reports, i - 1);
@@ -218,17 +201,12 @@ int cmd_kernels_main(int argc, char **argv) {
       cli_note("%s", (const char *)g_ptr_array_index(notes, i));
     report_text(reports, stdout);
   }
-  status = CLI_EXIT_OK;
   for (guint i = 0; i < reports->len; i++) {
     const CudaKernelReport *r = g_ptr_array_index(reports, i);
     if (r->error || (r->attempted && !r->compiled))
       status = CLI_EXIT_FAILED;
   }
-  goto out;
 
-fail:
-  cli_report_error(error);
-  g_error_free(error);
 out:
   g_free(resolved);
   if (reports)
@@ -236,13 +214,10 @@ out:
   app_program_run_free(run);
   exec_session_free(session);
   free_values(tagged);
-  app_inputs_free(inputs);
-  if (graph)
-    ir_graph_free(graph);
+  cli_program_clear(&program);
   if (specs)
     g_ptr_array_unref(specs);
   g_free(arch);
   g_ptr_array_unref(notes);
-  g_ptr_array_unref(positional);
-  return status;
+  return cli_finish(status, error);
 }

@@ -5,8 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_args.h"
-#include "graph_file.h"
+#include "cli_program.h"
 #include "json_out.h"
 #include "plan_report.h"
 #include "program_run.h"
@@ -261,35 +260,26 @@ int cmd_plans_main(int argc, char **argv) {
       .min_positional = 1,
       .max_positional = 1,
   };
-  GPtrArray *positional = g_ptr_array_new();
+  CliProgram program;
   GError *error = NULL;
-  int status = CLI_EXIT_ERROR;
-  IrGraph *graph = NULL;
   ExecSession *session = NULL;
   GPtrArray *runs = g_ptr_array_new_with_free_func(spec_run_free);
 
-  switch (cli_args_parse(&command, argc, argv, positional, &error)) {
-  case CLI_PARSE_HELP:
-    status = CLI_EXIT_OK;
+  if (cli_program_parse(&program, &command, argc, argv, &error) != CLI_PARSE_OK)
     goto out;
-  case CLI_PARSE_ERROR:
-    goto fail;
-  case CLI_PARSE_OK:
-    break;
-  }
   if (!spec_groups || spec_groups->len == 0) {
     error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_USAGE, "plans needs at least one --spec");
-    goto fail;
+    goto out;
   }
-  const char *path = g_ptr_array_index(positional, 0);
-  if (!(graph = app_graph_file_load(path, &error)))
-    goto fail;
+  if (!cli_program_load(&program, NULL, NULL, &error))
+    goto out;
   session = exec_session_new();
   session->fuse = !no_fuse;
-  ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
+  ExecExecutor *executor = exec_executor_new(session, program.graph, "main", EXEC_PLAN_FORWARD);
   for (guint g = 0; g < spec_groups->len; g++)
-    if (!run_spec(executor, graph, g_ptr_array_index(spec_groups, g), g, seed, runs, &error))
-      goto fail;
+    if (!run_spec(executor, program.graph, g_ptr_array_index(spec_groups, g), g, seed, runs,
+                  &error))
+      goto out;
 
   if (json) {
     JsonBuilder *b = json_builder_new();
@@ -307,19 +297,12 @@ int cmd_plans_main(int argc, char **argv) {
     printf("executor: %u forward plan(s), %u cache hit(s)\n", exec_executor_cache_misses(executor),
            exec_executor_cache_hits(executor));
   }
-  status = CLI_EXIT_OK;
-  goto out;
 
-fail:
-  cli_report_error(error);
-  g_error_free(error);
 out:
   g_ptr_array_free(runs, TRUE);
   exec_session_free(session);
-  if (graph)
-    ir_graph_free(graph);
+  cli_program_clear(&program);
   if (spec_groups)
     g_ptr_array_unref(spec_groups);
-  g_ptr_array_unref(positional);
-  return status;
+  return cli_finish(CLI_EXIT_OK, error);
 }

@@ -3,12 +3,40 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cli_args.h"
+#include "cli_program.h"
 #include "graphviz_dot.h"
-#include "graph_file.h"
 #include "graph_json.h"
 #include "ir/text.h"
 #include "json_out.h"
+
+/* The output format --format and --json ask for together, or NULL with *error set. */
+static const char *output_format(const char *format, bool json, GError **error) {
+  const char *kind = json ? "json" : format ? format : "ir";
+  if (json && format && strcmp(format, "json") != 0) {
+    g_set_error(error, JITSCOPE_CLI_ERROR, CLI_ERROR_USAGE, "--json contradicts --format %s",
+                format);
+    return NULL;
+  }
+  if (strcmp(kind, "ir") != 0 && strcmp(kind, "dot") != 0 && strcmp(kind, "json") != 0) {
+    g_set_error(error, JITSCOPE_CLI_ERROR, CLI_ERROR_USAGE,
+                "unknown format '%s' (expected ir, dot or json)", kind);
+    return NULL;
+  }
+  return kind;
+}
+
+static void print_graph(const IrGraph *graph, const char *kind) {
+  if (strcmp(kind, "json") == 0) {
+    json_out_print(app_graph_to_json(graph));
+    return;
+  }
+  char *text = strcmp(kind, "ir") == 0
+                   ? ir_graph_to_string(graph)
+                   : app_graphviz_dot(graph, &(AppDotOptions){.collapse = APP_DOT_EXPAND_ALL},
+                                      NULL);
+  fputs(text, stdout);
+  g_free(text);
+}
 
 int cmd_print_main(int argc, char **argv) {
   char *format = NULL;
@@ -39,56 +67,13 @@ int cmd_print_main(int argc, char **argv) {
       .max_positional = 1,
   };
 
-  GPtrArray *positional = g_ptr_array_new();
+  CliProgram program;
   GError *error = NULL;
-  int status = CLI_EXIT_ERROR;
-  IrGraph *graph = NULL;
-
-  switch (cli_args_parse(&command, argc, argv, positional, &error)) {
-  case CLI_PARSE_HELP:
-    status = CLI_EXIT_OK;
-    goto out;
-  case CLI_PARSE_ERROR:
-    goto fail;
-  case CLI_PARSE_OK:
-    break;
-  }
-  const char *kind = json ? "json" : format ? format : "ir";
-  if (json && format && strcmp(format, "json") != 0) {
-    g_set_error(&error, JITSCOPE_CLI_ERROR, CLI_ERROR_USAGE,
-                "--json contradicts --format %s", format);
-    goto fail;
-  }
-  if (strcmp(kind, "ir") != 0 && strcmp(kind, "dot") != 0 && strcmp(kind, "json") != 0) {
-    g_set_error(&error, JITSCOPE_CLI_ERROR, CLI_ERROR_USAGE,
-                "unknown format '%s' (expected ir, dot or json)", kind);
-    goto fail;
-  }
-  graph = app_graph_file_load(g_ptr_array_index(positional, 0), &error);
-  if (graph == NULL)
-    goto fail;
-
-  if (strcmp(kind, "ir") == 0) {
-    char *text = ir_graph_to_string(graph);
-    fputs(text, stdout);
-    g_free(text);
-  } else if (strcmp(kind, "dot") == 0) {
-    char *text = app_graphviz_dot(graph, &(AppDotOptions){.collapse = APP_DOT_EXPAND_ALL}, NULL);
-    fputs(text, stdout);
-    g_free(text);
-  } else {
-    json_out_print(app_graph_to_json(graph));
-  }
-  status = CLI_EXIT_OK;
-  goto out;
-
-fail:
-  cli_report_error(error);
-  g_error_free(error);
-out:
-  if (graph)
-    ir_graph_free(graph);
+  const char *kind = NULL;
+  if (cli_program_parse(&program, &command, argc, argv, &error) == CLI_PARSE_OK &&
+      (kind = output_format(format, json, &error)) && cli_program_load(&program, NULL, NULL, &error))
+    print_graph(program.graph, kind);
+  cli_program_clear(&program);
   g_free(format);
-  g_ptr_array_unref(positional);
-  return status;
+  return cli_finish(CLI_EXIT_OK, error);
 }

@@ -175,27 +175,19 @@ int cmd_replay_main(int argc, char **argv) {
       .min_positional = 1,
       .max_positional = 1,
   };
-  GPtrArray *positional = g_ptr_array_new();
+  const char *dir = NULL;
   GError *error = NULL;
-  int status = CLI_EXIT_ERROR;
+  int status = CLI_EXIT_OK;
   AppBundleReplay *replay = NULL;
 
-  switch (cli_args_parse(&command, argc, argv, positional, &error)) {
-  case CLI_PARSE_HELP:
-    status = CLI_EXIT_OK;
+  if (cli_args_parse_one(&command, argc, argv, &dir, &error) != CLI_PARSE_OK)
     goto out;
-  case CLI_PARSE_ERROR:
-    goto fail;
-  case CLI_PARSE_OK:
-    break;
-  }
-  const char *dir = g_ptr_array_index(positional, 0);
   if (!(replay = app_bundle_replay(dir, &error))) {
     GError *named = g_error_new(error->domain, error->code, "bundle %s is malformed: %s", dir,
                                 error->message);
     g_error_free(error);
     error = named;
-    goto fail;
+    goto out;
   }
   for (guint i = 0; i < replay->notes->len; i++)
     cli_note("%s", (const char *)g_ptr_array_index(replay->notes, i));
@@ -204,13 +196,8 @@ int cmd_replay_main(int argc, char **argv) {
   else
     replay_print_text(replay);
   status = replay->ok ? CLI_EXIT_OK : CLI_EXIT_FAILED;
-  goto out;
 
-fail:
-  cli_report_error(error);
-  g_error_free(error);
 out:
   app_bundle_replay_free(replay);
-  g_ptr_array_unref(positional);
-  return status;
+  return cli_finish(status, error);
 }

@@ -134,5 +134,5 @@ out:
     g_ptr_array_unref(grad_output_files);
   if (specs)
     g_ptr_array_unref(specs);
-  return cli_program_finish(CLI_EXIT_OK, error);
+  return cli_finish(CLI_EXIT_OK, error);
 }
