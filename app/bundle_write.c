@@ -317,27 +317,17 @@ static bool collect_and_write_kernels(AppBundleWriter *w, AppBundleModel *m,
 
 /* ---- manifest.json ---- */
 
-static void add_string_or_null(JsonBuilder *b, const char *name, const char *value) {
-  json_builder_set_member_name(b, name);
-  if (value)
-    json_builder_add_string_value(b, value);
-  else
-    json_builder_add_null_value(b);
-}
-
 static void add_file(JsonBuilder *b, const AppBundleWriter *w, const char *rel,
                      const char *path_member, const char *hash_member) {
-  json_builder_set_member_name(b, path_member);
-  json_builder_add_string_value(b, rel);
-  add_string_or_null(b, hash_member, app_bundle_writer_hash(w, rel));
+  json_out_member_string(b, path_member, rel);
+  json_out_member_string(b, hash_member, app_bundle_writer_hash(w, rel));
 }
 
 static void add_tensor_file(JsonBuilder *b, const AppBundleWriter *w, const char *rel,
                             const RtTensor *t) {
   json_builder_begin_object(b);
   add_file(b, w, rel, "file", "sha256");
-  json_builder_set_member_name(b, "dtype");
-  json_builder_add_string_value(b, ir_dtype_name(t->dtype));
+  json_out_member_string(b, "dtype", ir_dtype_name(t->dtype));
   json_builder_set_member_name(b, "shape");
   json_builder_begin_array(b);
   for (int d = 0; d < t->ndim; d++)
@@ -363,8 +353,7 @@ static const char *spec_kind_name(InputSpecKind kind) {
 
 static void add_call(JsonBuilder *b, const AppBundleWriter *w, const AppBundleCallFiles *c) {
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "option");
-  json_builder_add_string_value(b, c->option);
+  json_out_member_string(b, "option", c->option);
   json_builder_set_member_name(b, "inputs");
   json_builder_begin_array(b);
   for (guint i = 0; i < c->inputs->values->len; i++) {
@@ -378,21 +367,17 @@ static void add_call(JsonBuilder *b, const AppBundleWriter *w, const AppBundleCa
                                                    : g_strdup(spec->text);
     json_builder_add_string_value(b, spec_text);
     g_free(spec_text);
-    json_builder_set_member_name(b, "kind");
-    json_builder_add_string_value(b, rel ? "tensor" : spec_kind_name(spec->kind));
+    json_out_member_string(b, "kind", rel ? "tensor" : spec_kind_name(spec->kind));
     if (rel) {
       add_file(b, w, rel, "file", "sha256");
-      json_builder_set_member_name(b, "dtype");
-      json_builder_add_string_value(b, ir_dtype_name(v.u.tensor->dtype));
+      json_out_member_string(b, "dtype", ir_dtype_name(v.u.tensor->dtype));
       json_builder_set_member_name(b, "shape");
       json_builder_begin_array(b);
       for (int d = 0; d < v.u.tensor->ndim; d++)
         json_builder_add_int_value(b, v.u.tensor->sizes[d]);
       json_builder_end_array(b);
-      json_builder_set_member_name(b, "requires_grad");
-      json_builder_add_boolean_value(b, v.u.tensor->requires_grad);
-      json_builder_set_member_name(b, "device");
-      json_builder_add_string_value(b, spec->device == IR_DEVICE_CUDA ? "cuda" : "cpu");
+      json_out_member_bool(b, "requires_grad", v.u.tensor->requires_grad);
+      json_out_member_string(b, "device", spec->device == IR_DEVICE_CUDA ? "cuda" : "cpu");
     }
     json_builder_end_object(b);
   }
@@ -429,28 +414,20 @@ static void add_call(JsonBuilder *b, const AppBundleWriter *w, const AppBundleCa
 static void add_plan(JsonBuilder *b, const AppBundleWriter *w, guint index,
                      const AppBundlePlanFiles *pf) {
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "index");
-  json_builder_add_int_value(b, index);
-  json_builder_set_member_name(b, "dir");
-  json_builder_add_string_value(b, pf->dir);
-  json_builder_set_member_name(b, "kind");
-  json_builder_add_string_value(b, pf->plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward");
-  json_builder_set_member_name(b, "graph");
-  json_builder_add_string_value(b, pf->plan->graph_name);
-  add_string_or_null(b, "spec", pf->plan->spec_text);
+  json_out_member_int(b, "index", index);
+  json_out_member_string(b, "dir", pf->dir);
+  json_out_member_string(b, "kind", pf->plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward");
+  json_out_member_string(b, "graph", pf->plan->graph_name);
+  json_out_member_string(b, "spec", pf->plan->spec_text);
   json_builder_set_member_name(b, "stages");
   json_builder_begin_array(b);
   for (guint s = 0; s < pf->stages->len; s++) {
     const AppBundleStageFiles *sf = g_ptr_array_index(pf->stages, s);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "index");
-    json_builder_add_int_value(b, s);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, sf->stage->name);
-    json_builder_set_member_name(b, "group");
-    json_builder_add_string_value(b, sf->stage->group);
-    json_builder_set_member_name(b, "changed");
-    json_builder_add_boolean_value(b, sf->stage->changed);
+    json_out_member_int(b, "index", s);
+    json_out_member_string(b, "name", sf->stage->name);
+    json_out_member_string(b, "group", sf->stage->group);
+    json_out_member_bool(b, "changed", sf->stage->changed);
     json_builder_set_member_name(b, "ms");
     json_builder_add_value(b, json_out_double(sf->stage->ms));
     add_file(b, w, sf->ir, "ir", "sha256");
@@ -467,29 +444,23 @@ static void add_plan(JsonBuilder *b, const AppBundleWriter *w, guint index,
 static char *manifest_text(const AppBundleModel *m, const AppBundleWriter *w) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "format");
-  json_builder_add_string_value(b, APP_BUNDLE_FORMAT);
-  json_builder_set_member_name(b, "format_version");
-  json_builder_add_int_value(b, APP_BUNDLE_FORMAT_VERSION);
-  json_builder_set_member_name(b, "jitscope_version");
-  json_builder_add_string_value(b, m->env.version);
-  json_builder_set_member_name(b, "build_options");
-  json_builder_add_string_value(b, m->env.build_options);
+  json_out_member_string(b, "format", APP_BUNDLE_FORMAT);
+  json_out_member_int(b, "format_version", APP_BUNDLE_FORMAT_VERSION);
+  json_out_member_string(b, "jitscope_version", m->env.version);
+  json_out_member_string(b, "build_options", m->env.build_options);
   json_builder_set_member_name(b, "program");
   json_builder_begin_object(b);
   add_file(b, w, "program.ir", "file", "sha256");
-  json_builder_set_member_name(b, "name");
-  json_builder_add_string_value(b, m->program_name);
+  json_out_member_string(b, "name", m->program_name);
   json_builder_end_object(b);
-  json_builder_set_member_name(b, "seed");
-  json_builder_add_int_value(b, (gint64)m->seed);
+  json_out_member_int(b, "seed", (gint64)m->seed);
   json_builder_set_member_name(b, "environment");
   json_builder_begin_object(b);
-  add_string_or_null(b, "os", m->env.os);
-  add_string_or_null(b, "kernel", m->env.kernel);
-  add_string_or_null(b, "cpu", m->env.cpu);
-  add_string_or_null(b, "cuda", m->env.cuda);
-  add_string_or_null(b, "graphviz", m->env.graphviz);
+  json_out_member_string(b, "os", m->env.os);
+  json_out_member_string(b, "kernel", m->env.kernel);
+  json_out_member_string(b, "cpu", m->env.cpu);
+  json_out_member_string(b, "cuda", m->env.cuda);
+  json_out_member_string(b, "graphviz", m->env.graphviz);
   json_builder_end_object(b);
   json_builder_set_member_name(b, "calls");
   json_builder_begin_array(b);
@@ -508,35 +479,28 @@ static char *manifest_text(const AppBundleModel *m, const AppBundleWriter *w) {
     if (!kf->file)
       continue;
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "plan");
-    json_builder_add_int_value(b, kf->plan_index);
-    json_builder_set_member_name(b, "group");
-    json_builder_add_string_value(b, kf->group);
-    add_string_or_null(b, "kernel", kf->kernel);
+    json_out_member_int(b, "plan", kf->plan_index);
+    json_out_member_string(b, "group", kf->group);
+    json_out_member_string(b, "kernel", kf->kernel);
     add_file(b, w, kf->file, "file", "sha256");
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
   json_builder_set_member_name(b, "check");
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "ran");
-  json_builder_add_boolean_value(b, m->check != NULL);
-  json_builder_set_member_name(b, "ok");
-  json_builder_add_boolean_value(b, m->check && m->check->ok);
-  add_string_or_null(b, "first_differing_stage", m->check ? m->check->first_bad_stage : NULL);
-  add_string_or_null(b, "error", m->check_error);
+  json_out_member_bool(b, "ran", m->check != NULL);
+  json_out_member_bool(b, "ok", m->check && m->check->ok);
+  json_out_member_string(b, "first_differing_stage", m->check ? m->check->first_bad_stage : NULL);
+  json_out_member_string(b, "error", m->check_error);
   json_builder_end_object(b);
   json_builder_set_member_name(b, "files");
   json_builder_begin_array(b);
   for (guint i = 0; i < w->files->len; i++) {
     const AppBundleFile *f = g_ptr_array_index(w->files, i);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "path");
-    json_builder_add_string_value(b, f->path);
-    json_builder_set_member_name(b, "sha256");
-    json_builder_add_string_value(b, f->sha256);
-    json_builder_set_member_name(b, "bytes");
-    json_builder_add_int_value(b, (gint64)f->bytes);
+    json_out_member_string(b, "path", f->path);
+    json_out_member_string(b, "sha256", f->sha256);
+    json_out_member_int(b, "bytes", (gint64)f->bytes);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);

@@ -10,14 +10,12 @@
 static JsonNode *report_to_json(const AppCheckReport *r) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "ok");
-  json_builder_add_boolean_value(b, r->ok);
+  json_out_member_bool(b, "ok", r->ok);
   json_builder_set_member_name(b, "optimized_vs_unoptimized");
   json_builder_add_value(b, json_out_double(r->optimized_vs_unoptimized));
   json_builder_set_member_name(b, "gradient_vs_finite_differences");
   json_builder_add_value(b, json_out_double(r->gradient_vs_finite_diff));
-  json_builder_set_member_name(b, "finite_difference_elements");
-  json_builder_add_int_value(b, r->finite_diff_elements);
+  json_out_member_int(b, "finite_difference_elements", r->finite_diff_elements);
   json_builder_set_member_name(b, "stage_max_error");
   json_builder_add_value(b, json_out_double(r->stage_max_error));
   json_builder_set_member_name(b, "first_differing_stage");
@@ -25,12 +23,9 @@ static JsonNode *report_to_json(const AppCheckReport *r) {
     json_builder_add_string_value(b, r->first_bad_stage);
   else
     json_builder_add_null_value(b);
-  json_builder_set_member_name(b, "log");
-  json_builder_add_string_value(b, r->log->str);
+  json_out_member_string(b, "log", r->log->str);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  g_object_unref(b);
-  return root;
+  return json_out_builder_finish(b);
 }
 
 int cmd_check_main(int argc, char **argv) {

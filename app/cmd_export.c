@@ -79,28 +79,16 @@ int cmd_export_main(int argc, char **argv) {
   if (json) {
     JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "dir");
-    json_builder_add_string_value(b, out_dir);
-    json_builder_set_member_name(b, "files");
-    json_builder_add_int_value(b, summary->files);
-    json_builder_set_member_name(b, "plans");
-    json_builder_add_int_value(b, summary->plans);
-    json_builder_set_member_name(b, "stages");
-    json_builder_add_int_value(b, summary->stages);
-    json_builder_set_member_name(b, "pictures");
-    json_builder_add_int_value(b, summary->pictures);
-    json_builder_set_member_name(b, "kernels");
-    json_builder_add_int_value(b, summary->kernels);
-    json_builder_set_member_name(b, "check_ok");
-    json_builder_add_boolean_value(b, summary->check_ok);
-    json_builder_set_member_name(b, "notes");
-    json_builder_begin_array(b);
-    for (guint i = 0; i < summary->notes->len; i++)
-      json_builder_add_string_value(b, g_ptr_array_index(summary->notes, i));
-    json_builder_end_array(b);
+    json_out_member_string(b, "dir", out_dir);
+    json_out_member_int(b, "files", summary->files);
+    json_out_member_int(b, "plans", summary->plans);
+    json_out_member_int(b, "stages", summary->stages);
+    json_out_member_int(b, "pictures", summary->pictures);
+    json_out_member_int(b, "kernels", summary->kernels);
+    json_out_member_bool(b, "check_ok", summary->check_ok);
+    json_out_member_strings(b, "notes", summary->notes);
     json_builder_end_object(b);
-    json_out_print(json_builder_get_root(b));
-    g_object_unref(b);
+    json_out_print(json_out_builder_finish(b));
   } else {
     for (guint i = 0; i < summary->notes->len; i++)
       cli_note("%s", (const char *)g_ptr_array_index(summary->notes, i));

@@ -46,47 +46,29 @@ static JsonNode *report_json(GPtrArray *reports, const char *arch, GPtrArray *no
   for (guint i = 0; i < reports->len; i++) {
     const CudaKernelReport *r = g_ptr_array_index(reports, i);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "plan");
-    json_builder_add_string_value(b, r->plan);
-    json_builder_set_member_name(b, "group");
-    json_builder_add_string_value(b, r->group);
-    json_builder_set_member_name(b, "kernel");
-    r->kernel ? json_builder_add_string_value(b, r->kernel) : json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "source");
-    r->source ? json_builder_add_string_value(b, r->source) : json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "error");
-    r->error ? json_builder_add_string_value(b, r->error) : json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "attempted");
-    json_builder_add_boolean_value(b, r->attempted);
-    json_builder_set_member_name(b, "compiled");
-    json_builder_add_boolean_value(b, r->compiled);
-    json_builder_set_member_name(b, "arch");
-    r->arch ? json_builder_add_string_value(b, r->arch) : json_builder_add_null_value(b);
-    json_builder_set_member_name(b, "log");
-    json_builder_add_string_value(b, r->log);
-    json_builder_set_member_name(b, "ptx_bytes");
-    json_builder_add_int_value(b, (gint64)r->ptx_bytes);
+    json_out_member_string(b, "plan", r->plan);
+    json_out_member_string(b, "group", r->group);
+    json_out_member_string(b, "kernel", r->kernel);
+    json_out_member_string(b, "source", r->source);
+    json_out_member_string(b, "error", r->error);
+    json_out_member_bool(b, "attempted", r->attempted);
+    json_out_member_bool(b, "compiled", r->compiled);
+    json_out_member_string(b, "arch", r->arch);
+    json_out_member_string(b, "log", r->log);
+    json_out_member_int(b, "ptx_bytes", (gint64)r->ptx_bytes);
     json_builder_set_member_name(b, "ms");
     json_builder_add_value(b, json_out_double(r->ms));
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
-  json_builder_set_member_name(b, "arch");
-  arch ? json_builder_add_string_value(b, arch) : json_builder_add_null_value(b);
+  json_out_member_string(b, "arch", arch);
   GString *cuda = g_string_new(NULL);
   cuda_status_describe(cuda, cuda_loader_get());
-  json_builder_set_member_name(b, "cuda");
-  json_builder_add_string_value(b, cuda->str);
+  json_out_member_string(b, "cuda", cuda->str);
   g_string_free(cuda, TRUE);
-  json_builder_set_member_name(b, "notes");
-  json_builder_begin_array(b);
-  for (guint i = 0; i < notes->len; i++)
-    json_builder_add_string_value(b, g_ptr_array_index(notes, i));
-  json_builder_end_array(b);
+  json_out_member_strings(b, "notes", notes);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  g_object_unref(b);
-  return root;
+  return json_out_builder_finish(b);
 }
 
 static void report_text(GPtrArray *reports, FILE *out) {

@@ -202,8 +202,7 @@ static void print_table(GPtrArray *runs) {
 static JsonNode *spec_run_to_json(const SpecRun *r) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "spec");
-  json_builder_add_string_value(b, r->text);
+  json_out_member_string(b, "spec", r->text);
   json_builder_set_member_name(b, "forward");
   json_builder_add_value(b, app_plan_to_json(r->forward));
   json_builder_set_member_name(b, "backward");
@@ -224,9 +223,7 @@ static JsonNode *spec_run_to_json(const SpecRun *r) {
   }
   json_builder_end_array(b);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  g_object_unref(b);
-  return root;
+  return json_out_builder_finish(b);
 }
 
 int cmd_plans_main(int argc, char **argv) {
@@ -290,8 +287,7 @@ int cmd_plans_main(int argc, char **argv) {
       json_builder_add_value(b, spec_run_to_json(g_ptr_array_index(runs, i)));
     json_builder_end_array(b);
     json_builder_end_object(b);
-    json_out_print(json_builder_get_root(b));
-    g_object_unref(b);
+    json_out_print(json_out_builder_finish(b));
   } else {
     print_table(runs);
     printf("executor: %u forward plan(s), %u cache hit(s)\n", exec_executor_cache_misses(executor),

@@ -9,28 +9,19 @@
 #include "cli_args.h"
 #include "json_out.h"
 
-static void add_nullable(JsonBuilder *b, const char *name, const char *value) {
-  json_builder_set_member_name(b, name);
-  if (value)
-    json_builder_add_string_value(b, value);
-  else
-    json_builder_add_null_value(b);
-}
-
 static void add_values(JsonBuilder *b, const char *name, GPtrArray *values) {
   json_builder_set_member_name(b, name);
   json_builder_begin_array(b);
   for (guint i = 0; i < values->len; i++) {
     const AppReplayValue *v = g_ptr_array_index(values, i);
     json_builder_begin_object(b);
-    add_nullable(b, "label", v->label);
-    add_nullable(b, "file", v->file);
-    json_builder_set_member_name(b, "match");
-    json_builder_add_boolean_value(b, v->match);
+    json_out_member_string(b, "label", v->label);
+    json_out_member_string(b, "file", v->file);
+    json_out_member_bool(b, "match", v->match);
     json_builder_set_member_name(b, "relative_error");
     json_builder_add_value(b, json_out_double(v->rel_error));
-    add_nullable(b, "why", v->why);
-    add_nullable(b, "diff", v->diff);
+    json_out_member_string(b, "why", v->why);
+    json_out_member_string(b, "diff", v->diff);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
@@ -39,40 +30,33 @@ static void add_values(JsonBuilder *b, const char *name, GPtrArray *values) {
 static JsonNode *replay_to_json(const AppBundleReplay *r) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "ok");
-  json_builder_add_boolean_value(b, r->ok);
-  json_builder_set_member_name(b, "differences");
-  json_builder_add_int_value(b, r->differences);
-  add_nullable(b, "program", r->program_name);
-  add_nullable(b, "exported_by", r->bundle_version);
-  json_builder_set_member_name(b, "files_verified");
-  json_builder_add_int_value(b, r->files_verified);
-  add_nullable(b, "run_error", r->run_error);
+  json_out_member_bool(b, "ok", r->ok);
+  json_out_member_int(b, "differences", r->differences);
+  json_out_member_string(b, "program", r->program_name);
+  json_out_member_string(b, "exported_by", r->bundle_version);
+  json_out_member_int(b, "files_verified", r->files_verified);
+  json_out_member_string(b, "run_error", r->run_error);
   json_builder_set_member_name(b, "plans");
   json_builder_begin_array(b);
   for (guint p = 0; p < r->plans->len; p++) {
     const AppReplayPlan *plan = g_ptr_array_index(r->plans, p);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "index");
-    json_builder_add_int_value(b, plan->index);
-    add_nullable(b, "dir", plan->dir);
-    add_nullable(b, "plan", plan->label);
-    json_builder_set_member_name(b, "match");
-    json_builder_add_boolean_value(b, plan->match);
-    add_nullable(b, "why", plan->why);
+    json_out_member_int(b, "index", plan->index);
+    json_out_member_string(b, "dir", plan->dir);
+    json_out_member_string(b, "plan", plan->label);
+    json_out_member_bool(b, "match", plan->match);
+    json_out_member_string(b, "why", plan->why);
     json_builder_set_member_name(b, "stages");
     json_builder_begin_array(b);
     for (guint s = 0; s < plan->stages->len; s++) {
       const AppReplayStage *st = g_ptr_array_index(plan->stages, s);
       json_builder_begin_object(b);
-      json_builder_set_member_name(b, "index");
-      json_builder_add_int_value(b, st->index);
-      add_nullable(b, "name", st->name);
-      add_nullable(b, "file", st->file);
-      json_builder_set_member_name(b, "match");
-      json_builder_add_boolean_value(b, st->match);
-      add_nullable(b, "why", st->why);
-      add_nullable(b, "diff", st->diff);
+      json_out_member_int(b, "index", st->index);
+      json_out_member_string(b, "name", st->name);
+      json_out_member_string(b, "file", st->file);
+      json_out_member_bool(b, "match", st->match);
+      json_out_member_string(b, "why", st->why);
+      json_out_member_string(b, "diff", st->diff);
       json_builder_end_object(b);
     }
     json_builder_end_array(b);
@@ -81,15 +65,9 @@ static JsonNode *replay_to_json(const AppBundleReplay *r) {
   json_builder_end_array(b);
   add_values(b, "values", r->values);
   add_values(b, "kernels", r->kernels);
-  json_builder_set_member_name(b, "notes");
-  json_builder_begin_array(b);
-  for (guint i = 0; i < r->notes->len; i++)
-    json_builder_add_string_value(b, g_ptr_array_index(r->notes, i));
-  json_builder_end_array(b);
+  json_out_member_strings(b, "notes", r->notes);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  g_object_unref(b);
-  return root;
+  return json_out_builder_finish(b);
 }
 
 static void print_values(GPtrArray *values) {

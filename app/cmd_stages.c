@@ -22,8 +22,7 @@ static void print_plans(const ExecSession *session, bool json) {
     json_builder_add_value(b, app_plan_to_json(g_ptr_array_index(session->plans, p)));
   json_builder_end_array(b);
   json_builder_end_object(b);
-  json_out_print(json_builder_get_root(b));
-  g_object_unref(b);
+  json_out_print(json_out_builder_finish(b));
 }
 
 int cmd_stages_main(int argc, char **argv) {

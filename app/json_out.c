@@ -89,6 +89,43 @@ JsonNode *json_out_value(RtValue v) {
   g_assert_not_reached();
 }
 
+void json_out_member_string(JsonBuilder *b, const char *name, const char *value) {
+  json_builder_set_member_name(b, name);
+  if (value)
+    json_builder_add_string_value(b, value);
+  else
+    json_builder_add_null_value(b);
+}
+
+void json_out_member_int(JsonBuilder *b, const char *name, gint64 value) {
+  json_builder_set_member_name(b, name);
+  json_builder_add_int_value(b, value);
+}
+
+void json_out_member_bool(JsonBuilder *b, const char *name, bool value) {
+  json_builder_set_member_name(b, name);
+  json_builder_add_boolean_value(b, value);
+}
+
+void json_out_member_value(JsonBuilder *b, const char *name, JsonNode *value) {
+  json_builder_set_member_name(b, name);
+  json_builder_add_value(b, value);
+}
+
+void json_out_member_strings(JsonBuilder *b, const char *name, GPtrArray *strings) {
+  json_builder_set_member_name(b, name);
+  json_builder_begin_array(b);
+  for (guint i = 0; i < strings->len; i++)
+    json_builder_add_string_value(b, g_ptr_array_index(strings, i));
+  json_builder_end_array(b);
+}
+
+JsonNode *json_out_builder_finish(JsonBuilder *b) {
+  JsonNode *root = json_builder_get_root(b);
+  g_object_unref(b);
+  return root;
+}
+
 void json_out_print(JsonNode *root) {
   JsonGenerator *generator = json_generator_new();
   json_generator_set_root(generator, root);

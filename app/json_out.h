@@ -18,6 +18,16 @@ JsonNode *json_out_double(double v);
 JsonNode *json_out_tensor(const RtTensor *t); /* NULL tensor: null */
 JsonNode *json_out_value(RtValue v);
 
+/* Members of the object `b` is building: the name, then the value. A NULL string is null. */
+void json_out_member_string(JsonBuilder *b, const char *name, const char *value);
+void json_out_member_int(JsonBuilder *b, const char *name, gint64 value);
+void json_out_member_bool(JsonBuilder *b, const char *name, bool value);
+void json_out_member_value(JsonBuilder *b, const char *name, JsonNode *value); /* takes value */
+void json_out_member_strings(JsonBuilder *b, const char *name, GPtrArray *strings);
+
+/* The document `b` built, with `b` released. */
+JsonNode *json_out_builder_finish(JsonBuilder *b);
+
 /* Writes the document on stdout as one line followed by a newline, and frees it. */
 void json_out_print(JsonNode *root);
 

@@ -1,37 +1,30 @@
 /* Plans as JSON and text, and the summary `plans` prints side by side. */
 #include "plan_report.h"
 
+#include "json_out.h"
+
 JsonNode *app_plan_to_json(const ExecPlan *plan) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "kind");
-  json_builder_add_string_value(b, plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward");
-  json_builder_set_member_name(b, "graph");
-  json_builder_add_string_value(b, plan->graph_name);
-  json_builder_set_member_name(b, "spec");
-  json_builder_add_string_value(b, plan->spec_text);
+  json_out_member_string(b, "kind", plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward");
+  json_out_member_string(b, "graph", plan->graph_name);
+  json_out_member_string(b, "spec", plan->spec_text);
   json_builder_set_member_name(b, "stages");
   json_builder_begin_array(b);
   for (guint i = 0; i < plan->stages->len; i++) {
     const ExecStage *stage = g_ptr_array_index(plan->stages, i);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, stage->name);
-    json_builder_set_member_name(b, "group");
-    json_builder_add_string_value(b, stage->group);
-    json_builder_set_member_name(b, "changed");
-    json_builder_add_boolean_value(b, stage->changed);
+    json_out_member_string(b, "name", stage->name);
+    json_out_member_string(b, "group", stage->group);
+    json_out_member_bool(b, "changed", stage->changed);
     json_builder_set_member_name(b, "ms");
     json_builder_add_double_value(b, stage->ms);
-    json_builder_set_member_name(b, "ir");
-    json_builder_add_string_value(b, stage->ir);
+    json_out_member_string(b, "ir", stage->ir);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  g_object_unref(b);
-  return root;
+  return json_out_builder_finish(b);
 }
 
 void app_plan_print_text(const ExecPlan *plan, FILE *out) {
@@ -95,25 +88,18 @@ void app_plan_summary_clear(AppPlanSummary *summary) {
 JsonNode *app_plan_summary_to_json(const AppPlanSummary *s) {
   JsonBuilder *b = json_builder_new();
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "nodes");
-  json_builder_add_int_value(b, s->nodes);
-  json_builder_set_member_name(b, "grad_sum_to_size");
-  json_builder_add_int_value(b, s->grad_sum_to_size);
-  json_builder_set_member_name(b, "size_inputs_int_list");
-  json_builder_add_int_value(b, s->sizes_int_list);
-  json_builder_set_member_name(b, "size_inputs_none");
-  json_builder_add_int_value(b, s->sizes_none);
+  json_out_member_int(b, "nodes", s->nodes);
+  json_out_member_int(b, "grad_sum_to_size", s->grad_sum_to_size);
+  json_out_member_int(b, "size_inputs_int_list", s->sizes_int_list);
+  json_out_member_int(b, "size_inputs_none", s->sizes_none);
   json_builder_set_member_name(b, "kinds");
   json_builder_begin_object(b);
   GList *keys = g_list_sort(g_hash_table_get_keys(s->kind_counts), (GCompareFunc)g_strcmp0);
   for (GList *k = keys; k; k = k->next) {
-    json_builder_set_member_name(b, k->data);
-    json_builder_add_int_value(b, GPOINTER_TO_UINT(g_hash_table_lookup(s->kind_counts, k->data)));
+    json_out_member_int(b, k->data, GPOINTER_TO_UINT(g_hash_table_lookup(s->kind_counts, k->data)));
   }
   g_list_free(keys);
   json_builder_end_object(b);
   json_builder_end_object(b);
-  JsonNode *root = json_builder_get_root(b);
-  g_object_unref(b);
-  return root;
+  return json_out_builder_finish(b);
 }
