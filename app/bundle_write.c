@@ -83,13 +83,7 @@ static AppBundleCallFiles *call_new(char *option, AppInputs *inputs) {
 /* Binds `--spec K`'s 'SPEC; SPEC' text. */
 static AppInputs *bind_group(const IrGraph *graph, const char *group, guint k, guint64 seed,
                              GError **error) {
-  gchar **parts = g_strsplit(group, ";", -1);
-  GPtrArray *texts = g_ptr_array_new();
-  for (gchar **p = parts; *p; p++) {
-    g_strstrip(*p);
-    if (**p)
-      g_ptr_array_add(texts, *p);
-  }
+  GPtrArray *texts = app_spec_group_split(group);
   GError *local = NULL;
   AppInputs *inputs = app_inputs_bind(graph, (char *const *)texts->pdata, texts->len, seed, &local);
   if (!inputs) {
@@ -97,7 +91,6 @@ static AppInputs *bind_group(const IrGraph *graph, const char *group, guint k, g
     g_error_free(local);
   }
   g_ptr_array_free(texts, TRUE);
-  g_strfreev(parts);
   return inputs;
 }
 

@@ -26,13 +26,7 @@ static void spec_run_free(gpointer p) {
 /* Runs one `--spec` group; appends a SpecRun. */
 static bool run_spec(ExecExecutor *executor, const IrGraph *graph, const char *group,
                      guint group_index, guint64 seed, GPtrArray *runs, GError **error) {
-  gchar **parts = g_strsplit(group, ";", -1);
-  GPtrArray *texts = g_ptr_array_new();
-  for (gchar **p = parts; *p; p++) {
-    g_strstrip(*p);
-    if (**p)
-      g_ptr_array_add(texts, *p);
-  }
+  GPtrArray *texts = app_spec_group_split(group);
   GError *local = NULL;
   AppInputs *inputs =
       app_inputs_bind(graph, (char *const *)texts->pdata, texts->len, seed, &local);
@@ -65,7 +59,6 @@ static bool run_spec(ExecExecutor *executor, const IrGraph *graph, const char *g
   app_program_run_free(run);
   app_inputs_free(inputs);
   g_ptr_array_free(texts, TRUE);
-  g_strfreev(parts);
   return ok;
 }
 

@@ -72,6 +72,18 @@ void app_inputs_free(AppInputs *inputs) {
   g_free(inputs);
 }
 
+GPtrArray *app_spec_group_split(const char *group) {
+  gchar **parts = g_strsplit(group, ";", -1);
+  GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
+  for (gchar **p = parts; *p; p++) {
+    g_strstrip(*p);
+    if (**p)
+      g_ptr_array_add(texts, g_strdup(*p));
+  }
+  g_strfreev(parts);
+  return texts;
+}
+
 AppInputs *app_inputs_bind(const IrGraph *graph, char *const *spec_texts, guint n_specs,
                            guint64 seed, GError **error) {
   AppInputs *inputs = g_new0(AppInputs, 1);

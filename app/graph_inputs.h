@@ -24,6 +24,10 @@ AppInputs *app_inputs_bind(const IrGraph *graph, char *const *spec_texts, guint 
                            guint64 seed, GError **error);
 void app_inputs_free(AppInputs *inputs);
 
+/* The SPEC texts of one `--spec 'SPEC; SPEC; ...'` call: split at ';', trimmed, empty parts
+ * dropped; a GPtrArray of char* that frees them. */
+GPtrArray *app_spec_group_split(const char *group);
+
 /* Does any input ask for device=cuda? */
 bool app_inputs_want_cuda(const AppInputs *inputs);
 
