@@ -10,6 +10,14 @@
  *   lookup ms     of which the cache lookup
  *   step ms       stepping to a changed stage (one node differs): DOT + first drawable
  *   app / worker  peak resident memory (MB) of this process and of the worker processes
+ * Then the window's path (workspace_layout.h), per size: the program run through the
+ * workspace (one spec, a forward plan of 23 stages) and its stages shown as the canvas shows
+ * them (the DOT and its fingerprint cached per stage, the scene cache by that short key):
+ *   first ms      showing the first stage -> first drawable scene (the preview)
+ *   full ms       -> final scene, and its quality
+ *   cached ms     showing an unchanged stage (the one after the first)
+ *   revisit ms    showing a stage already shown
+ *   changed ms    showing a changed stage (canonicalize_ops) -> first drawable scene
  * `--quick` stops after 1,000 nodes, `--max N` caps the node count, `--budget MS` sets the
  * time budget (-1: none, to time dot's own full layout). */
 #include <stdio.h>
@@ -21,49 +29,8 @@
 #include "ir/text.h"
 #include "layout_protocol.h"
 #include "layout_service.h"
-
-/* One LSTM cell per step; step t's hy/cy feed step t + 1. */
-static char *unrolled_lstm(guint steps) {
-  GString *s = g_string_new("graph(%x : Float(3, 10), %h0 : Float(3, 20), %c0 : Float(3, 20),\n"
-                            "      %w_ih : Float(80, 10), %w_hh : Float(80, 20), %b_ih : Float(80),"
-                            " %b_hh : Float(80)):\n"
-                            "  %four : int = prim::Constant[value=4]()\n"
-                            "  %one : int = prim::Constant[value=1]()\n");
-  for (guint t = 0; t < steps; t++) {
-    const char *h = t == 0 ? "h0" : NULL, *c = t == 0 ? "c0" : NULL;
-    char hp[32], cp[32];
-    if (!h) {
-      g_snprintf(hp, sizeof hp, "hy_%u", t - 1);
-      g_snprintf(cp, sizeof cp, "cy_%u", t - 1);
-      h = hp;
-      c = cp;
-    }
-    g_string_append_printf(
-        s,
-        "  %%a_%1$u : Tensor = aten::t(%%w_ih)\n"
-        "  %%b_%1$u : Tensor = aten::mm(%%x, %%a_%1$u)\n"
-        "  %%d_%1$u : Tensor = aten::t(%%w_hh)\n"
-        "  %%e_%1$u : Tensor = aten::mm(%%%2$s, %%d_%1$u)\n"
-        "  %%f_%1$u : Tensor = aten::add(%%b_%1$u, %%e_%1$u, %%one)\n"
-        "  %%g_%1$u : Tensor = aten::add(%%f_%1$u, %%b_ih, %%one)\n"
-        "  %%k_%1$u : Tensor = aten::add(%%g_%1$u, %%b_hh, %%one)\n"
-        "  %%l_%1$u : Tensor[] = aten::chunk(%%k_%1$u, %%four, %%one)\n"
-        "  %%i_%1$u : Tensor, %%j_%1$u : Tensor, %%m_%1$u : Tensor, %%o_%1$u : Tensor = prim::ListUnpack(%%l_%1$u)\n"
-        "  %%i2_%1$u : Tensor = aten::sigmoid(%%i_%1$u)\n"
-        "  %%j2_%1$u : Tensor = aten::sigmoid(%%j_%1$u)\n"
-        "  %%m2_%1$u : Tensor = aten::tanh(%%m_%1$u)\n"
-        "  %%o2_%1$u : Tensor = aten::sigmoid(%%o_%1$u)\n"
-        "  %%p_%1$u : Tensor = aten::mul(%%j2_%1$u, %%%3$s)\n"
-        "  %%q_%1$u : Tensor = aten::mul(%%i2_%1$u, %%m2_%1$u)\n"
-        "  %%cy_%1$u : Tensor = aten::add(%%p_%1$u, %%q_%1$u, %%one)\n"
-        "  %%r_%1$u : Tensor = aten::tanh(%%cy_%1$u)\n"
-        "  %%hy_%1$u : Tensor = aten::mul(%%o2_%1$u, %%r_%1$u)\n",
-        t, h, c);
-  }
-  g_string_append_printf(s, "  %%out : (Tensor, Tensor) = prim::TupleConstruct(%%hy_%u, %%cy_%u)\n"
-                            "  return (%%out)\n", steps - 1, steps - 1);
-  return g_string_free(s, FALSE);
-}
+#include "unrolled_lstm.h"
+#include "workspace_layout.h"
 
 typedef struct {
   GMainLoop *loop;
@@ -166,6 +133,99 @@ static char *changed_variant(const char *text) {
   return g_string_free(s, FALSE);
 }
 
+/* ---- the window's path ---- */
+
+typedef struct {
+  gint64 start;
+  double first_ms, done_ms;
+  AppSceneQuality quality;
+  bool done;
+} Shown;
+
+static void on_stage_update(const AppStageUpdate *u, gpointer data) {
+  Shown *w = data;
+  if (u->scene && w->first_ms < 0)
+    w->first_ms = since_ms(w->start);
+  if (u->done) {
+    w->done = true;
+    w->done_ms = since_ms(w->start);
+    if (u->scene)
+      w->quality = u->scene->quality;
+  }
+}
+
+/* Shows stage `index`; waits for the first drawable scene, or the final one when `full`. */
+static Shown show(AppStageLayouts *layouts, const AppWorkspacePlan *plan, guint index, bool full) {
+  Shown w = {.start = g_get_monotonic_time(), .first_ms = -1, .done_ms = -1};
+  AppStageView view = {.stage = g_ptr_array_index(plan->stages, index),
+                       .before = app_workspace_plan_stage(plan, index)};
+  AppScene *scene = NULL;
+  AppDotStats stats;
+  bool have_stats;
+  guint id = app_stage_layouts_show(layouts, &view, &scene, &stats, &have_stats, on_stage_update, &w);
+  if (scene) {
+    w.first_ms = w.done_ms = since_ms(w.start);
+    w.quality = scene->quality;
+    w.done = true;
+    app_scene_unref(scene);
+    return w;
+  }
+  while (full ? !w.done : w.first_ms < 0)
+    g_main_context_iteration(NULL, TRUE);
+  if (!w.done)
+    app_stage_layouts_cancel(layouts, id);
+  return w;
+}
+
+static int window_path(guint max_nodes, int budget) {
+  const guint steps[] = {5, 52, 526};
+  AppLayoutService *service = app_layout_service_new(NULL);
+  if (budget)
+    app_layout_service_set_budget(service, budget);
+  AppStageLayouts *layouts = app_stage_layouts_new(service);
+  printf("\nthe window's path (workspace run, stages shown through workspace_layout.h)\n");
+  printf("%7s %9s %10s %-7s %10s %11s %11s\n", "nodes", "first ms", "full ms", "quality",
+         "cached ms", "revisit ms", "changed ms");
+  for (guint k = 0; k < G_N_ELEMENTS(steps); k++) {
+    char *text = unrolled_lstm_ir(steps[k]);
+    AppWorkspace *ws = app_workspace_new();
+    bool parsed = app_workspace_set_text(ws, text, "unrolled.ir");
+    g_free(text);
+    char *spec = g_strdup(UNROLLED_LSTM_SPEC);
+    app_workspace_set_specs(ws, &spec, 1);
+    g_free(spec);
+    GError *error = NULL;
+    const AppWorkspaceRun *run = parsed ? app_workspace_run_sync(ws, &error) : NULL;
+    if (!run || run->n_failed) {
+      fprintf(stderr, "layout_bench: the run failed: %s\n", error ? error->message : "spec");
+      return 1;
+    }
+    const AppWorkspacePlan *plan = g_ptr_array_index(run->plans, 0);
+    const AppWorkspaceStage *first = g_ptr_array_index(plan->stages, 0);
+    guint nodes = app_graphviz_count_nodes(first->graph);
+    if (nodes > max_nodes) {
+      app_workspace_free(ws);
+      break;
+    }
+    int changed = -1;
+    for (guint s = 2; s < plan->stages->len && changed < 0; s++)
+      if (((AppWorkspaceStage *)g_ptr_array_index(plan->stages, s))->changed)
+        changed = (int)s;
+    Shown full = show(layouts, plan, 0, true);
+    Shown cached = show(layouts, plan, 1, false);  /* specialize_autograd_zero: unchanged */
+    Shown revisit = show(layouts, plan, 0, false);
+    Shown step = show(layouts, plan, (guint)changed, false);
+    printf("%7u %9.1f %10.1f %-7s %10.2f %11.2f %11.1f\n", nodes, full.first_ms, full.done_ms,
+           app_scene_quality_name(full.quality), cached.first_ms, revisit.first_ms,
+           step.first_ms);
+    fflush(stdout);
+    app_workspace_free(ws);
+  }
+  app_stage_layouts_free(layouts);
+  app_layout_service_free(service);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   guint max_nodes = 20000;
   int budget = 0;
@@ -187,7 +247,7 @@ int main(int argc, char **argv) {
          "first ms", "full ms", "quality", "cached ms", "lookup ms", "step ms", "app MB",
          "worker MB");
   for (guint k = 0; k < G_N_ELEMENTS(steps); k++) {
-    char *text = unrolled_lstm(steps[k]);
+    char *text = unrolled_lstm_ir(steps[k]);
     char *variant_text = changed_variant(text);
     IrGraph *graph = parse(text);
     IrGraph *variant = parse(variant_text);
@@ -236,5 +296,5 @@ int main(int argc, char **argv) {
     ir_graph_free(variant);
   }
   app_layout_service_free(service);
-  return 0;
+  return window_path(max_nodes, budget);
 }

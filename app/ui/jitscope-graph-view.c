@@ -426,9 +426,9 @@ static void jitscope_graph_view_init(JitscopeGraphView *self) {
   gtk_label_set_wrap(GTK_LABEL(self->note), TRUE);
   gtk_label_set_max_width_chars(GTK_LABEL(self->note), 100);
   gtk_widget_set_halign(self->note, GTK_ALIGN_START);
-  gtk_widget_set_valign(self->note, GTK_ALIGN_END);
+  gtk_widget_set_valign(self->note, GTK_ALIGN_START); /* the window's legend is bottom right */
   gtk_widget_set_margin_start(self->note, 8);
-  gtk_widget_set_margin_bottom(self->note, 8);
+  gtk_widget_set_margin_top(self->note, 8);
   gtk_widget_set_can_target(self->note, FALSE);
   gtk_widget_add_css_class(self->note, "osd");
   gtk_widget_add_css_class(self->note, "canvas-note");

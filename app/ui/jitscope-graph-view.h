@@ -31,7 +31,7 @@ void jitscope_graph_view_set_message(JitscopeGraphView *self, const char *messag
  * focused) emit "cancel-layout". */
 void jitscope_graph_view_set_progress(JitscopeGraphView *self, const char *text);
 const char *jitscope_graph_view_get_progress(JitscopeGraphView *self);
-/* A note over the bottom of the canvas about the shown layout ("Quick layout: Graphviz took
+/* A note over the top left of the canvas about the shown layout ("Quick layout: Graphviz took
  * longer than ..."); NULL or "" hides it. */
 void jitscope_graph_view_set_note(JitscopeGraphView *self, const char *note);
 const char *jitscope_graph_view_get_note(JitscopeGraphView *self);

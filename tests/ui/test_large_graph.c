@@ -133,6 +133,9 @@ static void test_progressive_display(void) {
   GArray *mms = app_scene_search(scene, "aten::mm");
   g_assert_cmpuint(mms->len, ==, 2 * STEPS);
   g_array_unref(mms);
+  /* The picture: the quick layout around the first steps, at a readable zoom. */
+  g_assert_true(jitscope_graph_view_select(view, find_node(scene, "aten::chunk")));
+  jitscope_graph_view_zoom(view, 0.6);
   screenshot(window, "window-lstm-unrolled-10k.png");
 
   /* Unchanged stages: DOT and scene from the caches, at once. */
@@ -229,6 +232,8 @@ static void test_expand_cluster(void) {
       g_assert_cmpfloat(o->bounds.y1, <=, box->bounds.y1 + 1);
     }
   }
+  g_assert_true(jitscope_graph_view_select(view, group));
+  jitscope_graph_view_zoom(view, 0.7);
   screenshot(window, "window-lstm-unrolled-expanded.png");
 
   /* Collapse: the main layout of before, from the cache. */
