@@ -159,8 +159,10 @@ int main(void) {
   hand_group(IR_DTYPE_FLOAT64);
   hand_group(IR_DTYPE_FLOAT16);
   guint groups = corpus();
-  if (cuda_test_corpus_index() != NULL && groups == 0)
+  char **index = cuda_test_corpus_index();
+  if (index != NULL && groups == 0)
     fail("no corpus fusion group ran on cuda");
+  g_strfreev(index);
   printf("%u corpus fusion-group runs on cuda; %u failures\n", groups, failures);
   return failures ? 1 : 0;
 }

@@ -169,8 +169,10 @@ int main(void) {
   g_assert_no_error(error);
   printf("nvrtc %d.%d, compiling for %s\n", s->nvrtc_major, s->nvrtc_minor, arch);
   guint total = corpus_groups();
-  if (cuda_test_corpus_index() != NULL)
+  char **index = cuda_test_corpus_index();
+  if (index != NULL)
     check(total > 0, "the corpus has fusion groups", NULL);
+  g_strfreev(index);
   hand_written(arch);
   arch_parsing();
   g_free(arch);
