@@ -261,91 +261,51 @@ double pw_expr_eval(const PwExpr *e, const double *args) {
       out[i] = (expr);                                                                         \
   } while (0)
 
-void pw_expr_eval_block(const PwExpr *e, const double *const *args, const int *strides,
-                        double *out, int n) {
-  if (e->op == PW_ARG) {
-    const double *src = args[e->arg];
-    int s = strides[e->arg];
-    if (s == 0)
-      LOOP(src[0]);
-    else
-      memcpy(out, src, sizeof(double) * (size_t)n);
-    return;
+/* One block evaluator per element type T: double, and float for float32 groups, whose calls
+ * go to the float variants of the functions (fn1f, fn2f). */
+#define DEFINE_EVAL_BLOCK(name, T, fn1, fn2)                                                   \
+  void name(const PwExpr *e, const T *const *args, const int *strides, T *out, int n) {        \
+    if (e->op == PW_ARG) {                                                                     \
+      const T *src = args[e->arg];                                                             \
+      if (strides[e->arg] == 0)                                                                \
+        LOOP(src[0]);                                                                          \
+      else                                                                                     \
+        memcpy(out, src, sizeof(T) * (size_t)n);                                               \
+      return;                                                                                  \
+    }                                                                                          \
+    if (e->op == PW_NUM) {                                                                     \
+      LOOP((T)e->num);                                                                         \
+      return;                                                                                  \
+    }                                                                                          \
+    T a[PW_BLOCK], b[PW_BLOCK];                                                                \
+    name(e->a, args, strides, a, n);                                                           \
+    if (e->b && e->op != PW_COND)                                                              \
+      name(e->b, args, strides, b, n);                                                         \
+    switch (e->op) {                                                                           \
+    case PW_NEG: LOOP(-a[i]); break;                                                           \
+    case PW_ADD: LOOP(a[i] + b[i]); break;                                                     \
+    case PW_SUB: LOOP(a[i] - b[i]); break;                                                     \
+    case PW_MUL: LOOP(a[i] * b[i]); break;                                                     \
+    case PW_DIV: LOOP(a[i] / b[i]); break;                                                     \
+    case PW_LT: LOOP(a[i] < b[i]); break;                                                      \
+    case PW_LE: LOOP(a[i] <= b[i]); break;                                                     \
+    case PW_GT: LOOP(a[i] > b[i]); break;                                                      \
+    case PW_GE: LOOP(a[i] >= b[i]); break;                                                     \
+    case PW_EQ: LOOP(a[i] == b[i]); break;                                                     \
+    case PW_NE: LOOP(a[i] != b[i]); break;                                                     \
+    case PW_COND: {                                                                            \
+      T c[PW_BLOCK];                                                                           \
+      name(e->b, args, strides, b, n);                                                         \
+      name(e->c, args, strides, c, n);                                                         \
+      LOOP(a[i] != 0 ? b[i] : c[i]);                                                           \
+      break;                                                                                   \
+    }                                                                                          \
+    case PW_CALL1: LOOP(e->fn1(a[i])); break;                                                  \
+    case PW_CALL2: LOOP(e->fn2(a[i], b[i])); break;                                            \
+    case PW_ARG:                                                                               \
+    case PW_NUM: break;                                                                        \
+    }                                                                                          \
   }
-  if (e->op == PW_NUM) {
-    LOOP(e->num);
-    return;
-  }
-  double a[PW_BLOCK], b[PW_BLOCK];
-  pw_expr_eval_block(e->a, args, strides, a, n);
-  if (e->b && e->op != PW_COND)
-    pw_expr_eval_block(e->b, args, strides, b, n);
-  switch (e->op) {
-  case PW_NEG: LOOP(-a[i]); break;
-  case PW_ADD: LOOP(a[i] + b[i]); break;
-  case PW_SUB: LOOP(a[i] - b[i]); break;
-  case PW_MUL: LOOP(a[i] * b[i]); break;
-  case PW_DIV: LOOP(a[i] / b[i]); break;
-  case PW_LT: LOOP(a[i] < b[i]); break;
-  case PW_LE: LOOP(a[i] <= b[i]); break;
-  case PW_GT: LOOP(a[i] > b[i]); break;
-  case PW_GE: LOOP(a[i] >= b[i]); break;
-  case PW_EQ: LOOP(a[i] == b[i]); break;
-  case PW_NE: LOOP(a[i] != b[i]); break;
-  case PW_COND: {
-    double c[PW_BLOCK];
-    pw_expr_eval_block(e->b, args, strides, b, n);
-    pw_expr_eval_block(e->c, args, strides, c, n);
-    LOOP(a[i] != 0 ? b[i] : c[i]);
-    break;
-  }
-  case PW_CALL1: LOOP(e->fn1(a[i])); break;
-  case PW_CALL2: LOOP(e->fn2(a[i], b[i])); break;
-  case PW_ARG:
-  case PW_NUM: break;
-  }
-}
 
-void pw_expr_eval_block_f(const PwExpr *e, const float *const *args, const int *strides,
-                          float *out, int n) {
-  if (e->op == PW_ARG) {
-    const float *src = args[e->arg];
-    if (strides[e->arg] == 0)
-      LOOP(src[0]);
-    else
-      memcpy(out, src, sizeof(float) * (size_t)n);
-    return;
-  }
-  if (e->op == PW_NUM) {
-    LOOP((float)e->num);
-    return;
-  }
-  float a[PW_BLOCK], b[PW_BLOCK];
-  pw_expr_eval_block_f(e->a, args, strides, a, n);
-  if (e->b && e->op != PW_COND)
-    pw_expr_eval_block_f(e->b, args, strides, b, n);
-  switch (e->op) {
-  case PW_NEG: LOOP(-a[i]); break;
-  case PW_ADD: LOOP(a[i] + b[i]); break;
-  case PW_SUB: LOOP(a[i] - b[i]); break;
-  case PW_MUL: LOOP(a[i] * b[i]); break;
-  case PW_DIV: LOOP(a[i] / b[i]); break;
-  case PW_LT: LOOP(a[i] < b[i]); break;
-  case PW_LE: LOOP(a[i] <= b[i]); break;
-  case PW_GT: LOOP(a[i] > b[i]); break;
-  case PW_GE: LOOP(a[i] >= b[i]); break;
-  case PW_EQ: LOOP(a[i] == b[i]); break;
-  case PW_NE: LOOP(a[i] != b[i]); break;
-  case PW_COND: {
-    float c[PW_BLOCK];
-    pw_expr_eval_block_f(e->b, args, strides, b, n);
-    pw_expr_eval_block_f(e->c, args, strides, c, n);
-    LOOP(a[i] != 0 ? b[i] : c[i]);
-    break;
-  }
-  case PW_CALL1: LOOP(e->fn1f(a[i])); break;
-  case PW_CALL2: LOOP(e->fn2f(a[i], b[i])); break;
-  case PW_ARG:
-  case PW_NUM: break;
-  }
-}
+DEFINE_EVAL_BLOCK(pw_expr_eval_block, double, fn1, fn2)
+DEFINE_EVAL_BLOCK(pw_expr_eval_block_f, float, fn1f, fn2f)
