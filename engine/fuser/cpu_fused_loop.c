@@ -251,6 +251,38 @@ static double round_to(double x, IrDtype dtype) {
   }
 }
 
+/* Where the block at flat index `idx` starts (the counter of every dim) and how long it is:
+ * it stops at the end of the innermost dim, at `end` and at PW_BLOCK. */
+static int64_t block_at(const Loop *L, int64_t idx, int64_t end, int64_t *counter) {
+  int nd = L->ndim;
+  int64_t rest = idx;
+  for (int d = nd - 1; d >= 0; d--) {
+    counter[d] = rest % L->sizes[d];
+    rest /= L->sizes[d];
+  }
+  return MIN(MIN(L->sizes[nd - 1] - counter[nd - 1], end - idx), PW_BLOCK);
+}
+
+/* The address of an operand's element at `counter` (strides in elements). */
+static char *element_at(char *base, const int64_t *strides, IrDtype dtype, const int64_t *counter,
+                        int nd) {
+  int64_t off = 0;
+  for (int d = 0; d < nd; d++)
+    off += counter[d] * strides[d];
+  return base + off * (int64_t)rt_dtype_size(dtype);
+}
+
+/* The block strides of a node slot's arguments (0: one value stands for the whole block);
+ * whether any of them varies. */
+static bool slot_arg_strides(const Slot *sl, const int *stride, int *arg_strides) {
+  int any = 0;
+  for (int a = 0; a < pw_expr_n_args(sl->expr); a++) {
+    arg_strides[a] = stride[sl->args[a]];
+    any |= arg_strides[a];
+  }
+  return any != 0;
+}
+
 static void run_range(const Loop *L, int64_t start, int64_t end) {
   const CpuProgram *prog = L->prog;
   guint n_slots = prog->slots->len;
@@ -263,21 +295,13 @@ static void run_range(const Loop *L, int64_t start, int64_t end) {
   const double *args[PW_MAX_ARGS];
   int arg_strides[PW_MAX_ARGS];
   int nd = L->ndim;
-  int64_t idx = start;
-  while (idx < end) {
-    int64_t counter[RT_MAX_DIMS], rest = idx;
-    for (int d = nd - 1; d >= 0; d--) {
-      counter[d] = rest % L->sizes[d];
-      rest /= L->sizes[d];
-    }
-    int64_t n = MIN(L->sizes[nd - 1] - counter[nd - 1], end - idx);
-    n = MIN(n, PW_BLOCK);
+  for (int64_t idx = start; idx < end;) {
+    int64_t counter[RT_MAX_DIMS];
+    int64_t n = block_at(L, idx, end, counter);
     for (int k = 0; k < L->n_loads; k++) {
-      int64_t off = 0;
-      for (int d = 0; d < nd; d++)
-        off += counter[d] * L->load_strides[k][d];
       size_t es = rt_dtype_size(L->load_dtype[k]);
-      const char *p = L->load_base[k] + off * (int64_t)es;
+      const char *p =
+          element_at(L->load_base[k], L->load_strides[k], L->load_dtype[k], counter, nd);
       int64_t is = L->load_strides[k][nd - 1];
       double *dst = buf + (gsize)L->load_slot[k] * PW_BLOCK;
       if (is == 0) {
@@ -298,12 +322,9 @@ static void run_range(const Loop *L, int64_t start, int64_t end) {
       const Slot *sl = &slots[s];
       if (sl->kind != SLOT_NODE)
         continue;
-      int na = pw_expr_n_args(sl->expr), any = 0;
-      for (int a = 0; a < na; a++) {
+      for (int a = 0, na = pw_expr_n_args(sl->expr); a < na; a++)
         args[a] = buf + (gsize)sl->args[a] * PW_BLOCK;
-        arg_strides[a] = stride[sl->args[a]];
-        any |= arg_strides[a];
-      }
+      bool any = slot_arg_strides(sl, stride, arg_strides);
       int m = any ? (int)n : 1;
       double *out = buf + (gsize)s * PW_BLOCK;
       pw_expr_eval_block(sl->expr, args, arg_strides, out, m);
@@ -313,11 +334,8 @@ static void run_range(const Loop *L, int64_t start, int64_t end) {
       stride[s] = any ? 1 : 0;
     }
     for (int k = 0; k < L->n_stores; k++) {
-      int64_t off = 0;
-      for (int d = 0; d < nd; d++)
-        off += counter[d] * L->store_strides[k][d];
       size_t es = rt_dtype_size(L->store_dtype[k]);
-      char *p = L->store_base[k] + off * (int64_t)es;
+      char *p = element_at(L->store_base[k], L->store_strides[k], L->store_dtype[k], counter, nd);
       int64_t os = L->store_strides[k][nd - 1];
       const double *src = buf + (gsize)L->store_slot[k] * PW_BLOCK;
       int ss = stride[L->store_slot[k]];
@@ -354,18 +372,12 @@ static void run_range_f(const Loop *L, int64_t start, int64_t end) {
   int arg_strides[PW_MAX_ARGS];
   int nd = L->ndim;
   for (int64_t idx = start; idx < end;) {
-    int64_t counter[RT_MAX_DIMS], rest = idx;
-    for (int d = nd - 1; d >= 0; d--) {
-      counter[d] = rest % L->sizes[d];
-      rest /= L->sizes[d];
-    }
-    int64_t n = MIN(MIN(L->sizes[nd - 1] - counter[nd - 1], end - idx), PW_BLOCK);
+    int64_t counter[RT_MAX_DIMS];
+    int64_t n = block_at(L, idx, end, counter);
     for (int k = 0; k < L->n_loads; k++) {
-      int64_t off = 0;
-      for (int d = 0; d < nd; d++)
-        off += counter[d] * L->load_strides[k][d];
       size_t es = rt_dtype_size(L->load_dtype[k]);
-      const char *p = L->load_base[k] + off * (int64_t)es;
+      const char *p =
+          element_at(L->load_base[k], L->load_strides[k], L->load_dtype[k], counter, nd);
       int64_t is = L->load_strides[k][nd - 1];
       float *dst = buf + (gsize)L->load_slot[k] * PW_BLOCK;
       stride[L->load_slot[k]] = is != 0;
@@ -381,12 +393,9 @@ static void run_range_f(const Loop *L, int64_t start, int64_t end) {
       const Slot *sl = &slots[s];
       if (sl->kind != SLOT_NODE)
         continue;
-      int na = pw_expr_n_args(sl->expr), any = 0;
-      for (int a = 0; a < na; a++) {
+      for (int a = 0, na = pw_expr_n_args(sl->expr); a < na; a++)
         args[a] = buf + (gsize)sl->args[a] * PW_BLOCK;
-        arg_strides[a] = stride[sl->args[a]];
-        any |= arg_strides[a];
-      }
+      bool any = slot_arg_strides(sl, stride, arg_strides);
       int m = any ? (int)n : 1;
       float *out = buf + (gsize)s * PW_BLOCK;
       pw_expr_eval_block_f(sl->expr, args, arg_strides, out, m);
@@ -396,11 +405,8 @@ static void run_range_f(const Loop *L, int64_t start, int64_t end) {
       stride[s] = any ? 1 : 0;
     }
     for (int k = 0; k < L->n_stores; k++) {
-      int64_t off = 0;
-      for (int d = 0; d < nd; d++)
-        off += counter[d] * L->store_strides[k][d];
       size_t es = rt_dtype_size(L->store_dtype[k]);
-      char *p = L->store_base[k] + off * (int64_t)es;
+      char *p = element_at(L->store_base[k], L->store_strides[k], L->store_dtype[k], counter, nd);
       int64_t os = L->store_strides[k][nd - 1];
       const float *src = buf + (gsize)L->store_slot[k] * PW_BLOCK;
       int ss = stride[L->store_slot[k]];
