@@ -2,6 +2,7 @@
 #include "fuser/cuda_loader.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <string.h>
 
 G_DEFINE_QUARK(jitscope-cuda-error-quark, jitscope_cuda_error)
@@ -105,103 +106,131 @@ static void *open_library(const LibSearch *s, CudaLibStatus *st) {
   return h;
 }
 
-/* Looks up `first`, else `second` (may be NULL); a missing symbol is appended to *missing
- * when missing is not NULL (optional entry points pass NULL). */
-static void *sym(void *h, GString *missing, const char *first, const char *second) {
-  void *p = dlsym(h, first);
-  if (p == NULL && second)
-    p = dlsym(h, second);
-  if (p == NULL && missing) {
+/* One entry point of a library's API struct: the field, the name to look up and a fallback
+ * name (older unversioned symbols), and whether the library is usable without it. */
+typedef struct {
+  size_t offset;
+  const char *first, *second;
+  bool optional;
+} Symbol;
+
+#define SYMBOL(api, field, first, second, optional) {offsetof(api, field), first, second, optional}
+
+/* Looks up `first`, else `second` (may be NULL); a missing required symbol is appended to
+ * `missing`. */
+static void *sym(void *h, GString *missing, const Symbol *y) {
+  void *p = dlsym(h, y->first);
+  if (p == NULL && y->second)
+    p = dlsym(h, y->second);
+  if (p == NULL && !y->optional) {
     if (missing->len)
       g_string_append(missing, ", ");
-    g_string_append(missing, first);
+    g_string_append(missing, y->first);
   }
   return p;
 }
 
-#define LOAD(h, missing, field, first, second) \
-  (*(void **)&(field) = sym((h), (missing), (first), (second)))
-
-static void fail_missing(CudaLibStatus *st, const char *label, GString *missing, void *h) {
-  if (missing->len == 0)
-    return;
-  st->loaded = false;
-  st->error = g_strdup_printf("%s (%s) lacks entry points: %s", label, st->path, missing->str);
-  dlclose(h);
+/* Opens the library and fills `api` (of `api_size` bytes) from `symbols`; a library that lacks
+ * a required entry point is closed again and reported as not loaded, and `api` zeroed.
+ * Returns the handle, or NULL when the library is not usable. */
+static void *load_library(const LibSearch *search, const char *label, CudaLibStatus *st,
+                          void *api, size_t api_size, const Symbol *symbols, guint n_symbols) {
+  void *h = open_library(search, st);
+  if (h == NULL)
+    return NULL;
+  GString *missing = g_string_new(NULL);
+  for (guint i = 0; i < n_symbols; i++)
+    *(void **)((char *)api + symbols[i].offset) = sym(h, missing, &symbols[i]);
+  if (missing->len) {
+    st->loaded = false;
+    st->error = g_strdup_printf("%s (%s) lacks entry points: %s", label, st->path, missing->str);
+    dlclose(h);
+    h = NULL;
+    memset(api, 0, api_size);
+  }
+  g_string_free(missing, TRUE);
+  return h;
 }
+
+#define DRIVER(field) SYMBOL(CudaDriverApi, field, #field, NULL, false)
+/* The _v2 entry point where the driver has one, else the original. */
+#define DRIVER_V2(field) SYMBOL(CudaDriverApi, field, #field "_v2", #field, false)
+#define DRIVER_OPTIONAL(field) SYMBOL(CudaDriverApi, field, #field, NULL, true)
+
+static const Symbol driver_symbols[] = {
+    DRIVER(cuInit),
+    DRIVER(cuDriverGetVersion),
+    DRIVER(cuDeviceGetCount),
+    DRIVER(cuDeviceGet),
+    DRIVER(cuDeviceGetName),
+    DRIVER(cuDeviceGetAttribute),
+    DRIVER_V2(cuDeviceTotalMem),
+    DRIVER(cuDevicePrimaryCtxRetain),
+    DRIVER(cuCtxSetCurrent),
+    DRIVER(cuGetErrorName),
+    DRIVER(cuGetErrorString),
+    DRIVER(cuModuleLoadData),
+    DRIVER(cuModuleGetFunction),
+    DRIVER(cuModuleUnload),
+    DRIVER(cuLaunchKernel),
+    DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor),
+    DRIVER(cuStreamCreate),
+    DRIVER_V2(cuStreamDestroy),
+    DRIVER(cuStreamSynchronize),
+    DRIVER(cuMemAllocAsync),
+    DRIVER(cuMemFreeAsync),
+    DRIVER_V2(cuMemcpyHtoDAsync),
+    DRIVER_V2(cuMemcpyDtoHAsync),
+    DRIVER_V2(cuMemcpyDtoDAsync),
+    DRIVER_OPTIONAL(cuDeviceGetDefaultMemPool),
+    DRIVER_OPTIONAL(cuMemPoolSetAttribute),
+    DRIVER(cuEventCreate),
+    DRIVER_V2(cuEventDestroy),
+    DRIVER(cuEventRecord),
+    DRIVER(cuEventSynchronize),
+    DRIVER_V2(cuEventElapsedTime),
+};
+
+#define NVRTC(field) SYMBOL(CudaNvrtcApi, field, #field, NULL, false)
+#define NVRTC_OPTIONAL(field) SYMBOL(CudaNvrtcApi, field, #field, NULL, true)
+
+static const Symbol nvrtc_symbols[] = {
+    NVRTC(nvrtcVersion),
+    NVRTC(nvrtcGetErrorString),
+    NVRTC(nvrtcCreateProgram),
+    NVRTC(nvrtcCompileProgram),
+    NVRTC(nvrtcGetPTXSize),
+    NVRTC(nvrtcGetPTX),
+    NVRTC(nvrtcGetProgramLogSize),
+    NVRTC(nvrtcGetProgramLog),
+    NVRTC(nvrtcDestroyProgram),
+    NVRTC_OPTIONAL(nvrtcGetNumSupportedArchs),
+    NVRTC_OPTIONAL(nvrtcGetSupportedArchs),
+};
+
+/* cuBLAS's v2 API: only the _v2 names exist. */
+#define CUBLAS_V2(field) SYMBOL(CudaCublasApi, field, #field "_v2", NULL, false)
+
+static const Symbol cublas_symbols[] = {
+    CUBLAS_V2(cublasCreate),     CUBLAS_V2(cublasDestroy), CUBLAS_V2(cublasSetStream),
+    CUBLAS_V2(cublasGetVersion), CUBLAS_V2(cublasSgemm),   CUBLAS_V2(cublasDgemm),
+};
 
 static void load_driver(CudaStatus *s) {
   static const char *const names[] = {"libcuda.so.1", NULL};
   static const LibSearch search = {"libcuda.so.1", names, NULL, NULL, false};
-  void *h = open_library(&search, &s->driver);
-  if (h == NULL)
-    return;
-  GString *m = g_string_new(NULL);
-  CudaDriverApi *cu = &s->cu;
-  LOAD(h, m, cu->cuInit, "cuInit", NULL);
-  LOAD(h, m, cu->cuDriverGetVersion, "cuDriverGetVersion", NULL);
-  LOAD(h, m, cu->cuDeviceGetCount, "cuDeviceGetCount", NULL);
-  LOAD(h, m, cu->cuDeviceGet, "cuDeviceGet", NULL);
-  LOAD(h, m, cu->cuDeviceGetName, "cuDeviceGetName", NULL);
-  LOAD(h, m, cu->cuDeviceGetAttribute, "cuDeviceGetAttribute", NULL);
-  LOAD(h, m, cu->cuDeviceTotalMem, "cuDeviceTotalMem_v2", "cuDeviceTotalMem");
-  LOAD(h, m, cu->cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL);
-  LOAD(h, m, cu->cuCtxSetCurrent, "cuCtxSetCurrent", NULL);
-  LOAD(h, m, cu->cuGetErrorName, "cuGetErrorName", NULL);
-  LOAD(h, m, cu->cuGetErrorString, "cuGetErrorString", NULL);
-  LOAD(h, m, cu->cuModuleLoadData, "cuModuleLoadData", NULL);
-  LOAD(h, m, cu->cuModuleGetFunction, "cuModuleGetFunction", NULL);
-  LOAD(h, m, cu->cuModuleUnload, "cuModuleUnload", NULL);
-  LOAD(h, m, cu->cuLaunchKernel, "cuLaunchKernel", NULL);
-  LOAD(h, m, cu->cuOccupancyMaxActiveBlocksPerMultiprocessor,
-       "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL);
-  LOAD(h, m, cu->cuStreamCreate, "cuStreamCreate", NULL);
-  LOAD(h, m, cu->cuStreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy");
-  LOAD(h, m, cu->cuStreamSynchronize, "cuStreamSynchronize", NULL);
-  LOAD(h, m, cu->cuMemAllocAsync, "cuMemAllocAsync", NULL);
-  LOAD(h, m, cu->cuMemFreeAsync, "cuMemFreeAsync", NULL);
-  LOAD(h, m, cu->cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync");
-  LOAD(h, m, cu->cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync");
-  LOAD(h, m, cu->cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync");
-  LOAD(h, NULL, cu->cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", NULL);
-  LOAD(h, NULL, cu->cuMemPoolSetAttribute, "cuMemPoolSetAttribute", NULL);
-  LOAD(h, m, cu->cuEventCreate, "cuEventCreate", NULL);
-  LOAD(h, m, cu->cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy");
-  LOAD(h, m, cu->cuEventRecord, "cuEventRecord", NULL);
-  LOAD(h, m, cu->cuEventSynchronize, "cuEventSynchronize", NULL);
-  LOAD(h, m, cu->cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
-  fail_missing(&s->driver, "the CUDA driver", m, h);
-  g_string_free(m, TRUE);
-  if (!s->driver.loaded)
-    memset(cu, 0, sizeof *cu);
+  load_library(&search, "the CUDA driver", &s->driver, &s->cu, sizeof s->cu, driver_symbols,
+               G_N_ELEMENTS(driver_symbols));
 }
 
 static void load_nvrtc(CudaStatus *s) {
   static const char *const names[] = {"libnvrtc.so", NULL};
   static const char *const exclude[] = {"builtins", "alt", NULL};
   static const LibSearch search = {"libnvrtc.so", names, "libnvrtc.so.", exclude, true};
-  void *h = open_library(&search, &s->nvrtc);
-  if (h == NULL)
-    return;
-  GString *m = g_string_new(NULL);
   CudaNvrtcApi *n = &s->nvrtc_api;
-  LOAD(h, m, n->nvrtcVersion, "nvrtcVersion", NULL);
-  LOAD(h, m, n->nvrtcGetErrorString, "nvrtcGetErrorString", NULL);
-  LOAD(h, m, n->nvrtcCreateProgram, "nvrtcCreateProgram", NULL);
-  LOAD(h, m, n->nvrtcCompileProgram, "nvrtcCompileProgram", NULL);
-  LOAD(h, m, n->nvrtcGetPTXSize, "nvrtcGetPTXSize", NULL);
-  LOAD(h, m, n->nvrtcGetPTX, "nvrtcGetPTX", NULL);
-  LOAD(h, m, n->nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize", NULL);
-  LOAD(h, m, n->nvrtcGetProgramLog, "nvrtcGetProgramLog", NULL);
-  LOAD(h, m, n->nvrtcDestroyProgram, "nvrtcDestroyProgram", NULL);
-  LOAD(h, NULL, n->nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs", NULL);
-  LOAD(h, NULL, n->nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs", NULL);
-  fail_missing(&s->nvrtc, "nvrtc", m, h);
-  g_string_free(m, TRUE);
-  if (!s->nvrtc.loaded) {
-    memset(n, 0, sizeof *n);
+  if (!load_library(&search, "nvrtc", &s->nvrtc, n, sizeof *n, nvrtc_symbols,
+                    G_N_ELEMENTS(nvrtc_symbols)))
     return;
-  }
   n->nvrtcVersion(&s->nvrtc_major, &s->nvrtc_minor);
   int count = 0;
   if (n->nvrtcGetNumSupportedArchs && n->nvrtcGetSupportedArchs &&
@@ -217,21 +246,8 @@ static void load_cublas(CudaStatus *s) {
   static const char *const names[] = {"libcublas.so", NULL};
   static const char *const exclude[] = {"Lt", NULL};
   static const LibSearch search = {"libcublas.so", names, "libcublas.so.", exclude, true};
-  void *h = open_library(&search, &s->cublas);
-  if (h == NULL)
-    return;
-  GString *m = g_string_new(NULL);
-  CudaCublasApi *b = &s->cublas_api;
-  LOAD(h, m, b->cublasCreate, "cublasCreate_v2", NULL);
-  LOAD(h, m, b->cublasDestroy, "cublasDestroy_v2", NULL);
-  LOAD(h, m, b->cublasSetStream, "cublasSetStream_v2", NULL);
-  LOAD(h, m, b->cublasGetVersion, "cublasGetVersion_v2", NULL);
-  LOAD(h, m, b->cublasSgemm, "cublasSgemm_v2", NULL);
-  LOAD(h, m, b->cublasDgemm, "cublasDgemm_v2", NULL);
-  fail_missing(&s->cublas, "cuBLAS", m, h);
-  g_string_free(m, TRUE);
-  if (!s->cublas.loaded)
-    memset(b, 0, sizeof *b);
+  load_library(&search, "cuBLAS", &s->cublas, &s->cublas_api, sizeof s->cublas_api,
+               cublas_symbols, G_N_ELEMENTS(cublas_symbols));
 }
 
 char *cuda_result_describe(const CudaStatus *status, CudaResult result) {
