@@ -71,7 +71,8 @@ int cmd_print_main(int argc, char **argv) {
   GError *error = NULL;
   const char *kind = NULL;
   if (cli_program_parse(&program, &command, argc, argv, &error) == CLI_PARSE_OK &&
-      (kind = output_format(format, json, &error)) && cli_program_load(&program, NULL, NULL, &error))
+      (kind = output_format(format, json, &error)) &&
+      cli_program_load(&program, NULL, NULL, &error))
     print_graph(program.graph, kind);
   cli_program_clear(&program);
   g_free(format);
