@@ -321,7 +321,7 @@ AppWorkspaceKernel *app_workspace_group_kernel(const IrNode *group, bool compile
         g_clear_error(&error);
       }
     }
-    cuda_kernel_source_free(source);
+    kernel_source_free(source);
   }
   g_free(why_not);
   g_free(name);

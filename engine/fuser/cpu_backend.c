@@ -24,7 +24,7 @@ static GHashTable *groups; /* canonical text + dtypes -> GroupKernels* */
 
 static void group_kernels_free(gpointer p) {
   GroupKernels *g = p;
-  cpu_kernel_source_free(g->operands);
+  kernel_source_free(g->operands);
   g_hash_table_unref(g->kernels);
   g_free(g);
 }
@@ -250,7 +250,7 @@ static CpuCompiled *kernel_for(GroupKernels *g, const char *canonical, const IrG
       g_hash_table_replace(g->kernels, g_strdup(sig), c);
       g_mutex_unlock(&kernels_lock);
     }
-    cpu_kernel_source_free(k);
+    kernel_source_free(k);
     g_free(name);
     g_free(hash);
     g_free(both);

@@ -75,35 +75,17 @@ static bool collect_operands(KernelAnalysis *ka, CpuKernelSource *k) {
   return true;
 }
 
-static CpuKernelSource *source_new(const char *name) {
-  CpuKernelSource *k = g_new0(CpuKernelSource, 1);
-  k->name = g_strdup(name);
-  k->args = g_array_new(FALSE, FALSE, sizeof(CpuKernelArg));
-  k->output_dtypes = g_array_new(FALSE, FALSE, sizeof(IrDtype));
-  return k;
-}
-
 CpuKernelSource *cpu_codegen_operands(const IrGraph *graph, const IrDtype *input_dtypes,
                                       GError **error) {
   KernelAnalysis ka = {0};
-  CpuKernelSource *k = source_new("");
+  CpuKernelSource *k = kernel_source_new("", sizeof(CpuKernelArg));
   bool ok = analyse(&ka, graph, input_dtypes, error) && collect_operands(&ka, k);
   kernel_analysis_clear(&ka);
   if (!ok) {
-    cpu_kernel_source_free(k);
+    kernel_source_free(k);
     return NULL;
   }
   return k;
-}
-
-void cpu_kernel_source_free(CpuKernelSource *k) {
-  if (k == NULL)
-    return;
-  g_free(k->name);
-  g_free(k->source);
-  g_array_unref(k->args);
-  g_array_unref(k->output_dtypes);
-  g_free(k);
 }
 
 static const char *dtype_code(IrDtype d) {
@@ -354,12 +336,12 @@ CpuKernelSource *cpu_codegen_kernel(const IrGraph *graph, const char *name,
                                     const IrDtype *input_dtypes, const CpuInner *inner,
                                     guint rank, GError **error) {
   KernelAnalysis ka = {0};
-  CpuKernelSource *k = source_new(name);
+  CpuKernelSource *k = kernel_source_new(name, sizeof(CpuKernelArg));
   bool ok = analyse(&ka, graph, input_dtypes, error) && collect_operands(&ka, k) &&
             generate(&ka, k, inner, rank);
   kernel_analysis_clear(&ka);
   if (!ok) {
-    cpu_kernel_source_free(k);
+    kernel_source_free(k);
     return NULL;
   }
   return k;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "fuser/fuser.h"
+#include "fuser/kernel_expr.h"
 #include "ir/ir.h"
 
 typedef void (*CpuKernelFn)(int64_t start, int64_t end, const int64_t *sizes, char *const *data,
@@ -47,12 +48,7 @@ typedef struct {
   bool used;     /* inputs: read by the kernel (an unused chunk piece is not) */
 } CpuKernelArg;
 
-typedef struct {
-  char *name;
-  char *source;
-  GArray *args;          /* of CpuKernelArg */
-  GArray *output_dtypes; /* of IrDtype, one per group output */
-} CpuKernelSource;
+typedef KernelSource CpuKernelSource; /* args of CpuKernelArg; free with kernel_source_free */
 
 /* The operands of a kernel graph for these input dtypes, and its output dtypes; NULL with
  * *error for a graph the generator does not take (float16, a non-elementwise node ...). */
@@ -63,7 +59,6 @@ CpuKernelSource *cpu_codegen_operands(const IrGraph *graph, const IrDtype *input
 CpuKernelSource *cpu_codegen_kernel(const IrGraph *graph, const char *name,
                                     const IrDtype *input_dtypes, const CpuInner *inner,
                                     guint rank, GError **error);
-void cpu_kernel_source_free(CpuKernelSource *kernel);
 
 /* The layout part of a kernel's cache key: "f32c f32s f32b -> f32c @2". */
 char *cpu_codegen_signature_key(const GArray *args, const CpuInner *inner, guint rank);

@@ -255,10 +255,7 @@ CudaKernelSource *cuda_codegen_kernel(const IrGraph *graph, const char *name,
                                       const guint *output_ndims, GError **error) {
   Gen g = {0};
   bool analysed = analyse_graph(&g, graph, input_dtypes, error);
-  CudaKernelSource *k = g_new0(CudaKernelSource, 1);
-  k->name = g_strdup(name);
-  k->args = g_array_new(FALSE, FALSE, sizeof(CudaKernelArg));
-  k->output_dtypes = g_array_new(FALSE, FALSE, sizeof(IrDtype));
+  CudaKernelSource *k = kernel_source_new(name, sizeof(CudaKernelArg));
   bool ok = analysed && generate(&g, name, input_ndims, output_ndims, k);
   if (ok) {
     GPtrArray *outs = ir_graph_outputs(graph);
@@ -267,20 +264,10 @@ CudaKernelSource *cuda_codegen_kernel(const IrGraph *graph, const char *name,
   }
   kernel_analysis_clear(&g);
   if (!ok) {
-    cuda_kernel_source_free(k);
+    kernel_source_free(k);
     return NULL;
   }
   return k;
-}
-
-void cuda_kernel_source_free(CudaKernelSource *k) {
-  if (k == NULL)
-    return;
-  g_free(k->name);
-  g_free(k->source);
-  g_array_unref(k->args);
-  g_array_unref(k->output_dtypes);
-  g_free(k);
 }
 
 /* --- canonical text --- */

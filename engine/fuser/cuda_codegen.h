@@ -18,6 +18,7 @@
 #ifndef JITSCOPE_FUSER_CUDA_CODEGEN_H
 #define JITSCOPE_FUSER_CUDA_CODEGEN_H
 
+#include "fuser/kernel_expr.h"
 #include "ir/ir.h"
 
 typedef struct {
@@ -30,12 +31,8 @@ typedef struct {
   guint ndim;    /* TensorInfo rank */
 } CudaKernelArg;
 
-typedef struct {
-  char *name;
-  char *source;
-  GArray *args;          /* of CudaKernelArg, parameter order after numel */
-  GArray *output_dtypes; /* of IrDtype, one per group output */
-} CudaKernelSource;
+/* args of CudaKernelArg, in parameter order after numel; free with kernel_source_free */
+typedef KernelSource CudaKernelSource;
 
 /* Leading tensor inputs of a kernel graph (the rest are sum-to-size lists). */
 guint cuda_codegen_n_tensor_inputs(const IrGraph *graph);
@@ -47,7 +44,6 @@ guint cuda_codegen_n_tensor_inputs(const IrGraph *graph);
 CudaKernelSource *cuda_codegen_kernel(const IrGraph *graph, const char *name,
                                       const IrDtype *input_dtypes, const guint *input_ndims,
                                       const guint *output_ndims, GError **error);
-void cuda_kernel_source_free(CudaKernelSource *kernel);
 
 /* The group's structure as text, with names, value ids and shapes erased: the first-level
  * cache key (two groups with the same text compile to the same kernels). */

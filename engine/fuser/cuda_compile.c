@@ -168,7 +168,7 @@ char *cuda_compile_kernel_name(const char *canonical, const char *key) {
 static void entry_free(gpointer p) {
   CudaKernelEntry *e = p;
   g_free(e->key);
-  cuda_kernel_source_free(e->kernel);
+  kernel_source_free(e->kernel);
   cuda_compile_result_free(e->compiled);
   g_free(e);
 }
@@ -214,7 +214,7 @@ CudaKernelEntry *cuda_kernel_cache_get(const IrGraph *graph, const IrDtype *inpu
   CudaCompileResult *c = k ? cuda_compile_ptx(k->source, k->name, arch, error) : NULL;
   if (c == NULL) {
     g_mutex_unlock(&cache_lock);
-    cuda_kernel_source_free(k);
+    kernel_source_free(k);
     g_free(key);
     return NULL;
   }

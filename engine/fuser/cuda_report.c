@@ -59,7 +59,7 @@ static void report_group(Walk *w, const IrNode *group, const char *name) {
         g_clear_error(&error);
       }
     }
-    cuda_kernel_source_free(k);
+    kernel_source_free(k);
   }
   g_free(kname);
   g_free(canonical);

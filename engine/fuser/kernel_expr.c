@@ -310,3 +310,21 @@ bool kernel_expand_expression(KernelAnalysis *ka, const IrNode *n, IrDtype opera
   }
   return true;
 }
+
+KernelSource *kernel_source_new(const char *name, guint arg_size) {
+  KernelSource *k = g_new0(KernelSource, 1);
+  k->name = g_strdup(name);
+  k->args = g_array_new(FALSE, FALSE, arg_size);
+  k->output_dtypes = g_array_new(FALSE, FALSE, sizeof(IrDtype));
+  return k;
+}
+
+void kernel_source_free(KernelSource *k) {
+  if (k == NULL)
+    return;
+  g_free(k->name);
+  g_free(k->source);
+  g_array_unref(k->args);
+  g_array_unref(k->output_dtypes);
+  g_free(k);
+}

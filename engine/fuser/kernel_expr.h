@@ -37,6 +37,19 @@ typedef struct {
   GError **error;
 } KernelAnalysis;
 
+/* A generated kernel's source and what its launcher needs to know. CpuKernelSource and
+ * CudaKernelSource are this, `args` holding each backend's own argument records. */
+typedef struct {
+  char *name;
+  char *source;
+  GArray *args;
+  GArray *output_dtypes; /* of IrDtype, one per group output */
+} KernelSource;
+
+/* An empty kernel named `name` whose args are records of `arg_size` bytes. */
+KernelSource *kernel_source_new(const char *name, guint arg_size);
+void kernel_source_free(KernelSource *kernel);
+
 /* Leading tensor inputs of a kernel graph (the rest are sum-to-size lists). */
 guint kernel_graph_n_tensor_inputs(const IrGraph *graph);
 /* The prim::ConstantChunk reading group input `i`, or NULL. */

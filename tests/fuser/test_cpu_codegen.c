@@ -79,8 +79,8 @@ static void test_contiguous_float(void) {
   /* Deterministic. */
   CpuKernelSource *again = cpu_codegen_kernel(g, "k", dt, inner, 1, &error);
   g_assert_cmpstr(k->source, ==, again->source);
-  cpu_kernel_source_free(again);
-  cpu_kernel_source_free(k);
+  kernel_source_free(again);
+  kernel_source_free(k);
   ir_graph_free(g);
 }
 
@@ -118,7 +118,7 @@ static void test_strided_double(void) {
   char *key = cpu_codegen_signature_key(k->args, inner, 2);
   g_assert_cmpstr(key, ==, "f64s f64b -> f64c @2");
   g_free(key);
-  cpu_kernel_source_free(k);
+  kernel_source_free(k);
   ir_graph_free(g);
 }
 
@@ -145,7 +145,7 @@ static void test_compare_where_bool(void) {
       NULL};
   expect_lines(k->source, lines);
   g_assert_null(strstr(k->source, "__simd__")); /* no math function */
-  cpu_kernel_source_free(k);
+  kernel_source_free(k);
   ir_graph_free(g);
 }
 

@@ -85,7 +85,7 @@ static void test_float_add_sigmoid(void) {
   g_assert_true(out->is_output);
   g_assert_cmpuint(out->index, ==, 0);
   g_assert_cmpint(g_array_index(k->output_dtypes, IrDtype, 0), ==, IR_DTYPE_FLOAT32);
-  cuda_kernel_source_free(k);
+  kernel_source_free(k);
 
   /* float64: double spellings and literals. */
   k = gen(g, IR_DTYPE_FLOAT64, ones, ones);
@@ -96,7 +96,7 @@ static void test_float_add_sigmoid(void) {
       NULL};
   expect_lines(k->source, dlines);
   g_assert_nonnull(strstr(k->source, "TensorInfo<double, 1> t2"));
-  cuda_kernel_source_free(k);
+  kernel_source_free(k);
   ir_graph_free(g);
 }
 
@@ -119,7 +119,7 @@ static void test_half(void) {
       NULL};
   expect_lines(k->source, lines);
   g_assert_cmpint(g_array_index(k->output_dtypes, IrDtype, 0), ==, IR_DTYPE_FLOAT16);
-  cuda_kernel_source_free(k);
+  kernel_source_free(k);
   ir_graph_free(g);
 }
 
@@ -167,7 +167,7 @@ static void test_chunk(void) {
   g_assert_cmpuint(assumed_in[0], ==, 1);
   g_assert_cmpuint(assumed_in[1], ==, 2);
   g_assert_cmpuint(assumed_out[0], ==, 1);
-  cuda_kernel_source_free(k);
+  kernel_source_free(k);
   ir_graph_free(g);
 }
 
@@ -191,7 +191,7 @@ static void test_clamp_compare_where(void) {
       NULL};
   expect_lines(k->source, lines);
   g_assert_cmpint(g_array_index(k->output_dtypes, IrDtype, 1), ==, IR_DTYPE_BOOL);
-  cuda_kernel_source_free(k);
+  kernel_source_free(k);
   ir_graph_free(g);
 }
 
@@ -206,7 +206,7 @@ static void test_integer_true_division(void) {
       NULL};
   expect_lines(k->source, lines);
   g_assert_nonnull(strstr(k->source, "TensorInfo<float, 1> t2"));
-  cuda_kernel_source_free(k);
+  kernel_source_free(k);
   ir_graph_free(g);
 }
 
@@ -233,8 +233,8 @@ static void test_deterministic(void) {
   g_free(ca);
   g_free(cb);
   g_free(cc);
-  cuda_kernel_source_free(ka);
-  cuda_kernel_source_free(kb);
+  kernel_source_free(ka);
+  kernel_source_free(kb);
   ir_graph_free(a);
   ir_graph_free(b);
   ir_graph_free(c);

@@ -113,7 +113,7 @@ static guint elementwise_ops(const char *arch) {
           else
             compiled++;
           cuda_compile_result_free(c);
-          cuda_kernel_source_free(k);
+          kernel_source_free(k);
         }
         ir_graph_free(g);
       }

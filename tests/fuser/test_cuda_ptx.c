@@ -104,7 +104,7 @@ static void hand_written(const char *arch) {
         fprintf(stderr, "%s\n", k->source);
       g_free(what);
       cuda_compile_result_free(r);
-      cuda_kernel_source_free(k);
+      kernel_source_free(k);
     }
     ir_graph_free(g);
   }
@@ -124,7 +124,7 @@ static void hand_written(const char *arch) {
   g_assert_no_error(error);
   check(r->ok, "int64/bool group", r->log);
   cuda_compile_result_free(r);
-  cuda_kernel_source_free(k);
+  kernel_source_free(k);
 
   /* The cache: a miss, then a hit for the same group and signature. */
   guint groups0, kernels0, hits0, groups1, kernels1, hits1;
