@@ -1,6 +1,6 @@
 /* Corpus test: runs `jitscope run ../graph.ir --input ARGS... --json` in a case folder of
- * $JITSCOPE_CORPUS_DIR and compares every output with PyTorch's out*.npy, and every gradient
- * that both the case and our output have, within the corpus tolerance (README of the corpus):
+ * $JITSCOPE_CORPUS_DIR and compares every output with PyTorch's out*.npy and every gradient
+ * the case has with ours (a missing one fails), within the corpus tolerance (corpus README):
  * per tensor max|ours - ref| / max(1, max|ref|) <= 1e-4 for float32 (and float16), 1e-10 for
  * float64; integer and bool tensors exactly; NaN where and only where the reference has NaN.
  *
@@ -210,8 +210,10 @@ static bool run_case(const char *jitscope, const char *corpus, const char *name,
       continue;
     grads_available_here++;
     if (our_grads == NULL || i >= json_array_get_length(our_grads) ||
-        JSON_NODE_HOLDS_NULL(json_array_get_element(our_grads, i)))
-      continue;
+        JSON_NODE_HOLDS_NULL(json_array_get_element(our_grads, i))) {
+      why = g_strdup_printf("grad of input %u: PyTorch has one, jitscope printed none", i);
+      goto done;
+    }
     char *ref = g_build_filename(dir, json_array_get_string_element(ref_grads, i), NULL);
     char *detail = NULL;
     bool ok = compare_tensor(json_array_get_element(our_grads, i), ref, &detail);
