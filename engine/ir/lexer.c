@@ -37,6 +37,20 @@ text_error_at(GError **error, const Lexer *lx, const Token *t, const char *fmt, 
   va_end(ap);
 }
 
+bool
+text_error_found(GError **error, const Lexer *lx, const Token *t, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char *message = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  char *d = text_tok_describe(t);
+  text_error_at(error, lx, t, "%s, found %s", message, d);
+  g_free(d);
+  g_free(message);
+  return false;
+}
+
 /* Line and column of byte offset `at`, counted from the start (error paths only). */
 static void
 locate(const char *buf, gsize at, int *line, int *col)
@@ -393,10 +407,7 @@ text_expect_punct(Lexer *lx, char c, const char *context, GError **error)
   if (t == NULL)
     return false;
   if (!text_tok_is_punct(t, c)) {
-    char *d = text_tok_describe(t);
-    text_error_at(error, lx, t, "expected '%c' %s, found %s", c, context, d);
-    g_free(d);
-    return false;
+    return text_error_found(error, lx, t, "expected '%c' %s", c, context);
   }
   text_next(lx, error);
   return true;

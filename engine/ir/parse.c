@@ -111,15 +111,6 @@ pop_block(Parser *p, GraphFrame *gf)
   g_array_set_size(gf->blocks, gf->blocks->len - 1);
 }
 
-static bool
-describe_unexpected(Parser *p, const Token *t, const char *expected, GError **error)
-{
-  char *d = text_tok_describe(t);
-  text_error_at(error, &p->lx, t, "expected %s, found %s", expected, d);
-  g_free(d);
-  return false;
-}
-
 /* `%name [: type]` (block and graph parameters); adds the input to `block`. */
 static bool
 parse_param(Parser *p, GraphFrame *gf, IrBlock *block, GError **error)
@@ -128,7 +119,7 @@ parse_param(Parser *p, GraphFrame *gf, IrBlock *block, GError **error)
   if (t == NULL)
     return false;
   if (t->kind != TOK_VALUE)
-    return describe_unexpected(p, t, "a parameter '%name'", error);
+    return text_error_found(error, &p->lx, t, "expected a parameter '%%name'");
   Token name = *t;
   name.text = g_strdup(t->text);
   const IrType *type = ir_type_tensor();
@@ -171,7 +162,7 @@ parse_params(Parser *p, GraphFrame *gf, IrBlock *block, GError **error)
     if (text_tok_is_punct(t, ','))
       text_next(&p->lx, error);
     else if (t->kind != TOK_VALUE && !text_tok_is_punct(t, ')'))
-      return describe_unexpected(p, t, "',' or ')' after a parameter", error);
+      return text_error_found(error, &p->lx, t, "expected ',' or ')' after a parameter");
   }
 }
 
@@ -186,10 +177,7 @@ parse_header_end(Parser *p, bool *braces, const char *what, GError **error)
     *braces = t->punct == '{';
     return true;
   }
-  char *expected = g_strdup_printf("':' after %s", what);
-  describe_unexpected(p, t, expected, error);
-  g_free(expected);
-  return false;
+  return text_error_found(error, &p->lx, t, "expected ':' after %s", what);
 }
 
 /* `graph(params):` : pushes a new graph frame with its top block open. */
@@ -200,7 +188,7 @@ parse_graph_header(Parser *p, GError **error)
   if (t == NULL)
     return false;
   if (!text_tok_is_ident(t, "graph"))
-    return describe_unexpected(p, t, "'graph('", error);
+    return text_error_found(error, &p->lx, t, "expected 'graph('");
   if (!enter(p, t, error))
     return false;
   int line = t->line, col = t->col;
@@ -239,7 +227,7 @@ parse_uses(Parser *p, GraphFrame *gf, const char *what, GPtrArray *out, GPtrArra
     if (t == NULL)
       return false;
     if (t->kind != TOK_VALUE)
-      return describe_unexpected(p, t, "a value '%name'", error);
+      return text_error_found(error, &p->lx, t, "expected a value '%%name'");
     IrValue *v = text_lookup_value(p, gf, t, pending, error);
     if (v == NULL)
       return false;
@@ -250,8 +238,20 @@ parse_uses(Parser *p, GraphFrame *gf, const char *what, GPtrArray *out, GPtrArra
     if (text_tok_is_punct(t, ')'))
       return true;
     if (!text_tok_is_punct(t, ','))
-      return describe_unexpected(p, t, "',' or ')'", error);
+      return text_error_found(error, &p->lx, t, "expected ',' or ')'");
   }
+}
+
+/* '(' VALUE, ... ')' as the outputs of `block`. */
+static bool
+parse_outputs_of(Parser *p, GraphFrame *gf, const char *what, IrBlock *block, GError **error)
+{
+  GPtrArray *outs = g_ptr_array_new();
+  bool ok = parse_uses(p, gf, what, outs, NULL, error);
+  for (guint i = 0; ok && i < outs->len; i++)
+    ir_block_add_output(block, g_ptr_array_index(outs, i));
+  g_ptr_array_free(outs, TRUE);
+  return ok;
 }
 
 /* `blockN(params):` for block `index` of `owner`. */
@@ -305,11 +305,7 @@ parse_block_end(Parser *p, GraphFrame *gf, GError **error)
     text_error_at(error, &p->lx, arrow, "'->' outside a block (the graph ends with 'return')");
     return false;
   }
-  GPtrArray *outs = g_ptr_array_new();
-  bool ok = parse_uses(p, gf, "the block outputs", outs, NULL, error);
-  for (guint i = 0; ok && i < outs->len; i++)
-    ir_block_add_output(bf->block, g_ptr_array_index(outs, i));
-  g_ptr_array_free(outs, TRUE);
+  bool ok = parse_outputs_of(p, gf, "the block outputs", bf->block, error);
   if (ok && bf->braces)
     ok = text_expect_punct(&p->lx, '}', "to close the block", error);
   if (!ok)
@@ -338,11 +334,7 @@ parse_return(Parser *p, GraphFrame *gf, GError **error)
     text_error_at(error, &p->lx, t, "'return' inside a block (blocks end with '-> (...)')");
     return false;
   }
-  GPtrArray *outs = g_ptr_array_new();
-  bool ok = parse_uses(p, gf, "the graph outputs", outs, NULL, error);
-  for (guint i = 0; ok && i < outs->len; i++)
-    ir_graph_add_output(gf->graph, g_ptr_array_index(outs, i));
-  g_ptr_array_free(outs, TRUE);
+  bool ok = parse_outputs_of(p, gf, "the graph outputs", gf->graph->block, error);
   if (!ok)
     return false;
   t = text_peek(&p->lx, error);
@@ -406,7 +398,7 @@ parse_trailer_or_finish(Parser *p, bool *done, GError **error)
   finish_ids(gf);
   if (p->graphs->len == 1) {
     if (t->kind != TOK_EOF)
-      return describe_unexpected(p, t, "end of input after the graph", error);
+      return text_error_found(error, &p->lx, t, "expected end of input after the graph");
     *done = true;
     return true;
   }
@@ -455,11 +447,11 @@ parse_loop(Parser *p, GError **error)
     else if (t->kind == TOK_COMMENT)
       ok = text_next(&p->lx, error) != NULL;
     else if (t->kind == TOK_EOF)
-      ok = describe_unexpected(p, t, top_block(gf)->owner ? "'-> (...)' ending the block"
-                                                         : "'return (...)' ending the graph",
-                               error);
+      ok = text_error_found(error, &p->lx, t, "expected %s",
+                            top_block(gf)->owner ? "'-> (...)' ending the block"
+                                                 : "'return (...)' ending the graph");
     else
-      ok = describe_unexpected(p, t, "a node, 'return' or '->'", error);
+      ok = text_error_found(error, &p->lx, t, "expected a node, 'return' or '->'");
     if (!ok)
       return NULL;
   }

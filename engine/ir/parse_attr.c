@@ -109,10 +109,7 @@ parse_scalar(Lexer *lx, Scalar *out, GError **error)
   case TOK_COMMENT:
     break;
   }
-  char *d = text_tok_describe(t);
-  text_error_at(error, lx, t, "bad attribute: expected a value, found %s", d);
-  g_free(d);
-  return false;
+  return text_error_found(error, lx, t, "bad attribute: expected a value");
 }
 
 static bool
@@ -217,10 +214,7 @@ text_parse_attrs(Lexer *lx, IrNode *node, GError **error)
     if (t == NULL)
       return false;
     if (t->kind != TOK_IDENT || strstr(t->text, "::") != NULL) {
-      char *d = text_tok_describe(t);
-      text_error_at(error, lx, t, "bad attribute: expected an attribute name, found %s", d);
-      g_free(d);
-      return false;
+      return text_error_found(error, lx, t, "bad attribute: expected an attribute name");
     }
     const char *name = g_string_chunk_insert_const(node->graph->strings, t->text);
     if (ir_node_has_attr(node, name)) {
@@ -258,10 +252,7 @@ text_parse_attrs(Lexer *lx, IrNode *node, GError **error)
     if (text_tok_is_punct(t, ']'))
       return true;
     if (!text_tok_is_punct(t, ',')) {
-      char *d = text_tok_describe(t);
-      text_error_at(error, lx, t, "bad attribute: expected ',' or ']', found %s", d);
-      g_free(d);
-      return false;
+      return text_error_found(error, lx, t, "bad attribute: expected ',' or ']'");
     }
   }
 }

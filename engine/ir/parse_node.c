@@ -445,10 +445,7 @@ parse_outputs(Parser *p, Outputs *o, GError **error)
     if (t == NULL)
       return false;
     if (t->kind != TOK_VALUE) {
-      char *d = text_tok_describe(t);
-      text_error_at(error, &p->lx, t, "expected an output '%%name', found %s", d);
-      g_free(d);
-      return false;
+      return text_error_found(error, &p->lx, t, "expected an output '%%name'");
     }
     Token *copy = g_new(Token, 1);
     *copy = *t;
@@ -472,10 +469,7 @@ parse_outputs(Parser *p, Outputs *o, GError **error)
     if (text_tok_is_punct(t, '='))
       return true;
     if (!text_tok_is_punct(t, ',')) {
-      char *d = text_tok_describe(t);
-      text_error_at(error, &p->lx, t, "expected ',' or '=' after an output, found %s", d);
-      g_free(d);
-      return false;
+      return text_error_found(error, &p->lx, t, "expected ',' or '=' after an output");
     }
   }
 }
@@ -494,9 +488,7 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
   if (t == NULL)
     goto out;
   if (t->kind != TOK_IDENT) {
-    char *d = text_tok_describe(t);
-    text_error_at(error, &p->lx, t, "expected an operator after '=', found %s", d);
-    g_free(d);
+    text_error_found(error, &p->lx, t, "expected an operator after '='");
     goto out;
   }
   kind_tok = *t;
@@ -539,9 +531,7 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
       if (t == NULL)
         goto out;
       if (t->kind != TOK_VALUE) {
-        char *d = text_tok_describe(t);
-        text_error_at(error, &p->lx, t, "expected an input '%%name', found %s", d);
-        g_free(d);
+        text_error_found(error, &p->lx, t, "expected an input '%%name'");
         goto out;
       }
       IrValue *v = text_lookup_value(p, gf, t, o.keys, error);
@@ -554,9 +544,7 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
       if (text_tok_is_punct(t, ')'))
         break;
       if (!text_tok_is_punct(t, ',')) {
-        char *d = text_tok_describe(t);
-        text_error_at(error, &p->lx, t, "expected ',' or ')' in the inputs, found %s", d);
-        g_free(d);
+        text_error_found(error, &p->lx, t, "expected ',' or ')' in the inputs");
         goto out;
       }
     }

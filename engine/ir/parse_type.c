@@ -102,9 +102,7 @@ parse_prop(Lexer *lx, const Token *name_tok, IrType *proto, int64_t *strides, in
         if (s == NULL)
           goto out;
         if (s->kind != TOK_INT) {
-          char *d = text_tok_describe(s);
-          text_error_at(error, lx, s, "bad type: expected a stride, found %s", d);
-          g_free(d);
+          text_error_found(error, lx, s, "bad type: expected a stride");
           goto out;
         }
         if (*n_strides >= IR_MAX_RANK) {
@@ -177,10 +175,7 @@ parse_tensor_args(Lexer *lx, IrType *proto, bool dims_allowed, int64_t *sizes,
         if (!parse_prop(lx, t, proto, strides, &n_strides, error))
           return false;
       } else {
-        char *d = text_tok_describe(t);
-        text_error_at(error, lx, t, "bad type: expected a size, '*' or a property, found %s", d);
-        g_free(d);
-        return false;
+        return text_error_found(error, lx, t, "bad type: expected a size, '*' or a property");
       }
       t = text_peek(lx, error);
       if (t == NULL)
@@ -194,10 +189,7 @@ parse_tensor_args(Lexer *lx, IrType *proto, bool dims_allowed, int64_t *sizes,
   if (t == NULL)
     return false;
   if (!text_tok_is_punct(t, ')')) {
-    char *d = text_tok_describe(t);
-    text_error_at(error, lx, t, "bad type: expected ')' to close the tensor type, found %s", d);
-    g_free(d);
-    return false;
+    return text_error_found(error, lx, t, "bad type: expected ')' to close the tensor type");
   }
   if (n_strides >= 0 && n_strides != rank) {
     text_error_at(error, lx, t, "bad type: %d strides for rank %d", n_strides, rank);
@@ -251,9 +243,7 @@ parse_base(Lexer *lx, int depth, GError **error)
     return result;
   }
   if (t->kind != TOK_IDENT) {
-    char *d = text_tok_describe(t);
-    text_error_at(error, lx, t, "bad type: expected a type, found %s", d);
-    g_free(d);
+    text_error_found(error, lx, t, "bad type: expected a type");
     return NULL;
   }
   static const struct {

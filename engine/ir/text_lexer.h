@@ -74,6 +74,11 @@ void text_error(GError **error, const Lexer *lx, int line, int col, const char *
 void text_error_at(GError **error, const Lexer *lx, const Token *t, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
 
+/* As text_error_at, the message followed by ", found X" (X as text_tok_describe names t);
+ * returns false. */
+bool text_error_found(GError **error, const Lexer *lx, const Token *t, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+
 /* Expects punctuation c next; on mismatch reports "expected 'c' CONTEXT, found X". */
 bool text_expect_punct(Lexer *lx, char c, const char *context, GError **error);
 
