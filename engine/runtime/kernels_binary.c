@@ -44,46 +44,33 @@
   static inline bool name##_f64(double x, double y, double z, KParams *P) { return x OP y; } \
   static inline bool name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { return x OP y; }
 
-static inline float remainder_float_f(float x, float y) {
-  float m = fmodf(x, y);
-  if (m != 0 && ((y < 0) != (m < 0)))
-    m += y;
-  return m;
-}
-static inline double remainder_float_d(double x, double y) {
-  double m = fmod(x, y);
-  if (m != 0 && ((y < 0) != (m < 0)))
-    m += y;
-  return m;
-}
+/* at::native remainder for floats (fmod is tgmath's: fmodf for float). */
+#define DEF_REMAINDER(name, T)                                                                 \
+  static inline T name(T x, T y) {                                                             \
+    T m = fmod(x, y);                                                                          \
+    if (m != 0 && ((y < 0) != (m < 0)))                                                       \
+      m += y;                                                                                  \
+    return m;                                                                                  \
+  }
+DEF_REMAINDER(remainder_float_f, float)
+DEF_REMAINDER(remainder_float_d, double)
 #define remainder_float(x, y) _Generic((x), float: remainder_float_f, double: remainder_float_d)(x, y)
 
-/* PyTorch's clamp: max with the lower bound, then min with the upper; NaN stays NaN. */
-static inline float clamp_float_f(float x, const KParams *P) {
-  float v = x;
-  if (P->has_min && v < P->f32[0])
-    v = P->f32[0];
-  if (P->has_max && v > P->f32[1])
-    v = P->f32[1];
-  return v;
-}
-static inline double clamp_float_d(double x, const KParams *P) {
-  double v = x;
-  if (P->has_min && v < P->f64[0])
-    v = P->f64[0];
-  if (P->has_max && v > P->f64[1])
-    v = P->f64[1];
-  return v;
-}
+/* PyTorch's clamp: max with the lower bound, then min with the upper; NaN stays NaN. The
+ * bounds are P->bounds[0] and [1] in the operand's type. */
+#define DEF_CLAMP(name, T, bounds)                                                             \
+  static inline T name(T x, const KParams *P) {                                                \
+    T v = x;                                                                                   \
+    if (P->has_min && v < P->bounds[0])                                                        \
+      v = P->bounds[0];                                                                        \
+    if (P->has_max && v > P->bounds[1])                                                        \
+      v = P->bounds[1];                                                                        \
+    return v;                                                                                  \
+  }
+DEF_CLAMP(clamp_float_f, float, f32)
+DEF_CLAMP(clamp_float_d, double, f64)
+DEF_CLAMP(clamp_int, int64_t, i64)
 #define clamp_float(x, P) _Generic((x), float: clamp_float_f, double: clamp_float_d)(x, P)
-static inline int64_t clamp_int(int64_t x, const KParams *P) {
-  int64_t v = x;
-  if (P->has_min && v < P->i64[0])
-    v = P->i64[0];
-  if (P->has_max && v > P->i64[1])
-    v = P->i64[1];
-  return v;
-}
 
 /* Two's complement wrap-around without signed overflow. */
 #define U(v) ((uint64_t)(v))
