@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuda-test-util.h"
+#include "corpus-case.h"
 #include "fuser/cuda_launch.h"
 #include "fuser/cuda_loader.h"
 #include "runtime/interpreter.h"
@@ -29,25 +29,25 @@ static double tolerance(IrDtype d) {
 }
 
 static guint corpus(void) {
-  char **index = cuda_test_corpus_index();
+  char **index = corpus_case_index();
   guint cuda_groups = 0;
   for (guint i = 0; index && index[i]; i++) {
     if (index[i][0] == '\0')
       continue;
-    CudaTestCase c;
-    cuda_test_case_load(&c, index[i]);
+    CorpusCase c;
+    corpus_case_load(&c, index[i]);
     ExecSession *session = exec_session_new();
     GPtrArray *outs = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
     GPtrArray *grads = g_ptr_array_new();
-    cuda_test_case_run(&c, session, outs, grads);
+    corpus_case_run(&c, session, outs, grads);
     for (guint o = 0; o < c.n_out && o < outs->len; o++) {
       RtTensor *ours = g_ptr_array_index(outs, o);
-      if (ours && c.out_ref[o] && cuda_test_rel_error(ours, c.out_ref[o]) > tolerance(ours->dtype))
+      if (ours && c.out_ref[o] && corpus_rel_error(ours, c.out_ref[o]) > tolerance(ours->dtype))
         fail("%s: output %u differs from PyTorch's", c.name, o);
     }
     for (guint g = 0; g < grads->len; g++) {
       RtTensor *ours = g_ptr_array_index(grads, g);
-      if (ours && c.grad_ref[g] && cuda_test_rel_error(ours, c.grad_ref[g]) > tolerance(ours->dtype))
+      if (ours && c.grad_ref[g] && corpus_rel_error(ours, c.grad_ref[g]) > tolerance(ours->dtype))
         fail("%s: gradient %u differs from PyTorch's", c.name, g);
       if (ours)
         rt_tensor_unref(ours);
@@ -72,7 +72,7 @@ static guint corpus(void) {
     g_ptr_array_unref(grads);
     g_ptr_array_unref(outs);
     exec_session_free(session);
-    cuda_test_case_free(&c);
+    corpus_case_free(&c);
   }
   g_strfreev(index);
   return cuda_groups;
@@ -130,7 +130,7 @@ static void hand_group(IrDtype dtype) {
   }
   if (gpu[0].tag == RT_TENSOR) {
     g_assert_cmpint(gpu[0].u.tensor->sizes[1], ==, 12);
-    double e = cuda_test_rel_error(gpu[0].u.tensor, cpu[0].u.tensor);
+    double e = corpus_rel_error(gpu[0].u.tensor, cpu[0].u.tensor);
     if (e > tolerance(dtype))
       fail("hand group %s: cuda vs cpu error %g", ir_dtype_name(dtype), e);
   }
@@ -159,7 +159,7 @@ int main(void) {
   hand_group(IR_DTYPE_FLOAT64);
   hand_group(IR_DTYPE_FLOAT16);
   guint groups = corpus();
-  char **index = cuda_test_corpus_index();
+  char **index = corpus_case_index();
   if (index != NULL && groups == 0)
     fail("no corpus fusion group ran on cuda");
   g_strfreev(index);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuda-test-util.h"
+#include "corpus-case.h"
 #include "fuser/cuda_compile.h"
 #include "fuser/cuda_report.h"
 #include "ir/text.h"
@@ -20,7 +20,7 @@ static void check(bool ok, const char *what, const char *detail) {
 }
 
 static guint corpus_groups(void) {
-  char **index = cuda_test_corpus_index();
+  char **index = corpus_case_index();
   if (index == NULL) {
     fprintf(stderr, "no corpus (JITSCOPE_CORPUS_DIR): corpus part skipped\n");
     return 0;
@@ -29,12 +29,12 @@ static guint corpus_groups(void) {
   for (guint i = 0; index[i]; i++) {
     if (index[i][0] == '\0')
       continue;
-    CudaTestCase c;
-    cuda_test_case_load(&c, index[i]);
+    CorpusCase c;
+    corpus_case_load(&c, index[i]);
     ExecSession *session = exec_session_new();
     GPtrArray *outs = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
     GPtrArray *grads = g_ptr_array_new();
-    cuda_test_case_run(&c, session, outs, grads);
+    corpus_case_run(&c, session, outs, grads);
     GError *error = NULL;
     GPtrArray *reports = cuda_report_session(session, true, NULL, &error);
     g_assert_no_error(error);
@@ -60,7 +60,7 @@ static guint corpus_groups(void) {
     g_ptr_array_unref(outs);
     g_ptr_array_unref(reports);
     exec_session_free(session);
-    cuda_test_case_free(&c);
+    corpus_case_free(&c);
   }
   g_strfreev(index);
   return total;
@@ -169,7 +169,7 @@ int main(void) {
   g_assert_no_error(error);
   printf("nvrtc %d.%d, compiling for %s\n", s->nvrtc_major, s->nvrtc_minor, arch);
   guint total = corpus_groups();
-  char **index = cuda_test_corpus_index();
+  char **index = corpus_case_index();
   if (index != NULL)
     check(total > 0, "the corpus has fusion groups", NULL);
   g_strfreev(index);

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuda-test-util.h"
+#include "corpus-case.h"
 #include "fuser/cuda_ops.h"
 #include "runtime/device.h"
 
@@ -34,12 +34,12 @@ static RtTensor *to_host(RtTensor *t) {
 }
 
 static void corpus(void) {
-  char **index = cuda_test_corpus_index();
+  char **index = corpus_case_index();
   for (guint i = 0; index && index[i]; i++) {
     if (index[i][0] == '\0')
       continue;
-    CudaTestCase c;
-    cuda_test_case_load(&c, index[i]);
+    CorpusCase c;
+    corpus_case_load(&c, index[i]);
     for (guint k = 0; k < c.n_in; k++) {
       if (c.in[k].tag != RT_TENSOR || !c.in[k].u.tensor)
         continue;
@@ -53,7 +53,7 @@ static void corpus(void) {
     ExecSession *session = exec_session_new();
     GPtrArray *outs = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
     GPtrArray *grads = g_ptr_array_new();
-    cuda_test_case_run(&c, session, outs, grads);
+    corpus_case_run(&c, session, outs, grads);
     for (guint o = 0; o < c.n_out && o < outs->len; o++) {
       RtTensor *ours = g_ptr_array_index(outs, o);
       if (!ours || !c.out_ref[o])
@@ -61,7 +61,7 @@ static void corpus(void) {
       if (!rt_tensor_on_device(ours))
         fail("%s: output %u is not a device tensor", c.name, o);
       RtTensor *h = to_host(ours);
-      if (cuda_test_rel_error(h, c.out_ref[o]) > tolerance(h->dtype))
+      if (corpus_rel_error(h, c.out_ref[o]) > tolerance(h->dtype))
         fail("%s: output %u differs from PyTorch's", c.name, o);
       rt_tensor_unref(h);
     }
@@ -71,7 +71,7 @@ static void corpus(void) {
         RtTensor *h = to_host(ours);
         if (!rt_tensor_on_device(ours))
           fail("%s: gradient %u is not a device tensor", c.name, g);
-        if (cuda_test_rel_error(h, c.grad_ref[g]) > tolerance(h->dtype))
+        if (corpus_rel_error(h, c.grad_ref[g]) > tolerance(h->dtype))
           fail("%s: gradient %u differs from PyTorch's", c.name, g);
         rt_tensor_unref(h);
       }
@@ -82,7 +82,7 @@ static void corpus(void) {
     g_ptr_array_unref(grads);
     g_ptr_array_unref(outs);
     exec_session_free(session);
-    cuda_test_case_free(&c);
+    corpus_case_free(&c);
   }
   g_strfreev(index);
 }
@@ -185,7 +185,7 @@ static double value_error(RtValue ours, RtValue ref, bool *device_ok) {
   if (ours.tag == RT_TENSOR) {
     *device_ok = *device_ok && rt_tensor_on_device(ours.u.tensor);
     RtTensor *h = to_host(ours.u.tensor);
-    double e = h->dtype == ref.u.tensor->dtype ? cuda_test_rel_error(h, ref.u.tensor) : INFINITY;
+    double e = h->dtype == ref.u.tensor->dtype ? corpus_rel_error(h, ref.u.tensor) : INFINITY;
     rt_tensor_unref(h);
     return e;
   }

@@ -1,7 +1,7 @@
-/* Corpus cases for the CUDA tests: loading a case folder, running it forward and backward
- * through one ExecSession, comparing with PyTorch's numbers. */
-#ifndef JITSCOPE_TESTS_CUDA_TEST_UTIL_H
-#define JITSCOPE_TESTS_CUDA_TEST_UTIL_H
+/* Corpus cases for the fuser tests (CPU and CUDA): loading a case folder, running it forward
+ * and backward through one ExecSession, comparing with PyTorch's numbers. */
+#ifndef JITSCOPE_TESTS_CORPUS_CASE_H
+#define JITSCOPE_TESTS_CORPUS_CASE_H
 
 #include "exec/executor.h"
 
@@ -14,19 +14,19 @@ typedef struct {
   guint n_out;
   RtTensor *out_ref[8];
   RtTensor *grad_ref[16];
-} CudaTestCase;
+} CorpusCase;
 
 /* The lines of $JITSCOPE_CORPUS_DIR/INDEX, or NULL when there is no corpus. */
-char **cuda_test_corpus_index(void);
-void cuda_test_case_load(CudaTestCase *c, const char *name);
-void cuda_test_case_free(CudaTestCase *c);
+char **corpus_case_index(void);
+void corpus_case_load(CorpusCase *c, const char *name);
+void corpus_case_free(CorpusCase *c);
 
 /* Runs forward, then backward when an input requires grad; outputs (flattened) and gradients
  * (one per input, NULL where none) as new references. */
-void cuda_test_case_run(CudaTestCase *c, ExecSession *session, GPtrArray *outputs,
+void corpus_case_run(CorpusCase *c, ExecSession *session, GPtrArray *outputs,
                         GPtrArray *grads);
 
 /* max |a - b| / max(1, max |b|); INFINITY when shapes or NaN positions differ. */
-double cuda_test_rel_error(const RtTensor *a, const RtTensor *b);
+double corpus_rel_error(const RtTensor *a, const RtTensor *b);
 
 #endif

@@ -1,5 +1,5 @@
-/* Corpus helpers for the CUDA tests (contract in cuda-test-util.h). */
-#include "cuda-test-util.h"
+/* Corpus helpers for the fuser tests (contract in corpus-case.h). */
+#include "corpus-case.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include "ir/text.h"
 #include "runtime/npy.h"
 
-char **cuda_test_corpus_index(void) {
+char **corpus_case_index(void) {
   const char *dir = g_getenv("JITSCOPE_CORPUS_DIR");
   if (dir == NULL)
     return NULL;
@@ -55,7 +55,7 @@ static RtTensor *load_ref(const char *dir, JsonNode *node) {
   return t;
 }
 
-void cuda_test_case_load(CudaTestCase *c, const char *name) {
+void corpus_case_load(CorpusCase *c, const char *name) {
   memset(c, 0, sizeof *c);
   c->name = g_strdup(name);
   char *dir = g_build_filename(g_getenv("JITSCOPE_CORPUS_DIR"), name, NULL);
@@ -91,7 +91,7 @@ void cuda_test_case_load(CudaTestCase *c, const char *name) {
   g_free(dir);
 }
 
-void cuda_test_case_free(CudaTestCase *c) {
+void corpus_case_free(CorpusCase *c) {
   for (guint i = 0; i < c->n_in; i++) {
     rt_value_unref(c->in[i]);
     if (c->grad_ref[i])
@@ -112,7 +112,7 @@ static void flatten(RtValue v, GPtrArray *out) {
     g_ptr_array_add(out, v.tag == RT_TENSOR && v.u.tensor ? rt_tensor_ref(v.u.tensor) : NULL);
 }
 
-void cuda_test_case_run(CudaTestCase *c, ExecSession *session, GPtrArray *outputs,
+void corpus_case_run(CorpusCase *c, ExecSession *session, GPtrArray *outputs,
                         GPtrArray *grads) {
   ExecExecutor *ex = exec_executor_new(session, c->graph, "main", EXEC_PLAN_FORWARD);
   RtValue *outs = NULL;
@@ -137,7 +137,7 @@ void cuda_test_case_run(CudaTestCase *c, ExecSession *session, GPtrArray *output
   g_free(outs);
 }
 
-double cuda_test_rel_error(const RtTensor *a, const RtTensor *b) {
+double corpus_rel_error(const RtTensor *a, const RtTensor *b) {
   if (a->ndim != b->ndim)
     return INFINITY;
   for (int d = 0; d < a->ndim; d++)
