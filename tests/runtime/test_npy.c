@@ -170,72 +170,56 @@ static void test_malformed(void) {
   b = npy_image(1, 0, ok, NULL, 0);
   g_byte_array_set_size(b, b->len - 5);
   expect_error(b, "truncated header");
-  /* bad dicts */
-  expect_error(npy_image(1, 0, "['descr', '<f4']\n", v, sizeof v), "not a Python dict");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'shape': (4,), }\n", v, sizeof v),
-               "lacks the key 'fortran_order'");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), "
-                               "'extra': 1}\n", v, sizeof v),
-               "unexpected key 'extra'");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, "
-                               "'shape': (4,)}\n", v, sizeof v),
-               "repeated key 'descr'");
-  expect_error(npy_image(1, 0, "{'descr': '<f4, 'fortran_order': False, 'shape': (4,)}\n", v,
-                         sizeof v),
-               "malformed header dict");
-  expect_error(npy_image(1, 0, "{'descr': '<f4' 'fortran_order': False, 'shape': (4,)}\n", v,
-                         sizeof v),
-               "malformed header dict");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (4,)} x\n", v,
-                         sizeof v),
-               "text after the dict");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (4,\n", v,
-                         sizeof v),
-               "malformed header dict");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': 0, 'shape': (4,)}\n", v,
-                         sizeof v),
-               "'fortran_order' must be True or False");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': [4]}\n", v,
-                         sizeof v),
-               "'shape' must be a tuple");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (-4,)}\n", v,
-                         sizeof v),
-               "non-negative integers");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': ('4',)}\n", v,
-                         sizeof v),
-               "non-negative integers");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': "
-                               "(99999999999999999999,)}\n", v, sizeof v),
-               "bad integer");
-  /* unsupported descr, structured descr, big-endian */
-  expect_error(npy_image(1, 0, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n", v,
-                         sizeof v),
-               "unsupported descr '<c8'");
-  expect_error(npy_image(1, 0, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': "
-                               "(4,), }\n", v, sizeof v),
-               "structured dtype");
-  expect_error(npy_image(1, 0, "{'descr': '>f4', 'fortran_order': False, 'shape': (4,), }\n", v,
-                         sizeof v),
-               "unsupported descr '>f4': big-endian");
-  /* data size: trailing bytes, truncated data, absurd shapes (no allocation happens) */
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\n", v,
-                         sizeof v),
-               "size mismatch");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }\n", v,
-                         sizeof v),
-               "truncated data");
-  expect_error(npy_image(1, 0, "{'descr': '<f8', 'fortran_order': False, 'shape': "
-                               "(1099511627776, 1099511627776), }\n", v, sizeof v),
-               "too large");
-  expect_error(npy_image(1, 0, "{'descr': '<f8', 'fortran_order': False, 'shape': "
-                               "(4611686018427387904,), }\n", v, sizeof v),
-               "too large");
-  expect_error(npy_image(1, 0, "{'descr': '<f8', 'fortran_order': False, 'shape': "
-                               "(1000000000, 1000), }\n", v, sizeof v),
-               "truncated data");
-  expect_error(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': "
-                               "(1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1), }\n", v, sizeof v),
-               "at most 16");
+  /* Headers (version 1.0, the data of v) and the error each must give. */
+  static const struct {
+    const char *header, *error;
+  } bad_headers[] = {
+      /* bad dicts */
+      {"['descr', '<f4']\n", "not a Python dict"},
+      {"{'descr': '<f4', 'shape': (4,), }\n", "lacks the key 'fortran_order'"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,), "
+       "'extra': 1}\n",
+       "unexpected key 'extra'"},
+      {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, "
+       "'shape': (4,)}\n",
+       "repeated key 'descr'"},
+      {"{'descr': '<f4, 'fortran_order': False, 'shape': (4,)}\n", "malformed header dict"},
+      {"{'descr': '<f4' 'fortran_order': False, 'shape': (4,)}\n", "malformed header dict"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,)} x\n", "text after the dict"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (4,\n", "malformed header dict"},
+      {"{'descr': '<f4', 'fortran_order': 0, 'shape': (4,)}\n",
+       "'fortran_order' must be True or False"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': [4]}\n", "'shape' must be a tuple"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (-4,)}\n", "non-negative integers"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': ('4',)}\n", "non-negative integers"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': "
+       "(99999999999999999999,)}\n",
+       "bad integer"},
+      /* unsupported descr, structured descr, big-endian */
+      {"{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n", "unsupported descr '<c8'"},
+      {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': "
+       "(4,), }\n",
+       "structured dtype"},
+      {"{'descr': '>f4', 'fortran_order': False, 'shape': (4,), }\n",
+       "unsupported descr '>f4': big-endian"},
+      /* data size: trailing bytes, truncated data, absurd shapes (no allocation happens) */
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\n", "size mismatch"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }\n", "truncated data"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': "
+       "(1099511627776, 1099511627776), }\n",
+       "too large"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': "
+       "(4611686018427387904,), }\n",
+       "too large"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': "
+       "(1000000000, 1000), }\n",
+       "truncated data"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': "
+       "(1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1), }\n",
+       "at most 16"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(bad_headers); i++)
+    expect_error(npy_image(1, 0, bad_headers[i].header, v, sizeof v), bad_headers[i].error);
   /* header with a NUL byte */
   b = npy_image(1, 0, ok, v, sizeof v);
   b->data[12] = 0;
