@@ -15,15 +15,15 @@
 typedef struct {
   const char *fill, *pen, *font, *added_fill, *added_pen, *changed_fill, *changed_pen;
   const char *input_fill, *none_fill, *optional_edge, *edge;
-  const char *gradof_bg, *block_bg, *diff_bg, *fusion_bg, *cluster_pen;
+  const char *gradof_bg, *block_bg, *diff_bg, *fusion_bg, *cluster_pen, *edge_label;
 } Palette;
 
 static const Palette light = {"#ffffff", "#4a4a4a", "#1a1a1a", "#c8f7c5", "#1e7b45", "#ffe0b2",
                               "#d35400", "#e3f2fd", "#d0d0d0", "#8e24aa", "#555555", "#fff8e1",
-                              "#f3e5f5", "#e8f5e9", "#e0f7fa", "#9e9e9e"};
+                              "#f3e5f5", "#e8f5e9", "#e0f7fa", "#9e9e9e", "#546e7a"};
 static const Palette dark = {"#2b2b2b", "#b0b0b0", "#eeeeee", "#1f4d2c", "#6fdc8c", "#5a3b12",
                              "#ffb74d", "#1a3550", "#4a4a4a", "#ce93d8", "#aaaaaa", "#3a3320",
-                             "#33263a", "#1f3324", "#173538", "#707070"};
+                             "#33263a", "#1f3324", "#173538", "#707070", "#b0bec5"};
 
 typedef struct {
   const AppDotOptions *opt;
@@ -178,6 +178,31 @@ static void append_inlined_constants(GString *label, const IrNode *node) {
   }
 }
 
+/* The value's id (graphviz_dot.h): "<DOT node it comes from>:<output index>". */
+static char *value_id(const char *prefix, const IrValue *v) {
+  char *src = source_id(prefix, v);
+  const IrBlock *block = v->node->owning_block;
+  bool own_node = v->node->kind == IR_PRIM_PARAM && !(block && block->owning_node);
+  char *id = g_strdup_printf("%s:%u", src, own_node ? 0 : v->offset);
+  g_free(src);
+  return id;
+}
+
+/* ` [id="<value>-><user>:<input>"` and, with edge types on, the value's type as its label. */
+static void append_edge_head(Dot *dot, const char *prefix, const IrValue *v, const char *user_id,
+                             guint input, bool type_label, const char *color) {
+  char *vid = value_id(prefix, v);
+  g_string_append_printf(dot->edges, " [id=\"%s->%s:%u\"", vid, user_id, input);
+  g_free(vid);
+  if (type_label) {
+    char *type = ir_type_to_string(v->type);
+    g_string_append(dot->edges, ", label=\"");
+    append_escaped(dot->edges, type);
+    g_string_append_printf(dot->edges, "\", fontsize=8, fontcolor=\"%s\"", color);
+    g_free(type);
+  }
+}
+
 /* Edges from the producers of `inputs` into `user_id`; None constants get a diamond each. */
 static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const GPtrArray *inputs) {
   for (guint i = 0; i < inputs->len; i++) {
@@ -190,8 +215,9 @@ static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const 
                              "  %s [shape=diamond, label=\"None\", fontsize=8, style=filled, "
                              "fillcolor=\"%s\", color=\"%s\", fontcolor=\"%s\"];\n",
                              id, dot->pal->none_fill, dot->pal->pen, dot->pal->font);
-      g_string_append_printf(dot->edges, "  %s -> %s [style=dotted, color=\"%s\"];\n", id,
-                             user_id, dot->pal->pen);
+      g_string_append_printf(dot->edges, "  %s -> %s", id, user_id);
+      append_edge_head(dot, prefix, v, user_id, i, false, dot->pal->pen);
+      g_string_append_printf(dot->edges, ", style=dotted, color=\"%s\"];\n", dot->pal->pen);
       g_free(id);
       continue;
     }
@@ -213,14 +239,16 @@ static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const 
                              src, ir_value_display_name(v, buf), dot->pal->input_fill,
                              dot->pal->pen, dot->pal->font);
     }
-    if (is_optional_int_list(v->type))
-      g_string_append_printf(dot->edges,
-                             "  %s -> %s [color=\"%s\", penwidth=2, label=\"int[]?\", "
-                             "fontcolor=\"%s\", fontsize=8];\n",
-                             src, user_id, dot->pal->optional_edge, dot->pal->optional_edge);
-    else
-      g_string_append_printf(dot->edges, "  %s -> %s [color=\"%s\"];\n", src, user_id,
-                             dot->pal->edge);
+    g_string_append_printf(dot->edges, "  %s -> %s", src, user_id);
+    if (is_optional_int_list(v->type)) {
+      /* always labelled: `int[]?` values are visibly different from plain `int[]` */
+      append_edge_head(dot, prefix, v, user_id, i, true, dot->pal->optional_edge);
+      g_string_append_printf(dot->edges, ", color=\"%s\", penwidth=2];\n",
+                             dot->pal->optional_edge);
+    } else {
+      append_edge_head(dot, prefix, v, user_id, i, dot->opt->edge_types, dot->pal->edge_label);
+      g_string_append_printf(dot->edges, ", color=\"%s\"];\n", dot->pal->edge);
+    }
     g_free(src);
   }
 }
@@ -581,4 +609,58 @@ static const IrNode *find_in_block(const IrBlock *block, const char *id) {
 
 const IrNode *app_graphviz_dot_find_node(const IrGraph *graph, const char *id) {
   return find_in_graph(graph, id);
+}
+
+/* An owner node's block `index` param values, or the inputs of its Subgraph ("i<k>"). */
+static const IrValue *find_owned_input(const IrNode *owner, const char *rest, guint offset) {
+  char *end = NULL;
+  if (rest[0] == 'i') { /* "i<k>": input k of the owner's Subgraph */
+    guint64 k = g_ascii_strtoull(rest + 1, &end, 10);
+    const IrAttr *sub = ir_node_attr(owner, IR_ATTR_SUBGRAPH);
+    if (end == rest + 1 || *end || offset != 0 || !sub || sub->kind != IR_ATTR_G)
+      return NULL;
+    GPtrArray *inputs = ir_graph_inputs(sub->v.g);
+    return k < inputs->len ? g_ptr_array_index(inputs, k) : NULL;
+  }
+  if (rest[0] != 'b') /* "b<k>i": the inputs of block k */
+    return NULL;
+  guint64 b = g_ascii_strtoull(rest + 1, &end, 10);
+  if (end == rest + 1 || strcmp(end, "i") != 0 || b >= owner->blocks->len)
+    return NULL;
+  GPtrArray *params = ((const IrBlock *)g_ptr_array_index(owner->blocks, b))->param->outputs;
+  return offset < params->len ? g_ptr_array_index(params, offset) : NULL;
+}
+
+const IrValue *app_graphviz_dot_find_value(const IrGraph *graph, const char *id) {
+  const char *arrow = strstr(id, "->");
+  char *vid = g_strndup(id, arrow ? (gsize)(arrow - id) : strlen(id));
+  const IrValue *found = NULL;
+  char *colon = strrchr(vid, ':'), *end = NULL;
+  guint64 offset = colon ? g_ascii_strtoull(colon + 1, &end, 10) : 0;
+  if (!colon || end == colon + 1 || *end || offset > G_MAXUINT)
+    goto done;
+  *colon = '\0';
+  if (vid[0] == 'i') { /* an input of the top graph */
+    guint64 k = g_ascii_strtoull(vid + 1, &end, 10);
+    GPtrArray *inputs = ir_graph_inputs(graph);
+    if (end != vid + 1 && !*end && offset == 0 && k < inputs->len)
+      found = g_ptr_array_index(inputs, k);
+    goto done;
+  }
+  const IrNode *node = app_graphviz_dot_find_node(graph, vid);
+  if (node) {
+    found = offset < node->outputs->len ? g_ptr_array_index(node->outputs, offset) : NULL;
+    goto done;
+  }
+  /* "<owner>_b<k>i" or "<owner>_i<k>" */
+  char *cut = strrchr(vid, '_');
+  if (cut) {
+    *cut = '\0';
+    const IrNode *owner = app_graphviz_dot_find_node(graph, vid);
+    if (owner)
+      found = find_owned_input(owner, cut + 1, (guint)offset);
+  }
+done:
+  g_free(vid);
+  return found;
 }

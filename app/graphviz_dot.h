@@ -9,6 +9,16 @@
  *   output "%name : Type". None constants are the exception: each use gets its own small
  *   grey "None" diamond next to its user. Values of type `int[]?` are drawn with bold purple
  *   edges labelled "int[]?".
+ * - Edges stand for values and carry their ids, as stable as the node ids: a VALUE ID is
+ *   "<DOT id of the node it comes from>:<output index>" ("n12:0", "n12_n3:1"; a graph or
+ *   subgraph input "i2:0", "n12_i0:0"; a block input "<owner>_b<k>i:<input index>"; a None
+ *   constant's own "n<origin>:0"), and the EDGE ID (DOT attribute `id`, which the scene
+ *   takes as the edge object's id) is "<value id>-><user id>:<input index>", one per use:
+ *   "n12:0->n15:1". Edges that stand for no value (an owner to its blocks' inputs, dashed)
+ *   have no id. app_graphviz_dot_find_value maps either id back to the value.
+ * - With `edge_types`, each value's edge is labelled with its type ("Float(*, *)", "int[]?",
+ *   "Tensor"), None diamonds aside; off by default. The option changes the DOT text, so
+ *   layouts with and without labels are cached apart.
  * - Blocks of GradOf/If/Loop are clusters labelled "GradOf aten::mul", "If then",
  *   "Loop body"; DifferentiableGraph/FusionGroup bodies are clusters too. Collapsed, an owner
  *   (a node with blocks or a body) is one summary node, "(N nodes folded)": by default every
@@ -44,6 +54,7 @@ typedef struct {
   bool dark;                /* colours for a dark background */
   GHashTable *separate;     /* owner id (char*) -> "W,H": the size in points of its own layout
                                (app_graphviz_dot_cluster); may be NULL */
+  bool edge_types;          /* label every value edge with its value's type */
 } AppDotOptions;
 
 typedef struct {
@@ -65,6 +76,10 @@ char *app_graphviz_dot_cluster(const IrGraph *graph, const char *owner_id,
 
 /* The node an id of the DOT names (NULL for inputs, returns, block ends and unknown ids). */
 const IrNode *app_graphviz_dot_find_node(const IrGraph *graph, const char *id);
+
+/* The value an id of the DOT names: a value id or an edge id (NULL for ids of neither
+ * kind, and for values the graph does not have). */
+const IrValue *app_graphviz_dot_find_value(const IrGraph *graph, const char *id);
 
 /* Every IR node's count, blocks and subgraphs included. */
 guint app_graphviz_count_nodes(const IrGraph *graph);

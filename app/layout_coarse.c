@@ -369,7 +369,8 @@ static void draw_edge(GString *out, const Coarse *c, const CEdge *e, double heig
                   get(e->edge, "fontname", "Sans"), get(e->edge, "fontcolor", "black"), height);
     g_ptr_array_unref(lines);
   }
-  char *id = g_strdup_printf("%s->%s", agnameof(t->node), agnameof(h->node));
+  const char *given = get(e->edge, "id", NULL);
+  char *id = given ? g_strdup(given) : g_strdup_printf("%s->%s", agnameof(t->node), agnameof(h->node));
   app_records_object(out, APP_OBJECT_EDGE, id, NULL);
   app_records_ops(out, ops->str);
   g_free(id);

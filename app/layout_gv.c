@@ -90,7 +90,9 @@ static GString *records_of(Agraph_t *g) {
   add_clusters(out, g);
   for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))
     for (Agedge_t *e = agfstout(g, n); e; e = agnxtout(g, e)) {
-      char *id = g_strdup_printf("%s->%s", agnameof(agtail(e)), agnameof(aghead(e)));
+      /* the value the edge stands for (graphviz_dot.h), else "tail->head" */
+      char *id = attr(e, "id") ? g_strdup(attr(e, "id"))
+                               : g_strdup_printf("%s->%s", agnameof(agtail(e)), agnameof(aghead(e)));
       add_object(out, e, APP_OBJECT_EDGE, id, edge_attrs);
       g_free(id);
     }

@@ -2,6 +2,7 @@
  * "xdot" output format description). */
 #include "scene.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,6 +484,96 @@ int app_scene_hit_node(const AppScene *scene, double x, double y) {
       return (int)i;
   }
   return -1;
+}
+
+/* Distance from (px, py) to the segment (ax, ay)-(bx, by). */
+static double segment_distance(double px, double py, double ax, double ay, double bx, double by) {
+  double dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+  double t = len2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / len2 : 0;
+  t = CLAMP(t, 0, 1);
+  double cx = ax + t * dx - px, cy = ay + t * dy - py;
+  return sqrt(cx * cx + cy * cy);
+}
+
+/* Even-odd rule. */
+static bool inside_polygon(const AppShape *s, double x, double y) {
+  bool in = false;
+  for (guint i = 0, j = s->n_points - 1; i < s->n_points; j = i++) {
+    double xi = s->points[2 * i], yi = s->points[2 * i + 1];
+    double xj = s->points[2 * j], yj = s->points[2 * j + 1];
+    if ((yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi)
+      in = !in;
+  }
+  return in;
+}
+
+static double bezier_distance(const AppShape *s, double x, double y) {
+  double best = G_MAXDOUBLE;
+  const double *p = s->points;
+  for (guint i = 0; i + 3 < s->n_points; i += 3) {
+    const double *c = p + 2 * i; /* p0 = c[0..1], p1, p2, p3 */
+    double ax = c[0], ay = c[1];
+    for (int k = 1; k <= APP_SCENE_BEZIER_STEPS; k++) {
+      double t = (double)k / APP_SCENE_BEZIER_STEPS, u = 1 - t;
+      double b0 = u * u * u, b1 = 3 * u * u * t, b2 = 3 * u * t * t, b3 = t * t * t;
+      double bx = b0 * c[0] + b1 * c[2] + b2 * c[4] + b3 * c[6];
+      double by = b0 * c[1] + b1 * c[3] + b2 * c[5] + b3 * c[7];
+      best = MIN(best, segment_distance(x, y, ax, ay, bx, by));
+      ax = bx;
+      ay = by;
+    }
+  }
+  return best;
+}
+
+static double shape_curve_distance(const AppShape *s, double x, double y) {
+  switch (s->kind) {
+  case APP_SHAPE_BEZIER:
+    return bezier_distance(s, x, y);
+  case APP_SHAPE_POLYGON:
+  case APP_SHAPE_POLYLINE: {
+    if (s->kind == APP_SHAPE_POLYGON && s->n_points >= 3 && inside_polygon(s, x, y))
+      return 0;
+    double best = G_MAXDOUBLE;
+    guint n = s->kind == APP_SHAPE_POLYGON ? s->n_points : s->n_points - 1;
+    for (guint i = 0; i < n; i++) {
+      guint j = (i + 1) % s->n_points;
+      best = MIN(best, segment_distance(x, y, s->points[2 * i], s->points[2 * i + 1],
+                                        s->points[2 * j], s->points[2 * j + 1]));
+    }
+    return s->n_points == 1 ? hypot(x - s->points[0], y - s->points[1]) : best;
+  }
+  default:
+    return G_MAXDOUBLE;
+  }
+}
+
+double app_scene_edge_distance(const AppScene *scene, guint object, double x, double y) {
+  const AppObject *o = app_scene_object(scene, object);
+  double best = G_MAXDOUBLE;
+  if (o->kind != APP_OBJECT_EDGE)
+    return best;
+  for (guint k = 0; k < o->n_shapes; k++)
+    best = MIN(best, shape_curve_distance(app_scene_shape(scene, o->first_shape + k), x, y));
+  return best;
+}
+
+int app_scene_hit_edge(const AppScene *scene, double x, double y, double tolerance) {
+  int hit = -1;
+  double best = tolerance;
+  for (guint i = 0; i < scene->objects->len; i++) {
+    const AppObject *o = app_scene_object(scene, i);
+    if (o->kind != APP_OBJECT_EDGE || o->n_shapes == 0 || x < o->bounds.x0 - tolerance ||
+        x > o->bounds.x1 + tolerance || y < o->bounds.y0 - tolerance ||
+        y > o->bounds.y1 + tolerance)
+      continue;
+    double d = app_scene_edge_distance(scene, i, x, y);
+    if (d <= best) {
+      best = d;
+      hit = (int)i;
+    }
+  }
+  return hit;
 }
 
 int app_scene_find(const AppScene *scene, const char *id) {

@@ -95,6 +95,21 @@ AppScene *app_scene_compose(const AppScene *outer, const char *node_id, const Ap
 
 /* Topmost node object whose bounds contain (x, y) in scene units, or -1. */
 int app_scene_hit_node(const AppScene *scene, double x, double y);
+/* EDGES. An edge object keeps what Graphviz drew for it: its curve (the xdot B/b Bézier
+ * control points, or L polylines in a coarse layout), its arrow heads (p/P polygons) and its
+ * label (T). Its id is the DOT edge's `id` attribute when it has one (graphviz_dot.h: the
+ * value the edge stands for), else "tail->head".
+ *
+ * Distance in scene units from (x, y) to an edge object's curve: each cubic Bézier flattened
+ * into APP_SCENE_BEZIER_STEPS straight segments, polylines as drawn, an arrow head's outline
+ * (0 inside it); labels are not part of the curve. G_MAXDOUBLE for an object that is no edge
+ * or has no such shape. */
+#define APP_SCENE_BEZIER_STEPS 16
+double app_scene_edge_distance(const AppScene *scene, guint object, double x, double y);
+/* The edge object nearest to (x, y) whose curve passes within `tolerance` scene units (the
+ * canvas passes a few pixels divided by its zoom), or -1. Of equally near edges, the one drawn
+ * last. */
+int app_scene_hit_edge(const AppScene *scene, double x, double y, double tolerance);
 /* Object by DOT id, or -1. */
 int app_scene_find(const AppScene *scene, const char *id);
 /* Node objects whose label contains `needle` (case-insensitive), in scene order. */

@@ -690,3 +690,57 @@ char *app_workspace_describe_node(const IrNode *node, const char *id) {
     g_string_append_printf(text, "source: %s\n", node->source);
   return g_string_free(text, FALSE);
 }
+
+/* "aten::mul (origin 7) %t : Tensor = aten::mul(%s, %s)" */
+static void append_node_line(GString *text, const IrNode *node) {
+  g_string_append_printf(text, "%s (origin %" G_GUINT64_FORMAT ")  ", ir_kind_name(node->kind),
+                         node->origin);
+  ir_node_print_line(text, node);
+  if (node->source)
+    g_string_append_printf(text, "\n      source: %s", node->source);
+}
+
+char *app_workspace_describe_value(const IrValue *value, const char *id) {
+  GString *text = g_string_new(NULL);
+  char buf[32], *type = ir_type_to_string(value->type);
+  g_string_append_printf(text, "%%%s : %s   (id %s)\n", ir_value_display_name(value, buf), type,
+                         id ? id : "?");
+  g_free(type);
+  g_string_append(text, "producer: ");
+  const IrNode *producer = value->node;
+  const IrBlock *block = producer->owning_block;
+  if (producer->kind == IR_PRIM_PARAM && block && block->owning_node)
+    g_string_append_printf(text, "input %u of a block of %s (origin %" G_GUINT64_FORMAT ")",
+                           value->offset, ir_kind_name(block->owning_node->kind),
+                           block->owning_node->origin);
+  else if (producer->kind == IR_PRIM_PARAM)
+    g_string_append_printf(text, "graph input %u", value->offset);
+  else {
+    append_node_line(text, producer);
+    if (producer->outputs->len > 1)
+      g_string_append_printf(text, "\n      output %u of %u", value->offset + 1,
+                             producer->outputs->len);
+  }
+  g_string_append_printf(text, "\nusers (%u):\n", value->uses->len);
+  for (guint i = 0; i < value->uses->len; i++) {
+    const IrUse *use = &g_array_index(value->uses, IrUse, i);
+    const IrNode *user = use->user;
+    const char *arg = user->schema && use->index < user->schema->n_args
+                          ? user->schema->args[use->index].name
+                          : NULL;
+    if (user->owning_block && user == user->owning_block->ret) {
+      const IrNode *owner = user->owning_block ? user->owning_block->owning_node : NULL;
+      if (owner)
+        g_string_append_printf(text, "  output %u of a block of %s (origin %" G_GUINT64_FORMAT
+                                     ")\n", use->index, ir_kind_name(owner->kind), owner->origin);
+      else
+        g_string_append_printf(text, "  returned as output %u\n", use->index);
+      continue;
+    }
+    g_string_append_printf(text, "  input %u%s%s%s of ", use->index, arg ? " (" : "",
+                           arg ? arg : "", arg ? ")" : "");
+    append_node_line(text, user);
+    g_string_append_c(text, '\n');
+  }
+  return g_string_free(text, FALSE);
+}

@@ -191,6 +191,17 @@ const IrNode *app_workspace_same_node(const IrGraph *copy, const IrGraph *graph,
  * first stages with undefined gradients). */
 char *app_workspace_node_values(const IrGraph *graph, const IrNode *node, GArray *inputs,
                                 GError **error);
+/* One value's shape and first values after a run, as app_workspace_node_values writes
+ * them ("%name: float32 [3, 20] ..."): its producer's output caught in the re-run; a graph
+ * input straight from `inputs`; an input of a Subgraph body (FusionGroup,
+ * DifferentiableGraph) as the owner node's input. An input of an If/Loop/GradOf block is not
+ * reported (NULL with *error saying so). `value` belongs to `graph` (the caller's copy). */
+char *app_workspace_value_values(const IrGraph *graph, const IrValue *value, GArray *inputs,
+                                 GError **error);
+/* What the inspector shows for a value (an edge of the canvas): its name and type, its
+ * producer (kind, line and source location; an input of a graph or block says which), and
+ * every user with the input it feeds. `id` is the canvas id. */
+char *app_workspace_describe_value(const IrValue *value, const char *id);
 /* Copies RtValues (references taken); NULL for NULL. */
 GArray *app_workspace_values_copy(const GArray *values);
 void app_workspace_values_free(GArray *values);

@@ -42,6 +42,7 @@ typedef struct {
   AppDotCollapse collapse;
   GHashTable *toggled;             /* owner ids whose folding the user flipped; may be NULL */
   bool dark;
+  bool edge_types;                 /* edges labelled with their values' types */
 } AppStageView;
 
 typedef struct {

@@ -150,6 +150,7 @@ void app_workspace_values_free(GArray *values) {
 
 typedef struct {
   const IrNode *target;
+  bool inputs;       /* catch the target's inputs instead of its outputs */
   GPtrArray *values; /* of RtValue* (g_new, referenced) once the target ran */
   RtInterpreterHooks hooks;
 } Catch;
@@ -169,7 +170,7 @@ static bool catch_after(void *ctx, const IrNode *node, RtValue *inputs, guint n_
                         RtValue *outputs, guint n_outputs, GError **error) {
   Catch *c = ctx;
   if (node == c->target)
-    keep_outputs(c, outputs, n_outputs);
+    keep_outputs(c, c->inputs ? inputs : outputs, c->inputs ? n_inputs : n_outputs);
   return true;
 }
 
@@ -179,6 +180,8 @@ static bool catch_after(void *ctx, const IrNode *node, RtValue *inputs, guint n_
 static bool catch_special(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
                           RtValue *outputs, guint n_outputs, GError **error) {
   Catch *c = ctx;
+  if (node == c->target && c->inputs)
+    keep_outputs(c, inputs, n_inputs);
   const IrAttr *attr = ir_node_attr(node, IR_ATTR_SUBGRAPH);
   if (!attr || attr->kind != IR_ATTR_G || !attr->v.g) {
     g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN, "%s has no Subgraph",
@@ -207,19 +210,21 @@ static bool catch_special(void *ctx, const IrNode *node, RtValue *inputs, guint 
   if (node->kind == IR_PRIM_FUSION_GROUP &&
       !fuser_apply_sum_to(node, inputs, n_inputs, outputs, n_outputs, error))
     return false;
-  if (node == c->target)
+  if (node == c->target && !c->inputs)
     keep_outputs(c, outputs, n_outputs);
   return true;
 }
 
-char *app_workspace_node_values(const IrGraph *graph, const IrNode *node, GArray *inputs,
-                                GError **error) {
+/* Re-runs `graph` on `inputs` catching the outputs (or inputs) of `node`: a new array of
+ * RtValue* (free with free_caught), or NULL with *error. */
+static GPtrArray *catch_values(const IrGraph *graph, const IrNode *node, bool node_inputs,
+                               GArray *inputs, GError **error) {
   if (!inputs) {
     g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN,
                 "this plan did not run (its inputs were not recorded)");
     return NULL;
   }
-  Catch c = {.target = node};
+  Catch c = {.target = node, .inputs = node_inputs};
   c.hooks.after_node = catch_after;
   c.hooks.run_special = catch_special;
   c.hooks.ctx = &c;
@@ -242,20 +247,103 @@ char *app_workspace_node_values(const IrGraph *graph, const IrNode *node, GArray
     return NULL;
   }
   g_clear_error(&local); /* the node ran before the failure: its values stand */
+  return c.values;
+}
+
+static void free_caught(GPtrArray *values) {
+  for (guint i = 0; i < values->len; i++) {
+    RtValue *v = g_ptr_array_index(values, i);
+    rt_value_unref(*v);
+    g_free(v);
+  }
+  g_ptr_array_unref(values);
+}
+
+char *app_workspace_node_values(const IrGraph *graph, const IrNode *node, GArray *inputs,
+                                GError **error) {
+  GPtrArray *values = catch_values(graph, node, false, inputs, error);
+  if (!values)
+    return NULL;
   GString *text = g_string_new(NULL);
-  for (guint i = 0; i < c.values->len; i++) {
-    RtValue *v = g_ptr_array_index(c.values, i);
+  for (guint i = 0; i < values->len; i++) {
     char buf[32];
     const char *name = i < node->outputs->len
                            ? ir_value_display_name(ir_output(node, i), buf)
                            : "?";
     g_string_append_printf(text, "%%%s: ", name);
-    value_text_append(text, *v, 4);
+    value_text_append(text, *(RtValue *)g_ptr_array_index(values, i), 4);
     g_string_append_c(text, '\n');
-    rt_value_unref(*v);
-    g_free(v);
   }
-  g_ptr_array_unref(c.values);
+  free_caught(values);
+  return g_string_free(text, FALSE);
+}
+
+/* The node whose Subgraph's top block is `block`, or NULL. */
+static const IrNode *subgraph_owner(const IrBlock *in, const IrBlock *block) {
+  IR_FOR_EACH_NODE(n, in) {
+    const IrAttr *sub = ir_node_attr(n, IR_ATTR_SUBGRAPH);
+    if (sub && sub->kind == IR_ATTR_G && sub->v.g) {
+      if (sub->v.g->block == block)
+        return n;
+      const IrNode *found = subgraph_owner(sub->v.g->block, block);
+      if (found)
+        return found;
+    }
+    for (guint b = 0; b < ir_n_blocks(n); b++) {
+      const IrNode *found = subgraph_owner(ir_block(n, b), block);
+      if (found)
+        return found;
+    }
+  }
+  return NULL;
+}
+
+char *app_workspace_value_values(const IrGraph *graph, const IrValue *value, GArray *inputs,
+                                 GError **error) {
+  const IrNode *producer = value->node, *target = producer;
+  bool node_inputs = false;
+  const IrBlock *block = producer->owning_block;
+  if (producer->kind == IR_PRIM_PARAM && block && block->owning_node) {
+    g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN,
+                "an input of a %s block: it takes a value per entry or iteration, which the "
+                "re-run does not report; click the values flowing into the %s node",
+                ir_kind_name(block->owning_node->kind), ir_kind_name(block->owning_node->kind));
+    return NULL;
+  }
+  if (producer->kind == IR_PRIM_PARAM && block != graph->block) {
+    /* an input of a Subgraph body: the owner node's input at the same position */
+    target = subgraph_owner(graph->block, block);
+    node_inputs = true;
+    if (!target) {
+      g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN,
+                  "the value's graph is not part of this stage");
+      return NULL;
+    }
+  }
+  GString *text = g_string_new(NULL);
+  char buf[32];
+  g_string_append_printf(text, "%%%s: ", ir_value_display_name(value, buf));
+  if (producer->kind == IR_PRIM_PARAM && !node_inputs) {
+    if (!inputs || value->offset >= inputs->len) {
+      g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN,
+                  "this plan did not run (its inputs were not recorded)");
+      g_string_free(text, TRUE);
+      return NULL;
+    }
+    value_text_append(text, g_array_index(inputs, RtValue, value->offset), 4);
+  } else {
+    GPtrArray *values = catch_values(graph, target, node_inputs, inputs, error);
+    if (!values) {
+      g_string_free(text, TRUE);
+      return NULL;
+    }
+    if (value->offset < values->len)
+      value_text_append(text, *(RtValue *)g_ptr_array_index(values, value->offset), 4);
+    else
+      g_string_append(text, "(not reported by the interpreter)");
+    free_caught(values);
+  }
+  g_string_append_c(text, '\n');
   return g_string_free(text, FALSE);
 }
 

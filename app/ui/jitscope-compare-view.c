@@ -23,6 +23,7 @@ struct _JitscopeCompareView {
   guint step;
   AppStageLayouts *layouts;
   gboolean dark;
+  gboolean edge_types; /* the window's canvas.edge-types */
   gboolean orientation_fixed; /* the user chose rows or columns */
 };
 
@@ -178,7 +179,8 @@ static void show_step(JitscopeCompareView *self) {
     AppStageView view = {.stage = stage,
                          .before = app_workspace_plan_stage(c->plan, (guint)index),
                          .collapse = APP_DOT_COLLAPSE_AUTO,
-                         .dark = self->dark};
+                         .dark = self->dark,
+                         .edge_types = self->edge_types};
     AppScene *scene = NULL;
     AppDotStats stats = {0};
     bool have_stats = false;
@@ -199,6 +201,14 @@ static void show_step(JitscopeCompareView *self) {
     }
   }
   choose_orientation(self);
+}
+
+void jitscope_compare_view_set_edge_types(JitscopeCompareView *self, gboolean on) {
+  if (self->edge_types == on)
+    return;
+  self->edge_types = on;
+  if (self->columns->len > 0)
+    show_step(self);
 }
 
 static char *short_title(const AppWorkspacePlan *plan) {

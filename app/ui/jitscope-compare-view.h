@@ -29,6 +29,9 @@ G_DECLARE_FINAL_TYPE(JitscopeCompareView, jitscope_compare_view, JITSCOPE, COMPA
  * progress with Cancel, the quick preview, then the final layout and its note. */
 void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans,
                                      GPtrArray *labels, AppStageLayouts *layouts, gboolean dark);
+/* Edges labelled with their values' types (the window's canvas.edge-types); re-lays out the
+ * step shown. Kept across set_plans. */
+void jitscope_compare_view_set_edge_types(JitscopeCompareView *self, gboolean on);
 guint jitscope_compare_view_get_n_columns(JitscopeCompareView *self);
 guint jitscope_compare_view_get_n_steps(JitscopeCompareView *self);
 guint jitscope_compare_view_get_step(JitscopeCompareView *self);

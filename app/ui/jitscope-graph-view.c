@@ -1,6 +1,8 @@
 /* The graph canvas (contract in jitscope-graph-view.h). */
 #include "jitscope-graph-view.h"
 
+#include "graphviz_dot.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -13,7 +15,10 @@ struct _JitscopeGraphView {
   gboolean needs_fit;
   gboolean fitted;  /* the view is as fit made it: it fits again when resized */
   int fit_w, fit_h;
-  int selected;     /* object index or -1 */
+  int selected;     /* object index (a node or an edge) or -1 */
+  int hover;        /* the edge under the pointer (object index) or -1: drawn over the cache */
+  guint overlay_count;
+  GtkWidget *menu_button; /* over the top right: the canvas menu (template child) */
   double drag_ox, drag_oy;
   /* The cached drawing and the state it was made for. */
   GskRenderNode *cache;
@@ -35,7 +40,12 @@ struct _JitscopeGraphView {
 
 G_DEFINE_FINAL_TYPE(JitscopeGraphView, jitscope_graph_view, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_NODE_ACTIVATED, SIGNAL_CANCEL_LAYOUT, N_SIGNALS };
+enum { SIGNAL_NODE_ACTIVATED, SIGNAL_EDGE_ACTIVATED, SIGNAL_CANCEL_LAYOUT, N_SIGNALS };
+
+/* How near the pointer must come to an edge's curve, in screen pixels. */
+#define EDGE_HIT_PIXELS 5.0
+/* The accent (GNOME blue) of the selection and the hovered edge. */
+static const AppColor accent = {0.21, 0.52, 0.89, 1.0};
 static guint signals[N_SIGNALS];
 
 static void invalidate(JitscopeGraphView *self) {
@@ -126,6 +136,19 @@ static void draw_shape(cairo_t *cr, const AppShape *s, double zoom) {
   cairo_set_dash(cr, NULL, 0, 0);
 }
 
+/* An edge drawn again over itself, thicker and in the accent colour: its curve, its arrow
+ * heads and its label. */
+static void draw_edge_highlight(cairo_t *cr, const AppScene *scene, guint index, double zoom) {
+  const AppObject *o = app_scene_object(scene, index);
+  for (guint k = 0; k < o->n_shapes; k++) {
+    AppShape s = *app_scene_shape(scene, o->first_shape + k);
+    s.pen = s.fill = accent;
+    s.dashed = s.dotted = false;
+    s.line_width = MAX(s.line_width * 2.5, 3.0 / zoom);
+    draw_shape(cr, &s, zoom);
+  }
+}
+
 static bool visible(const AppRect *r, const AppRect *view) {
   return r->x1 >= view->x0 && r->x0 <= view->x1 && r->y1 >= view->y0 && r->y0 <= view->y1;
 }
@@ -162,7 +185,10 @@ static void draw_scene(JitscopeGraphView *self, cairo_t *cr, int w, int h) {
       cairo_fill(cr);
     }
   }
-  if (self->selected >= 0 && (guint)self->selected < scene->objects->len) {
+  if (self->selected >= 0 && (guint)self->selected < scene->objects->len &&
+      app_scene_object(scene, (guint)self->selected)->kind == APP_OBJECT_EDGE) {
+    draw_edge_highlight(cr, scene, (guint)self->selected, self->zoom);
+  } else if (self->selected >= 0 && (guint)self->selected < scene->objects->len) {
     const AppObject *o = app_scene_object(scene, (guint)self->selected);
     cairo_set_source_rgba(cr, 0.21, 0.52, 0.89, 0.9);
     cairo_set_line_width(cr, 3 / self->zoom);
@@ -232,11 +258,27 @@ static void draw_canvas(GtkWidget *widget, GtkSnapshot *snapshot) {
   }
   if (self->cache)
     gtk_snapshot_append_node(snapshot, self->cache);
+  /* The hovered edge over the cached drawing: moving the pointer redraws only this. */
+  if (self->hover >= 0 && (guint)self->hover < self->scene->objects->len) {
+    const AppRect *b = &app_scene_object(self->scene, (guint)self->hover)->bounds;
+    double pad = 4 + EDGE_HIT_PIXELS;
+    graphene_rect_t area = GRAPHENE_RECT_INIT(
+        (float)(self->ox + b->x0 * self->zoom - pad), (float)(self->oy + b->y0 * self->zoom - pad),
+        (float)((b->x1 - b->x0) * self->zoom + 2 * pad),
+        (float)((b->y1 - b->y0) * self->zoom + 2 * pad));
+    cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &area);
+    cairo_translate(cr, self->ox, self->oy);
+    cairo_scale(cr, self->zoom, self->zoom);
+    draw_edge_highlight(cr, self->scene, (guint)self->hover, self->zoom);
+    cairo_destroy(cr);
+    self->overlay_count++;
+  }
 }
 
 static void snapshot_overlays(JitscopeGraphView *self, GtkSnapshot *snapshot) {
   gtk_widget_snapshot_child(GTK_WIDGET(self), self->progress_box, snapshot);
   gtk_widget_snapshot_child(GTK_WIDGET(self), self->note, snapshot);
+  gtk_widget_snapshot_child(GTK_WIDGET(self), self->menu_button, snapshot);
 }
 
 static void jitscope_graph_view_snapshot(GtkWidget *widget, GtkSnapshot *snapshot) {
@@ -302,16 +344,63 @@ static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, gpoint
   invalidate(self);
 }
 
-static void on_click(GtkGestureClick *gesture, int n_press, double x, double y, gpointer data) {
-  JitscopeGraphView *self = data;
-  gtk_widget_grab_focus(GTK_WIDGET(self));
+/* The node at widget point (x, y), else the edge nearest to it within EDGE_HIT_PIXELS, or -1. */
+static int hit_at(JitscopeGraphView *self, double x, double y) {
+  if (!self->scene)
+    return -1;
+  double sx = (x - self->ox) / self->zoom, sy = (y - self->oy) / self->zoom;
+  int hit = app_scene_hit_node(self->scene, sx, sy);
+  return hit >= 0 ? hit : app_scene_hit_edge(self->scene, sx, sy, EDGE_HIT_PIXELS / self->zoom);
+}
+
+static void set_hover(JitscopeGraphView *self, int hover) {
+  if (hover == self->hover)
+    return;
+  self->hover = hover;
+  gtk_widget_set_cursor_from_name(GTK_WIDGET(self), hover >= 0 ? "pointer" : NULL);
+  gtk_widget_queue_draw(GTK_WIDGET(self)); /* the cached drawing stays */
+}
+
+void jitscope_graph_view_hover_at(JitscopeGraphView *self, double x, double y) {
+  int hit = hit_at(self, x, y);
+  set_hover(self, hit >= 0 && app_scene_object(self->scene, (guint)hit)->kind == APP_OBJECT_EDGE
+                      ? hit
+                      : -1);
+}
+
+static void on_motion(GtkEventControllerMotion *motion, double x, double y, gpointer data) {
+  jitscope_graph_view_hover_at(data, x, y);
+}
+
+static void on_leave(GtkEventControllerMotion *motion, gpointer data) { set_hover(data, -1); }
+
+static void emit_activated(JitscopeGraphView *self) {
+  const AppObject *o = self->selected >= 0 ? app_scene_object(self->scene, (guint)self->selected)
+                                           : NULL;
+  g_signal_emit(self,
+                signals[o && o->kind == APP_OBJECT_EDGE ? SIGNAL_EDGE_ACTIVATED
+                                                         : SIGNAL_NODE_ACTIVATED],
+                0, o ? o->id : "");
+}
+
+void jitscope_graph_view_click_at(JitscopeGraphView *self, double x, double y) {
   if (!self->scene)
     return;
-  int hit = app_scene_hit_node(self->scene, (x - self->ox) / self->zoom, (y - self->oy) / self->zoom);
-  self->selected = hit;
+  self->selected = hit_at(self, x, y);
   invalidate(self);
-  g_signal_emit(self, signals[SIGNAL_NODE_ACTIVATED], 0,
-                hit >= 0 ? app_scene_object(self->scene, (guint)hit)->id : "");
+  emit_activated(self);
+}
+
+static void on_click(GtkGestureClick *gesture, int n_press, double x, double y, gpointer data) {
+  gtk_widget_grab_focus(GTK_WIDGET(data));
+  jitscope_graph_view_click_at(data, x, y);
+}
+
+static void on_menu_click(GtkGestureClick *gesture, int n_press, double x, double y,
+                          gpointer data) {
+  JitscopeGraphView *self = data;
+  gtk_widget_grab_focus(GTK_WIDGET(self));
+  gtk_menu_button_popup(GTK_MENU_BUTTON(self->menu_button));
 }
 
 static void jitscope_graph_view_dispose(GObject *object) {
@@ -359,8 +448,13 @@ static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/jitscope/Jitscope/ui/jitscope-graph-view.ui");
   gtk_widget_class_set_css_name(widget_class, "graphview");
+  gtk_widget_class_bind_template_child(widget_class, JitscopeGraphView, menu_button);
   signals[SIGNAL_NODE_ACTIVATED] =
       g_signal_new("node-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                   NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /* A click on an edge: the edge's id (graphviz_dot.h: names the value it stands for). */
+  signals[SIGNAL_EDGE_ACTIVATED] =
+      g_signal_new("edge-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                    NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   /* The Cancel button or Escape while a layout is in progress (set_progress). */
   signals[SIGNAL_CANCEL_LAYOUT] = g_signal_new("cancel-layout", G_TYPE_FROM_CLASS(klass),
@@ -380,6 +474,8 @@ static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_plus, 0, "canvas.zoom-in", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_equal, 0, "canvas.zoom-in", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_minus, 0, "canvas.zoom-out", NULL);
+  /* The window's (state per window, graphviz_dot.h edge_types); every canvas has the key. */
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_t, 0, "canvas.edge-types", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Left, GDK_SHIFT_MASK, "canvas.pan", "(ii)", 1, 0);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Right, GDK_SHIFT_MASK, "canvas.pan", "(ii)", -1, 0);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Up, GDK_SHIFT_MASK, "canvas.pan", "(ii)", 0, 1);
@@ -389,7 +485,7 @@ static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
 static void jitscope_graph_view_init(JitscopeGraphView *self) {
   gtk_widget_init_template(GTK_WIDGET(self));
   self->zoom = 1;
-  self->selected = -1;
+  self->selected = self->hover = -1;
   self->needs_fit = TRUE;
   GtkEventController *scroll =
       gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
@@ -402,6 +498,14 @@ static void jitscope_graph_view_init(JitscopeGraphView *self) {
   GtkGesture *click = gtk_gesture_click_new();
   g_signal_connect(click, "released", G_CALLBACK(on_click), self);
   gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(click));
+  GtkEventController *motion = gtk_event_controller_motion_new();
+  g_signal_connect(motion, "motion", G_CALLBACK(on_motion), self);
+  g_signal_connect(motion, "leave", G_CALLBACK(on_leave), self);
+  gtk_widget_add_controller(GTK_WIDGET(self), motion);
+  GtkGesture *menu_click = gtk_gesture_click_new();
+  gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(menu_click), GDK_BUTTON_SECONDARY);
+  g_signal_connect(menu_click, "pressed", G_CALLBACK(on_menu_click), self);
+  gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(menu_click));
   /* Overlays: children laid out by the bin layout, placed by their alignment. */
   self->progress_box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
   gtk_widget_set_halign(self->progress_box, GTK_ALIGN_CENTER);
@@ -472,8 +576,10 @@ void jitscope_graph_view_set_scene(JitscopeGraphView *self, AppScene *scene, gbo
   g_clear_pointer(&self->scene, app_scene_unref);
   self->scene = scene;
   self->selected = scene && keep_id ? app_scene_find(scene, keep_id) : -1;
-  if (self->selected >= 0 && app_scene_object(scene, (guint)self->selected)->kind != APP_OBJECT_NODE)
+  if (self->selected >= 0 && app_scene_object(scene, (guint)self->selected)->kind != APP_OBJECT_NODE &&
+      app_scene_object(scene, (guint)self->selected)->kind != APP_OBJECT_EDGE)
     self->selected = -1;
+  set_hover(self, -1);
   g_free(keep_id);
   if (!keep_view) {
     self->needs_fit = TRUE;
@@ -507,7 +613,8 @@ gboolean jitscope_graph_view_select(JitscopeGraphView *self, const char *id) {
   if (!self->scene)
     return FALSE;
   int index = app_scene_find(self->scene, id);
-  if (index < 0 || app_scene_object(self->scene, (guint)index)->kind != APP_OBJECT_NODE)
+  if (index < 0 || (app_scene_object(self->scene, (guint)index)->kind != APP_OBJECT_NODE &&
+                    app_scene_object(self->scene, (guint)index)->kind != APP_OBJECT_EDGE))
     return FALSE;
   self->selected = index;
   const AppObject *o = app_scene_object(self->scene, (guint)index);
@@ -519,7 +626,7 @@ gboolean jitscope_graph_view_select(JitscopeGraphView *self, const char *id) {
   self->ox = w / 2.0 - (o->bounds.x0 + o->bounds.x1) / 2 * self->zoom;
   self->oy = h / 2.0 - (o->bounds.y0 + o->bounds.y1) / 2 * self->zoom;
   invalidate(self);
-  g_signal_emit(self, signals[SIGNAL_NODE_ACTIVATED], 0, o->id);
+  emit_activated(self);
   return TRUE;
 }
 
@@ -527,6 +634,17 @@ const char *jitscope_graph_view_get_selected(JitscopeGraphView *self) {
   if (!self->scene || self->selected < 0)
     return NULL;
   return app_scene_object(self->scene, (guint)self->selected)->id;
+}
+
+gboolean jitscope_graph_view_select_origin(JitscopeGraphView *self, const IrGraph *graph,
+                                           guint64 origin) {
+  for (guint i = 0; self->scene && graph && i < self->scene->objects->len; i++) {
+    const AppObject *o = app_scene_object(self->scene, i);
+    const IrNode *node = o->kind == APP_OBJECT_NODE ? app_graphviz_dot_find_node(graph, o->id) : NULL;
+    if (node && node->origin == origin)
+      return jitscope_graph_view_select(self, o->id);
+  }
+  return FALSE;
 }
 
 guint jitscope_graph_view_search_next(JitscopeGraphView *self, const char *text) {
@@ -548,6 +666,21 @@ guint jitscope_graph_view_search_next(JitscopeGraphView *self, const char *text)
 }
 
 guint jitscope_graph_view_get_draw_count(JitscopeGraphView *self) { return self->draw_count; }
+guint jitscope_graph_view_get_overlay_count(JitscopeGraphView *self) { return self->overlay_count; }
+
+const char *jitscope_graph_view_get_hover(JitscopeGraphView *self) {
+  return self->scene && self->hover >= 0 ? app_scene_object(self->scene, (guint)self->hover)->id
+                                         : NULL;
+}
+
+gboolean jitscope_graph_view_scene_to_widget(JitscopeGraphView *self, double sx, double sy,
+                                             double *x, double *y) {
+  if (!self->scene)
+    return FALSE;
+  *x = self->ox + sx * self->zoom;
+  *y = self->oy + sy * self->zoom;
+  return TRUE;
+}
 
 void jitscope_graph_view_set_marked(JitscopeGraphView *self, GHashTable *ids) {
   g_clear_pointer(&self->marked, g_hash_table_unref);

@@ -2,9 +2,16 @@
  * Ctrl+scroll zooms about the pointer, scroll and drag pan, a click selects the node under the
  * pointer ("node-activated" with its DOT id, "" when nothing), fit and zoom-to-node. The
  * drawing of one view state is kept as a render node and reused while nothing changes.
+ * EDGES: with no node under the pointer, the edge whose curve passes nearest within 5 pixels
+ * (app_scene_hit_edge, the tolerance divided by the zoom) is hovered: drawn again thicker in
+ * the accent colour over the cached drawing (which stays), and a click selects it
+ * ("edge-activated" with its id, which names the value, graphviz_dot.h).
  * Actions (canvas.*, keys when the canvas has focus): fit (0), zoom-in (+ =), zoom-out (-),
- * pan((ii)) (Shift+arrows), cancel-layout (Escape; enabled while progress shows).
- * Signals: node-activated(id), cancel-layout. */
+ * pan((ii)) (Shift+arrows), cancel-layout (Escape; enabled while progress shows); the key t
+ * activates canvas.edge-types, which the window provides (its state is the window's). The
+ * canvas menu (a button over the top right, or a right click) holds edge types, fit, zoom
+ * and fold.
+ * Signals: node-activated(id), edge-activated(id), cancel-layout. */
 #ifndef JITSCOPE_GRAPH_VIEW_H
 #define JITSCOPE_GRAPH_VIEW_H
 
@@ -40,9 +47,14 @@ void jitscope_graph_view_fit(JitscopeGraphView *self);
 void jitscope_graph_view_zoom(JitscopeGraphView *self, double factor);
 double jitscope_graph_view_get_zoom(JitscopeGraphView *self);
 
-/* Selects the node object with this DOT id and brings it into view; FALSE when absent. */
+/* Selects the node or edge object with this id and brings it into view (emitting
+ * node-activated or edge-activated); FALSE when absent. */
 gboolean jitscope_graph_view_select(JitscopeGraphView *self, const char *id);
+/* The selected node's or edge's id, or NULL. */
 const char *jitscope_graph_view_get_selected(JitscopeGraphView *self);
+/* Selects the node of the scene whose id names a node of `graph` with this origin. */
+gboolean jitscope_graph_view_select_origin(JitscopeGraphView *self, const IrGraph *graph,
+                                           guint64 origin);
 /* Selects the next node (after the selected one) whose label contains `text`; returns the
  * number of matches. */
 guint jitscope_graph_view_search_next(JitscopeGraphView *self, const char *text);
@@ -70,6 +82,19 @@ gboolean jitscope_graph_view_is_preview(JitscopeGraphView *self);
 
 /* Number of times the drawing was recorded (the cached render node was not reusable). */
 guint jitscope_graph_view_get_draw_count(JitscopeGraphView *self);
+/* Number of times the hovered edge was drawn over the cached drawing. */
+guint jitscope_graph_view_get_overlay_count(JitscopeGraphView *self);
+
+/* What the pointer does at widget point (x, y) (the motion controller and the click gesture
+ * call these; tests too): hover_at hovers the edge there (none over a node or nothing),
+ * click_at selects what is there and emits node-activated or edge-activated. */
+void jitscope_graph_view_hover_at(JitscopeGraphView *self, double x, double y);
+void jitscope_graph_view_click_at(JitscopeGraphView *self, double x, double y);
+/* The hovered edge's id, or NULL. */
+const char *jitscope_graph_view_get_hover(JitscopeGraphView *self);
+/* Widget coordinates of a scene point; FALSE without a scene. */
+gboolean jitscope_graph_view_scene_to_widget(JitscopeGraphView *self, double sx, double sy,
+                                             double *x, double *y);
 
 G_END_DECLS
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fuser/cuda_loader.h"
+#include "graphviz_dot.h"
 
 typedef struct {
   char *heading;
@@ -103,6 +104,7 @@ typedef struct {
   guint serial;
   IrGraph *graph;       /* a copy of the stage's graph */
   const IrNode *node;   /* in the copy */
+  const IrValue *value; /* in the copy, when a value (an edge) is shown */
   GArray *inputs;       /* referenced values */
   gboolean group;
   char *values, *values_error;
@@ -122,12 +124,13 @@ static void job_free(Job *job) {
 static void job_run(GTask *task, gpointer source, gpointer data, GCancellable *cancellable) {
   Job *job = data;
   GError *error = NULL;
-  if (job->node) {
-    job->values = app_workspace_node_values(job->graph, job->node, job->inputs, &error);
+  if (job->value || job->node) {
+    job->values = job->value ? app_workspace_value_values(job->graph, job->value, job->inputs, &error)
+                             : app_workspace_node_values(job->graph, job->node, job->inputs, &error);
     if (!job->values)
       job->values_error = g_strdup(error->message);
     g_clear_error(&error);
-    if (job->group && !g_cancellable_is_cancelled(cancellable))
+    if (job->node && job->group && !g_cancellable_is_cancelled(cancellable))
       job->kernel = app_workspace_group_kernel(job->node, true);
   }
   g_task_return_boolean(task, TRUE);
@@ -173,6 +176,9 @@ static void job_done(GObject *source, GAsyncResult *result, gpointer data) {
   render(self);
 }
 
+static void start_values(JitscopeInspector *self, const AppWorkspacePlan *plan, guint stage,
+                         const IrNode *node, const char *value_id, gboolean group);
+
 void jitscope_inspector_show_node(JitscopeInspector *self, const AppWorkspacePlan *plan,
                                   guint stage, const IrNode *node, const char *id) {
   char *title = g_strdup_printf("%s · origin %" G_GUINT64_FORMAT " · %s", ir_kind_name(node->kind),
@@ -198,6 +204,13 @@ void jitscope_inspector_show_node(JitscopeInspector *self, const AppWorkspacePla
     g_free(ran);
     add_section(self, "GENERATED CUDA KERNEL", "generating…", FALSE);
   }
+  start_values(self, plan, stage, node, NULL, group);
+}
+
+/* The VALUES section, then its values computed off the main thread: of `node`'s outputs, or
+ * of the value with canvas id `value_id`. */
+static void start_values(JitscopeInspector *self, const AppWorkspacePlan *plan, guint stage,
+                         const IrNode *node, const char *value_id, gboolean group) {
   add_section(self, "VALUES AFTER THE RUN (the stage re-run on the plan's recorded inputs)",
               plan->last_inputs ? "computing…" : "the plan did not run", FALSE);
   render(self);
@@ -209,9 +222,19 @@ void jitscope_inspector_show_node(JitscopeInspector *self, const AppWorkspacePla
   job->self = g_object_ref(self);
   job->serial = self->serial;
   job->graph = ir_graph_copy(st->graph);
-  job->node = app_workspace_same_node(job->graph, st->graph, node);
+  if (node)
+    job->node = app_workspace_same_node(job->graph, st->graph, node);
+  else
+    job->value = app_graphviz_dot_find_value(job->graph, value_id);
   job->inputs = app_workspace_values_copy(plan->last_inputs);
   job->group = group;
+  if (!job->node && !job->value) {
+    job_free(job);
+    replace_section(self, "VALUES AFTER THE RUN (the stage re-run on the plan's recorded inputs)",
+                    "not found in the stage's graph", TRUE);
+    render(self);
+    return;
+  }
   self->cancellable = g_cancellable_new();
   if (self->busy++ == 0)
     gtk_spinner_start(self->spinner);
@@ -219,6 +242,47 @@ void jitscope_inspector_show_node(JitscopeInspector *self, const AppWorkspacePla
   g_task_set_task_data(task, job, (GDestroyNotify)job_free);
   g_task_run_in_thread(task, job_run);
   g_object_unref(task);
+}
+
+void jitscope_inspector_show_value(JitscopeInspector *self, const AppWorkspacePlan *plan,
+                                   guint stage, const IrValue *value, const char *id) {
+  char buf[32], *type = ir_type_to_string(value->type);
+  char *title = g_strdup_printf("%%%s : %s · value", ir_value_display_name(value, buf), type);
+  reset(self, title);
+  g_free(title);
+  g_free(type);
+  char *describe = app_workspace_describe_value(value, id);
+  add_section(self, "VALUE", describe, FALSE);
+  g_free(describe);
+  const IrNode *producer = value->node;
+  if (producer->kind != IR_PRIM_PARAM) {
+    char *history = app_workspace_origin_history(plan, producer->origin);
+    add_section(self, "PRODUCER'S ORIGIN HISTORY (stages of this plan)", history, FALSE);
+    g_free(history);
+  }
+  start_values(self, plan, stage, NULL, id, FALSE);
+}
+
+gboolean jitscope_inspector_show_item(JitscopeInspector *self, const AppWorkspacePlan *plan,
+                                      guint stage, const char *id) {
+  const AppWorkspaceStage *st = plan && stage < plan->stages->len
+                                    ? g_ptr_array_index(plan->stages, stage)
+                                    : NULL;
+  if (!st || !st->graph || !id || !*id)
+    return FALSE;
+  const IrNode *node = app_graphviz_dot_find_node(st->graph, id);
+  const IrValue *value = node ? NULL : app_graphviz_dot_find_value(st->graph, id);
+  if (node)
+    jitscope_inspector_show_node(self, plan, stage, node, id);
+  else if (value)
+    jitscope_inspector_show_value(self, plan, stage, value, id);
+  else
+    jitscope_inspector_show_text(self, id,
+                                 strstr(id, "->") ? "An edge that stands for no value (from an "
+                                                    "owner node to its block's or body's inputs)."
+                                                  : "A graph input, output or block boundary: "
+                                                    "no node here.");
+  return TRUE;
 }
 
 const char *jitscope_inspector_get_title(JitscopeInspector *self) {

@@ -8,6 +8,11 @@
  * also which backend ran it and its time (fuser records), its generated CUDA source, the
  * nvrtc log and PTX size where nvrtc loads, else why it was not compiled.
  *
+ * For a value (an edge of the canvas, graphviz_dot.h): its name and type, its producer
+ * (kind, line, source location), every user with the input it feeds, the producer's origin
+ * history, and after a run its shape and first values, computed as a node's
+ * (app_workspace_value_values).
+ *
  * Actions (inspector.*): copy (Ctrl+Shift+C: the whole text to the clipboard). */
 #ifndef JITSCOPE_INSPECTOR_H
 #define JITSCOPE_INSPECTOR_H
@@ -27,6 +32,15 @@ void jitscope_inspector_show_text(JitscopeInspector *self, const char *title, co
  * before the run goes away). `id` is the canvas id. */
 void jitscope_inspector_show_node(JitscopeInspector *self, const AppWorkspacePlan *plan,
                                   guint stage, const IrNode *node, const char *id);
+/* A value of stage `stage` of `plan` (borrowed as for show_node); `id` is its canvas id (a
+ * value id or an edge id). */
+void jitscope_inspector_show_value(JitscopeInspector *self, const AppWorkspacePlan *plan,
+                                   guint stage, const IrValue *value, const char *id);
+/* Whatever canvas id `id` names in the stage: a node (show_node), a value (show_value), or a
+ * line saying it is an input/output/boundary or an edge of no value. FALSE, showing nothing,
+ * when there is no such stage or `id` is empty. */
+gboolean jitscope_inspector_show_item(JitscopeInspector *self, const AppWorkspacePlan *plan,
+                                      guint stage, const char *id);
 const char *jitscope_inspector_get_title(JitscopeInspector *self);
 /* The whole text shown (title excluded); owned by the inspector. */
 const char *jitscope_inspector_get_text(JitscopeInspector *self);

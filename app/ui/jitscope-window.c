@@ -38,7 +38,7 @@ struct _JitscopeWindow {
   guint pending;         /* layout request of the shown stage */
   guint64 select_origin; /* node to select once the stage's scene is shown (0: none) */
   GHashTable *toggled;   /* owner ids whose folding the user flipped */
-  gboolean fold_all, dark;
+  gboolean fold_all, dark, edge_types; /* edge_types: canvas.edge-types (t) */
   int exports;           /* exports in flight */
 };
 
@@ -93,36 +93,16 @@ static void show_summary(JitscopeWindow *self) {
   g_free(text);
 }
 
+/* A node or an edge (a value) clicked; "" for nothing. */
 static void on_node_activated(JitscopeGraphView *view, const char *id, JitscopeWindow *self) {
-  const AppWorkspaceStage *stage = current_stage(self);
-  const IrNode *node = stage && stage->graph && *id ? app_graphviz_dot_find_node(stage->graph, id)
-                                                    : NULL;
-  if (!node) {
-    if (*id)
-      jitscope_inspector_show_text(self->inspector, id,
-                                   "A graph input, output or block boundary: no node here.");
-    else
-      show_summary(self);
-    return;
-  }
-  jitscope_inspector_show_node(self->inspector, current_plan(self), (guint)self->stage, node, id);
+  if (!jitscope_inspector_show_item(self->inspector, current_plan(self), (guint)self->stage, id))
+    show_summary(self);
 }
 
-/* Selects the node with origin `origin` in the shown scene (searching every node object). */
+/* Selects the node with origin `origin` in the shown scene. */
 static gboolean select_origin(JitscopeWindow *self, guint64 origin) {
-  AppScene *scene = jitscope_graph_view_get_scene(self->graph_view);
   const AppWorkspaceStage *stage = current_stage(self);
-  if (!scene || !stage || !stage->graph)
-    return FALSE;
-  for (guint i = 0; i < scene->objects->len; i++) {
-    const AppObject *o = app_scene_object(scene, i);
-    if (o->kind != APP_OBJECT_NODE)
-      continue;
-    const IrNode *node = app_graphviz_dot_find_node(stage->graph, o->id);
-    if (node && node->origin == origin)
-      return jitscope_graph_view_select(self->graph_view, o->id);
-  }
-  return FALSE;
+  return stage && jitscope_graph_view_select_origin(self->graph_view, stage->graph, origin);
 }
 
 /* ---- stages and the canvas ---- */
@@ -138,7 +118,7 @@ static AppStageView stage_view(JitscopeWindow *self) {
                         .before = before,
                         .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO,
                         .toggled = self->toggled,
-                        .dark = self->dark};
+                        .dark = self->dark, .edge_types = self->edge_types};
 }
 
 static char *stage_dot(JitscopeWindow *self, AppDotStats *stats) {
@@ -516,6 +496,13 @@ static void apply_dark(JitscopeWindow *self, gboolean dark) {
     compare_plans(self);
 }
 
+static void on_edge_types(GSimpleAction *action, GVariant *state, JitscopeWindow *self) {
+  g_simple_action_set_state(action, state);
+  self->edge_types = g_variant_get_boolean(state);
+  jitscope_compare_view_set_edge_types(self->compare_view, self->edge_types);
+  show_stage(self, FALSE);
+}
+
 static void action_dark(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeWindow *self = JITSCOPE_WINDOW(widget);
   apply_dark(self, !self->dark);
@@ -738,6 +725,16 @@ static void jitscope_window_init(JitscopeWindow *self) {
   g_signal_connect(self->plans_tree, "row-activated", G_CALLBACK(on_row_activated), self);
   g_signal_connect(self->stage_list, "stage-selected", G_CALLBACK(on_stage_selected), self);
   g_signal_connect(self->graph_view, "node-activated", G_CALLBACK(on_node_activated), self);
+  g_signal_connect(self->graph_view, "edge-activated", G_CALLBACK(on_node_activated), self);
+  /* canvas.edge-types: stateful, one per window; every canvas of the window reaches it */
+  GSimpleAction *edge_types = g_simple_action_new_stateful("edge-types", NULL,
+                                                           g_variant_new_boolean(FALSE));
+  g_signal_connect(edge_types, "change-state", G_CALLBACK(on_edge_types), self);
+  GSimpleActionGroup *canvas = g_simple_action_group_new();
+  g_action_map_add_action(G_ACTION_MAP(canvas), G_ACTION(edge_types));
+  gtk_widget_insert_action_group(GTK_WIDGET(self), "canvas", G_ACTION_GROUP(canvas));
+  g_object_unref(edge_types);
+  g_object_unref(canvas);
   g_signal_connect(self->graph_view, "cancel-layout", G_CALLBACK(on_cancel_layout), self);
   g_signal_connect(self->search_entry, "activate", G_CALLBACK(on_search), self);
   g_signal_connect(self->search_entry, "search-changed", G_CALLBACK(on_search), self);

@@ -247,6 +247,172 @@ static void test_blocks_fold_and_cluster_alone(void) {
   ir_graph_free(g);
 }
 
+static guint64 origin_of(const IrGraph *g, IrOpKind kind) {
+  IR_FOR_EACH_NODE(node, g->block) {
+    if (node->kind == kind)
+      return node->origin;
+  }
+  g_assert_not_reached();
+  return 0;
+}
+
+/* Every value edge has an id naming its value and use; labels with the types on demand. */
+static void test_edge_ids_and_types(void) {
+  IrGraph *g = parse(add_text);
+  guint64 add = origin_of(g, IR_ATEN_ADD), mul = origin_of(g, IR_ATEN_MUL);
+  char *dot = app_graphviz_dot(g, NULL, NULL);
+  g_assert_cmpuint(count(dot, " [id=\""), ==, 5);
+  char *ids[] = {
+      g_strdup_printf("i0:0->n%" G_GUINT64_FORMAT ":0", add),
+      g_strdup_printf("i1:0->n%" G_GUINT64_FORMAT ":1", add),
+      g_strdup_printf("n%" G_GUINT64_FORMAT ":0->n%" G_GUINT64_FORMAT ":0", add, mul),
+      g_strdup_printf("n%" G_GUINT64_FORMAT ":0->n%" G_GUINT64_FORMAT ":1", add, mul),
+      g_strdup_printf("n%" G_GUINT64_FORMAT ":0->r:0", mul),
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(ids); i++) {
+    char *attr = g_strdup_printf("[id=\"%s\"", ids[i]);
+    g_assert_nonnull(strstr(dot, attr));
+    g_free(attr);
+  }
+  /* off by default: no edge labels */
+  g_assert_null(strstr(dot, "label=\"Tensor\""));
+  AppDotOptions typed = {.edge_types = true};
+  char *labelled = app_graphviz_dot(g, &typed, NULL);
+  g_assert_cmpuint(count(labelled, "label=\"Tensor\", fontsize=8"), ==, 5);
+  g_assert_cmpstr(dot, !=, labelled); /* layouts are cached by the text: apart */
+  g_free(labelled);
+
+  /* ids back to values: edge ids and value ids */
+  const IrValue *a = g_ptr_array_index(ir_graph_inputs(g), 0);
+  const IrValue *b = g_ptr_array_index(ir_graph_inputs(g), 1);
+  g_assert_true(app_graphviz_dot_find_value(g, ids[0]) == a);
+  g_assert_true(app_graphviz_dot_find_value(g, ids[1]) == b);
+  g_assert_true(app_graphviz_dot_find_value(g, "i1:0") == b);
+  const IrNode *add_node = app_graphviz_dot_find_node(g, strstr(ids[2], "n"));
+  g_assert_null(add_node); /* an edge id is no node id */
+  const IrValue *s = app_graphviz_dot_find_value(g, ids[2]);
+  g_assert_nonnull(s);
+  g_assert_cmpint(s->node->kind, ==, IR_ATEN_ADD);
+  g_assert_true(app_graphviz_dot_find_value(g, ids[3]) == s);
+  g_assert_cmpint(app_graphviz_dot_find_value(g, ids[4])->node->kind, ==, IR_ATEN_MUL);
+  char *bad_output = g_strdup_printf("n%" G_GUINT64_FORMAT ":1", add);
+  char *no_index = g_strdup_printf("n%" G_GUINT64_FORMAT, add);
+  g_assert_null(app_graphviz_dot_find_value(g, bad_output));
+  g_assert_null(app_graphviz_dot_find_value(g, no_index));
+  g_assert_null(app_graphviz_dot_find_value(g, "i2:0"));
+  g_assert_null(app_graphviz_dot_find_value(g, "i0:1"));
+  g_assert_null(app_graphviz_dot_find_value(g, "r:0"));
+  g_assert_null(app_graphviz_dot_find_value(g, "x"));
+  g_free(bad_output);
+  g_free(no_index);
+  /* stable across stages: a copy has the same ids for the same values */
+  IrGraph *copy = ir_graph_copy(g);
+  char *again = app_graphviz_dot(copy, NULL, NULL);
+  g_assert_cmpstr(again, ==, dot);
+  g_assert_cmpint(app_graphviz_dot_find_value(copy, ids[2])->node->kind, ==, IR_ATEN_ADD);
+  g_free(again);
+  ir_graph_free(copy);
+  for (guint i = 0; i < G_N_ELEMENTS(ids); i++)
+    g_free(ids[i]);
+  g_free(dot);
+  ir_graph_free(g);
+}
+
+/* Block inputs, Subgraph inputs, None constants and int[]? values have ids too. */
+static void test_edge_ids_inside(void) {
+  IrGraph *g = parse(blocks_text);
+  char *dot = app_graphviz_dot(g, NULL, NULL);
+  /* %sz : int[]? into the GradOf block's _grad_sum_to_size: labelled even with types off */
+  g_assert_cmpuint(count(dot, "label=\"int[]?\""), ==, 1);
+  const char *opt = strstr(dot, "label=\"int[]?\"");
+  const char *line = opt;
+  while (line > dot && line[-1] != '\n')
+    line--;
+  g_assert_nonnull(g_strstr_len(line, opt - line, "[id=\"i2:0->n"));
+  const IrValue *szv = app_graphviz_dot_find_value(g, "i2:0");
+  g_assert_nonnull(szv);
+  g_assert_cmpint(szv->type->kind, ==, IR_TYPE_OPTIONAL);
+  /* the None diamond's edge names the constant's value */
+  const char *none = strstr(dot, "none0 -> ");
+  g_assert_nonnull(none);
+  const char *vid = strstr(none, "[id=\"") + 5;
+  char *none_id = g_strndup(vid, strcspn(vid, "\""));
+  const IrValue *nv = app_graphviz_dot_find_value(g, none_id);
+  g_assert_nonnull(nv);
+  g_assert_cmpint(nv->node->kind, ==, IR_PRIM_CONSTANT);
+  g_free(none_id);
+  AppDotOptions typed = {.edge_types = true};
+  char *labelled = app_graphviz_dot(g, &typed, NULL);
+  g_assert_cmpuint(count(labelled, "label=\"int[]?\""), ==, 1);
+  g_assert_cmpuint(count(labelled, "label=\"bool\""), ==, 1);
+  g_assert_cmpuint(count(labelled, "label=\"None\""), ==, 1); /* the diamond only */
+  g_free(labelled);
+  g_free(dot);
+  /* a value made inside a block */
+  IrNode *if_node = NULL;
+  IR_FOR_EACH_NODE(node, g->block) {
+    if (node->kind == IR_PRIM_IF)
+      if_node = node;
+  }
+  const IrNode *neg = ir_block(if_node, 0)->param->next;
+  char *neg_id = g_strdup_printf("n%" G_GUINT64_FORMAT ":0", neg->origin);
+  g_assert_true(app_graphviz_dot_find_value(g, neg_id) == ir_output(neg, 0));
+  g_free(neg_id);
+  ir_graph_free(g);
+
+  /* Subgraph inputs "<owner>_i<k>:0" and values inside "<owner>_n<origin>:<k>" */
+  g = parse(diff_text);
+  IrNode *owner = NULL;
+  IR_FOR_EACH_NODE(node, g->block) { owner = node; }
+  IrGraph *body = ir_node_attr_g(owner, IR_ATTR_SUBGRAPH);
+  dot = app_graphviz_dot(g, NULL, NULL);
+  char *input_id = g_strdup_printf("n%" G_GUINT64_FORMAT "_i1:0", owner->origin);
+  char *attr = g_strdup_printf("[id=\"%s->", input_id);
+  g_assert_nonnull(strstr(dot, attr));
+  g_assert_true(app_graphviz_dot_find_value(g, input_id) == g_ptr_array_index(ir_graph_inputs(body), 1));
+  const IrNode *m = body->block->param->next;
+  char *m_id = g_strdup_printf("n%" G_GUINT64_FORMAT "_n%" G_GUINT64_FORMAT ":0", owner->origin,
+                               m->origin);
+  g_assert_true(app_graphviz_dot_find_value(g, m_id) == ir_output(m, 0));
+  char *bad = g_strdup_printf("n%" G_GUINT64_FORMAT "_i2:0", owner->origin);
+  g_assert_null(app_graphviz_dot_find_value(g, bad));
+  g_free(bad);
+  g_free(m_id);
+  g_free(attr);
+  g_free(input_id);
+  g_free(dot);
+  ir_graph_free(g);
+}
+
+/* Loop and If block inputs "<owner>_b<k>i:<index>". */
+static void test_block_input_ids(void) {
+  IrGraph *g = parse("graph(%x : Tensor, %n : int):\n"
+                     "  %t : bool = prim::Constant[value=1]()\n"
+                     "  %y : Tensor = prim::Loop(%n, %t, %x)\n"
+                     "    block0(%i : int, %acc : Tensor):\n"
+                     "      %z : Tensor = aten::neg(%acc)\n"
+                     "      -> (%t, %z)\n"
+                     "  return (%y)\n");
+  guint64 loop = origin_of(g, IR_PRIM_LOOP);
+  char *dot = app_graphviz_dot(g, NULL, NULL);
+  char *acc = g_strdup_printf("n%" G_GUINT64_FORMAT "_b0i:1", loop);
+  char *attr = g_strdup_printf("[id=\"%s->", acc);
+  g_assert_nonnull(strstr(dot, attr));
+  const IrValue *v = app_graphviz_dot_find_value(g, acc);
+  g_assert_nonnull(v);
+  g_assert_cmpstr(v->name, ==, "acc");
+  char *beyond = g_strdup_printf("n%" G_GUINT64_FORMAT "_b0i:2", loop);
+  char *no_block = g_strdup_printf("n%" G_GUINT64_FORMAT "_b1i:0", loop);
+  g_assert_null(app_graphviz_dot_find_value(g, beyond));
+  g_assert_null(app_graphviz_dot_find_value(g, no_block));
+  g_free(beyond);
+  g_free(no_block);
+  g_free(attr);
+  g_free(acc);
+  g_free(dot);
+  ir_graph_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/graphviz-dot/constants-inlined", test_constants_inlined);
@@ -256,5 +422,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/graphviz-dot/subgraph-cluster-and-folding", test_subgraph_cluster_and_folding);
   g_test_add_func("/graphviz-dot/large-graph-options", test_large_graph_options);
   g_test_add_func("/graphviz-dot/blocks-fold-and-cluster-alone", test_blocks_fold_and_cluster_alone);
+  g_test_add_func("/graphviz-dot/edge-ids-and-types", test_edge_ids_and_types);
+  g_test_add_func("/graphviz-dot/edge-ids-inside", test_edge_ids_inside);
+  g_test_add_func("/graphviz-dot/block-input-ids", test_block_input_ids);
   return g_test_run();
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "graphviz_dot.h"
+#include "ir/type.h"
 #include "layout_service.h"
 #include "workspace.h"
 
@@ -60,6 +61,54 @@ static void test_lstm_layout(void) {
   GArray *found = app_scene_search(scene, "sigmoid");
   g_assert_cmpuint(found->len, ==, 3);
   g_array_unref(found);
+  app_scene_unref(scene);
+  g_free(dot);
+  app_workspace_free(ws);
+}
+
+/* Edges laid out by Graphviz keep the ids of the values they stand for, their curves, and with
+ * edge types on their labels. */
+static void test_edge_ids_laid_out(void) {
+  AppWorkspace *ws = app_workspace_new();
+  char *path = g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "resources", "examples",
+                                "lstm_cell.ir", NULL);
+  g_assert_true(app_workspace_load_file(ws, path, NULL));
+  g_free(path);
+  const IrGraph *graph = app_workspace_graph(ws);
+  AppDotOptions typed = {.edge_types = true};
+  char *dot = app_graphviz_dot(graph, &typed, NULL);
+  GError *error = NULL;
+  AppScene *scene = app_layout_dot(dot, &error);
+  g_assert_no_error(error);
+  guint edges = 0, labels = 0;
+  for (guint i = 0; i < scene->objects->len; i++) {
+    const AppObject *o = app_scene_object(scene, i);
+    if (o->kind != APP_OBJECT_EDGE)
+      continue;
+    edges++;
+    const IrValue *v = app_graphviz_dot_find_value(graph, o->id);
+    g_assert_nonnull(v);
+    char *type = ir_type_to_string(v->type);
+    const AppShape *curve = app_scene_shape(scene, o->first_shape);
+    g_assert_cmpint(curve->kind, ==, APP_SHAPE_BEZIER);
+    /* the curve's ends are on it, and the edge is what a hit there finds */
+    g_assert_cmpfloat(app_scene_edge_distance(scene, i, curve->points[0], curve->points[1]), <,
+                      1e-9);
+    int hit = app_scene_hit_edge(scene, curve->points[0], curve->points[1], 0.5);
+    g_assert_cmpint(hit, >=, 0);
+    g_assert_cmpfloat(app_scene_edge_distance(scene, (guint)hit, curve->points[0],
+                                              curve->points[1]), <, 1e-9);
+    for (guint k = 0; k < o->n_shapes; k++) {
+      const AppShape *s = app_scene_shape(scene, o->first_shape + k);
+      if (s->kind == APP_SHAPE_TEXT) {
+        g_assert_cmpstr(s->text, ==, type);
+        labels++;
+      }
+    }
+    g_free(type);
+  }
+  g_assert_cmpuint(edges, >, 20);
+  g_assert_cmpuint(labels, ==, edges);
   app_scene_unref(scene);
   g_free(dot);
   app_workspace_free(ws);
@@ -188,6 +237,7 @@ static void test_export(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/layout/lstm", test_lstm_layout);
+  g_test_add_func("/layout/edge-ids", test_edge_ids_laid_out);
   g_test_add_func("/layout/bad-dot", test_bad_dot);
   g_test_add_func("/layout/service-cache", test_service_cache);
   g_test_add_func("/layout/export", test_export);

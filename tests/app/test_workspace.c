@@ -106,6 +106,76 @@ static void test_lstm_sync(void) {
   app_workspace_free(ws);
 }
 
+/* What the inspector shows for a value (a canvas edge): description and values after the run,
+ * for a node's output, a graph input and a Subgraph body's input. */
+static void test_value_inspection(void) {
+  AppWorkspace *ws = load("lstm_cell.ir");
+  app_workspace_set_specs(ws, (char *const *)&lstm_spec, 1);
+  const AppWorkspaceRun *run = app_workspace_run_sync(ws, NULL);
+  g_assert_nonnull(run);
+  const AppWorkspacePlan *plan = ((AppWorkspaceSpecResult *)g_ptr_array_index(run->specs, 0))->forward;
+  const AppWorkspaceStage *first = g_ptr_array_index(plan->stages, 0);
+  IrGraph *copy = ir_graph_copy(first->graph);
+  const IrValue *cy = NULL;
+  IR_FOR_EACH_NODE(node, copy->block) {
+    for (guint i = 0; i < node->outputs->len; i++)
+      if (g_strcmp0(ir_output(node, i)->name, "cy.1") == 0)
+        cy = ir_output(node, i);
+  }
+  g_assert_nonnull(cy);
+  char *text = app_workspace_describe_value(cy, "n20:0->n21:0");
+  g_assert_true(g_str_has_prefix(text, "%cy.1 : "));
+  g_assert_nonnull(strstr(text, "(id n20:0->n21:0)"));
+  g_assert_nonnull(strstr(text, "producer: aten::add (origin "));
+  g_assert_nonnull(strstr(text, "source: gen_corpus.py:55:14"));
+  g_assert_nonnull(strstr(text, "users (2):"));
+  g_assert_nonnull(strstr(text, "input 0 (self) of aten::tanh"));
+  g_assert_nonnull(strstr(text, "of prim::TupleConstruct"));
+  g_free(text);
+  GError *error = NULL;
+  char *values = app_workspace_value_values(copy, cy, plan->last_inputs, &error);
+  g_assert_no_error(error);
+  g_assert_true(g_str_has_prefix(values, "%cy.1: float32 [3, 20]"));
+  g_free(values);
+  /* a graph input: the recorded input itself */
+  const IrValue *w = g_ptr_array_index(ir_graph_inputs(copy), 3);
+  text = app_workspace_describe_value(w, "i3:0");
+  g_assert_nonnull(strstr(text, "producer: graph input 3"));
+  g_free(text);
+  values = app_workspace_value_values(copy, w, plan->last_inputs, &error);
+  g_assert_no_error(error);
+  g_assert_true(g_str_has_prefix(values, "%w_ih.1: float32 [80, 10]"));
+  g_free(values);
+  /* without a run */
+  g_assert_null(app_workspace_value_values(copy, w, NULL, &error));
+  g_assert_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN);
+  g_clear_error(&error);
+  ir_graph_free(copy);
+
+  /* The last stage: an input of the DifferentiableGraph's body is the owner's input. */
+  const AppWorkspaceStage *last = g_ptr_array_index(plan->stages, plan->stages->len - 1);
+  copy = ir_graph_copy(last->graph);
+  const IrNode *owner = NULL;
+  IR_FOR_EACH_NODE(node, copy->block) {
+    if (node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH)
+      owner = node;
+  }
+  g_assert_nonnull(owner);
+  IrGraph *body = ir_node_attr_g(owner, IR_ATTR_SUBGRAPH);
+  const IrValue *inner = g_ptr_array_index(ir_graph_inputs(body), 0);
+  const IrValue *outer = g_ptr_array_index(owner->inputs, 0);
+  values = app_workspace_value_values(copy, inner, plan->last_inputs, &error);
+  g_assert_no_error(error);
+  char *outer_values = app_workspace_value_values(copy, outer, plan->last_inputs, &error);
+  g_assert_no_error(error);
+  /* the same tensor under two names */
+  g_assert_cmpstr(strchr(values, ':'), ==, strchr(outer_values, ':'));
+  g_free(values);
+  g_free(outer_values);
+  ir_graph_free(copy);
+  app_workspace_free(ws);
+}
+
 /* Seed 000: 0, 1 or 2 _grad_sum_to_size in the backward graph as inputs broadcast. */
 static void test_broadcast_three_specs(void) {
   AppWorkspace *ws = load("broadcast_cell.ir");
@@ -225,6 +295,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/workspace/parse-error-location", test_parse_error_location);
   g_test_add_func("/workspace/split-spec-line", test_split_spec_line);
   g_test_add_func("/workspace/lstm-sync", test_lstm_sync);
+  g_test_add_func("/workspace/value-inspection", test_value_inspection);
   g_test_add_func("/workspace/broadcast-three-specs", test_broadcast_three_specs);
   g_test_add_func("/workspace/failing-spec-keeps-others", test_failing_spec_keeps_others);
   g_test_add_func("/workspace/lstm-async", test_lstm_async);
