@@ -1,6 +1,6 @@
-/* Linking one run of a Gradient's f into the eager autograd graph (reference section 4):
- * shared by the DifferentiableGraph operator and the eager tape, which differ only in how
- * they run df (its own executor; or the interpreter on a lowered df). */
+/* Linking one run of a Gradient's f into the eager autograd graph (reference section 4): what
+ * the DifferentiableGraph operator does after running f. How df runs is the caller's
+ * (ExecRunDf: the group's own backward executor). */
 #ifndef JITSCOPE_EXEC_GRADIENT_NODE_H
 #define JITSCOPE_EXEC_GRADIENT_NODE_H
 
@@ -14,7 +14,7 @@ typedef bool (*ExecRunDf)(void *ctx, RtValue *stack, guint n, RtValue **results,
 
 typedef struct {
   const AdGradient *gradient;
-  const char *name;         /* the grad node's name: "DifferentiableGraph_0", "aten::mul" */
+  const char *name;         /* the grad node's name: "DifferentiableGraph_0" */
   const RtValue *inputs;    /* f's inputs as the caller got them, with autograd history */
   const RtValue *f_inputs;  /* the same values as f ran on them (detached) */
   const RtValue *f_outputs; /* every f output: the real ones, then the temporaries */
