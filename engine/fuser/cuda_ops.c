@@ -328,38 +328,12 @@ static bool sum_op(const IrSchema *schema, const IrNode *node, RtValue *args, gu
   RtTensor *self = args[0].tag == RT_TENSOR ? args[0].u.tensor : NULL;
   if (!is_cuda(self))
     return decline(error, "sum of a non-CUDA tensor");
-  bool with_dims = k_overload_is(schema, "dim_IntList");
-  bool has_dtype, keepdim = false;
-  IrDtype given;
-  if (!k_arg_dtype(schema, args, with_dims ? 3 : 1, &has_dtype, &given, error))
+  KSumArgs sum;
+  if (!k_sum_args(schema, args, self, &sum, error))
     return false;
-  bool reduce[RT_MAX_DIMS];
-  for (int d = 0; d < RT_MAX_DIMS; d++)
-    reduce[d] = true;
-  if (with_dims) {
-    if (!k_arg_bool(schema, args, 2, &keepdim, error))
-      return false;
-    int64_t dims[RT_MAX_DIMS];
-    int nd = 0;
-    if (!k_arg_is_none(args, 1) && !k_arg_int_list(schema, args, 1, dims, &nd, error))
-      return false;
-    if (nd > 0) {
-      memset(reduce, 0, sizeof reduce);
-      for (int k = 0; k < nd; k++) {
-        int w;
-        if (!k_wrap_dim(dims[k], self->ndim, &w, error))
-          return false;
-        if (self->ndim > 0 && reduce[w]) {
-          K_ERR_SHAPE(error, "dim %d appears multiple times in the list of dims", w);
-          return false;
-        }
-        reduce[w] = true;
-      }
-    }
-  }
-  IrDtype out_dtype = has_dtype ? given
-                      : k_dtype_is_float(self->dtype) ? self->dtype
-                                                      : IR_DTYPE_INT64;
+  bool has_dtype = sum.has_dtype, keepdim = sum.keepdim;
+  IrDtype given = sum.given, out_dtype = sum.out_dtype;
+  const bool *reduce = sum.reduce;
   RtTensor *src = has_dtype && given != self->dtype ? cuda_to_dtype(self, given, error)
                                                     : rt_tensor_ref(self);
   if (src == NULL)

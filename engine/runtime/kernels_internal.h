@@ -69,6 +69,21 @@ bool k_dtype_from_scalar_type(gint64 code, IrDtype *out);
  * PyTorch's "Dimension out of range" error otherwise. */
 bool k_wrap_dim(int64_t dim, int ndim, int *out, GError **error);
 
+/* The arguments of aten::sum and sum.dim_IntList, read once for every device's kernel:
+ * which dims to reduce (all of them when none are named), keepdim, the optional dtype, and
+ * the result dtype (the given one; else floats keep theirs, integers and bools sum to
+ * int64). */
+typedef struct {
+  bool reduce[RT_MAX_DIMS];
+  bool keepdim;
+  bool has_dtype;
+  IrDtype given;
+  IrDtype out_dtype;
+} KSumArgs;
+
+bool k_sum_args(const IrSchema *schema, RtValue *args, const RtTensor *self, KSumArgs *out,
+                GError **error);
+
 /* ---- dtypes ---- */
 
 bool k_dtype_is_float(IrDtype d);

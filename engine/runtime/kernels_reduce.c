@@ -55,51 +55,52 @@ SUM_LOOP(sum_loop_i64, int64_t, int64_t)
 SUM_LOOP(sum_loop_bool, int64_t, bool)
 #undef SUM_ADD
 
+bool k_sum_args(const IrSchema *schema, RtValue *args, const RtTensor *self, KSumArgs *out,
+                GError **error) {
+  bool with_dims = k_overload_is(schema, "dim_IntList");
+  out->keepdim = false;
+  if (!k_arg_dtype(schema, args, with_dims ? 3 : 1, &out->has_dtype, &out->given, error))
+    return false;
+  for (int d = 0; d < RT_MAX_DIMS; d++)
+    out->reduce[d] = true;
+  if (with_dims) {
+    if (!k_arg_bool(schema, args, 2, &out->keepdim, error))
+      return false;
+    int64_t dims[RT_MAX_DIMS];
+    int nd = 0;
+    if (!k_arg_is_none(args, 1) && !k_arg_int_list(schema, args, 1, dims, &nd, error))
+      return false;
+    if (nd > 0)
+      memset(out->reduce, 0, sizeof out->reduce);
+    for (int k = 0; k < nd; k++) {
+      int w;
+      if (!k_wrap_dim(dims[k], self->ndim, &w, error))
+        return false;
+      if (self->ndim > 0 && out->reduce[w]) {
+        K_ERR_SHAPE(error, "dim %d appears multiple times in the list of dims", w);
+        return false;
+      }
+      out->reduce[w] = true;
+    }
+  }
+  out->out_dtype = out->has_dtype                    ? out->given
+                   : k_dtype_is_float(self->dtype) ? self->dtype
+                                                     : IR_DTYPE_INT64;
+  return true;
+}
+
 bool rt_kernel_sum(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                    RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
   if (!k_arg_tensor(schema, args, 0, &self, error))
     return false;
-  bool with_dims = k_overload_is(schema, "dim_IntList");
-  guint dtype_arg = with_dims ? 3 : 1;
-  bool has_dtype, keepdim = false;
-  IrDtype given;
-  if (!k_arg_dtype(schema, args, dtype_arg, &has_dtype, &given, error))
+  KSumArgs sum;
+  if (!k_sum_args(schema, args, self, &sum, error))
     return false;
-  bool reduce[RT_MAX_DIMS];
-  bool all = true;
-  if (with_dims) {
-    if (!k_arg_bool(schema, args, 2, &keepdim, error))
-      return false;
-    if (!k_arg_is_none(args, 1)) {
-      int64_t dims[RT_MAX_DIMS];
-      int nd;
-      if (!k_arg_int_list(schema, args, 1, dims, &nd, error))
-        return false;
-      if (nd > 0) {
-        all = false;
-        memset(reduce, 0, sizeof reduce);
-        for (int k = 0; k < nd; k++) {
-          int w;
-          if (!k_wrap_dim(dims[k], self->ndim, &w, error))
-            return false;
-          if (self->ndim > 0 && reduce[w]) {
-            K_ERR_SHAPE(error, "dim %d appears multiple times in the list of dims", w);
-            return false;
-          }
-          reduce[w] = true;
-        }
-      }
-    }
-  }
-  if (all)
-    for (int d = 0; d < RT_MAX_DIMS; d++)
-      reduce[d] = true;
-
-  IrDtype out_dtype = has_dtype                          ? given
-                      : k_dtype_is_float(self->dtype) ? self->dtype
-                                                         : IR_DTYPE_INT64;
+  const bool *reduce = sum.reduce;
+  bool keepdim = sum.keepdim, has_dtype = sum.has_dtype;
+  IrDtype given = sum.given, out_dtype = sum.out_dtype;
   /* The input as it is summed: cast to `dtype` when given; half read as float32. */
   IrDtype in_dtype = has_dtype ? given : self->dtype;
   RtTensor *src = k_to_dtype(self, in_dtype);
