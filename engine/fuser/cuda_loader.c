@@ -152,68 +152,27 @@ static void *load_library(const LibSearch *search, const char *label, CudaLibSta
   return h;
 }
 
-#define DRIVER(field) SYMBOL(CudaDriverApi, field, #field, NULL, false)
+#define DRIVER(field) SYMBOL(CudaDriverApi, field, #field, NULL, false),
 /* The _v2 entry point where the driver has one, else the original. */
-#define DRIVER_V2(field) SYMBOL(CudaDriverApi, field, #field "_v2", #field, false)
-#define DRIVER_OPTIONAL(field) SYMBOL(CudaDriverApi, field, #field, NULL, true)
+#define DRIVER_V2(field) SYMBOL(CudaDriverApi, field, #field "_v2", #field, false),
+#define DRIVER_OPTIONAL(field) SYMBOL(CudaDriverApi, field, #field, NULL, true),
 
 static const Symbol driver_symbols[] = {
-    DRIVER(cuInit),
-    DRIVER(cuDriverGetVersion),
-    DRIVER(cuDeviceGetCount),
-    DRIVER(cuDeviceGet),
-    DRIVER(cuDeviceGetName),
-    DRIVER(cuDeviceGetAttribute),
-    DRIVER_V2(cuDeviceTotalMem),
-    DRIVER(cuDevicePrimaryCtxRetain),
-    DRIVER(cuCtxSetCurrent),
-    DRIVER(cuGetErrorName),
-    DRIVER(cuGetErrorString),
-    DRIVER(cuModuleLoadData),
-    DRIVER(cuModuleGetFunction),
-    DRIVER(cuModuleUnload),
-    DRIVER(cuLaunchKernel),
-    DRIVER(cuOccupancyMaxActiveBlocksPerMultiprocessor),
-    DRIVER(cuStreamCreate),
-    DRIVER_V2(cuStreamDestroy),
-    DRIVER(cuStreamSynchronize),
-    DRIVER(cuMemAllocAsync),
-    DRIVER(cuMemFreeAsync),
-    DRIVER_V2(cuMemcpyHtoDAsync),
-    DRIVER_V2(cuMemcpyDtoHAsync),
-    DRIVER_V2(cuMemcpyDtoDAsync),
-    DRIVER_OPTIONAL(cuDeviceGetDefaultMemPool),
-    DRIVER_OPTIONAL(cuMemPoolSetAttribute),
-    DRIVER(cuEventCreate),
-    DRIVER_V2(cuEventDestroy),
-    DRIVER(cuEventRecord),
-    DRIVER(cuEventSynchronize),
-    DRIVER_V2(cuEventElapsedTime),
+#include "fuser/cuda_entry_points.def"
 };
 
-#define NVRTC(field) SYMBOL(CudaNvrtcApi, field, #field, NULL, false)
-#define NVRTC_OPTIONAL(field) SYMBOL(CudaNvrtcApi, field, #field, NULL, true)
+#define NVRTC(field) SYMBOL(CudaNvrtcApi, field, #field, NULL, false),
+#define NVRTC_OPTIONAL(field) SYMBOL(CudaNvrtcApi, field, #field, NULL, true),
 
 static const Symbol nvrtc_symbols[] = {
-    NVRTC(nvrtcVersion),
-    NVRTC(nvrtcGetErrorString),
-    NVRTC(nvrtcCreateProgram),
-    NVRTC(nvrtcCompileProgram),
-    NVRTC(nvrtcGetPTXSize),
-    NVRTC(nvrtcGetPTX),
-    NVRTC(nvrtcGetProgramLogSize),
-    NVRTC(nvrtcGetProgramLog),
-    NVRTC(nvrtcDestroyProgram),
-    NVRTC_OPTIONAL(nvrtcGetNumSupportedArchs),
-    NVRTC_OPTIONAL(nvrtcGetSupportedArchs),
+#include "fuser/cuda_entry_points.def"
 };
 
 /* cuBLAS's v2 API: only the _v2 names exist. */
-#define CUBLAS_V2(field) SYMBOL(CudaCublasApi, field, #field "_v2", NULL, false)
+#define CUBLAS_V2(field) SYMBOL(CudaCublasApi, field, #field "_v2", NULL, false),
 
 static const Symbol cublas_symbols[] = {
-    CUBLAS_V2(cublasCreate),     CUBLAS_V2(cublasDestroy), CUBLAS_V2(cublasSetStream),
-    CUBLAS_V2(cublasGetVersion), CUBLAS_V2(cublasSgemm),   CUBLAS_V2(cublasDgemm),
+#include "fuser/cuda_entry_points.def"
 };
 
 static void load_driver(CudaStatus *s) {

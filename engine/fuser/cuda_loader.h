@@ -19,19 +19,42 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The official typedefs name these very scalars, so they are checked as they are. */
+typedef int CudaDevice;                   /* CUdevice */
+typedef unsigned long long CudaDevicePtr; /* CUdeviceptr */
+
+/* The ABI test (tests/fuser/test_cuda_abi.c) swaps in the official types to check ours. */
+#ifdef JITSCOPE_CUDA_OFFICIAL_TYPES
+typedef CUresult CudaResult;
+typedef CUcontext CudaContext;
+typedef CUmodule CudaModule;
+typedef CUfunction CudaFunction;
+typedef CUstream CudaStream;
+typedef CUevent CudaEvent;
+typedef CUmemoryPool CudaMemPool;
+typedef CUdevice_attribute CudaDeviceAttribute;
+typedef CUmemPool_attribute CudaMemPoolAttribute;
+typedef nvrtcResult NvrtcResult;
+typedef nvrtcProgram NvrtcProgram;
+typedef cublasStatus_t CublasStatus;
+typedef cublasHandle_t CublasHandle;
+typedef cublasOperation_t CublasOperation;
+#else
 typedef int CudaResult; /* CUresult: 0 = CUDA_SUCCESS */
-typedef int CudaDevice; /* CUdevice */
 typedef struct CudaCtxOpaque *CudaContext;
 typedef struct CudaModOpaque *CudaModule;
 typedef struct CudaFuncOpaque *CudaFunction;
 typedef struct CudaStreamOpaque *CudaStream;
 typedef struct CudaEventOpaque *CudaEvent;
 typedef struct CudaMemPoolOpaque *CudaMemPool;
-typedef unsigned long long CudaDevicePtr; /* CUdeviceptr */
-typedef int NvrtcResult;                  /* 0 = NVRTC_SUCCESS */
+typedef int CudaDeviceAttribute;  /* CUdevice_attribute */
+typedef int CudaMemPoolAttribute; /* CUmemPool_attribute */
+typedef int NvrtcResult;          /* 0 = NVRTC_SUCCESS */
 typedef struct NvrtcProgramOpaque *NvrtcProgram;
 typedef int CublasStatus; /* 0 = CUBLAS_STATUS_SUCCESS */
 typedef struct CublasContextOpaque *CublasHandle;
+typedef int CublasOperation; /* cublasOperation_t */
+#endif
 
 /* CUdevice_attribute values used here (stable across CUDA versions). */
 enum {
@@ -52,7 +75,7 @@ typedef struct {
   CudaResult (*cuDeviceGetCount)(int *count);
   CudaResult (*cuDeviceGet)(CudaDevice *device, int ordinal);
   CudaResult (*cuDeviceGetName)(char *name, int len, CudaDevice device);
-  CudaResult (*cuDeviceGetAttribute)(int *value, int attribute, CudaDevice device);
+  CudaResult (*cuDeviceGetAttribute)(int *value, CudaDeviceAttribute attribute, CudaDevice device);
   CudaResult (*cuDeviceTotalMem)(size_t *bytes, CudaDevice device);
   CudaResult (*cuDevicePrimaryCtxRetain)(CudaContext *ctx, CudaDevice device);
   CudaResult (*cuCtxSetCurrent)(CudaContext ctx);
@@ -79,7 +102,8 @@ typedef struct {
                                   CudaStream stream);
   /* Optional (NULL when absent): the default pool's release threshold. */
   CudaResult (*cuDeviceGetDefaultMemPool)(CudaMemPool *pool, CudaDevice device);
-  CudaResult (*cuMemPoolSetAttribute)(CudaMemPool pool, int attribute, void *value);
+  CudaResult (*cuMemPoolSetAttribute)(CudaMemPool pool, CudaMemPoolAttribute attribute,
+                                       void *value);
   CudaResult (*cuEventCreate)(CudaEvent *event, unsigned int flags);
   CudaResult (*cuEventDestroy)(CudaEvent event);
   CudaResult (*cuEventRecord)(CudaEvent event, CudaStream stream);
@@ -110,12 +134,14 @@ typedef struct {
   CublasStatus (*cublasDestroy)(CublasHandle handle);
   CublasStatus (*cublasSetStream)(CublasHandle handle, CudaStream stream);
   CublasStatus (*cublasGetVersion)(CublasHandle handle, int *version);
-  CublasStatus (*cublasSgemm)(CublasHandle handle, int transa, int transb, int m, int n, int k,
-                              const float *alpha, const float *a, int lda, const float *b,
-                              int ldb, const float *beta, float *c, int ldc);
-  CublasStatus (*cublasDgemm)(CublasHandle handle, int transa, int transb, int m, int n, int k,
-                              const double *alpha, const double *a, int lda, const double *b,
-                              int ldb, const double *beta, double *c, int ldc);
+  CublasStatus (*cublasSgemm)(CublasHandle handle, CublasOperation transa,
+                              CublasOperation transb, int m, int n, int k, const float *alpha,
+                              const float *a, int lda, const float *b, int ldb,
+                              const float *beta, float *c, int ldc);
+  CublasStatus (*cublasDgemm)(CublasHandle handle, CublasOperation transa,
+                              CublasOperation transb, int m, int n, int k, const double *alpha,
+                              const double *a, int lda, const double *b, int ldb,
+                              const double *beta, double *c, int ldc);
 } CudaCublasApi;
 
 /* One library: whether it loaded, from where, and why not. */
