@@ -8,6 +8,7 @@
 #include "fuser/cpu_codegen.h"
 #include "fuser/cpu_compile.h"
 #include "fuser/cuda_codegen.h"
+#include "fuser/group_shapes.h"
 #include "fuser/kernel_expr.h"
 #include "runtime/tensor.h"
 
@@ -68,89 +69,8 @@ static bool c_can_run(const FuserBackend *backend, const IrNode *group, const Rt
   return true;
 }
 
-typedef struct {
-  int nd;
-  int64_t sizes[RT_MAX_DIMS];
-} Shape;
-
-static bool broadcast_into(Shape *acc, const Shape *s, GError **error) {
-  Shape out;
-  if (!rt_broadcast_shapes(acc->nd, acc->sizes, s->nd, s->sizes, &out.nd, out.sizes, error))
-    return false;
-  *acc = out;
-  return true;
-}
-
-/* Natural shape of every value of the kernel graph (broadcast of its operands'), so that an
- * output that does not reach the map size is written at its own size. */
-static bool value_shapes(const IrGraph *kg, const RtValue *inputs, GHashTable *shapes,
-                         GError **error) {
-  GPtrArray *in = ir_graph_inputs(kg);
-  guint n = kernel_graph_n_tensor_inputs(kg);
-  for (guint i = 0; i < n; i++) {
-    const RtTensor *t = inputs[i].u.tensor;
-    Shape *s = g_new0(Shape, 1);
-    s->nd = t->ndim;
-    memcpy(s->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
-    g_hash_table_insert(shapes, g_ptr_array_index(in, i), s);
-  }
-  IR_FOR_EACH_NODE(node, kg->block) {
-    Shape *s = g_new0(Shape, 1);
-    if (node->kind == IR_PRIM_CONSTANT_CHUNK) {
-      const Shape *src = g_hash_table_lookup(shapes, ir_input(node, 0));
-      int dim;
-      gint64 chunks = ir_node_attr_i(node, IR_ATTR_CHUNKS);
-      if (!src) {
-        g_free(s);
-        g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
-                    "C backend: prim::ConstantChunk of a value that is not a group input");
-        return false;
-      }
-      if (!rt_wrap_dim((int)ir_node_attr_i(node, IR_ATTR_DIM), src->nd, &dim, error)) {
-        g_free(s);
-        return false;
-      }
-      if (chunks <= 0 || src->sizes[dim] % chunks != 0) {
-        g_free(s);
-        g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_SHAPE,
-                    "C backend: size %" G_GINT64_FORMAT " along dim %d does not divide into %"
-                    G_GINT64_FORMAT " chunks", src->sizes[dim], dim, chunks);
-        return false;
-      }
-      *s = *src;
-      s->sizes[dim] /= chunks;
-      for (guint o = 0; o < ir_n_outputs(node); o++)
-        g_hash_table_insert(shapes, ir_output(node, o), o ? g_memdup2(s, sizeof *s) : s);
-      continue;
-    }
-    bool ok = true;
-    for (guint a = 0; a < ir_n_inputs(node) && ok; a++) {
-      const Shape *in_shape = g_hash_table_lookup(shapes, ir_input(node, a));
-      if (in_shape && node->kind != IR_PRIM_FUSED_CONCAT)
-        ok = broadcast_into(s, in_shape, error);
-      else if (in_shape && a == 0)
-        *s = *in_shape;
-    }
-    if (ok && node->kind == IR_PRIM_FUSED_CONCAT) {
-      int dim;
-      ok = rt_wrap_dim((int)ir_node_attr_i(node, IR_ATTR_DIM), s->nd, &dim, error);
-      if (ok)
-        s->sizes[dim] *= (int64_t)ir_n_inputs(node);
-    }
-    if (!ok) {
-      g_free(s);
-      return false;
-    }
-    if (ir_n_outputs(node) == 1)
-      g_hash_table_insert(shapes, ir_output(node, 0), s);
-    else
-      g_free(s);
-  }
-  return true;
-}
-
 /* Right-aligned strides of a view broadcast to the map. */
-static void broadcast_strides(const Shape *view, const int64_t *strides, const Shape *map,
+static void broadcast_strides(const FuserShape *view, const int64_t *strides, const FuserShape *map,
                               int64_t *out) {
   for (int d = 0; d < map->nd; d++) {
     int sd = d - (map->nd - view->nd);
@@ -176,7 +96,7 @@ static void launch_part(gpointer data, int64_t start, int64_t end) {
 
 /* Drops size-1 dims and merges a dim into the previous one when every operand is
  * contiguous across them (as the evaluator does). */
-static void merge_dims(Launch *l, const Shape *map) {
+static void merge_dims(Launch *l, const FuserShape *map) {
   int nd = 0;
   for (int d = 0; d < map->nd; d++) {
     if (map->sizes[d] == 1)
@@ -267,16 +187,16 @@ static CpuCompiled *kernel_for(GroupKernels *g, const char *canonical, const IrG
 }
 
 /* Operand k's view (shape and strides before broadcasting) and its first element. */
-static void operand_view(const CpuKernelArg *a, RtValue *inputs, RtValue *outputs, Shape *view,
+static void operand_view(const CpuKernelArg *a, RtValue *inputs, RtValue *outputs, FuserShape *view,
                          int64_t *strides, char **data) {
   const RtTensor *t = a->is_output ? outputs[a->index].u.tensor : inputs[a->index].u.tensor;
   int64_t offset = 0;
-  *view = (Shape){t->ndim, {0}};
+  *view = (FuserShape){t->ndim, {0}};
   memcpy(view->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
   memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
   if (a->piece >= 0) {
     int dim;
-    rt_wrap_dim(a->dim, t->ndim, &dim, NULL); /* checked by value_shapes */
+    rt_wrap_dim(a->dim, t->ndim, &dim, NULL); /* checked by fuser_group_value_shapes */
     view->sizes[dim] /= a->n_pieces;
     offset = a->piece * view->sizes[dim] * t->strides[dim];
   }
@@ -298,22 +218,22 @@ static bool c_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *gro
   for (guint i = 0; i < n; i++)
     dtypes[i] = inputs[i].u.tensor->dtype;
   GroupKernels *gk = group_kernels(canonical, kg, dtypes, n, error);
-  GHashTable *shapes = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+  GHashTable *shapes = gk ? fuser_group_value_shapes(kg, inputs, error) : NULL;
   Launch l = {0};
   CpuInner *inner = NULL;
-  bool ok = gk && value_shapes(kg, inputs, shapes, error);
+  bool ok = shapes != NULL;
   GArray *args = gk ? gk->operands->args : NULL;
-  Shape map = {0};
+  FuserShape map = {0};
   /* The map: the broadcast of the tensor inputs' (pieces') shapes. */
   for (guint k = 0; ok && k < args->len; k++) {
     const CpuKernelArg *a = &g_array_index(args, CpuKernelArg, k);
     if (a->is_output || (!a->used && a->piece < 0))
       continue;
-    Shape view;
+    FuserShape view;
     int64_t st[RT_MAX_DIMS];
     char *data;
     operand_view(a, inputs, outputs, &view, st, &data);
-    ok = broadcast_into(&map, &view, error);
+    ok = fuser_shape_broadcast_into(&map, &view, error);
   }
   /* Outputs: fresh contiguous tensors of their natural shape. */
   bool full = true;
@@ -321,7 +241,7 @@ static bool c_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *gro
   for (int d = 0; d < map.nd; d++)
     numel *= map.sizes[d];
   for (guint o = 0; ok && o < n_outputs; o++) {
-    const Shape *s = g_hash_table_lookup(shapes, g_ptr_array_index(ir_graph_outputs(kg), o));
+    const FuserShape *s = fuser_group_output_shape(shapes, kg, o);
     IrDtype dt = g_array_index(gk->operands->output_dtypes, IrDtype, o);
     outputs[o] = rt_tensor(rt_tensor_new(dt, s->nd, s->sizes));
     int64_t count = 1;
@@ -337,7 +257,7 @@ static bool c_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *gro
     l.strides = g_malloc0_n(l.n_ops, sizeof(int64_t[RT_MAX_DIMS]));
     for (guint k = 0; k < args->len; k++) {
       const CpuKernelArg *a = &g_array_index(args, CpuKernelArg, k);
-      Shape view;
+      FuserShape view;
       int64_t st[RT_MAX_DIMS];
       operand_view(a, inputs, outputs, &view, st, &l.data[k]);
       broadcast_strides(&view, st, &map, l.strides[k]);
@@ -368,7 +288,8 @@ static bool c_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *gro
   g_free(l.data);
   g_free(l.strides);
   g_free(l.flat_strides);
-  g_hash_table_unref(shapes);
+  if (shapes)
+    g_hash_table_unref(shapes);
   g_free(dtypes);
   if (owned)
     g_free(canonical);

@@ -5,6 +5,7 @@
 
 #include "fuser/cuda_compile.h"
 #include "fuser/cuda_tensor.h"
+#include "fuser/group_shapes.h"
 
 #define CUDA_BLOCK_SIZE 128
 
@@ -118,6 +119,22 @@ void cuda_group_assumed_ndims(const IrGraph *graph, guint *input_ndims, guint *o
     output_ndims[o] = p->kind == IR_PRIM_FUSED_CONCAT && ir_node_attr_i(p, IR_ATTR_DIM) != 0 ? 2
                                                                                              : 1;
   }
+}
+
+/* Strides of a contiguous `view` seen over the map (right-aligned; 0 where it broadcasts). */
+static void broadcast_strides(const FuserShape *view, const int64_t *strides, int map_nd,
+                              const int64_t *map, int64_t *out) {
+  for (int d = 0; d < map_nd; d++) {
+    int vd = d - (map_nd - view->nd);
+    out[d] = (vd < 0 || view->sizes[vd] == 1 || map[d] == 1) ? 0 : strides[vd];
+  }
+}
+
+static int64_t shape_numel(const FuserShape *s) {
+  int64_t n = 1;
+  for (int d = 0; d < s->nd; d++)
+    n *= s->sizes[d];
+  return n;
 }
 
 /* --- residency and can_run --- */
@@ -380,38 +397,44 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
   IrDtype *dtypes = g_new0(IrDtype, n + 1);
   guint *in_nd = g_new0(guint, n + 1), *out_nd = g_new0(guint, n_outputs + 1);
   CudaDevicePtr *out_ptr = g_new0(CudaDevicePtr, n_outputs + 1);
-  int64_t (*out_sizes)[RT_MAX_DIMS] = g_malloc0_n(n_outputs + 1, sizeof *out_sizes);
+  FuserShape *out_shapes = g_new0(FuserShape, n_outputs + 1);
   for (guint i = 0; ok && i < n; i++)
     ok = input_params(&st, kg, i, inputs[i].u.tensor, on_device(inputs[i].u.tensor), map_nd,
                       map, &dtypes[i], &in_nd[i], error);
   IrDtype *out_dtypes = g_new0(IrDtype, n_outputs + 1);
   ok = ok && cuda_codegen_output_dtypes(kg, dtypes, out_dtypes, error);
-  /* Outputs: fresh contiguous tensors of the map size (FusedConcat: times the pieces). */
+  /* Outputs: fresh contiguous tensors of their natural shape (group_shapes.h), each piece
+   * viewed over the map (stride 0 where it broadcasts). */
+  GHashTable *shapes = ok ? fuser_group_value_shapes(kg, inputs, error) : NULL;
+  ok = ok && shapes != NULL;
   GArray *out_params = g_array_new(FALSE, FALSE, sizeof(Param));
   for (guint o = 0; ok && o < n_outputs; o++) {
     const IrNode *p = ((IrValue *)g_ptr_array_index(ir_graph_outputs(kg), o))->node;
+    out_shapes[o] = *fuser_group_output_shape(shapes, kg, o);
+    FuserShape piece = out_shapes[o];
     int pieces = p->kind == IR_PRIM_FUSED_CONCAT ? (int)ir_n_inputs(p) : 0;
     int cd = 0;
-    memcpy(out_sizes[o], map, sizeof(int64_t) * (size_t)map_nd);
-    if (pieces && !rt_wrap_dim((int)ir_node_attr_i(p, IR_ATTR_DIM), map_nd, &cd, error)) {
+    if (pieces && !rt_wrap_dim((int)ir_node_attr_i(p, IR_ATTR_DIM), piece.nd, &cd, error)) {
       ok = false;
       break;
     }
     if (pieces)
-      out_sizes[o][cd] *= pieces;
-    int64_t strides[RT_MAX_DIMS];
-    rt_contiguous_strides(map_nd, out_sizes[o], strides);
+      piece.sizes[cd] /= pieces;
+    int64_t strides[RT_MAX_DIMS], over_map[RT_MAX_DIMS];
+    rt_contiguous_strides(piece.nd, out_shapes[o].sizes, strides);
+    broadcast_strides(&piece, strides, map_nd, map, over_map);
     size_t es = rt_dtype_size(out_dtypes[o]);
-    ok = device_alloc((size_t)numel * (pieces ? (size_t)pieces : 1) * es, &out_ptr[o], st.owned,
-                      error);
+    ok = device_alloc((size_t)shape_numel(&out_shapes[o]) * es, &out_ptr[o], st.owned, error);
     for (int k = 0; ok && k < (pieces ? pieces : 1); k++) {
       Param prm;
-      cuda_layout_merge(map_nd, map, strides, &prm.layout);
-      prm.ptr = out_ptr[o] + (CudaDevicePtr)(pieces ? k * map[cd] * strides[cd] * (int64_t)es : 0);
+      cuda_layout_merge(map_nd, map, over_map, &prm.layout);
+      prm.ptr = out_ptr[o] + (CudaDevicePtr)(pieces ? k * piece.sizes[cd] * strides[cd] * (int64_t)es : 0);
       g_array_append_val(out_params, prm);
       out_nd[o] = prm.layout.ndim;
     }
   }
+  if (shapes)
+    g_hash_table_unref(shapes);
   g_array_append_vals(st.params, out_params->data, out_params->len);
   g_array_unref(out_params);
   CudaKernelEntry *e = NULL;
@@ -427,17 +450,14 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
     ok = launch(e, (guint32)numel, (Param *)st.params->data, st.params->len,
                 !device || timing_enabled(), error);
   for (guint o = 0; ok && o < n_outputs; o++) {
-    int64_t count = numel;
-    const IrNode *p = ((IrValue *)g_ptr_array_index(ir_graph_outputs(kg), o))->node;
-    if (p->kind == IR_PRIM_FUSED_CONCAT)
-      count *= (int64_t)ir_n_inputs(p);
-    size_t bytes = (size_t)count * rt_dtype_size(out_dtypes[o]);
+    const FuserShape *shape = &out_shapes[o];
+    size_t bytes = (size_t)shape_numel(shape) * rt_dtype_size(out_dtypes[o]);
     if (device) {
       RtStorage *storage = cuda_storage_wrap(out_ptr[o], bytes);
       int64_t strides[RT_MAX_DIMS];
-      rt_contiguous_strides(map_nd, out_sizes[o], strides);
-      outputs[o] = rt_tensor(rt_tensor_new_strided(storage, out_dtypes[o], map_nd, out_sizes[o],
-                                                   strides, 0));
+      rt_contiguous_strides(shape->nd, shape->sizes, strides);
+      outputs[o] = rt_tensor(rt_tensor_new_strided(storage, out_dtypes[o], shape->nd,
+                                                   shape->sizes, strides, 0));
       rt_storage_unref(storage);
       for (guint k = 0; k < st.owned->len; k++)
         if (g_array_index(st.owned, CudaDevicePtr, k) == out_ptr[o]) {
@@ -445,7 +465,7 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
           break;
         }
     } else {
-      RtTensor *host = rt_tensor_new(out_dtypes[o], map_nd, out_sizes[o]);
+      RtTensor *host = rt_tensor_new(out_dtypes[o], shape->nd, shape->sizes);
       outputs[o] = rt_tensor(host);
       if (bytes)
         ok = cu_check(s->cu.cuMemcpyDtoHAsync(rt_tensor_data(host), out_ptr[o], bytes,
@@ -460,7 +480,7 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
   g_free(in_nd);
   g_free(out_nd);
   g_free(out_ptr);
-  g_free(out_sizes);
+  g_free(out_shapes);
   g_free(out_dtypes);
   /* Device outputs are summed on the device (rt_tensor_sum_to_any). */
   if (ok)
