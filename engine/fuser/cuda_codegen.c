@@ -68,8 +68,10 @@ static const char kernel_prelude[] =
     "#define NAN __int_as_float(0x7fffffff)\n"
     "#define INFINITY __int_as_float(0x7f800000)\n";
 
+/* Device-only (PTX): a host compilation of the source (tests/cudaemu) brings its own. */
 static const char half_support[] =
     "\n"
+    "#ifdef __CUDA_ARCH__\n"
     "struct __align__(2) __half {\n"
     "  unsigned short x;\n"
     "};\n"
@@ -82,7 +84,8 @@ static const char half_support[] =
     "  float f;\n"
     "  asm(\"{ cvt.f32.f16 %0, %1; }\\n\" : \"=f\"(f) : \"h\"(h.x));\n"
     "  return f;\n"
-    "}\n";
+    "}\n"
+    "#endif\n";
 
 static void emit_offset(GString *s, guint param, guint ndim) {
   if (ndim == 1) {

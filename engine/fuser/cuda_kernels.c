@@ -50,6 +50,7 @@ static void emit_convert(GString *s, const char *name, const char *from, bool fr
 static const char prelude[] =
     "typedef long long i64;\n"
     "#define MAXD %d\n"
+    "#ifdef __CUDA_ARCH__\n" /* a host compilation (tests/cudaemu) brings its own h2f, f2h */
     "__device__ __forceinline__ float h2f(unsigned short h) {\n"
     "  float f;\n"
     "  asm(\"{ cvt.f32.f16 %%0, %%1; }\\n\" : \"=f\"(f) : \"h\"(h));\n"
@@ -60,6 +61,7 @@ static const char prelude[] =
     "  asm(\"{ cvt.rn.f16.f32 %%0, %%1; }\\n\" : \"=h\"(h) : \"f\"(f));\n"
     "  return h;\n"
     "}\n"
+    "#endif\n"
     "__device__ __forceinline__ i64 to_i64(double x) {\n"
     "  return (x >= -9223372036854775808.0 && x < 9223372036854775808.0)\n"
     "             ? (i64)x : (i64)0x8000000000000000ULL;\n"
