@@ -3,7 +3,10 @@
  * JITSCOPE_CC=none) and off, ms per iteration (median); and fused kernels alone on both
  * backends (the cell's pointwise part, transcendental-heavy, and a*b+c, memory-bound), their
  * achieved bandwidth (bytes read + written per run / time) against a measured memcpy
- * bandwidth. Usage: fuser_bench [--quick]. */
+ * bandwidth. Prints `key value` lines that bench/fuser.sh tabulates beside PyTorch's
+ * (bench/pytorch_fuser_cpu.py); sizes in keys are BxH ("lstm_64x512_fused_c_ms"), kernels
+ * "cell" and "axpy" (a*b+c), backends "c" (generated C) and "eval" (the evaluator).
+ * Usage: fuser_bench [--quick]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +70,11 @@ static double memcpy_gbs(int iters) {
   return 2.0 * (double)n / (m * 1e-3) / 1e9; /* read + write */
 }
 
+/* "64x512": the size part of the keys. */
+static void size_key(char *buf, size_t len, int64_t B, int64_t H) {
+  g_snprintf(buf, len, "%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, B, H);
+}
+
 int main(int argc, char **argv) {
   g_set_prgname("fuser_bench");
   bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
@@ -75,43 +83,45 @@ int main(int argc, char **argv) {
   struct { int64_t B, H; } sizes[] = {{64, 512}, {1024, 1024}};
   bool have_cc = cpu_compile_compiler(NULL) != NULL;
   double copy = memcpy_gbs(quick ? 3 : 9);
-  printf("LSTM cell forward+backward, float32, CPU (median of %d)%s\n", iters,
-         have_cc ? "" : "; no C compiler: the C backend column is the evaluator");
-  printf("%-14s %12s %12s %12s %10s %10s\n", "batch x hidden", "fused C ms", "fused eval ms",
-         "unfused ms", "C speedup", "eval spdup");
+  printf("have_cc %d\n", have_cc);
+  printf("online_cpus %d\n", (int)g_get_num_processors());
+  printf("memcpy_gbs %.2f\n", copy);
   for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
-    int n = quick && sizes[i].B > 64 ? 3 : iters;
+    int64_t B = sizes[i].B, H = sizes[i].H;
+    int n = quick && B > 64 ? 3 : iters;
+    char key[32];
+    size_key(key, sizeof key, B, H);
     use_compiler(true);
-    double fused = bench_lstm_cell(graph, sizes[i].B, sizes[i].H, true, n, 2, bench_host_randn, NULL);
+    double fused = bench_lstm_cell(graph, B, H, true, n, 2, bench_host_randn, NULL);
     use_compiler(false);
-    double evaluated = bench_lstm_cell(graph, sizes[i].B, sizes[i].H, true, n, 2, bench_host_randn, NULL);
+    double evaluated = bench_lstm_cell(graph, B, H, true, n, 2, bench_host_randn, NULL);
     use_compiler(true);
-    double plain = bench_lstm_cell(graph, sizes[i].B, sizes[i].H, false, n, 2, bench_host_randn, NULL);
-    char label[32];
-    g_snprintf(label, sizeof label, "%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT, sizes[i].B, sizes[i].H);
-    printf("%-14s %12.3f %12.3f %12.3f %9.2fx %9.2fx\n", label, fused, evaluated, plain,
-           plain / fused, plain / evaluated);
+    double plain = bench_lstm_cell(graph, B, H, false, n, 2, bench_host_randn, NULL);
+    printf("lstm_%s_iters %d\n", key, n);
+    printf("lstm_%s_fused_c_ms %.3f\n", key, fused);
+    printf("lstm_%s_fused_eval_ms %.3f\n", key, evaluated);
+    printf("lstm_%s_unfused_ms %.3f\n", key, plain);
   }
   struct { const char *name, *text; double pieces; } kernels[] = {
-      {"lstm cell fwd", bench_cell_pointwise, 4}, {"a*b+c", bench_axpy_pointwise, 2}};
-  printf("\nFused kernels alone (bytes read + written / median time)\n");
-  printf("%-14s %-14s %-8s %10s %10s %10s\n", "batch x hidden", "kernel", "backend", "ms", "GB/s",
-         "of memcpy");
+      {"cell", bench_cell_pointwise, 4}, {"axpy", bench_axpy_pointwise, 2}};
   for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
-    int n = quick && sizes[i].B > 64 ? 3 : iters * 5;
-    char label[32];
-    g_snprintf(label, sizeof label, "%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT, sizes[i].B, sizes[i].H);
+    int64_t B = sizes[i].B, H = sizes[i].H;
+    int n = quick && B > 64 ? 3 : iters * 5;
+    char key[32];
+    size_key(key, sizeof key, B, H);
     for (guint k = 0; k < G_N_ELEMENTS(kernels); k++)
       for (int b = 0; b < 2; b++) {
+        const char *backend = b == 0 ? "c" : "eval";
         use_compiler(b == 0);
         double kms, kgbs;
-        bench_kernel(kernels[k].text, kernels[k].pieces, sizes[i].B, sizes[i].H, n, &kms, &kgbs);
-        printf("%-14s %-14s %-8s %10.3f %10.2f %9.0f%%\n", label, kernels[k].name,
-               b == 0 ? "cpu-c" : "cpu", kms, kgbs, 100.0 * kgbs / copy);
+        bench_kernel(kernels[k].text, kernels[k].pieces, B, H, n, &kms, &kgbs);
+        printf("kernel_%s_%s_%s_ms %.3f\n", key, kernels[k].name, backend, kms);
+        printf("kernel_%s_%s_%s_gbs %.2f\n", key, kernels[k].name, backend, kgbs);
+        printf("kernel_%s_%s_%s_of_memcpy_pct %.0f\n", key, kernels[k].name, backend,
+               100.0 * kgbs / copy);
       }
   }
   use_compiler(true);
-  printf("memcpy: %.2f GB/s (read + write, 256 MiB, one thread)\n", copy);
   ir_graph_free(graph);
   return 0;
 }
