@@ -62,14 +62,16 @@ bool app_bundle_path_is_safe(const char *path) {
   return ok;
 }
 
-AppBundleRuns *app_bundle_runs_new(const IrGraph *graph, GPtrArray *calls, guint *failed_call,
-                                   GError **error) {
+AppBundleRuns *app_bundle_runs_new(const IrGraph *graph, GPtrArray *calls, GPtrArray *notes,
+                                   guint *failed_call, GError **error) {
   AppBundleRuns *r = g_new0(AppBundleRuns, 1);
   r->session = exec_session_new();
   r->runs = g_ptr_array_new_with_free_func((GDestroyNotify)app_program_run_free);
   ExecExecutor *executor = exec_executor_new(r->session, graph, "main", EXEC_PLAN_FORWARD);
   for (guint c = 0; c < calls->len; c++) {
-    AppProgramRun *run = app_program_run(executor, g_ptr_array_index(calls, c), NULL, 0, error);
+    AppInputs *inputs = g_ptr_array_index(calls, c);
+    app_inputs_place(inputs, notes, NULL);
+    AppProgramRun *run = app_program_run(executor, inputs, NULL, 0, error);
     if (run == NULL) {
       if (failed_call)
         *failed_call = c;

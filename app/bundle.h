@@ -69,15 +69,18 @@ char *app_bundle_value_path(const char *kind, const char *stem, guint call, guin
 bool app_bundle_path_is_safe(const char *path);
 
 /* The runs of an export or a replay: every call's inputs, in order, through ONE executor (as
- * `plans` does), each forward and, when an input requires grad, backward. */
+ * `plans` does), each forward and, when an input requires grad, backward. Device=cuda inputs
+ * run on the GPU, as `run` does (app_inputs_place). */
 typedef struct {
   ExecSession *session;
   GPtrArray *runs; /* of AppProgramRun*, one per call */
 } AppBundleRuns;
 
-/* calls: AppInputs* per call (borrowed). On error, *failed_call says which call failed. */
-AppBundleRuns *app_bundle_runs_new(const IrGraph *graph, GPtrArray *calls, guint *failed_call,
-                                   GError **error);
+/* calls: AppInputs* per call (borrowed; their device=cuda tensors are moved to the GPU, or
+ * the note that says why they cannot be is added to `notes`). On error, *failed_call says
+ * which call failed. */
+AppBundleRuns *app_bundle_runs_new(const IrGraph *graph, GPtrArray *calls, GPtrArray *notes,
+                                   guint *failed_call, GError **error);
 void app_bundle_runs_free(AppBundleRuns *runs);
 
 /* The corpus tolerance of a dtype: float32/float16 1e-4, float64 1e-10, others exact (0). */

@@ -551,7 +551,7 @@ static bool replay_calls(AppBundleReplay *r, AppBundleManifest *m, const IrGraph
   if (ok) {
     guint failed = 0;
     GError *local = NULL;
-    runs = app_bundle_runs_new(graph, inputs, &failed, &local);
+    runs = app_bundle_runs_new(graph, inputs, r->notes, &failed, &local);
     if (runs == NULL) {
       const CallRecord *rec = g_ptr_array_index(records, failed);
       r->run_error = g_strdup_printf("the %s call failed to run: %s", rec->option,

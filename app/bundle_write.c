@@ -10,6 +10,7 @@
 #include "ir/text.h"
 #include "ir/verify.h"
 #include "json_out.h"
+#include "runtime/device.h"
 #include "runtime/npy.h"
 
 #if defined(__has_include)
@@ -112,8 +113,13 @@ static IrGraph *load_program(const AppBundleRequest *req, GError **error) {
 
 /* ---- writing values ---- */
 
-static bool put_tensor(AppBundleWriter *w, const char *rel, const RtTensor *t, GError **error) {
-  GBytes *bytes = rt_npy_to_bytes(t);
+/* t may be in GPU memory (device=cuda inputs): the .npy bytes come from a host copy. */
+static bool put_tensor(AppBundleWriter *w, const char *rel, RtTensor *t, GError **error) {
+  RtTensor *host = rt_tensor_to_host(t, error);
+  if (!host)
+    return false;
+  GBytes *bytes = rt_npy_to_bytes(host);
+  rt_tensor_unref(host);
   gsize n = 0;
   const void *data = g_bytes_get_data(bytes, &n);
   bool ok = app_bundle_writer_put(w, rel, data, n, error);
@@ -149,7 +155,7 @@ static bool write_call(AppBundleWriter *w, AppBundleCallFiles *c, guint k, GErro
     g_ptr_array_add(c->outputs_npy, rel);
   }
   for (guint i = 0; i < r->grads->len; i++) {
-    const RtTensor *g = g_ptr_array_index(r->grads, i);
+    RtTensor *g = g_ptr_array_index(r->grads, i);
     char *rel = NULL;
     if (g) {
       rel = app_bundle_value_path("grads", "grad", k, i);
@@ -575,7 +581,7 @@ AppBundleSummary *app_bundle_export(const AppBundleRequest *req, const char *dir
     g_ptr_array_add(call_inputs, ((AppBundleCallFiles *)g_ptr_array_index(m.calls, c))->inputs);
   guint failed = 0;
   GError *local = NULL;
-  if (!(runs = app_bundle_runs_new(graph, call_inputs, &failed, &local))) {
+  if (!(runs = app_bundle_runs_new(graph, call_inputs, m.notes, &failed, &local))) {
     const AppBundleCallFiles *c = g_ptr_array_index(m.calls, failed);
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_INPUT, "the %s call failed: %s",
                 c->option, local->message);

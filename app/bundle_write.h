@@ -3,7 +3,8 @@
  *
  * The program runs afresh here, in a session of its own: the --input call first, then every
  * --spec call, all through one executor (the bundle records every plan those runs compiled),
- * then `check` on the --input call's inputs. Only then is anything written.
+ * then `check` on the --input call's inputs; device=cuda inputs run on the GPU where CUDA can
+ * (else a note says why not). Only then is anything written.
  *
  * Atomicity: files go to a temporary folder next to DIR (".NAME.tmp-XXXXXX"), renamed to DIR
  * at the end. DIR may be absent or an empty folder; a non-empty DIR is refused unless `force`,

@@ -8,6 +8,7 @@
 
 #include "ir/text.h"
 #include "program_run.h"
+#include "runtime/device.h"
 #include "runtime/interpreter.h"
 
 #define FD_MAX_ELEMENTS 256
@@ -57,8 +58,32 @@ static double value_error_scaled(RtValue a, RtValue b) {
   return a.tag == b.tag ? 0 : INFINITY;
 }
 
-/* Copies the inputs, converting floating tensors to float64 (keeping requires_grad). */
-static AppInputs *inputs_as_double(const AppInputs *inputs) {
+static void inputs_as_double_free(AppInputs *copy) {
+  for (guint i = 0; i < copy->values->len; i++)
+    rt_value_unref(g_array_index(copy->values, RtValue, i));
+  g_array_free(copy->values, TRUE);
+  g_ptr_array_free(copy->specs, TRUE);
+  g_free(copy);
+}
+
+/* float64 copy of a floating tensor on the tensor's own device, keeping requires_grad: the
+ * conversion reads host memory. */
+static RtTensor *tensor_as_double(RtTensor *t, GError **error) {
+  RtTensor *host = rt_tensor_to_host(t, error);
+  if (!host)
+    return NULL;
+  RtTensor *d = rt_tensor_to_dtype(host, IR_DTYPE_FLOAT64);
+  rt_tensor_unref(host);
+  d->requires_grad = t->requires_grad;
+  if (!rt_tensor_on_device(t))
+    return d;
+  RtTensor *on_device = rt_tensor_to_device(d, rt_tensor_device(t), error);
+  rt_tensor_unref(d);
+  return on_device;
+}
+
+/* Copies the inputs, converting floating tensors to float64 (tensor_as_double). */
+static AppInputs *inputs_as_double(const AppInputs *inputs, GError **error) {
   AppInputs *copy = g_new0(AppInputs, 1);
   copy->specs = g_ptr_array_new();
   copy->values = g_array_new(FALSE, FALSE, sizeof(RtValue));
@@ -66,8 +91,11 @@ static AppInputs *inputs_as_double(const AppInputs *inputs) {
   for (guint i = 0; i < inputs->values->len; i++) {
     RtValue v = g_array_index(inputs->values, RtValue, i);
     if (v.tag == RT_TENSOR && v.u.tensor && ir_type_is_float_dtype(v.u.tensor->dtype)) {
-      RtTensor *d = rt_tensor_to_dtype(v.u.tensor, IR_DTYPE_FLOAT64);
-      d->requires_grad = v.u.tensor->requires_grad;
+      RtTensor *d = tensor_as_double(v.u.tensor, error);
+      if (!d) {
+        inputs_as_double_free(copy);
+        return NULL;
+      }
       v = rt_tensor(d);
     } else {
       v = rt_value_ref(v);
@@ -75,14 +103,6 @@ static AppInputs *inputs_as_double(const AppInputs *inputs) {
     g_array_append_val(copy->values, v);
   }
   return copy;
-}
-
-static void inputs_as_double_free(AppInputs *copy) {
-  for (guint i = 0; i < copy->values->len; i++)
-    rt_value_unref(g_array_index(copy->values, RtValue, i));
-  g_array_free(copy->values, TRUE);
-  g_ptr_array_free(copy->specs, TRUE);
-  g_free(copy);
 }
 
 /* The sum of every element of every floating output: the function whose gradient run's
@@ -104,9 +124,31 @@ static bool sum_of_outputs(ExecExecutor *executor, const AppInputs *inputs, doub
   return true;
 }
 
+/* sum_of_outputs with element e of input i at `value`. `host` holds input i's values in host
+ * memory: the input itself when it lives there; else the input is swapped for a device copy
+ * of `host` during the call, so that the run stays on the input's device. */
+static bool sum_with_element(ExecExecutor *executor, AppInputs *x, guint i, RtTensor *host,
+                             int64_t e, double value, double *out, GError **error) {
+  rt_tensor_set(host, e, value);
+  RtValue *slot = &g_array_index(x->values, RtValue, i);
+  RtTensor *t = slot->u.tensor;
+  if (t == host)
+    return sum_of_outputs(executor, x, out, error);
+  RtTensor *copy = rt_tensor_to_device(host, rt_tensor_device(t), error);
+  if (!copy)
+    return false;
+  slot->u.tensor = copy;
+  bool ok = sum_of_outputs(executor, x, out, error);
+  slot->u.tensor = t;
+  rt_tensor_unref(copy);
+  return ok;
+}
+
 static bool check_finite_differences(const IrGraph *graph, const AppInputs *inputs,
                                      AppCheckReport *report, GError **error) {
-  AppInputs *x = inputs_as_double(inputs);
+  AppInputs *x = inputs_as_double(inputs, error);
+  if (!x)
+    return false;
   ExecSession *grad_session = exec_session_new();
   ExecExecutor *grad_exec = exec_executor_new(grad_session, graph, "main", EXEC_PLAN_FORWARD);
   ExecSession *eval_session = exec_session_new();
@@ -129,20 +171,22 @@ static bool check_finite_differences(const IrGraph *graph, const AppInputs *inpu
       report->gradient_vs_finite_diff = INFINITY;
       continue;
     }
+    RtTensor *host = rt_tensor_to_host(t, error);
+    if (!(ok = host != NULL))
+      break;
     int64_t step = n > FD_MAX_ELEMENTS ? (n + FD_MAX_ELEMENTS - 1) / FD_MAX_ELEMENTS : 1;
     report->finite_diff_total += (guint)n;
     double worst = 0;
     for (int64_t e = 0; ok && e < n; e += step) {
-      double x0 = rt_tensor_get(t, e), h = 1e-6 * fmax(1, fabs(x0)), plus, minus;
-      rt_tensor_set(t, e, x0 + h);
-      ok = sum_of_outputs(eval_exec, x, &plus, error);
-      rt_tensor_set(t, e, x0 - h);
-      ok = ok && sum_of_outputs(eval_exec, x, &minus, error);
-      rt_tensor_set(t, e, x0);
+      double x0 = rt_tensor_get(host, e), h = 1e-6 * fmax(1, fabs(x0)), plus, minus;
+      ok = sum_with_element(eval_exec, x, i, host, e, x0 + h, &plus, error) &&
+           sum_with_element(eval_exec, x, i, host, e, x0 - h, &minus, error);
+      rt_tensor_set(host, e, x0);
       double fd = (plus - minus) / (2 * h), ad = g ? rt_tensor_get(g, e) : 0;
       worst = fmax(worst, fabs(ad - fd) / fmax(1, fabs(fd)));
       report->finite_diff_elements++;
     }
+    rt_tensor_unref(host);
     g_string_append_printf(report->log, "gradient of input %u vs finite differences: %.3g\n",
                            i + 1, worst);
     report->gradient_vs_finite_diff = fmax(report->gradient_vs_finite_diff, worst);
@@ -154,20 +198,33 @@ static bool check_finite_differences(const IrGraph *graph, const AppInputs *inpu
   return ok;
 }
 
-/* Runs a recorded stage's graph (re-parsed from its text) on the inputs its plan saw. */
+static void free_values(RtValue *v, guint n) {
+  for (guint i = 0; i < n; i++)
+    rt_value_unref(v[i]);
+  g_free(v);
+}
+
+/* Runs a recorded stage's graph (re-parsed from its text) on the inputs its plan saw (on their
+ * device); the results come back in host memory, where they are compared. */
 static bool run_stage_graph(const ExecStage *stage, GArray *inputs, RtValue **outs, guint *n_outs) {
   IrGraph *graph = ir_graph_parse(stage->ir, strlen(stage->ir), stage->name, NULL);
   if (!graph)
     return false;
   bool ok = rt_interpret(graph, NULL, (RtValue *)inputs->data, inputs->len, outs, n_outs, NULL);
   ir_graph_free(graph);
+  for (guint o = 0; ok && o < *n_outs; o++) {
+    RtValue host;
+    if ((ok = rt_value_to_host((*outs)[o], &host, NULL))) {
+      rt_value_unref((*outs)[o]);
+      (*outs)[o] = host;
+    }
+  }
+  if (!ok && *outs) {
+    free_values(*outs, *n_outs);
+    *outs = NULL;
+    *n_outs = 0;
+  }
   return ok;
-}
-
-static void free_values(RtValue *v, guint n) {
-  for (guint i = 0; i < n; i++)
-    rt_value_unref(v[i]);
-  g_free(v);
 }
 
 /* Finds the first stage of `plan` whose results differ from those of the earliest stage

@@ -1,7 +1,8 @@
 /* `check`: optimized against unoptimized outputs and gradients, gradients against central
  * finite differences in float64, and every recorded stage re-run on the inputs its plan saw
- * to name the first stage whose results differ. No GTK, no printing: the command and the
- * workbench present the report. */
+ * to name the first stage whose results differ. Every run stays on the inputs' device (GPU
+ * inputs: finite differences too, in float64 there); results are compared in host memory.
+ * No GTK, no printing: the command and the workbench present the report. */
 #ifndef JITSCOPE_APP_CHECK_H
 #define JITSCOPE_APP_CHECK_H
 

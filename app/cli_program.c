@@ -19,7 +19,24 @@ bool cli_program_load(CliProgram *program, GPtrArray *const *specs, const guint6
   GPtrArray *given = *specs;
   program->inputs = app_inputs_bind(program->graph, given ? (char *const *)given->pdata : NULL,
                                     given ? given->len : 0, seed ? *seed : 0, error);
+  if (program->inputs && !program->inputs_stay_on_host)
+    cli_program_place_inputs(program, program->inputs);
   return program->inputs != NULL;
+}
+
+bool cli_program_place_inputs(CliProgram *program, AppInputs *inputs) {
+  if (!program->notes)
+    program->notes = g_ptr_array_new_with_free_func(g_free);
+  guint said = program->notes->len;
+  char *why = NULL;
+  bool on_device = app_inputs_place(inputs, program->notes, &why);
+  for (guint i = said; i < program->notes->len; i++)
+    cli_note("%s", (const char *)g_ptr_array_index(program->notes, i));
+  if (why && !program->why_cpu)
+    program->why_cpu = why;
+  else
+    g_free(why);
+  return on_device;
 }
 
 CliParseResult cli_program_open(CliProgram *program, const CliCommand *command, int argc,
@@ -33,6 +50,9 @@ CliParseResult cli_program_open(CliProgram *program, const CliCommand *command, 
 
 void cli_program_clear(CliProgram *program) {
   app_inputs_free(program->inputs);
+  g_free(program->why_cpu);
+  if (program->notes)
+    g_ptr_array_unref(program->notes);
   if (program->graph)
     ir_graph_free(program->graph);
   *program = (CliProgram){0};

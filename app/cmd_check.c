@@ -47,6 +47,7 @@ int cmd_check_main(int argc, char **argv) {
           "     per input, evenly spread; tolerance 1e-5);\n"
           "  3. every recorded stage of every plan re-run on the inputs that plan saw, naming\n"
           "     the first stage whose results differ from the plan's first runnable stage.\n"
+          "SPEC as for run (jitscope run --help).\n" CLI_PROGRAM_DEVICE_HELP
           "Exit status 0 when all agree, 1 otherwise (the numbers are printed either way).",
       .options = options,
       .n_options = G_N_ELEMENTS(options),

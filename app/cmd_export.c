@@ -5,6 +5,7 @@
 #include "bundle_write.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_program.h"
 #include "json_out.h"
 
 int cmd_export_main(int argc, char **argv) {
@@ -36,6 +37,7 @@ int cmd_export_main(int argc, char **argv) {
           "  plans/NN-GRAPH/MM-STAGE.ir for every stage; .dot for changed stages and the last,\n"
           "                 .svg when Graphviz's dot is on PATH\n"
           "  kernels/*.cu   generated CUDA sources of fusion groups\n"
+          "SPEC as for run (jitscope run --help).\n" CLI_PROGRAM_DEVICE_HELP
           "DIR must be absent or empty unless --force. The bundle is written into a temporary\n"
           "folder next to DIR and renamed at the end: a failed export leaves nothing behind.\n"
           "`jitscope replay DIR` runs it again.",
@@ -76,6 +78,9 @@ int cmd_export_main(int argc, char **argv) {
   };
   if (!(summary = app_bundle_export(&request, out_dir, &error)))
     goto out;
+  /* On stderr with --json too, as every command that runs the program says its notes. */
+  for (guint i = 0; i < summary->notes->len; i++)
+    cli_note("%s", (const char *)g_ptr_array_index(summary->notes, i));
   if (json) {
     JsonBuilder *b = json_builder_new();
     json_builder_begin_object(b);
@@ -90,8 +95,6 @@ int cmd_export_main(int argc, char **argv) {
     json_builder_end_object(b);
     json_out_print(json_out_builder_finish(b));
   } else {
-    for (guint i = 0; i < summary->notes->len; i++)
-      cli_note("%s", (const char *)g_ptr_array_index(summary->notes, i));
     printf("wrote %s: %u files, %u plan%s, %u stages, %u picture%s, %u kernel%s; check %s\n",
            out_dir, summary->files, summary->plans, summary->plans == 1 ? "" : "s",
            summary->stages, summary->pictures, summary->pictures == 1 ? "" : "s",

@@ -140,7 +140,10 @@ int cmd_kernels_main(int argc, char **argv) {
   GPtrArray *reports = NULL;
   char *resolved = NULL;
 
-  if (cli_program_open(&program, &command, argc, argv, &specs, &seed, &error) != CLI_PARSE_OK)
+  if (cli_program_parse(&program, &command, argc, argv, &error) != CLI_PARSE_OK)
+    goto out;
+  program.inputs_stay_on_host = true;
+  if (!cli_program_load(&program, &specs, &seed, &error))
     goto out;
   session = exec_session_new();
   ExecExecutor *executor = exec_executor_new(session, program.graph, "main", EXEC_PLAN_FORWARD);

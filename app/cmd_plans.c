@@ -24,15 +24,16 @@ static void spec_run_free(gpointer p) {
 }
 
 /* Runs one `--spec` group; appends a SpecRun. */
-static bool run_spec(ExecExecutor *executor, const IrGraph *graph, const char *group,
+static bool run_spec(ExecExecutor *executor, CliProgram *program, const char *group,
                      guint group_index, guint64 seed, GPtrArray *runs, GError **error) {
   GPtrArray *texts = app_spec_group_split(group);
   GError *local = NULL;
   AppInputs *inputs =
-      app_inputs_bind(graph, (char *const *)texts->pdata, texts->len, seed, &local);
+      app_inputs_bind(program->graph, (char *const *)texts->pdata, texts->len, seed, &local);
   bool ok = inputs != NULL;
   AppProgramRun *run = NULL;
   if (ok) {
+    cli_program_place_inputs(program, inputs);
     ExecSession *session = exec_executor_session(executor);
     run = app_program_run(executor, inputs, NULL, 0, &local);
     ok = run != NULL;
@@ -242,6 +243,7 @@ int cmd_plans_main(int argc, char **argv) {
           "its run added, each with node counts by kind, the number of _grad_sum_to_size,\n"
           "and which optional size inputs (#index) the backward spec found present (int[])\n"
           "or None; rows that differ between specs are marked.\n"
+          "SPEC as for run (jitscope run --help).\n" CLI_PROGRAM_DEVICE_HELP
           "\n"
           "With --json: {\"specs\": [{\"spec\": TEXT, \"forward\": PLAN, \"backward\": [PLAN...],\n"
           "\"summary\": [forward's, then each backward's]}]}, PLAN as `stages --json` prints.",
@@ -267,7 +269,7 @@ int cmd_plans_main(int argc, char **argv) {
   session->fuse = !no_fuse;
   ExecExecutor *executor = exec_executor_new(session, program.graph, "main", EXEC_PLAN_FORWARD);
   for (guint g = 0; g < spec_groups->len; g++)
-    if (!run_spec(executor, program.graph, g_ptr_array_index(spec_groups, g), g, seed, runs,
+    if (!run_spec(executor, &program, g_ptr_array_index(spec_groups, g), g, seed, runs,
                   &error))
       goto out;
 

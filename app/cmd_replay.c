@@ -7,6 +7,7 @@
 #include "bundle_replay.h"
 #include "cli.h"
 #include "cli_args.h"
+#include "cli_program.h"
 #include "json_out.h"
 
 static void add_values(JsonBuilder *b, const char *name, GPtrArray *values) {
@@ -140,6 +141,7 @@ int cmd_replay_main(int argc, char **argv) {
           "of those that differ), outputs and gradients within the corpus tolerances (float32\n"
           "1e-4, float64 1e-10 relative per tensor: max|a-b| / max(1, max|bundle|)), generated\n"
           "CUDA sources exactly.\n"
+          "The saved inputs keep their device flags.\n" CLI_PROGRAM_DEVICE_HELP
           "Exit status 0 when everything matches, 1 when something differs, 2 when the bundle is\n"
           "malformed: a missing file, a file whose hash is not the manifest's (corruption or an\n"
           "edit), or a manifest that cannot be read; the message names the file.\n"

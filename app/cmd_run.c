@@ -12,9 +12,9 @@
 
 /* What ran where, for the JSON document: {"inputs_on": "cuda"|"cpu", "why_cpu": TEXT|null,
  * "cuda_runtime": bool, "host_round_trips": [TEXT...]}. */
-static void add_device_member(JsonNode *root, bool on_gpu, bool wanted, const char *why) {
+static void add_device_member(JsonNode *root, bool wanted, const char *why) {
   JsonObject *d = json_object_new();
-  json_object_set_string_member(d, "inputs_on", on_gpu && wanted ? "cuda" : "cpu");
+  json_object_set_string_member(d, "inputs_on", wanted && !why ? "cuda" : "cpu");
   if (why)
     json_object_set_string_member(d, "why_cpu", why);
   else
@@ -63,6 +63,7 @@ int cmd_run_main(int argc, char **argv) {
           "  3, 2.5, true, false, none       a scalar or None\n"
           "Each input must fit the graph's declared input type (dtype, rank, known sizes,\n"
           "device; an int is accepted for a float).\n"
+          CLI_PROGRAM_DEVICE_HELP
           "\n"
           "With --json: {\"outputs\": [...], \"grads\": [TENSOR or null per input], \"inputs\": [SPEC...],\n"
           "\"seed\": N}; a tensor is {\"dtype\", \"shape\", \"data\"} with row-major data,\n"
@@ -77,18 +78,11 @@ int cmd_run_main(int argc, char **argv) {
 
   CliProgram program;
   GError *error = NULL;
-  char *why_cpu = NULL;
-  bool want_gpu = false, on_gpu = false;
   ExecSession *session = NULL;
   AppProgramRun *run = NULL;
   GPtrArray *grad_outputs = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
   if (cli_program_open(&program, &command, argc, argv, &specs, &seed, &error) != CLI_PARSE_OK)
     goto out;
-  want_gpu = app_inputs_want_cuda(program.inputs);
-  on_gpu = app_inputs_to_devices(program.inputs, &why_cpu);
-  if (why_cpu)
-    cli_note("inputs with device=cuda are kept in CPU memory and computed on the CPU: %s",
-             why_cpu);
   for (guint i = 0; grad_output_files && i < grad_output_files->len; i++) {
     GError *load_error = NULL;
     RtTensor *g = rt_npy_load(g_ptr_array_index(grad_output_files, i), &load_error);
@@ -114,7 +108,7 @@ int cmd_run_main(int argc, char **argv) {
   }
   if (json) {
     JsonNode *root = app_run_result_to_json(run->result, program.inputs);
-    add_device_member(root, on_gpu, want_gpu, why_cpu);
+    add_device_member(root, app_inputs_want_cuda(program.inputs), program.why_cpu);
     json_out_print(root);
   } else {
     app_run_result_print_text(run->result, program.inputs, stdout);
@@ -125,7 +119,6 @@ int cmd_run_main(int argc, char **argv) {
   }
 
 out:
-  g_free(why_cpu);
   app_program_run_free(run);
   g_ptr_array_free(grad_outputs, TRUE);
   exec_session_free(session);

@@ -203,3 +203,25 @@ bool app_inputs_to_devices(AppInputs *inputs, char **why) {
   g_free(moved);
   return ok;
 }
+
+bool app_inputs_place(AppInputs *inputs, GPtrArray *notes, char **why) {
+  char *reason = NULL;
+  bool on_device = app_inputs_to_devices(inputs, &reason);
+  if (reason) {
+    char *note = g_strdup_printf("inputs with device=cuda are kept in CPU memory and computed "
+                                 "on the CPU: %s",
+                                 reason);
+    bool said = false;
+    for (guint i = 0; !said && i < notes->len; i++)
+      said = g_str_equal(g_ptr_array_index(notes, i), note);
+    if (said)
+      g_free(note);
+    else
+      g_ptr_array_add(notes, note);
+  }
+  if (why)
+    *why = reason;
+  else
+    g_free(reason);
+  return on_device;
+}

@@ -37,4 +37,11 @@ bool app_inputs_want_cuda(const AppInputs *inputs);
  * input stays in host memory, values untouched. */
 bool app_inputs_to_devices(AppInputs *inputs, char **why);
 
+/* app_inputs_to_devices for a caller that tells its user: when the device=cuda inputs stay in
+ * host memory, adds "inputs with device=cuda are kept in CPU memory and computed on the CPU:
+ * WHY" to `notes` (char*) unless that sentence is there already (several calls, one cause).
+ * `why` may be NULL; else *why gets WHY (a new string), or NULL when the inputs went where
+ * they asked. Returns what app_inputs_to_devices returns. */
+bool app_inputs_place(AppInputs *inputs, GPtrArray *notes, char **why);
+
 #endif
