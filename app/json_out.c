@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/device.h"
+
 JsonNode *json_out_double(double v) {
   JsonNode *node = json_node_alloc();
   if (isnan(v))
@@ -13,6 +15,14 @@ JsonNode *json_out_double(double v) {
     return json_node_init_string(node, v > 0 ? "inf" : "-inf");
   /* json-glib writes doubles with "%.17g": exact round trip. */
   return json_node_init_double(node, v);
+}
+
+/* A node holding obj (the reference passes to the node). */
+static JsonNode *object_node(JsonObject *obj) {
+  JsonNode *node = json_node_alloc();
+  json_node_init_object(node, obj);
+  json_object_unref(obj);
+  return node;
 }
 
 JsonNode *json_out_tensor(const RtTensor *t) {
@@ -25,8 +35,17 @@ JsonNode *json_out_tensor(const RtTensor *t) {
     json_array_add_int_element(shape, t->sizes[d]);
   json_object_set_array_member(obj, "shape", shape);
 
-  /* Read a contiguous copy by dtype, so int64 values keep all 64 bits. */
-  RtTensor *c = rt_tensor_contiguous((RtTensor *)t);
+  /* Read a contiguous host copy by dtype, so int64 values keep all 64 bits. */
+  GError *error = NULL;
+  RtTensor *host = rt_tensor_to_host((RtTensor *)t, &error);
+  if (host == NULL) {
+    json_object_set_null_member(obj, "data");
+    json_object_set_string_member(obj, "error", error->message);
+    g_error_free(error);
+    return object_node(obj);
+  }
+  RtTensor *c = rt_tensor_contiguous(host);
+  rt_tensor_unref(host);
   int64_t n = rt_tensor_numel(c);
   JsonArray *data = json_array_sized_new((guint)n);
   const void *p = rt_tensor_data(c);
@@ -52,10 +71,7 @@ JsonNode *json_out_tensor(const RtTensor *t) {
   }
   rt_tensor_unref(c);
   json_object_set_array_member(obj, "data", data);
-  JsonNode *node = json_node_alloc();
-  json_node_init_object(node, obj);
-  json_object_unref(obj);
-  return node;
+  return object_node(obj);
 }
 
 JsonNode *json_out_value(RtValue v) {

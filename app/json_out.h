@@ -15,7 +15,9 @@
 #include "runtime/value.h"
 
 JsonNode *json_out_double(double v);
-JsonNode *json_out_tensor(const RtTensor *t); /* NULL tensor: null */
+/* NULL tensor: null; device tensors through a host copy ({"data": null, "error": WHY} when
+ * the copy fails). */
+JsonNode *json_out_tensor(const RtTensor *t);
 JsonNode *json_out_value(RtValue v);
 
 /* Members of the object `b` is building: the name, then the value. A NULL string is null. */

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "runtime/device.h"
+
 static void append_number(GString *out, IrDtype dtype, double x) {
   if (dtype == IR_DTYPE_BOOL) {
     g_string_append(out, x != 0.0 ? "true" : "false");
@@ -30,6 +32,18 @@ static void append_tensor(GString *out, const RtTensor *t, int indent) {
     g_string_append(out, " requires_grad=1");
   if (t->storage && t->storage->device == IR_DEVICE_CUDA)
     g_string_append(out, " device=cuda");
+  /* Device memory is read through a host copy (the host cannot read it in place). */
+  RtTensor *host = NULL;
+  if (rt_tensor_on_device(t)) {
+    GError *error = NULL;
+    host = rt_tensor_to_host((RtTensor *)t, &error);
+    if (host == NULL) {
+      g_string_append_printf(out, "\n%*s(values not readable: %s)", indent, "", error->message);
+      g_error_free(error);
+      return;
+    }
+    t = host;
+  }
   g_string_append_printf(out, "\n%*s[", indent, "");
   int64_t n = rt_tensor_numel(t);
   int64_t shown = MIN(n, VALUE_TEXT_MAX_ELEMENTS);
@@ -41,6 +55,8 @@ static void append_tensor(GString *out, const RtTensor *t, int indent) {
   if (n > shown)
     g_string_append_printf(out, ", ... +%" G_GINT64_FORMAT " more", n - shown);
   g_string_append_c(out, ']');
+  if (host)
+    rt_tensor_unref(host);
 }
 
 void value_text_append(GString *out, RtValue v, int indent) {

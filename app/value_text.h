@@ -10,7 +10,8 @@
 /* Tensors: "float32 [3, 20] requires_grad=1" then, on the next line indented by `indent`
  * spaces, the first VALUE_TEXT_MAX_ELEMENTS values in row-major order ("[a, b, ..., +40
  * more]"); floats with 7 significant digits. Other values in one line: "int 3",
- * "float 2.5", "bool true", "None", lists and tuples as rt_value_print writes them. */
+ * "float 2.5", "bool true", "None", lists and tuples as rt_value_print writes them. Device
+ * tensors are read through a host copy (their values replaced by why when it fails). */
 void value_text_append(GString *out, RtValue v, int indent);
 
 #endif

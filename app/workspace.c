@@ -88,6 +88,7 @@ static void spec_result_free(AppWorkspaceSpecResult *r) {
   g_ptr_array_unref(r->backward);
   g_free(r->outputs_text);
   g_free(r->grads_text);
+  g_free(r->device_note);
   g_free(r->error);
   g_free(r);
 }
@@ -425,6 +426,12 @@ static void run_spec(ExecSession *session, ExecExecutor *executor, const IrGraph
   guint before = session->plans->len;
   if (!inputs)
     goto fail;
+  /* device=cuda inputs go to the GPU as in every command (app_inputs_place). */
+  GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
+  app_inputs_place(inputs, notes, NULL);
+  if (notes->len)
+    r->device_note = g_strdup(g_ptr_array_index(notes, 0));
+  g_ptr_array_unref(notes);
 
   ExecPlan *plan = exec_executor_plan_for(executor, (RtValue *)inputs->values->data,
                                           inputs->values->len, &error);

@@ -83,6 +83,7 @@ typedef struct {
   char *outputs_text;  /* outputs, as value_text writes them; NULL on error */
   char *grads_text;    /* per input its gradient or "none"; NULL without backward */
   char *error;         /* why this spec failed, or NULL */
+  char *device_note;   /* why its device=cuda inputs ran on the CPU, or NULL */
   double ms;
 } AppWorkspaceSpecResult;
 

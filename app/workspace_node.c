@@ -113,6 +113,8 @@ char *app_workspace_plan_summary(const AppWorkspaceRun *run, const AppWorkspaceP
     if (!mine)
       continue;
     g_string_append_printf(text, "\nspec %u: %s (%.1f ms)\n", i + 1, r->line, r->ms);
+    if (r->device_note)
+      g_string_append_printf(text, "note: %s\n", r->device_note);
     if (r->outputs_text)
       g_string_append(text, r->outputs_text);
     if (r->grads_text)

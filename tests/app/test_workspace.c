@@ -2,6 +2,7 @@
  * runs over the LSTM and broadcast examples, per-spec failures. */
 #include <string.h>
 
+#include "fuser/cuda_loader.h"
 #include "workspace.h"
 
 static char *example(const char *name) {
@@ -290,6 +291,47 @@ static void test_free_while_running(void) {
     g_main_context_iteration(NULL, FALSE);
 }
 
+/* device=cuda spec lines on the worker thread, as the window runs them: with CUDA (the cudaemu
+ * suite runs this program against the emulator) the plans are compiled for device=cuda and
+ * the values are read back from the device; without, a note says why they ran on the CPU. */
+static void test_cuda_spec(void) {
+  AppWorkspace *ws = load("broadcast_cell.ir");
+  const char *spec = "Float(5, 1, requires_grad=1, device=cuda); "
+                     "Float(5, 5, requires_grad=1, device=cuda); "
+                     "Float(5, 5, requires_grad=1, device=cuda)";
+  app_workspace_set_specs(ws, (char *const *)&spec, 1);
+  AsyncState st = {g_main_loop_new(NULL, FALSE), 0, NULL, false};
+  g_assert_true(app_workspace_run_async(ws, NULL, on_progress, on_done, &st, NULL));
+  g_main_loop_run(st.loop);
+  g_assert_nonnull(st.run);
+  const AppWorkspaceSpecResult *r = g_ptr_array_index(st.run->specs, 0);
+  g_assert_null(r->error);
+  const AppWorkspaceStage *last =
+      g_ptr_array_index(r->forward->stages, r->forward->stages->len - 1);
+  bool cuda = cuda_status_unavailable_reason(cuda_loader_get()) == NULL;
+  g_test_message("CUDA %s; note: %s", cuda ? "available" : "unavailable",
+                 r->device_note ? r->device_note : "none");
+  if (cuda) {
+    g_assert_null(r->device_note);
+    g_assert_nonnull(strstr(last->ir, "device=cuda"));
+    g_assert_null(strstr(last->ir, "device=cpu"));
+    g_assert_nonnull(strstr(r->outputs_text, "device=cuda\n"));
+  } else {
+    g_assert_nonnull(r->device_note);
+    g_assert_nonnull(strstr(r->device_note, "kept in CPU memory"));
+    g_assert_null(strstr(last->ir, "device=cuda"));
+  }
+  /* Values, read back from the device where they are there. */
+  g_assert_nonnull(strstr(r->outputs_text, "float32 [5, 5]"));
+  g_assert_nonnull(strstr(r->outputs_text, "\n  ["));
+  g_assert_nonnull(strstr(r->grads_text, "grad 0: float32 [5, 1]"));
+  char *summary = app_workspace_plan_summary(st.run, r->forward);
+  g_assert_cmpuint(strstr(summary, "note: ") != NULL, ==, !cuda);
+  g_free(summary);
+  g_main_loop_unref(st.loop);
+  app_workspace_free(ws);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/workspace/parse-error-location", test_parse_error_location);
@@ -300,5 +342,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/workspace/failing-spec-keeps-others", test_failing_spec_keeps_others);
   g_test_add_func("/workspace/lstm-async", test_lstm_async);
   g_test_add_func("/workspace/free-while-running", test_free_while_running);
+  g_test_add_func("/workspace/cuda-spec", test_cuda_spec);
   return g_test_run();
 }
