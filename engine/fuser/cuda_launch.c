@@ -210,6 +210,16 @@ static bool timing_enabled(void) {
 
 void cuda_launch_set_timing(bool on) { g_atomic_int_set(&time_device_launches, on ? 1 : 0); }
 
+static GMutex last_kernel_lock;
+static double last_kernel_ms;
+
+double cuda_launch_last_kernel_ms(void) {
+  g_mutex_lock(&last_kernel_lock);
+  double ms = last_kernel_ms;
+  g_mutex_unlock(&last_kernel_lock);
+  return ms;
+}
+
 /* --- one launch --- */
 
 typedef struct {
@@ -279,8 +289,12 @@ static bool launch(CudaKernelEntry *e, guint32 numel, Param *params, guint n_par
   if (ok && timed) {
     float ms = 0;
     s->cu.cuEventRecord(stop, stream);
-    if (s->cu.cuEventSynchronize(stop) == 0 && s->cu.cuEventElapsedTime(&ms, start, stop) == 0)
+    if (s->cu.cuEventSynchronize(stop) == 0 && s->cu.cuEventElapsedTime(&ms, start, stop) == 0) {
       e->last_ms = ms;
+      g_mutex_lock(&last_kernel_lock);
+      last_kernel_ms = ms;
+      g_mutex_unlock(&last_kernel_lock);
+    }
   }
   if (start)
     s->cu.cuEventDestroy(start);

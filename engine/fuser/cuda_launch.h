@@ -52,5 +52,8 @@ void fuser_cuda_enable(bool offload_host);
 /* Whether launches on device-resident inputs are timed with events (each then waits for its
  * kernel); default off, or JITSCOPE_CUDA_TIMING=1. */
 void cuda_launch_set_timing(bool on);
+/* The device time (events around the kernel alone) of the most recent timed launch in this
+ * process, in ms; 0 before any. For benchmarks: the kernel without the host's work. */
+double cuda_launch_last_kernel_ms(void);
 
 #endif
