@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "exec/executor.h"
+#include "fuser/cuda_ops.h"
 #include "fuser/fuser.h"
 #include "fuser/pointwise_expr.h"
 #include "ir/ops.h"
 #include "ir/text.h"
 #include "ir/verify.h"
+#include "runtime/device.h"
 #include "runtime/interpreter.h"
 
 static IrGraph *parse(const char *text) {
@@ -203,10 +205,48 @@ static void test_cpu_loop_chunk_concat_broadcast(void) {
   }
 }
 
+/* The done-when structures hold for device=cuda specs too: with CUDA (the cudaemu suite runs
+ * these cases on the emulator) the inputs are put on the device, the plans are specialized for
+ * device=cuda and the fusion groups run there. Without CUDA the case is skipped. */
+static bool on_device(RtTensor **t, guint n) {
+  GError *error = NULL;
+  if (!cuda_runtime_enable(&error)) {
+    g_test_skip(error->message);
+    g_error_free(error);
+    return false;
+  }
+  for (guint i = 0; i < n; i++) {
+    RtTensor *d = rt_tensor_to_device(t[i], IR_DEVICE_CUDA, &error);
+    g_assert_no_error(error);
+    rt_tensor_unref(t[i]);
+    t[i] = d;
+  }
+  return true;
+}
+
+/* Every FusionGroup of the session's plans ran on `backend` (its records), at least `min`. */
+static void assert_groups_ran_on(ExecSession *session, const char *backend, guint min) {
+  guint ran = 0;
+  for (guint p = 0; p < session->plans->len; p++) {
+    GHashTable *records = fuser_plan_records(g_ptr_array_index(session->plans, p));
+    if (records == NULL)
+      continue;
+    GHashTableIter it;
+    gpointer value;
+    g_hash_table_iter_init(&it, records);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+      const FuserGroupRecord *r = value;
+      g_assert_cmpstr(r->backend, ==, backend);
+      ran++;
+    }
+  }
+  g_assert_cmpuint(ran, >=, min);
+}
+
 /* Forward f of the LSTM cell (weights requiring grad): exactly one FusionGroup, aten::t and
  * aten::mm outside it; backward: everything fused except t, mm, _grad_sum_to_size and size
  * bookkeeping. */
-static void test_lstm_structure(void) {
+static void lstm_structure(bool cuda) {
   char *path = g_build_filename(g_getenv("JITSCOPE_CORPUS_DIR"), "lstm_cell", "graph.ir", NULL);
   char *text = NULL;
   gsize len = 0;
@@ -226,6 +266,15 @@ static void test_lstm_structure(void) {
                     rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sh, 3), rt_tensor_randn(IR_DTYPE_FLOAT32, 2, swi, 4),
                     rt_tensor_randn(IR_DTYPE_FLOAT32, 2, swh, 5), rt_tensor_randn(IR_DTYPE_FLOAT32, 1, sb, 6),
                     rt_tensor_randn(IR_DTYPE_FLOAT32, 1, sb, 7)};
+  if (cuda && !on_device(t, 7)) {
+    for (guint i = 0; i < 7; i++)
+      rt_tensor_unref(t[i]);
+    exec_session_free(session);
+    ir_graph_free(graph);
+    g_free(text);
+    g_free(path);
+    return;
+  }
   RtValue in[7];
   for (guint i = 0; i < 7; i++) {
     t[i]->requires_grad = i >= 3;
@@ -278,6 +327,8 @@ static void test_lstm_structure(void) {
   }
   g_assert_cmpuint(forward_checked, ==, 1);
   g_assert_cmpuint(backward_checked, ==, 1);
+  if (cuda)
+    assert_groups_ran_on(session, "cuda", 2); /* f's and the backward's */
   for (guint i = 0; i < 7; i++) {
     if (grads[i])
       rt_tensor_unref(grads[i]);
@@ -292,8 +343,11 @@ static void test_lstm_structure(void) {
   g_free(path);
 }
 
+static void test_lstm_structure(void) { lstm_structure(false); }
+static void test_lstm_structure_cuda(void) { lstm_structure(true); }
+
 /* (a+b)+c, three 5x1 inputs requiring grad: f is all fused except its size bookkeeping. */
-static void test_broadcast_cell_forward(void) {
+static void broadcast_cell_forward(bool cuda) {
   IrGraph *graph = parse("graph(%a.1 : Tensor,\n      %b.1 : Tensor,\n      %c.1 : Tensor):\n"
                          "  %5 : int = prim::Constant[value=1]()\n"
                          "  %6 : Tensor = aten::add(%a.1, %b.1, %5)\n"
@@ -304,9 +358,17 @@ static void test_broadcast_cell_forward(void) {
   ExecExecutor *ex = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
   RtValue in[3];
   RtTensor *leaves[3];
+  for (guint k = 0; k < 3; k++)
+    leaves[k] = randn(5, 1, k).u.tensor;
+  if (cuda && !on_device(leaves, 3)) {
+    for (guint k = 0; k < 3; k++)
+      rt_tensor_unref(leaves[k]);
+    exec_session_free(session);
+    ir_graph_free(graph);
+    return;
+  }
   for (guint k = 0; k < 3; k++) {
-    in[k] = randn(5, 1, k);
-    leaves[k] = in[k].u.tensor;
+    in[k] = rt_tensor(leaves[k]);
     leaves[k]->requires_grad = true;
   }
   RtValue *outs = NULL;
@@ -334,18 +396,27 @@ static void test_broadcast_cell_forward(void) {
   g_assert_cmpuint(diff, ==, 1);
   RtTensor *grads[3] = {0};
   g_assert_true(exec_session_backward(session, &outs[0].u.tensor, NULL, 1, leaves, 3, grads, &error));
+  g_assert_no_error(error);
   for (guint k = 0; k < 3; k++) {
     g_assert_cmpint(grads[k]->sizes[0], ==, 5);
     g_assert_cmpint(grads[k]->sizes[1], ==, 1);
-    g_assert_cmpfloat(rt_tensor_get(grads[k], 0), ==, 1.0);
+    RtTensor *host = rt_tensor_to_host(grads[k], &error);
+    g_assert_no_error(error);
+    g_assert_cmpfloat(rt_tensor_get(host, 0), ==, 1.0);
+    rt_tensor_unref(host);
     rt_tensor_unref(grads[k]);
     rt_value_unref(in[k]);
   }
+  if (cuda)
+    assert_groups_ran_on(session, "cuda", 1);
   rt_value_unref(outs[0]);
   g_free(outs);
   exec_session_free(session);
   ir_graph_free(graph);
 }
+
+static void test_broadcast_cell_forward(void) { broadcast_cell_forward(false); }
+static void test_broadcast_cell_forward_cuda(void) { broadcast_cell_forward(true); }
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
@@ -356,5 +427,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/fuser/cpu-loop/chunk-concat-broadcast", test_cpu_loop_chunk_concat_broadcast);
   g_test_add_func("/fuser/done-when/lstm", test_lstm_structure);
   g_test_add_func("/fuser/done-when/broadcast-cell", test_broadcast_cell_forward);
+  g_test_add_func("/fuser/done-when/lstm-cuda", test_lstm_structure_cuda);
+  g_test_add_func("/fuser/done-when/broadcast-cell-cuda", test_broadcast_cell_forward_cuda);
   return g_test_run();
 }
