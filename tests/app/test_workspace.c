@@ -308,7 +308,9 @@ static void test_cuda_spec(void) {
   g_assert_null(r->error);
   const AppWorkspaceStage *last =
       g_ptr_array_index(r->forward->stages, r->forward->stages->len - 1);
-  bool cuda = cuda_status_unavailable_reason(cuda_loader_get()) == NULL;
+  char *unavailable = cuda_status_unavailable_reason(cuda_loader_get());
+  bool cuda = unavailable == NULL;
+  g_free(unavailable);
   g_test_message("CUDA %s; note: %s", cuda ? "available" : "unavailable",
                  r->device_note ? r->device_note : "none");
   if (cuda) {

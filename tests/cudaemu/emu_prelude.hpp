@@ -15,8 +15,18 @@
 struct cudaemu_dim3 {
   unsigned x, y, z;
 };
-static thread_local cudaemu_dim3 threadIdx, blockIdx;
-static cudaemu_dim3 blockDim, gridDim;
+// No thread_local: the dynamic TLS of dlopen-ed objects trips LeakSanitizer's scan at exit.
+// Blocks run one at a time, so blockIdx is plain; threadIdx too unless the threads of a block
+// run as OS threads, which then find theirs through a pthread key.
+static cudaemu_dim3 blockIdx, blockDim, gridDim;
+#ifdef CUDAEMU_CONCURRENT_BLOCKS
+static pthread_key_t cudaemu_thread_key;
+static pthread_once_t cudaemu_key_once = PTHREAD_ONCE_INIT;
+static void cudaemu_make_key() { pthread_key_create(&cudaemu_thread_key, nullptr); }
+#define threadIdx (*(const cudaemu_dim3 *)pthread_getspecific(cudaemu_thread_key))
+#else
+static cudaemu_dim3 threadIdx;
+#endif
 
 #define __global__
 #define __device__
@@ -116,19 +126,20 @@ static inline unsigned short f2h(float f) { return cudaemu_float_to_half_bits(f)
 
 typedef void (*cudaemu_kernel)(void **params);
 
+#ifdef CUDAEMU_CONCURRENT_BLOCKS
 struct cudaemu_thread_arg {
   cudaemu_kernel kernel;
   void **params;
-  cudaemu_dim3 block, thread;
+  cudaemu_dim3 thread;
 };
 
 static void *cudaemu_thread_main(void *p) {
   cudaemu_thread_arg *a = (cudaemu_thread_arg *)p;
-  blockIdx = a->block;
-  threadIdx = a->thread;
+  pthread_setspecific(cudaemu_thread_key, &a->thread);
   a->kernel(a->params);
   return nullptr;
 }
+#endif
 
 // Runs the whole grid before returning (the emulated stream is synchronous).
 extern "C" void cudaemu_launch(cudaemu_kernel kernel, void **params, unsigned gx, unsigned gy,
@@ -137,6 +148,7 @@ extern "C" void cudaemu_launch(cudaemu_kernel kernel, void **params, unsigned gx
   blockDim = {bx, by, bz};
   unsigned threads = bx * by * bz;
 #ifdef CUDAEMU_CONCURRENT_BLOCKS
+  pthread_once(&cudaemu_key_once, cudaemu_make_key);
   pthread_t *ids = new pthread_t[threads];
   cudaemu_thread_arg *args = new cudaemu_thread_arg[threads];
   pthread_barrier_init(&cudaemu_block_barrier, nullptr, threads);
@@ -144,9 +156,10 @@ extern "C" void cudaemu_launch(cudaemu_kernel kernel, void **params, unsigned gx
   for (unsigned z = 0; z < gz; z++)
     for (unsigned y = 0; y < gy; y++)
       for (unsigned x = 0; x < gx; x++) {
+        blockIdx = {x, y, z};
 #ifdef CUDAEMU_CONCURRENT_BLOCKS
         for (unsigned t = 0; t < threads; t++) {
-          args[t] = {kernel, params, {x, y, z}, {t % bx, t / bx % by, t / (bx * by)}};
+          args[t] = {kernel, params, {t % bx, t / bx % by, t / (bx * by)}};
           // Threads already started would wait at the barrier for ever: fatal.
           if (pthread_create(&ids[t], nullptr, cudaemu_thread_main, &args[t]) != 0)
             abort();
@@ -154,7 +167,6 @@ extern "C" void cudaemu_launch(cudaemu_kernel kernel, void **params, unsigned gx
         for (unsigned t = 0; t < threads; t++)
           pthread_join(ids[t], nullptr);
 #else
-        blockIdx = {x, y, z};
         for (unsigned t = 0; t < threads; t++) {
           threadIdx = {t % bx, t / bx % by, t / (bx * by)};
           kernel(params);
