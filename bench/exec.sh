@@ -3,27 +3,11 @@
 # Usage: bench/exec.sh [BUILD_DIR] [--quick]. One thread for BLAS and PyTorch (BENCH_THREADS).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-build="$here/../build"
-quick=""
-for a in "$@"; do
-  case "$a" in
-    --quick) quick=--quick ;;
-    *) build=$a ;;
-  esac
-done
-bench="$build/bench/exec_bench"
-[ -x "$bench" ] || { echo "exec.sh: no exec_bench under '$build' (build it with ninja first)" >&2; exit 2; }
-threads=${BENCH_THREADS:-1}
-export OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads BENCH_THREADS=$threads
+. "$here/common.sh"
+bench_init exec.sh exec_bench "$@"
 export JITSCOPE_SOURCE_DIR="$here/.."
-ours=$(mktemp) theirs=$(mktemp)
-trap 'rm -f "$ours" "$theirs"' EXIT
 "$bench" $quick > "$ours"
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
 "$py" "$here/pytorch_exec.py" $quick > "$theirs" || true
-get() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-or_na() { [ -n "$1" ] && echo "$1" || echo "n/a"; }
 echo "PyTorch: $(or_na "$(get "$theirs" torch_version)") (legacy executor); $threads thread(s)"
 echo
 echo "| workload | jitscope | PyTorch 1.13 |"

@@ -7,29 +7,10 @@
 # line says where).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-build="$here/../build"
-quick=""
-for a in "$@"; do
-  case "$a" in
-    --quick) quick=--quick ;;
-    *) build=$a ;;
-  esac
-done
-bench="$build/bench/fuser_bench"
-[ -x "$bench" ] || { echo "fuser.sh: no fuser_bench under '$build' (build it with ninja first)" >&2; exit 2; }
-threads=${BENCH_THREADS:-1}
-export OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads BENCH_THREADS=$threads
-: "${JITSCOPE_CORPUS_DIR:=$here/../../shared/corpus}"
-export JITSCOPE_CORPUS_DIR
-ours=$(mktemp) theirs=$(mktemp)
-trap 'rm -f "$ours" "$theirs"' EXIT
+. "$here/common.sh"
+bench_init fuser.sh fuser_bench "$@"
 "$bench" $quick > "$ours"
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
 "$py" "$here/pytorch_fuser_cpu.py" $quick > "$theirs" || true
-# The value of key $2 in file $1: the rest of its line.
-get() { awk -v k="$2" '$1 == k { sub(/^[^ ]+ /, ""); print; exit }' "$1"; }
-or_na() { [ -n "$1" ] && echo "$1" || echo "n/a"; }
 
 cpu=$(awk -F: '/model name/ { sub(/^ +/, "", $2); print $2; exit }' /proc/cpuinfo)
 cpus=$(getconf _NPROCESSORS_ONLN)

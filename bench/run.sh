@@ -5,38 +5,14 @@
 # and PyTorch alike. PyTorch comes from Debian's python3-torch (/usr/bin/python3).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-build=""
-quick=""
-for a in "$@"; do
-  case "$a" in
-    --quick) quick=--quick ;;
-    *) build=$a ;;
-  esac
-done
-if [ -z "$build" ]; then
-  for d in "$here/../build" "$here/../build-interp"; do
-    [ -x "$d/bench/interp_bench" ] && build=$d && break
-  done
-fi
-bench="$build/bench/interp_bench"
-[ -x "$bench" ] || { echo "run.sh: no interp_bench under '$build' (build it with ninja first)" >&2; exit 2; }
-threads=${BENCH_THREADS:-1}
-export OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads BENCH_THREADS=$threads
-: "${JITSCOPE_CORPUS_DIR:=$here/../../shared/corpus}"
-export JITSCOPE_CORPUS_DIR
+. "$here/common.sh"
+bench_init run.sh interp_bench "$@"
 
-ours=$(mktemp) theirs=$(mktemp)
-trap 'rm -f "$ours" "$theirs"' EXIT
 "$bench" $quick > "$ours"
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
 if ! "$py" "$here/pytorch_reference.py" $quick > "$theirs" 2> "$theirs.err"; then
   sed 's/^/  /' "$theirs.err" >&2
 fi
-rm -f "$theirs.err"
 
-get() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-or_na() { [ -n "$1" ] && echo "$1" || echo "n/a"; }
 
 cpu=$(awk -F: '/model name/ { sub(/^ +/, "", $2); print $2; exit }' /proc/cpuinfo)
 echo "machine: $cpu, $(getconf _NPROCESSORS_ONLN) CPUs online; $threads thread(s) for BLAS and PyTorch"
