@@ -70,8 +70,8 @@ static bool c_can_run(const FuserBackend *backend, const IrNode *group, const Rt
 }
 
 /* Right-aligned strides of a view broadcast to the map. */
-static void broadcast_strides(const FuserShape *view, const int64_t *strides, const FuserShape *map,
-                              int64_t *out) {
+static void broadcast_strides(const FuserShape *view, const int64_t *strides,
+                              const FuserShape *map, int64_t *out) {
   for (int d = 0; d < map->nd; d++) {
     int sd = d - (map->nd - view->nd);
     out[d] = (sd < 0 || view->sizes[sd] == 1 || map->sizes[d] == 1) ? 0 : strides[sd];
@@ -187,8 +187,8 @@ static CpuCompiled *kernel_for(GroupKernels *g, const char *canonical, const IrG
 }
 
 /* Operand k's view (shape and strides before broadcasting) and its first element. */
-static void operand_view(const CpuKernelArg *a, RtValue *inputs, RtValue *outputs, FuserShape *view,
-                         int64_t *strides, char **data) {
+static void operand_view(const CpuKernelArg *a, RtValue *inputs, RtValue *outputs,
+                         FuserShape *view, int64_t *strides, char **data) {
   const RtTensor *t = a->is_output ? outputs[a->index].u.tensor : inputs[a->index].u.tensor;
   int64_t offset = 0;
   *view = (FuserShape){t->ndim, {0}};

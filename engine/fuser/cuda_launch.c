@@ -442,7 +442,8 @@ static bool cuda_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *
     for (int k = 0; ok && k < (pieces ? pieces : 1); k++) {
       Param prm;
       cuda_layout_merge(map_nd, map, over_map, &prm.layout);
-      prm.ptr = out_ptr[o] + (CudaDevicePtr)(pieces ? k * piece.sizes[cd] * strides[cd] * (int64_t)es : 0);
+      int64_t piece_offset = pieces ? k * piece.sizes[cd] * strides[cd] : 0;
+      prm.ptr = out_ptr[o] + (CudaDevicePtr)(piece_offset * (int64_t)es);
       g_array_append_val(out_params, prm);
       out_nd[o] = prm.layout.ndim;
     }
