@@ -9,29 +9,7 @@
 #include "fuser/cpu_codegen.h"
 #include "fuser/cpu_compile.h"
 #include "ir/text.h"
-
-static IrGraph *parse(const char *text) {
-  GError *error = NULL;
-  IrGraph *g = ir_graph_parse(text, strlen(text), "<test>", &error);
-  g_assert_no_error(error);
-  return g;
-}
-
-/* Every expected line appears as a whole line of `source`, in this order. */
-static void expect_lines(const char *source, const char *const *lines) {
-  char **have = g_strsplit(source, "\n", -1);
-  guint at = 0;
-  for (guint i = 0; lines[i]; i++) {
-    while (have[at] && strcmp(have[at], lines[i]) != 0)
-      at++;
-    if (have[at] == NULL) {
-      g_printerr("missing (or out of order) line:\n%s\nin source:\n%s\n", lines[i], source);
-      g_assert_not_reached();
-    }
-    at++;
-  }
-  g_strfreev(have);
-}
+#include "source_lines.h"
 
 static const char add_sigmoid[] =
     "graph(%a : Float(*, *), %b : Float(*, *)):\n"
@@ -41,7 +19,7 @@ static const char add_sigmoid[] =
     "  return (%d)\n";
 
 static void test_contiguous_float(void) {
-  IrGraph *g = parse(add_sigmoid);
+  IrGraph *g = source_lines_parse(add_sigmoid);
   IrDtype dt[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT32};
   CpuInner inner[3] = {CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS};
   GError *error = NULL;
@@ -71,7 +49,7 @@ static void test_contiguous_float(void) {
       "      (float *)data[2] + start * strides[2]);",
       "}",
       NULL};
-  expect_lines(k->source, lines);
+  source_lines_expect(k->source, lines);
   g_assert_null(strstr(k->source, "index["));
   char *key = cpu_codegen_signature_key(k->args, inner, 1);
   g_assert_cmpstr(key, ==, "f32c f32c -> f32c @1");
@@ -85,7 +63,7 @@ static void test_contiguous_float(void) {
 }
 
 static void test_strided_double(void) {
-  IrGraph *g = parse(add_sigmoid);
+  IrGraph *g = source_lines_parse(add_sigmoid);
   IrDtype dt[2] = {IR_DTYPE_FLOAT64, IR_DTYPE_FLOAT64};
   CpuInner inner[3] = {CPU_INNER_STRIDED, CPU_INNER_BROADCAST, CPU_INNER_CONTIGUOUS};
   GError *error = NULL;
@@ -114,7 +92,7 @@ static void test_strided_double(void) {
       "        (double *)data[2] + index[0] * strides[4] + index[1] * strides[5], strides[1]);",
       "    for (int d = 0; d >= 0 && ++index[d] == sizes[d]; d--)",
       NULL};
-  expect_lines(k->source, lines);
+  source_lines_expect(k->source, lines);
   char *key = cpu_codegen_signature_key(k->args, inner, 2);
   g_assert_cmpstr(key, ==, "f64s f64b -> f64c @2");
   g_free(key);
@@ -128,7 +106,7 @@ static void test_compare_where_bool(void) {
       "  %c : Bool(*) = aten::gt(%a, %b)\n"
       "  %d : Float(*) = aten::where(%c, %a, %b)\n"
       "  return (%d, %c)\n";
-  IrGraph *g = parse(text);
+  IrGraph *g = source_lines_parse(text);
   IrDtype dt[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT32};
   CpuInner inner[4] = {CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS,
                        CPU_INNER_CONTIGUOUS};
@@ -143,14 +121,14 @@ static void test_compare_where_bool(void) {
       "    t2[i] = n3;",
       "    t3[i] = (unsigned char)n2;",
       NULL};
-  expect_lines(k->source, lines);
+  source_lines_expect(k->source, lines);
   g_assert_null(strstr(k->source, "__simd__")); /* no math function */
   kernel_source_free(k);
   ir_graph_free(g);
 }
 
 static void test_rejects_half(void) {
-  IrGraph *g = parse(add_sigmoid);
+  IrGraph *g = source_lines_parse(add_sigmoid);
   IrDtype dt[2] = {IR_DTYPE_FLOAT16, IR_DTYPE_FLOAT16};
   GError *error = NULL;
   g_assert_null(cpu_codegen_operands(g, dt, &error));
@@ -201,7 +179,7 @@ static void assert_same(const RtTensor *a, const RtTensor *b, double tol) {
 
 /* Runs the group's graph both ways on inputs given in the graph's input order. */
 static void compare(const char *text, RtValue *graph_in, guint n) {
-  IrGraph *g = parse(text);
+  IrGraph *g = source_lines_parse(text);
   IrNode *group = fused_group(g);
   guint n_in = ir_n_inputs(group), n_out = ir_n_outputs(group);
   RtValue in[8], a[8], b[8];
@@ -314,7 +292,7 @@ static void test_missing_compiler(void) {
       "  %d : Float(*, *) = aten::sigmoid(%c)\n"
       "  %e : Float(*, *) = aten::mul(%d, %a)\n"
       "  return (%e)\n";
-  IrGraph *g = parse(text);
+  IrGraph *g = source_lines_parse(text);
   ExecSession *session = exec_session_new();
   session->fuse = true;
   ExecExecutor *ex = exec_executor_new(session, g, "main", EXEC_PLAN_FORWARD);

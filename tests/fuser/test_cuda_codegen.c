@@ -5,29 +5,7 @@
 #include "fuser/cuda_compile.h"
 #include "fuser/cuda_launch.h"
 #include "ir/text.h"
-
-static IrGraph *parse(const char *text) {
-  GError *error = NULL;
-  IrGraph *g = ir_graph_parse(text, strlen(text), "<test>", &error);
-  g_assert_no_error(error);
-  return g;
-}
-
-/* Every expected line appears as a whole line of `source`, in this order. */
-static void expect_lines(const char *source, const char *const *lines) {
-  char **have = g_strsplit(source, "\n", -1);
-  guint at = 0;
-  for (guint i = 0; lines[i]; i++) {
-    while (have[at] && strcmp(have[at], lines[i]) != 0)
-      at++;
-    if (have[at] == NULL) {
-      g_printerr("missing (or out of order) line:\n%s\nin source:\n%s\n", lines[i], source);
-      g_assert_not_reached();
-    }
-    at++;
-  }
-  g_strfreev(have);
-}
+#include "source_lines.h"
 
 static CudaKernelSource *gen(const IrGraph *g, IrDtype dtype, const guint *in_nd,
                              const guint *out_nd) {
@@ -51,7 +29,7 @@ static const char add_sigmoid[] =
     "  return (%d)\n";
 
 static void test_float_add_sigmoid(void) {
-  IrGraph *g = parse(add_sigmoid);
+  IrGraph *g = source_lines_parse(add_sigmoid);
   CudaKernelSource *k = gen(g, IR_DTYPE_FLOAT32, ones, ones);
   static const char *const lines[] = {
       "typedef unsigned int IndexType;",
@@ -78,7 +56,7 @@ static void test_float_add_sigmoid(void) {
       "  }",
       "}",
       NULL};
-  expect_lines(k->source, lines);
+  source_lines_expect(k->source, lines);
   g_assert_null(strstr(k->source, "__half"));
   g_assert_cmpuint(k->args->len, ==, 3);
   const CudaKernelArg *out = &g_array_index(k->args, CudaKernelArg, 2);
@@ -94,14 +72,14 @@ static void test_float_add_sigmoid(void) {
       "    double n2 = n0 + 1. * n1;",
       "    double n3 = 1 / (1 + exp(-n2));",
       NULL};
-  expect_lines(k->source, dlines);
+  source_lines_expect(k->source, dlines);
   g_assert_nonnull(strstr(k->source, "TensorInfo<double, 1> t2"));
   kernel_source_free(k);
   ir_graph_free(g);
 }
 
 static void test_half(void) {
-  IrGraph *g = parse("graph(%x : Half(*)):\n"
+  IrGraph *g = source_lines_parse("graph(%x : Half(*)):\n"
                      "  %e : Half(*) = aten::exp(%x)\n"
                      "  %t : Half(*) = aten::tanh(%e)\n"
                      "  return (%t)\n");
@@ -117,14 +95,14 @@ static void test_half(void) {
       "    float n2 = tanhf(n1);",
       "    t1.data[t1_offset] = __float2half(n2);",
       NULL};
-  expect_lines(k->source, lines);
+  source_lines_expect(k->source, lines);
   g_assert_cmpint(g_array_index(k->output_dtypes, IrDtype, 0), ==, IR_DTYPE_FLOAT16);
   kernel_source_free(k);
   ir_graph_free(g);
 }
 
 static void test_chunk(void) {
-  IrGraph *g = parse("graph(%x : Float(*, *), %y : Float(*, *)):\n"
+  IrGraph *g = source_lines_parse("graph(%x : Float(*, *), %y : Float(*, *)):\n"
                      "  %one : int = prim::Constant[value=1]()\n"
                      "  %y0 : Float(*, *), %y1 : Float(*, *) = "
                      "prim::ConstantChunk[chunks=2, dim=1](%y)\n"
@@ -151,7 +129,7 @@ static void test_chunk(void) {
       "    float n5 = n0 + 1.f * n4;",
       "    t3.data[t3_offset] = n5;",
       NULL};
-  expect_lines(k->source, lines);
+  source_lines_expect(k->source, lines);
   g_assert_cmpuint(k->args->len, ==, 4);
   for (guint p = 1; p <= 2; p++) {
     const CudaKernelArg *a = &g_array_index(k->args, CudaKernelArg, p);
@@ -172,7 +150,7 @@ static void test_chunk(void) {
 }
 
 static void test_clamp_compare_where(void) {
-  IrGraph *g = parse("graph(%x : Double(*), %y : Double(*)):\n"
+  IrGraph *g = source_lines_parse("graph(%x : Double(*), %y : Double(*)):\n"
                      "  %lo : float = prim::Constant[value=-0.5]()\n"
                      "  %none : NoneType = prim::Constant()\n"
                      "  %c : Double(*) = aten::clamp(%x, %lo, %none)\n"
@@ -189,14 +167,14 @@ static void test_clamp_compare_where(void) {
       "    t2.data[t2_offset] = n4;",
       "    t3.data[t3_offset] = n3;",
       NULL};
-  expect_lines(k->source, lines);
+  source_lines_expect(k->source, lines);
   g_assert_cmpint(g_array_index(k->output_dtypes, IrDtype, 1), ==, IR_DTYPE_BOOL);
   kernel_source_free(k);
   ir_graph_free(g);
 }
 
 static void test_integer_true_division(void) {
-  IrGraph *g = parse("graph(%x : Long(*), %y : Long(*)):\n"
+  IrGraph *g = source_lines_parse("graph(%x : Long(*), %y : Long(*)):\n"
                      "  %d : Float(*) = aten::div(%x, %y)\n"
                      "  return (%d)\n");
   CudaKernelSource *k = gen(g, IR_DTYPE_INT64, ones, ones);
@@ -204,15 +182,15 @@ static void test_integer_true_division(void) {
       "    long long n0 = __ldg(&t0.data[t0_offset]);",
       "    float n2 = ((float)n0) / ((float)n1);",
       NULL};
-  expect_lines(k->source, lines);
+  source_lines_expect(k->source, lines);
   g_assert_nonnull(strstr(k->source, "TensorInfo<float, 1> t2"));
   kernel_source_free(k);
   ir_graph_free(g);
 }
 
 static void test_deterministic(void) {
-  IrGraph *a = parse(add_sigmoid);
-  IrGraph *b = parse("graph(%p.1 : Float(5, 5), %q.7 : Float(5, 5)):\n"
+  IrGraph *a = source_lines_parse(add_sigmoid);
+  IrGraph *b = source_lines_parse("graph(%p.1 : Float(5, 5), %q.7 : Float(5, 5)):\n"
                      "  %90 : int = prim::Constant[value=1]()\n"
                      "  %r : Float(5, 5) = aten::add(%p.1, %q.7, %90)\n"
                      "  %s.3 : Float(5, 5) = aten::sigmoid(%r)\n"
@@ -223,7 +201,7 @@ static void test_deterministic(void) {
   CudaKernelSource *kb = gen(b, IR_DTYPE_FLOAT32, ones, ones);
   g_assert_cmpstr(ka->source, ==, kb->source);
   /* A different constant is a different group. */
-  IrGraph *c = parse("graph(%a : Float(*, *), %b : Float(*, *)):\n"
+  IrGraph *c = source_lines_parse("graph(%a : Float(*, *), %b : Float(*, *)):\n"
                      "  %two : int = prim::Constant[value=2]()\n"
                      "  %c : Float(*, *) = aten::add(%a, %b, %two)\n"
                      "  %d : Float(*, *) = aten::sigmoid(%c)\n"
@@ -241,7 +219,7 @@ static void test_deterministic(void) {
 }
 
 static void test_errors(void) {
-  IrGraph *g = parse("graph(%a : Float(*, *), %b : Float(*, *)):\n"
+  IrGraph *g = source_lines_parse("graph(%a : Float(*, *), %b : Float(*, *)):\n"
                      "  %c : Float(*, *) = aten::mm(%a, %b)\n"
                      "  return (%c)\n");
   IrDtype dtypes[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT32};
@@ -253,7 +231,7 @@ static void test_errors(void) {
   g_clear_error(&error);
   ir_graph_free(g);
 
-  g = parse(add_sigmoid);
+  g = source_lines_parse(add_sigmoid);
   const guint bad[] = {0, 1};
   k = cuda_codegen_kernel(g, "k", dtypes, bad, ones, &error);
   g_assert_null(k);
@@ -320,7 +298,7 @@ static void test_keys_and_dtypes(void) {
   g_assert_cmpstr(key, ==, "float32/2 float16/1 -> 1 @compute_90");
   g_free(key);
 
-  IrGraph *g = parse(add_sigmoid);
+  IrGraph *g = source_lines_parse(add_sigmoid);
   IrDtype mixed[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT64}, o[1];
   GError *error = NULL;
   g_assert_true(cuda_codegen_output_dtypes(g, mixed, o, &error));
