@@ -142,15 +142,58 @@ JsonNode *json_out_builder_finish(JsonBuilder *b) {
   return root;
 }
 
-void json_out_print(JsonNode *root) {
+/* json-glib writes a double with "%.17g" and appends ".0" when the text has no '.', which
+ * turns "2e+30" into "2e+30.0", not JSON: drop a ".0" that follows an exponent's digits
+ * (outside strings). */
+static void repair_exponents(char *text) {
+  char *out = text;
+  bool in_string = false;
+  for (const char *p = text; *p; p++) {
+    if (in_string) {
+      if (*p == '\\' && p[1]) {
+        *out++ = *p++;
+      } else if (*p == '"') {
+        in_string = false;
+      }
+      *out++ = *p;
+      continue;
+    }
+    if (*p == '"')
+      in_string = true;
+    *out++ = *p;
+    if ((*p == 'e' || *p == 'E') && out - 1 > text && g_ascii_isdigit(out[-2])) {
+      const char *q = p + 1;
+      if (*q == '+' || *q == '-')
+        q++;
+      const char *digits = q;
+      while (g_ascii_isdigit(*q))
+        q++;
+      if (q > digits) {
+        memcpy(out, p + 1, (size_t)(q - (p + 1)));
+        out += q - (p + 1);
+        p = q - 1;
+        if (q[0] == '.' && q[1] == '0' && !g_ascii_isdigit(q[2]))
+          p += 2;
+      }
+    }
+  }
+  *out = '\0';
+}
+
+char *json_out_to_text(JsonNode *root) {
   JsonGenerator *generator = json_generator_new();
   json_generator_set_root(generator, root);
-  gsize length = 0;
-  char *text = json_generator_to_data(generator, &length);
-  fwrite(text, 1, length, stdout);
+  char *text = json_generator_to_data(generator, NULL);
+  g_object_unref(generator);
+  repair_exponents(text);
+  return text;
+}
+
+void json_out_print(JsonNode *root) {
+  char *text = json_out_to_text(root);
+  fputs(text, stdout);
   fputc('\n', stdout);
   g_free(text);
-  g_object_unref(generator);
   json_node_unref(root);
 }
 

@@ -30,6 +30,9 @@ void json_out_member_strings(JsonBuilder *b, const char *name, GPtrArray *string
 /* The document `b` built, with `b` released. */
 JsonNode *json_out_builder_finish(JsonBuilder *b);
 
+/* The document as one line of JSON (g_free it); numbers always parse: json-glib's "2e+30.0"
+ * for large and tiny doubles is written "2e+30". */
+char *json_out_to_text(JsonNode *root);
 /* Writes the document on stdout as one line followed by a newline, and frees it. */
 void json_out_print(JsonNode *root);
 

@@ -43,6 +43,8 @@ ad_is_differentiable(const IrNode *node)
     }
     return true;
   }
+  case IR_ATEN_CAT: /* Tensor[] gradients: the eager tape's (symbolic autodiff has no lists) */
+    return false;
   default:
     return is_tensor_comparison(node) || ad_formula_exists(node);
   }

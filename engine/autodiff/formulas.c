@@ -259,6 +259,8 @@ ad_formula_exists(const IrNode *node)
     }
   case IR_ATEN_CHUNK:
     return constant_number(ir_input(node, 2), &d) || ir_n_inputs(node) < 3;
+  case IR_ATEN_CAT: /* the pieces' count: the list is built in the same graph */
+    return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT;
   default:
     return true;
   }
@@ -610,6 +612,26 @@ ad_grad_chunk(Ctx *c, IrValue *g)
 {
   IrValue *dim = ir_n_inputs(c->node) >= 3 ? c->in[2] : cint(c, 0);
   c->gin[0] = E2(ATEN_CAT, g, dim);
+}
+
+/* cat: the gradient split back into pieces of the inputs' sizes along dim (a Tensor[]
+ * gradient for the list input). */
+static void
+ad_grad_cat(Ctx *c, IrValue *g)
+{
+  guint n = ir_n_inputs(ir_input(c->node, 0)->node);
+  IrValue *dim = ir_n_inputs(c->node) >= 2 ? c->in[1] : cint(c, 0);
+  IrNode *unpack = ir_node_create(c->g, IR_PRIM_LIST_UNPACK, n);
+  ir_node_add_input(unpack, c->in[0]);
+  for (guint i = 0; i < n; i++)
+    ir_value_set_type(ir_output(unpack, i), ir_type_tensor());
+  ir_graph_insert(c->g, unpack);
+  IrNode *sizes = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
+  for (guint i = 0; i < n; i++)
+    ir_node_add_input(sizes, E2(ATEN_SIZE, ir_output(unpack, i), dim));
+  ir_value_set_type(ir_output(sizes, 0), ir_type_list(ir_type_int()));
+  ir_graph_insert(c->g, sizes);
+  c->gin[0] = E3(ATEN_SPLIT_WITH_SIZES, g, ir_output(sizes, 0), dim);
 }
 
 /* DERIV(d0, d1, ...): G * d_k for the k-th Tensor argument, summed to its size when the op

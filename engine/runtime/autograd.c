@@ -74,14 +74,14 @@ void rt_autograd_attach(RtTensor *output, RtGradNode *node, guint index) {
 }
 
 RtTensor *rt_autograd_detach(RtTensor *t) {
-  RtTensor *view = rt_tensor_view_narrow(t, 0, 0, t->ndim ? t->sizes[0] : 1);
+  RtTensor *view;
   if (t->ndim == 0) {
-    /* narrow needs a dimension: rebuild the 0-dim alias by hand. */
-    rt_tensor_unref(view);
-    view = rt_tensor_view_unsqueeze(t, 0);
-    RtTensor *scalar = rt_tensor_view_squeeze(view, 0);
-    rt_tensor_unref(view);
-    view = scalar;
+    /* narrow needs a dimension: the 0-dim alias through unsqueeze and squeeze. */
+    RtTensor *one = rt_tensor_view_unsqueeze(t, 0);
+    view = rt_tensor_view_squeeze(one, 0);
+    rt_tensor_unref(one);
+  } else {
+    view = rt_tensor_view_narrow(t, 0, 0, t->sizes[0]);
   }
   if (view->grad_fn) {
     rt_grad_node_unref(view->grad_fn);

@@ -1,4 +1,4 @@
-/* Splitting and joining: rt_kernel_chunk and rt_kernel_cat.
+/* Splitting and joining: rt_kernel_chunk, rt_kernel_split and rt_kernel_cat.
  *
  * chunk (PyTorch 1.13): chunk size ceil(size / chunks); the last chunk may be smaller and
  * there may be fewer than `chunks` pieces (size 5 in 3 chunks gives 2, 2, 1; size 4 in 3
@@ -132,5 +132,77 @@ bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, gu
     offset += t->sizes[w];
   }
   outs[0] = rt_tensor(out);
+  return true;
+}
+
+/* split (pieces of split_size along dim, the last one smaller; one empty piece for a size-0
+ * dim) and split_with_sizes (pieces of the given sizes, which must add up to the dim's size):
+ * like chunk, one list value of views sharing self's storage. */
+bool rt_kernel_split(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                     RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  gint64 dim;
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 2, &dim, error))
+    return false;
+  if (self->ndim == 0) {
+    K_ERR_SHAPE(error, "split expects at least a 1-dimensional tensor");
+    return false;
+  }
+  int w;
+  if (!k_wrap_dim(dim, self->ndim, &w, error))
+    return false;
+  int64_t size = self->sizes[w];
+  g_autoptr(GArray) lengths = g_array_new(FALSE, FALSE, sizeof(gint64));
+  if (k_overload_is(schema, "Tensor")) {
+    gint64 split_size;
+    if (!k_arg_int(schema, args, 1, &split_size, error))
+      return false;
+    if (split_size < 0 || (split_size == 0 && size != 0)) {
+      K_ERR(error, "split_size can only be 0 if dimension size is 0, but got dimension size "
+            "of %" G_GINT64_FORMAT, (gint64)size);
+      return false;
+    }
+    int64_t pieces = size == 0 ? 1 : (size + split_size - 1) / split_size;
+    for (int64_t k = 0; k < pieces; k++) {
+      gint64 length = size == 0 ? 0 : MIN(split_size, size - k * split_size);
+      g_array_append_val(lengths, length);
+    }
+  } else {
+    RtValue sizes = args[1];
+    guint n = sizes.tag == RT_LIST ? sizes.u.seq->len : 0;
+    g_array_set_size(lengths, n);
+    guint got = 0;
+    if (sizes.tag != RT_LIST ||
+        !rt_value_to_int_list(sizes, (gint64 *)(void *)lengths->data, n, &got) || got != n) {
+      K_ERR(error, "split_with_sizes(): argument 'split_sizes' must be a list of ints");
+      return false;
+    }
+    int64_t total = 0;
+    for (guint k = 0; k < n; k++) {
+      gint64 length = g_array_index(lengths, gint64, k);
+      if (length < 0) {
+        K_ERR(error, "split_with_sizes expects split_sizes have only non-negative entries, but "
+              "got split_sizes=%" G_GINT64_FORMAT, length);
+        return false;
+      }
+      total += length;
+    }
+    if (total != size) {
+      K_ERR(error, "split_with_sizes expects split_sizes to sum exactly to %" G_GINT64_FORMAT
+            " (input tensor's size at dimension %d), but got a sum of %" G_GINT64_FORMAT,
+            (gint64)size, w, (gint64)total);
+      return false;
+    }
+  }
+  RtValue *items = g_new(RtValue, lengths->len);
+  int64_t start = 0;
+  for (guint k = 0; k < lengths->len; k++) {
+    gint64 length = g_array_index(lengths, gint64, k);
+    items[k] = rt_tensor(rt_tensor_view_narrow(self, w, start, length));
+    start += length;
+  }
+  outs[0] = rt_list(items, lengths->len);
+  g_free(items);
   return true;
 }
