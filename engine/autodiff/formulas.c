@@ -424,10 +424,18 @@ ad_grad_pow(Ctx *c, IrValue *g)
 {
   IrValue *self = c->in[0], *e = c->in[1];
   if (overload_is(c->node, "Tensor_Tensor")) {
-    IrValue *one = cint(c, 1);
+    /* PyTorch 1.13: no gradient for self where exponent == 0, none for exponent where
+     * self == 0 and exponent >= 0 (0 * log(0) would be NaN). */
+    IrValue *one = cint(c, 1), *zero = cint(c, 0);
     IrValue *em1 = E3(ATEN_SUB, e, one, one);
-    c->gin[0] = gsts(c, mul(c, mul(c, g, e), E2(ATEN_POW, self, em1)), 0);
-    c->gin[1] = gsts(c, mul(c, mul(c, g, c->out[0]), E1(ATEN_LOG, self)), 1);
+    IrValue *g_self = mul(c, mul(c, g, e), E2(ATEN_POW, self, em1));
+    g_self = E3(ATEN_WHERE, E2(ATEN_EQ, e, zero), E1(ATEN_ZEROS_LIKE, g_self), g_self);
+    IrValue *g_e = mul(c, mul(c, g, c->out[0]), E1(ATEN_LOG, self));
+    IrValue *self_zero = E2(ATEN_EQ, self, zero);
+    IrValue *no_e = E3(ATEN_WHERE, self_zero, E2(ATEN_GE, e, zero), self_zero);
+    g_e = E3(ATEN_WHERE, no_e, E1(ATEN_ZEROS_LIKE, g_e), g_e);
+    c->gin[0] = gsts(c, g_self, 0);
+    c->gin[1] = gsts(c, g_e, 1);
     return;
   }
   double ev;
@@ -540,14 +548,21 @@ ad_grad_atan2(Ctx *c, IrValue *g)
   c->gin[1] = gsts(c, E2(ATEN_DIV, mul(c, neg(c, g), self), den), 1);
 }
 
+/* PyTorch 1.13's maximum / minimum backward: where(self == other, g / 2, g) masked to 0
+ * where the other side wins; NaN on either side gives g to both. As masks: g * (1 - loses -
+ * 0.5 * ties), loses = self < other for max (self > other for min). */
 static void
 ad_grad_max_min(Ctx *c, IrValue *g)
 {
-  IrOpKind cmp = c->node->kind == IR_ATEN_MAX ? IR_ATEN_GT : IR_ATEN_LT;
+  IrOpKind loses = c->node->kind == IR_ATEN_MAX ? IR_ATEN_LT : IR_ATEN_GT;
   IrValue *self = c->in[0], *other = c->in[1];
-  IrValue *m_self = mask_as(c, emit(c, cmp, 2, (IrValue *const[]){self, other}), g);
+  IrValue *half_tie = mul(c, mask_as(c, E2(ATEN_EQ, self, other), g), cfloat(c, 0.5));
+  IrValue *self_loses = mask_as(c, emit(c, loses, 2, (IrValue *const[]){self, other}), g);
+  IrValue *other_loses = mask_as(c, emit(c, loses, 2, (IrValue *const[]){other, self}), g);
+  IrValue *one = cint(c, 1);
+  IrValue *m_self = E3(ATEN_SUB, one_minus(c, self_loses), half_tie, one);
+  IrValue *m_other = E3(ATEN_SUB, one_minus(c, other_loses), half_tie, one);
   c->gin[0] = gsts(c, mul(c, g, m_self), 0);
-  IrValue *m_other = mask_as(c, emit(c, cmp, 2, (IrValue *const[]){other, self}), g);
   c->gin[1] = gsts(c, mul(c, g, m_other), 1);
 }
 

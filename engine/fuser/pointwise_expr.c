@@ -5,12 +5,19 @@
 #include <math.h>
 #include <string.h>
 
+#include "runtime/scalar_math.h"
+
 /* math_functions.def bound to libm: one table per arity and precision, NULL where the arity
  * differs. */
 #define MATH_PTR_1_1(name) name
 #define MATH_PTR_1_2(name) NULL
+#define MATH_PTR_1_3(name) NULL
 #define MATH_PTR_2_1(name) NULL
 #define MATH_PTR_2_2(name) name
+#define MATH_PTR_2_3(name) NULL
+#define MATH_PTR_3_1(name) NULL
+#define MATH_PTR_3_2(name) NULL
+#define MATH_PTR_3_3(name) name
 #define MATH_PTR(want, arity, name) MATH_PTR_##want##_##arity(name)
 static double (*const math1[])(double) = {
 #define MATH(name, arity, vector) MATH_PTR(1, arity, name),
@@ -22,6 +29,11 @@ static double (*const math2[])(double, double) = {
 #include "ir/math_functions.def"
 #undef MATH
 };
+static double (*const math3[])(double, double, double) = {
+#define MATH(name, arity, vector) MATH_PTR(3, arity, name),
+#include "ir/math_functions.def"
+#undef MATH
+};
 static float (*const math1f[])(float) = {
 #define MATH(name, arity, vector) MATH_PTR(1, arity, name##f),
 #include "ir/math_functions.def"
@@ -29,6 +41,11 @@ static float (*const math1f[])(float) = {
 };
 static float (*const math2f[])(float, float) = {
 #define MATH(name, arity, vector) MATH_PTR(2, arity, name##f),
+#include "ir/math_functions.def"
+#undef MATH
+};
+static float (*const math3f[])(float, float, float) = {
+#define MATH(name, arity, vector) MATH_PTR(3, arity, name##f),
 #include "ir/math_functions.def"
 #undef MATH
 };
@@ -51,6 +68,9 @@ double pw_expr_eval(const PwExpr *e, const double *args) {
   case PW_COND:
     return pw_expr_eval(e->a, args) != 0 ? pw_expr_eval(e->b, args) : pw_expr_eval(e->c, args);
   case PW_CALL:
+    if (e->c)
+      return math3[e->fn](pw_expr_eval(e->a, args), pw_expr_eval(e->b, args),
+                          pw_expr_eval(e->c, args));
     if (e->b)
       return math2[e->fn](pw_expr_eval(e->a, args), pw_expr_eval(e->b, args));
     return math1[e->fn](pw_expr_eval(e->a, args));
@@ -67,7 +87,7 @@ double pw_expr_eval(const PwExpr *e, const double *args) {
 
 /* One block evaluator per element type T: double, and float for float32 groups, whose calls
  * go to the float variants of the functions (fn1f, fn2f). */
-#define DEFINE_EVAL_BLOCK(name, T, fn1, fn2)                                                   \
+#define DEFINE_EVAL_BLOCK(name, T, fn1, fn2, fn3)                                                   \
   void name(const PwExpr *e, const T *const *args, const int *strides, T *out, int n) {        \
     if (e->op == PW_ARG) {                                                                     \
       const T *src = args[e->arg];                                                             \
@@ -85,6 +105,12 @@ double pw_expr_eval(const PwExpr *e, const double *args) {
     name(e->a, args, strides, a, n);                                                           \
     if (e->b && e->op != PW_COND)                                                              \
       name(e->b, args, strides, b, n);                                                         \
+    if (e->op == PW_CALL && e->c) {                                                            \
+      T c[PW_BLOCK];                                                                           \
+      name(e->c, args, strides, c, n);                                                         \
+      LOOP(fn3[e->fn](a[i], b[i], c[i]));                                                      \
+      return;                                                                                  \
+    }                                                                                          \
     switch (e->op) {                                                                           \
     case PW_NEG: LOOP(-a[i]); break;                                                           \
     case PW_ADD: LOOP(a[i] + b[i]); break;                                                     \
@@ -116,5 +142,5 @@ double pw_expr_eval(const PwExpr *e, const double *args) {
     }                                                                                          \
   }
 
-DEFINE_EVAL_BLOCK(pw_expr_eval_block, double, math1, math2)
-DEFINE_EVAL_BLOCK(pw_expr_eval_block_f, float, math1f, math2f)
+DEFINE_EVAL_BLOCK(pw_expr_eval_block, double, math1, math2, math3)
+DEFINE_EVAL_BLOCK(pw_expr_eval_block_f, float, math1f, math2f, math3f)

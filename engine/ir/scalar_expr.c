@@ -139,10 +139,15 @@ static PwExpr *parse_primary(Parser *ps) {
     PwExpr *e = node_new(PW_CALL);
     e->fn = fn;
     e->a = parse_cond(ps);
-    if (functions[fn].arity == 2) {
+    if (functions[fn].arity >= 2) {
       if (!accept(ps, ","))
         fail(ps, "expected ','");
       e->b = parse_cond(ps);
+    }
+    if (functions[fn].arity == 3) {
+      if (!accept(ps, ","))
+        fail(ps, "expected ','");
+      e->c = parse_cond(ps);
     }
     if (!accept(ps, ")"))
       fail(ps, "expected ')'");

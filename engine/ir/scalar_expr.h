@@ -20,7 +20,7 @@ typedef struct PwExpr {
   PwOp op;
   int arg;    /* PW_ARG */
   double num; /* PW_NUM */
-  int fn;     /* PW_CALL: index into the math function list */
+  int fn;     /* PW_CALL: index into the math function list; arguments a, b, c */
   struct PwExpr *a, *b, *c;
 } PwExpr;
 

@@ -76,11 +76,12 @@ DEF_CLAMP(clamp_int, int64_t, i64)
 #define U(v) ((uint64_t)(v))
 #define W(e) ((int64_t)(e))
 
-DEF_F(add, x + A[0] * y)
+/* x + alpha * y as PyTorch's vectorized kernels: one fused multiply-add (alpha 1: a sum). */
+DEF_F(add, A[0] == 1 ? x + y : fma(A[0], y, x))
 DEF_I(add, W(U(x) + U(A[0]) * U(y)))
-DEF_F(sub, x - A[0] * y)
+DEF_F(sub, A[0] == 1 ? x - y : fma(-A[0], y, x))
 DEF_I(sub, W(U(x) - U(A[0]) * U(y)))
-DEF_F(rsub, y - A[0] * x)
+DEF_F(rsub, A[0] == 1 ? y - x : fma(-A[0], x, y))
 DEF_I(rsub, W(U(y) - U(A[0]) * U(x)))
 DEF_F(mul, x * y)
 DEF_I(mul, W(U(x) * U(y)))
@@ -89,18 +90,23 @@ DEF_F(threshold, x <= A[0] ? A[1] : x)
 DEF_I(threshold, x <= A[0] ? A[1] : x)
 DEF_F(atan2, atan2(x, y))
 DEF_F(pow, pow(x, y))
+/* pow.Tensor_Scalar: PyTorch 1.13 takes exponents 0.5 and -0.5 as sqrt and rsqrt
+ * (pow(-inf, 0.5) is NaN there, inf for a Tensor exponent). */
+DEF_F(pow_s, y == (T)0.5 ? sqrt(x) : (y == (T)-0.5 ? (T)1 / sqrt(x) : pow(x, y)))
 DEF_F(fmod, fmod(x, y))
 /* at::native remainder for floats: fmod, then moved to the divisor's sign. */
 DEF_F(remainder, remainder_float(x, y))
 DEF_F(clamp, clamp_float(x, P))
 DEF_I(clamp, clamp_int(x, P))
-DEF_F(max, isnan(x) ? x : (isnan(y) ? y : (x < y ? y : x)))
+/* NaN wins; a tie gives the second operand (PyTorch's vectorized max/min: -0 or 0). */
+DEF_F(max, isnan(x) ? x : (x > y ? x : y))
 DEF_I(max, x < y ? y : x)
-DEF_F(min, isnan(x) ? x : (isnan(y) ? y : (x > y ? y : x)))
+DEF_F(min, isnan(x) ? x : (x < y ? x : y))
 DEF_I(min, x > y ? y : x)
-/* at::native lerp: the form that is exact at weight 0 and 1. */
-DEF_F(lerp_s, fabs(A[0]) < (T)0.5 ? x + A[0] * (y - x) : y - (y - x) * ((T)1 - A[0]))
-DEF_F(lerp_t, fabs(z) < (T)0.5 ? x + z * (y - x) : y - (y - x) * ((T)1 - z))
+/* PyTorch 1.13's lerp: the form that is exact at weight 0 and 1, chosen by weight < 0.5
+ * (not |weight|: lerp(inf, -inf, -2) is inf). */
+DEF_F(lerp_s, A[0] < (T)0.5 ? x + A[0] * (y - x) : y - (y - x) * ((T)1 - A[0]))
+DEF_F(lerp_t, z < (T)0.5 ? x + z * (y - x) : y - (y - x) * ((T)1 - z))
 DEF_F(addcmul, x + A[0] * y * z)
 DEF_I(addcmul, W(U(x) + U(A[0]) * U(y) * U(z)))
 DEF_CMP(gt, >)
@@ -179,6 +185,8 @@ LOOPS2_F(div)
 LOOPS1_FI(threshold)
 LOOPS2_F(atan2)
 LOOPS2_FI(pow)
+LOOPS2_F(pow_s)
+K_LOOP2(pow_s_loop_i64, int64_t, int64_t, pow_i64)
 LOOPS2_FI(fmod)
 LOOPS2_FI(remainder)
 LOOPS1_FI(clamp)
@@ -235,7 +243,12 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_MUL: *p = (Plan){.loops = LOOPS_FI(mul)}; break;
   case IR_ATEN_DIV: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(div)}; break;
   case IR_ATEN_ATAN2: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(atan2)}; break;
-  case IR_ATEN_POW: *p = (Plan){.loops = LOOPS_FI(pow)}; break;
+  case IR_ATEN_POW:
+    if (k_overload_is(schema, "Tensor_Scalar"))
+      *p = (Plan){.loops = LOOPS_FI(pow_s)};
+    else
+      *p = (Plan){.loops = LOOPS_FI(pow)};
+    break;
   case IR_ATEN_FMOD: *p = (Plan){.loops = LOOPS_FI(fmod)}; break;
   case IR_ATEN_REMAINDER: *p = (Plan){.loops = LOOPS_FI(remainder)}; break;
   case IR_ATEN_MAX: *p = (Plan){.loops = LOOPS_FI(max)}; break;

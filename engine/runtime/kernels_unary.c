@@ -1,5 +1,5 @@
 /* rt_kernel_unary: the one-operand math ops of ops.def (neg, abs, sigmoid, tanh, relu, exp,
- * log..., rounding, lgamma).
+ * log..., rounding, lgamma, digamma).
  *
  * Semantics are PyTorch 1.13's on the CPU: the result is a new contiguous tensor of the input's
  * shape; float32 computes in float (expf, tanhf), float64 in double, float16 in float then
@@ -8,6 +8,7 @@
  * even (nearbyint under the default rounding mode); sigmoid is 1 / (1 + exp(-x)). */
 #include "runtime/kernels.h"
 #include "runtime/kernels_loops.h"
+#include "runtime/scalar_math.h"
 
 #include <string.h>
 #include <tgmath.h>
@@ -45,8 +46,8 @@ DEF_U(neg, -x)
 DEF_UI(neg, (int64_t)(0 - (uint64_t)x))
 DEF_U(abs, fabs(x))
 DEF_UI(abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
-/* NaN stays NaN, as PyTorch's sign. */
-DEF_U(sign, isnan(x) ? x : (T)((x > 0) - (x < 0)))
+/* sign(NaN) is 0, as PyTorch 1.13's CPU kernel. */
+DEF_U(sign, (T)((x > 0) - (x < 0)))
 DEF_UI(sign, (x > 0) - (x < 0))
 DEF_U(sigmoid, (T)1 / ((T)1 + exp(-x)))
 DEF_U(tanh, tanh(x))
@@ -77,6 +78,8 @@ DEF_U(round, nearbyint(x))
 DEF_U(trunc, trunc(x))
 DEF_U(frac, x - trunc(x))
 DEF_U(lgamma, LGAMMA(x))
+#define DIGAMMA(x) _Generic((x), float: digammaf, double: digamma)(x)
+DEF_U(digamma, DIGAMMA(x))
 
 typedef enum {
   INT_TO_FLOAT, /* int64/bool inputs compute in float32 */
@@ -104,7 +107,7 @@ static const UnaryOp unary_ops[] = {
     UF(ACOS, acos),    UF(ATAN, atan),   UF(SINH, sinh),       UF(COSH, cosh),
     UC(CEIL, ceil),    UC(FLOOR, floor), UC(ROUND, round),     UC(TRUNC, trunc),
     {IR_ATEN_FRAC, frac_loop_f32, frac_loop_f64, NULL, INT_NONE},
-    UF(LGAMMA, lgamma),
+    UF(LGAMMA, lgamma),  UF(DIGAMMA, digamma),
 };
 
 bool rt_kernel_unary(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,

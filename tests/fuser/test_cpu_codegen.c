@@ -35,7 +35,7 @@ static void test_contiguous_float(void) {
       "  for (int64_t i = 0; i < n; i++) {",
       "    float n0 = t0[i];",
       "    float n1 = t1[i];",
-      "    float n2 = n0 + 1.f * n1;",
+      "    float n2 = (1.f == 1 ? n0 + n1 : fmaf(1.f, n1, n0));",
       "    float n3 = 1 / (1 + expf(-n2));",
       "    t2[i] = n3;",
       "  }",
@@ -76,7 +76,7 @@ static void test_strided_double(void) {
       "  const double n1 = t1[0];",
       "  for (int64_t i = 0; i < n; i++) {",
       "    double n0 = t0[i * s0];",
-      "    double n2 = n0 + 1. * n1;",
+      "    double n2 = (1. == 1 ? n0 + n1 : fma(1., n1, n0));",
       "    double n3 = 1 / (1 + exp(-n2));",
       "    t2[i] = n3;",
       "void k2(int64_t start, int64_t end, const int64_t *sizes, char *const *data, "

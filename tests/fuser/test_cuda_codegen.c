@@ -49,7 +49,7 @@ static void test_float_add_sigmoid(void) {
       "    float n0 = __ldg(&t0.data[t0_offset]);",
       "    IndexType t1_offset = linear * t1.strides[0];",
       "    float n1 = __ldg(&t1.data[t1_offset]);",
-      "    float n2 = n0 + 1.f * n1;",
+      "    float n2 = (1.f == 1 ? n0 + n1 : fmaf(1.f, n1, n0));",
       "    float n3 = 1 / (1 + expf(-n2));",
       "    IndexType t2_offset = linear * t2.strides[0];",
       "    t2.data[t2_offset] = n3;",
@@ -69,7 +69,7 @@ static void test_float_add_sigmoid(void) {
   k = gen(g, IR_DTYPE_FLOAT64, ones, ones);
   static const char *const dlines[] = {
       "    double n0 = __ldg(&t0.data[t0_offset]);",
-      "    double n2 = n0 + 1. * n1;",
+      "    double n2 = (1. == 1 ? n0 + n1 : fma(1., n1, n0));",
       "    double n3 = 1 / (1 + exp(-n2));",
       NULL};
   source_lines_expect(k->source, dlines);
@@ -126,7 +126,7 @@ static void test_chunk(void) {
       "    IndexType t2_offset = 0;",
       "    float n3 = __ldg(&t2.data[t2_offset]);",
       "    float n4 = n2 * n3;",
-      "    float n5 = n0 + 1.f * n4;",
+      "    float n5 = (1.f == 1 ? n0 + n4 : fmaf(1.f, n4, n0));",
       "    t3.data[t3_offset] = n5;",
       NULL};
   source_lines_expect(k->source, lines);

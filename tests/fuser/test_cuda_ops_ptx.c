@@ -51,7 +51,7 @@ static guint elementwise_ops(const char *arch) {
   guint compiled = 0;
   for (guint s = 0; s < ir_ops_count(); s++) {
     const IrSchema *schema = ir_ops_schema(s);
-    if (ir_ops_def(s)->pointwise == NULL)
+    if (!(ir_ops_def(s)->flags & IR_OPF_FUSIBLE_BIT)) /* the rest go through the host */
       continue;
     IrDtype dtypes[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT64};
     for (guint d = 0; d < 2; d++) {

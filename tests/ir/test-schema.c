@@ -240,7 +240,8 @@ static const Case cases[] = {
   {"aten::t", "T", ""},             {"aten::addmm", "TTT", ""},      {"aten::addmm", "TTTii", ""},
   {"aten::matmul", "TT", ""},       {"aten::chunk", "Tii", ""},      {"aten::chunk", "Ti", ""},
   {"aten::chunk", "T", NULL},       {"aten::cat", "Li", ""},         {"aten::cat", "L", ""},
-  {"aten::cat", "Ti", NULL},        {"aten::unsqueeze", "Ti", ""},   {"aten::squeeze", "T", ""},
+  {"aten::cat", "Ti", NULL},        {"aten::split", "Tii", "Tensor"}, {"aten::split", "Ti", "Tensor"},
+  {"aten::split_with_sizes", "Tli", ""},        {"aten::unsqueeze", "Ti", ""},   {"aten::squeeze", "T", ""},
   {"aten::squeeze", "Ti", "dim"},   {"aten::expand", "Tl", ""},      {"aten::expand", "Tlb", ""},
   {"aten::expand", "To", NULL},     {"aten::expand_as", "TT", ""},   {"aten::view", "Tl", ""},
   {"aten::reshape", "Tl", ""},      {"aten::transpose", "Tii", "int"},
@@ -267,6 +268,7 @@ static const char *unary_kinds[] = {
   "aten::reciprocal", "aten::erf", "aten::erfc", "aten::sin", "aten::cos",   "aten::tan",
   "aten::asin", "aten::acos",    "aten::atan", "aten::sinh",  "aten::cosh",  "aten::ceil",
   "aten::floor", "aten::round",  "aten::trunc", "aten::frac", "aten::lgamma",
+  "aten::digamma",
 };
 
 /* Builds a node of `kind` reading fresh graph inputs of the given types and resolves it. */
@@ -366,7 +368,7 @@ test_defs(void)
   }
   guint n;
   const IrSchema *const *add = ir_ops_overloads(IR_ATEN_ADD, &n);
-  g_assert_cmpstr(ir_ops_def(add[0]->index)->pointwise, ==, "A0 + A2 * A1");
+  g_assert_cmpstr(ir_ops_def(add[0]->index)->pointwise, ==, "(A2 == 1 ? A0 + A1 : fma(A2, A1, A0))");
   g_assert_null(ir_ops_def(add[2]->index)->pointwise);
   const IrSchema *const *mm = ir_ops_overloads(IR_ATEN_MM, &n);
   g_assert_null(ir_ops_def(mm[0]->index)->pointwise);

@@ -1,0 +1,10 @@
+/* Scalar math functions libm lacks that op-table expressions call (math_functions.def):
+ * digamma, as PyTorch 1.13's CPU calc_digamma. Ops that call them are PW, not PW_FUSIBLE:
+ * generated C and CUDA do not define them. */
+#ifndef JITSCOPE_RUNTIME_SCALAR_MATH_H
+#define JITSCOPE_RUNTIME_SCALAR_MATH_H
+
+double digamma(double x);
+float digammaf(float x);
+
+#endif
