@@ -45,6 +45,7 @@ int cmd_export_main(int argc, char **argv) {
       .n_options = G_N_ELEMENTS(options),
       .min_positional = 1,
       .max_positional = 1,
+      .run_limits = true,
   };
   const char *path = NULL;
   GError *error = NULL;

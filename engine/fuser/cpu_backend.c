@@ -10,6 +10,7 @@
 #include "fuser/cuda_codegen.h"
 #include "fuser/group_shapes.h"
 #include "fuser/kernel_expr.h"
+#include "runtime/memory_budget.h"
 #include "runtime/tensor.h"
 
 #define PARALLEL_MIN_NUMEL 65536
@@ -243,7 +244,16 @@ static bool c_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *gro
   for (guint o = 0; ok && o < n_outputs; o++) {
     const FuserShape *s = fuser_group_output_shape(shapes, kg, o);
     IrDtype dt = g_array_index(gk->operands->output_dtypes, IrDtype, o);
-    outputs[o] = rt_tensor(rt_tensor_new(dt, s->nd, s->sizes));
+    RtTensor *t = rt_tensor_new_checked(dt, s->nd, s->sizes, error);
+    if (!t) {
+      for (guint made = 0; made < o; made++) {
+        rt_value_unref(outputs[made]);
+        outputs[made] = rt_none();
+      }
+      ok = false;
+      break;
+    }
+    outputs[o] = rt_tensor(t);
     int64_t count = 1;
     for (int d = 0; d < s->nd; d++)
       count *= s->sizes[d];

@@ -3,6 +3,7 @@
  * Dims accept PyTorch's negative indexing; a dim out of range in transpose/narrow/unsqueeze/
  * squeeze is a caller bug (kernels validate user dims with rt_wrap_dim) and aborts. */
 #include "runtime/tensor.h"
+#include "runtime/memory_budget.h"
 
 static RtTensor *make_view(RtTensor *t, int ndim, const int64_t *sizes, const int64_t *strides,
                            int64_t offset) {
@@ -93,6 +94,10 @@ RtTensor *rt_tensor_view_expand(RtTensor *t, int ndim, const int64_t *sizes, GEr
       return NULL;
     }
   }
+  /* A view takes no memory, but its element count must stay countable. */
+  guint64 logical_bytes = 0;
+  if (!rt_shape_checked_bytes(t->dtype, ndim, out_sizes, &logical_bytes, error))
+    return NULL;
   return make_view(t, ndim, out_sizes, out_strides, t->offset);
 }
 
