@@ -10,6 +10,7 @@
 #include "ir/verify.h"
 #include "run_result.h"
 #include "runtime/autograd.h"
+#include "runtime/file_read.h"
 #include "value_text.h"
 
 G_DEFINE_QUARK(app-workspace-error-quark, app_workspace_error)
@@ -183,7 +184,7 @@ bool app_workspace_set_text(AppWorkspace *ws, const char *text, const char *file
 bool app_workspace_load_file(AppWorkspace *ws, const char *path, GError **error) {
   char *text = NULL;
   gsize length = 0;
-  if (!g_file_get_contents(path, &text, &length, error))
+  if (!rt_file_read_regular(path, RT_FILE_READ_FOLLOW_SYMLINKS, &text, &length, error))
     return false;
   if (!g_utf8_validate(text, (gssize)length, NULL)) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is not UTF-8 text", path);
