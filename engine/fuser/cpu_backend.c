@@ -42,9 +42,20 @@ static bool supported_dtype(IrDtype d) {
          d == IR_DTYPE_BOOL;
 }
 
+/* The compiler's time grows faster than linearly in a function's size (a 5,000-node group
+ * took cc1 15 s, a 100,000-node one would take hours): larger groups run on the fused loop's
+ * evaluator, whose time is linear. */
+#define C_BACKEND_MAX_GROUP_NODES 512
+
 static bool c_can_run(const FuserBackend *backend, const IrNode *group, const RtValue *inputs,
                       guint n_inputs, char **why) {
   (void)backend;
+  guint n_nodes = ir_graph_count_nodes(ir_node_attr_g(group, IR_ATTR_SUBGRAPH));
+  if (n_nodes > C_BACKEND_MAX_GROUP_NODES) {
+    *why = g_strdup_printf("cpu-c: the group has %u nodes, more than the %d that are compiled",
+                           n_nodes, C_BACKEND_MAX_GROUP_NODES);
+    return false;
+  }
   char *no_cc = NULL;
   if (!cpu_compile_compiler(&no_cc)) {
     *why = g_strdup_printf("cpu-c: %s", no_cc);
