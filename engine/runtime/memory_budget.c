@@ -36,13 +36,28 @@ void rt_memory_note_free(size_t nbytes) {
   atomic_fetch_sub(&in_use_bytes, (int64_t)nbytes);
 }
 
+/* "37.3 GiB" with an ASCII space (g_format_size writes a no-break space, which the C locale
+ * prints as '?'). */
+static char *format_bytes(guint64 n) {
+  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (n < 1024)
+    return g_strdup_printf("%" G_GUINT64_FORMAT " bytes", n);
+  double v = (double)n;
+  guint u = 0;
+  while (v >= 1024.0 && u + 1 < G_N_ELEMENTS(units)) {
+    v /= 1024.0;
+    u++;
+  }
+  return g_strdup_printf("%.1f %s", v, units[u]);
+}
+
 bool rt_memory_check(guint64 nbytes, GError **error) {
   guint64 budget = rt_memory_budget(), in_use = rt_memory_in_use();
   if (nbytes <= budget && in_use <= budget - nbytes)
     return true;
-  g_autofree char *need = g_format_size_full(nbytes, G_FORMAT_SIZE_IEC_UNITS);
-  g_autofree char *limit = g_format_size_full(budget, G_FORMAT_SIZE_IEC_UNITS);
-  g_autofree char *used = g_format_size_full(in_use, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *need = format_bytes(nbytes);
+  g_autofree char *limit = format_bytes(budget);
+  g_autofree char *used = format_bytes(in_use);
   g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_MEMORY,
               "out of memory budget: needs %s with %s in use, the budget is %s (--max-memory)",
               need, used, limit);
