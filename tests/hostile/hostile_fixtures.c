@@ -54,12 +54,17 @@ static void write_chain(const char *dir, const char *name, guint n) {
   g_string_free(s, TRUE);
 }
 
-static void export_bundle(const char *dir, const char *jitscope, const char *name) {
-  const char *args[] = {"export", "add.ir", "--input", "Float(2)", "Float(2)", "-o", name, NULL};
+static void export_bundle_of(const char *dir, const char *jitscope, const char *name,
+                             const char *spec0, const char *spec1) {
+  const char *args[] = {"export", "add.ir", "--input", spec0, spec1, "-o", name, NULL};
   CliRun r = cli_run(jitscope, dir, args);
   if (r.status != 0)
     g_error("cannot export the fixture bundle %s: %s", name, r.err);
   cli_run_clear(&r);
+}
+
+static void export_bundle(const char *dir, const char *jitscope, const char *name) {
+  export_bundle_of(dir, jitscope, name, "Float(2)", "Float(2)");
 }
 
 static void replace_by_link(const char *dir, const char *member, const char *target) {
@@ -120,7 +125,7 @@ void hostile_fixtures_write(const char *dir, const char *jitscope) {
   write_file(dir, "cat_loop.ir", cat_loop_ir, -1);
   write_file(dir, "expand.ir", expand_ir, -1);
   write_file(dir, "expand_overflow.ir", expand_overflow_ir, -1);
-  write_chain(dir, "chain.ir", 30000);
+  write_chain(dir, "chain.ir", 20000);
 
   write_npy(dir, "scalar.npy", 0, NULL);
   write_npy(dir, "vec2.npy", 1, (const int64_t[]){2});
@@ -139,6 +144,7 @@ void hostile_fixtures_write(const char *dir, const char *jitscope) {
   g_assert_cmpint(g_mkdir(folder, 0755), ==, 0);
 
   export_bundle(dir, jitscope, "bundle-ok");
+  export_bundle_of(dir, jitscope, "bundle-scalar-grad", "Float(requires_grad=1)", "Float(3)");
   export_bundle(dir, jitscope, "bundle-link-program");
   replace_by_link(dir, "bundle-link-program/program.ir", "/etc/passwd");
   export_bundle(dir, jitscope, "bundle-link-inputs");

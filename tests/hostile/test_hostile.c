@@ -68,6 +68,7 @@ static const HostileCase cases[] = {
      2, {"/dev/zero", "device"}},
     /* bundles that reach outside themselves */
     {"replay-ok", {"replay", "bundle-ok"}, 0, {""}},
+    {"replay-scalar-requires-grad", {"replay", "bundle-scalar-grad"}, 0, {""}},
     {"replay-program-symlink", {"replay", "bundle-link-program"}, 2, {"program.ir", "symbolic link"}},
     {"replay-inputs-symlink", {"replay", "bundle-link-inputs"}, 2, {"inputs/in0.npy", "symbolic link"}},
     {"replay-deep-manifest", {"replay", "bundle-deep-manifest"}, 2, {"manifest.json", "nested deeper"}},
