@@ -67,6 +67,18 @@ static void export_bundle(const char *dir, const char *jitscope, const char *nam
   export_bundle_of(dir, jitscope, name, "Float(2)", "Float(2)");
 }
 
+/* Replaces the first occurrence of `from` in a bundle member by `to`. */
+static void edit_member(const char *dir, const char *member, const char *from, const char *to) {
+  g_autofree char *path = g_build_filename(dir, member, NULL);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  char *at = strstr(text, from);
+  g_assert_nonnull(at);
+  g_autofree char *edited =
+      g_strdup_printf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+  g_assert_true(g_file_set_contents(path, edited, -1, NULL));
+}
+
 static void replace_by_link(const char *dir, const char *member, const char *target) {
   g_autofree char *path = g_build_filename(dir, member, NULL);
   g_autofree char *moved = g_strconcat(path, ".moved", NULL);
@@ -157,6 +169,12 @@ void hostile_fixtures_write(const char *dir, const char *jitscope) {
     g_string_append_c(deep, ']');
   write_file(dir, "bundle-deep-manifest/manifest.json", deep->str, (gssize)deep->len);
   g_string_free(deep, TRUE);
+  /* The first input drawn from a spec of 4 TB instead of read from its file. */
+  export_bundle(dir, jitscope, "bundle-huge-spec");
+  edit_member(dir, "bundle-huge-spec/manifest.json", "\"spec\" : \"Float(2)\"",
+              "\"spec\" : \"Float(1000000, 1000000)\"");
+  edit_member(dir, "bundle-huge-spec/manifest.json", "\"kind\" : \"tensor\"",
+              "\"kind\" : \"drawn\"");
   export_bundle(dir, jitscope, "bundle-fifo-program");
   g_autofree char *program = g_build_filename(dir, "bundle-fifo-program/program.ir", NULL);
   g_assert_cmpint(g_unlink(program), ==, 0);

@@ -72,6 +72,7 @@ static const HostileCase cases[] = {
     {"replay-program-symlink", {"replay", "bundle-link-program"}, 2, {"program.ir", "symbolic link"}},
     {"replay-inputs-symlink", {"replay", "bundle-link-inputs"}, 2, {"inputs/in0.npy", "symbolic link"}},
     {"replay-deep-manifest", {"replay", "bundle-deep-manifest"}, 2, {"manifest.json", "nested deeper"}},
+    {"replay-huge-spec", {"replay", "bundle-huge-spec"}, 2, {"out of memory budget"}},
     {"replay-program-fifo", {"replay", "bundle-fifo-program"}, 2, {"program.ir", "FIFO"}},
 };
 
