@@ -219,6 +219,10 @@ RtTensor *rt_tensor_reshape(RtTensor *t, int ndim, const int64_t *sizes, bool mu
                 "shape '%s' is invalid for input of size %" G_GINT64_FORMAT, s, numel);
     return NULL;
   }
+  /* With a 0 among the sizes the others may still be so large that strides overflow. */
+  guint64 logical_bytes = 0;
+  if (!rt_shape_checked_bytes(t->dtype, ndim, shape, &logical_bytes, error))
+    return NULL;
   int64_t strides[RT_MAX_DIMS];
   if (compute_view_strides(t, ndim, shape, strides))
     return make_view(t, ndim, shape, strides, t->offset);

@@ -131,12 +131,20 @@ static const char expand_overflow_ir[] =
     "  %e : Tensor = aten::expand(%x, %sizes, %no) # wide.py:2:8\n"
     "  return (%e)\n";
 
+/* A view of an empty tensor whose other sizes overflow int64 when multiplied. */
+static const char view_overflow_ir[] =
+    "graph(%x : Tensor):\n"
+    "  %sizes : int[] = prim::Constant[value=[0, 1099511627776, 1099511627776]]()\n"
+    "  %e : Tensor = aten::view(%x, %sizes) # flat.py:2:8\n"
+    "  return (%e)\n";
+
 void hostile_fixtures_write(const char *dir, const char *jitscope) {
   write_file(dir, "add.ir", add_ir, -1);
   write_file(dir, "long_loop.ir", long_loop_ir, -1);
   write_file(dir, "cat_loop.ir", cat_loop_ir, -1);
   write_file(dir, "expand.ir", expand_ir, -1);
   write_file(dir, "expand_overflow.ir", expand_overflow_ir, -1);
+  write_file(dir, "view_overflow.ir", view_overflow_ir, -1);
   write_chain(dir, "chain.ir", 20000);
 
   write_npy(dir, "scalar.npy", 0, NULL);

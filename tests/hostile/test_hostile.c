@@ -41,6 +41,8 @@ static const HostileCase cases[] = {
      2, {"big.py:2:8", "aten::add", "out of memory budget"}},
     {"expand-overflow", {"run", "expand_overflow.ir", "--input", "Float(1)"},
      2, {"wide.py:2:8", "aten::expand", "overflows"}},
+    {"view-overflow", {"run", "view_overflow.ir", "--input", "Float(0)"},
+     2, {"flat.py:2:8", "aten::view", "too large"}},
     {"cat-doubling-loop", {"run", "cat_loop.ir", "--max-memory", "64M", "--input", "Float(2)"},
      2, {"grow.py:5:13", "aten::cat", "out of memory budget"}},
     {"max-memory-malformed", {"run", "add.ir", "--max-memory", "lots", "--input", "Float(1)", "Float(1)"},
