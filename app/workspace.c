@@ -11,6 +11,7 @@
 #include "run_result.h"
 #include "runtime/autograd.h"
 #include "runtime/file_read.h"
+#include "runtime/run_control.h"
 #include "value_text.h"
 
 G_DEFINE_QUARK(app-workspace-error-quark, app_workspace_error)
@@ -224,8 +225,10 @@ const AppWorkspaceRun *app_workspace_last_run(const AppWorkspace *ws) { return w
 bool app_workspace_running(const AppWorkspace *ws) { return ws->job != NULL; }
 
 void app_workspace_cancel(AppWorkspace *ws) {
-  if (ws->job)
+  if (ws->job) {
     g_atomic_int_set(&ws->job->cancelled, 1);
+    rt_run_cancel(); /* the spec running now stops before its next node */
+  }
 }
 
 GPtrArray *app_workspace_split_spec_line(const char *line) {
@@ -660,6 +663,7 @@ bool app_workspace_run_async(AppWorkspace *ws, GMainContext *context,
   job->done = done;
   job->data = data;
   ws->job = job;
+  rt_run_clear_cancel(); /* one run at a time: a cancel of the previous one is over */
   job->thread = g_thread_new("jitscope-run", worker, job);
   return true;
 }
