@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "runtime/run_control.h"
 
 static void bundle_file_free(gpointer p) {
   AppBundleFile *f = p;
@@ -35,6 +36,11 @@ bool app_bundle_writer_may_write(AppBundleWriter *w, GError **error) {
   if (w->fail_after && w->files->len >= w->fail_after) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_IO,
                 "failing after %u files, as the test asked", w->fail_after);
+    return false;
+  }
+  if (rt_run_cancelled()) {
+    g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_IO,
+                "interrupted while writing the bundle");
     return false;
   }
   return true;
@@ -203,13 +209,20 @@ char *app_bundle_make_temp_dir(const char *dir, GError **error) {
   return tmpl;
 }
 
-bool app_bundle_move_into_place(const char *tmp, const char *dir, GError **error) {
+bool app_bundle_move_into_place(const char *tmp, const char *dir, bool force, GError **error) {
   if (g_rename(tmp, dir) == 0)
     return true;
   int e = errno;
   if (e != ENOTEMPTY && e != EEXIST) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_IO, "cannot rename the bundle to %s: %s",
                 dir, g_strerror(e));
+    return false;
+  }
+  if (!force) {
+    g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_EXISTS,
+                "%s was filled by something else while the bundle was written; it was left as "
+                "it is (use --force to replace it)",
+                dir);
     return false;
   }
   /* A non-empty folder (allowed by --force): move it aside, move the bundle in, then remove

@@ -25,7 +25,8 @@ bool app_bundle_writer_put(AppBundleWriter *w, const char *rel, const void *data
                            GError **error);
 /* Records a file something else wrote under the root (reads it back to hash it). */
 bool app_bundle_writer_adopt(AppBundleWriter *w, const char *rel, GError **error);
-/* Whether the next put is allowed (the test fault); sets the error when not. */
+/* Whether the next put is allowed: not after the test fault, nor once the run was cancelled
+ * (SIGINT, SIGTERM: runtime/run_control.h); sets the error when not. */
 bool app_bundle_writer_may_write(AppBundleWriter *w, GError **error);
 /* The hash recorded for rel, or NULL. */
 const char *app_bundle_writer_hash(const AppBundleWriter *w, const char *rel);
@@ -41,7 +42,8 @@ bool app_bundle_check_target(const char *dir, bool force, GError **error);
 char *app_bundle_make_temp_dir(const char *dir, GError **error);
 
 /* Renames the finished folder `tmp` to `dir`, replacing an empty or (force) any folder there;
- * on failure dir is as it was and tmp is left for the caller to remove. */
-bool app_bundle_move_into_place(const char *tmp, const char *dir, GError **error);
+ * without force a folder that something else filled meanwhile is an error, and what is in it
+ * stays untouched. On failure dir is as it was and tmp is left for the caller to remove. */
+bool app_bundle_move_into_place(const char *tmp, const char *dir, bool force, GError **error);
 
 #endif

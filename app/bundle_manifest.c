@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+#include "bundle_read.h"
+#include "json_depth.h"
+
 static void malformed(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
 static void malformed(GError **error, const char *format, ...) {
   va_list args;
@@ -145,13 +148,11 @@ static bool verify_files(AppBundleManifest *m, GError **error) {
       goto fail;
     }
     g_hash_table_insert(m->hashes, g_strdup(rel), g_strdup(hash));
-    char *path = app_manifest_path(m, rel);
     char *data = NULL;
     gsize length = 0;
     GError *local = NULL;
-    if (!g_file_get_contents(path, &data, &length, &local)) {
-      g_string_append_printf(problems, "%s%s is missing or unreadable (%s)",
-                             n_problems ? "; " : "", rel, local->message);
+    if (!app_bundle_read_member(m->dir, rel, &data, &length, &local)) {
+      g_string_append_printf(problems, "%s%s", n_problems ? "; " : "", local->message);
       n_problems++;
       g_error_free(local);
     } else {
@@ -165,7 +166,6 @@ static bool verify_files(AppBundleManifest *m, GError **error) {
       g_free(actual);
     }
     g_free(data);
-    g_free(path);
   }
   if (n_problems) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s", problems->str);
@@ -184,7 +184,6 @@ AppBundleManifest *app_bundle_manifest_open(const char *dir, GError **error) {
   m->dir = g_strdup(dir);
   m->hashes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   m->parser = json_parser_new();
-  char *path = g_build_filename(dir, "manifest.json", NULL);
   char *text = NULL;
   gsize length = 0;
   GError *local = NULL;
@@ -192,13 +191,10 @@ AppBundleManifest *app_bundle_manifest_open(const char *dir, GError **error) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s is not a folder", dir);
     goto fail;
   }
-  if (!g_file_get_contents(path, &text, &length, &local)) {
-    g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED,
-                "manifest.json is missing or unreadable: %s", local->message);
-    g_error_free(local);
+  if (!app_bundle_read_member(dir, "manifest.json", &text, &length, error))
     goto fail;
-  }
-  if (!json_parser_load_from_data(m->parser, text, (gssize)length, &local)) {
+  if (!app_json_check_depth(text, length, APP_JSON_MAX_DEPTH, &local) ||
+      !json_parser_load_from_data(m->parser, text, (gssize)length, &local)) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED,
                 "manifest.json is not valid JSON: %s", local->message);
     g_error_free(local);
@@ -228,11 +224,9 @@ AppBundleManifest *app_bundle_manifest_open(const char *dir, GError **error) {
   if (!verify_files(m, error))
     goto fail;
   g_free(text);
-  g_free(path);
   return m;
 fail:
   g_free(text);
-  g_free(path);
   app_bundle_manifest_free(m);
   return NULL;
 }

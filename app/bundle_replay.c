@@ -6,6 +6,7 @@
 
 #include "bundle_diff.h"
 #include "bundle_manifest.h"
+#include "bundle_read.h"
 #include "ir/text.h"
 #include "ir/verify.h"
 #include "jitscope-config.h"
@@ -177,10 +178,12 @@ fail:
 /* ---- comparing values ---- */
 
 static RtTensor *load_npy(AppBundleManifest *m, const char *rel, GError **error) {
-  char *path = app_manifest_path(m, rel);
+  g_autofree char *bytes = NULL;
+  gsize length = 0;
+  if (!app_bundle_read_member(m->dir, rel, &bytes, &length, error))
+    return NULL;
   GError *local = NULL;
-  RtTensor *t = rt_npy_load(path, &local);
-  g_free(path);
+  RtTensor *t = rt_npy_load_bytes((const guint8 *)bytes, length, rel, &local);
   if (t == NULL) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s: %s", rel,
                 local->message);
@@ -317,16 +320,9 @@ static bool compare_stages(AppBundleReplay *r, AppBundleManifest *m, AppReplayPl
     const char *name = rec ? app_manifest_string(rec, w, "name", error) : NULL;
     const char *file = name ? app_manifest_file(m, rec, w, "ir", "sha256", error) : NULL;
     char *text = NULL;
-    if (file) {
-      char *path = app_manifest_path(m, file);
-      GError *local = NULL;
-      if (!g_file_get_contents(path, &text, NULL, &local)) {
-        g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s: %s", file,
-                    local->message);
-        g_error_free(local);
-      }
-      g_free(path);
-    }
+    gsize length = 0;
+    if (file)
+      app_bundle_read_member(m->dir, file, &text, &length, error);
     g_free(w);
     if (text == NULL) {
       ok = false;
@@ -459,9 +455,9 @@ static bool compare_kernels(AppBundleReplay *r, AppBundleManifest *m, ExecSessio
     char *key = g_strdup_printf("%" G_GINT64_FORMAT "/%s", plan, group);
     const char *got = g_hash_table_lookup(sources, key);
     g_free(key);
-    char *path = app_manifest_path(m, file), *text = NULL;
-    g_file_get_contents(path, &text, NULL, NULL);
-    g_free(path);
+    char *text = NULL;
+    gsize length = 0;
+    app_bundle_read_member(m->dir, file, &text, &length, NULL);
     AppReplayValue *v = add_value(r->kernels,
                                   g_strdup_printf("kernel of plan %" G_GINT64_FORMAT " %s",
                                                   plan, group),
@@ -492,12 +488,12 @@ static IrGraph *load_program(AppBundleManifest *m, GError **error) {
       program ? app_manifest_file(m, program, "program", "file", "sha256", error) : NULL;
   if (file == NULL)
     return NULL;
-  char *path = app_manifest_path(m, file), *text = NULL;
+  char *text = NULL;
   gsize length = 0;
-  IrGraph *graph = NULL;
   GError *local = NULL;
-  if (g_file_get_contents(path, &text, &length, &local))
-    graph = ir_graph_parse(text, length, file, &local);
+  if (!app_bundle_read_member(m->dir, file, &text, &length, error))
+    return NULL;
+  IrGraph *graph = ir_graph_parse(text, length, file, &local);
   if (graph && !ir_graph_verify(graph, &local)) {
     ir_graph_free(graph);
     graph = NULL;
@@ -508,7 +504,6 @@ static IrGraph *load_program(AppBundleManifest *m, GError **error) {
     g_error_free(local);
   }
   g_free(text);
-  g_free(path);
   return graph;
 }
 

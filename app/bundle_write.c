@@ -601,7 +601,7 @@ AppBundleSummary *app_bundle_export(const AppBundleRequest *req, const char *dir
   if (!(tmp = app_bundle_make_temp_dir(dir, error)))
     goto out;
   app_bundle_writer_init(&w, tmp, req->fail_after_files);
-  if (!write_bundle(&w, &m, runs, error) || !app_bundle_move_into_place(tmp, dir, error)) {
+  if (!write_bundle(&w, &m, runs, error) || !app_bundle_move_into_place(tmp, dir, req->force, error)) {
     app_bundle_remove_tree(tmp);
     goto out;
   }

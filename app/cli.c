@@ -11,6 +11,7 @@
 #include "fuser/cuda_loader.h"
 #include "ir/text.h"
 #include "jitscope-config.h"
+#include "run_limits.h"
 
 G_DEFINE_QUARK(jitscope-cli-error-quark, jitscope_cli_error)
 
@@ -133,9 +134,18 @@ int cli_main(int argc, char **argv) {
     print_version();
     return CLI_EXIT_OK;
   }
-  for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
-    if (strcmp(first, commands[i].name) == 0)
-      return commands[i].handler(argc - 1, argv + 1);
+  for (guint i = 0; i < G_N_ELEMENTS(commands); i++) {
+    if (strcmp(first, commands[i].name) != 0)
+      continue;
+    cli_run_limits_install_signal_handlers();
+    int status = commands[i].handler(argc - 1, argv + 1);
+    int signalled = cli_run_limits_signal_status();
+    if (signalled) {
+      cli_error("interrupted by signal %d; the run was stopped", signalled - 128);
+      return signalled;
+    }
+    return status;
+  }
   if (first[0] == '-') {
     cli_error("unknown option '%s' (see 'jitscope --help')", first);
     return CLI_EXIT_ERROR;

@@ -5,14 +5,25 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_limits.h"
 
-static const CliOption *find_long(const CliCommand *command, const char *name, gsize len) {
-  for (guint i = 0; i < command->n_options; i++) {
-    const CliOption *o = &command->options[i];
+static const CliOption *find_in(const CliOption *options, guint n, const char *name, gsize len) {
+  for (guint i = 0; i < n; i++) {
+    const CliOption *o = &options[i];
     if (strlen(o->long_name) == len && strncmp(o->long_name, name, len) == 0)
       return o;
   }
   return NULL;
+}
+
+static const CliOption *find_long(const CliCommand *command, const char *name, gsize len) {
+  const CliOption *o = find_in(command->options, command->n_options, name, len);
+  if (o == NULL && command->run_limits) {
+    guint n = 0;
+    const CliOption *limits = cli_run_limit_options(&n);
+    o = find_in(limits, n, name, len);
+  }
+  return o;
 }
 
 static const CliOption *find_short(const CliCommand *command, char c) {
@@ -147,6 +158,8 @@ CliParseResult cli_args_parse(const CliCommand *command, int argc, char **argv,
                   command->name, command->usage);
     return CLI_PARSE_ERROR;
   }
+  if (command->run_limits && !cli_run_limits_apply(error))
+    return CLI_PARSE_ERROR;
   return CLI_PARSE_OK;
 }
 
@@ -165,10 +178,18 @@ void cli_args_print_help(const CliCommand *command, FILE *out) {
   fprintf(out, "Usage: jitscope %s %s\n\n%s\n", command->name, command->usage,
           command->description);
   fprintf(out, "\nOptions:\n");
+  /* The command's own options, then the run limits when it takes them. */
+  GPtrArray *listed = g_ptr_array_new();
+  for (guint i = 0; i < command->n_options; i++)
+    g_ptr_array_add(listed, (gpointer)&command->options[i]);
+  guint n_limits = 0;
+  const CliOption *limits = command->run_limits ? cli_run_limit_options(&n_limits) : NULL;
+  for (guint i = 0; i < n_limits; i++)
+    g_ptr_array_add(listed, (gpointer)&limits[i]);
   GPtrArray *left = g_ptr_array_new_with_free_func(g_free);
   gsize width = strlen("-h, --help");
-  for (guint i = 0; i < command->n_options; i++) {
-    const CliOption *o = &command->options[i];
+  for (guint i = 0; i < listed->len; i++) {
+    const CliOption *o = g_ptr_array_index(listed, i);
     GString *l = g_string_new(NULL);
     if (o->short_name)
       g_string_append_printf(l, "-%c, ", o->short_name);
@@ -179,9 +200,10 @@ void cli_args_print_help(const CliCommand *command, FILE *out) {
     width = MAX(width, l->len);
     g_ptr_array_add(left, g_string_free(l, FALSE));
   }
-  for (guint i = 0; i < command->n_options; i++)
+  for (guint i = 0; i < listed->len; i++)
     fprintf(out, "  %-*s  %s\n", (int)width, (const char *)g_ptr_array_index(left, i),
-            command->options[i].help);
+            ((const CliOption *)g_ptr_array_index(listed, i))->help);
   fprintf(out, "  %-*s  %s\n", (int)width, "-h, --help", "Show this help and exit");
   g_ptr_array_unref(left);
+  g_ptr_array_unref(listed);
 }

@@ -37,6 +37,7 @@ typedef struct {
   guint n_options;
   guint min_positional;
   guint max_positional;
+  bool run_limits; /* also takes --max-memory and --max-steps (run_limits.h) */
 } CliCommand;
 
 typedef enum {

@@ -7,6 +7,7 @@
 #include "cli_args.h"
 #include "cli_program.h"
 #include "json_out.h"
+#include "runtime/file_read.h"
 
 int cmd_export_main(int argc, char **argv) {
   GPtrArray *specs = NULL, *groups = NULL;
@@ -45,6 +46,7 @@ int cmd_export_main(int argc, char **argv) {
       .n_options = G_N_ELEMENTS(options),
       .min_positional = 1,
       .max_positional = 1,
+      .run_limits = true,
   };
   const char *path = NULL;
   GError *error = NULL;
@@ -58,9 +60,9 @@ int cmd_export_main(int argc, char **argv) {
     goto out;
   }
   GError *local = NULL;
-  if (!g_file_get_contents(path, &text, NULL, &local)) {
-    error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "cannot read %s: %s", path,
-                        local->message);
+  gsize length = 0;
+  if (!rt_file_read_regular(path, RT_FILE_READ_FOLLOW_SYMLINKS, &text, &length, &local)) {
+    error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "cannot read %s", local->message);
     g_error_free(local);
     goto out;
   }

@@ -129,6 +129,7 @@ int cmd_kernels_main(int argc, char **argv) {
       .n_options = G_N_ELEMENTS(options),
       .min_positional = 1,
       .max_positional = 1,
+      .run_limits = true,
   };
   CliProgram program;
   GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);

@@ -251,6 +251,7 @@ int cmd_plans_main(int argc, char **argv) {
       .n_options = G_N_ELEMENTS(options),
       .min_positional = 1,
       .max_positional = 1,
+      .run_limits = true,
   };
   CliProgram program;
   GError *error = NULL;

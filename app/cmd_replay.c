@@ -154,6 +154,7 @@ int cmd_replay_main(int argc, char **argv) {
       .n_options = G_N_ELEMENTS(options),
       .min_positional = 1,
       .max_positional = 1,
+      .run_limits = true,
   };
   const char *dir = NULL;
   GError *error = NULL;

@@ -74,6 +74,7 @@ int cmd_run_main(int argc, char **argv) {
       .n_options = G_N_ELEMENTS(options),
       .min_positional = 1,
       .max_positional = 1,
+      .run_limits = true,
   };
 
   CliProgram program;

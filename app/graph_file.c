@@ -4,14 +4,14 @@
 #include "cli.h"
 #include "ir/text.h"
 #include "ir/verify.h"
+#include "runtime/file_read.h"
 
 IrGraph *app_graph_file_load(const char *path, GError **error) {
   char *text = NULL;
   gsize length = 0;
   GError *local = NULL;
-  if (!g_file_get_contents(path, &text, &length, &local)) {
-    g_set_error(error, JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "cannot read %s: %s", path,
-                local->message);
+  if (!rt_file_read_regular(path, RT_FILE_READ_FOLLOW_SYMLINKS, &text, &length, &local)) {
+    g_set_error(error, JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "cannot read %s", local->message);
     g_error_free(local);
     return NULL;
   }

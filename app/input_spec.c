@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "ir/text.h"
+#include "runtime/memory_budget.h"
 #include "runtime/npy.h"
 
 static void spec_error(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
@@ -94,6 +95,13 @@ static bool parse_type(const char *text, InputSpec *spec, GError **error) {
       return false;
     }
     spec->sizes[d] = t->sizes[d];
+  }
+  guint64 nbytes = 0;
+  GError *shape_error = NULL;
+  if (!rt_shape_checked_bytes(t->dtype, t->rank, spec->sizes, &nbytes, &shape_error)) {
+    spec_error(error, "%s", shape_error->message);
+    g_error_free(shape_error);
+    return false;
   }
   if (t->strides) {
     int64_t expect = 1;
@@ -258,6 +266,12 @@ bool input_spec_make_value(const InputSpec *spec, guint64 seed, guint index, RtV
     *out = rt_bool(spec->b);
     return true;
   case INPUT_SPEC_TYPE: {
+    /* Drawing takes the tensor and a float64 or float32 draw beside it at most. */
+    guint64 nbytes = 0, draw_bytes = 0;
+    if (!rt_shape_checked_bytes(spec->dtype, spec->ndim, spec->sizes, &nbytes, error) ||
+        !rt_shape_checked_bytes(IR_DTYPE_FLOAT64, spec->ndim, spec->sizes, &draw_bytes, error) ||
+        !rt_memory_check(nbytes + draw_bytes, error))
+      return false;
     guint64 s = input_spec_seed(seed, index);
     if (spec->dtype == IR_DTYPE_FLOAT32 || spec->dtype == IR_DTYPE_FLOAT64) {
       t = rt_tensor_randn(spec->dtype, spec->ndim, spec->sizes, s);

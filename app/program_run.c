@@ -21,6 +21,23 @@ static bool run_backward(ExecExecutor *executor, const AppInputs *inputs, AppRun
                 "--grad-output: %u given but the program has %u outputs", n_grad_outputs, n_out);
     return false;
   }
+  for (guint o = 0; grad_outputs && o < n_out; o++) {
+    RtValue v = g_array_index(result->outputs, RtValue, o);
+    const RtTensor *given = grad_outputs[o];
+    if (v.tag != RT_TENSOR || !v.u.tensor || !given)
+      continue;
+    bool same = given->ndim == v.u.tensor->ndim;
+    for (int d = 0; same && d < given->ndim; d++)
+      same = given->sizes[d] == v.u.tensor->sizes[d];
+    if (!same) {
+      g_autofree char *want = rt_shape_to_string(v.u.tensor->ndim, v.u.tensor->sizes);
+      g_autofree char *have = rt_shape_to_string(given->ndim, given->sizes);
+      g_set_error(error, JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT,
+                  "--grad-output %u has shape %s, but output %u has shape %s", o + 1, have, o,
+                  want);
+      return false;
+    }
+  }
   GPtrArray *roots = g_ptr_array_new();
   GPtrArray *seeds = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
   for (guint o = 0; o < n_out; o++) {

@@ -10,6 +10,8 @@
 #include "ir/verify.h"
 #include "run_result.h"
 #include "runtime/autograd.h"
+#include "runtime/file_read.h"
+#include "runtime/run_control.h"
 #include "value_text.h"
 
 G_DEFINE_QUARK(app-workspace-error-quark, app_workspace_error)
@@ -183,7 +185,7 @@ bool app_workspace_set_text(AppWorkspace *ws, const char *text, const char *file
 bool app_workspace_load_file(AppWorkspace *ws, const char *path, GError **error) {
   char *text = NULL;
   gsize length = 0;
-  if (!g_file_get_contents(path, &text, &length, error))
+  if (!rt_file_read_regular(path, RT_FILE_READ_FOLLOW_SYMLINKS, &text, &length, error))
     return false;
   if (!g_utf8_validate(text, (gssize)length, NULL)) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is not UTF-8 text", path);
@@ -223,8 +225,10 @@ const AppWorkspaceRun *app_workspace_last_run(const AppWorkspace *ws) { return w
 bool app_workspace_running(const AppWorkspace *ws) { return ws->job != NULL; }
 
 void app_workspace_cancel(AppWorkspace *ws) {
-  if (ws->job)
+  if (ws->job) {
     g_atomic_int_set(&ws->job->cancelled, 1);
+    rt_run_cancel(); /* the spec running now stops before its next node */
+  }
 }
 
 GPtrArray *app_workspace_split_spec_line(const char *line) {
@@ -659,6 +663,7 @@ bool app_workspace_run_async(AppWorkspace *ws, GMainContext *context,
   job->done = done;
   job->data = data;
   ws->job = job;
+  rt_run_clear_cancel(); /* one run at a time: a cancel of the previous one is over */
   job->thread = g_thread_new("jitscope-run", worker, job);
   return true;
 }

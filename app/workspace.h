@@ -139,7 +139,8 @@ bool app_workspace_run_async(AppWorkspace *ws, GMainContext *context,
                              AppWorkspaceProgressFn progress, AppWorkspaceDoneFn done,
                              gpointer data, GError **error);
 bool app_workspace_running(const AppWorkspace *ws);
-/* Asks the in-flight run to stop after its current spec. */
+/* Asks the in-flight run to stop: the current spec's run stops before its next node
+ * (runtime/run_control.h) and no further spec starts. */
 void app_workspace_cancel(AppWorkspace *ws);
 
 const AppWorkspaceRun *app_workspace_last_run(const AppWorkspace *ws);

@@ -122,6 +122,15 @@ JitscopeApplication *jitscope_application_new(void) {
 }
 
 int jitscope_application_main(const char *file) {
+  /* Without a display the window cannot open: an error (exit 2) like any other, not GTK's
+   * own message and status 1. */
+  if (!gtk_init_check()) {
+    g_printerr("jitscope: error: cannot open the workbench window: no display (DISPLAY and "
+               "WAYLAND_DISPLAY are unset or unusable); use a command such as 'jitscope run "
+               "%s --input SPEC...' instead\n",
+               file ? file : "FILE");
+    return 2;
+  }
   JitscopeApplication *app = jitscope_application_new();
   char *argv[] = {(char *)"jitscope", (char *)file, NULL};
   int status = g_application_run(G_APPLICATION(app), file ? 2 : 1, argv);

@@ -10,6 +10,7 @@
 #include "fuser/cuda_codegen.h"
 #include "fuser/group_shapes.h"
 #include "fuser/kernel_expr.h"
+#include "runtime/memory_budget.h"
 #include "runtime/tensor.h"
 
 #define PARALLEL_MIN_NUMEL 65536
@@ -41,9 +42,20 @@ static bool supported_dtype(IrDtype d) {
          d == IR_DTYPE_BOOL;
 }
 
+/* The compiler's time grows faster than linearly in a function's size (a 5,000-node group
+ * took cc1 15 s, a 100,000-node one would take hours): larger groups run on the fused loop's
+ * evaluator, whose time is linear. */
+#define C_BACKEND_MAX_GROUP_NODES 512
+
 static bool c_can_run(const FuserBackend *backend, const IrNode *group, const RtValue *inputs,
                       guint n_inputs, char **why) {
   (void)backend;
+  guint n_nodes = ir_graph_count_nodes(ir_node_attr_g(group, IR_ATTR_SUBGRAPH));
+  if (n_nodes > C_BACKEND_MAX_GROUP_NODES) {
+    *why = g_strdup_printf("cpu-c: the group has %u nodes, more than the %d that are compiled",
+                           n_nodes, C_BACKEND_MAX_GROUP_NODES);
+    return false;
+  }
   char *no_cc = NULL;
   if (!cpu_compile_compiler(&no_cc)) {
     *why = g_strdup_printf("cpu-c: %s", no_cc);
@@ -243,7 +255,16 @@ static bool c_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *gro
   for (guint o = 0; ok && o < n_outputs; o++) {
     const FuserShape *s = fuser_group_output_shape(shapes, kg, o);
     IrDtype dt = g_array_index(gk->operands->output_dtypes, IrDtype, o);
-    outputs[o] = rt_tensor(rt_tensor_new(dt, s->nd, s->sizes));
+    RtTensor *t = rt_tensor_new_checked(dt, s->nd, s->sizes, error);
+    if (!t) {
+      for (guint made = 0; made < o; made++) {
+        rt_value_unref(outputs[made]);
+        outputs[made] = rt_none();
+      }
+      ok = false;
+      break;
+    }
+    outputs[o] = rt_tensor(t);
     int64_t count = 1;
     for (int d = 0; d < s->nd; d++)
       count *= s->sizes[d];

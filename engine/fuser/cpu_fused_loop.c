@@ -13,6 +13,7 @@
 #include "fuser/pointwise_expr.h"
 #include "ir/ops.h"
 #include "runtime/interpreter.h"
+#include "runtime/memory_budget.h"
 
 #define PARALLEL_MIN_NUMEL 32768
 #define MAX_OPERANDS 128
@@ -593,7 +594,11 @@ static bool program_run(const CpuProgram *prog, RtValue *inputs, guint n_inputs,
     }
     if (first->n_pieces > 1)
       sizes[dim] *= first->n_pieces;
-    RtTensor *t = rt_tensor_new(dtype, nat_nd, sizes);
+    RtTensor *t = rt_tensor_new_checked(dtype, nat_nd, sizes, error);
+    if (!t) {
+      ok = false;
+      break;
+    }
     outputs[i] = rt_tensor(t);
     for (int p = 0; p < first->n_pieces && ok; p++) {
       if (L->n_loads + L->n_stores >= MAX_OPERANDS) {

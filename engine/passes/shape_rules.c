@@ -56,7 +56,13 @@ shape_info_contiguous(ShapeInfo *info)
   int64_t stride = 1;
   for (int d = info->rank; d-- > 0;) {
     info->strides[d] = stride;
-    stride *= info->sizes[d] > 1 ? info->sizes[d] : 1;
+    /* Sizes whose product overflows (hostile constants) get no strides: running the node
+     * reports them, naming it. */
+    if (d > 0 && __builtin_mul_overflow(stride, info->sizes[d] > 1 ? info->sizes[d] : 1,
+                                        &stride)) {
+      info->has_strides = false;
+      return;
+    }
   }
   info->has_strides = info->has_sizes;
 }
@@ -471,16 +477,18 @@ shape_rule_view(const IrNode *node, ShapeInfo *out)
   out->rank = (int)n;
   int infer = -1;
   int64_t known_numel = 1, numel = 1;
+  bool overflow = false; /* hostile sizes: left unknown, the kernel names the node */
   for (int d = 0; d < self.rank; d++)
-    numel *= self.sizes[d];
+    overflow |= __builtin_mul_overflow(numel, self.sizes[d], &numel);
   for (int d = 0; d < (int)n; d++) {
     out->sizes[d] = size[d];
     if (size[d] == -1)
       infer = d;
     else
-      known_numel *= size[d];
+      overflow |= __builtin_mul_overflow(known_numel, size[d], &known_numel);
   }
-  out->has_sizes = all_known && (infer < 0 || (self.has_sizes && known_numel > 0));
+  out->has_sizes =
+      !overflow && all_known && (infer < 0 || (self.has_sizes && known_numel > 0));
   if (out->has_sizes && infer >= 0)
     out->sizes[infer] = numel / known_numel;
   out->has_strides = false;

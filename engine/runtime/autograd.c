@@ -74,21 +74,9 @@ void rt_autograd_attach(RtTensor *output, RtGradNode *node, guint index) {
 }
 
 RtTensor *rt_autograd_detach(RtTensor *t) {
-  RtTensor *view;
-  if (t->ndim == 0) {
-    /* narrow needs a dimension: the 0-dim alias through unsqueeze and squeeze. */
-    RtTensor *one = rt_tensor_view_unsqueeze(t, 0);
-    view = rt_tensor_view_squeeze(one, 0);
-    rt_tensor_unref(one);
-  } else {
-    view = rt_tensor_view_narrow(t, 0, 0, t->sizes[0]);
-  }
-  if (view->grad_fn) {
-    rt_grad_node_unref(view->grad_fn);
-    view->grad_fn = NULL;
-  }
-  view->requires_grad = false;
-  return view;
+  /* An alias of the same storage, sizes and strides (any rank, 0-dim included); a new
+   * tensor has no grad_fn and does not require grad. */
+  return rt_tensor_new_strided(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset);
 }
 
 /* a + b for two gradients of one value (same shape by construction, but broadcasting is

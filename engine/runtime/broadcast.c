@@ -1,5 +1,6 @@
 /* Broadcasting, sum_to, dim wrapping and dtype promotion: PyTorch's rules for our dtypes. */
 #include "runtime/tensor.h"
+#include "runtime/memory_budget.h"
 
 char *rt_shape_to_string(int ndim, const int64_t *sizes) {
   GString *s = g_string_new("[");
@@ -118,7 +119,10 @@ RtTensor *rt_tensor_sum_to(RtTensor *t, int ndim, const int64_t *sizes, GError *
   if (t->storage->device != IR_DEVICE_CPU)
     g_error("rt_tensor_sum_to: host-only reduction called on device memory");
   bool int_acc = t->dtype == IR_DTYPE_INT64 || t->dtype == IR_DTYPE_BOOL;
-  RtTensor *acc = rt_tensor_zeros(int_acc ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT64, ndim, sizes);
+  RtTensor *acc =
+      rt_tensor_zeros_checked(int_acc ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT64, ndim, sizes, error);
+  if (!acc)
+    return NULL;
   RtIter it;
   RtTensor *ops[2] = {acc, t};
   rt_iter_init(&it, t->ndim, t->sizes, 2, ops);

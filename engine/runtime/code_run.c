@@ -6,6 +6,7 @@
 
 #include "runtime/code_internal.h"
 #include "runtime/device.h"
+#include "runtime/run_control.h"
 
 /* Frames up to this many values live on the stack (no allocation for small graphs). */
 #define STACK_FRAME 256
@@ -111,8 +112,15 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
   GError *local = NULL;
   const RtInstr *failed = NULL;
   gint32 pc = 0;
+  const guint64 max_steps = rt_run_max_steps();
   for (;;) {
     const RtInstr *ins = &instrs[pc++];
+    if (G_UNLIKELY(rt_run_cancelled())) {
+      g_set_error(&local, JITSCOPE_RUNTIME_ERROR, RT_ERROR_CANCELLED,
+                  "the run was cancelled before this node");
+      failed = ins->node ? ins : NULL;
+      goto fail;
+    }
     switch (ins->op) {
     case RT_OP_KERNEL: {
       for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = regs[ops[ins->in + i]];
@@ -195,6 +203,13 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
       if (!(counter < regs[ins->a].u.i && regs[ins->a + 1].u.b)) {
         pc = ins->target;
         continue;
+      }
+      if ((guint64)counter >= max_steps) {
+        g_set_error(&local, JITSCOPE_RUNTIME_ERROR, RT_ERROR_CANCELLED,
+                    "stopped after %" G_GUINT64_FORMAT " iterations, the step budget of a loop "
+                    "(--max-steps)", max_steps);
+        failed = ins;
+        goto fail;
       }
       regs[ins->b] = rt_int(counter);
       break;

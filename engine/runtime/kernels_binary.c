@@ -462,7 +462,9 @@ bool rt_kernel_binary(const IrSchema *schema, const IrNode *node, RtValue *args,
     double d;
     int64_t i;
   } scalar_store[3];
-  RtTensor *out = rt_tensor_new(store, ndim, shape);
+  RtTensor *out = rt_tensor_new_checked(store, ndim, shape, error);
+  if (!out)
+    return false;
   KIter it;
   k_iter_init(&it, ndim, shape);
   k_iter_add_tensor(&it, out);

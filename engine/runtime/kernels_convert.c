@@ -130,6 +130,9 @@ bool rt_kernel_fill_like(const IrSchema *schema, const IrNode *node, RtValue *ar
     return false;
   }
   double value = schema->kind == IR_ATEN_ONES_LIKE ? 1.0 : 0.0;
-  outs[0] = rt_tensor(rt_tensor_full(dtype, self->ndim, self->sizes, value));
+  RtTensor *filled = rt_tensor_full_checked(dtype, self->ndim, self->sizes, value, error);
+  if (!filled)
+    return false;
+  outs[0] = rt_tensor(filled);
   return true;
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ir/ops.h"
+#include "runtime/memory_budget.h"
 #include "runtime/tensor.h"
 #include "runtime/value.h"
 

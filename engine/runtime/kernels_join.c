@@ -116,9 +116,15 @@ bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, gu
         return false;
       }
     }
+    if (shape[w] > INT64_MAX - t->sizes[w]) {
+      K_ERR_SHAPE(error, "the concatenated size in dimension %d overflows int64", w);
+      return false;
+    }
     shape[w] += t->sizes[w];
   }
-  RtTensor *out = rt_tensor_new(dtype, ref->ndim, shape);
+  RtTensor *out = rt_tensor_new_checked(dtype, ref->ndim, shape, error);
+  if (!out)
+    return false;
   int64_t offset = 0;
   for (guint k = 0; k < n; k++) {
     RtTensor *t = list.u.seq->items[k].u.tensor;

@@ -165,7 +165,9 @@ static RtTensor *product(RtTensor *a, RtTensor *b, IrDtype compute, GError **err
     return NULL;
   shape[nb] = a->sizes[a->ndim - 2];
   shape[nb + 1] = b->sizes[b->ndim - 1];
-  RtTensor *out = rt_tensor_zeros(compute, nb + 2, shape);
+  RtTensor *out = rt_tensor_zeros_checked(compute, nb + 2, shape, error);
+  if (!out)
+    return NULL;
   batched_gemm(a, b, out, 1.0, 0.0);
   return out;
 }
@@ -243,7 +245,9 @@ bool rt_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, 
   int64_t shape[2] = {a->sizes[0], b->sizes[1]};
   RtTensor *out;
   if (beta.d == 0) {
-    out = rt_tensor_zeros(compute, 2, shape);
+    out = rt_tensor_zeros_checked(compute, 2, shape, error);
+    if (!out)
+      return false;
   } else {
     GError *expand_error = NULL;
     RtTensor *expanded = rt_tensor_view_expand(self, 2, shape, &expand_error);
@@ -256,7 +260,11 @@ bool rt_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, 
       g_error_free(expand_error);
       return false;
     }
-    out = rt_tensor_new(compute, 2, shape);
+    out = rt_tensor_new_checked(compute, 2, shape, error);
+    if (!out) {
+      rt_tensor_unref(expanded);
+      return false;
+    }
     RtTensor *conv = k_to_dtype(expanded, compute);
     k_copy_into(out, conv);
     rt_tensor_unref(conv);

@@ -117,8 +117,12 @@ bool rt_kernel_sum(const IrSchema *schema, const IrNode *node, RtValue *args, gu
       out_shape[out_ndim++] = keep_shape[d];
   }
   bool int_acc = !k_dtype_is_float(src->dtype);
-  RtTensor *acc = rt_tensor_zeros(int_acc ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT64, src->ndim,
-                                  keep_shape);
+  RtTensor *acc = rt_tensor_zeros_checked(int_acc ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT64,
+                                          src->ndim, keep_shape, error);
+  if (!acc) {
+    rt_tensor_unref(src);
+    return false;
+  }
   KIter it;
   k_iter_init(&it, src->ndim, src->sizes);
   k_iter_add_tensor(&it, acc);

@@ -148,8 +148,10 @@ bool rt_kernel_unary(const IrSchema *schema, const IrNode *node, RtValue *args, 
                     : compute == IR_DTYPE_FLOAT64 ? op->f64
                                                   : op->i64;
   K_INVARIANT(loop != NULL, "unary ops have a loop for their compute dtype");
+  RtTensor *out = rt_tensor_new_checked(compute, self->ndim, self->sizes, error);
+  if (!out)
+    return false;
   RtTensor *src = k_to_dtype(self, compute);
-  RtTensor *out = rt_tensor_new(compute, src->ndim, src->sizes);
   KParams kp;
   memset(&kp, 0, sizeof kp);
   KIter it;

@@ -17,6 +17,9 @@
 
 #include <string.h>
 
+#include "runtime/file_read.h"
+#include "runtime/memory_budget.h"
+
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
 #define NPY_ALIGN 64
@@ -359,8 +362,6 @@ RtTensor *rt_npy_load_bytes(const guint8 *bytes, gsize length, const char *name,
     goto out;
   }
   int64_t sizes[RT_MAX_DIMS];
-  int64_t numel = 1;
-  bool overflow = false;
   for (guint i = 0; i < ndim; i++) {
     const PyVal *e = g_ptr_array_index(h.shape->items, i);
     if (e->kind != PY_INT || e->i < 0) {
@@ -368,16 +369,18 @@ RtTensor *rt_npy_load_bytes(const guint8 *bytes, gsize length, const char *name,
       goto out;
     }
     sizes[i] = e->i;
-    if (e->i != 0 && numel > INT64_MAX / e->i)
-      overflow = true;
-    else
-      numel *= e->i;
   }
-  gsize data_len = length - pos;
-  if (overflow || (guint64)numel > G_MAXSIZE / (guint64)d.file_size) {
-    fail(error, name, "shape is too large (element count overflows)");
+  /* The loaded dtype is never narrower than the file's, so its checked byte size bounds the
+   * file's too. */
+  guint64 tensor_bytes = 0;
+  GError *shape_error = NULL;
+  if (!rt_shape_checked_bytes(d.dtype, (int)ndim, sizes, &tensor_bytes, &shape_error)) {
+    fail(error, name, "%s", shape_error->message);
+    g_error_free(shape_error);
     goto out;
   }
+  int64_t numel = (int64_t)(tensor_bytes / rt_dtype_size(d.dtype));
+  gsize data_len = length - pos;
   gsize need = (gsize)numel * (gsize)d.file_size;
   if (data_len < need) {
     fail(error, name,
@@ -393,7 +396,14 @@ RtTensor *rt_npy_load_bytes(const guint8 *bytes, gsize length, const char *name,
          data_len, h.descr->str, need);
     goto out;
   }
+  /* Fortran order decodes into a second tensor before the transposing copy. */
   bool fortran = h.fortran->i != 0;
+  if (!rt_memory_check(fortran ? MIN(tensor_bytes, G_MAXUINT64 / 2) * 2 : tensor_bytes,
+                       &shape_error)) {
+    fail(error, name, "%s", shape_error->message);
+    g_error_free(shape_error);
+    goto out;
+  }
   if (!fortran || ndim < 2) {
     t = rt_tensor_new(d.dtype, (int)ndim, sizes);
     decode_elements(rt_tensor_data(t), bytes + pos, numel, &d);
@@ -420,12 +430,8 @@ out:
 RtTensor *rt_npy_load(const char *path, GError **error) {
   gchar *contents = NULL;
   gsize length = 0;
-  GError *io = NULL;
-  if (!g_file_get_contents(path, &contents, &length, &io)) {
-    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_IO, "%s: %s", path, io->message);
-    g_error_free(io);
+  if (!rt_file_read_regular(path, RT_FILE_READ_FOLLOW_SYMLINKS, &contents, &length, error))
     return NULL;
-  }
   RtTensor *t = rt_npy_load_bytes((const guint8 *)contents, length, path, error);
   g_free(contents);
   return t;

@@ -2,6 +2,7 @@
  * Host memory is 64-byte aligned (cache line / AVX-512 width) and rounded up to a multiple of
  * 64 bytes so vector loops may read a full last line; the padding is zeroed. */
 #include "runtime/tensor.h"
+#include "runtime/memory_budget.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ RtStorage *rt_storage_new_host(size_t nbytes) {
   s->device = IR_DEVICE_CPU;
   s->nbytes = nbytes;
   s->data = data;
+  rt_memory_note_alloc(nbytes);
   return s;
 }
 
@@ -39,9 +41,11 @@ void rt_storage_unref(RtStorage *s) {
     return;
   if (!g_atomic_int_dec_and_test(&s->refcount))
     return;
-  if (s->free_fn != NULL)
+  if (s->free_fn != NULL) {
     s->free_fn(s->data, s->free_ctx);
-  else
+  } else {
+    rt_memory_note_free(s->nbytes);
     free(s->data);
+  }
   g_free(s);
 }

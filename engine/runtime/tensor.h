@@ -26,6 +26,8 @@ typedef enum {
   RT_ERROR_VALUE,  /* bad argument value */
   RT_ERROR_IO,     /* file could not be read or written */
   RT_ERROR_FORMAT, /* malformed file contents (.npy) */
+  RT_ERROR_MEMORY, /* the memory budget (memory_budget.h) would be exceeded */
+  RT_ERROR_CANCELLED, /* the run was cancelled or ran past its step budget (run_control.h) */
 } RtErrorCode;
 
 typedef struct RtStorage {

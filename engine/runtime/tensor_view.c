@@ -3,6 +3,7 @@
  * Dims accept PyTorch's negative indexing; a dim out of range in transpose/narrow/unsqueeze/
  * squeeze is a caller bug (kernels validate user dims with rt_wrap_dim) and aborts. */
 #include "runtime/tensor.h"
+#include "runtime/memory_budget.h"
 
 static RtTensor *make_view(RtTensor *t, int ndim, const int64_t *sizes, const int64_t *strides,
                            int64_t offset) {
@@ -93,6 +94,10 @@ RtTensor *rt_tensor_view_expand(RtTensor *t, int ndim, const int64_t *sizes, GEr
       return NULL;
     }
   }
+  /* A view takes no memory, but its element count must stay countable. */
+  guint64 logical_bytes = 0;
+  if (!rt_shape_checked_bytes(t->dtype, ndim, out_sizes, &logical_bytes, error))
+    return NULL;
   return make_view(t, ndim, out_sizes, out_strides, t->offset);
 }
 
@@ -214,6 +219,10 @@ RtTensor *rt_tensor_reshape(RtTensor *t, int ndim, const int64_t *sizes, bool mu
                 "shape '%s' is invalid for input of size %" G_GINT64_FORMAT, s, numel);
     return NULL;
   }
+  /* With a 0 among the sizes the others may still be so large that strides overflow. */
+  guint64 logical_bytes = 0;
+  if (!rt_shape_checked_bytes(t->dtype, ndim, shape, &logical_bytes, error))
+    return NULL;
   int64_t strides[RT_MAX_DIMS];
   if (compute_view_strides(t, ndim, shape, strides))
     return make_view(t, ndim, shape, strides, t->offset);

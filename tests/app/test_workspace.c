@@ -291,6 +291,42 @@ static void test_free_while_running(void) {
     g_main_context_iteration(NULL, FALSE);
 }
 
+static void on_cancelled_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GError *error,
+                              gpointer data) {
+  AsyncState *st = data;
+  g_assert_null(error);
+  g_assert_cmpuint(run->n_failed, ==, 1);
+  const AppWorkspaceSpecResult *r = g_ptr_array_index(run->specs, 0);
+  g_assert_nonnull(strstr(r->error, "cancelled"));
+  st->done = true;
+  g_main_loop_quit(st->loop);
+}
+
+/* Cancel stops a run of 10^12 loop iterations: whether the worker has reached the loop or
+ * not, the spec ends as cancelled (the engine stops it between nodes). */
+static void test_cancel_stops_run(void) {
+  AppWorkspace *ws = app_workspace_new();
+  const char *loop = "graph(%x : Tensor):\n"
+                     "  %n : int = prim::Constant[value=1000000000000]()\n"
+                     "  %t : bool = prim::Constant[value=1]()\n"
+                     "  %one : int = prim::Constant[value=1]()\n"
+                     "  %y : Tensor = prim::Loop(%n, %t, %x)\n"
+                     "    block0(%i : int, %acc : Tensor):\n"
+                     "      %next : Tensor = aten::add(%acc, %x, %one)\n"
+                     "      -> (%t, %next)\n"
+                     "  return (%y)\n";
+  g_assert_true(app_workspace_set_text(ws, loop, "loop.ir"));
+  const char *spec = "Float(2)";
+  app_workspace_set_specs(ws, (char *const *)&spec, 1);
+  AsyncState st = {g_main_loop_new(NULL, FALSE), 0, NULL, false};
+  g_assert_true(app_workspace_run_async(ws, NULL, NULL, on_cancelled_done, &st, NULL));
+  app_workspace_cancel(ws);
+  g_main_loop_run(st.loop);
+  g_assert_true(st.done);
+  g_main_loop_unref(st.loop);
+  app_workspace_free(ws);
+}
+
 /* device=cuda spec lines on the worker thread, as the window runs them: with CUDA (the cudaemu
  * suite runs this program against the emulator) the plans are compiled for device=cuda and
  * the values are read back from the device; without, a note says why they ran on the CPU. */
@@ -344,6 +380,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/workspace/failing-spec-keeps-others", test_failing_spec_keeps_others);
   g_test_add_func("/workspace/lstm-async", test_lstm_async);
   g_test_add_func("/workspace/free-while-running", test_free_while_running);
+  g_test_add_func("/workspace/cancel-stops-run", test_cancel_stops_run);
   g_test_add_func("/workspace/cuda-spec", test_cuda_spec);
   return g_test_run();
 }
