@@ -1,9 +1,10 @@
 /* Reference-counted storage and the runtime error domain.
  * Host memory is 64-byte aligned (cache line / AVX-512 width) and rounded up to a multiple of
- * 64 bytes so vector loops may read a full last line; the padding is zeroed. */
+ * 64 bytes so vector loops may read a full last line; the padding is zeroed. It comes from the
+ * caching host allocator (host_allocator.h), which keeps freed blocks for reuse. */
+#include "runtime/host_allocator.h"
 #include "runtime/tensor.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 G_DEFINE_QUARK(jitscope-runtime-error-quark, jitscope_runtime_error)
@@ -16,8 +17,8 @@ RtStorage *rt_storage_new_host(size_t nbytes) {
     g_error("rt_storage_new_host: size overflow (%zu bytes)", nbytes);
   if (padded == 0)
     padded = RT_HOST_ALIGN; /* data is never NULL, even for empty tensors */
-  void *data = NULL;
-  if (posix_memalign(&data, RT_HOST_ALIGN, padded) != 0 || data == NULL)
+  void *data = rt_host_alloc(padded);
+  if (data == NULL)
     g_error("rt_storage_new_host: out of memory allocating %zu bytes", padded);
   if (padded > nbytes)
     memset((char *)data + nbytes, 0, padded - nbytes);
@@ -42,6 +43,6 @@ void rt_storage_unref(RtStorage *s) {
   if (s->free_fn != NULL)
     s->free_fn(s->data, s->free_ctx);
   else
-    free(s->data);
+    rt_host_free(s->data, s->nbytes);
   g_free(s);
 }
