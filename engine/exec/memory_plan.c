@@ -1,5 +1,6 @@
-/* Static memory plans (contract in memory_plan.h): storage groups by union-find over views
- * and containers, lifetimes from last uses, greedy-by-size buffer assignment. */
+/* Static memory plans (contract in memory_plan.h): sizes by shape propagation on a copy (with
+ * run-time size lists folded to constants), storage groups by union-find over views and
+ * containers, lifetimes from last uses, greedy-by-size buffer assignment. */
 #include "exec/memory_plan.h"
 
 #include <string.h>
@@ -252,16 +253,110 @@ ExecMemoryPlan *exec_memory_plan_of_typed_graph(const IrGraph *graph) {
   return plan;
 }
 
+/* The list a prim::Constant int list holds. */
+static bool constant_int_list(const IrValue *v, gint64 *out, guint *n) {
+  const IrAttr *a = v->node->kind == IR_PRIM_CONSTANT ? ir_node_attr(v->node, "value") : NULL;
+  if (a == NULL || a->kind != IR_ATTR_IS || a->v.is->len > IR_MAX_RANK)
+    return false;
+  *n = a->v.is->len;
+  for (guint i = 0; i < *n; i++)
+    out[i] = g_array_index(a->v.is, gint64, i);
+  return true;
+}
+
+/* The sizes list node computes when its inputs are known: aten::size of a sized tensor, or
+ * prim::BroadcastSizes of constant lists. */
+static bool known_sizes(const IrNode *node, gint64 *out, guint *n) {
+  if (node->kind == IR_ATEN_SIZE && ir_n_inputs(node) == 1) {
+    const IrType *t = ir_input(node, 0)->type;
+    size_t bytes;
+    if (!tensor_bytes(t, &bytes))
+      return false;
+    *n = (guint)t->rank;
+    for (int d = 0; d < t->rank; d++)
+      out[d] = t->sizes[d];
+    return true;
+  }
+  if (node->kind != IR_PRIM_BROADCAST_SIZES)
+    return false;
+  *n = 0;
+  for (guint i = 0; i < ir_n_inputs(node); i++) {
+    gint64 in[IR_MAX_RANK];
+    guint m;
+    if (!constant_int_list(ir_input(node, i), in, &m))
+      return false;
+    gint64 merged[IR_MAX_RANK];
+    guint r = MAX(*n, m);
+    for (guint d = 0; d < r; d++) {
+      gint64 a = d + *n >= r ? out[d + *n - r] : 1, b = d + m >= r ? in[d + m - r] : 1;
+      if (a != b && a != 1 && b != 1)
+        return false;
+      merged[d] = a == 1 ? b : a;
+    }
+    *n = r;
+    memcpy(out, merged, sizeof(gint64) * r);
+  }
+  return true;
+}
+
+/* On the throwaway copy only: size lists computed at run time from sized tensors become
+ * constants, so that the next shape propagation sizes the expands (and the fusion groups
+ * behind them) that read them. Returns whether anything was folded. */
+static bool fold_size_lists(IrBlock *block) {
+  bool folded = false;
+  IR_FOR_EACH_NODE(node, block) {
+    for (guint b = 0; b < ir_n_blocks(node); b++)
+      folded |= fold_size_lists(ir_block(node, b));
+    if (node->kind == IR_PRIM_FUSION_GROUP || node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH)
+      folded |= fold_size_lists(ir_node_attr_g(node, IR_ATTR_SUBGRAPH)->block);
+    gint64 sizes[IR_MAX_RANK];
+    guint n;
+    if (ir_n_outputs(node) != 1 || ir_output(node, 0)->uses->len == 0 ||
+        !known_sizes(node, sizes, &n))
+      continue;
+    ir_graph_set_insert_point(block->graph, node);
+    IrValue *constant = ir_graph_insert_constant_int_list(block->graph, sizes, n);
+    ir_value_replace_all_uses_with(ir_output(node, 0), constant);
+    folded = true;
+  }
+  return folded;
+}
+
+/* Rounds of shape propagation and size folding; each round sizes one more link of a chain
+ * size -> BroadcastSizes -> expand -> group. */
+#define SIZING_ROUNDS 4
+
 ExecMemoryPlan *exec_memory_plan_new(const IrGraph *graph, const RtValue *inputs,
                                      guint n_inputs) {
   IrGraph *sized = ir_graph_copy(graph);
   GPtrArray *params = ir_graph_inputs(sized);
+  IrNode *first = NULL;
+  IR_FOR_EACH_NODE(node, sized->block) {
+    if (first == NULL)
+      first = node;
+  }
   for (guint i = 0; i < params->len && i < n_inputs; i++) {
     IrValue *v = g_ptr_array_index(params, i);
-    if (inputs[i].tag == RT_TENSOR && inputs[i].u.tensor && v->type->kind == IR_TYPE_TENSOR)
+    gint64 sizes[IR_MAX_RANK];
+    guint n = 0;
+    if (inputs[i].tag == RT_TENSOR && inputs[i].u.tensor && v->type->kind == IR_TYPE_TENSOR) {
       v->type = rt_tensor_type(inputs[i].u.tensor);
+    } else if (first != NULL && v->uses->len > 0 &&
+               (inputs[i].tag == RT_NONE ||
+                (inputs[i].tag == RT_LIST &&
+                 rt_value_to_int_list(inputs[i], sizes, IR_MAX_RANK, &n)))) {
+      /* Size lists (backward graphs take them) become constants, as the sizes they give. */
+      ir_graph_set_insert_point(sized, first);
+      ir_value_replace_all_uses_with(v, inputs[i].tag == RT_NONE
+                                            ? ir_graph_insert_constant_none(sized)
+                                            : ir_graph_insert_constant_int_list(sized, sizes, n));
+    }
   }
-  pass_propagate_input_shapes(sized);
+  for (int round = 0; round < SIZING_ROUNDS; round++) {
+    pass_propagate_input_shapes(sized);
+    if (!fold_size_lists(sized->block))
+      break;
+  }
   ExecMemoryPlan *plan = exec_memory_plan_of_typed_graph(sized);
   ir_graph_free(sized);
   return plan;
