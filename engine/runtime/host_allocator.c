@@ -4,16 +4,11 @@
  * generation it was cached in, which is how rt_host_allocator_trim_idle tells idle blocks. */
 #include "runtime/host_allocator.h"
 
+#include "runtime/asan_poison.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#else
-#define ASAN_POISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
-#define ASAN_UNPOISON_MEMORY_REGION(addr, size) ((void)(addr), (void)(size))
-#endif
 
 #define ALIGNMENT 64
 #define DEFAULT_LIMIT ((size_t)1 << 30)

@@ -1,7 +1,9 @@
 /* Reference-counted storage and the runtime error domain.
  * Host memory is 64-byte aligned (cache line / AVX-512 width) and rounded up to a multiple of
  * 64 bytes so vector loops may read a full last line; the padding is zeroed. It comes from the
- * caching host allocator (host_allocator.h), which keeps freed blocks for reuse. */
+ * caching host allocator (host_allocator.h), which keeps freed blocks for reuse; headers come
+ * from per-thread caches (header_cache.h). */
+#include "runtime/header_cache.h"
 #include "runtime/host_allocator.h"
 #include "runtime/tensor.h"
 
@@ -22,11 +24,8 @@ RtStorage *rt_storage_new_host(size_t nbytes) {
     g_error("rt_storage_new_host: out of memory allocating %zu bytes", padded);
   if (padded > nbytes)
     memset((char *)data + nbytes, 0, padded - nbytes);
-  RtStorage *s = g_new0(RtStorage, 1);
-  s->refcount = 1;
-  s->device = IR_DEVICE_CPU;
-  s->nbytes = nbytes;
-  s->data = data;
+  RtStorage *s = rt_storage_header_take();
+  *s = (RtStorage){.refcount = 1, .device = IR_DEVICE_CPU, .nbytes = nbytes, .data = data};
   return s;
 }
 
@@ -44,5 +43,5 @@ void rt_storage_unref(RtStorage *s) {
     s->free_fn(s->data, s->free_ctx);
   else
     rt_host_free(s->data, s->nbytes);
-  g_free(s);
+  rt_storage_header_give(s);
 }
