@@ -9,8 +9,8 @@ Inputs as bench_lstm_cell (bench/bench_common.c): x, hx, cx [B, H] without grad;
 [4H, H] and b_ih, b_hh [4H] requiring grad; backward: the gradients of hy.sum() + cy.sum()
 with respect to those four (torch.autograd.grad, as ours returns them). Threads: BENCH_THREADS
 (default 1). Each timed loop also counts its minor page faults per iteration (getrusage; the
-script column prints them). Prints `key value` lines (bench/fuser.sh reads them); without PyTorch one
-`reason` line, exit 0. Usage: pytorch_fuser_cpu.py [--quick].
+script column prints them). Prints `key value` lines (bench/fuser.sh reads them); without
+PyTorch one `reason` line, exit 0. Usage: pytorch_fuser_cpu.py [--quick].
 """
 import os
 import re
