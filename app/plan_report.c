@@ -1,7 +1,21 @@
 /* Plans as JSON and text, and the summary `plans` prints side by side. */
 #include "plan_report.h"
 
+#include "exec/memory_plan.h"
 #include "json_out.h"
+
+/* {"peak_bytes", "unshared_bytes", "buffers", "values", "unsized_values"} (memory_plan.h). */
+static JsonNode *memory_plan_to_json(const ExecMemoryPlan *memory) {
+  JsonBuilder *b = json_builder_new();
+  json_builder_begin_object(b);
+  json_out_member_int(b, "peak_bytes", (gint64)memory->peak_bytes);
+  json_out_member_int(b, "unshared_bytes", (gint64)memory->unshared_bytes);
+  json_out_member_int(b, "buffers", memory->buffer_bytes->len);
+  json_out_member_int(b, "values", memory->n_values);
+  json_out_member_int(b, "unsized_values", memory->n_unsized);
+  json_builder_end_object(b);
+  return json_out_builder_finish(b);
+}
 
 JsonNode *app_plan_to_json(const ExecPlan *plan) {
   JsonBuilder *b = json_builder_new();
@@ -9,6 +23,8 @@ JsonNode *app_plan_to_json(const ExecPlan *plan) {
   json_out_member_string(b, "kind", plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward");
   json_out_member_string(b, "graph", plan->graph_name);
   json_out_member_string(b, "spec", plan->spec_text);
+  if (plan->memory)
+    json_out_member_value(b, "memory", memory_plan_to_json(plan->memory));
   json_builder_set_member_name(b, "stages");
   json_builder_begin_array(b);
   for (guint i = 0; i < plan->stages->len; i++) {

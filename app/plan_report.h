@@ -1,5 +1,7 @@
 /* Plans in the command line's two forms. JSON (DESIGN.md): {"kind": "forward"|"backward",
- * "graph": NAME, "spec": TEXT, "stages": [{"name", "group", "changed", "ms", "ir"}...]}.
+ * "graph": NAME, "spec": TEXT, "memory": {"peak_bytes", "unshared_bytes", "buffers", "values",
+ * "unsized_values"} (the static memory plan, exec/memory_plan.h), "stages": [{"name", "group",
+ * "changed", "ms", "ir"}...]}.
  * Text: a header per plan, then per stage a header line and the graph, or a short
  * "unchanged" line instead of repeating a graph. */
 #ifndef JITSCOPE_APP_PLAN_REPORT_H

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exec/memory_plan.h"
 #include "fuser/fuser.h"
 #include "graph_inputs.h"
 #include "ir/text.h"
@@ -370,6 +371,12 @@ static void collect_plans(ExecSession *session, guint from, Capture *capture, Ap
     wp->fusion_groups = g_ptr_array_new_with_free_func((GDestroyNotify)group_free);
     wp->fuser_records = g_ptr_array_new_with_free_func((GDestroyNotify)record_free);
     wp->fuser_summary = g_strdup("");
+    if (plan->memory) {
+      wp->has_memory_plan = true;
+      wp->memory_peak_bytes = plan->memory->peak_bytes;
+      wp->memory_unshared_bytes = plan->memory->unshared_bytes;
+      wp->memory_buffers = plan->memory->buffer_bytes->len;
+    }
     GPtrArray *graphs = g_hash_table_lookup(capture->graphs, plan);
     for (guint s = 0; s < plan->stages->len; s++) {
       ExecStage *es = g_ptr_array_index(plan->stages, s);

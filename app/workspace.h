@@ -71,6 +71,10 @@ typedef struct {
   GPtrArray *fusion_groups;  /* of AppWorkspaceGroup*, print order, nested ones included */
   GPtrArray *fuser_records;  /* of AppWorkspaceFuserRecord*: the groups that ran */
   char *fuser_summary;       /* fuser_plan_records_describe; "" when no group ran */
+  bool has_memory_plan;      /* the plan's static memory plan (exec/memory_plan.h): */
+  size_t memory_peak_bytes;  /* its peak, */
+  size_t memory_unshared_bytes; /* what its values take without reuse, */
+  guint memory_buffers;      /* its buffers */
   GArray *last_inputs;       /* of RtValue (owned): flattened inputs of the plan's latest
                                 run, or NULL when the plan never ran */
 } AppWorkspacePlan;

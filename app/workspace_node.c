@@ -121,6 +121,12 @@ char *app_workspace_plan_summary(const AppWorkspaceRun *run, const AppWorkspaceP
       g_string_append(text, r->grads_text);
     break;
   }
+  if (plan->has_memory_plan) {
+    g_autofree char *peak = g_format_size(plan->memory_peak_bytes);
+    g_autofree char *unshared = g_format_size(plan->memory_unshared_bytes);
+    g_string_append_printf(text, "\npeak memory: %s in %u buffers (%s without reuse)\n", peak,
+                           plan->memory_buffers, unshared);
+  }
   if (plan->fusion_groups->len) {
     g_string_append_printf(text, "\nfusion groups: %u\n", plan->fusion_groups->len);
     g_string_append(text, *plan->fuser_summary ? plan->fuser_summary : "(none ran)\n");

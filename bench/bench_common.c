@@ -5,10 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/resource.h>
+
 #include "fuser/fuser.h"
 #include "ir/text.h"
+#include "runtime/host_allocator.h"
 
 double bench_now_ms(void) { return (double)g_get_monotonic_time() / 1000.0; }
+
+long bench_minor_faults(void) {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -49,7 +58,7 @@ RtTensor *bench_host_randn(int ndim, const int64_t *sizes, guint64 seed) {
 }
 
 double bench_lstm_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters, int warmup,
-                       BenchRandnFn randn, void (*sync)(void)) {
+                       BenchRandnFn randn, void (*sync)(void), BenchIterCost *cost) {
   ExecSession *session = exec_session_new();
   session->fuse = fuse;
   ExecExecutor *ex = exec_executor_new(session, graph, "lstm", EXEC_PLAN_FORWARD);
@@ -62,7 +71,14 @@ double bench_lstm_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iter
     in[i] = rt_tensor(t[i]);
   }
   double *ms = g_new(double, iters);
+  long faults_before = 0;
+  double peak_mib_sum = 0;
   for (int it = -warmup; it < iters; it++) {
+    if (it == 0)
+      faults_before = bench_minor_faults();
+    RtHostAllocatorStats before;
+    rt_host_allocator_stats(&before);
+    rt_host_allocator_reset_peak();
     if (sync)
       sync();
     double start = bench_now_ms();
@@ -75,13 +91,21 @@ double bench_lstm_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iter
     bench_check(exec_session_backward(session, flat, NULL, 2, t, 7, grads, &error), error);
     if (sync)
       sync();
-    if (it >= 0)
+    if (it >= 0) {
       ms[it] = bench_now_ms() - start;
+      RtHostAllocatorStats after;
+      rt_host_allocator_stats(&after);
+      peak_mib_sum += (double)(after.peak_bytes_in_use - before.bytes_in_use) / (1 << 20);
+    }
     for (int i = 0; i < 7; i++)
       if (grads[i])
         rt_tensor_unref(grads[i]);
     rt_value_unref(outs[0]);
     g_free(outs);
+  }
+  if (cost) {
+    cost->minor_faults_per_iter = (double)(bench_minor_faults() - faults_before) / iters;
+    cost->peak_mib_per_iter = peak_mib_sum / iters;
   }
   double m = bench_median(ms, iters);
   g_free(ms);

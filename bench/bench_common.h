@@ -7,6 +7,8 @@
 #include "exec/executor.h"
 
 double bench_now_ms(void);
+/* Minor page faults of the process so far (getrusage). */
+long bench_minor_faults(void);
 /* The upper median; sorts v. */
 double bench_median(double *v, int n);
 /* Exits with error's message (or "failed") unless ok. */
@@ -19,11 +21,20 @@ IrGraph *bench_load_lstm(void);
 typedef RtTensor *(*BenchRandnFn)(int ndim, const int64_t *sizes, guint64 seed);
 RtTensor *bench_host_randn(int ndim, const int64_t *sizes, guint64 seed);
 
+/* What the timed iterations of bench_lstm_cell cost besides time: minor page faults (memory
+ * taken fresh from the kernel) and the host allocator's peak bytes in use above what was in
+ * use when the iteration started, both averaged over the iterations. */
+typedef struct {
+  double minor_faults_per_iter;
+  double peak_mib_per_iter;
+} BenchIterCost;
+
 /* Median ms of forward + backward of the cell at batch B, hidden H (weights require grad),
  * after `warmup` untimed iterations; `sync` (may be NULL) runs before the clock starts and
- * before it stops, so that queued device work is counted. */
+ * before it stops, so that queued device work is counted. `cost` (may be NULL) receives the
+ * timed iterations' faults and memory. */
 double bench_lstm_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters, int warmup,
-                       BenchRandnFn randn, void (*sync)(void));
+                       BenchRandnFn randn, void (*sync)(void), BenchIterCost *cost);
 
 /* Pointwise programs of (gates [B, 4H], cx [B, H]) that fuse into one group: the LSTM cell's
  * pointwise part (reads all 4 gate chunks; transcendental-heavy) and a*b+c (reads 2 chunks;

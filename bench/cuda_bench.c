@@ -129,8 +129,10 @@ int main(int argc, char **argv) {
   printf("\nLSTM cell forward+backward, float32, device tensors (median ms):\n");
   printf("%-12s %12s %12s %8s\n", "B x H", "fused", "unfused", "speedup");
   for (int k = 0; k < 2; k++) {
-    double f = bench_lstm_cell(lstm, shapes[k][0], shapes[k][1], true, iters, 3, device_randn, drain);
-    double u = bench_lstm_cell(lstm, shapes[k][0], shapes[k][1], false, iters, 3, device_randn, drain);
+    double f = bench_lstm_cell(lstm, shapes[k][0], shapes[k][1], true, iters, 3, device_randn,
+                               drain, NULL);
+    double u = bench_lstm_cell(lstm, shapes[k][0], shapes[k][1], false, iters, 3, device_randn,
+                               drain, NULL);
     char label[32];
     g_snprintf(label, sizeof label, "%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, shapes[k][0],
                shapes[k][1]);

@@ -6,7 +6,12 @@
  * bandwidth. Prints `key value` lines that bench/fuser.sh tabulates beside PyTorch's
  * (bench/pytorch_fuser_cpu.py); sizes in keys are BxH ("lstm_64x512_fused_c_ms"), kernels
  * "cell" and "axpy" (a*b+c), backends "c" (generated C) and "eval" (the evaluator).
+ * Per size also the fused (generated C) run's minor page faults and allocator peak MiB per
+ * iteration, and the GEMM floor: the cell's four matrix products at its shapes timed alone
+ * (forward x @ w_ih^T and hx @ w_hh^T, backward the two weight gradients x^T @ dgates), the
+ * time no implementation through the same BLAS can beat.
  * Usage: fuser_bench [--quick]. */
+#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +75,32 @@ static double memcpy_gbs(int iters) {
   return 2.0 * (double)n / (m * 1e-3) / 1e9; /* read + write */
 }
 
+/* Median ms of the LSTM cell's four GEMMs at batch B, hidden H, float32, through CBLAS. */
+static double gemm_floor_ms(int64_t B, int64_t H, int iters) {
+  int b = (int)B, h = (int)H;
+  float *x = g_new0(float, B * H), *w = g_new0(float, 4 * H * H);
+  float *gates = g_new0(float, B * 4 * H), *dw = g_new0(float, 4 * H * H);
+  double *ms = g_new(double, iters);
+  for (int it = -1; it < iters; it++) {
+    double start = bench_now_ms();
+    for (int k = 0; k < 2; k++) /* gates += x @ w^T, [B, H] x [H, 4H] */
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, b, 4 * h, h, 1.0f, x, h, w, h,
+                  k == 0 ? 0.0f : 1.0f, gates, 4 * h);
+    for (int k = 0; k < 2; k++) /* dw = x^T @ dgates, [H, B] x [B, 4H] */
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, 4 * h, b, 1.0f, x, h, gates,
+                  4 * h, 0.0f, dw, 4 * h);
+    if (it >= 0)
+      ms[it] = bench_now_ms() - start;
+  }
+  double m = bench_median(ms, iters);
+  g_free(ms);
+  g_free(x);
+  g_free(w);
+  g_free(gates);
+  g_free(dw);
+  return m;
+}
+
 /* "64x512": the size part of the keys. */
 static void size_key(char *buf, size_t len, int64_t B, int64_t H) {
   g_snprintf(buf, len, "%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, B, H);
@@ -92,15 +123,20 @@ int main(int argc, char **argv) {
     char key[32];
     size_key(key, sizeof key, B, H);
     use_compiler(true);
-    double fused = bench_lstm_cell(graph, B, H, true, n, 2, bench_host_randn, NULL);
+    BenchIterCost cost;
+    double fused = bench_lstm_cell(graph, B, H, true, n, 2, bench_host_randn, NULL, &cost);
     use_compiler(false);
-    double evaluated = bench_lstm_cell(graph, B, H, true, n, 2, bench_host_randn, NULL);
+    double evaluated = bench_lstm_cell(graph, B, H, true, n, 2, bench_host_randn, NULL, NULL);
     use_compiler(true);
-    double plain = bench_lstm_cell(graph, B, H, false, n, 2, bench_host_randn, NULL);
+    double plain = bench_lstm_cell(graph, B, H, false, n, 2, bench_host_randn, NULL, NULL);
+    double floor = gemm_floor_ms(B, H, n);
     printf("lstm_%s_iters %d\n", key, n);
     printf("lstm_%s_fused_c_ms %.3f\n", key, fused);
     printf("lstm_%s_fused_eval_ms %.3f\n", key, evaluated);
     printf("lstm_%s_unfused_ms %.3f\n", key, plain);
+    printf("lstm_%s_gemm_floor_ms %.3f\n", key, floor);
+    printf("lstm_%s_minor_faults_per_iter %.1f\n", key, cost.minor_faults_per_iter);
+    printf("lstm_%s_peak_mib_per_iter %.1f\n", key, cost.peak_mib_per_iter);
   }
   struct { const char *name, *text; double pieces; } kernels[] = {
       {"cell", bench_cell_pointwise, 4}, {"axpy", bench_axpy_pointwise, 2}};

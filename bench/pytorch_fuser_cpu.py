@@ -8,11 +8,13 @@ at 64x512 and 1024x1024, median ms per iteration after warm-up, for
 Inputs as bench_lstm_cell (bench/bench_common.c): x, hx, cx [B, H] without grad; w_ih, w_hh
 [4H, H] and b_ih, b_hh [4H] requiring grad; backward: the gradients of hy.sum() + cy.sum()
 with respect to those four (torch.autograd.grad, as ours returns them). Threads: BENCH_THREADS
-(default 1). Prints `key value` lines (bench/fuser.sh reads them); without PyTorch one
-`reason` line, exit 0. Usage: pytorch_fuser_cpu.py [--quick].
+(default 1). Each timed loop also counts its minor page faults per iteration (getrusage; the
+script column prints them). Prints `key value` lines (bench/fuser.sh reads them); without
+PyTorch one `reason` line, exit 0. Usage: pytorch_fuser_cpu.py [--quick].
 """
 import os
 import re
+import resource
 import statistics
 import sys
 import time
@@ -68,14 +70,21 @@ def fwd_bwd(fn, args):
     return torch.autograd.grad(hy.sum() + cy.sum(), args[3:])
 
 
+FAULTS = {"per_iter": 0.0}  # minor page faults per timed iteration of the latest median_ms
+
+
 def median_ms(fn, args, iters, warmup=3):
     times = []
+    faults = 0
     for it in range(-warmup, iters):
+        if it == 0:
+            faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         start = time.perf_counter()
         grads = fwd_bwd(fn, args)
         if it >= 0:
             times.append((time.perf_counter() - start) * 1e3)
         del grads
+    FAULTS["per_iter"] = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / iters
     return statistics.median(times)
 
 
@@ -105,6 +114,7 @@ def main():
         set_cpu_fuser(False)
         script = torch.jit.CompilationUnit(SOURCE).cell
         print("%s_script_ms %.3f" % (key, median_ms(script, args, n)))
+        print("%s_script_minor_faults_per_iter %.1f" % (key, FAULTS["per_iter"]))
         set_cpu_fuser(True)
         fused = torch.jit.CompilationUnit(SOURCE).cell
         try:

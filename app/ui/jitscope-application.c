@@ -1,6 +1,11 @@
 /* The application (contract in jitscope-application.h). */
 #include "jitscope-application.h"
 
+#include "runtime/host_allocator.h"
+
+/* Seconds between trims of tensor memory the window's runs left cached and did not reuse. */
+#define HOST_CACHE_TRIM_INTERVAL_S 10
+
 struct _JitscopeApplication {
   GtkApplication parent_instance;
 };
@@ -67,6 +72,7 @@ static void jitscope_application_open(GApplication *app, GFile **files, int n_fi
 
 static void jitscope_application_startup(GApplication *app) {
   G_APPLICATION_CLASS(jitscope_application_parent_class)->startup(app);
+  rt_host_allocator_trim_when_idle(HOST_CACHE_TRIM_INTERVAL_S);
   static const struct {
     const char *action;
     const char *accels[4];

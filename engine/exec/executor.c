@@ -3,6 +3,7 @@
 
 #include "exec/diff_graph_op.h"
 #include "exec/eager_tape.h"
+#include "exec/memory_plan.h"
 #include "exec/pipeline.h"
 #include "fuser/fuser.h"
 #include "runtime/autograd.h"
@@ -32,6 +33,7 @@ static void plan_free(gpointer p) {
   ExecPlan *plan = p;
   clear_last_inputs(plan);
   rt_code_free(plan->code);
+  exec_memory_plan_free(plan->memory);
   g_hash_table_destroy(plan->diff_states);
   if (plan->tape_formulas)
     g_hash_table_destroy(plan->tape_formulas);
@@ -105,6 +107,16 @@ static bool grad_mode(const ExecExecutor *executor) {
   return executor->kind == EXEC_PLAN_FORWARD && executor->session->grad_enabled;
 }
 
+/* Tuples among the inputs are flattened, as the spec and the specialized graph expect. */
+static void flatten_inputs(GArray *out, const RtValue *inputs, guint n) {
+  for (guint i = 0; i < n; i++) {
+    if (inputs[i].tag == RT_TUPLE)
+      flatten_inputs(out, inputs[i].u.seq->items, inputs[i].u.seq->len);
+    else
+      g_array_append_val(out, inputs[i]);
+  }
+}
+
 ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, guint n_inputs,
                                  GError **error) {
   ExecArgumentSpec *spec = exec_argument_spec_new(inputs, n_inputs, grad_mode(executor));
@@ -128,18 +140,11 @@ ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, 
     exec_argument_spec_free(spec);
     return NULL;
   }
+  g_autoptr(GArray) flat = g_array_new(FALSE, FALSE, sizeof(RtValue));
+  flatten_inputs(flat, inputs, n_inputs);
+  plan->memory = exec_memory_plan_new(plan->graph, (const RtValue *)flat->data, flat->len);
   g_hash_table_insert(executor->plans, spec, plan);
   return plan;
-}
-
-/* Tuples among the inputs are flattened, as the spec and the specialized graph expect. */
-static void flatten_inputs(GArray *out, const RtValue *inputs, guint n) {
-  for (guint i = 0; i < n; i++) {
-    if (inputs[i].tag == RT_TUPLE)
-      flatten_inputs(out, inputs[i].u.seq->items, inputs[i].u.seq->len);
-    else
-      g_array_append_val(out, inputs[i]);
-  }
 }
 
 bool exec_plan_run_special(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,

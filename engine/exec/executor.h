@@ -52,6 +52,8 @@ struct ExecPlan {
   GArray *last_inputs; /* of RtValue: the flattened inputs of the plan's latest run, kept
                           when the session records inputs (check, the workbench); else NULL */
   GHashTable *fuser_records; /* const IrNode* (FusionGroup) -> FuserGroupRecord* (fuser.h) */
+  struct ExecMemoryPlan *memory; /* the static memory plan for the spec's inputs
+                                    (memory_plan.h), made with the code */
 };
 
 /* Called after every stage of every compile when set (tests plant faults with it). */

@@ -5,10 +5,12 @@
  * double (rounding to the node's dtype after each node), or in float with the float math
  * functions when every load, node and store is float32 or bool (as the generated kernels
  * compute float32 groups), and stores only the group outputs.
- * Two threads split the elements when the map is large. */
+ * Two threads (the caller and the pool worker of cpu_compile.h) split the elements when the
+ * map is large and more than one CPU is online. */
 #include <math.h>
 #include <string.h>
 
+#include "fuser/cpu_compile.h"
 #include "fuser/fuser.h"
 #include "fuser/pointwise_expr.h"
 #include "ir/ops.h"
@@ -453,15 +455,8 @@ static void run_loop(const Loop *L, int64_t start, int64_t end) {
     run_range(L, start, end);
 }
 
-typedef struct {
-  const Loop *loop;
-  int64_t start, end;
-} Range;
-
-static gpointer range_thread(gpointer p) {
-  Range *r = p;
-  run_loop(r->loop, r->start, r->end);
-  return NULL;
+static void run_loop_part(gpointer loop, int64_t start, int64_t end) {
+  run_loop(loop, start, end);
 }
 
 /* Right-aligned strides of a view (sizes/strides) broadcast to the map shape. */
@@ -655,16 +650,10 @@ static bool program_run(const CpuProgram *prog, RtValue *inputs, guint n_inputs,
     L->ndim = nd;
     memcpy(L->sizes, sz, sizeof(int64_t) * (size_t)nd);
     L->single = loop_is_single(L);
-    /* Outputs smaller than the map take repeated writes: one thread then. */
-    if (numel >= PARALLEL_MIN_NUMEL && full_outputs) {
-      int64_t half = numel / 2;
-      Range r = {L, half, numel};
-      GThread *th = g_thread_new("fused-loop", range_thread, &r);
-      run_loop(L, 0, half);
-      g_thread_join(th);
-    } else {
-      run_loop(L, 0, numel);
-    }
+    /* Outputs smaller than the map take repeated writes: one thread then. The second thread
+     * is the process's pool worker (cpu_compile_parallel_for), not a thread per launch. */
+    cpu_compile_parallel_for(numel, numel >= PARALLEL_MIN_NUMEL && full_outputs, run_loop_part,
+                             (gpointer)L);
   }
   if (!ok)
     for (guint i = 0; i < n_outputs; i++) {

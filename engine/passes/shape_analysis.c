@@ -133,7 +133,11 @@ subgraph_node(IrNode *node, bool *changed)
 {
   IrGraph *sub = ir_node_attr_g(node, IR_ATTR_SUBGRAPH);
   GPtrArray *ins = ir_graph_inputs(sub), *outs = ir_graph_outputs(sub);
-  PASS_INVARIANT(ins->len == ir_n_inputs(node) && outs->len == ir_n_outputs(node),
+  /* A differentiated DifferentiableGraph's f returns its real outputs first, then the
+   * temporaries df needs (reference section 4): the node's outputs are a prefix. */
+  bool prefix = node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH;
+  PASS_INVARIANT(ins->len == ir_n_inputs(node) && (prefix ? outs->len >= ir_n_outputs(node)
+                                                          : outs->len == ir_n_outputs(node)),
                  "pass_propagate_input_shapes",
                  "a subgraph node's inputs and outputs match its Subgraph's");
   for (guint i = 0; i < ins->len; i++) {
@@ -144,7 +148,7 @@ subgraph_node(IrNode *node, bool *changed)
     set_type(in, t, changed);
   }
   propagate_block(sub->block, changed);
-  for (guint i = 0; i < outs->len; i++) {
+  for (guint i = 0; i < ir_n_outputs(node); i++) {
     const IrType *t = ((IrValue *)g_ptr_array_index(outs, i))->type;
     IrValue *out = ir_output(node, i);
     if (ir_type_is_tensor(t) && ir_type_is_tensor(out->type))

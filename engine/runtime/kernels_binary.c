@@ -375,9 +375,68 @@ static bool check_op(const IrSchema *schema, const Plan *plan, const Operand *op
   return true;
 }
 
+/* The fast path for add, sub, mul and div of two contiguous float tensors of one dtype and
+ * one shape (every 1-element tensor op among them): no result-type pass, no broadcasting, no
+ * iterator, no conversions; the same per-element functions as the general path, so the same
+ * results. False when the call does not qualify (nothing done). */
+#define SAME_SHAPE_CASE(KIND, FN)                                                              \
+  case KIND:                                                                                   \
+    for (int64_t i = 0; i < n; i++)                                                            \
+      o[i] = FN(x[i], y[i], 0, &kp);                                                           \
+    break
+#define SAME_SHAPE_LOOP(T, SUF)                                                                \
+  do {                                                                                         \
+    const T *restrict x = rt_tensor_data(a), *restrict y = rt_tensor_data(b);                 \
+    T *restrict o = rt_tensor_data(out);                                                       \
+    switch ((IrOpKind)schema->kind) {                                                          \
+      SAME_SHAPE_CASE(IR_ATEN_ADD, add_##SUF);                                                 \
+      SAME_SHAPE_CASE(IR_ATEN_SUB, sub_##SUF);                                                 \
+      SAME_SHAPE_CASE(IR_ATEN_MUL, mul_##SUF);                                                 \
+      SAME_SHAPE_CASE(IR_ATEN_DIV, div_##SUF);                                                 \
+    default: break;                                                                            \
+    }                                                                                          \
+  } while (0)
+
+static bool same_shape_float(const IrSchema *schema, RtValue *args, guint n_args,
+                             RtValue *outs) {
+  IrOpKind kind = (IrOpKind)schema->kind;
+  bool alpha = kind == IR_ATEN_ADD || kind == IR_ATEN_SUB;
+  if (!(alpha || kind == IR_ATEN_MUL || kind == IR_ATEN_DIV) || n_args < (alpha ? 3u : 2u) ||
+      args[0].tag != RT_TENSOR || args[1].tag != RT_TENSOR)
+    return false;
+  const RtTensor *a = args[0].u.tensor, *b = args[1].u.tensor;
+  if (a == NULL || b == NULL || a->dtype != b->dtype || a->ndim != b->ndim ||
+      (a->dtype != IR_DTYPE_FLOAT32 && a->dtype != IR_DTYPE_FLOAT64))
+    return false;
+  if (a->ndim > 0 && (memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) != 0 ||
+                      !rt_tensor_is_contiguous(a) || !rt_tensor_is_contiguous(b)))
+    return false;
+  KParams kp;
+  kp.f64[0] = 1.0;
+  if (alpha) {
+    if (args[2].tag == RT_INT)
+      kp.f64[0] = (double)args[2].u.i;
+    else if (args[2].tag == RT_DOUBLE)
+      kp.f64[0] = args[2].u.d;
+    else
+      return false;
+  }
+  kp.f32[0] = (float)kp.f64[0];
+  RtTensor *out = rt_tensor_new(a->dtype, a->ndim, a->sizes);
+  int64_t n = rt_tensor_numel(out);
+  if (a->dtype == IR_DTYPE_FLOAT32)
+    SAME_SHAPE_LOOP(float, f32);
+  else
+    SAME_SHAPE_LOOP(double, f64);
+  outs[0] = rt_tensor(out);
+  return true;
+}
+
 bool rt_kernel_binary(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                       RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
+  if (same_shape_float(schema, args, n_args, outs))
+    return true;
   Plan plan;
   if (!plan_for(schema, &plan, error))
     return false;

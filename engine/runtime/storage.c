@@ -1,10 +1,13 @@
 /* Reference-counted storage and the runtime error domain.
  * Host memory is 64-byte aligned (cache line / AVX-512 width) and rounded up to a multiple of
- * 64 bytes so vector loops may read a full last line; the padding is zeroed. */
+ * 64 bytes so vector loops may read a full last line; the padding is zeroed. It comes from the
+ * caching host allocator (host_allocator.h), which keeps freed blocks for reuse; headers come
+ * from per-thread caches (header_cache.h). */
+#include "runtime/header_cache.h"
+#include "runtime/host_allocator.h"
 #include "runtime/tensor.h"
 #include "runtime/memory_budget.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 G_DEFINE_QUARK(jitscope-runtime-error-quark, jitscope_runtime_error)
@@ -17,16 +20,13 @@ RtStorage *rt_storage_new_host(size_t nbytes) {
     g_error("rt_storage_new_host: size overflow (%zu bytes)", nbytes);
   if (padded == 0)
     padded = RT_HOST_ALIGN; /* data is never NULL, even for empty tensors */
-  void *data = NULL;
-  if (posix_memalign(&data, RT_HOST_ALIGN, padded) != 0 || data == NULL)
+  void *data = rt_host_alloc(padded);
+  if (data == NULL)
     g_error("rt_storage_new_host: out of memory allocating %zu bytes", padded);
   if (padded > nbytes)
     memset((char *)data + nbytes, 0, padded - nbytes);
-  RtStorage *s = g_new0(RtStorage, 1);
-  s->refcount = 1;
-  s->device = IR_DEVICE_CPU;
-  s->nbytes = nbytes;
-  s->data = data;
+  RtStorage *s = rt_storage_header_take();
+  *s = (RtStorage){.refcount = 1, .device = IR_DEVICE_CPU, .nbytes = nbytes, .data = data};
   rt_memory_note_alloc(nbytes);
   return s;
 }
@@ -45,7 +45,7 @@ void rt_storage_unref(RtStorage *s) {
     s->free_fn(s->data, s->free_ctx);
   } else {
     rt_memory_note_free(s->nbytes);
-    free(s->data);
+    rt_host_free(s->data, s->nbytes);
   }
-  g_free(s);
+  rt_storage_header_give(s);
 }

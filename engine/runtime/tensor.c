@@ -3,6 +3,8 @@
  * sum_to in broadcast.c, random numbers in random.c. */
 #include "runtime/tensor.h"
 
+#include "runtime/header_cache.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -49,11 +51,9 @@ static int64_t checked_numel(int ndim, const int64_t *sizes) {
 RtTensor *rt_tensor_new_strided(RtStorage *storage, IrDtype dtype, int ndim, const int64_t *sizes,
                                 const int64_t *strides, int64_t offset) {
   checked_numel(ndim, sizes);
-  RtTensor *t = g_new0(RtTensor, 1);
-  t->refcount = 1;
-  t->storage = rt_storage_ref(storage);
-  t->dtype = dtype;
-  t->ndim = ndim;
+  RtTensor *t = rt_tensor_header_take();
+  *t = (RtTensor){.refcount = 1, .storage = rt_storage_ref(storage), .dtype = dtype,
+                  .ndim = ndim};
   for (int d = 0; d < ndim; d++) {
     t->sizes[d] = sizes[d];
     t->strides[d] = strides[d];
@@ -139,7 +139,7 @@ void rt_tensor_unref(RtTensor *t) {
     grad_fn_release(t->grad_fn);
   }
   rt_storage_unref(t->storage);
-  g_free(t);
+  rt_tensor_header_give(t);
 }
 
 int64_t rt_tensor_numel(const RtTensor *t) {
