@@ -15,7 +15,7 @@ typedef struct {
 struct _JitscopeInspector {
   GtkBox parent_instance;
   GtkLabel *title;
-  GtkSpinner *spinner;
+  GtkWidget *busy_label; /* static, not a spinner: see jitscope_inputs_pane_set_progress */
   GtkTextView *view;
   GPtrArray *sections; /* of Section* */
   char *text;          /* what get_text returns */
@@ -163,7 +163,7 @@ static void job_done(GObject *source, GAsyncResult *result, gpointer data) {
   Job *job = g_task_get_task_data(G_TASK(result));
   JitscopeInspector *self = job->self;
   if (--self->busy == 0)
-    gtk_spinner_stop(self->spinner);
+    gtk_widget_set_visible(self->busy_label, FALSE);
   if (job->serial != self->serial)
     return;
   replace_section(self, "VALUES AFTER THE RUN (the stage re-run on the plan's recorded inputs)",
@@ -237,7 +237,7 @@ static void start_values(JitscopeInspector *self, const AppWorkspacePlan *plan, 
   }
   self->cancellable = g_cancellable_new();
   if (self->busy++ == 0)
-    gtk_spinner_start(self->spinner);
+    gtk_widget_set_visible(self->busy_label, TRUE);
   GTask *task = g_task_new(NULL, self->cancellable, job_done, NULL);
   g_task_set_task_data(task, job, (GDestroyNotify)job_free);
   g_task_run_in_thread(task, job_run);
@@ -319,7 +319,7 @@ static void jitscope_inspector_class_init(JitscopeInspectorClass *klass) {
   gtk_widget_class_set_template_from_resource(
       widget_class, "/io/github/jitscope/Jitscope/ui/jitscope-inspector.ui");
   gtk_widget_class_bind_template_child(widget_class, JitscopeInspector, title);
-  gtk_widget_class_bind_template_child(widget_class, JitscopeInspector, spinner);
+  gtk_widget_class_bind_template_child(widget_class, JitscopeInspector, busy_label);
   gtk_widget_class_bind_template_child(widget_class, JitscopeInspector, view);
   gtk_widget_class_install_action(widget_class, "inspector.copy", NULL, action_copy);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_c, GDK_CONTROL_MASK | GDK_SHIFT_MASK,

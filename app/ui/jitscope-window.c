@@ -10,6 +10,7 @@
 #include "jitscope-stage-list.h"
 #include "jitscope-window-settings.h"
 #include "layout_service.h"
+#include "spec_header.h"
 #include "workspace_layout.h"
 
 struct _JitscopeWindow {
@@ -40,6 +41,7 @@ struct _JitscopeWindow {
   GHashTable *toggled;   /* owner ids whose folding the user flipped */
   gboolean fold_all, dark, edge_types; /* edge_types: canvas.edge-types (t) */
   int exports;           /* exports in flight */
+  char *searched;        /* the text last searched for */
 };
 
 G_DEFINE_FINAL_TYPE(JitscopeWindow, jitscope_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -258,7 +260,6 @@ static void on_run_progress(AppWorkspace *ws, guint done, guint total, const cha
 static void on_run_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GError *error,
                         gpointer data) {
   JitscopeWindow *self = data;
-  jitscope_inputs_pane_set_running(self->inputs_pane, FALSE);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run", TRUE);
   GString *status = g_string_new(NULL);
   guint groups = 0;
@@ -306,7 +307,7 @@ static void action_run(GtkWidget *widget, const char *name, GVariant *param) {
   }
   say(self, NULL, FALSE);
   gtk_widget_action_set_enabled(widget, "win.run", FALSE);
-  jitscope_inputs_pane_set_running(self->inputs_pane, TRUE);
+  jitscope_inputs_pane_set_progress(self->inputs_pane, 0, "starting…");
   jitscope_inputs_pane_set_status(self->inputs_pane, "Running…", FALSE);
 }
 
@@ -327,6 +328,26 @@ static void on_program_changed(JitscopeProgramPane *pane, JitscopeWindow *self) 
 static void on_pane_message(GtkWidget *pane, const char *message, JitscopeWindow *self) {
   say(self, message, TRUE);
   jitscope_inputs_pane_set_status(self->inputs_pane, message, TRUE);
+}
+
+/* Opens ready (contract in jitscope-window.h). */
+static void on_program_loaded(JitscopeProgramPane *pane, JitscopeWindow *self) {
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) lines = app_spec_header_read(app_workspace_text(self->ws), -1,
+                                                    app_workspace_filename(self->ws), &error);
+  if (lines && lines->len > 0) {
+    jitscope_inputs_pane_set_specs(self->inputs_pane, (const char *const *)lines->pdata,
+                                   lines->len);
+    if (app_workspace_graph(self->ws) && !app_workspace_running(self->ws))
+      gtk_widget_activate_action(GTK_WIDGET(self), "win.run", NULL);
+    return;
+  }
+  const IrGraph *graph = app_workspace_graph(self->ws);
+  g_autofree char *declared = graph ? app_spec_line_from_declared_types(graph) : NULL;
+  const char *line = declared ? declared : "";
+  jitscope_inputs_pane_set_specs(self->inputs_pane, &line, 1);
+  if (error)
+    on_pane_message(GTK_WIDGET(pane), error->message, self);
 }
 
 void jitscope_window_set_program(JitscopeWindow *self, const char *text, const char *filename) {
@@ -392,10 +413,13 @@ static void action_search(GtkWidget *widget, const char *name, GVariant *param) 
   gtk_widget_grab_focus(GTK_WIDGET(self->search_entry));
 }
 
+/* Enter: the next match. */
 static void on_search(GtkSearchEntry *entry, JitscopeWindow *self) {
   const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
   if (!*text)
     return;
+  g_free(self->searched);
+  self->searched = g_strdup(text);
   guint n = jitscope_graph_view_search_next(self->graph_view, text);
   char *status = n ? g_strdup_printf("%u node%s match “%s” (Enter: next)", n, n == 1 ? "" : "s", text)
                    : g_strdup_printf("No node matches “%s” in this stage", text);
@@ -403,11 +427,16 @@ static void on_search(GtkSearchEntry *entry, JitscopeWindow *self) {
   g_free(status);
 }
 
+/* Typing: the first match of a new text. The entry reports a change some time after the text
+ * was set, also when jitscope_window_search set it and searched already: not again then. */
+static void on_search_changed(GtkSearchEntry *entry, JitscopeWindow *self) {
+  if (g_strcmp0(gtk_editable_get_text(GTK_EDITABLE(entry)), self->searched) != 0)
+    on_search(entry, self);
+}
+
 guint jitscope_window_search(JitscopeWindow *self, const char *text) {
   gtk_search_bar_set_search_mode(self->search_bar, TRUE);
-  g_signal_handlers_block_by_func(self->search_entry, on_search, self);
   gtk_editable_set_text(GTK_EDITABLE(self->search_entry), text);
-  g_signal_handlers_unblock_by_func(self->search_entry, on_search, self);
   on_search(self->search_entry, self);
   GArray *found = jitscope_graph_view_get_scene(self->graph_view)
                       ? app_scene_search(jitscope_graph_view_get_scene(self->graph_view), text)
@@ -634,6 +663,7 @@ static void jitscope_window_dispose(GObject *object) {
   g_clear_pointer(&self->layouts, app_layout_service_free);
   g_clear_pointer(&self->ws, app_workspace_free);
   g_clear_pointer(&self->toggled, g_hash_table_destroy);
+  g_clear_pointer(&self->searched, g_free);
   g_clear_object(&self->settings);
   gtk_widget_dispose_template(GTK_WIDGET(self), JITSCOPE_TYPE_WINDOW);
   G_OBJECT_CLASS(jitscope_window_parent_class)->dispose(object);
@@ -722,6 +752,7 @@ static void jitscope_window_init(JitscopeWindow *self) {
   jitscope_program_pane_set_workspace(self->program_pane, self->ws);
   g_signal_connect(self->program_pane, "program-changed", G_CALLBACK(on_program_changed), self);
   g_signal_connect(self->program_pane, "message", G_CALLBACK(on_pane_message), self);
+  g_signal_connect(self->program_pane, "program-loaded", G_CALLBACK(on_program_loaded), self);
   g_signal_connect(self->plans_tree, "row-activated", G_CALLBACK(on_row_activated), self);
   g_signal_connect(self->stage_list, "stage-selected", G_CALLBACK(on_stage_selected), self);
   g_signal_connect(self->graph_view, "node-activated", G_CALLBACK(on_node_activated), self);
@@ -737,7 +768,7 @@ static void jitscope_window_init(JitscopeWindow *self) {
   g_object_unref(canvas);
   g_signal_connect(self->graph_view, "cancel-layout", G_CALLBACK(on_cancel_layout), self);
   g_signal_connect(self->search_entry, "activate", G_CALLBACK(on_search), self);
-  g_signal_connect(self->search_entry, "search-changed", G_CALLBACK(on_search), self);
+  g_signal_connect(self->search_entry, "search-changed", G_CALLBACK(on_search_changed), self);
   gtk_search_bar_connect_entry(self->search_bar, GTK_EDITABLE(self->search_entry));
   add_canvas_keys(GTK_WIDGET(self->graph_view));
   load_settings(self);

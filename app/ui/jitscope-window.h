@@ -37,7 +37,11 @@ G_DECLARE_FINAL_TYPE(JitscopeWindow, jitscope_window, JITSCOPE, WINDOW, GtkAppli
 JitscopeWindow *jitscope_window_new(GtkApplication *app);
 
 /* Loads a file into the program pane; a file that cannot be read or does not parse leaves
- * the window working with the reason shown. */
+ * the window working with the reason shown. A program that comes in whole (a file, the
+ * example, a paste, a drop, jitscope_window_set_program) opens ready: the spec lines of its
+ * header (spec_header.h) replace the inputs and it runs at once (the first plan's first stage
+ * is shown, fitted to the canvas); without them its declared input types fill the spec line
+ * where they are complete, and a malformed header is shown as FILE:LINE:COL in the banner. */
 void jitscope_window_open_file(JitscopeWindow *self, const char *path);
 /* Sets the program text (as if pasted or typed) and parses it at once. */
 void jitscope_window_set_program(JitscopeWindow *self, const char *text, const char *filename);

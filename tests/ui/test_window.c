@@ -29,10 +29,11 @@ static char *example_path(const char *name) {
   return g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "resources", "examples", name, NULL);
 }
 
+/* The window as `jitscope` opens it: on the LSTM example, run at once with its header's spec. */
 static JitscopeWindow *open_example(void) {
   JitscopeWindow *window = jitscope_application_open_window(app, NULL);
   gtk_window_set_default_size(GTK_WINDOW(window), 1500, 900);
-  wait_frames(30);
+  wait_shown(window);
   g_assert_nonnull(app_workspace_graph(jitscope_window_get_workspace(window)));
   g_assert_null(jitscope_window_get_program_error(window));
   return window;
@@ -40,7 +41,6 @@ static JitscopeWindow *open_example(void) {
 
 static JitscopeWindow *open_and_run_lstm(void) {
   JitscopeWindow *window = open_example();
-  act(window, "win.run", NULL);
   const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
   g_assert_nonnull(run);
   g_assert_cmpuint(run->n_failed, ==, 0);
@@ -157,15 +157,9 @@ static void test_inspector(void) {
 static void test_compare_broadcast(void) {
   JitscopeWindow *window = open_example();
   char *path = example_path("broadcast_cell.ir");
-  jitscope_window_open_file(window, path);
+  jitscope_window_open_file(window, path); /* runs its header's three specs at once */
   g_free(path);
-  const char *specs[] = {
-      "Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1)",
-      "Float(5, 1, requires_grad=1); Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1)",
-      "Float(5, 1, requires_grad=1); Float(5, 1, requires_grad=1); Float(5, 5, requires_grad=1)",
-  };
-  jitscope_window_set_specs(window, specs, 3);
-  act(window, "win.run", NULL);
+  wait_idle(window);
   const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
   g_assert_cmpuint(run->specs->len, ==, 3);
   g_assert_cmpuint(run->n_failed, ==, 0);
@@ -276,6 +270,7 @@ static void test_errors_shown(void) {
   char *path = example_path("broadcast_cell.ir");
   jitscope_window_open_file(window, path);
   g_free(path);
+  wait_idle(window); /* its header's specs ran */
   g_assert_null(jitscope_window_get_program_error(window));
   const char *specs[] = {"Float(2, 3); Float(4, 5); Float(1)", "Float(2); Float(2)"};
   jitscope_window_set_specs(window, specs, 2);
@@ -311,13 +306,14 @@ static void test_dark_and_settings(void) {
   g_assert_false(g_settings_get_boolean(settings, "dark-style"));
   g_settings_set_int(settings, "sidebar-width", 333);
   gtk_window_set_default_size(GTK_WINDOW(window), 1300, 800);
-  gtk_window_close(GTK_WINDOW(window));
-  wait_frames(5);
+  gtk_window_close(GTK_WINDOW(window)); /* saves the settings */
+  while (g_main_context_iteration(NULL, FALSE))
+    ;
   GSettings *check = g_settings_new("io.github.jitscope.Jitscope");
   g_assert_cmpint(g_settings_get_int(check, "window-width"), ==, 1300);
   g_assert_cmpint(g_settings_get_int(check, "sidebar-width"), ==, 333);
   JitscopeWindow *again = jitscope_application_open_window(app, NULL);
-  wait_frames(20);
+  wait_shown(again);
   g_assert_cmpint(jitscope_window_get_pane_position(again, "sidebar-width"), ==, 333);
   int w = 0, h = 0;
   gtk_window_get_default_size(GTK_WINDOW(again), &w, &h);

@@ -5,22 +5,35 @@
 #include <string.h>
 
 void wait_idle(JitscopeWindow *window) {
-  gint64 until = g_get_monotonic_time() + 120 * G_USEC_PER_SEC;
-  for (int i = 0; i < 5; i++)
-    g_main_context_iteration(NULL, FALSE);
-  while (jitscope_window_is_busy(window) && g_get_monotonic_time() < until)
+  while (g_main_context_iteration(NULL, FALSE))
+    ;
+  while (jitscope_window_is_busy(window))
     g_main_context_iteration(NULL, TRUE);
-  for (int i = 0; i < 20; i++)
-    g_main_context_iteration(NULL, FALSE);
-  g_assert_false(jitscope_window_is_busy(window));
+  while (g_main_context_iteration(NULL, FALSE))
+    ;
 }
 
-void wait_frames(int n) {
-  for (int i = 0; i < n; i++) {
-    g_usleep(10000);
-    while (g_main_context_iteration(NULL, FALSE))
-      ;
+static void count_paint(GdkFrameClock *clock, int *painted) { (*painted)++; }
+
+void wait_frames(JitscopeWindow *window, int n) {
+  GtkWidget *widget = GTK_WIDGET(window);
+  while (!gtk_widget_get_mapped(widget))
+    g_main_context_iteration(NULL, TRUE);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock(widget);
+  int painted = 0;
+  gulong handler = g_signal_connect(clock, "after-paint", G_CALLBACK(count_paint), &painted);
+  while (painted < n) {
+    gtk_widget_queue_draw(widget);
+    g_main_context_iteration(NULL, TRUE);
   }
+  g_signal_handler_disconnect(clock, handler);
+}
+
+void wait_shown(JitscopeWindow *window) {
+  wait_frames(window, 2);
+  while (gtk_widget_get_width(GTK_WIDGET(window)) <= 100)
+    wait_frames(window, 1);
+  wait_idle(window);
 }
 
 void act(JitscopeWindow *window, const char *action, const char *format, ...) {
@@ -38,7 +51,7 @@ void act(JitscopeWindow *window, const char *action, const char *format, ...) {
 /* Renders the window (paintable -> render node -> texture), checks that the picture has
  * content (many colours, and not one colour over most of it), saves it when asked. */
 void screenshot(JitscopeWindow *window, const char *name) {
-  wait_frames(20);
+  wait_frames(window, 3);
   GtkWidget *widget = GTK_WIDGET(window);
   int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
   g_assert_cmpint(w, >, 100);

@@ -6,10 +6,16 @@
 
 #include "jitscope-window.h"
 
-/* Iterates the main loop until the window is not busy (run, layout, export; at most 120 s). */
+/* Every wait is for an event, never for an amount of time: on a busy machine anything may
+ * take long, and the suite's timeout is the only clock. */
+
+/* Iterates the main loop until the window is not busy (run, layout, export). */
 void wait_idle(JitscopeWindow *window);
-/* n rounds of 10 ms and every pending event. */
-void wait_frames(int n);
+/* Iterates the main loop until the window's frame clock has painted n more frames. */
+void wait_frames(JitscopeWindow *window, int n);
+/* Until the window is mapped with a size and painted, then wait_idle: a window opened on a
+ * program with specs has run it and shows its first stage. */
+void wait_shown(JitscopeWindow *window);
 /* Activates a window action (with a parameter of GVariant format `format`), then wait_idle. */
 void act(JitscopeWindow *window, const char *action, const char *format, ...);
 /* Renders the window (paintable -> render node -> texture), checks that the picture has
