@@ -726,18 +726,31 @@ static void jitscope_window_class_init(JitscopeWindowClass *klass) {
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-layout", NULL);
 }
 
-static void add_canvas_keys(GtkWidget *widget) {
-  static const struct {
-    const char *keys, *action;
-  } keys[] = {{"n", "win.next-stage"}, {"p", "win.prev-stage"}, {"<Shift>n", "win.next-changed"},
-              {"<Shift>p", "win.prev-changed"}, {"f", "win.fold"}};
+typedef struct {
+  const char *keys, *action;
+} KeyAction;
+
+static void add_keys(GtkWidget *widget, const KeyAction *keys, guint n) {
   GtkEventController *controller = gtk_shortcut_controller_new();
-  for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
+  for (guint i = 0; i < n; i++)
     gtk_shortcut_controller_add_shortcut(
         GTK_SHORTCUT_CONTROLLER(controller),
         gtk_shortcut_new(gtk_shortcut_trigger_parse_string(keys[i].keys),
                          gtk_named_action_new(keys[i].action)));
   gtk_widget_add_controller(widget, controller);
+}
+
+/* Stepping keys on the window, in the bubble phase: they work wherever the focus is (canvas,
+ * lists, inspector) except in a text field, which types them; there the application's
+ * Alt+Down / Alt+Up variants step (the shortcuts window lists both). */
+static void add_stepping_keys(JitscopeWindow *self) {
+  static const KeyAction window_keys[] = {{"n", "win.next-stage"},
+                                          {"p", "win.prev-stage"},
+                                          {"<Shift>n", "win.next-changed"},
+                                          {"<Shift>p", "win.prev-changed"}};
+  static const KeyAction canvas_keys[] = {{"f", "win.fold"}};
+  add_keys(GTK_WIDGET(self), window_keys, G_N_ELEMENTS(window_keys));
+  add_keys(GTK_WIDGET(self->graph_view), canvas_keys, G_N_ELEMENTS(canvas_keys));
 }
 
 static void jitscope_window_init(JitscopeWindow *self) {
@@ -770,7 +783,10 @@ static void jitscope_window_init(JitscopeWindow *self) {
   g_signal_connect(self->search_entry, "activate", G_CALLBACK(on_search), self);
   g_signal_connect(self->search_entry, "search-changed", G_CALLBACK(on_search_changed), self);
   gtk_search_bar_connect_entry(self->search_bar, GTK_EDITABLE(self->search_entry));
-  add_canvas_keys(GTK_WIDGET(self->graph_view));
+  add_stepping_keys(self);
+  /* The canvas has the focus as the window opens: n steps at once, and typing goes nowhere
+   * it was not meant to. */
+  gtk_window_set_focus(GTK_WINDOW(self), GTK_WIDGET(self->graph_view));
   load_settings(self);
   show_stage(self, TRUE);
 }
