@@ -307,8 +307,7 @@ static void test_dark_and_settings(void) {
   g_settings_set_int(settings, "sidebar-width", 333);
   gtk_window_set_default_size(GTK_WINDOW(window), 1300, 800);
   gtk_window_close(GTK_WINDOW(window)); /* saves the settings */
-  while (g_main_context_iteration(NULL, FALSE))
-    ;
+  dispatch_pending();
   GSettings *check = g_settings_new("io.github.jitscope.Jitscope");
   g_assert_cmpint(g_settings_get_int(check, "window-width"), ==, 1300);
   g_assert_cmpint(g_settings_get_int(check, "sidebar-width"), ==, 333);

@@ -4,13 +4,16 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-void wait_idle(JitscopeWindow *window) {
-  while (g_main_context_iteration(NULL, FALSE))
+void dispatch_pending(void) {
+  for (int i = 0; i < 50 && g_main_context_iteration(NULL, FALSE); i++)
     ;
+}
+
+void wait_idle(JitscopeWindow *window) {
+  dispatch_pending();
   while (jitscope_window_is_busy(window))
     g_main_context_iteration(NULL, TRUE);
-  while (g_main_context_iteration(NULL, FALSE))
-    ;
+  dispatch_pending();
 }
 
 static void count_paint(GdkFrameClock *clock, int *painted) { (*painted)++; }

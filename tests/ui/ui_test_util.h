@@ -9,6 +9,9 @@
 /* Every wait is for an event, never for an amount of time: on a busy machine anything may
  * take long, and the suite's timeout is the only clock. */
 
+/* Dispatches what is pending now and what that queues (a bounded number of iterations: "until
+ * nothing is pending" never ends while anything animates). */
+void dispatch_pending(void);
 /* Iterates the main loop until the window is not busy (run, layout, export). */
 void wait_idle(JitscopeWindow *window);
 /* Iterates the main loop until the window's frame clock has painted n more frames. */
