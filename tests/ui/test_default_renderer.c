@@ -46,24 +46,6 @@ static void wait_stage(JitscopeWindow *window, int stage) {
   wait_idle(window);
 }
 
-/* The whole scene lies inside the canvas. */
-static void assert_fitted(JitscopeGraphView *view) {
-  AppScene *scene = jitscope_graph_view_get_scene(view);
-  g_assert_nonnull(scene);
-  double x0, y0, x1, y1;
-  g_assert_true(jitscope_graph_view_scene_to_widget(view, 0, 0, &x0, &y0));
-  g_assert_true(jitscope_graph_view_scene_to_widget(view, scene->width, scene->height, &x1, &y1));
-  int w = gtk_widget_get_width(GTK_WIDGET(view)), h = gtk_widget_get_height(GTK_WIDGET(view));
-  g_test_message("scene %.0f x %.0f drawn at (%.0f, %.0f)-(%.0f, %.0f) in %d x %d", scene->width,
-                 scene->height, x0, y0, x1, y1, w, h);
-  g_assert_cmpfloat(x0, >=, 0);
-  g_assert_cmpfloat(y0, >=, 0);
-  g_assert_cmpfloat(x1, <=, w);
-  g_assert_cmpfloat(y1, <=, h);
-  /* and fills it in one direction */
-  g_assert_true(x1 - x0 > w * 0.8 || y1 - y0 > h * 0.8);
-}
-
 /* The first GtkEditable under `widget` whose text contains `needle`. */
 static GtkWidget *find_editable(GtkWidget *widget, const char *needle) {
   if (GTK_IS_ENTRY(widget) && strstr(gtk_editable_get_text(GTK_EDITABLE(widget)), needle))

@@ -105,6 +105,41 @@ static void test_lstm_every_row_every_stage(void) {
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
+/* Every plan's first picture is fitted to the canvas, chosen by action or from the plans
+ * tree; stepping through a plan's stages keeps the viewport the user chose. */
+static void test_viewport(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  JitscopeGraphView *view = jitscope_window_get_graph_view(window);
+  const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
+  JitscopePlansTree *tree = jitscope_window_get_plans_tree(window);
+  for (guint r = 0; r < jitscope_plans_tree_get_n_rows(tree); r++) {
+    JitscopePlanRowKind kind;
+    int plan = -1;
+    jitscope_plans_tree_get_row(tree, r, &kind, &plan, NULL, NULL, NULL);
+    if (kind != JITSCOPE_PLAN_ROW_PLAN || plan == jitscope_window_get_plan(window))
+      continue;
+    jitscope_graph_view_zoom(view, 3.0); /* what the previous plan's picture was left at */
+    act(window, "win.select-row", "u", r);
+    assert_fitted(view);
+  }
+  for (guint p = 0; p < run->plans->len; p++) {
+    act(window, "win.select-plan", "u", p);
+    assert_fitted(view);
+    jitscope_graph_view_zoom(view, 1.7);
+    double zoom = jitscope_graph_view_get_zoom(view);
+    double x, y;
+    g_assert_true(jitscope_graph_view_scene_to_widget(view, 0, 0, &x, &y));
+    act(window, "win.next-stage", NULL);
+    act(window, "win.next-changed", NULL);
+    g_assert_cmpfloat(jitscope_graph_view_get_zoom(view), ==, zoom);
+    double x2, y2;
+    g_assert_true(jitscope_graph_view_scene_to_widget(view, 0, 0, &x2, &y2));
+    g_assert_cmpfloat(x2, ==, x);
+    g_assert_cmpfloat(y2, ==, y);
+  }
+  gtk_window_destroy(GTK_WINDOW(window));
+}
+
 /* Picks a FusionGroup row, checks the inspector, returns the window at that group. */
 static void select_first_group(JitscopeWindow *window) {
   JitscopePlansTree *tree = jitscope_window_get_plans_tree(window);
@@ -353,6 +388,7 @@ int main(int argc, char **argv) {
   app = jitscope_application_new();
   g_assert_true(g_application_register(G_APPLICATION(app), NULL, NULL));
   g_test_add_func("/window/lstm-every-row-every-stage", test_lstm_every_row_every_stage);
+  g_test_add_func("/window/viewport", test_viewport);
   g_test_add_func("/window/inspector", test_inspector);
   g_test_add_func("/window/compare-broadcast", test_compare_broadcast);
   g_test_add_func("/window/export", test_export);

@@ -21,6 +21,9 @@ void wait_frames(JitscopeWindow *window, int n);
 void wait_shown(JitscopeWindow *window);
 /* Activates a window action (with a parameter of GVariant format `format`), then wait_idle. */
 void act(JitscopeWindow *window, const char *action, const char *format, ...);
+/* The view's whole scene lies inside the canvas and fills it in one direction (as fit made
+ * it). */
+void assert_fitted(JitscopeGraphView *view);
 /* Renders the window (paintable -> render node -> texture), checks that the picture has
  * content (many colours, and not one colour over most of it), saves it as `name` under
  * $JITSCOPE_SCREENSHOT_DIR when that is set. */
