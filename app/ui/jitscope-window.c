@@ -40,6 +40,7 @@ struct _JitscopeWindow {
   guint64 select_origin; /* node to select once the stage's scene is shown (0: none) */
   GHashTable *toggled;   /* owner ids whose folding the user flipped */
   gboolean fold_all, dark, edge_types; /* edge_types: canvas.edge-types (t) */
+  gboolean show_removed;                /* canvas.removed (r) */
   int exports;           /* exports in flight */
   char *searched;        /* the text last searched for */
 };
@@ -120,7 +121,8 @@ static AppStageView stage_view(JitscopeWindow *self) {
                         .before = before,
                         .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO,
                         .toggled = self->toggled,
-                        .dark = self->dark, .edge_types = self->edge_types};
+                        .dark = self->dark, .edge_types = self->edge_types,
+                        .show_removed = self->show_removed};
 }
 
 static char *stage_dot(JitscopeWindow *self, AppDotStats *stats) {
@@ -132,9 +134,12 @@ static char *stage_dot(JitscopeWindow *self, AppDotStats *stats) {
 static void set_stage_title(JitscopeWindow *self, const AppDotStats *stats) {
   const AppWorkspacePlan *plan = current_plan(self);
   const AppWorkspaceStage *stage = current_stage(self);
-  char *counts = stats ? g_strdup_printf("%u nodes: +%u added, ~%u changed, -%u removed%s",
+  char *counts = stats ? g_strdup_printf("%u nodes: +%u added, ~%u changed, -%u removed%s%s",
                                          stats->nodes, stats->added, stats->changed,
                                          stats->removed,
+                                         !stats->removed      ? ""
+                                         : self->show_removed ? " (drawn faded)"
+                                                              : " (r draws them)",
                                          stats->collapsed ? " · subgraphs folded (f)" : "")
                        : g_strdup("laying out expanded clusters");
   char *title = g_strdup_printf("Stage %d/%u %s [%s] · %s · %.2f ms · %s", self->stage + 1,
@@ -532,6 +537,12 @@ static void on_edge_types(GSimpleAction *action, GVariant *state, JitscopeWindow
   show_stage(self, FALSE);
 }
 
+static void on_show_removed(GSimpleAction *action, GVariant *state, JitscopeWindow *self) {
+  g_simple_action_set_state(action, state);
+  self->show_removed = g_variant_get_boolean(state);
+  show_stage(self, FALSE);
+}
+
 static void action_dark(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeWindow *self = JITSCOPE_WINDOW(widget);
   apply_dark(self, !self->dark);
@@ -747,7 +758,8 @@ static void add_stepping_keys(JitscopeWindow *self) {
   static const KeyAction window_keys[] = {{"n", "win.next-stage"},
                                           {"p", "win.prev-stage"},
                                           {"<Shift>n", "win.next-changed"},
-                                          {"<Shift>p", "win.prev-changed"}};
+                                          {"<Shift>p", "win.prev-changed"},
+                                          {"r", "canvas.removed"}};
   static const KeyAction canvas_keys[] = {{"f", "win.fold"}};
   add_keys(GTK_WIDGET(self), window_keys, G_N_ELEMENTS(window_keys));
   add_keys(GTK_WIDGET(self->graph_view), canvas_keys, G_N_ELEMENTS(canvas_keys));
@@ -770,14 +782,20 @@ static void jitscope_window_init(JitscopeWindow *self) {
   g_signal_connect(self->stage_list, "stage-selected", G_CALLBACK(on_stage_selected), self);
   g_signal_connect(self->graph_view, "node-activated", G_CALLBACK(on_node_activated), self);
   g_signal_connect(self->graph_view, "edge-activated", G_CALLBACK(on_node_activated), self);
-  /* canvas.edge-types: stateful, one per window; every canvas of the window reaches it */
-  GSimpleAction *edge_types = g_simple_action_new_stateful("edge-types", NULL,
-                                                           g_variant_new_boolean(FALSE));
-  g_signal_connect(edge_types, "change-state", G_CALLBACK(on_edge_types), self);
+  /* canvas.edge-types and canvas.removed: stateful, one per window; every canvas of the window
+   * reaches them */
   GSimpleActionGroup *canvas = g_simple_action_group_new();
-  g_action_map_add_action(G_ACTION_MAP(canvas), G_ACTION(edge_types));
+  static const struct {
+    const char *name;
+    void (*changed)(GSimpleAction *, GVariant *, JitscopeWindow *);
+  } toggles[] = {{"edge-types", on_edge_types}, {"removed", on_show_removed}};
+  for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {
+    g_autoptr(GSimpleAction) toggle = g_simple_action_new_stateful(toggles[i].name, NULL,
+                                                                   g_variant_new_boolean(FALSE));
+    g_signal_connect(toggle, "change-state", G_CALLBACK(toggles[i].changed), self);
+    g_action_map_add_action(G_ACTION_MAP(canvas), G_ACTION(toggle));
+  }
   gtk_widget_insert_action_group(GTK_WIDGET(self), "canvas", G_ACTION_GROUP(canvas));
-  g_object_unref(edge_types);
   g_object_unref(canvas);
   g_signal_connect(self->graph_view, "cancel-layout", G_CALLBACK(on_cancel_layout), self);
   g_signal_connect(self->search_entry, "activate", G_CALLBACK(on_search), self);

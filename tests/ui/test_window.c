@@ -140,6 +140,42 @@ static void test_viewport(void) {
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
+static guint count_removed_drawn(AppScene *scene) {
+  guint n = 0;
+  for (guint i = 0; i < scene->objects->len; i++) {
+    const AppObject *o = app_scene_object(scene, i);
+    n += o->kind == APP_OBJECT_NODE && o->id[0] == 'x';
+  }
+  return n;
+}
+
+/* r (canvas.removed): the nodes a stage deleted, drawn faded from the stage before. */
+static void test_removed_faded(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  JitscopeGraphView *view = jitscope_window_get_graph_view(window);
+  const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
+  const AppWorkspacePlan *forward = g_ptr_array_index(run->plans, 0);
+  guint stage = 1;
+  while (strstr(jitscope_window_get_stage_title(window), "-0 removed")) {
+    g_assert_cmpuint(stage, <, forward->stages->len);
+    act(window, "win.select-stage", "u", stage++);
+  }
+  g_assert_nonnull(strstr(jitscope_window_get_stage_title(window), "(r draws them)"));
+  g_assert_cmpuint(count_removed_drawn(jitscope_graph_view_get_scene(view)), ==, 0);
+  act(window, "canvas.removed", NULL);
+  guint drawn = count_removed_drawn(jitscope_graph_view_get_scene(view));
+  g_test_message("stage %u: %s; %u drawn faded", stage, jitscope_window_get_stage_title(window),
+                 drawn);
+  g_assert_cmpuint(drawn, >, 0);
+  g_assert_nonnull(strstr(jitscope_window_get_stage_title(window), "(drawn faded)"));
+  g_assert_cmpuint(count_label(jitscope_graph_view_get_scene(view), "removed: "), ==, drawn);
+  jitscope_graph_view_fit(view);
+  screenshot(window, "window-removed-faded.png");
+  act(window, "canvas.removed", NULL);
+  g_assert_cmpuint(count_removed_drawn(jitscope_graph_view_get_scene(view)), ==, 0);
+  gtk_window_destroy(GTK_WINDOW(window));
+}
+
 /* Picks a FusionGroup row, checks the inspector, returns the window at that group. */
 static void select_first_group(JitscopeWindow *window) {
   JitscopePlansTree *tree = jitscope_window_get_plans_tree(window);
@@ -389,6 +425,7 @@ int main(int argc, char **argv) {
   g_assert_true(g_application_register(G_APPLICATION(app), NULL, NULL));
   g_test_add_func("/window/lstm-every-row-every-stage", test_lstm_every_row_every_stage);
   g_test_add_func("/window/viewport", test_viewport);
+  g_test_add_func("/window/removed-faded", test_removed_faded);
   g_test_add_func("/window/inspector", test_inspector);
   g_test_add_func("/window/compare-broadcast", test_compare_broadcast);
   g_test_add_func("/window/export", test_export);
