@@ -321,6 +321,40 @@ static void test_export(void) {
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
+/* The first shown window that is not `window`, or NULL. */
+static GtkWindow *other_window(JitscopeWindow *window) {
+  GListModel *toplevels = gtk_window_get_toplevels();
+  GtkWindow *found = NULL;
+  for (guint i = 0; i < g_list_model_get_n_items(toplevels) && !found; i++) {
+    g_autoptr(GtkWindow) w = g_list_model_get_item(toplevels, i);
+    if (w != GTK_WINDOW(window) && gtk_widget_get_mapped(GTK_WIDGET(w)))
+      found = w;
+  }
+  return found;
+}
+
+/* Export the graph (Ctrl+Shift+E): the save dialog, cancelled. */
+static void test_export_dialog(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(window), "win.export-graph", NULL));
+  GtkWindow *dialog;
+  while (!(dialog = other_window(window)))
+    g_main_context_iteration(NULL, TRUE);
+  g_assert_true(jitscope_window_is_busy(window)); /* until the dialog answers */
+  gtk_window_set_default_size(dialog, 900, 600);
+  if (GTK_IS_FILE_CHOOSER(dialog)) { /* GTK's own dialog (no portal): the project's folder */
+    g_autoptr(GFile) folder = g_file_new_for_path(g_getenv("JITSCOPE_SOURCE_DIR"));
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS /* GtkFileChooser is deprecated from GTK 4.10 */
+    gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(dialog), folder, NULL);
+    G_GNUC_END_IGNORE_DEPRECATIONS
+  }
+  screenshot_window(dialog, "window-export-dialog.png");
+  gtk_window_close(dialog);
+  wait_idle(window);
+  g_assert_nonnull(strstr(jitscope_window_get_banner(window), "Export cancelled"));
+  gtk_window_destroy(GTK_WINDOW(window));
+}
+
 static void test_errors_shown(void) {
   JitscopeWindow *window = open_example();
   char *dir = g_dir_make_tmp("jitscope-ui-XXXXXX", NULL);
@@ -429,6 +463,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/window/inspector", test_inspector);
   g_test_add_func("/window/compare-broadcast", test_compare_broadcast);
   g_test_add_func("/window/export", test_export);
+  g_test_add_func("/window/export-dialog", test_export_dialog);
   g_test_add_func("/window/errors-shown", test_errors_shown);
   g_test_add_func("/window/dark-and-settings", test_dark_and_settings);
   g_test_add_func("/window/screenshots", final_screenshots);

@@ -18,8 +18,7 @@ void wait_idle(JitscopeWindow *window) {
 
 static void count_paint(GdkFrameClock *clock, int *painted) { (*painted)++; }
 
-void wait_frames(JitscopeWindow *window, int n) {
-  GtkWidget *widget = GTK_WIDGET(window);
+static void wait_widget_frames(GtkWidget *widget, int n) {
   while (!gtk_widget_get_mapped(widget))
     g_main_context_iteration(NULL, TRUE);
   GdkFrameClock *clock = gtk_widget_get_frame_clock(widget);
@@ -31,6 +30,8 @@ void wait_frames(JitscopeWindow *window, int n) {
   }
   g_signal_handler_disconnect(clock, handler);
 }
+
+void wait_frames(JitscopeWindow *window, int n) { wait_widget_frames(GTK_WIDGET(window), n); }
 
 void wait_shown(JitscopeWindow *window) {
   wait_frames(window, 2);
@@ -68,11 +69,13 @@ void act(JitscopeWindow *window, const char *action, const char *format, ...) {
   wait_idle(window);
 }
 
-/* Renders the window (paintable -> render node -> texture), checks that the picture has
- * content (many colours, and not one colour over most of it), saves it when asked. */
 void screenshot(JitscopeWindow *window, const char *name) {
-  wait_frames(window, 3);
+  screenshot_window(GTK_WINDOW(window), name);
+}
+
+void screenshot_window(GtkWindow *window, const char *name) {
   GtkWidget *widget = GTK_WIDGET(window);
+  wait_widget_frames(widget, 3);
   int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
   g_assert_cmpint(w, >, 100);
   GdkPaintable *paintable = gtk_widget_paintable_new(widget);

@@ -28,5 +28,7 @@ void assert_fitted(JitscopeGraphView *view);
  * content (many colours, and not one colour over most of it), saves it as `name` under
  * $JITSCOPE_SCREENSHOT_DIR when that is set. */
 void screenshot(JitscopeWindow *window, const char *name);
+/* The same for any window (a dialog). */
+void screenshot_window(GtkWindow *window, const char *name);
 
 #endif
