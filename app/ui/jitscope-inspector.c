@@ -22,6 +22,7 @@ struct _JitscopeInspector {
   guint serial;        /* of the node shown: late results for an older node are dropped */
   GCancellable *cancellable;
   int busy;
+  char *scroll_heading; /* the section kept at the top (scroll_to_section), or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(JitscopeInspector, jitscope_inspector, GTK_TYPE_BOX)
@@ -81,14 +82,34 @@ static void render(JitscopeInspector *self) {
   }
   g_free(self->text);
   self->text = g_string_free(all, FALSE);
+  GtkTextIter start, found;
+  gtk_text_buffer_get_start_iter(buffer, &start);
+  if (self->scroll_heading &&
+      gtk_text_iter_forward_search(&start, self->scroll_heading, GTK_TEXT_SEARCH_TEXT_ONLY, &found,
+                                   NULL, NULL)) {
+    /* kept (not deleted at once): the view scrolls to it once its lines are laid out */
+    GtkTextMark *mark = gtk_text_buffer_get_mark(buffer, "section");
+    if (mark)
+      gtk_text_buffer_move_mark(buffer, mark, &found);
+    else
+      mark = gtk_text_buffer_create_mark(buffer, "section", &found, TRUE);
+    gtk_text_view_scroll_to_mark(self->view, mark, 0, TRUE, 0, 0);
+  }
 }
 
 static void reset(JitscopeInspector *self, const char *title) {
   g_cancellable_cancel(self->cancellable);
   g_clear_object(&self->cancellable);
   self->serial++;
+  g_clear_pointer(&self->scroll_heading, g_free);
   g_ptr_array_set_size(self->sections, 0);
   gtk_label_set_text(self->title, title);
+}
+
+void jitscope_inspector_scroll_to_section(JitscopeInspector *self, const char *heading) {
+  g_free(self->scroll_heading);
+  self->scroll_heading = g_strdup(heading);
+  render(self);
 }
 
 void jitscope_inspector_show_text(JitscopeInspector *self, const char *title, const char *text) {
@@ -309,6 +330,7 @@ static void jitscope_inspector_dispose(GObject *object) {
   g_clear_object(&self->cancellable);
   g_clear_pointer(&self->sections, g_ptr_array_unref);
   g_clear_pointer(&self->text, g_free);
+  g_clear_pointer(&self->scroll_heading, g_free);
   gtk_widget_dispose_template(GTK_WIDGET(self), JITSCOPE_TYPE_INSPECTOR);
   G_OBJECT_CLASS(jitscope_inspector_parent_class)->dispose(object);
 }

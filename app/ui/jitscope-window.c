@@ -1,49 +1,15 @@
 /* The workbench window (contract in jitscope-window.h). */
 #include "jitscope-window.h"
+#include "jitscope-window-private.h"
 
 #include <string.h>
 
 #include "graphviz_dot.h"
-#include "jitscope-export.h"
-#include "jitscope-inputs-pane.h"
-#include "jitscope-program-pane.h"
-#include "jitscope-stage-list.h"
 #include "jitscope-window-settings.h"
 #include "layout_service.h"
 #include "spec_header.h"
 #include "workspace_layout.h"
 
-struct _JitscopeWindow {
-  GtkApplicationWindow parent_instance;
-  /* template children */
-  JitscopeProgramPane *program_pane;
-  JitscopeInputsPane *inputs_pane;
-  JitscopePlansTree *plans_tree;
-  JitscopeStageList *stage_list;
-  JitscopeInspector *inspector;
-  JitscopeGraphView *graph_view;
-  JitscopeCompareView *compare_view;
-  GtkLabel *stage_title, *banner, *legend_compare;
-  GtkWidget *legend;
-  GtkSearchBar *search_bar;
-  GtkSearchEntry *search_entry;
-  GtkStack *view_stack;
-  GtkMenuButton *export_button;
-  GtkPaned *outer_paned, *side_paned, *middle_paned, *lists_paned, *canvas_paned;
-  /* state */
-  AppWorkspace *ws;
-  AppLayoutService *layouts;
-  AppStageLayouts *stage_layouts; /* DOT per stage, clusters on their own, over `layouts` */
-  GSettings *settings;
-  int plan, stage;
-  guint pending;         /* layout request of the shown stage */
-  guint64 select_origin; /* node to select once the stage's scene is shown (0: none) */
-  GHashTable *toggled;   /* owner ids whose folding the user flipped */
-  gboolean fold_all, dark, edge_types; /* edge_types: canvas.edge-types (t) */
-  gboolean show_removed;                /* canvas.removed (r) */
-  int exports;           /* exports in flight */
-  char *searched;        /* the text last searched for */
-};
 
 G_DEFINE_FINAL_TYPE(JitscopeWindow, jitscope_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -68,6 +34,14 @@ static void say(JitscopeWindow *self, const char *message, gboolean error) {
     gtk_widget_add_css_class(GTK_WIDGET(self->banner), "banner-error");
   else
     gtk_widget_remove_css_class(GTK_WIDGET(self->banner), "banner-error");
+}
+
+void jitscope_window_say(JitscopeWindow *self, const char *message, gboolean error) {
+  say(self, message, error);
+}
+
+const AppWorkspaceStage *jitscope_window_current_stage(JitscopeWindow *self) {
+  return current_stage(self);
 }
 
 static gboolean comparing(JitscopeWindow *self) {
@@ -100,6 +74,9 @@ static void show_summary(JitscopeWindow *self) {
 static void on_node_activated(JitscopeGraphView *view, const char *id, JitscopeWindow *self) {
   if (!jitscope_inspector_show_item(self->inspector, current_plan(self), (guint)self->stage, id))
     show_summary(self);
+  else if (self->show_kernel)
+    jitscope_inspector_scroll_to_section(self->inspector, "GENERATED CUDA KERNEL");
+  self->show_kernel = FALSE;
 }
 
 /* Selects the node with origin `origin` in the shown scene. */
@@ -125,9 +102,9 @@ static AppStageView stage_view(JitscopeWindow *self) {
                         .show_removed = self->show_removed};
 }
 
-static char *stage_dot(JitscopeWindow *self, AppDotStats *stats) {
+char *jitscope_window_stage_dot(JitscopeWindow *self) {
   AppStageView view = stage_view(self);
-  return app_stage_layouts_full_dot(&view, stats);
+  return app_stage_layouts_full_dot(&view, NULL);
 }
 
 /* stats: of the drawn DOT, or NULL while expanded clusters are still being laid out. */
@@ -251,6 +228,7 @@ static void select_plan(JitscopeWindow *self, int plan, int stage) {
 static void on_row_activated(JitscopePlansTree *tree, int plan, int stage, guint64 origin, int kind,
                              JitscopeWindow *self) {
   self->select_origin = origin;
+  self->show_kernel = kind == JITSCOPE_PLAN_ROW_KERNEL;
   select_plan(self, plan, stage);
 }
 
@@ -294,6 +272,10 @@ static void on_run_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GErr
     select_plan(self, 0, 0);
   else
     show_stage(self, TRUE);
+  if (self->run_again) {
+    self->run_again = FALSE;
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.run", NULL);
+  }
 }
 
 static void action_run(GtkWidget *widget, const char *name, GVariant *param) {
@@ -343,7 +325,9 @@ static void on_program_loaded(JitscopeProgramPane *pane, JitscopeWindow *self) {
   if (lines && lines->len > 0) {
     jitscope_inputs_pane_set_specs(self->inputs_pane, (const char *const *)lines->pdata,
                                    lines->len);
-    if (app_workspace_graph(self->ws) && !app_workspace_running(self->ws))
+    if (app_workspace_running(self->ws))
+      self->run_again = TRUE;
+    else if (app_workspace_graph(self->ws))
       gtk_widget_activate_action(GTK_WIDGET(self), "win.run", NULL);
     return;
   }
@@ -573,78 +557,6 @@ static void load_settings(JitscopeWindow *self) {
   }
 }
 
-/* ---- export ---- */
-
-static void on_exported(gboolean ok, const char *message, gpointer data) {
-  JitscopeWindow *self = data;
-  self->exports--;
-  say(self, message, !ok);
-  g_object_unref(self);
-}
-
-static void action_export_menu(GtkWidget *widget, const char *name, GVariant *param) {
-  gtk_menu_button_popup(JITSCOPE_WINDOW(widget)->export_button);
-}
-
-static gboolean export_target(JitscopeWindow *self) {
-  if (current_stage(self))
-    return TRUE;
-  say(self, "Nothing to export: run and pick a stage first", TRUE);
-  return FALSE;
-}
-
-static void action_export_graph(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  if (!export_target(self))
-    return;
-  self->exports++;
-  jitscope_export_graph(GTK_WINDOW(self), stage_dot(self, NULL), on_exported, g_object_ref(self));
-}
-
-void jitscope_window_export_graph(JitscopeWindow *self, const char *path) {
-  if (!export_target(self))
-    return;
-  self->exports++;
-  jitscope_export_graph_to(stage_dot(self, NULL), path, on_exported, g_object_ref(self));
-}
-
-static void action_copy_ir(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  if (!export_target(self))
-    return;
-  const AppWorkspaceStage *stage = current_stage(self);
-  gdk_clipboard_set_text(gtk_widget_get_clipboard(widget), stage->ir);
-  char *message = g_strdup_printf("Copied the IR of stage %d %s (%zu bytes) to the clipboard",
-                                  self->stage + 1, stage->name, strlen(stage->ir));
-  say(self, message, FALSE);
-  g_free(message);
-}
-
-static void export_bundle(JitscopeWindow *self, const char *dir) {
-  jitscope_program_pane_flush(self->program_pane);
-  GPtrArray *lines = jitscope_inputs_pane_get_specs(self->inputs_pane);
-  self->exports++;
-  say(self, "Writing the bug-report bundle…", FALSE);
-  if (dir)
-    jitscope_export_bundle_to(app_workspace_filename(self->ws), app_workspace_text(self->ws), lines,
-                              jitscope_inputs_pane_get_seed(self->inputs_pane), dir, on_exported,
-                              g_object_ref(self));
-  else
-    jitscope_export_bundle(GTK_WINDOW(self), app_workspace_filename(self->ws),
-                           app_workspace_text(self->ws), lines,
-                           jitscope_inputs_pane_get_seed(self->inputs_pane), on_exported,
-                           g_object_ref(self));
-  g_ptr_array_unref(lines);
-}
-
-static void action_export_bundle(GtkWidget *widget, const char *name, GVariant *param) {
-  export_bundle(JITSCOPE_WINDOW(widget), NULL);
-}
-
-void jitscope_window_export_bundle(JitscopeWindow *self, const char *dir) {
-  export_bundle(self, dir);
-}
-
 /* ---- forwarding to the panes ---- */
 
 static void action_forward(GtkWidget *widget, const char *name, GVariant *param) {
@@ -725,9 +637,12 @@ static void jitscope_window_class_init(JitscopeWindowClass *klass) {
       {"win.select-plan", "u", action_select},     {"win.select-stage", "u", action_select},
       {"win.select-row", "u", action_select},      {"win.fit", NULL, action_view},
       {"win.zoom-in", NULL, action_view},          {"win.zoom-out", NULL, action_view},
-      {"win.search", NULL, action_search},         {"win.export", NULL, action_export_menu},
-      {"win.export-graph", NULL, action_export_graph}, {"win.copy-ir", NULL, action_copy_ir},
-      {"win.export-bundle", NULL, action_export_bundle}, {"win.compare", NULL, action_compare},
+      {"win.search", NULL, action_search},
+      {"win.export", NULL, jitscope_window_action_export},
+      {"win.export-graph", NULL, jitscope_window_action_export},
+      {"win.copy-ir", NULL, jitscope_window_action_export},
+      {"win.export-bundle", NULL, jitscope_window_action_export},
+      {"win.compare", NULL, action_compare},
       {"win.fold", NULL, action_fold},             {"win.dark", NULL, action_dark},
       {"win.cancel-layout", NULL, action_cancel_layout},
   };

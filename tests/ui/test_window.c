@@ -221,16 +221,28 @@ static void test_inspector(void) {
   g_assert_nonnull(strstr(text, "not compiled: nvrtc did not load"));
   g_assert_nonnull(strstr(text, cuda_dir));
   g_assert_nonnull(strstr(text, "VALUES AFTER THE RUN"));
+  /* Its kernel's row: the same group, the CUDA source in view. */
+  JitscopePlansTree *tree = jitscope_window_get_plans_tree(window);
+  int row = jitscope_plans_tree_get_selected_row(tree);
+  JitscopePlanRowKind kind;
+  g_assert_true(jitscope_plans_tree_get_row(tree, (guint)row + 1, &kind, NULL, NULL, NULL, NULL));
+  g_assert_cmpint(kind, ==, JITSCOPE_PLAN_ROW_KERNEL);
+  act(window, "win.select-row", "u", row + 1);
+  g_assert_nonnull(strstr(jitscope_window_get_inspector_text(window), "GENERATED CUDA KERNEL"));
   screenshot(window, "window-lstm-fusion-group.png");
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
 static void test_compare_broadcast(void) {
-  JitscopeWindow *window = open_example();
+  /* Opened while the example's run is still in flight: it runs after that one, with its
+   * header's three specs. */
+  JitscopeWindow *window = jitscope_application_open_window(app, NULL);
+  gtk_window_set_default_size(GTK_WINDOW(window), 1500, 900);
+  g_assert_true(app_workspace_running(jitscope_window_get_workspace(window)));
   char *path = example_path("broadcast_cell.ir");
-  jitscope_window_open_file(window, path); /* runs its header's three specs at once */
+  jitscope_window_open_file(window, path);
   g_free(path);
-  wait_idle(window);
+  wait_shown(window);
   const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
   g_assert_cmpuint(run->specs->len, ==, 3);
   g_assert_cmpuint(run->n_failed, ==, 0);

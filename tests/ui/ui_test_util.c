@@ -54,7 +54,8 @@ void assert_fitted(JitscopeGraphView *view) {
   g_assert_cmpfloat(x1, <=, w);
   g_assert_cmpfloat(y1, <=, h);
   /* and fills it in one direction, or is drawn at the largest zoom fit uses */
-  g_assert_true(x1 - x0 > w * 0.8 || y1 - y0 > h * 0.8 || jitscope_graph_view_get_zoom(view) >= 2.0);
+  g_assert_true(x1 - x0 > w * 0.8 || y1 - y0 > h * 0.8 ||
+                jitscope_graph_view_get_zoom(view) >= 2.0);
 }
 
 void act(JitscopeWindow *window, const char *action, const char *format, ...) {
