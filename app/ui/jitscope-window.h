@@ -7,6 +7,10 @@
  * select-stage(u), select-row(u) (a row of the plans tree), fit, zoom-in, zoom-out, search,
  * export (opens the export menu), export-graph, copy-ir, export-bundle, compare, fold, dark,
  * cancel-layout (Escape, enabled while a layout of the shown stage or compare step runs).
+ * The keys n, p, Shift+N, Shift+P (stepping) and r work wherever the focus is but in a text
+ * field (Alt+Down, Alt+Up and Alt+Shift+Down/Up step there too). Stateful canvas.edge-types
+ * (t: every edge labelled with its value's type) and canvas.removed (r: the nodes the stage
+ * removed, drawn faded from the stage before), one state per window.
  *
  * The canvas shows a stage through AppStageLayouts (workspace_layout.h): a cached stage at
  * once; otherwise progress (phase, elapsed time, Cancel) over the canvas, the quick preview
