@@ -209,6 +209,7 @@ static void test_inspector(void) {
   g_assert_nonnull(strstr(text, "float32 [3, 20]"));
   g_assert_cmpfloat(jitscope_graph_view_get_zoom(view), >=, 0.8);
   g_assert_nonnull(strstr(jitscope_window_get_banner(window), "match"));
+  jitscope_inspector_scroll_to_section(jitscope_window_get_inspector(window), "ORIGIN HISTORY");
   screenshot(window, "window-lstm-inspector.png");
 
   /* A FusionGroup: backend, CUDA source, and why nvrtc did not compile it. */
