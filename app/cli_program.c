@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "graph_file.h"
+#include "spec_header.h"
 
 CliParseResult cli_program_parse(CliProgram *program, const CliCommand *command, int argc,
                                  char **argv, GError **error) {
@@ -17,6 +18,14 @@ bool cli_program_load(CliProgram *program, GPtrArray *const *specs, const guint6
   if (!specs)
     return true;
   GPtrArray *given = *specs;
+  g_autoptr(GPtrArray) from_header = NULL;
+  if (!given || given->len == 0) {
+    g_autoptr(GPtrArray) lines = app_spec_header_read_file(program->path, error);
+    if (!lines)
+      return false;
+    if (lines->len > 0)
+      given = from_header = app_spec_group_split(g_ptr_array_index(lines, 0));
+  }
   program->inputs = app_inputs_bind(program->graph, given ? (char *const *)given->pdata : NULL,
                                     given ? given->len : 0, seed ? *seed : 0, error);
   if (program->inputs && !program->inputs_stay_on_host)

@@ -11,7 +11,8 @@
 #define CLI_PROGRAM_OPTIONS(specs, seed)                                                       \
   {"input", 'i', CLI_OPTION_STRINGS, &(specs), "SPEC",                                         \
    "The graph's inputs in order; repeat --input or give several values after one (they run "   \
-   "up to the next --option, so put FILE first)"},                                             \
+   "up to the next --option, so put FILE first); default: the first `# jitscope: --spec` "    \
+   "line of FILE's header"},                                                                   \
   {                                                                                            \
     "seed", 0, CLI_OPTION_UINT64, &(seed), "N",                                                \
         "Seed for drawn inputs (default 0); input K uses generator seed N + K"                 \
@@ -41,8 +42,8 @@ typedef struct {
 CliParseResult cli_program_parse(CliProgram *program, const CliCommand *command, int argc,
                                  char **argv, GError **error);
 /* Loads and verifies FILE and, when `specs` is not NULL, binds *specs (what the --input option
- * collected, possibly NULL for none) with `seed` and places them (cli_program_place_inputs)
- * unless program->inputs_stay_on_host. */
+ * collected, possibly NULL for none; none: the first spec line of FILE's header, spec_header.h)
+ * with `seed` and places them (cli_program_place_inputs) unless program->inputs_stay_on_host. */
 bool cli_program_load(CliProgram *program, GPtrArray *const *specs, const guint64 *seed,
                       GError **error);
 /* cli_program_parse, then cli_program_load when parsing went through. */

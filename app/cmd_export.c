@@ -8,6 +8,7 @@
 #include "cli_program.h"
 #include "json_out.h"
 #include "runtime/file_read.h"
+#include "spec_header.h"
 
 int cmd_export_main(int argc, char **argv) {
   GPtrArray *specs = NULL, *groups = NULL;
@@ -38,6 +39,8 @@ int cmd_export_main(int argc, char **argv) {
           "  plans/NN-GRAPH/MM-STAGE.ir for every stage; .dot for changed stages and the last,\n"
           "                 .svg when Graphviz's dot is on PATH\n"
           "  kernels/*.cu   generated CUDA sources of fusion groups\n"
+          "Without --input and --spec: the `# jitscope: --spec` lines of FILE's header, the\n"
+          "first as the --input call.\n"
           "SPEC as for run (jitscope run --help).\n" CLI_PROGRAM_DEVICE_HELP
           "DIR must be absent or empty unless --force. The bundle is written into a temporary\n"
           "folder next to DIR and renamed at the end: a failed export leaves nothing behind.\n"
@@ -65,6 +68,19 @@ int cmd_export_main(int argc, char **argv) {
     error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "cannot read %s", local->message);
     g_error_free(local);
     goto out;
+  }
+  if ((!specs || specs->len == 0) && (!groups || groups->len == 0)) {
+    /* Neither: the header's first spec line is the --input call, the others --spec calls. */
+    GPtrArray *lines = app_spec_header_read(text, -1, path, &error);
+    if (!lines)
+      goto out;
+    if (lines->len > 0) {
+      g_clear_pointer(&specs, g_ptr_array_unref);
+      specs = app_spec_group_split(g_ptr_array_index(lines, 0));
+      g_ptr_array_remove_index(lines, 0);
+    }
+    g_clear_pointer(&groups, g_ptr_array_unref);
+    groups = lines;
   }
   if (specs)
     g_ptr_array_add(specs, NULL);

@@ -9,6 +9,7 @@
 #include "json_out.h"
 #include "plan_report.h"
 #include "program_run.h"
+#include "spec_header.h"
 
 typedef struct {
   char *text;
@@ -243,6 +244,7 @@ int cmd_plans_main(int argc, char **argv) {
           "its run added, each with node counts by kind, the number of _grad_sum_to_size,\n"
           "and which optional size inputs (#index) the backward spec found present (int[])\n"
           "or None; rows that differ between specs are marked.\n"
+          "Without --spec: the `# jitscope: --spec 'SPEC; ...'` lines of FILE's header.\n"
           "SPEC as for run (jitscope run --help).\n" CLI_PROGRAM_DEVICE_HELP
           "\n"
           "With --json: {\"specs\": [{\"spec\": TEXT, \"forward\": PLAN, \"backward\": [PLAN...],\n"
@@ -261,8 +263,15 @@ int cmd_plans_main(int argc, char **argv) {
   if (cli_program_parse(&program, &command, argc, argv, &error) != CLI_PARSE_OK)
     goto out;
   if (!spec_groups || spec_groups->len == 0) {
-    error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_USAGE, "plans needs at least one --spec");
-    goto out;
+    g_clear_pointer(&spec_groups, g_ptr_array_unref);
+    if (!(spec_groups = app_spec_header_read_file(program.path, &error)))
+      goto out;
+    if (spec_groups->len == 0) {
+      error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_USAGE,
+                          "plans needs at least one --spec (or `# jitscope: --spec` lines in "
+                          "the file's header)");
+      goto out;
+    }
   }
   if (!cli_program_load(&program, NULL, NULL, &error))
     goto out;

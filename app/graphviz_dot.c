@@ -16,14 +16,17 @@ typedef struct {
   const char *fill, *pen, *font, *added_fill, *added_pen, *changed_fill, *changed_pen;
   const char *input_fill, *none_fill, *optional_edge, *edge;
   const char *gradof_bg, *block_bg, *diff_bg, *fusion_bg, *cluster_pen, *edge_label;
+  const char *removed_fill, *removed_pen, *removed_font; /* faded: show_removed */
 } Palette;
 
 static const Palette light = {"#ffffff", "#4a4a4a", "#1a1a1a", "#c8f7c5", "#1e7b45", "#ffe0b2",
                               "#d35400", "#e3f2fd", "#d0d0d0", "#8e24aa", "#555555", "#fff8e1",
-                              "#f3e5f5", "#e8f5e9", "#e0f7fa", "#9e9e9e", "#546e7a"};
+                              "#f3e5f5", "#e8f5e9", "#e0f7fa", "#9e9e9e", "#546e7a", "#fbe9e7",
+                              "#d7a9a0", "#a1887f"};
 static const Palette dark = {"#2b2b2b", "#b0b0b0", "#eeeeee", "#1f4d2c", "#6fdc8c", "#5a3b12",
                              "#ffb74d", "#1a3550", "#4a4a4a", "#ce93d8", "#aaaaaa", "#3a3320",
-                             "#33263a", "#1f3324", "#173538", "#707070", "#b0bec5"};
+                             "#33263a", "#1f3324", "#173538", "#707070", "#b0bec5", "#33282a",
+                             "#6d4c47", "#8d6e63"};
 
 typedef struct {
   const AppDotOptions *opt;
@@ -502,8 +505,79 @@ static void dot_begin(Dot *dot, const AppDotOptions *options, guint total) {
                             "  edge [arrowsize=0.6];\n");
 }
 
+/* The DOT id a value of the previous stage comes from, drawn now: a graph input, a node of
+ * the top level that is still drawn, or another removed node; NULL for anything else. */
+static char *removed_source(Dot *dot, const IrValue *v) {
+  const IrNode *p = v->node;
+  const IrBlock *top = dot->opt->previous->block;
+  if (p->kind == IR_PRIM_PARAM)
+    return p == top->param ? g_strdup_printf("i%u", v->offset) : NULL;
+  if (p->kind == IR_PRIM_CONSTANT)
+    return NULL;
+  char *key = g_strdup_printf("|%" G_GUINT64_FORMAT, p->origin);
+  bool drawn = g_hash_table_contains(dot->current, key);
+  g_free(key);
+  if (drawn)
+    return node_id("", p);
+  return p->owning_block == top ? g_strdup_printf("x%" G_GUINT64_FORMAT, p->origin) : NULL;
+}
+
+/* show_removed: the top-level nodes of the previous stage that are drawn nowhere now, faded
+ * ("x<origin>"), with their edges from and to what is still drawn. */
+static void emit_removed(Dot *dot) {
+  const IrBlock *top = dot->opt->previous->block;
+  const Palette *p = dot->pal;
+  IR_FOR_EACH_NODE(node, top) {
+    if (node->kind == IR_PRIM_CONSTANT)
+      continue;
+    char *key = g_strdup_printf("|%" G_GUINT64_FORMAT, node->origin);
+    bool drawn = g_hash_table_contains(dot->current, key);
+    g_free(key);
+    if (drawn)
+      continue;
+    dot->stats.removed_shown++;
+    GString *label = g_string_new("removed: ");
+    append_attrs(label, node);
+    append_outputs(label, node->outputs);
+    g_string_append_printf(dot->out,
+                           "  x%" G_GUINT64_FORMAT " [shape=box, style=\"rounded,dashed,filled\", "
+                           "fillcolor=\"%s\", color=\"%s\", fontcolor=\"%s\", label=\"",
+                           node->origin, p->removed_fill, p->removed_pen, p->removed_font);
+    append_escaped(dot->out, label->str);
+    g_string_append(dot->out, "\"];\n");
+    g_string_free(label, TRUE);
+    for (guint i = 0; i < node->inputs->len; i++) {
+      char *src = removed_source(dot, g_ptr_array_index(node->inputs, i));
+      if (src)
+        g_string_append_printf(dot->edges,
+                               "  %s -> x%" G_GUINT64_FORMAT " [style=dashed, color=\"%s\"];\n",
+                               src, node->origin, p->removed_pen);
+      g_free(src);
+    }
+    /* to the users still drawn (removed users have the edge as their input) */
+    for (guint o = 0; o < node->outputs->len; o++) {
+      const IrValue *v = g_ptr_array_index(node->outputs, o);
+      for (guint u = 0; u < v->uses->len; u++) {
+        const IrNode *user = g_array_index(v->uses, IrUse, u).user;
+        char *user_key = g_strdup_printf("|%" G_GUINT64_FORMAT, user->origin);
+        char *target = user == top->ret ? g_strdup("r")
+                       : g_hash_table_contains(dot->current, user_key) ? node_id("", user)
+                                                                        : NULL;
+        if (target)
+          g_string_append_printf(dot->edges,
+                                 "  x%" G_GUINT64_FORMAT " -> %s [style=dashed, color=\"%s\"];\n",
+                                 node->origin, target, p->removed_pen);
+        g_free(target);
+        g_free(user_key);
+      }
+    }
+  }
+}
+
 /* Appends the edges (only those from a declared node when `declared` is set) and closes. */
 static char *dot_end(Dot *dot, AppDotStats *stats) {
+  if (dot->opt->show_removed && dot->previous && !dot->declared)
+    emit_removed(dot);
   if (dot->declared) {
     char **lines = g_strsplit(dot->edges->str, "\n", -1);
     for (guint i = 0; lines[i]; i++) {

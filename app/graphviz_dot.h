@@ -31,6 +31,10 @@
  *   keeps its cached layout when another part of the graph changes.
  * - With `previous` set, nodes whose origin is new are drawn as added (green), nodes whose
  *   own line changed as changed (orange), relative to the node of the same origin there.
+ *   With `show_removed` too, the top-level nodes of `previous` whose origin is drawn nowhere
+ *   now are drawn faded and dashed, labelled "removed: KIND", ids "x<origin>", with dashed
+ *   edges (no ids) from their inputs and to their users that are still drawn; not in
+ *   app_graphviz_dot_cluster.
  * - Above 300 nodes the layout is told to save time (nslimit, mclimit, splines=line), and
  *   graph inputs with more than 3 uses are drawn once per use (dashed copies "%name" next
  *   to each user, ids "none<k>") instead of as one node with edges across the drawing.
@@ -55,6 +59,7 @@ typedef struct {
   GHashTable *separate;     /* owner id (char*) -> "W,H": the size in points of its own layout
                                (app_graphviz_dot_cluster); may be NULL */
   bool edge_types;          /* label every value edge with its value's type */
+  bool show_removed;        /* draw what `previous` had and this graph lost (see above) */
 } AppDotOptions;
 
 typedef struct {
@@ -62,6 +67,7 @@ typedef struct {
   guint added;   /* relative to options->previous */
   guint changed;
   guint removed;
+  guint removed_shown; /* removed nodes drawn faded (show_removed) */
   guint collapsed; /* folded subgraph bodies */
 } AppDotStats;
 

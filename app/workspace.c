@@ -521,7 +521,9 @@ out:
 }
 
 /* Callbacks reach the main context through idle sources, never g_main_context_invoke (which
- * would run them on the worker when nobody owns the context). */
+ * would run them on the worker when nobody owns the context). Their priorities are above
+ * GTK's redraws (GDK_PRIORITY_REDRAW): with software GL every frame is expensive, and a
+ * result posted below the redraws would wait for as long as anything keeps animating. */
 static void post(GMainContext *context, int priority, GSourceFunc fn, gpointer data,
                  GDestroyNotify notify) {
   GSource *source = g_idle_source_new();
@@ -583,7 +585,7 @@ static AppWorkspaceRun *execute(const IrGraph *graph, GPtrArray *specs, guint64 
       p->done = i;
       p->total = specs->len;
       p->message = g_strdup_printf("spec %u: %s", i + 1, (char *)g_ptr_array_index(specs, i));
-      post(job->context, G_PRIORITY_DEFAULT, deliver_progress, p, progress_free);
+      post(job->context, G_PRIORITY_HIGH, deliver_progress, p, progress_free);
     }
     run_spec(session, executor, graph, g_ptr_array_index(specs, i), seed, run, &capture, plan_map);
   }
@@ -649,7 +651,7 @@ static gpointer worker(gpointer data) {
   Job *job = data;
   job->run = execute(job->graph, job->specs, job->seed, job);
   /* Lower than progress: every progress report is delivered before completion frees the job. */
-  post(job->context, G_PRIORITY_DEFAULT_IDLE, deliver_done, job, NULL);
+  post(job->context, G_PRIORITY_DEFAULT, deliver_done, job, NULL);
   return NULL;
 }
 

@@ -91,9 +91,10 @@ static const AppWorkspaceStage *drawn_before(const AppStageView *view) {
 static char *view_key(const AppStageView *view, const char *owner_id, GHashTable *separate) {
   GString *key = g_string_new(NULL);
   const AppWorkspaceStage *before = drawn_before(view);
-  g_string_append_printf(key, "%s|%s|%d|%d%d|%s|", view->stage->fingerprint,
+  g_string_append_printf(key, "%s|%s|%d|%d%d%d|%s|", view->stage->fingerprint,
                          before ? before->fingerprint : "-", (int)view->collapse,
-                         view->dark ? 1 : 0, view->edge_types ? 1 : 0, owner_id ? owner_id : "");
+                         view->dark ? 1 : 0, view->edge_types ? 1 : 0, view->show_removed ? 1 : 0,
+                         owner_id ? owner_id : "");
   GPtrArray *toggled = sorted_keys(view->toggled);
   for (guint i = 0; i < toggled->len; i++)
     g_string_append_printf(key, "%s,", (char *)g_ptr_array_index(toggled, i));
@@ -115,7 +116,8 @@ static AppDotOptions dot_options(const AppStageView *view, GHashTable *separate)
                          .toggled = view->toggled,
                          .dark = view->dark,
                          .separate = separate,
-                         .edge_types = view->edge_types};
+                         .edge_types = view->edge_types,
+                         .show_removed = view->show_removed};
 }
 
 char *app_stage_layouts_full_dot(const AppStageView *view, AppDotStats *stats) {

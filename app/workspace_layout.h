@@ -43,6 +43,7 @@ typedef struct {
   GHashTable *toggled;             /* owner ids whose folding the user flipped; may be NULL */
   bool dark;
   bool edge_types;                 /* edges labelled with their values' types */
+  bool show_removed;               /* the nodes `before` had and the stage lost, faded */
 } AppStageView;
 
 typedef struct {

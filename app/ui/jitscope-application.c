@@ -14,12 +14,6 @@ G_DEFINE_FINAL_TYPE(JitscopeApplication, jitscope_application, GTK_TYPE_APPLICAT
 
 #define EXAMPLE "/io/github/jitscope/Jitscope/examples/lstm_cell.ir"
 
-const char *const jitscope_lstm_default_specs[] = {
-    "Float(3, 10); Float(3, 20); Float(3, 20); Float(80, 10, requires_grad=1); "
-    "Float(80, 20, requires_grad=1); Float(80, requires_grad=1); Float(80, requires_grad=1)",
-};
-const guint jitscope_lstm_n_default_specs = G_N_ELEMENTS(jitscope_lstm_default_specs);
-
 /* The stylesheet, once per display (also when the application was never registered). */
 static void load_css(void) {
   static gboolean loaded;
@@ -37,10 +31,9 @@ static void load_css(void) {
 JitscopeWindow *jitscope_application_open_window(JitscopeApplication *self, const char *path) {
   load_css();
   JitscopeWindow *window = jitscope_window_new(GTK_APPLICATION(self));
+  /* The window takes the specs from the program's header and runs it (jitscope-window.h). */
   if (path) {
     jitscope_window_open_file(window, path);
-    const char *empty = "";
-    jitscope_window_set_specs(window, &empty, 1);
   } else {
     GBytes *bytes = g_resources_lookup_data(EXAMPLE, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
     if (bytes) {
@@ -51,7 +44,6 @@ JitscopeWindow *jitscope_application_open_window(JitscopeApplication *self, cons
       g_free(text);
       g_bytes_unref(bytes);
     }
-    jitscope_window_set_specs(window, jitscope_lstm_default_specs, jitscope_lstm_n_default_specs);
   }
   gtk_window_present(GTK_WINDOW(window));
   return window;

@@ -1,5 +1,5 @@
 /* JitscopeApplication (io.github.jitscope.Jitscope): opens a JitscopeWindow on each FILE, or
- * on the bundled LSTM example with its default specs; keyboard shortcuts of the window's
+ * on the bundled LSTM example (run at once with the specs of its header); keyboard shortcuts of the window's
  * actions. */
 #ifndef JITSCOPE_APPLICATION_H
 #define JITSCOPE_APPLICATION_H
@@ -19,10 +19,6 @@ JitscopeApplication *jitscope_application_new(void);
 JitscopeWindow *jitscope_application_open_window(JitscopeApplication *self, const char *path);
 /* Runs the application on FILE (NULL: the example); what `jitscope [FILE]` calls. */
 int jitscope_application_main(const char *file);
-
-/* The example's default spec lines. */
-extern const char *const jitscope_lstm_default_specs[];
-extern const guint jitscope_lstm_n_default_specs;
 
 G_END_DECLS
 

@@ -513,9 +513,6 @@ static void jitscope_graph_view_init(JitscopeGraphView *self) {
   gtk_widget_set_margin_top(self->progress_box, 8);
   gtk_widget_add_css_class(self->progress_box, "osd");
   gtk_widget_add_css_class(self->progress_box, "canvas-progress");
-  GtkWidget *spinner = gtk_spinner_new();
-  gtk_spinner_set_spinning(GTK_SPINNER(spinner), TRUE);
-  gtk_box_append(GTK_BOX(self->progress_box), spinner);
   self->progress = GTK_LABEL(gtk_label_new(NULL));
   gtk_label_set_ellipsize(self->progress, PANGO_ELLIPSIZE_END);
   gtk_label_set_max_width_chars(self->progress, 90);

@@ -5,7 +5,6 @@ struct _JitscopeInputsPane {
   GtkBox parent_instance;
   GtkListBox *specs_list;
   GtkSpinButton *seed_spin;
-  GtkSpinner *spinner;
   GtkProgressBar *progress;
   GtkLabel *status;
 };
@@ -76,16 +75,6 @@ guint64 jitscope_inputs_pane_get_seed(JitscopeInputsPane *self) {
   return (guint64)gtk_spin_button_get_value_as_int(self->seed_spin);
 }
 
-void jitscope_inputs_pane_set_running(JitscopeInputsPane *self, gboolean running) {
-  if (running) {
-    gtk_spinner_start(self->spinner);
-    gtk_progress_bar_set_fraction(self->progress, 0);
-    gtk_progress_bar_set_text(self->progress, "starting…");
-  } else {
-    gtk_spinner_stop(self->spinner);
-  }
-}
-
 void jitscope_inputs_pane_set_progress(JitscopeInputsPane *self, double fraction, const char *text) {
   gtk_progress_bar_set_fraction(self->progress, CLAMP(fraction, 0, 1));
   gtk_progress_bar_set_text(self->progress, text);
@@ -132,7 +121,6 @@ static void jitscope_inputs_pane_class_init(JitscopeInputsPaneClass *klass) {
       widget_class, "/io/github/jitscope/Jitscope/ui/jitscope-inputs-pane.ui");
   gtk_widget_class_bind_template_child(widget_class, JitscopeInputsPane, specs_list);
   gtk_widget_class_bind_template_child(widget_class, JitscopeInputsPane, seed_spin);
-  gtk_widget_class_bind_template_child(widget_class, JitscopeInputsPane, spinner);
   gtk_widget_class_bind_template_child(widget_class, JitscopeInputsPane, progress);
   gtk_widget_class_bind_template_child(widget_class, JitscopeInputsPane, status);
   gtk_widget_class_install_action(widget_class, "inputs.add-spec", NULL, action_add_spec);

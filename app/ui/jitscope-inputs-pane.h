@@ -17,8 +17,8 @@ void jitscope_inputs_pane_set_specs(JitscopeInputsPane *self, const char *const 
 /* Non-empty lines, trimmed (char*, owned by the array). */
 GPtrArray *jitscope_inputs_pane_get_specs(JitscopeInputsPane *self);
 guint64 jitscope_inputs_pane_get_seed(JitscopeInputsPane *self);
-/* While running: spinner on, Run insensitive, progress shown. */
-void jitscope_inputs_pane_set_running(JitscopeInputsPane *self, gboolean running);
+/* The run's progress. Static (no spinner): an animation redraws every frame, which on software
+ * GL can starve the main loop of the very results the window waits for. */
 void jitscope_inputs_pane_set_progress(JitscopeInputsPane *self, double fraction,
                                        const char *text);
 /* The status line under the inputs; `error` shows it in red. */

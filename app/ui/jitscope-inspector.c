@@ -15,13 +15,14 @@ typedef struct {
 struct _JitscopeInspector {
   GtkBox parent_instance;
   GtkLabel *title;
-  GtkSpinner *spinner;
+  GtkWidget *busy_label; /* static, not a spinner: see jitscope_inputs_pane_set_progress */
   GtkTextView *view;
   GPtrArray *sections; /* of Section* */
   char *text;          /* what get_text returns */
   guint serial;        /* of the node shown: late results for an older node are dropped */
   GCancellable *cancellable;
   int busy;
+  char *scroll_heading; /* the section kept at the top (scroll_to_section), or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(JitscopeInspector, jitscope_inspector, GTK_TYPE_BOX)
@@ -81,14 +82,34 @@ static void render(JitscopeInspector *self) {
   }
   g_free(self->text);
   self->text = g_string_free(all, FALSE);
+  GtkTextIter start, found;
+  gtk_text_buffer_get_start_iter(buffer, &start);
+  if (self->scroll_heading &&
+      gtk_text_iter_forward_search(&start, self->scroll_heading, GTK_TEXT_SEARCH_TEXT_ONLY, &found,
+                                   NULL, NULL)) {
+    /* kept (not deleted at once): the view scrolls to it once its lines are laid out */
+    GtkTextMark *mark = gtk_text_buffer_get_mark(buffer, "section");
+    if (mark)
+      gtk_text_buffer_move_mark(buffer, mark, &found);
+    else
+      mark = gtk_text_buffer_create_mark(buffer, "section", &found, TRUE);
+    gtk_text_view_scroll_to_mark(self->view, mark, 0, TRUE, 0, 0);
+  }
 }
 
 static void reset(JitscopeInspector *self, const char *title) {
   g_cancellable_cancel(self->cancellable);
   g_clear_object(&self->cancellable);
   self->serial++;
+  g_clear_pointer(&self->scroll_heading, g_free);
   g_ptr_array_set_size(self->sections, 0);
   gtk_label_set_text(self->title, title);
+}
+
+void jitscope_inspector_scroll_to_section(JitscopeInspector *self, const char *heading) {
+  g_free(self->scroll_heading);
+  self->scroll_heading = g_strdup(heading);
+  render(self);
 }
 
 void jitscope_inspector_show_text(JitscopeInspector *self, const char *title, const char *text) {
@@ -163,7 +184,7 @@ static void job_done(GObject *source, GAsyncResult *result, gpointer data) {
   Job *job = g_task_get_task_data(G_TASK(result));
   JitscopeInspector *self = job->self;
   if (--self->busy == 0)
-    gtk_spinner_stop(self->spinner);
+    gtk_widget_set_visible(self->busy_label, FALSE);
   if (job->serial != self->serial)
     return;
   replace_section(self, "VALUES AFTER THE RUN (the stage re-run on the plan's recorded inputs)",
@@ -237,7 +258,7 @@ static void start_values(JitscopeInspector *self, const AppWorkspacePlan *plan, 
   }
   self->cancellable = g_cancellable_new();
   if (self->busy++ == 0)
-    gtk_spinner_start(self->spinner);
+    gtk_widget_set_visible(self->busy_label, TRUE);
   GTask *task = g_task_new(NULL, self->cancellable, job_done, NULL);
   g_task_set_task_data(task, job, (GDestroyNotify)job_free);
   g_task_run_in_thread(task, job_run);
@@ -309,6 +330,7 @@ static void jitscope_inspector_dispose(GObject *object) {
   g_clear_object(&self->cancellable);
   g_clear_pointer(&self->sections, g_ptr_array_unref);
   g_clear_pointer(&self->text, g_free);
+  g_clear_pointer(&self->scroll_heading, g_free);
   gtk_widget_dispose_template(GTK_WIDGET(self), JITSCOPE_TYPE_INSPECTOR);
   G_OBJECT_CLASS(jitscope_inspector_parent_class)->dispose(object);
 }
@@ -319,7 +341,7 @@ static void jitscope_inspector_class_init(JitscopeInspectorClass *klass) {
   gtk_widget_class_set_template_from_resource(
       widget_class, "/io/github/jitscope/Jitscope/ui/jitscope-inspector.ui");
   gtk_widget_class_bind_template_child(widget_class, JitscopeInspector, title);
-  gtk_widget_class_bind_template_child(widget_class, JitscopeInspector, spinner);
+  gtk_widget_class_bind_template_child(widget_class, JitscopeInspector, busy_label);
   gtk_widget_class_bind_template_child(widget_class, JitscopeInspector, view);
   gtk_widget_class_install_action(widget_class, "inspector.copy", NULL, action_copy);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_c, GDK_CONTROL_MASK | GDK_SHIFT_MASK,

@@ -26,6 +26,9 @@ G_BEGIN_DECLS
 #define JITSCOPE_TYPE_INSPECTOR (jitscope_inspector_get_type())
 G_DECLARE_FINAL_TYPE(JitscopeInspector, jitscope_inspector, JITSCOPE, INSPECTOR, GtkBox)
 
+/* Keeps the section with this heading ("GENERATED CUDA KERNEL") at the top of the view, also
+ * when its text arrives later, until another item is shown. */
+void jitscope_inspector_scroll_to_section(JitscopeInspector *self, const char *heading);
 /* Plain text (a hint, a plan summary). */
 void jitscope_inspector_show_text(JitscopeInspector *self, const char *title, const char *text);
 /* A node of stage `stage` of `plan` (both borrowed: call show_text or show_node again

@@ -22,7 +22,7 @@ struct _JitscopeProgramPane {
 
 G_DEFINE_FINAL_TYPE(JitscopeProgramPane, jitscope_program_pane, GTK_TYPE_BOX)
 
-enum { SIGNAL_PROGRAM_CHANGED, SIGNAL_MESSAGE, N_SIGNALS };
+enum { SIGNAL_PROGRAM_CHANGED, SIGNAL_PROGRAM_LOADED, SIGNAL_MESSAGE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 /* ---- the gutter ---- */
@@ -162,6 +162,7 @@ void jitscope_program_pane_set_program(JitscopeProgramPane *self, const char *te
   g_signal_handlers_unblock_by_func(buffer, on_buffer_changed, self);
   resize_gutter(self);
   show_state(self);
+  g_signal_emit(self, signals[SIGNAL_PROGRAM_LOADED], 0);
 }
 
 /* ---- recent files ---- */
@@ -345,6 +346,9 @@ static void jitscope_program_pane_class_init(JitscopeProgramPaneClass *klass) {
   signals[SIGNAL_PROGRAM_CHANGED] = g_signal_new("program-changed", G_TYPE_FROM_CLASS(klass),
                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                                  G_TYPE_NONE, 0);
+  signals[SIGNAL_PROGRAM_LOADED] = g_signal_new("program-loaded", G_TYPE_FROM_CLASS(klass),
+                                                G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                G_TYPE_NONE, 0);
   signals[SIGNAL_MESSAGE] = g_signal_new("message", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
                                          0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   gtk_widget_class_install_action(widget_class, "program.open", NULL, action_open);

@@ -5,6 +5,8 @@
  *
  * Actions (program.*): open, paste (Ctrl+Shift+V), open-recent(s: URI), goto-error (Ctrl+G).
  * Signal "program-changed": after every parse (the workspace holds the graph or the error).
+ * Signal "program-loaded": after "program-changed" when a whole new program came in (set,
+ * opened, pasted, dropped), not after edits.
  * Signal "message" (s): something to tell the user (a file that cannot be opened). */
 #ifndef JITSCOPE_PROGRAM_PANE_H
 #define JITSCOPE_PROGRAM_PANE_H

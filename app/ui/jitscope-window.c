@@ -1,46 +1,15 @@
 /* The workbench window (contract in jitscope-window.h). */
 #include "jitscope-window.h"
+#include "jitscope-window-private.h"
 
 #include <string.h>
 
 #include "graphviz_dot.h"
-#include "jitscope-export.h"
-#include "jitscope-inputs-pane.h"
-#include "jitscope-program-pane.h"
-#include "jitscope-stage-list.h"
 #include "jitscope-window-settings.h"
 #include "layout_service.h"
+#include "spec_header.h"
 #include "workspace_layout.h"
 
-struct _JitscopeWindow {
-  GtkApplicationWindow parent_instance;
-  /* template children */
-  JitscopeProgramPane *program_pane;
-  JitscopeInputsPane *inputs_pane;
-  JitscopePlansTree *plans_tree;
-  JitscopeStageList *stage_list;
-  JitscopeInspector *inspector;
-  JitscopeGraphView *graph_view;
-  JitscopeCompareView *compare_view;
-  GtkLabel *stage_title, *banner, *legend_compare;
-  GtkWidget *legend;
-  GtkSearchBar *search_bar;
-  GtkSearchEntry *search_entry;
-  GtkStack *view_stack;
-  GtkMenuButton *export_button;
-  GtkPaned *outer_paned, *side_paned, *middle_paned, *lists_paned, *canvas_paned;
-  /* state */
-  AppWorkspace *ws;
-  AppLayoutService *layouts;
-  AppStageLayouts *stage_layouts; /* DOT per stage, clusters on their own, over `layouts` */
-  GSettings *settings;
-  int plan, stage;
-  guint pending;         /* layout request of the shown stage */
-  guint64 select_origin; /* node to select once the stage's scene is shown (0: none) */
-  GHashTable *toggled;   /* owner ids whose folding the user flipped */
-  gboolean fold_all, dark, edge_types; /* edge_types: canvas.edge-types (t) */
-  int exports;           /* exports in flight */
-};
 
 G_DEFINE_FINAL_TYPE(JitscopeWindow, jitscope_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -65,6 +34,14 @@ static void say(JitscopeWindow *self, const char *message, gboolean error) {
     gtk_widget_add_css_class(GTK_WIDGET(self->banner), "banner-error");
   else
     gtk_widget_remove_css_class(GTK_WIDGET(self->banner), "banner-error");
+}
+
+void jitscope_window_say(JitscopeWindow *self, const char *message, gboolean error) {
+  say(self, message, error);
+}
+
+const AppWorkspaceStage *jitscope_window_current_stage(JitscopeWindow *self) {
+  return current_stage(self);
 }
 
 static gboolean comparing(JitscopeWindow *self) {
@@ -97,6 +74,9 @@ static void show_summary(JitscopeWindow *self) {
 static void on_node_activated(JitscopeGraphView *view, const char *id, JitscopeWindow *self) {
   if (!jitscope_inspector_show_item(self->inspector, current_plan(self), (guint)self->stage, id))
     show_summary(self);
+  else if (self->show_kernel)
+    jitscope_inspector_scroll_to_section(self->inspector, "GENERATED CUDA KERNEL");
+  self->show_kernel = FALSE;
 }
 
 /* Selects the node with origin `origin` in the shown scene. */
@@ -118,21 +98,25 @@ static AppStageView stage_view(JitscopeWindow *self) {
                         .before = before,
                         .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO,
                         .toggled = self->toggled,
-                        .dark = self->dark, .edge_types = self->edge_types};
+                        .dark = self->dark, .edge_types = self->edge_types,
+                        .show_removed = self->show_removed};
 }
 
-static char *stage_dot(JitscopeWindow *self, AppDotStats *stats) {
+char *jitscope_window_stage_dot(JitscopeWindow *self) {
   AppStageView view = stage_view(self);
-  return app_stage_layouts_full_dot(&view, stats);
+  return app_stage_layouts_full_dot(&view, NULL);
 }
 
 /* stats: of the drawn DOT, or NULL while expanded clusters are still being laid out. */
 static void set_stage_title(JitscopeWindow *self, const AppDotStats *stats) {
   const AppWorkspacePlan *plan = current_plan(self);
   const AppWorkspaceStage *stage = current_stage(self);
-  char *counts = stats ? g_strdup_printf("%u nodes: +%u added, ~%u changed, -%u removed%s",
+  char *counts = stats ? g_strdup_printf("%u nodes: +%u added, ~%u changed, -%u removed%s%s",
                                          stats->nodes, stats->added, stats->changed,
                                          stats->removed,
+                                         !stats->removed      ? ""
+                                         : self->show_removed ? " (drawn faded)"
+                                                              : " (r draws them)",
                                          stats->collapsed ? " · subgraphs folded (f)" : "")
                        : g_strdup("laying out expanded clusters");
   char *title = g_strdup_printf("Stage %d/%u %s [%s] · %s · %.2f ms · %s", self->stage + 1,
@@ -244,6 +228,7 @@ static void select_plan(JitscopeWindow *self, int plan, int stage) {
 static void on_row_activated(JitscopePlansTree *tree, int plan, int stage, guint64 origin, int kind,
                              JitscopeWindow *self) {
   self->select_origin = origin;
+  self->show_kernel = kind == JITSCOPE_PLAN_ROW_KERNEL;
   select_plan(self, plan, stage);
 }
 
@@ -258,7 +243,6 @@ static void on_run_progress(AppWorkspace *ws, guint done, guint total, const cha
 static void on_run_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GError *error,
                         gpointer data) {
   JitscopeWindow *self = data;
-  jitscope_inputs_pane_set_running(self->inputs_pane, FALSE);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run", TRUE);
   GString *status = g_string_new(NULL);
   guint groups = 0;
@@ -288,6 +272,10 @@ static void on_run_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GErr
     select_plan(self, 0, 0);
   else
     show_stage(self, TRUE);
+  if (self->run_again) {
+    self->run_again = FALSE;
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.run", NULL);
+  }
 }
 
 static void action_run(GtkWidget *widget, const char *name, GVariant *param) {
@@ -306,7 +294,7 @@ static void action_run(GtkWidget *widget, const char *name, GVariant *param) {
   }
   say(self, NULL, FALSE);
   gtk_widget_action_set_enabled(widget, "win.run", FALSE);
-  jitscope_inputs_pane_set_running(self->inputs_pane, TRUE);
+  jitscope_inputs_pane_set_progress(self->inputs_pane, 0, "starting…");
   jitscope_inputs_pane_set_status(self->inputs_pane, "Running…", FALSE);
 }
 
@@ -327,6 +315,28 @@ static void on_program_changed(JitscopeProgramPane *pane, JitscopeWindow *self) 
 static void on_pane_message(GtkWidget *pane, const char *message, JitscopeWindow *self) {
   say(self, message, TRUE);
   jitscope_inputs_pane_set_status(self->inputs_pane, message, TRUE);
+}
+
+/* Opens ready (contract in jitscope-window.h). */
+static void on_program_loaded(JitscopeProgramPane *pane, JitscopeWindow *self) {
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) lines = app_spec_header_read(app_workspace_text(self->ws), -1,
+                                                    app_workspace_filename(self->ws), &error);
+  if (lines && lines->len > 0) {
+    jitscope_inputs_pane_set_specs(self->inputs_pane, (const char *const *)lines->pdata,
+                                   lines->len);
+    if (app_workspace_running(self->ws))
+      self->run_again = TRUE;
+    else if (app_workspace_graph(self->ws))
+      gtk_widget_activate_action(GTK_WIDGET(self), "win.run", NULL);
+    return;
+  }
+  const IrGraph *graph = app_workspace_graph(self->ws);
+  g_autofree char *declared = graph ? app_spec_line_from_declared_types(graph) : NULL;
+  const char *line = declared ? declared : "";
+  jitscope_inputs_pane_set_specs(self->inputs_pane, &line, 1);
+  if (error)
+    on_pane_message(GTK_WIDGET(pane), error->message, self);
 }
 
 void jitscope_window_set_program(JitscopeWindow *self, const char *text, const char *filename) {
@@ -392,10 +402,13 @@ static void action_search(GtkWidget *widget, const char *name, GVariant *param) 
   gtk_widget_grab_focus(GTK_WIDGET(self->search_entry));
 }
 
+/* Enter: the next match. */
 static void on_search(GtkSearchEntry *entry, JitscopeWindow *self) {
   const char *text = gtk_editable_get_text(GTK_EDITABLE(entry));
   if (!*text)
     return;
+  g_free(self->searched);
+  self->searched = g_strdup(text);
   guint n = jitscope_graph_view_search_next(self->graph_view, text);
   char *status = n ? g_strdup_printf("%u node%s match “%s” (Enter: next)", n, n == 1 ? "" : "s", text)
                    : g_strdup_printf("No node matches “%s” in this stage", text);
@@ -403,11 +416,16 @@ static void on_search(GtkSearchEntry *entry, JitscopeWindow *self) {
   g_free(status);
 }
 
+/* Typing: the first match of a new text. The entry reports a change some time after the text
+ * was set, also when jitscope_window_search set it and searched already: not again then. */
+static void on_search_changed(GtkSearchEntry *entry, JitscopeWindow *self) {
+  if (g_strcmp0(gtk_editable_get_text(GTK_EDITABLE(entry)), self->searched) != 0)
+    on_search(entry, self);
+}
+
 guint jitscope_window_search(JitscopeWindow *self, const char *text) {
   gtk_search_bar_set_search_mode(self->search_bar, TRUE);
-  g_signal_handlers_block_by_func(self->search_entry, on_search, self);
   gtk_editable_set_text(GTK_EDITABLE(self->search_entry), text);
-  g_signal_handlers_unblock_by_func(self->search_entry, on_search, self);
   on_search(self->search_entry, self);
   GArray *found = jitscope_graph_view_get_scene(self->graph_view)
                       ? app_scene_search(jitscope_graph_view_get_scene(self->graph_view), text)
@@ -503,6 +521,12 @@ static void on_edge_types(GSimpleAction *action, GVariant *state, JitscopeWindow
   show_stage(self, FALSE);
 }
 
+static void on_show_removed(GSimpleAction *action, GVariant *state, JitscopeWindow *self) {
+  g_simple_action_set_state(action, state);
+  self->show_removed = g_variant_get_boolean(state);
+  show_stage(self, FALSE);
+}
+
 static void action_dark(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeWindow *self = JITSCOPE_WINDOW(widget);
   apply_dark(self, !self->dark);
@@ -531,78 +555,6 @@ static void load_settings(JitscopeWindow *self) {
     self->dark = TRUE;
     g_object_set(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", TRUE, NULL);
   }
-}
-
-/* ---- export ---- */
-
-static void on_exported(gboolean ok, const char *message, gpointer data) {
-  JitscopeWindow *self = data;
-  self->exports--;
-  say(self, message, !ok);
-  g_object_unref(self);
-}
-
-static void action_export_menu(GtkWidget *widget, const char *name, GVariant *param) {
-  gtk_menu_button_popup(JITSCOPE_WINDOW(widget)->export_button);
-}
-
-static gboolean export_target(JitscopeWindow *self) {
-  if (current_stage(self))
-    return TRUE;
-  say(self, "Nothing to export: run and pick a stage first", TRUE);
-  return FALSE;
-}
-
-static void action_export_graph(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  if (!export_target(self))
-    return;
-  self->exports++;
-  jitscope_export_graph(GTK_WINDOW(self), stage_dot(self, NULL), on_exported, g_object_ref(self));
-}
-
-void jitscope_window_export_graph(JitscopeWindow *self, const char *path) {
-  if (!export_target(self))
-    return;
-  self->exports++;
-  jitscope_export_graph_to(stage_dot(self, NULL), path, on_exported, g_object_ref(self));
-}
-
-static void action_copy_ir(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  if (!export_target(self))
-    return;
-  const AppWorkspaceStage *stage = current_stage(self);
-  gdk_clipboard_set_text(gtk_widget_get_clipboard(widget), stage->ir);
-  char *message = g_strdup_printf("Copied the IR of stage %d %s (%zu bytes) to the clipboard",
-                                  self->stage + 1, stage->name, strlen(stage->ir));
-  say(self, message, FALSE);
-  g_free(message);
-}
-
-static void export_bundle(JitscopeWindow *self, const char *dir) {
-  jitscope_program_pane_flush(self->program_pane);
-  GPtrArray *lines = jitscope_inputs_pane_get_specs(self->inputs_pane);
-  self->exports++;
-  say(self, "Writing the bug-report bundle…", FALSE);
-  if (dir)
-    jitscope_export_bundle_to(app_workspace_filename(self->ws), app_workspace_text(self->ws), lines,
-                              jitscope_inputs_pane_get_seed(self->inputs_pane), dir, on_exported,
-                              g_object_ref(self));
-  else
-    jitscope_export_bundle(GTK_WINDOW(self), app_workspace_filename(self->ws),
-                           app_workspace_text(self->ws), lines,
-                           jitscope_inputs_pane_get_seed(self->inputs_pane), on_exported,
-                           g_object_ref(self));
-  g_ptr_array_unref(lines);
-}
-
-static void action_export_bundle(GtkWidget *widget, const char *name, GVariant *param) {
-  export_bundle(JITSCOPE_WINDOW(widget), NULL);
-}
-
-void jitscope_window_export_bundle(JitscopeWindow *self, const char *dir) {
-  export_bundle(self, dir);
 }
 
 /* ---- forwarding to the panes ---- */
@@ -634,6 +586,7 @@ static void jitscope_window_dispose(GObject *object) {
   g_clear_pointer(&self->layouts, app_layout_service_free);
   g_clear_pointer(&self->ws, app_workspace_free);
   g_clear_pointer(&self->toggled, g_hash_table_destroy);
+  g_clear_pointer(&self->searched, g_free);
   g_clear_object(&self->settings);
   gtk_widget_dispose_template(GTK_WIDGET(self), JITSCOPE_TYPE_WINDOW);
   G_OBJECT_CLASS(jitscope_window_parent_class)->dispose(object);
@@ -684,9 +637,12 @@ static void jitscope_window_class_init(JitscopeWindowClass *klass) {
       {"win.select-plan", "u", action_select},     {"win.select-stage", "u", action_select},
       {"win.select-row", "u", action_select},      {"win.fit", NULL, action_view},
       {"win.zoom-in", NULL, action_view},          {"win.zoom-out", NULL, action_view},
-      {"win.search", NULL, action_search},         {"win.export", NULL, action_export_menu},
-      {"win.export-graph", NULL, action_export_graph}, {"win.copy-ir", NULL, action_copy_ir},
-      {"win.export-bundle", NULL, action_export_bundle}, {"win.compare", NULL, action_compare},
+      {"win.search", NULL, action_search},
+      {"win.export", NULL, jitscope_window_action_export},
+      {"win.export-graph", NULL, jitscope_window_action_export},
+      {"win.copy-ir", NULL, jitscope_window_action_export},
+      {"win.export-bundle", NULL, jitscope_window_action_export},
+      {"win.compare", NULL, action_compare},
       {"win.fold", NULL, action_fold},             {"win.dark", NULL, action_dark},
       {"win.cancel-layout", NULL, action_cancel_layout},
   };
@@ -696,18 +652,32 @@ static void jitscope_window_class_init(JitscopeWindowClass *klass) {
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-layout", NULL);
 }
 
-static void add_canvas_keys(GtkWidget *widget) {
-  static const struct {
-    const char *keys, *action;
-  } keys[] = {{"n", "win.next-stage"}, {"p", "win.prev-stage"}, {"<Shift>n", "win.next-changed"},
-              {"<Shift>p", "win.prev-changed"}, {"f", "win.fold"}};
+typedef struct {
+  const char *keys, *action;
+} KeyAction;
+
+static void add_keys(GtkWidget *widget, const KeyAction *keys, guint n) {
   GtkEventController *controller = gtk_shortcut_controller_new();
-  for (guint i = 0; i < G_N_ELEMENTS(keys); i++)
+  for (guint i = 0; i < n; i++)
     gtk_shortcut_controller_add_shortcut(
         GTK_SHORTCUT_CONTROLLER(controller),
         gtk_shortcut_new(gtk_shortcut_trigger_parse_string(keys[i].keys),
                          gtk_named_action_new(keys[i].action)));
   gtk_widget_add_controller(widget, controller);
+}
+
+/* Stepping keys on the window, in the bubble phase: they work wherever the focus is (canvas,
+ * lists, inspector) except in a text field, which types them; there the application's
+ * Alt+Down / Alt+Up variants step (the shortcuts window lists both). */
+static void add_stepping_keys(JitscopeWindow *self) {
+  static const KeyAction window_keys[] = {{"n", "win.next-stage"},
+                                          {"p", "win.prev-stage"},
+                                          {"<Shift>n", "win.next-changed"},
+                                          {"<Shift>p", "win.prev-changed"},
+                                          {"r", "canvas.removed"}};
+  static const KeyAction canvas_keys[] = {{"f", "win.fold"}};
+  add_keys(GTK_WIDGET(self), window_keys, G_N_ELEMENTS(window_keys));
+  add_keys(GTK_WIDGET(self->graph_view), canvas_keys, G_N_ELEMENTS(canvas_keys));
 }
 
 static void jitscope_window_init(JitscopeWindow *self) {
@@ -722,24 +692,34 @@ static void jitscope_window_init(JitscopeWindow *self) {
   jitscope_program_pane_set_workspace(self->program_pane, self->ws);
   g_signal_connect(self->program_pane, "program-changed", G_CALLBACK(on_program_changed), self);
   g_signal_connect(self->program_pane, "message", G_CALLBACK(on_pane_message), self);
+  g_signal_connect(self->program_pane, "program-loaded", G_CALLBACK(on_program_loaded), self);
   g_signal_connect(self->plans_tree, "row-activated", G_CALLBACK(on_row_activated), self);
   g_signal_connect(self->stage_list, "stage-selected", G_CALLBACK(on_stage_selected), self);
   g_signal_connect(self->graph_view, "node-activated", G_CALLBACK(on_node_activated), self);
   g_signal_connect(self->graph_view, "edge-activated", G_CALLBACK(on_node_activated), self);
-  /* canvas.edge-types: stateful, one per window; every canvas of the window reaches it */
-  GSimpleAction *edge_types = g_simple_action_new_stateful("edge-types", NULL,
-                                                           g_variant_new_boolean(FALSE));
-  g_signal_connect(edge_types, "change-state", G_CALLBACK(on_edge_types), self);
+  /* canvas.edge-types and canvas.removed: stateful, one per window; every canvas of the window
+   * reaches them */
   GSimpleActionGroup *canvas = g_simple_action_group_new();
-  g_action_map_add_action(G_ACTION_MAP(canvas), G_ACTION(edge_types));
+  static const struct {
+    const char *name;
+    void (*changed)(GSimpleAction *, GVariant *, JitscopeWindow *);
+  } toggles[] = {{"edge-types", on_edge_types}, {"removed", on_show_removed}};
+  for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {
+    g_autoptr(GSimpleAction) toggle = g_simple_action_new_stateful(toggles[i].name, NULL,
+                                                                   g_variant_new_boolean(FALSE));
+    g_signal_connect(toggle, "change-state", G_CALLBACK(toggles[i].changed), self);
+    g_action_map_add_action(G_ACTION_MAP(canvas), G_ACTION(toggle));
+  }
   gtk_widget_insert_action_group(GTK_WIDGET(self), "canvas", G_ACTION_GROUP(canvas));
-  g_object_unref(edge_types);
   g_object_unref(canvas);
   g_signal_connect(self->graph_view, "cancel-layout", G_CALLBACK(on_cancel_layout), self);
   g_signal_connect(self->search_entry, "activate", G_CALLBACK(on_search), self);
-  g_signal_connect(self->search_entry, "search-changed", G_CALLBACK(on_search), self);
+  g_signal_connect(self->search_entry, "search-changed", G_CALLBACK(on_search_changed), self);
   gtk_search_bar_connect_entry(self->search_bar, GTK_EDITABLE(self->search_entry));
-  add_canvas_keys(GTK_WIDGET(self->graph_view));
+  add_stepping_keys(self);
+  /* The canvas has the focus as the window opens: n steps at once, and typing goes nowhere
+   * it was not meant to. */
+  gtk_window_set_focus(GTK_WINDOW(self), GTK_WIDGET(self->graph_view));
   load_settings(self);
   show_stage(self, TRUE);
 }

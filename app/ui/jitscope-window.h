@@ -7,6 +7,10 @@
  * select-stage(u), select-row(u) (a row of the plans tree), fit, zoom-in, zoom-out, search,
  * export (opens the export menu), export-graph, copy-ir, export-bundle, compare, fold, dark,
  * cancel-layout (Escape, enabled while a layout of the shown stage or compare step runs).
+ * The keys n, p, Shift+N, Shift+P (stepping) and r work wherever the focus is but in a text
+ * field (Alt+Down, Alt+Up and Alt+Shift+Down/Up step there too). Stateful canvas.edge-types
+ * (t: every edge labelled with its value's type) and canvas.removed (r: the nodes the stage
+ * removed, drawn faded from the stage before), one state per window.
  *
  * The canvas shows a stage through AppStageLayouts (workspace_layout.h): a cached stage at
  * once; otherwise progress (phase, elapsed time, Cancel) over the canvas, the quick preview
@@ -37,7 +41,11 @@ G_DECLARE_FINAL_TYPE(JitscopeWindow, jitscope_window, JITSCOPE, WINDOW, GtkAppli
 JitscopeWindow *jitscope_window_new(GtkApplication *app);
 
 /* Loads a file into the program pane; a file that cannot be read or does not parse leaves
- * the window working with the reason shown. */
+ * the window working with the reason shown. A program that comes in whole (a file, the
+ * example, a paste, a drop, jitscope_window_set_program) opens ready: the spec lines of its
+ * header (spec_header.h) replace the inputs and it runs at once (the first plan's first stage
+ * is shown, fitted to the canvas); without them its declared input types fill the spec line
+ * where they are complete, and a malformed header is shown as FILE:LINE:COL in the banner. */
 void jitscope_window_open_file(JitscopeWindow *self, const char *path);
 /* Sets the program text (as if pasted or typed) and parses it at once. */
 void jitscope_window_set_program(JitscopeWindow *self, const char *text, const char *filename);

@@ -180,11 +180,14 @@ parse_header_end(Parser *p, bool *braces, const char *what, GError **error)
   return text_error_found(error, &p->lx, t, "expected ':' after %s", what);
 }
 
-/* `graph(params):` : pushes a new graph frame with its top block open. */
+/* `graph(params):` : pushes a new graph frame with its top block open. Comments before it
+ * are skipped (a file's header, e.g. the input specs that app/spec_header.h reads). */
 static bool
 parse_graph_header(Parser *p, GError **error)
 {
   const Token *t = text_next(&p->lx, error);
+  while (t != NULL && t->kind == TOK_COMMENT)
+    t = text_next(&p->lx, error);
   if (t == NULL)
     return false;
   if (!text_tok_is_ident(t, "graph"))

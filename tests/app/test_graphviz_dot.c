@@ -103,6 +103,59 @@ static void test_highlight_changes(void) {
   ir_graph_free(before);
 }
 
+/* show_removed: a node the stage deleted is drawn faded, with its edges from its input and
+ * to the return that are still drawn; only with the option, only against a previous stage. */
+static void test_removed_drawn_faded(void) {
+  IrGraph *before = parse("graph(%a : Tensor, %b : Tensor):\n"
+                          "  %s : Tensor = aten::mul(%a, %b)\n"
+                          "  %t : Tensor = aten::relu(%s)\n"
+                          "  return (%t)\n");
+  IrGraph *after = ir_graph_copy(before);
+  IrNode *mul = NULL, *relu = NULL;
+  IR_FOR_EACH_NODE(node, after->block) {
+    if (node->kind == IR_ATEN_MUL)
+      mul = node;
+    else if (node->kind == IR_ATEN_RELU)
+      relu = node;
+  }
+  ir_node_replace_input(after->block->ret, 0, ir_output(mul, 0));
+  guint64 gone = relu->origin;
+  ir_node_destroy(relu);
+  char *ghost = g_strdup_printf("x%" G_GUINT64_FORMAT " [", gone);
+  char *in_edge = g_strdup_printf("n%" G_GUINT64_FORMAT " -> x%" G_GUINT64_FORMAT " [style=dashed",
+                                  mul->origin, gone);
+  char *out_edge = g_strdup_printf("x%" G_GUINT64_FORMAT " -> r [style=dashed", gone);
+  AppDotOptions options = {.previous = before, .show_removed = true};
+  AppDotStats stats;
+  char *dot = app_graphviz_dot(after, &options, &stats);
+  g_assert_cmpuint(stats.removed, ==, 1);
+  g_assert_cmpuint(stats.removed_shown, ==, 1);
+  g_assert_nonnull(strstr(dot, ghost));
+  g_assert_nonnull(strstr(dot, "label=\"removed: aten::relu\\n%t : Tensor\""));
+  g_assert_nonnull(strstr(dot, "rounded,dashed,filled"));
+  g_assert_nonnull(strstr(dot, in_edge));
+  g_assert_nonnull(strstr(dot, out_edge));
+  g_free(dot);
+  /* without the option the count stays, nothing is drawn */
+  options.show_removed = false;
+  dot = app_graphviz_dot(after, &options, &stats);
+  g_assert_cmpuint(stats.removed, ==, 1);
+  g_assert_cmpuint(stats.removed_shown, ==, 0);
+  g_assert_null(strstr(dot, "removed:"));
+  g_free(dot);
+  /* nothing removed against itself */
+  options = (AppDotOptions){.previous = after, .show_removed = true};
+  dot = app_graphviz_dot(after, &options, &stats);
+  g_assert_cmpuint(stats.removed_shown, ==, 0);
+  g_assert_null(strstr(dot, "removed:"));
+  g_free(dot);
+  g_free(ghost);
+  g_free(in_edge);
+  g_free(out_edge);
+  ir_graph_free(after);
+  ir_graph_free(before);
+}
+
 static const char blocks_text[] =
     "graph(%x : Tensor, %c : bool, %sz : int[]?):\n"
     "  %none : NoneType = prim::Constant()\n"
@@ -418,6 +471,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/graphviz-dot/constants-inlined", test_constants_inlined);
   g_test_add_func("/graphviz-dot/stable-ids-and-find", test_stable_ids_and_find);
   g_test_add_func("/graphviz-dot/highlight-changes", test_highlight_changes);
+  g_test_add_func("/graphviz-dot/removed-drawn-faded", test_removed_drawn_faded);
   g_test_add_func("/graphviz-dot/blocks-none-and-optional", test_blocks_none_and_optional);
   g_test_add_func("/graphviz-dot/subgraph-cluster-and-folding", test_subgraph_cluster_and_folding);
   g_test_add_func("/graphviz-dot/large-graph-options", test_large_graph_options);

@@ -306,6 +306,39 @@ static void test_input_errors(void) {
   g_free(bcast);
 }
 
+/* A file's `# jitscope: --spec` header stands in for a missing --input (the first line) and
+ * for plans' missing --spec (every line); --input overrides it; a malformed header is a
+ * located error. */
+static void test_header_specs(void) {
+  char *carrying = write_tmp("header.ir", "# two calls\n"
+                                          "# jitscope: --spec 'Float(2, 3); Double(4)'\n"
+                                          "# jitscope: --spec 'Float(5); Double(1)'\n"
+                                          "graph(%x : Tensor,\n      %y : Tensor):\n"
+                                          "  return (%x, %y)\n");
+  JsonNode *root = run_json(carrying, (const char *[]){NULL});
+  assert_shape(output(root, 0), "float32", (gint64[]){2, 3}, 2);
+  assert_shape(output(root, 1), "float64", (gint64[]){4}, 1);
+  json_node_unref(root);
+  root = run_json(carrying, (const char *[]){"--input", "Long(7)", "Bool(2)", NULL});
+  assert_shape(output(root, 0), "int64", (gint64[]){7}, 1);
+  json_node_unref(root);
+  CliRun r = cli_run(jitscope, tmpdir, (const char *[]){"plans", carrying, "--json", NULL});
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "\"spec\":\"Float(2, 3); Double(4)\""));
+  g_assert_nonnull(strstr(r.out, "\"spec\":\"Float(5); Double(1)\""));
+  cli_run_clear(&r);
+  char *malformed = write_tmp("malformed.ir", "# jitscope: --spec 'Float(2); Flot(3)'\n"
+                                             "graph(%x : Tensor,\n      %y : Tensor):\n"
+                                             "  return (%x, %y)\n");
+  r = cli_run(jitscope, tmpdir, (const char *[]){"run", malformed, NULL});
+  g_assert_cmpint(r.status, ==, 2);
+  g_autofree char *expected = g_strdup_printf("jitscope: %s:1:31: error: spec 2 'Flot(3)'", malformed);
+  g_assert_true(g_str_has_prefix(r.err, expected));
+  cli_run_clear(&r);
+  g_free(malformed);
+  g_free(carrying);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   if (argc < 2) {
@@ -324,6 +357,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/run/scalars-and-tuples", test_scalars_and_tuples);
   g_test_add_func("/cli/run/text-output", test_text_output);
   g_test_add_func("/cli/run/input-errors", test_input_errors);
+  g_test_add_func("/cli/run/header-specs", test_header_specs);
   int status = g_test_run();
   char *rm[] = {"rm", "-rf", tmpdir, NULL};
   g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);

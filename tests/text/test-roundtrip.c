@@ -62,6 +62,9 @@ test_fixed_point_noncanonical(void)
   assert_fixed_point("graph(%x : Tensor): # header\n  %y : Tensor = aten::neg(%x) # a.py:1:2\n"
                      "  return (%y) # trailing\n# end\n");
   assert_fixed_point("\xef\xbb\xbfgraph(%x : Tensor):\n  return (%x)\n");
+  /* a file's header comments before the graph (the input specs of spec_header.h) */
+  assert_fixed_point("# An example.\n\n# jitscope: --spec 'Float(2)'\ngraph(%x : Tensor):\n"
+                     "  return (%x)\n");
   assert_fixed_point("graph(%0 : Float(2, 3, 4)\n      %1 : Dynamic) {\n"
                      "  %2 : Float(2, 3, 4), %3 : Float(2, 3, 4) = prim::GradOf[name=aten::add](%0)\n"
                      "  block0() {\n    -> (%0, %1)\n  }\n"

@@ -29,10 +29,11 @@ static char *example_path(const char *name) {
   return g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "resources", "examples", name, NULL);
 }
 
+/* The window as `jitscope` opens it: on the LSTM example, run at once with its header's spec. */
 static JitscopeWindow *open_example(void) {
   JitscopeWindow *window = jitscope_application_open_window(app, NULL);
   gtk_window_set_default_size(GTK_WINDOW(window), 1500, 900);
-  wait_frames(30);
+  wait_shown(window);
   g_assert_nonnull(app_workspace_graph(jitscope_window_get_workspace(window)));
   g_assert_null(jitscope_window_get_program_error(window));
   return window;
@@ -40,7 +41,6 @@ static JitscopeWindow *open_example(void) {
 
 static JitscopeWindow *open_and_run_lstm(void) {
   JitscopeWindow *window = open_example();
-  act(window, "win.run", NULL);
   const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
   g_assert_nonnull(run);
   g_assert_cmpuint(run->n_failed, ==, 0);
@@ -105,6 +105,77 @@ static void test_lstm_every_row_every_stage(void) {
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
+/* Every plan's first picture is fitted to the canvas, chosen by action or from the plans
+ * tree; stepping through a plan's stages keeps the viewport the user chose. */
+static void test_viewport(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  JitscopeGraphView *view = jitscope_window_get_graph_view(window);
+  const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
+  JitscopePlansTree *tree = jitscope_window_get_plans_tree(window);
+  for (guint r = 0; r < jitscope_plans_tree_get_n_rows(tree); r++) {
+    JitscopePlanRowKind kind;
+    int plan = -1;
+    jitscope_plans_tree_get_row(tree, r, &kind, &plan, NULL, NULL, NULL);
+    if (kind != JITSCOPE_PLAN_ROW_PLAN || plan == jitscope_window_get_plan(window))
+      continue;
+    jitscope_graph_view_zoom(view, 3.0); /* what the previous plan's picture was left at */
+    act(window, "win.select-row", "u", r);
+    assert_fitted(view);
+  }
+  for (guint p = 0; p < run->plans->len; p++) {
+    act(window, "win.select-plan", "u", p);
+    assert_fitted(view);
+    jitscope_graph_view_zoom(view, 1.7);
+    double zoom = jitscope_graph_view_get_zoom(view);
+    double x, y;
+    g_assert_true(jitscope_graph_view_scene_to_widget(view, 0, 0, &x, &y));
+    act(window, "win.next-stage", NULL);
+    act(window, "win.next-changed", NULL);
+    g_assert_cmpfloat(jitscope_graph_view_get_zoom(view), ==, zoom);
+    double x2, y2;
+    g_assert_true(jitscope_graph_view_scene_to_widget(view, 0, 0, &x2, &y2));
+    g_assert_cmpfloat(x2, ==, x);
+    g_assert_cmpfloat(y2, ==, y);
+  }
+  gtk_window_destroy(GTK_WINDOW(window));
+}
+
+static guint count_removed_drawn(AppScene *scene) {
+  guint n = 0;
+  for (guint i = 0; i < scene->objects->len; i++) {
+    const AppObject *o = app_scene_object(scene, i);
+    n += o->kind == APP_OBJECT_NODE && o->id[0] == 'x';
+  }
+  return n;
+}
+
+/* r (canvas.removed): the nodes a stage deleted, drawn faded from the stage before. */
+static void test_removed_faded(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  JitscopeGraphView *view = jitscope_window_get_graph_view(window);
+  const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
+  const AppWorkspacePlan *forward = g_ptr_array_index(run->plans, 0);
+  guint stage = 1;
+  while (strstr(jitscope_window_get_stage_title(window), "-0 removed")) {
+    g_assert_cmpuint(stage, <, forward->stages->len);
+    act(window, "win.select-stage", "u", stage++);
+  }
+  g_assert_nonnull(strstr(jitscope_window_get_stage_title(window), "(r draws them)"));
+  g_assert_cmpuint(count_removed_drawn(jitscope_graph_view_get_scene(view)), ==, 0);
+  act(window, "canvas.removed", NULL);
+  guint drawn = count_removed_drawn(jitscope_graph_view_get_scene(view));
+  g_test_message("stage %u: %s; %u drawn faded", stage, jitscope_window_get_stage_title(window),
+                 drawn);
+  g_assert_cmpuint(drawn, >, 0);
+  g_assert_nonnull(strstr(jitscope_window_get_stage_title(window), "(drawn faded)"));
+  g_assert_cmpuint(count_label(jitscope_graph_view_get_scene(view), "removed: "), ==, drawn);
+  jitscope_graph_view_fit(view);
+  screenshot(window, "window-removed-faded.png");
+  act(window, "canvas.removed", NULL);
+  g_assert_cmpuint(count_removed_drawn(jitscope_graph_view_get_scene(view)), ==, 0);
+  gtk_window_destroy(GTK_WINDOW(window));
+}
+
 /* Picks a FusionGroup row, checks the inspector, returns the window at that group. */
 static void select_first_group(JitscopeWindow *window) {
   JitscopePlansTree *tree = jitscope_window_get_plans_tree(window);
@@ -138,6 +209,7 @@ static void test_inspector(void) {
   g_assert_nonnull(strstr(text, "float32 [3, 20]"));
   g_assert_cmpfloat(jitscope_graph_view_get_zoom(view), >=, 0.8);
   g_assert_nonnull(strstr(jitscope_window_get_banner(window), "match"));
+  jitscope_inspector_scroll_to_section(jitscope_window_get_inspector(window), "ORIGIN HISTORY");
   screenshot(window, "window-lstm-inspector.png");
 
   /* A FusionGroup: backend, CUDA source, and why nvrtc did not compile it. */
@@ -150,22 +222,28 @@ static void test_inspector(void) {
   g_assert_nonnull(strstr(text, "not compiled: nvrtc did not load"));
   g_assert_nonnull(strstr(text, cuda_dir));
   g_assert_nonnull(strstr(text, "VALUES AFTER THE RUN"));
+  /* Its kernel's row: the same group, the CUDA source in view. */
+  JitscopePlansTree *tree = jitscope_window_get_plans_tree(window);
+  int row = jitscope_plans_tree_get_selected_row(tree);
+  JitscopePlanRowKind kind;
+  g_assert_true(jitscope_plans_tree_get_row(tree, (guint)row + 1, &kind, NULL, NULL, NULL, NULL));
+  g_assert_cmpint(kind, ==, JITSCOPE_PLAN_ROW_KERNEL);
+  act(window, "win.select-row", "u", row + 1);
+  g_assert_nonnull(strstr(jitscope_window_get_inspector_text(window), "GENERATED CUDA KERNEL"));
   screenshot(window, "window-lstm-fusion-group.png");
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
 static void test_compare_broadcast(void) {
-  JitscopeWindow *window = open_example();
+  /* Opened while the example's run is still in flight: it runs after that one, with its
+   * header's three specs. */
+  JitscopeWindow *window = jitscope_application_open_window(app, NULL);
+  gtk_window_set_default_size(GTK_WINDOW(window), 1500, 900);
+  g_assert_true(app_workspace_running(jitscope_window_get_workspace(window)));
   char *path = example_path("broadcast_cell.ir");
   jitscope_window_open_file(window, path);
   g_free(path);
-  const char *specs[] = {
-      "Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1)",
-      "Float(5, 1, requires_grad=1); Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1)",
-      "Float(5, 1, requires_grad=1); Float(5, 1, requires_grad=1); Float(5, 5, requires_grad=1)",
-  };
-  jitscope_window_set_specs(window, specs, 3);
-  act(window, "win.run", NULL);
+  wait_shown(window);
   const AppWorkspaceRun *run = app_workspace_last_run(jitscope_window_get_workspace(window));
   g_assert_cmpuint(run->specs->len, ==, 3);
   g_assert_cmpuint(run->n_failed, ==, 0);
@@ -256,6 +334,40 @@ static void test_export(void) {
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
+/* The first shown window that is not `window`, or NULL. */
+static GtkWindow *other_window(JitscopeWindow *window) {
+  GListModel *toplevels = gtk_window_get_toplevels();
+  GtkWindow *found = NULL;
+  for (guint i = 0; i < g_list_model_get_n_items(toplevels) && !found; i++) {
+    g_autoptr(GtkWindow) w = g_list_model_get_item(toplevels, i);
+    if (w != GTK_WINDOW(window) && gtk_widget_get_mapped(GTK_WIDGET(w)))
+      found = w;
+  }
+  return found;
+}
+
+/* Export the graph (Ctrl+Shift+E): the save dialog, cancelled. */
+static void test_export_dialog(void) {
+  JitscopeWindow *window = open_and_run_lstm();
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(window), "win.export-graph", NULL));
+  GtkWindow *dialog;
+  while (!(dialog = other_window(window)))
+    g_main_context_iteration(NULL, TRUE);
+  g_assert_true(jitscope_window_is_busy(window)); /* until the dialog answers */
+  gtk_window_set_default_size(dialog, 900, 600);
+  if (GTK_IS_FILE_CHOOSER(dialog)) { /* GTK's own dialog (no portal): the project's folder */
+    g_autoptr(GFile) folder = g_file_new_for_path(g_getenv("JITSCOPE_SOURCE_DIR"));
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS /* GtkFileChooser is deprecated from GTK 4.10 */
+    gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(dialog), folder, NULL);
+    G_GNUC_END_IGNORE_DEPRECATIONS
+  }
+  screenshot_window(dialog, "window-export-dialog.png");
+  gtk_window_close(dialog);
+  wait_idle(window);
+  g_assert_nonnull(strstr(jitscope_window_get_banner(window), "Export cancelled"));
+  gtk_window_destroy(GTK_WINDOW(window));
+}
+
 static void test_errors_shown(void) {
   JitscopeWindow *window = open_example();
   char *dir = g_dir_make_tmp("jitscope-ui-XXXXXX", NULL);
@@ -276,6 +388,7 @@ static void test_errors_shown(void) {
   char *path = example_path("broadcast_cell.ir");
   jitscope_window_open_file(window, path);
   g_free(path);
+  wait_idle(window); /* its header's specs ran */
   g_assert_null(jitscope_window_get_program_error(window));
   const char *specs[] = {"Float(2, 3); Float(4, 5); Float(1)", "Float(2); Float(2)"};
   jitscope_window_set_specs(window, specs, 2);
@@ -311,13 +424,13 @@ static void test_dark_and_settings(void) {
   g_assert_false(g_settings_get_boolean(settings, "dark-style"));
   g_settings_set_int(settings, "sidebar-width", 333);
   gtk_window_set_default_size(GTK_WINDOW(window), 1300, 800);
-  gtk_window_close(GTK_WINDOW(window));
-  wait_frames(5);
+  gtk_window_close(GTK_WINDOW(window)); /* saves the settings */
+  dispatch_pending();
   GSettings *check = g_settings_new("io.github.jitscope.Jitscope");
   g_assert_cmpint(g_settings_get_int(check, "window-width"), ==, 1300);
   g_assert_cmpint(g_settings_get_int(check, "sidebar-width"), ==, 333);
   JitscopeWindow *again = jitscope_application_open_window(app, NULL);
-  wait_frames(20);
+  wait_shown(again);
   g_assert_cmpint(jitscope_window_get_pane_position(again, "sidebar-width"), ==, 333);
   int w = 0, h = 0;
   gtk_window_get_default_size(GTK_WINDOW(again), &w, &h);
@@ -358,9 +471,12 @@ int main(int argc, char **argv) {
   app = jitscope_application_new();
   g_assert_true(g_application_register(G_APPLICATION(app), NULL, NULL));
   g_test_add_func("/window/lstm-every-row-every-stage", test_lstm_every_row_every_stage);
+  g_test_add_func("/window/viewport", test_viewport);
+  g_test_add_func("/window/removed-faded", test_removed_faded);
   g_test_add_func("/window/inspector", test_inspector);
   g_test_add_func("/window/compare-broadcast", test_compare_broadcast);
   g_test_add_func("/window/export", test_export);
+  g_test_add_func("/window/export-dialog", test_export_dialog);
   g_test_add_func("/window/errors-shown", test_errors_shown);
   g_test_add_func("/window/dark-and-settings", test_dark_and_settings);
   g_test_add_func("/window/screenshots", final_screenshots);

@@ -12,20 +12,19 @@
 
 static JitscopeApplication *app;
 
-static const char *lstm_spec =
-    "Float(3, 10); Float(3, 20); Float(3, 20); Float(80, 10, requires_grad=1); "
-    "Float(80, 20, requires_grad=1); Float(80, requires_grad=1); Float(80, requires_grad=1)";
+/* A window on an example file, run with its header's specs as it opens. */
+static JitscopeWindow *open_example(const char *name) {
+  char *path = g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "resources", "examples", name,
+                                NULL);
+  JitscopeWindow *window = jitscope_application_open_window(app, path);
+  g_free(path);
+  gtk_window_set_default_size(GTK_WINDOW(window), 1500, 900);
+  wait_shown(window);
+  return window;
+}
 
 static JitscopeWindow *open_lstm(void) {
-  JitscopeWindow *window = jitscope_application_open_window(app, NULL);
-  gtk_window_set_default_size(GTK_WINDOW(window), 1500, 900);
-  wait_frames(30);
-  char *path = g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "resources", "examples",
-                                "lstm_cell.ir", NULL);
-  jitscope_window_open_file(window, path);
-  g_free(path);
-  jitscope_window_set_specs(window, &lstm_spec, 1);
-  act(window, "win.run", NULL);
+  JitscopeWindow *window = open_example("lstm_cell.ir");
   g_assert_cmpuint(app_workspace_last_run(jitscope_window_get_workspace(window))->n_failed, ==, 0);
   act(window, "win.select-plan", "u", 0);
   act(window, "win.select-stage", "u", 0);
@@ -93,11 +92,11 @@ static void test_hover_and_click(void) {
   g_assert_true(jitscope_graph_view_scene_to_widget(view, sx, sy, &x, &y));
 
   /* Hover 3 px beside the curve: highlighted over the cached drawing. */
-  wait_frames(5);
+  wait_frames(window, 5);
   guint draws = jitscope_graph_view_get_draw_count(view);
   guint overlays = jitscope_graph_view_get_overlay_count(view);
   jitscope_graph_view_hover_at(view, x + 3, y);
-  wait_frames(5);
+  wait_frames(window, 5);
   g_assert_cmpstr(jitscope_graph_view_get_hover(view), ==, id);
   g_assert_cmpuint(jitscope_graph_view_get_overlay_count(view), >, overlays);
   g_assert_cmpuint(jitscope_graph_view_get_draw_count(view), ==, draws);
@@ -108,19 +107,19 @@ static void test_hover_and_click(void) {
                                       (node->bounds.y0 + node->bounds.y1) / 2, &nx, &ny);
   jitscope_graph_view_hover_at(view, nx, ny);
   g_assert_null(jitscope_graph_view_get_hover(view));
-  wait_frames(3);
+  wait_frames(window, 3);
   g_assert_cmpuint(jitscope_graph_view_get_draw_count(view), ==, draws);
 
   /* The tolerance is in pixels: 4 px beside the curve hit at any zoom, 12 px do not. */
   jitscope_graph_view_zoom(view, 2.0);
-  wait_frames(3);
+  wait_frames(window, 3);
   g_assert_true(jitscope_graph_view_scene_to_widget(view, sx, sy, &x, &y));
   jitscope_graph_view_hover_at(view, x + 4, y);
   g_assert_cmpstr(jitscope_graph_view_get_hover(view), ==, id);
   jitscope_graph_view_hover_at(view, x + 12, y);
   g_assert_cmpstr(jitscope_graph_view_get_hover(view), !=, id);
   jitscope_graph_view_fit(view);
-  wait_frames(3);
+  wait_frames(window, 3);
   g_assert_true(jitscope_graph_view_scene_to_widget(view, sx, sy, &x, &y));
 
   /* Click: the value is selected and inspected. */
@@ -189,7 +188,7 @@ static void test_edge_types(void) {
   g_assert_true(jitscope_graph_view_select(view, app_scene_object(scene, (guint)edge)->id));
   wait_idle(window);
   g_assert_nonnull(strstr(jitscope_window_get_inspector_text(window), "%gates.1 : "));
-  wait_frames(10); /* select brought the value into view at 100 % */
+  wait_frames(window, 10); /* select brought the value into view at 100 % */
   screenshot(window, "window-edge-types.png");
   /* off again, from the canvas (as its key t and its menu do): the first layout, cached */
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(view), "canvas.edge-types", NULL));
@@ -199,13 +198,7 @@ static void test_edge_types(void) {
 }
 
 static void test_compare_edge_types(void) {
-  JitscopeWindow *window = jitscope_application_open_window(app, NULL);
-  gtk_window_set_default_size(GTK_WINDOW(window), 1500, 900);
-  wait_frames(30);
-  char *path = g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "resources", "examples",
-                                "broadcast_cell.ir", NULL);
-  jitscope_window_open_file(window, path);
-  g_free(path);
+  JitscopeWindow *window = open_example("broadcast_cell.ir");
   const char *specs[] = {
       "Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1)",
       "Float(5, 1, requires_grad=1); Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1)",

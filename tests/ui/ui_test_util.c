@@ -4,23 +4,58 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-void wait_idle(JitscopeWindow *window) {
-  gint64 until = g_get_monotonic_time() + 120 * G_USEC_PER_SEC;
-  for (int i = 0; i < 5; i++)
-    g_main_context_iteration(NULL, FALSE);
-  while (jitscope_window_is_busy(window) && g_get_monotonic_time() < until)
-    g_main_context_iteration(NULL, TRUE);
-  for (int i = 0; i < 20; i++)
-    g_main_context_iteration(NULL, FALSE);
-  g_assert_false(jitscope_window_is_busy(window));
+void dispatch_pending(void) {
+  for (int i = 0; i < 50 && g_main_context_iteration(NULL, FALSE); i++)
+    ;
 }
 
-void wait_frames(int n) {
-  for (int i = 0; i < n; i++) {
-    g_usleep(10000);
-    while (g_main_context_iteration(NULL, FALSE))
-      ;
+void wait_idle(JitscopeWindow *window) {
+  dispatch_pending();
+  while (jitscope_window_is_busy(window))
+    g_main_context_iteration(NULL, TRUE);
+  dispatch_pending();
+}
+
+static void count_paint(GdkFrameClock *clock, int *painted) { (*painted)++; }
+
+static void wait_widget_frames(GtkWidget *widget, int n) {
+  while (!gtk_widget_get_mapped(widget))
+    g_main_context_iteration(NULL, TRUE);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock(widget);
+  int painted = 0;
+  gulong handler = g_signal_connect(clock, "after-paint", G_CALLBACK(count_paint), &painted);
+  while (painted < n) {
+    gtk_widget_queue_draw(widget);
+    g_main_context_iteration(NULL, TRUE);
   }
+  g_signal_handler_disconnect(clock, handler);
+}
+
+void wait_frames(JitscopeWindow *window, int n) { wait_widget_frames(GTK_WIDGET(window), n); }
+
+void wait_shown(JitscopeWindow *window) {
+  wait_frames(window, 2);
+  while (gtk_widget_get_width(GTK_WIDGET(window)) <= 100)
+    wait_frames(window, 1);
+  wait_idle(window);
+}
+
+void assert_fitted(JitscopeGraphView *view) {
+  AppScene *scene = jitscope_graph_view_get_scene(view);
+  g_assert_nonnull(scene);
+  double x0, y0, x1, y1;
+  g_assert_true(jitscope_graph_view_scene_to_widget(view, 0, 0, &x0, &y0));
+  g_assert_true(jitscope_graph_view_scene_to_widget(view, scene->width, scene->height, &x1, &y1));
+  int w = gtk_widget_get_width(GTK_WIDGET(view)), h = gtk_widget_get_height(GTK_WIDGET(view));
+  g_test_message("scene %.0f x %.0f drawn at (%.0f, %.0f)-(%.0f, %.0f) in %d x %d", scene->width,
+                 scene->height, x0, y0, x1, y1, w, h);
+  g_assert_cmpfloat(x0, >=, 0);
+  g_assert_cmpfloat(y0, >=, 0);
+  g_assert_cmpfloat(x1, <=, w);
+  g_assert_cmpfloat(y1, <=, h);
+  /* and fills it in one direction, or is drawn at the largest zoom fit uses */
+  g_assert_true(x1 - x0 > w * 0.8 || y1 - y0 > h * 0.8 ||
+                jitscope_graph_view_get_zoom(view) >= 2.0);
 }
 
 void act(JitscopeWindow *window, const char *action, const char *format, ...) {
@@ -35,11 +70,13 @@ void act(JitscopeWindow *window, const char *action, const char *format, ...) {
   wait_idle(window);
 }
 
-/* Renders the window (paintable -> render node -> texture), checks that the picture has
- * content (many colours, and not one colour over most of it), saves it when asked. */
 void screenshot(JitscopeWindow *window, const char *name) {
-  wait_frames(20);
+  screenshot_window(GTK_WINDOW(window), name);
+}
+
+void screenshot_window(GtkWindow *window, const char *name) {
   GtkWidget *widget = GTK_WIDGET(window);
+  wait_widget_frames(widget, 3);
   int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
   g_assert_cmpint(w, >, 100);
   GdkPaintable *paintable = gtk_widget_paintable_new(widget);
