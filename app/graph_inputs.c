@@ -57,6 +57,8 @@ static bool value_fits(const InputSpec *spec, RtValue *value, const IrType *decl
   case IR_TYPE_DEVICE:
   case IR_TYPE_LIST:
   case IR_TYPE_TUPLE:
+  case IR_TYPE_CLASS:
+  case IR_TYPE_DICT:
     return false;
   }
   return false;
