@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "autodiff/autodiff.h"
+#include "ir/ops.h"
 
 typedef struct {
   IrGraph *g;
@@ -224,24 +225,14 @@ ad_formula_exists(const IrNode *node)
     return false;
   if (node->kind == IR_PRIM_CONSTANT_CHUNK)
     return true;
-  if (!node->schema)
+  const IrOpDef *def = ir_node_op_def(node);
+  if (!def || (def->grad != IR_GRAD_FORMULA && def->grad != IR_GRAD_DERIV))
     return false;
+  /* Builders that need constant arguments or known ranks. */
   double d;
   switch (node->kind) {
-  case IR_ATEN_ADD:
-  case IR_ATEN_SUB:
-  case IR_ATEN_MUL:
-  case IR_ATEN_DIV:
-  case IR_ATEN_RSUB:
-  case IR_ATEN_FMOD:
-  case IR_ATEN_REMAINDER:
-    return overload_is(node, "Tensor") || overload_is(node, "Scalar");
-  case IR_ATEN_NEG:
-    return overload_is(node, "");
   case IR_ATEN_POW:
-    if (overload_is(node, "Tensor_Tensor"))
-      return true;
-    return overload_is(node, "Tensor_Scalar") && scalar_usable(ir_input(node, 1));
+    return !overload_is(node, "Tensor_Scalar") || scalar_usable(ir_input(node, 1));
   case IR_ATEN_LERP:
     return overload_is(node, "Tensor") || scalar_usable(ir_input(node, 2));
   case IR_ATEN_MATMUL:
@@ -268,56 +259,8 @@ ad_formula_exists(const IrNode *node)
     }
   case IR_ATEN_CHUNK:
     return constant_number(ir_input(node, 2), &d) || ir_n_inputs(node) < 3;
-  case IR_ATEN_ABS:
-  case IR_ATEN_SIGMOID:
-  case IR_ATEN_TANH:
-  case IR_ATEN_RELU:
-  case IR_ATEN_THRESHOLD:
-  case IR_ATEN_EXP:
-  case IR_ATEN_EXPM1:
-  case IR_ATEN_LOG:
-  case IR_ATEN_LOG10:
-  case IR_ATEN_LOG1P:
-  case IR_ATEN_LOG2:
-  case IR_ATEN_SQRT:
-  case IR_ATEN_RSQRT:
-  case IR_ATEN_RECIPROCAL:
-  case IR_ATEN_ERF:
-  case IR_ATEN_ERFC:
-  case IR_ATEN_SIN:
-  case IR_ATEN_COS:
-  case IR_ATEN_TAN:
-  case IR_ATEN_ASIN:
-  case IR_ATEN_ACOS:
-  case IR_ATEN_ATAN:
-  case IR_ATEN_SINH:
-  case IR_ATEN_COSH:
-  case IR_ATEN_CEIL:
-  case IR_ATEN_FLOOR:
-  case IR_ATEN_ROUND:
-  case IR_ATEN_TRUNC:
-  case IR_ATEN_FRAC:
-  case IR_ATEN_ATAN2:
-  case IR_ATEN_CLAMP:
-  case IR_ATEN_MAX:
-  case IR_ATEN_MIN:
-  case IR_ATEN_ADDCMUL:
-  case IR_ATEN_WHERE:
-  case IR_ATEN_TYPE_AS:
-  case IR_ATEN_MM:
-  case IR_ATEN_T:
-  case IR_ATEN_ADDMM:
-  case IR_ATEN_UNSQUEEZE:
-  case IR_ATEN_SQUEEZE:
-  case IR_ATEN_EXPAND:
-  case IR_ATEN_EXPAND_AS:
-  case IR_ATEN_VIEW:
-  case IR_ATEN_RESHAPE:
-  case IR_ATEN_TRANSPOSE:
-  case IR_ATEN_GRAD_SUM_TO_SIZE:
-    return true;
   default:
-    return false;
+    return true;
   }
 }
 
@@ -332,6 +275,16 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
             ir_kind_name(node->kind));
   Ctx ctx = {.g = graph, .node = node, .in = inputs, .out = outputs, .saved_out = saved};
   Ctx *c = &ctx;
+  const IrOpDef *def = ir_node_op_def(node);
+  if (def && def->grad == IR_GRAD_DERIV) {
+    guint tensors[16], n_tensor = 0;
+    for (guint i = 0; i < node->schema->n_args && n_tensor < G_N_ELEMENTS(tensors); i++)
+      if (ir_type_is_tensor(node->schema->args[i].type))
+        tensors[n_tensor++] = i;
+    if (n_tensor > 1)
+      fw_broadcast_sizes(c, tensors, n_tensor);
+    return;
+  }
   guint n = 0;
   const guint *idx = broadcast_inputs(node, &n);
   if (idx) {
@@ -357,7 +310,7 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
 /* --- backward --- */
 
 static void
-bw_binary_arith(Ctx *c, IrValue *g)
+ad_grad_binary_arith(Ctx *c, IrValue *g)
 {
   bool tensor = overload_is(c->node, "Tensor");
   IrValue *self = c->in[0], *other = c->in[1], *alpha = arg(c, 2);
@@ -398,7 +351,7 @@ bw_binary_arith(Ctx *c, IrValue *g)
     }
     break;
   default:
-    g_error("autodiff invariant: bw_binary_arith called for %s", ir_kind_name(c->node->kind));
+    g_error("autodiff invariant: ad_grad_binary_arith called for %s", ir_kind_name(c->node->kind));
   }
   if (tensor) {
     c->gin[0] = gsts(c, g_self, 0);
@@ -419,7 +372,7 @@ sign_as(Ctx *c, IrValue *x, IrValue *like)
 }
 
 static void
-bw_unary(Ctx *c, IrValue *g)
+ad_grad_unary(Ctx *c, IrValue *g)
 {
   IrValue *x = c->in[0], *r = c->out[0];
   IrValue **gi = &c->gin[0];
@@ -430,7 +383,6 @@ bw_unary(Ctx *c, IrValue *g)
   case IR_ATEN_TANH: *gi = mul(c, g, one_minus(c, mul(c, r, r))); break;
   case IR_ATEN_RELU: *gi = mul(c, g, mask_as(c, E2(ATEN_GT, r, cint(c, 0)), r)); break;
   case IR_ATEN_THRESHOLD: *gi = mul(c, g, mask_as(c, E2(ATEN_GT, x, c->in[1]), g)); break;
-  case IR_ATEN_EXP: *gi = mul(c, g, r); break;
   case IR_ATEN_EXPM1: *gi = mul(c, g, plus_one(c, r)); break;
   case IR_ATEN_LOG: *gi = E2(ATEN_DIV, g, x); break;
   case IR_ATEN_LOG10: *gi = E2(ATEN_DIV, g, mul(c, x, cfloat(c, M_LN10))); break;
@@ -448,28 +400,25 @@ bw_unary(Ctx *c, IrValue *g)
     *gi = mul(c, mul(c, e, cfloat(c, k)), g);
     break;
   }
-  case IR_ATEN_SIN: *gi = mul(c, g, E1(ATEN_COS, x)); break;
-  case IR_ATEN_COS: *gi = mul(c, g, neg(c, E1(ATEN_SIN, x))); break;
   case IR_ATEN_TAN: *gi = mul(c, g, plus_one(c, mul(c, r, r))); break;
   case IR_ATEN_ASIN: *gi = E2(ATEN_DIV, g, E1(ATEN_SQRT, one_minus(c, mul(c, x, x)))); break;
   case IR_ATEN_ACOS:
     *gi = E2(ATEN_DIV, neg(c, g), E1(ATEN_SQRT, one_minus(c, mul(c, x, x))));
     break;
   case IR_ATEN_ATAN: *gi = E2(ATEN_DIV, g, plus_one(c, mul(c, x, x))); break;
-  case IR_ATEN_SINH: *gi = mul(c, g, E1(ATEN_COSH, x)); break;
-  case IR_ATEN_COSH: *gi = mul(c, g, E1(ATEN_SINH, x)); break;
+  case IR_ATEN_SIGN:
   case IR_ATEN_CEIL:
   case IR_ATEN_FLOOR:
   case IR_ATEN_ROUND:
   case IR_ATEN_TRUNC: *gi = E1(ATEN_ZEROS_LIKE, g); break;
   case IR_ATEN_FRAC: *gi = g; break;
   default:
-    g_error("autodiff invariant: bw_unary called for %s", ir_kind_name(c->node->kind));
+    g_error("autodiff invariant: ad_grad_unary called for %s", ir_kind_name(c->node->kind));
   }
 }
 
 static void
-bw_pow(Ctx *c, IrValue *g)
+ad_grad_pow(Ctx *c, IrValue *g)
 {
   IrValue *self = c->in[0], *e = c->in[1];
   if (overload_is(c->node, "Tensor_Tensor")) {
@@ -489,7 +438,7 @@ bw_pow(Ctx *c, IrValue *g)
 }
 
 static void
-bw_clamp(Ctx *c, IrValue *g)
+ad_grad_clamp(Ctx *c, IrValue *g)
 {
   IrValue *x = c->in[0], *lo = arg(c, 1), *hi = arg(c, 2);
   IrValue *mask = NULL;
@@ -503,7 +452,7 @@ bw_clamp(Ctx *c, IrValue *g)
 }
 
 static void
-bw_lerp(Ctx *c, IrValue *g)
+ad_grad_lerp(Ctx *c, IrValue *g)
 {
   IrValue *self = c->in[0], *end = c->in[1], *w = c->in[2];
   if (overload_is(c->node, "Tensor")) {
@@ -549,7 +498,7 @@ bw_constant_chunk(Ctx *c)
 }
 
 static void
-bw_sum(Ctx *c, IrValue *g)
+ad_grad_sum(Ctx *c, IrValue *g)
 {
   IrValue *self_size = c->saved[0];
   if (overload_is(c->node, "dim_IntList") && !value_is_none(c->in[1])) {
@@ -580,6 +529,124 @@ bw_sum(Ctx *c, IrValue *g)
   c->gin[0] = E2(ATEN_EXPAND, g, self_size);
 }
 
+static void
+ad_grad_atan2(Ctx *c, IrValue *g)
+{
+  IrValue *self = c->in[0], *other = c->in[1];
+  IrValue *den = E3(ATEN_ADD, mul(c, self, self), mul(c, other, other), cint(c, 1));
+  c->gin[0] = gsts(c, E2(ATEN_DIV, mul(c, g, other), den), 0);
+  c->gin[1] = gsts(c, E2(ATEN_DIV, mul(c, neg(c, g), self), den), 1);
+}
+
+static void
+ad_grad_max_min(Ctx *c, IrValue *g)
+{
+  IrOpKind cmp = c->node->kind == IR_ATEN_MAX ? IR_ATEN_GT : IR_ATEN_LT;
+  IrValue *self = c->in[0], *other = c->in[1];
+  IrValue *m_self = mask_as(c, emit(c, cmp, 2, (IrValue *const[]){self, other}), g);
+  c->gin[0] = gsts(c, mul(c, g, m_self), 0);
+  IrValue *m_other = mask_as(c, emit(c, cmp, 2, (IrValue *const[]){other, self}), g);
+  c->gin[1] = gsts(c, mul(c, g, m_other), 1);
+}
+
+static void
+ad_grad_addcmul(Ctx *c, IrValue *g)
+{
+  IrValue *value = arg(c, 3);
+  IrValue *g1 = mul(c, g, c->in[2]), *g2 = mul(c, g, c->in[1]);
+  if (value) {
+    g1 = mul(c, g1, value);
+    g2 = mul(c, g2, value);
+  }
+  c->gin[0] = gsts(c, g, 0);
+  c->gin[1] = gsts(c, g1, 1);
+  c->gin[2] = gsts(c, g2, 2);
+}
+
+static void
+ad_grad_where(Ctx *c, IrValue *g)
+{
+  IrValue *cond = mask_as(c, c->in[0], g);
+  c->gin[1] = gsts(c, mul(c, g, cond), 0);
+  c->gin[2] = gsts(c, mul(c, g, one_minus(c, cond)), 1);
+}
+
+static void ad_grad_type_as(Ctx *c, IrValue *g) { c->gin[0] = E2(ATEN_TYPE_AS, g, c->in[0]); }
+
+static void ad_grad_mm(Ctx *c, IrValue *g) { bw_mm_like(c, g, c->in[0], c->in[1], NULL); }
+
+static void
+ad_grad_addmm(Ctx *c, IrValue *g)
+{
+  IrValue *beta = arg(c, 3), *alpha = arg(c, 4);
+  c->gin[0] = gsts(c, beta ? mul(c, g, beta) : g, 0);
+  bw_mm_like(c, g, c->in[1], c->in[2], alpha);
+}
+
+static void ad_grad_t(Ctx *c, IrValue *g) { c->gin[0] = E1(ATEN_T, g); }
+
+static void
+ad_grad_transpose(Ctx *c, IrValue *g)
+{
+  c->gin[0] = E3(ATEN_TRANSPOSE, g, c->in[1], c->in[2]);
+}
+
+static void ad_grad_unsqueeze(Ctx *c, IrValue *g) { c->gin[0] = E2(ATEN_SQUEEZE, g, c->in[1]); }
+
+/* squeeze, view, reshape: back to the saved input size */
+static void ad_grad_reshape(Ctx *c, IrValue *g) { c->gin[0] = E2(ATEN_RESHAPE, g, c->saved[0]); }
+
+/* expand, expand_as */
+static void ad_grad_expand(Ctx *c, IrValue *g) { c->gin[0] = gsts(c, g, 0); }
+
+static void
+ad_grad_grad_sum_to_size(Ctx *c, IrValue *g)
+{
+  c->gin[0] = value_is_none(arg(c, 1)) ? g : E2(ATEN_EXPAND, g, c->saved[0]);
+}
+
+static void
+ad_grad_chunk(Ctx *c, IrValue *g)
+{
+  IrValue *dim = ir_n_inputs(c->node) >= 3 ? c->in[2] : cint(c, 0);
+  c->gin[0] = E2(ATEN_CAT, g, dim);
+}
+
+/* DERIV(d0, d1, ...): G * d_k for the k-th Tensor argument, summed to its size when the op
+ * broadcasts (more than one Tensor argument). */
+static void
+ad_grad_deriv(Ctx *c, IrValue *g)
+{
+  const IrSchema *s = c->node->schema;
+  guint n_tensor = 0;
+  for (guint i = 0; i < s->n_args; i++)
+    n_tensor += ir_type_is_tensor(s->args[i].type);
+  guint k = 0;
+  for (guint i = 0; i < s->n_args && i < ir_n_inputs(c->node); i++) {
+    if (!ir_type_is_tensor(s->args[i].type))
+      continue;
+    IrValue *d = ad_deriv_value(c->g, c->node, k, c->in, c->out[0]);
+    IrValue *gi = mul(c, g, d);
+    c->gin[i] = n_tensor > 1 ? gsts(c, gi, k) : gi;
+    k++;
+  }
+}
+
+typedef void (*GradBuilder)(Ctx *c, IrValue *g);
+
+/* The op table's `grad` column: the builder of every ops.def row (NULL: none). */
+#define GRAD_BUILDER_AD(builder) ad_grad_##builder
+#define GRAD_BUILDER_DERIV(...) ad_grad_deriv
+#define GRAD_BUILDER_AD_NONE NULL
+#define GRAD_BUILDER_NOT_DIFFERENTIABLE NULL
+static const GradBuilder row_builders[] = {
+#define OP(kind, schema, family, shape, grad, flags, expr) GRAD_BUILDER_##grad,
+#define OVERLOAD OP
+#include "ir/ops.def"
+#undef OP
+#undef OVERLOAD
+};
+
 void
 ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
                     IrValue *const *outputs, IrValue *const *saved, IrValue *const *grads,
@@ -592,111 +659,10 @@ ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
     grad_inputs[i] = NULL;
   Ctx ctx = {.g = graph, .node = node, .in = inputs, .out = outputs, .saved = saved,
              .grads = grads, .gin = grad_inputs};
-  Ctx *c = &ctx;
-  IrValue *g = grads[0];
-  switch (node->kind) {
-  case IR_ATEN_ADD:
-  case IR_ATEN_SUB:
-  case IR_ATEN_RSUB:
-  case IR_ATEN_MUL:
-  case IR_ATEN_DIV:
-  case IR_ATEN_FMOD:
-  case IR_ATEN_REMAINDER:
-    bw_binary_arith(c, g);
-    break;
-  case IR_ATEN_POW:
-    bw_pow(c, g);
-    break;
-  case IR_ATEN_ATAN2: {
-    IrValue *self = inputs[0], *other = inputs[1];
-    IrValue *den = E3(ATEN_ADD, mul(c, self, self), mul(c, other, other), cint(c, 1));
-    c->gin[0] = gsts(c, E2(ATEN_DIV, mul(c, g, other), den), 0);
-    c->gin[1] = gsts(c, E2(ATEN_DIV, mul(c, neg(c, g), self), den), 1);
-    break;
-  }
-  case IR_ATEN_CLAMP:
-    bw_clamp(c, g);
-    break;
-  case IR_ATEN_MAX:
-  case IR_ATEN_MIN: {
-    IrOpKind cmp = node->kind == IR_ATEN_MAX ? IR_ATEN_GT : IR_ATEN_LT;
-    IrValue *self = inputs[0], *other = inputs[1];
-    IrValue *m_self = mask_as(c, emit(c, cmp, 2, (IrValue *const[]){self, other}), g);
-    c->gin[0] = gsts(c, mul(c, g, m_self), 0);
-    IrValue *m_other = mask_as(c, emit(c, cmp, 2, (IrValue *const[]){other, self}), g);
-    c->gin[1] = gsts(c, mul(c, g, m_other), 1);
-    break;
-  }
-  case IR_ATEN_LERP:
-    bw_lerp(c, g);
-    break;
-  case IR_ATEN_ADDCMUL: {
-    IrValue *value = arg(c, 3);
-    IrValue *g1 = mul(c, g, inputs[2]), *g2 = mul(c, g, inputs[1]);
-    if (value) {
-      g1 = mul(c, g1, value);
-      g2 = mul(c, g2, value);
-    }
-    c->gin[0] = gsts(c, g, 0);
-    c->gin[1] = gsts(c, g1, 1);
-    c->gin[2] = gsts(c, g2, 2);
-    break;
-  }
-  case IR_ATEN_WHERE: {
-    IrValue *cond = mask_as(c, inputs[0], g);
-    c->gin[1] = gsts(c, mul(c, g, cond), 0);
-    c->gin[2] = gsts(c, mul(c, g, one_minus(c, cond)), 1);
-    break;
-  }
-  case IR_ATEN_TYPE_AS:
-    c->gin[0] = E2(ATEN_TYPE_AS, g, inputs[0]);
-    break;
-  case IR_ATEN_MM:
-  case IR_ATEN_MATMUL:
-    bw_mm_like(c, g, inputs[0], inputs[1], NULL);
-    break;
-  case IR_ATEN_ADDMM: {
-    IrValue *beta = arg(c, 3), *alpha = arg(c, 4);
-    c->gin[0] = gsts(c, beta ? mul(c, g, beta) : g, 0);
-    bw_mm_like(c, g, inputs[1], inputs[2], alpha);
-    break;
-  }
-  case IR_ATEN_T:
-    c->gin[0] = E1(ATEN_T, g);
-    break;
-  case IR_ATEN_TRANSPOSE:
-    c->gin[0] = E3(ATEN_TRANSPOSE, g, inputs[1], inputs[2]);
-    break;
-  case IR_ATEN_UNSQUEEZE:
-    c->gin[0] = E2(ATEN_SQUEEZE, g, inputs[1]);
-    break;
-  case IR_ATEN_SQUEEZE:
-  case IR_ATEN_VIEW:
-  case IR_ATEN_RESHAPE:
-    c->gin[0] = E2(ATEN_RESHAPE, g, saved[0]);
-    break;
-  case IR_ATEN_EXPAND:
-  case IR_ATEN_EXPAND_AS:
-    c->gin[0] = gsts(c, g, 0);
-    break;
-  case IR_ATEN_SUM:
-    bw_sum(c, g);
-    break;
-  case IR_ATEN_GRAD_SUM_TO_SIZE:
-    c->gin[0] = value_is_none(arg(c, 1)) ? g : E2(ATEN_EXPAND, g, saved[0]);
-    break;
-  case IR_ATEN_CHUNK: {
-    IrValue *dim = ir_n_inputs(node) >= 3 ? inputs[2] : cint(c, 0);
-    c->gin[0] = E2(ATEN_CAT, g, dim);
-    break;
-  }
-  case IR_PRIM_CONSTANT_CHUNK:
-    bw_constant_chunk(c);
-    break;
-  default:
-    bw_unary(c, g);
-    break;
-  }
+  if (node->kind == IR_PRIM_CONSTANT_CHUNK)
+    bw_constant_chunk(&ctx);
+  else
+    row_builders[node->schema->index](&ctx, grads[0]);
 }
 
 /* --- the eager tape's standalone graph --- */

@@ -44,4 +44,10 @@ void ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inp
  * (all of them undefined) give undefined results. Aborts when no formula exists. */
 IrGraph *ad_formula_backward_graph(const IrNode *node);
 
+/* For DERIV rows (formulas_deriv.c): inserts at `graph`'s insertion point the IR computing the
+ * derivative of node's result with respect to its k-th Tensor argument, from the row's
+ * DERIV text; `inputs` / `result` stand for node's inputs and result. */
+IrValue *ad_deriv_value(IrGraph *graph, const IrNode *node, guint k, IrValue *const *inputs,
+                        IrValue *result);
+
 #endif

@@ -5,12 +5,10 @@
 
 #include "fuser/kernel_expr.h"
 #include "ir/ops.h"
+#include "ir/scalar_expr.h"
 #include "runtime/tensor.h"
 
 /* glibc's libmvec has vector variants of these (x86-64, glibc >= 2.35), float and double. */
-static const char *const mvec_functions[] = {
-    "exp", "expm1", "log", "log10", "log1p", "log2", "erf", "erfc", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "tanh", "atan2", "pow", NULL};
 
 static bool analyse(KernelAnalysis *ka, const IrGraph *graph, const IrDtype *input_dtypes,
                     GError **error) {
@@ -135,18 +133,16 @@ static void collect_math(const IrGraph *graph, KernelAnalysis *ka, GHashTable *u
       const char *start = e;
       while (g_ascii_isalnum(*e) || *e == '_')
         e++;
-      for (guint i = 0; mvec_functions[i]; i++)
-        if (strlen(mvec_functions[i]) == (gsize)(e - start) &&
-            strncmp(mvec_functions[i], start, (gsize)(e - start)) == 0) {
-          bool single = operand != IR_DTYPE_FLOAT64;
-          bool two = strcmp(mvec_functions[i], "atan2") == 0 || strcmp(mvec_functions[i], "pow") == 0;
-          const char *t = single ? "float" : "double";
-          char *decl = two ? g_strdup_printf("%s %s%s(%s, %s);", t, mvec_functions[i],
-                                             single ? "f" : "", t, t)
-                           : g_strdup_printf("%s %s%s(%s);", t, mvec_functions[i],
-                                             single ? "f" : "", t);
-          g_hash_table_add(used, decl);
-        }
+      int fn = pw_function_lookup(start, (gsize)(e - start));
+      if (fn < 0 || !pw_function(fn)->vector)
+        continue;
+      const char *name = pw_function(fn)->name;
+      bool single = operand != IR_DTYPE_FLOAT64;
+      const char *t = single ? "float" : "double";
+      char *decl = pw_function(fn)->arity == 2
+                       ? g_strdup_printf("%s %s%s(%s, %s);", t, name, single ? "f" : "", t, t)
+                       : g_strdup_printf("%s %s%s(%s);", t, name, single ? "f" : "", t);
+      g_hash_table_add(used, decl);
     }
   }
 }

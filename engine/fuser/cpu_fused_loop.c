@@ -59,7 +59,7 @@ static gpointer parse_all_exprs(gpointer unused) {
     if (!text)
       continue;
     GError *error = NULL;
-    table[i] = pw_expr_parse(text, &error);
+    table[i] = pw_expr_parse(text, false, &error);
     if (!table[i])
       g_error("fuser invariant: ops.def expression does not parse: %s", error->message);
   }

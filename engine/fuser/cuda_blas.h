@@ -15,7 +15,7 @@
 #ifndef JITSCOPE_FUSER_CUDA_BLAS_H
 #define JITSCOPE_FUSER_CUDA_BLAS_H
 
-#include "ir/ops.h"
+#include "runtime/kernels.h"
 
 bool cuda_kernel_mm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                     RtValue *outs, guint n_outs, GError **error);

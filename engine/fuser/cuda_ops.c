@@ -165,7 +165,7 @@ static bool cpu_result_dtype(const IrSchema *schema, const RtValue *args, guint 
     }
   }
   RtValue result = rt_none();
-  bool ok = ir_ops_kernel(schema)(schema, NULL, host, n_args, &result, 1, NULL) &&
+  bool ok = rt_op_kernel(schema)(schema, NULL, host, n_args, &result, 1, NULL) &&
             result.tag == RT_TENSOR && result.u.tensor;
   if (ok)
     *out = result.u.tensor->dtype;
@@ -280,7 +280,7 @@ static bool view_op(const IrSchema *schema, const IrNode *node, RtValue *args, g
     aliased[i] = is_cuda(args[i].tag == RT_TENSOR ? args[i].u.tensor : NULL)
                      ? rt_tensor(host_alias(args[i].u.tensor, originals))
                      : rt_value_ref(args[i]);
-  bool ok = ir_ops_kernel(schema)(schema, node, aliased, n_args, outs, n_outs, error);
+  bool ok = rt_op_kernel(schema)(schema, node, aliased, n_args, outs, n_outs, error);
   for (guint o = 0; ok && o < n_outs; o++)
     restore_storage(outs[o], originals);
   for (guint i = 0; i < n_args; i++)
@@ -454,7 +454,7 @@ static bool convert_op(const IrSchema *schema, const IrNode *node, RtValue *args
   if (!rt_value_to_host(args[0], &host, error))
     return false;
   RtValue moved[1] = {host};
-  bool ok = ir_ops_kernel(schema)(schema, node, moved, MIN(n_args, 1), outs, n_outs, error);
+  bool ok = rt_op_kernel(schema)(schema, node, moved, MIN(n_args, 1), outs, n_outs, error);
   rt_value_unref(host);
   return ok;
 }
@@ -475,7 +475,7 @@ RtKernelFn cuda_device_kernel_for(const IrSchema *schema) {
   case IR_ATEN_ONES_LIKE:
   case IR_ATEN_ZEROS_LIKE: return fill_like_op;
   case IR_ATEN___IS__:
-  case IR_ATEN___ISNOT__: return ir_ops_kernel(schema);
+  case IR_ATEN___ISNOT__: return rt_op_kernel(schema);
   case IR_ATEN_BOOL:
   case IR_ATEN_INT:
   case IR_ATEN_FLOAT: return convert_op;

@@ -21,7 +21,7 @@
 #ifndef JITSCOPE_FUSER_CUDA_OPS_H
 #define JITSCOPE_FUSER_CUDA_OPS_H
 
-#include "ir/ops.h"
+#include "runtime/kernels.h"
 
 /* Registers the backend for IR_DEVICE_CUDA (idempotent; done by cuda_runtime_begin). */
 void cuda_ops_register(void);

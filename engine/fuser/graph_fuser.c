@@ -26,7 +26,7 @@ static bool is_constant(const IrValue *v) { return v->node->kind == IR_PRIM_CONS
 /* A pointwise op every backend can run: one tensor output; tensor inputs computed (not
  * constant tensors) of float or bool dtype; every other input a constant (fact 7.8). */
 static bool is_pointwise(const IrNode *n) {
-  if (!n->schema || !ir_ops_def(n->schema->index)->pointwise || ir_n_outputs(n) != 1 ||
+  if (!ir_node_is_fusible(n) || ir_n_outputs(n) != 1 ||
       !kernel_dtype(ir_output(n, 0)->type))
     return false;
   for (guint i = 0; i < ir_n_inputs(n); i++) {

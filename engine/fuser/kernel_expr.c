@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/ops.h"
+#include "ir/scalar_expr.h"
 #include "runtime/tensor.h"
 
 bool kernel_analysis_fail(KernelAnalysis *ka, const char *format, ...) {
@@ -83,11 +84,6 @@ static void constant_info(KernelAnalysis *ka, const IrNode *n) {
   g_hash_table_insert(ka->info, (gpointer)out, i);
 }
 
-static bool is_comparison(IrOpKind k) {
-  return k == IR_ATEN_GT || k == IR_ATEN_LT || k == IR_ATEN_GE || k == IR_ATEN_LE ||
-         k == IR_ATEN_EQ || k == IR_ATEN_NE;
-}
-
 /* Does schema argument `a` take part in type promotion? Tensors do; of the scalars only the
  * second operand of binary ops ("other", "exponent"), as in PyTorch's result_type. */
 static bool promotes(const IrArgument *a) {
@@ -124,9 +120,10 @@ bool kernel_node_dtypes(KernelAnalysis *ka, const IrNode *n, IrDtype *operand, I
     *result = other && other->kind == KV_TENSOR ? other->dtype : *operand;
     return true;
   }
-  if (n->kind == IR_ATEN_DIV && !kernel_dtype_is_float(*operand))
-    *operand = IR_DTYPE_FLOAT32; /* true division */
-  *result = is_comparison(n->kind) ? IR_DTYPE_BOOL : *operand;
+  IrDtypeRule rule = ir_op_def_dtype_rule(ir_node_op_def(n));
+  if (rule == IR_DTYPE_RULE_FLOAT && !kernel_dtype_is_float(*operand))
+    *operand = IR_DTYPE_FLOAT32; /* true division, float-only math */
+  *result = rule == IR_DTYPE_RULE_BOOL ? IR_DTYPE_BOOL : *operand;
   return true;
 }
 
@@ -269,40 +266,27 @@ static char *operand_text(KernelAnalysis *ka, const IrNode *n, guint a, IrDtype 
   }
 }
 
-/* ops.def spells math with double functions; float code calls the float ones. */
-const char *const kernel_math_functions[] = {
-    "exp", "expm1", "log", "log10", "log1p", "log2", "sqrt", "erf", "erfc", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "tanh", "ceil", "floor", "nearbyint", "trunc",
-    "lgamma", "atan2", "pow", "fmod", "fabs", NULL};
-
-static bool is_float_function(const char *start, gsize len) {
-  for (guint i = 0; kernel_math_functions[i]; i++)
-    if (strlen(kernel_math_functions[i]) == len &&
-        strncmp(kernel_math_functions[i], start, len) == 0)
-      return true;
-  return false;
-}
-
 bool kernel_expand_expression(KernelAnalysis *ka, const IrNode *n, IrDtype operand, GString *out) {
   const char *e = ir_ops_def(n->schema->index)->pointwise;
   bool single = operand == IR_DTYPE_FLOAT32 || operand == IR_DTYPE_FLOAT16;
+  const char *text = e;
   while (*e) {
-    if (*e == '%' && g_ascii_isdigit(e[1])) {
-      char *end;
-      guint a = (guint)strtoul(e + 1, &end, 10);
-      char *text = a < n->schema->n_args ? operand_text(ka, n, a, operand) : NULL;
-      if (text == NULL)
-        return kernel_analysis_fail(ka, "%s: no value for operand %u of its elementwise expression",
+    int a, len;
+    if (pw_text_is_arg(text, e, &a, &len)) {
+      char *operand_src = (guint)a < n->schema->n_args ? operand_text(ka, n, (guint)a, operand) : NULL;
+      if (operand_src == NULL)
+        return kernel_analysis_fail(ka, "%s: no value for operand %d of its elementwise expression",
                                     n->schema->name, a);
-      g_string_append(out, text);
-      g_free(text);
-      e = end;
+      g_string_append(out, operand_src);
+      g_free(operand_src);
+      e += len;
     } else if (g_ascii_isalpha(*e) || *e == '_') {
+      /* ops.def spells math with double functions; float code calls the float ones. */
       const char *start = e;
       while (g_ascii_isalnum(*e) || *e == '_')
         e++;
       g_string_append_len(out, start, e - start);
-      if (single && *e == '(' && is_float_function(start, (gsize)(e - start)))
+      if (single && *e == '(' && pw_function_lookup(start, (gsize)(e - start)) >= 0)
         g_string_append_c(out, 'f');
     } else {
       g_string_append_c(out, *e++);

@@ -75,7 +75,5 @@ const char *kernel_compute_spelling(IrDtype dtype);
 bool kernel_dtype_is_float(IrDtype dtype);
 /* "0.5f" for float32/float16, "0.5" for float64, "INFINITY", "(-INFINITY)", "NAN". */
 char *kernel_float_literal(double v, IrDtype dtype);
-/* The ops.def function names that have float variants (NULL-terminated). */
-extern const char *const kernel_math_functions[];
 
 #endif

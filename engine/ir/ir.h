@@ -21,10 +21,16 @@
 #include "ir/type.h"
 #include "ir/schema.h"
 
+/* Kinds without schemas (opkinds.def), then one per OP row of ops.def. */
 typedef enum {
 #define K(id, name) IR_##id,
 #include "ir/opkinds.def"
 #undef K
+#define OP(kind, schema, family, shape, grad, flags, expr) IR_##kind,
+#define OVERLOAD(kind, schema, family, shape, grad, flags, expr)
+#include "ir/ops.def"
+#undef OP
+#undef OVERLOAD
   IR_KIND_COUNT
 } IrOpKind;
 

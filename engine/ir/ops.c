@@ -1,13 +1,47 @@
-/* The op table's schemas: every ops.def schema parsed once (thread-safe lazy init), grouped
- * into per-kind overload lists in table order, and overload resolution for nodes. Kernels
- * and elementwise expressions are looked up in op-defs.c, so that code that only builds and
- * resolves graphs does not link the CPU kernels. */
+/* The op table's IR columns (ops.def): each row's schema parsed once (thread-safe lazy
+ * init), grouped into per-kind overload lists in table order; flags, expression, gradient
+ * kind and dtype rule per row; overload resolution for nodes. */
 #include "ir/ops.h"
 
-static const char *const schema_texts[] = {
-#define OP(schema, kernel, pointwise) schema,
+#include <string.h>
+
+#define EXPR_TEXT_E(...) #__VA_ARGS__
+#define EXPR_TEXT_NOEXPR NULL
+#define GRAD_KIND_AD(builder) IR_GRAD_FORMULA
+#define GRAD_KIND_DERIV(...) IR_GRAD_DERIV
+#define GRAD_KIND_AD_NONE IR_GRAD_NONE
+#define GRAD_KIND_NOT_DIFFERENTIABLE IR_GRAD_NOT_DIFFERENTIABLE
+#define DERIV_TEXT_AD(builder) NULL
+#define DERIV_TEXT_DERIV(...) #__VA_ARGS__
+#define DERIV_TEXT_AD_NONE NULL
+#define DERIV_TEXT_NOT_DIFFERENTIABLE NULL
+#define ROW(kind, schema, family, shape, grad, flags, expr)                                     \
+  {schema, EXPR_TEXT_##expr, IR_OPF_##flags, GRAD_KIND_##grad, DERIV_TEXT_##grad,             \
+   #shape},
+
+static const IrOpDef op_defs[] = {
+#define OP ROW
+#define OVERLOAD ROW
 #include "ir/ops.def"
 #undef OP
+#undef OVERLOAD
+};
+
+static const char *const schema_texts[] = {
+#define OP(kind, schema, family, shape, grad, flags, expr) schema,
+#define OVERLOAD OP
+#include "ir/ops.def"
+#undef OP
+#undef OVERLOAD
+};
+
+/* Each kind's rows in one run, the first an OP row: OVERLOAD rows belong to the kind above. */
+static const int row_kinds[] = {
+#define OP(kind, schema, family, shape, grad, flags, expr) IR_##kind,
+#define OVERLOAD OP
+#include "ir/ops.def"
+#undef OP
+#undef OVERLOAD
 };
 
 typedef struct {
@@ -31,6 +65,9 @@ op_table(void)
       if (s->kind < 0)
         g_error("op table invariant: ops.def schema names %s, which opkinds.def lacks",
                 s->name);
+      if (s->kind != row_kinds[i])
+        g_error("op table invariant: ops.def row %u names kind %s but its schema is %s", i,
+                ir_kind_name((IrOpKind)row_kinds[i]), s->name);
       s->index = i;
       t->schemas[i] = s;
       if (!t->per_kind[s->kind])
@@ -40,6 +77,46 @@ op_table(void)
     g_once_init_leave(&once, (gsize)t);
   }
   return (const OpTable *)once;
+}
+
+const IrOpDef *
+ir_ops_def(guint index)
+{
+  if (index >= G_N_ELEMENTS(op_defs))
+    g_error("op table invariant: op index %u past %u entries", index,
+            (guint)G_N_ELEMENTS(op_defs));
+  return &op_defs[index];
+}
+
+const IrOpDef *
+ir_node_op_def(const IrNode *node)
+{
+  return node->schema ? ir_ops_def(node->schema->index) : NULL;
+}
+
+IrDtypeRule
+ir_op_def_dtype_rule(const IrOpDef *def)
+{
+  if (!def->pointwise)
+    return IR_DTYPE_RULE_NONE;
+  if (strcmp(def->shape_rule, "pointwise_float") == 0)
+    return IR_DTYPE_RULE_FLOAT;
+  if (strcmp(def->shape_rule, "pointwise_bool") == 0)
+    return IR_DTYPE_RULE_BOOL;
+  return IR_DTYPE_RULE_PROMOTE;
+}
+
+bool
+ir_node_is_pointwise(const IrNode *node)
+{
+  return node->schema && ir_ops_def(node->schema->index)->pointwise != NULL;
+}
+
+bool
+ir_node_is_fusible(const IrNode *node)
+{
+  return ir_node_is_pointwise(node) &&
+         (ir_ops_def(node->schema->index)->flags & IR_OPF_FUSIBLE_BIT) != 0;
 }
 
 guint

@@ -1,28 +1,50 @@
-/* The op table: every operator overload declared once in ops.def with its schema string,
- * its CPU kernel and, for elementwise ops, the scalar expression shared by the fused CPU loop
- * and the CUDA code generator. */
+/* The op table (ops.def) as the IR layer sees it: every operator overload's schema, its
+ * flags, its scalar expression and what kind of gradient it has. The kernels, shape rules
+ * and gradient builders named by the same rows belong to their layers (runtime/kernels.h,
+ * passes/shape_rules.c, autodiff/formulas.c), which expand ops.def themselves. */
 #ifndef JITSCOPE_IR_OPS_H
 #define JITSCOPE_IR_OPS_H
 
 #include "ir/ir.h"
-#include "runtime/value.h"
 
-/* A kernel reads `n_args` borrowed arguments (schema order; omitted trailing defaults already
- * filled in) and stores new references into outs[0..n_outs). Returns false with *error set for
- * bad shapes or values. `schema` says which overload runs (one kernel may serve many);
- * `node` gives attributes and output count; may be NULL when a kernel is
- * called directly (then only schema arguments are read). */
-typedef bool (*RtKernelFn)(const IrSchema *schema, const IrNode *node, RtValue *args,
-                           guint n_args, RtValue *outs, guint n_outs, GError **error);
+/* ops.def `flags` column. */
+typedef enum {
+  IR_OPF_OPAQUE = 0,
+  IR_OPF_PW = 1 << 0,                        /* pointwise */
+  IR_OPF_PW_FUSIBLE = (1 << 0) | (1 << 1),   /* pointwise, the fuser may take it */
+} IrOpFlags;
+#define IR_OPF_FUSIBLE_BIT (1 << 1)
+
+/* ops.def `grad` column. */
+typedef enum {
+  IR_GRAD_FORMULA,            /* AD(builder) */
+  IR_GRAD_DERIV,              /* DERIV(...) */
+  IR_GRAD_NONE,               /* AD_NONE: no gradient flows */
+  IR_GRAD_NOT_DIFFERENTIABLE, /* NOT_DIFFERENTIABLE: asking for one is an error */
+} IrGradKind;
+
+/* Dtype rule of pointwise ops, given by their `shape` column; every backend follows it. */
+typedef enum {
+  IR_DTYPE_RULE_NONE,    /* not pointwise */
+  IR_DTYPE_RULE_PROMOTE, /* pointwise: result_type of the operands */
+  IR_DTYPE_RULE_FLOAT,   /* pointwise_float: result_type, integral -> float32 */
+  IR_DTYPE_RULE_BOOL,    /* pointwise_bool: computed in result_type, result bool */
+} IrDtypeRule;
 
 typedef struct {
   const char *schema_text;
-  RtKernelFn kernel;
-  /* Elementwise formula over inputs %0 %1 ... (tensors and scalars in schema order), written
-   * in C with float math functions spelled as double ones (exp, log, tanh); NULL when the op
-   * is not elementwise. */
+  /* E(...) as text: "tanh(A0)"; NULL when the op is not pointwise. */
   const char *pointwise;
+  IrOpFlags flags;
+  IrGradKind grad;
+  /* DERIV(...) as text, one derivative per Tensor argument separated by top-level commas;
+   * NULL unless grad is IR_GRAD_DERIV. */
+  const char *deriv;
+  const char *shape_rule; /* the `shape` column: "pointwise_float" */
 } IrOpDef;
+
+/* The dtype rule of a pointwise row (from its shape rule); NONE for other rows. */
+IrDtypeRule ir_op_def_dtype_rule(const IrOpDef *def);
 
 /* All overloads in table order (stable: schema->index indexes it). */
 guint ir_ops_count(void);
@@ -30,6 +52,11 @@ const IrSchema *ir_ops_schema(guint index);
 const IrOpDef *ir_ops_def(guint index);
 /* Overloads of one kind, in table order. */
 const IrSchema *const *ir_ops_overloads(IrOpKind kind, guint *n);
-RtKernelFn ir_ops_kernel(const IrSchema *schema);
+/* The row of a resolved node, NULL for nodes without a schema. */
+const IrOpDef *ir_node_op_def(const IrNode *node);
+/* Is the node a pointwise op (a schema whose row has an expression)? */
+bool ir_node_is_pointwise(const IrNode *node);
+/* Is the node pointwise with the PW_FUSIBLE flag? */
+bool ir_node_is_fusible(const IrNode *node);
 
 #endif

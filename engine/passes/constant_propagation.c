@@ -4,7 +4,7 @@
 #include "passes/passes.h"
 #include "passes/pass_util.h"
 
-#include "ir/ops.h"
+#include "runtime/kernels.h"
 
 /* Algorithm: PyTorch's constant_propagation.cpp (2019). Nodes are visited in order, so a
  * folded value is a constant by the time its users are visited. A schema node runs its
@@ -113,7 +113,7 @@ fold_schema_node(IrNode *node)
     if (!output_foldable(ir_output(node, i)))
       return false;
   }
-  RtKernelFn kernel = ir_ops_kernel(schema);
+  RtKernelFn kernel = rt_op_kernel(schema);
   if (!kernel)
     return false;
   guint n_args = schema->n_args;

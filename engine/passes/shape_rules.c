@@ -171,34 +171,11 @@ excluded_from_promotion(const char *arg)
   return false;
 }
 
+/* Elementwise ops: broadcast rank (and sizes), promoted dtype by the row's dtype rule
+ * (pointwise_bool: Bool; pointwise_float: Float for integral inputs, as PyTorch 1.x), device
+ * of the tensor inputs (all must agree). */
 static bool
-float_result_op(IrOpKind k)
-{
-  switch (k) {
-  case IR_ATEN_SIGMOID: case IR_ATEN_TANH: case IR_ATEN_EXP: case IR_ATEN_EXPM1:
-  case IR_ATEN_LOG: case IR_ATEN_LOG10: case IR_ATEN_LOG1P: case IR_ATEN_LOG2:
-  case IR_ATEN_SQRT: case IR_ATEN_RSQRT: case IR_ATEN_RECIPROCAL: case IR_ATEN_ERF:
-  case IR_ATEN_ERFC: case IR_ATEN_SIN: case IR_ATEN_COS: case IR_ATEN_TAN: case IR_ATEN_ASIN:
-  case IR_ATEN_ACOS: case IR_ATEN_ATAN: case IR_ATEN_ATAN2: case IR_ATEN_SINH:
-  case IR_ATEN_COSH: case IR_ATEN_LGAMMA: case IR_ATEN_DIV:
-    return true;
-  default:
-    return false;
-  }
-}
-
-static bool
-comparison_op(IrOpKind k)
-{
-  return k == IR_ATEN_GT || k == IR_ATEN_LT || k == IR_ATEN_GE || k == IR_ATEN_LE ||
-         k == IR_ATEN_EQ || k == IR_ATEN_NE;
-}
-
-/* Elementwise ops: broadcast rank (and sizes), promoted dtype (comparisons Bool; ops that
- * only make sense on floats give Float for integral inputs, as PyTorch 1.x), device of the
- * tensor inputs (all must agree). */
-static bool
-elementwise(const IrNode *node, ShapeInfo *out)
+elementwise(const IrNode *node, IrDtypeRule dtype_rule, ShapeInfo *out)
 {
   const IrSchema *s = node->schema;
   Promotion p = {-1, -1, -1};
@@ -230,9 +207,9 @@ elementwise(const IrNode *node, ShapeInfo *out)
   int dtype = promotion_result(&p);
   if (dtype < 0)
     return false;
-  if (comparison_op(node->kind))
+  if (dtype_rule == IR_DTYPE_RULE_BOOL)
     dtype = IR_DTYPE_BOOL;
-  else if (float_result_op(node->kind) && !ir_type_is_float_dtype((IrDtype)dtype))
+  else if (dtype_rule == IR_DTYPE_RULE_FLOAT && !ir_type_is_float_dtype((IrDtype)dtype))
     dtype = IR_DTYPE_FLOAT32;
   out->dtype = (IrDtype)dtype;
   shape_info_contiguous(out);
@@ -240,7 +217,25 @@ elementwise(const IrNode *node, ShapeInfo *out)
 }
 
 static bool
-rule_type_as(const IrNode *node, ShapeInfo *out)
+shape_rule_pointwise(const IrNode *node, ShapeInfo *out)
+{
+  return elementwise(node, IR_DTYPE_RULE_PROMOTE, out);
+}
+
+static bool
+shape_rule_pointwise_float(const IrNode *node, ShapeInfo *out)
+{
+  return elementwise(node, IR_DTYPE_RULE_FLOAT, out);
+}
+
+static bool
+shape_rule_pointwise_bool(const IrNode *node, ShapeInfo *out)
+{
+  return elementwise(node, IR_DTYPE_RULE_BOOL, out);
+}
+
+static bool
+shape_rule_type_as(const IrNode *node, ShapeInfo *out)
 {
   ShapeInfo other;
   if (!tensor_input(node, 0, out) || !tensor_input(node, 1, &other))
@@ -251,7 +246,7 @@ rule_type_as(const IrNode *node, ShapeInfo *out)
 }
 
 static bool
-rule_mm(const IrNode *node, ShapeInfo *out)
+shape_rule_mm(const IrNode *node, ShapeInfo *out)
 {
   guint first = node->kind == IR_ATEN_ADDMM ? 1 : 0;
   ShapeInfo a, b;
@@ -274,7 +269,7 @@ rule_mm(const IrNode *node, ShapeInfo *out)
 }
 
 static bool
-rule_matmul(const IrNode *node, ShapeInfo *out)
+shape_rule_matmul(const IrNode *node, ShapeInfo *out)
 {
   ShapeInfo a, b;
   if (!tensor_input(node, 0, &a) || !tensor_input(node, 1, &b) || a.rank < 1 || b.rank < 1)
@@ -333,7 +328,7 @@ swap_dims(ShapeInfo *t, int a, int b)
 }
 
 static bool
-rule_transpose(const IrNode *node, ShapeInfo *out)
+shape_rule_transpose(const IrNode *node, ShapeInfo *out)
 {
   if (!tensor_input(node, 0, out))
     return false;
@@ -354,7 +349,7 @@ rule_transpose(const IrNode *node, ShapeInfo *out)
 }
 
 static bool
-rule_unsqueeze(const IrNode *node, ShapeInfo *out)
+shape_rule_unsqueeze(const IrNode *node, ShapeInfo *out)
 {
   gint64 dim;
   int d;
@@ -371,7 +366,7 @@ rule_unsqueeze(const IrNode *node, ShapeInfo *out)
 }
 
 static bool
-rule_squeeze(const IrNode *node, ShapeInfo *out)
+shape_rule_squeeze(const IrNode *node, ShapeInfo *out)
 {
   if (!tensor_input(node, 0, out) || !out->has_sizes)
     return false;
@@ -422,7 +417,7 @@ int_list_arg(const IrNode *node, const char *name, gint64 *vals, guint *n, bool 
 }
 
 static bool
-rule_expand(const IrNode *node, ShapeInfo *out)
+shape_rule_expand(const IrNode *node, ShapeInfo *out)
 {
   ShapeInfo self;
   gint64 size[IR_MAX_RANK];
@@ -450,7 +445,7 @@ rule_expand(const IrNode *node, ShapeInfo *out)
 }
 
 static bool
-rule_expand_as(const IrNode *node, ShapeInfo *out)
+shape_rule_expand_as(const IrNode *node, ShapeInfo *out)
 {
   ShapeInfo other;
   if (!tensor_input(node, 0, out) || !tensor_input(node, 1, &other))
@@ -463,7 +458,7 @@ rule_expand_as(const IrNode *node, ShapeInfo *out)
 }
 
 static bool
-rule_view(const IrNode *node, ShapeInfo *out)
+shape_rule_view(const IrNode *node, ShapeInfo *out)
 {
   ShapeInfo self;
   gint64 size[IR_MAX_RANK];
@@ -524,7 +519,7 @@ dtype_arg(const IrNode *node, int fallback, int *out)
 }
 
 static bool
-rule_sum(const IrNode *node, ShapeInfo *out)
+shape_rule_sum(const IrNode *node, ShapeInfo *out)
 {
   ShapeInfo self;
   if (!tensor_input(node, 0, &self))
@@ -571,7 +566,7 @@ rule_sum(const IrNode *node, ShapeInfo *out)
 }
 
 static bool
-rule_cat(const IrNode *node, ShapeInfo *out)
+shape_rule_cat(const IrNode *node, ShapeInfo *out)
 {
   const IrNode *list = ir_input(node, 0)->node;
   gint64 dim;
@@ -600,7 +595,7 @@ rule_cat(const IrNode *node, ShapeInfo *out)
 }
 
 static bool
-rule_grad_sum_to_size(const IrNode *node, ShapeInfo *out)
+shape_rule_grad_sum_to_size(const IrNode *node, ShapeInfo *out)
 {
   IrValue *size = ir_input(node, 1);
   if (!tensor_input(node, 0, out))
@@ -620,7 +615,7 @@ rule_grad_sum_to_size(const IrNode *node, ShapeInfo *out)
 }
 
 static bool
-rule_like(const IrNode *node, ShapeInfo *out)
+shape_rule_like(const IrNode *node, ShapeInfo *out)
 {
   int dtype;
   if (!tensor_input(node, 0, out) || !dtype_arg(node, out->dtype, &dtype))
@@ -649,47 +644,30 @@ shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint i
 
 typedef bool (*ShapeRuleFn)(const IrNode *node, ShapeInfo *out);
 
-static const struct {
-  IrOpKind kind;
-  ShapeRuleFn rule;
-} rules[] = {
-  {IR_ATEN_TYPE_AS, rule_type_as},
-  {IR_ATEN_MM, rule_mm},
-  {IR_ATEN_ADDMM, rule_mm},
-  {IR_ATEN_MATMUL, rule_matmul},
-  {IR_ATEN_T, rule_transpose},
-  {IR_ATEN_TRANSPOSE, rule_transpose},
-  {IR_ATEN_UNSQUEEZE, rule_unsqueeze},
-  {IR_ATEN_SQUEEZE, rule_squeeze},
-  {IR_ATEN_EXPAND, rule_expand},
-  {IR_ATEN_EXPAND_AS, rule_expand_as},
-  {IR_ATEN_VIEW, rule_view},
-  {IR_ATEN_RESHAPE, rule_view},
-  {IR_ATEN_SUM, rule_sum},
-  {IR_ATEN_CAT, rule_cat},
-  {IR_PRIM_FUSED_CONCAT, rule_cat},
-  {IR_ATEN_GRAD_SUM_TO_SIZE, rule_grad_sum_to_size},
-  {IR_ATEN_ONES_LIKE, rule_like},
-  {IR_ATEN_ZEROS_LIKE, rule_like},
+/* The op table's `shape` column: one rule per ops.def row (NULL for `none`). */
+#define shape_rule_none NULL
+static const ShapeRuleFn row_rules[] = {
+#define OP(kind, schema, family, shape, grad, flags, expr) shape_rule_##shape,
+#define OVERLOAD OP
+#include "ir/ops.def"
+#undef OP
+#undef OVERLOAD
 };
+#undef shape_rule_none
 
 bool
 shape_rule_apply(const IrNode *node, ShapeInfo *out)
 {
   memset(out, 0, sizeof *out);
-  for (guint i = 0; i < G_N_ELEMENTS(rules); i++) {
-    if (rules[i].kind == node->kind) {
-      bool ok = rules[i].rule(node, out);
-      if (!ok)
-        memset(out, 0, sizeof *out);
-      return ok;
-    }
-  }
-  if (node->schema && ir_ops_def(node->schema->index)->pointwise) {
-    bool ok = elementwise(node, out);
-    if (!ok)
-      memset(out, 0, sizeof *out);
-    return ok;
-  }
-  return false;
+  ShapeRuleFn rule = NULL;
+  if (node->kind == IR_PRIM_FUSED_CONCAT)
+    rule = shape_rule_cat;
+  else if (node->schema)
+    rule = row_rules[node->schema->index];
+  if (!rule)
+    return false;
+  bool ok = rule(node, out);
+  if (!ok)
+    memset(out, 0, sizeof *out);
+  return ok;
 }

@@ -3,7 +3,7 @@
  * engine, single-threaded). */
 #include "runtime/autograd.h"
 
-#include "ir/ops.h"
+#include "runtime/kernels.h"
 #include "runtime/device.h"
 
 RtGradNode *rt_grad_node_new(const char *name, guint n_outputs, guint n_inputs,
@@ -103,7 +103,7 @@ static RtTensor *grad_sum(RtTensor *a, RtTensor *b, GError **error) {
   g_assert(add && "aten::add.Tensor is in the op table");
   RtValue args[3] = {rt_tensor(a), rt_tensor(b), rt_int(1)};
   RtValue out = rt_none();
-  if (!rt_kernel_call(ir_ops_kernel(add), add, NULL, args, 3, &out, 1, error))
+  if (!rt_kernel_call(rt_op_kernel(add), add, NULL, args, 3, &out, 1, error))
     return NULL;
   return out.u.tensor;
 }

@@ -9,7 +9,7 @@
  *   reference; it is released right after the value's last use, so intermediate tensors are
  *   freed as early as the graph allows. prim::Constant values and omitted trailing schema
  *   defaults become constant registers owned by the code.
- * - Kernels come from the op table (ir_ops_kernel of the node's schema, resolved at compile
+ * - Kernels come from the op table (rt_op_kernel of the node's schema, resolved at compile
  *   time when the node has none). Control flow (If, Loop, GradOf) compiles to jumps.
  * - An RtCode is immutable after compilation: several threads may run one code at once
  *   (each run has its own frame).

@@ -265,7 +265,7 @@ static bool compile_schema_node(Compiler *c, BlockLive *l, const IrNode *node, G
     set_node_error(error, node, "no overload matches the input types");
     return false;
   }
-  RtKernelFn kernel = ir_ops_kernel(schema);
+  RtKernelFn kernel = rt_op_kernel(schema);
   if (!kernel) {
     set_node_error(error, node, "the op table has no kernel for %s", schema->text);
     return false;

@@ -7,7 +7,7 @@
 #ifndef JITSCOPE_RUNTIME_CODE_INTERNAL_H
 #define JITSCOPE_RUNTIME_CODE_INTERNAL_H
 
-#include "ir/ops.h"
+#include "runtime/kernels.h"
 #include "runtime/code.h"
 
 typedef enum {

@@ -21,7 +21,7 @@
 #ifndef JITSCOPE_RUNTIME_DEVICE_H
 #define JITSCOPE_RUNTIME_DEVICE_H
 
-#include "ir/ops.h"
+#include "runtime/kernels.h"
 #include "runtime/value.h"
 
 /* Errors a device kernel returns to ask for the host round trip instead (not a failure). */

@@ -206,7 +206,7 @@ bool rt_prim_prepare(const IrNode *node, RtInstr *ins, GError **error) {
   default: bad = "not a data prim op"; break;
   }
   if (!bad && (node->kind == IR_PRIM_FUSED_CONCAT || node->kind == IR_PRIM_AUTOGRAD_ADD)) {
-    ins->kernel = ins->schema ? ir_ops_kernel(ins->schema) : NULL;
+    ins->kernel = ins->schema ? rt_op_kernel(ins->schema) : NULL;
     if (!ins->kernel) bad = "the op table lacks the kernel this node runs";
   }
   if (bad) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/kernels.h"
 #include "fuser/cuda_compile.h"
 #include "fuser/cuda_kernels.h"
 #include "fuser/cuda_ops.h"
@@ -88,7 +89,7 @@ static guint elementwise_ops(const char *arch) {
         if (!cuda_codegen_output_dtypes(sub, in_dtypes, &gen, &error)) {
           fail("%s: no output dtype: %s", schema->text, error->message);
           g_clear_error(&error);
-        } else if (ir_ops_kernel(schema)(schema, NULL, args, n, &out, 1, NULL) &&
+        } else if (rt_op_kernel(schema)(schema, NULL, args, n, &out, 1, NULL) &&
                    out.u.tensor->dtype != gen) {
           fail("%s %s: generated dtype %s, CPU kernel %s", schema->text,
                ir_dtype_name(dtypes[d]), ir_dtype_name(gen), ir_dtype_name(out.u.tensor->dtype));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/kernels.h"
 #include "corpus-case.h"
 #include "fuser/cuda_ops.h"
 #include "runtime/device.h"
@@ -230,10 +231,10 @@ static void every_op(void) {
       guint trips = rt_device_round_trips();
       RtValue ref = rt_none(), ours = rt_none();
       /* Arguments the CPU kernel refuses (a float where condition) are not a device test. */
-      bool ref_ok = ir_ops_kernel(schema)(schema, NULL, host, n, &ref, 1, &error);
+      bool ref_ok = rt_op_kernel(schema)(schema, NULL, host, n, &ref, 1, &error);
       g_clear_error(&error);
       bool ok = ref_ok &&
-                rt_kernel_call(ir_ops_kernel(schema), schema, NULL, dev, n, &ours, 1, &error);
+                rt_kernel_call(rt_op_kernel(schema), schema, NULL, dev, n, &ours, 1, &error);
       if (!ref_ok) {
         printf("%s (%s): the CPU kernel refuses the test arguments\n", schema->text,
                ir_dtype_name(dts[d]));
@@ -293,8 +294,8 @@ static void products(IrDtype dt) {
       rt_tensor_unref(base);
     }
     RtValue ref = rt_none(), ours = rt_none();
-    g_assert_true(ir_ops_kernel(mm)(mm, NULL, host, 2, &ref, 1, &error));
-    if (!rt_kernel_call(ir_ops_kernel(mm), mm, NULL, dev, 2, &ours, 1, &error)) {
+    g_assert_true(rt_op_kernel(mm)(mm, NULL, host, 2, &ref, 1, &error));
+    if (!rt_kernel_call(rt_op_kernel(mm), mm, NULL, dev, 2, &ours, 1, &error)) {
       fail("cuBLAS mm case %d: %s", c, error->message);
       g_clear_error(&error);
     } else {

@@ -97,7 +97,7 @@ static void test_expressions(void) {
     if (!text)
       continue;
     GError *error = NULL;
-    PwExpr *e = pw_expr_parse(text, &error);
+    PwExpr *e = pw_expr_parse(text, false, &error);
     g_assert_no_error(error);
     g_assert_cmpint(pw_expr_n_args(e), <=, (int)ir_ops_schema(i)->n_args);
     pw_expr_free(e);
@@ -105,19 +105,19 @@ static void test_expressions(void) {
   }
   g_assert_cmpuint(n_pointwise, >, 40);
   struct { const char *text; double args[3]; double want; } cases[] = {
-      {"1 / (1 + exp(-%0))", {0}, 0.5},
-      {"(%0 < %1 ? %1 : (%0 > %2 ? %2 : %0))", {5, -1, 2}, 2},
-      {"(%0 < %1 ? %1 : (%0 > %2 ? %2 : %0))", {-5, -1, 2}, -1},
-      {"%0 + %2 * %1", {1, 2, 3}, 7},
-      {"-%0 - -%1", {1, 2}, 1},
-      {"(%0 <= %1)", {2, 2}, 1},
-      {"(%0 != %1) == 0", {2, 2}, 1},
-      {"pow(%0, %1)", {2, 10}, 1024},
-      {"%0 - trunc(%0)", {2.75}, 0.75},
+      {"1 / (1 + exp(-A0))", {0}, 0.5},
+      {"(A0 < A1 ? A1 : (A0 > A2 ? A2 : A0))", {5, -1, 2}, 2},
+      {"(A0 < A1 ? A1 : (A0 > A2 ? A2 : A0))", {-5, -1, 2}, -1},
+      {"A0 + A2 * A1", {1, 2, 3}, 7},
+      {"-A0 - -A1", {1, 2}, 1},
+      {"(A0 <= A1)", {2, 2}, 1},
+      {"(A0 != A1) == 0", {2, 2}, 1},
+      {"pow(A0, A1)", {2, 10}, 1024},
+      {"A0 - trunc(A0)", {2.75}, 0.75},
       {"2 * 3 + 4 / 2 - 1", {0}, 7},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-    PwExpr *e = pw_expr_parse(cases[i].text, NULL);
+    PwExpr *e = pw_expr_parse(cases[i].text, false, NULL);
     g_assert_nonnull(e);
     g_assert_cmpfloat_with_epsilon(pw_expr_eval(e, cases[i].args), cases[i].want, 1e-12);
     double a0[PW_BLOCK], out[PW_BLOCK];
@@ -130,11 +130,20 @@ static void test_expressions(void) {
     pw_expr_free(e);
   }
   GError *error = NULL;
-  g_assert_null(pw_expr_parse("%0 + ", &error));
+  g_assert_null(pw_expr_parse("A0 + ", false, &error));
   g_assert_nonnull(strstr(error->message, "column 6"));
   g_clear_error(&error);
-  g_assert_null(pw_expr_parse("frob(%0)", &error));
+  g_assert_null(pw_expr_parse("frob(A0)", false, &error));
   g_assert_nonnull(strstr(error->message, "unknown function"));
+  g_clear_error(&error);
+  /* R (the result) is for derivatives only; a name that merely starts like A0 is no operand. */
+  g_assert_null(pw_expr_parse("R * A0", false, &error));
+  g_assert_nonnull(strstr(error->message, "only in derivatives"));
+  g_clear_error(&error);
+  PwExpr *d = pw_expr_parse("R * A0", true, &error);
+  g_assert_no_error(error);
+  pw_expr_free(d);
+  g_assert_null(pw_expr_parse("A0x + 1", false, &error));
   g_clear_error(&error);
 }
 

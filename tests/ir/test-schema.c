@@ -2,7 +2,7 @@
  * PyTorch uses, matching rules, and overload resolution for every kind on representative
  * inputs (every overload of the table must be reached by some case). */
 #include "ir-test-util.h"
-#include "ir/ops.h"
+#include "runtime/kernels.h"
 
 #include <string.h>
 
@@ -350,18 +350,37 @@ test_defs(void)
     const IrOpDef *d = ir_ops_def(i);
     const IrSchema *s = ir_ops_schema(i);
     g_assert_cmpstr(d->schema_text, ==, s->text);
-    g_assert_nonnull(d->kernel);
-    g_assert_true(ir_ops_kernel(s) == d->kernel);
+    g_assert_nonnull(rt_op_kernel(s));
+    /* OVERLOAD rows share their OP row's kind: overloads of a kind are consecutive. */
+    if (i > 0 && ir_ops_schema(i - 1)->kind != s->kind) {
+      guint n_kind;
+      g_assert_true(ir_ops_overloads((IrOpKind)s->kind, &n_kind)[0] == s);
+    }
+    /* A DERIV gradient only for rows with an expression; a pointwise dtype rule likewise. */
+    if (d->grad == IR_GRAD_DERIV)
+      g_assert_nonnull(d->pointwise);
+    g_assert_true((ir_op_def_dtype_rule(d) != IR_DTYPE_RULE_NONE) == (d->pointwise != NULL));
     /* Elementwise expressions exist only for ops returning one Tensor. */
     if (d->pointwise)
       g_assert_true(s->n_returns == 1 && s->returns[0] == ir_type_tensor());
   }
   guint n;
   const IrSchema *const *add = ir_ops_overloads(IR_ATEN_ADD, &n);
-  g_assert_cmpstr(ir_ops_def(add[0]->index)->pointwise, ==, "%0 + %2 * %1");
+  g_assert_cmpstr(ir_ops_def(add[0]->index)->pointwise, ==, "A0 + A2 * A1");
   g_assert_null(ir_ops_def(add[2]->index)->pointwise);
   const IrSchema *const *mm = ir_ops_overloads(IR_ATEN_MM, &n);
   g_assert_null(ir_ops_def(mm[0]->index)->pointwise);
+  /* Kind names come from the OP rows' schemas. */
+  g_assert_cmpstr(ir_kind_name(IR_ATEN_GRAD_SUM_TO_SIZE), ==, "aten::_grad_sum_to_size");
+  g_assert_cmpstr(ir_kind_name(IR_ATEN_BOOL), ==, "aten::Bool");
+  g_assert_cmpstr(ir_kind_name(IR_PRIM_IF), ==, "prim::If");
+  IrOpKind k;
+  g_assert_true(ir_kind_from_name("aten::__isnot__", &k) && k == IR_ATEN___ISNOT__);
+  const IrSchema *const *gt = ir_ops_overloads(IR_ATEN_GT, &n);
+  g_assert_cmpint(ir_op_def_dtype_rule(ir_ops_def(gt[0]->index)), ==, IR_DTYPE_RULE_BOOL);
+  const IrSchema *const *div = ir_ops_overloads(IR_ATEN_DIV, &n);
+  g_assert_cmpint(ir_op_def_dtype_rule(ir_ops_def(div[0]->index)), ==, IR_DTYPE_RULE_FLOAT);
+  g_assert_cmpint(ir_op_def_dtype_rule(ir_ops_def(add[0]->index)), ==, IR_DTYPE_RULE_PROMOTE);
 }
 
 int

@@ -1,4 +1,5 @@
 /* Kernel test helpers (see kernels-test-util.h). */
+#include "runtime/kernels.h"
 #include "kernels-test-util.h"
 
 #include <math.h>
@@ -33,7 +34,7 @@ bool kt_call(const char *prefix, RtValue *args, guint n, RtValue *out, GError **
   RtValue full[32];
   for (guint i = 0; i < schema->n_args; i++)
     full[i] = i < n ? args[i] : default_value(&schema->args[i]);
-  RtKernelFn kernel = ir_ops_kernel(schema);
+  RtKernelFn kernel = rt_op_kernel(schema);
   g_assert_nonnull(kernel);
   *out = rt_none();
   RtValue outs[1] = {rt_none()};

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/kernels.h"
 #include "exec/executor.h"
 #include "ir/text.h"
 #include "runtime/device.h"
@@ -76,7 +77,7 @@ static bool fake_mul(const IrSchema *schema, const IrNode *node, RtValue *args, 
   }
   RtValue host[2] = {rt_tensor(host_alias(a)), rt_tensor(host_alias(b))};
   RtValue out = rt_none();
-  bool ok = ir_ops_kernel(schema)(schema, node, host, n_args, &out, n_outs, error);
+  bool ok = rt_op_kernel(schema)(schema, node, host, n_args, &out, n_outs, error);
   rt_value_unref(host[0]);
   rt_value_unref(host[1]);
   if (ok) {
@@ -141,7 +142,7 @@ static void test_calls(void) {
   GError *error = NULL;
   RtValue host_args[3] = {rt_tensor(a), rt_tensor(b), rt_int(1)};
   RtValue expect = rt_none();
-  g_assert_true(rt_kernel_call(ir_ops_kernel(add), add, NULL, host_args, 3, &expect, 1, &error));
+  g_assert_true(rt_kernel_call(rt_op_kernel(add), add, NULL, host_args, 3, &expect, 1, &error));
   g_assert_cmpuint(rt_device_round_trips(), ==, 0);
 
   RtTensor *da = rt_tensor_to_device(a, IR_DEVICE_CUDA, &error);
@@ -152,7 +153,7 @@ static void test_calls(void) {
   for (int k = 0; k < 2; k++) {
     RtValue args[3] = {rt_tensor(da), rt_tensor(b), rt_int(1)};
     RtValue out = rt_none();
-    g_assert_true(rt_kernel_call(ir_ops_kernel(add), add, NULL, args, 3, &out, 1, &error));
+    g_assert_true(rt_kernel_call(rt_op_kernel(add), add, NULL, args, 3, &out, 1, &error));
     g_assert_true(is_fake_device(out.u.tensor));
     RtTensor *h = rt_tensor_to_host(out.u.tensor, &error);
     g_assert_cmpfloat(max_diff(h, expect.u.tensor), ==, 0.0);
@@ -169,14 +170,14 @@ static void test_calls(void) {
   /* The device kernel runs for float32 and declines float64. */
   RtValue margs[2] = {rt_tensor(da), rt_tensor(da)};
   RtValue out = rt_none();
-  g_assert_true(rt_kernel_call(ir_ops_kernel(mul), mul, NULL, margs, 2, &out, 1, &error));
+  g_assert_true(rt_kernel_call(rt_op_kernel(mul), mul, NULL, margs, 2, &out, 1, &error));
   g_assert_cmpuint(device_mul_runs, ==, 1);
   g_assert_cmpuint(rt_device_round_trips(), ==, 2);
   rt_value_unref(out);
   RtTensor *a64 = rt_tensor_to_dtype(a, IR_DTYPE_FLOAT64);
   RtTensor *d64 = rt_tensor_to_device(a64, IR_DEVICE_CUDA, &error);
   RtValue dargs[2] = {rt_tensor(d64), rt_tensor(d64)};
-  g_assert_true(rt_kernel_call(ir_ops_kernel(mul), mul, NULL, dargs, 2, &out, 1, &error));
+  g_assert_true(rt_kernel_call(rt_op_kernel(mul), mul, NULL, dargs, 2, &out, 1, &error));
   g_assert_true(is_fake_device(out.u.tensor) && out.u.tensor->dtype == IR_DTYPE_FLOAT64);
   rt_value_unref(out);
   notes = rt_device_notes();
@@ -188,7 +189,7 @@ static void test_calls(void) {
   int64_t other[2] = {2, 4};
   RtTensor *bad = rt_tensor_zeros(IR_DTYPE_FLOAT32, 2, other);
   RtValue eargs[3] = {rt_tensor(da), rt_tensor(bad), rt_int(1)};
-  g_assert_false(rt_kernel_call(ir_ops_kernel(add), add, NULL, eargs, 3, &out, 1, &error));
+  g_assert_false(rt_kernel_call(rt_op_kernel(add), add, NULL, eargs, 3, &out, 1, &error));
   g_assert_nonnull(error);
   g_clear_error(&error);
   /* A device number converts to a double (conditions, Float()). */
