@@ -16,6 +16,22 @@ static const struct {
   {"dropout", "graph(%input : Tensor, %p : float, %training : bool, %inplace : bool):\n"
               "  %r : Tensor = aten::dropout(%input, %p, %training)\n"
               "  return (%r)\n"},
+  {"mish", "graph(%input : Tensor, %inplace : bool):\n"
+           "  %r : Tensor = aten::mish(%input)\n"
+           "  return (%r)\n"},
+  {"hardsigmoid", "graph(%input : Tensor, %inplace : bool):\n"
+                  "  %r : Tensor = aten::hardsigmoid(%input)\n"
+                  "  return (%r)\n"},
+  {"hardtanh", "graph(%input : Tensor, %min_val : float, %max_val : float, %inplace : bool):\n"
+               "  %r : Tensor = aten::hardtanh(%input, %min_val, %max_val)\n"
+               "  return (%r)\n"},
+  {"leaky_relu", "graph(%input : Tensor, %negative_slope : float, %inplace : bool):\n"
+                 "  %r : Tensor = aten::leaky_relu(%input, %negative_slope)\n"
+                 "  return (%r)\n"},
+  {"elu", "graph(%input : Tensor, %alpha : float, %inplace : bool):\n"
+          "  %one : float = prim::Constant[value=1.]()\n"
+          "  %r : Tensor = aten::elu(%input, %alpha, %one, %one)\n"
+          "  return (%r)\n"},
   {"relu", "graph(%input : Tensor, %inplace : bool):\n"
            "  %r : Tensor = aten::relu(%input)\n"
            "  return (%r)\n"},
