@@ -18,6 +18,13 @@
         "Seed for drawn inputs (default 0); input K uses generator seed N + K"                 \
   }
 
+/* `--graph N`: which graph of FILE (a file may hold several). */
+#define CLI_PROGRAM_GRAPH_OPTION(program)                                                      \
+  {                                                                                            \
+    "graph", 0, CLI_OPTION_UINT64, &(program).graph_number, "N",                               \
+        "Which graph of FILE, counting from 0, when it holds several (default 0)"              \
+  }
+
 /* What the help of every command that runs the program says about device=cuda inputs. */
 #define CLI_PROGRAM_DEVICE_HELP                                                                \
   "Inputs with device=cuda are copied to the GPU, and plans are compiled and run for\n"        \
@@ -26,6 +33,11 @@
 
 typedef struct {
   const char *path; /* FILE: a borrowed pointer into argv */
+  guint64 graph_number; /* --graph N */
+  /* Set by `print` before cli_program_load: the graph stays as written. Otherwise a module
+   * graph is lowered into a function (passes/module_lowering.h; said in a note) and a graph
+   * with ops that cannot run is an error naming the first one. */
+  bool as_written;
   IrGraph *graph;
   AppInputs *inputs; /* NULL unless inputs were asked for */
   /* Set between cli_program_parse and cli_program_load by a command that compiles for

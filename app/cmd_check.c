@@ -32,7 +32,9 @@ int cmd_check_main(int argc, char **argv) {
   GPtrArray *specs = NULL;
   guint64 seed = 0;
   bool json = false;
+  CliProgram program;
   const CliOption options[] = {
+      CLI_PROGRAM_GRAPH_OPTION(program),
       CLI_PROGRAM_OPTIONS(specs, seed),
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Print one JSON document on stdout"},
   };
@@ -55,7 +57,6 @@ int cmd_check_main(int argc, char **argv) {
       .max_positional = 1,
       .run_limits = true,
   };
-  CliProgram program;
   GError *error = NULL;
   int status = CLI_EXIT_OK;
   AppCheckReport *report = NULL;

@@ -6,6 +6,8 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_program.h"
+#include "graph_file.h"
+#include "ir/text.h"
 #include "json_out.h"
 #include "runtime/file_read.h"
 #include "spec_header.h"
@@ -15,7 +17,11 @@ int cmd_export_main(int argc, char **argv) {
   guint64 seed = 0;
   char *out_dir = NULL;
   bool force = false, json = false;
+  guint64 graph_number = 0;
   const CliOption options[] = {
+      {"graph", 0, CLI_OPTION_UINT64, &graph_number, "N",
+       "Which graph of FILE, counting from 0, when it holds several (default 0); the bundle's "
+       "program.ir is that graph"},
       {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC", "The graph's inputs in order (as for run)"},
       {"output", 'o', CLI_OPTION_STRING, &out_dir, "DIR", "The bundle folder to write"},
       {"spec", 's', CLI_OPTION_STRINGS, &groups, "'SPEC; SPEC; ...'",
@@ -81,6 +87,14 @@ int cmd_export_main(int argc, char **argv) {
     }
     g_clear_pointer(&groups, g_ptr_array_unref);
     groups = lines;
+  }
+  if (graph_number > 0) {
+    IrGraph *chosen = app_graph_file_load(path, graph_number, NULL, &error);
+    if (chosen == NULL)
+      goto out;
+    g_free(text);
+    text = ir_graph_to_string(chosen);
+    ir_graph_free(chosen);
   }
   if (specs)
     g_ptr_array_add(specs, NULL);

@@ -101,7 +101,9 @@ int cmd_kernels_main(int argc, char **argv) {
   guint64 seed = 0;
   bool json = false;
   char *arch = NULL;
+  CliProgram program;
   const CliOption options[] = {
+      CLI_PROGRAM_GRAPH_OPTION(program),
       {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC", "The graph's inputs in order (as for run)"},
       {"seed", 0, CLI_OPTION_UINT64, &seed, "N", "Seed for drawn inputs (default 0)"},
       {"arch", 0, CLI_OPTION_STRING, &arch, "sm_XY",
@@ -131,7 +133,6 @@ int cmd_kernels_main(int argc, char **argv) {
       .max_positional = 1,
       .run_limits = true,
   };
-  CliProgram program;
   GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
   GError *error = NULL;
   int status = CLI_EXIT_OK;

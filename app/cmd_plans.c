@@ -225,7 +225,9 @@ int cmd_plans_main(int argc, char **argv) {
   GPtrArray *spec_groups = NULL;
   guint64 seed = 0;
   bool json = false, no_fuse = false;
+  CliProgram program;
   const CliOption options[] = {
+      CLI_PROGRAM_GRAPH_OPTION(program),
       {"spec", 's', CLI_OPTION_STRINGS, &spec_groups, "'SPEC; SPEC; ...'",
        "One call's inputs, separated by ';' (repeat --spec for each call)"},
       {"seed", 0, CLI_OPTION_UINT64, &seed, "N", "Seed for drawn inputs (default 0)"},
@@ -255,7 +257,6 @@ int cmd_plans_main(int argc, char **argv) {
       .max_positional = 1,
       .run_limits = true,
   };
-  CliProgram program;
   GError *error = NULL;
   ExecSession *session = NULL;
   GPtrArray *runs = g_ptr_array_new_with_free_func(spec_run_free);

@@ -41,7 +41,9 @@ static void print_graph(const IrGraph *graph, const char *kind) {
 int cmd_print_main(int argc, char **argv) {
   char *format = NULL;
   bool json = false;
+  CliProgram program;
   const CliOption options[] = {
+      CLI_PROGRAM_GRAPH_OPTION(program),
       {"format", 'f', CLI_OPTION_STRING, &format, "ir|dot|json",
        "Output format (default ir)"},
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Same as --format json"},
@@ -67,11 +69,11 @@ int cmd_print_main(int argc, char **argv) {
       .max_positional = 1,
   };
 
-  CliProgram program;
   GError *error = NULL;
   const char *kind = NULL;
-  if (cli_program_parse(&program, &command, argc, argv, &error) == CLI_PARSE_OK &&
-      (kind = output_format(format, json, &error)) &&
+  CliParseResult parsed = cli_program_parse(&program, &command, argc, argv, &error);
+  program.as_written = true;
+  if (parsed == CLI_PARSE_OK && (kind = output_format(format, json, &error)) &&
       cli_program_load(&program, NULL, NULL, &error))
     print_graph(program.graph, kind);
   cli_program_clear(&program);

@@ -34,7 +34,9 @@ int cmd_run_main(int argc, char **argv) {
   guint64 seed = 0;
   bool json = false, no_optimize = false, no_fuse = false;
   GPtrArray *grad_output_files = NULL;
+  CliProgram program;
   const CliOption options[] = {
+      CLI_PROGRAM_GRAPH_OPTION(program),
       CLI_PROGRAM_OPTIONS(specs, seed),
       {"grad-output", 0, CLI_OPTION_STRINGS, &grad_output_files, "FILE.npy",
        "Gradient of each output (flattened order) for backward, instead of ones"},
@@ -77,7 +79,6 @@ int cmd_run_main(int argc, char **argv) {
       .run_limits = true,
   };
 
-  CliProgram program;
   GError *error = NULL;
   ExecSession *session = NULL;
   AppProgramRun *run = NULL;

@@ -29,7 +29,9 @@ int cmd_stages_main(int argc, char **argv) {
   GPtrArray *specs = NULL;
   guint64 seed = 0;
   bool json = false, no_optimize = false, no_fuse = false;
+  CliProgram program;
   const CliOption options[] = {
+      CLI_PROGRAM_GRAPH_OPTION(program),
       CLI_PROGRAM_OPTIONS(specs, seed),
       {"no-optimize", 0, CLI_OPTION_FLAG, &no_optimize, NULL,
        "Compile the fallback plan: specialization and required passes only"},
@@ -56,7 +58,6 @@ int cmd_stages_main(int argc, char **argv) {
       .max_positional = 1,
       .run_limits = true,
   };
-  CliProgram program;
   GError *error = NULL;
   int status = CLI_EXIT_OK;
   ExecSession *session = NULL;

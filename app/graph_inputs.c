@@ -1,6 +1,8 @@
 /* Binding --input values to graph inputs (contract in graph_inputs.h). */
 #include "graph_inputs.h"
 
+#include "input_names.h"
+
 #include <string.h>
 
 #include "cli.h"
@@ -57,6 +59,8 @@ static bool value_fits(const InputSpec *spec, RtValue *value, const IrType *decl
   case IR_TYPE_DEVICE:
   case IR_TYPE_LIST:
   case IR_TYPE_TUPLE:
+  case IR_TYPE_CLASS:
+  case IR_TYPE_DICT:
     return false;
   }
   return false;
@@ -86,6 +90,10 @@ GPtrArray *app_spec_group_split(const char *group) {
 
 AppInputs *app_inputs_bind(const IrGraph *graph, char *const *spec_texts, guint n_specs,
                            guint64 seed, GError **error) {
+  g_auto(GStrv) ordered = app_inputs_order_by_name(graph, spec_texts, n_specs, &n_specs, error);
+  if (ordered == NULL)
+    return NULL;
+  spec_texts = ordered;
   AppInputs *inputs = g_new0(AppInputs, 1);
   inputs->specs = g_ptr_array_new_with_free_func((GDestroyNotify)input_spec_free);
   inputs->values = g_array_new(FALSE, FALSE, sizeof(RtValue));

@@ -45,6 +45,7 @@ static JsonNode *attr_to_json(const IrAttr *a) {
     json_node_unref(node);
     return json_out_double(a->v.f);
   case IR_ATTR_S:
+  case IR_ATTR_RAW:
     return json_node_init_string(node, a->v.s);
   case IR_ATTR_T:
     json_node_unref(node);
@@ -87,7 +88,7 @@ static JsonNode *attr_to_json(const IrAttr *a) {
 
 static JsonNode *node_to_json(const IrNode *n) {
   JsonObject *obj = json_object_new();
-  json_object_set_string_member(obj, "kind", ir_kind_name(n->kind));
+  json_object_set_string_member(obj, "kind", ir_node_kind_name(n));
   json_object_set_int_member(obj, "origin", (gint64)n->origin);
   if (n->schema)
     json_object_set_string_member(obj, "schema", n->schema->text);

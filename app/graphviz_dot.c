@@ -140,7 +140,7 @@ static void append_attrs(GString *label, const IrNode *node) {
   GString *line = g_string_new(NULL);
   ir_node_print_line(line, node);
   /* The printed line has the attributes as "kind[a=1, b=2](...)": show the bracket part. */
-  const char *kind = ir_kind_name(node->kind);
+  const char *kind = ir_node_kind_name(node);
   const char *at = strstr(line->str, kind);
   g_string_append(label, kind);
   if (at && at[strlen(kind)] == '[') {

@@ -13,6 +13,7 @@ ir_internal_attr_clear(IrAttr *a)
   case IR_ATTR_I:
     break;
   case IR_ATTR_S:
+  case IR_ATTR_RAW:
     g_free(a->v.s);
     break;
   case IR_ATTR_FS:
@@ -148,6 +149,13 @@ ir_node_set_attr_s(IrNode *node, const char *name, const char *v)
 }
 
 void
+ir_node_set_attr_raw(IrNode *node, const char *name, const char *text)
+{
+  char *copy = g_strdup(text);
+  slot(node, name, IR_ATTR_RAW)->v.s = copy;
+}
+
+void
 ir_node_set_attr_is(IrNode *node, const char *name, const gint64 *v, guint n)
 {
   GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(gint64), n);
@@ -246,6 +254,9 @@ ir_node_copy_attrs(IrNode *dst, const IrNode *src)
       break;
     case IR_ATTR_S:
       ir_node_set_attr_s(dst, a->name, a->v.s);
+      break;
+    case IR_ATTR_RAW:
+      ir_node_set_attr_raw(dst, a->name, a->v.s);
       break;
     case IR_ATTR_FS:
       ir_node_set_attr_fs(dst, a->name, (const double *)a->v.fs->data, a->v.fs->len);

@@ -82,6 +82,11 @@ clone_node(Cloner *c, const IrNode *src)
   carry_origin(c, n, src->origin);
   n->schema = src->schema;
   n->source = src->source ? g_string_chunk_insert_const(n->graph->strings, src->source) : NULL;
+  n->scope = src->scope ? g_string_chunk_insert_const(n->graph->strings, src->scope) : NULL;
+  n->opaque_name =
+    src->opaque_name ? g_string_chunk_insert_const(n->graph->strings, src->opaque_name) : NULL;
+  n->opaque_at =
+    src->opaque_at ? g_string_chunk_insert_const(n->graph->strings, src->opaque_at) : NULL;
   for (guint i = 0; i < ir_n_inputs(src); i++)
     ir_node_add_input(n, lookup(c, ir_input(src, i)));
   for (guint i = 0; i < ir_n_outputs(src); i++) {

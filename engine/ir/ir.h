@@ -68,6 +68,10 @@ typedef enum {
   IR_ATTR_TS, /* tensor[] */
   IR_ATTR_G,  /* graph (owned by the node) */
   IR_ATTR_GS, /* graph[] */
+  /* Text kept as it was read because it cannot be read as data (a tensor printed as
+   * `<Tensor>` or by its rounded contents, a type-valued `profiled_type=Float(3)`): printed
+   * back verbatim, never run. */
+  IR_ATTR_RAW,
 } IrAttrKind;
 
 typedef struct {
@@ -76,7 +80,7 @@ typedef struct {
   union {
     double f;
     gint64 i;
-    char *s;
+    char *s; /* IR_ATTR_S and IR_ATTR_RAW */
     RtTensor *t;
     IrGraph *g;
     GArray *fs;    /* of double */
@@ -101,6 +105,11 @@ struct IrNode {
   const char *source; /* "gen_corpus.py:49:21" (printed as a comment) or NULL; kept in the
                        * graph's string chunk, so text read from input never grows a
                        * process-wide table */
+  const char *scope;  /* early traces' `, scope: Model/Linear[fc]`, or NULL (graph strings) */
+  /* prim::Opaque only: the op as the text wrote it ("aten::foo", "^MyFn()") and where
+   * ("FILE:LINE:COL"), both in the graph's strings. */
+  const char *opaque_name;
+  const char *opaque_at;
   bool destroyed;
   IrGraph *graph; /* the graph that made the node (set also while detached) */
 };
@@ -186,6 +195,8 @@ const char *ir_value_display_name(const IrValue *value, char buf[32]);
  * ir_node_insert_* calls. */
 IrNode *ir_node_create(IrGraph *graph, IrOpKind kind, guint n_outputs);
 IrGraph *ir_node_graph(const IrNode *node);
+/* The node's kind as text: ir_kind_name, or for prim::Opaque the op the text wrote. */
+const char *ir_node_kind_name(const IrNode *node);
 void ir_node_add_input(IrNode *node, IrValue *value);
 void ir_node_insert_input(IrNode *node, guint index, IrValue *value);
 void ir_node_replace_input(IrNode *node, guint index, IrValue *value);
@@ -258,6 +269,7 @@ void ir_node_set_attr_t(IrNode *node, const char *name, RtTensor *v);
 void ir_node_set_attr_ts(IrNode *node, const char *name, RtTensor *const *v, guint n);
 void ir_node_set_attr_g(IrNode *node, const char *name, IrGraph *v);
 void ir_node_set_attr_gs(IrNode *node, const char *name, IrGraph *const *v, guint n);
+void ir_node_set_attr_raw(IrNode *node, const char *name, const char *text);
 void ir_node_remove_attr(IrNode *node, const char *name);
 void ir_node_copy_attrs(IrNode *dst, const IrNode *src);
 

@@ -265,6 +265,46 @@ lex_number(Lexer *lx, Token *t, GError **error)
   return true;
 }
 
+/* `^name(args)`: a Python op of PyTorch 1.0-era traces, kept whole as its kind's text; the
+ * arguments are Python reprs, so only parentheses and quotes are matched. */
+static bool
+lex_python_op(Lexer *lx, Token *t, GError **error)
+{
+  gsize n = 1;
+  while (is_ident_char(cur(lx, n)) || cur(lx, n) == '.')
+    n++;
+  if (n == 1 || cur(lx, n) != '(') {
+    text_error_at(error, lx, t, "expected a Python op '^name(...)' after '^'");
+    return false;
+  }
+  int depth = 0;
+  int quote = 0;
+  for (;; n++) {
+    int ch = cur(lx, n);
+    if (ch < 0 || ch == '\n') {
+      text_error_at(error, lx, t, "unterminated Python op arguments");
+      return false;
+    }
+    if (quote) {
+      if (ch == '\\')
+        n++;
+      else if (ch == quote)
+        quote = 0;
+    } else if (ch == '\'' || ch == '"') {
+      quote = ch;
+    } else if (ch == '(') {
+      depth++;
+    } else if (ch == ')' && --depth == 0) {
+      n++;
+      break;
+    }
+  }
+  t->kind = TOK_PYOP;
+  t->text = g_strndup(lx->buf + lx->pos, n);
+  advance(lx, n);
+  return true;
+}
+
 /* Reads one token at lx->pos into *t. */
 static bool
 lex(Lexer *lx, Token *t, GError **error)
@@ -306,6 +346,8 @@ lex(Lexer *lx, Token *t, GError **error)
         n++;
       if (cur(lx, n) == ':' && cur(lx, n + 1) == ':' && is_ident_start(cur(lx, n + 2)))
         n += 2;
+      else if (cur(lx, n) == '.' && is_ident_start(cur(lx, n + 1)))
+        n += 1; /* qualified class names: __torch__.torch.nn.modules.linear.Linear */
       else
         break;
     }
@@ -318,6 +360,8 @@ lex(Lexer *lx, Token *t, GError **error)
     ok = lex_number(lx, t, error);
   } else if (c == '"' || c == '\'') {
     ok = lex_string(lx, t, error);
+  } else if (c == '^') {
+    ok = lex_python_op(lx, t, error);
   } else if (c == '-' && cur(lx, 1) == '>') {
     t->kind = TOK_ARROW;
     advance(lx, 2);
@@ -337,6 +381,44 @@ lex(Lexer *lx, Token *t, GError **error)
   if (!ok)
     token_clear(t);
   return ok;
+}
+
+bool
+text_skip_raw_until(Lexer *lx, const char *terminator, char **raw)
+{
+  if (!lx->has_peeked)
+    return false;
+  const char *start = lx->peeked.start;
+  const char *hit = g_strstr_len(start, (gssize)(lx->buf + lx->len - start), terminator);
+  if (hit == NULL)
+    return false;
+  gsize n = (gsize)(hit - start) + strlen(terminator);
+  lx->pos = (gsize)(start - lx->buf);
+  lx->line = lx->peeked.line;
+  lx->col = lx->peeked.col;
+  token_clear(&lx->peeked);
+  lx->has_peeked = false;
+  *raw = g_strndup(start, n);
+  advance(lx, n);
+  return true;
+}
+
+gsize
+text_skip_line_raw(Lexer *lx, char **raw)
+{
+  if (lx->has_peeked) {
+    lx->pos = (gsize)(lx->peeked.start - lx->buf);
+    lx->line = lx->peeked.line;
+    lx->col = lx->peeked.col;
+    token_clear(&lx->peeked);
+    lx->has_peeked = false;
+  }
+  gsize n = 0;
+  while (lx->pos + n < lx->len && lx->buf[lx->pos + n] != '\n' && lx->buf[lx->pos + n] != '#')
+    n++;
+  *raw = g_strstrip(g_strndup(lx->buf + lx->pos, n));
+  advance(lx, n);
+  return n;
 }
 
 const Token *
@@ -393,6 +475,7 @@ text_tok_describe(const Token *t)
   case TOK_IDENT:
   case TOK_INT:
   case TOK_FLOAT:
+  case TOK_PYOP:
     break;
   }
   if (strlen(t->text) > 40)

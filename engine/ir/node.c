@@ -36,6 +36,14 @@ ir_node_graph(const IrNode *node)
   return node->graph;
 }
 
+const char *
+ir_node_kind_name(const IrNode *node)
+{
+  if (node->kind == IR_PRIM_OPAQUE && node->opaque_name != NULL)
+    return node->opaque_name;
+  return ir_kind_name(node->kind);
+}
+
 static void
 check_live(const IrNode *node, const char *what)
 {

@@ -1,6 +1,6 @@
 /* The graph parser: PyTorch's graph text (reference section 1) into an IrGraph.
  *
- *   file     := graph EOF
+ *   file     := graph+ EOF                  (several graphs: PyTorch's old expect files)
  *   graph    := 'graph' '(' [param ([','] param)*] ')' (':' | '{') stmt* return ['}'] trailer*
  *   param    := VALUE [':' type]
  *   stmt     := [output (',' output)*] '=' KIND [attrs] '(' [VALUE (',' VALUE)*] ')' [COMMENT]
@@ -400,8 +400,9 @@ parse_trailer_or_finish(Parser *p, bool *done, GError **error)
   }
   finish_ids(gf);
   if (p->graphs->len == 1) {
-    if (t->kind != TOK_EOF)
-      return text_error_found(error, &p->lx, t, "expected end of input after the graph");
+    if (t->kind != TOK_EOF && !text_tok_is_ident(t, "graph"))
+      return text_error_found(error, &p->lx, t,
+                              "expected end of input or another 'graph(' after the graph");
     *done = true;
     return true;
   }
@@ -465,8 +466,15 @@ parse_loop(Parser *p, GError **error)
   return graph;
 }
 
-IrGraph *
-ir_graph_parse(const char *text, gsize length, const char *filename, GError **error)
+static void
+graph_free_cb(gpointer g)
+{
+  if (g != NULL)
+    ir_graph_free(g);
+}
+
+IrParsedFile *
+ir_file_parse(const char *text, gsize length, const char *filename, GError **error)
 {
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   Parser p;
@@ -474,16 +482,66 @@ ir_graph_parse(const char *text, gsize length, const char *filename, GError **er
   if (!text_lexer_init(&p.lx, text, length, filename, error))
     return NULL;
   p.graphs = g_ptr_array_new();
+  p.warnings = g_ptr_array_new_with_free_func(g_free);
+  p.warned = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *graphs = g_ptr_array_new_with_free_func(graph_free_cb);
   GError *local = NULL;
-  IrGraph *graph = parse_loop(&p, &local);
-  if (graph == NULL && local == NULL)
+  for (;;) {
+    IrGraph *graph = parse_loop(&p, &local);
+    if (graph == NULL)
+      break;
+    g_ptr_array_add(graphs, graph);
+    const Token *t = text_peek(&p.lx, &local);
+    if (t == NULL || t->kind == TOK_EOF)
+      break;
+  }
+  if (local == NULL && graphs->len == 0)
     g_error("ir text invariant: the parser failed without an error message");
   /* Frames left on the stack belong to a failed parse; nested ones are not attached yet. */
   for (guint i = 0; i < p.graphs->len; i++)
     graph_frame_free(g_ptr_array_index(p.graphs, i), true);
   g_ptr_array_free(p.graphs, TRUE);
+  g_hash_table_destroy(p.warned);
   text_lexer_clear(&p.lx);
-  if (local)
+  if (local) {
     g_propagate_error(error, local);
+    g_ptr_array_free(graphs, TRUE);
+    g_ptr_array_free(p.warnings, TRUE);
+    return NULL;
+  }
+  IrParsedFile *file = g_new0(IrParsedFile, 1);
+  file->graphs = graphs;
+  file->warnings = p.warnings;
+  return file;
+}
+
+void
+ir_parsed_file_free(IrParsedFile *file)
+{
+  if (file == NULL)
+    return;
+  g_ptr_array_free(file->graphs, TRUE);
+  g_ptr_array_free(file->warnings, TRUE);
+  g_free(file);
+}
+
+IrGraph *
+ir_parsed_file_steal_graph(IrParsedFile *file, guint index)
+{
+  if (index >= file->graphs->len)
+    g_error("ir text invariant: graph %u of a file with %u", index, file->graphs->len);
+  IrGraph *graph = g_ptr_array_index(file->graphs, index);
+  g_ptr_array_index(file->graphs, index) = NULL;
+  return graph;
+}
+
+IrGraph *
+ir_graph_parse(const char *text, gsize length, const char *filename, GError **error)
+{
+  IrParsedFile *file = ir_file_parse(text, length, filename, error);
+  if (file == NULL)
+    return NULL;
+  IrGraph *graph = ir_parsed_file_steal_graph(file, 0);
+  ir_parsed_file_free(file);
   return graph;
 }

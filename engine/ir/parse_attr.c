@@ -6,8 +6,10 @@
  * INT -> i; FLOAT/inf/nan -> f; STRING and bare identifiers (the early-2019
  * `prim::GradOf[name=aten::add]`) -> s, except True/False which are the ints 1/0 (bools are
  * stored as ints); homogeneous lists -> is/fs/ss (`[]` is an empty int list); `{v}` -> a 0-dim
- * tensor (Long for an integer, Double otherwise). `<Tensor>` and `<Graph>` only say that a value
- * was not printed, so they cannot be read back and are errors. */
+ * tensor (Long for an integer, Double otherwise). `<Tensor>` and a tensor printed by its
+ * rounded contents (PyTorch 1.13's frozen modules: ` 0.57 -0.33 [ CPUFloatType{2} ]`) say
+ * what a value is without giving it exactly: they are kept as raw text (IR_ATTR_RAW),
+ * printed back verbatim and never run. `<Graph>` is an error. */
 #include <math.h>
 #include <string.h>
 
@@ -107,6 +109,7 @@ parse_scalar(Lexer *lx, Scalar *out, GError **error)
   case TOK_VALUE:
   case TOK_ARROW:
   case TOK_COMMENT:
+  case TOK_PYOP:
     break;
   }
   return text_error_found(error, lx, t, "bad attribute: expected a value");
@@ -197,6 +200,88 @@ parse_tensor_scalar(Lexer *lx, IrNode *node, const char *name, GError **error)
   return true;
 }
 
+/* Does the source at `start` read as a tensor printed by value: numbers (rows, `(1,.,.) =`
+ * slice headers) up to a `[ CPUFloatType{...} ]` footer? */
+static bool
+looks_like_tensor_print(const char *start, const char *end)
+{
+  const char *p = start;
+  while (p < end && strchr("0123456789.-+e naif()=,\n\r\t", *p) != NULL && *p != '\0')
+    p++;
+  if (p + 2 >= end || p[0] != '[' || p[1] != ' ')
+    return false;
+  p += 2;
+  const char *name = p;
+  while (p < end && g_ascii_isalnum(*p))
+    p++;
+  return p - name > 4 && strncmp(p - 4, "Type", 4) == 0 && p < end && *p == '{';
+}
+
+/* An attribute whose value is a type (`profiled_type=Float(10, strides=[1])`, PyTorch's
+ * profiling nodes): the identifier at `t` directly followed by '('. */
+static bool
+is_type_valued(const Lexer *lx, const Token *t)
+{
+  return t->kind == TOK_IDENT && t->start + t->len < lx->buf + lx->len &&
+         t->start[t->len] == '(';
+}
+
+/* The type-valued attribute at the peeked token, as raw text through its ')'. */
+static bool
+parse_raw_type(Lexer *lx, IrNode *node, const char *name, const Token *at, GError **error)
+{
+  int line = at->line, col = at->col;
+  int depth = 0;
+  const char *end = at->start + at->len;
+  const char *limit = lx->buf + lx->len;
+  for (; end < limit && *end != '\n'; end++) {
+    if (*end == '(')
+      depth++;
+    else if (*end == ')' && --depth == 0)
+      break;
+  }
+  char *terminator = end < limit && *end == ')' ? g_strndup(at->start, (gsize)(end - at->start) + 1)
+                                                 : NULL;
+  char *raw = NULL;
+  bool ok = terminator != NULL && text_skip_raw_until(lx, terminator, &raw);
+  g_free(terminator);
+  if (!ok) {
+    text_error(error, lx, line, col, "bad attribute: unterminated type value");
+    return false;
+  }
+  ir_node_set_attr_raw(node, name, raw);
+  g_free(raw);
+  return true;
+}
+
+/* `<Tensor>` or a tensor printed by value at the peeked token, as raw text. */
+static bool
+parse_raw_tensor(Lexer *lx, IrNode *node, const char *name, const Token *at, GError **error)
+{
+  bool angle = text_tok_is_punct(at, '<');
+  int line = at->line, col = at->col;
+  /* PyTorch writes a tensor's print right after '=', with its leading blanks. */
+  gsize blanks = 0;
+  while (at->start - blanks > lx->buf && at->start[-(gssize)blanks - 1] == ' ')
+    blanks++;
+  char *raw = NULL;
+  if (!text_skip_raw_until(lx, angle ? ">" : "} ]", &raw)) {
+    text_error(error, lx, line, col, "bad attribute: unterminated tensor value");
+    return false;
+  }
+  if (angle && strcmp(raw, "<Tensor>") != 0) {
+    text_error(error, lx, line, col,
+               "bad attribute: a value printed as %s cannot be read back", raw);
+    g_free(raw);
+    return false;
+  }
+  char *text = g_strdup_printf("%*s%s", (int)blanks, "", raw);
+  ir_node_set_attr_raw(node, name, text);
+  g_free(text);
+  g_free(raw);
+  return true;
+}
+
 bool
 text_parse_attrs(Lexer *lx, IrNode *node, GError **error)
 {
@@ -226,7 +311,14 @@ text_parse_attrs(Lexer *lx, IrNode *node, GError **error)
     t = text_peek(lx, error);
     if (t == NULL)
       return false;
-    if (text_tok_is_punct(t, '[')) {
+    if (is_type_valued(lx, t)) {
+      if (!parse_raw_type(lx, node, name, t, error))
+        return false;
+    } else if (text_tok_is_punct(t, '<') ||
+        looks_like_tensor_print(t->start, lx->buf + lx->len)) {
+      if (!parse_raw_tensor(lx, node, name, t, error))
+        return false;
+    } else if (text_tok_is_punct(t, '[')) {
       text_next(lx, error);
       if (!parse_list(lx, node, name, error))
         return false;

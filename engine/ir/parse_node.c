@@ -167,12 +167,46 @@ text_finish_node(GraphFrame *gf, IrNode *node)
   set_outputs_visible(gf, node, true);
 }
 
-/* Resolves `ns::name` or `ns::name_N`; *group is set for the latter. */
+/* One warning per op name and graph file, at its first occurrence. */
+static void
+warn_opaque(Parser *p, const Token *t, const char *name, const char *why)
+{
+  if (g_hash_table_contains(p->warned, name))
+    return;
+  g_hash_table_add(p->warned, g_strdup(name));
+  g_ptr_array_add(p->warnings,
+                  g_strdup_printf("%s:%d:%d: warning: %s '%s': parsed as an opaque node (it can "
+                                  "be printed and drawn, not run)",
+                                  p->lx.filename ? p->lx.filename : "<input>", t->line, t->col,
+                                  why, name));
+}
+
+/* Turns a node the engine cannot type into prim::Opaque keeping the op's text and place. */
+static void
+make_opaque(Parser *p, IrNode *node, const Token *kind_tok)
+{
+  IrGraph *g = node->graph;
+  node->kind = IR_PRIM_OPAQUE;
+  node->schema = NULL;
+  node->opaque_name = g_string_chunk_insert_const(g->strings, kind_tok->text);
+  char *at = g_strdup_printf("%s:%d:%d", p->lx.filename ? p->lx.filename : "<input>",
+                             kind_tok->line, kind_tok->col);
+  node->opaque_at = g_string_chunk_insert_const(g->strings, at);
+  g_free(at);
+}
+
+/* Resolves `ns::name` or `ns::name_N`; *group is set for the latter. An op outside the table
+ * (or a Python op `^f()`) resolves to prim::Opaque with a warning. */
 static bool
 resolve_kind(Parser *p, const Token *t, IrOpKind *kind, bool *group, guint *group_index,
              GError **error)
 {
   *group = false;
+  if (t->kind == TOK_PYOP) {
+    warn_opaque(p, t, t->text, "Python op");
+    *kind = IR_PRIM_OPAQUE;
+    return true;
+  }
   const char *name = t->text;
   for (gsize i = 0; i < G_N_ELEMENTS(kind_aliases); i++)
     if (strcmp(name, kind_aliases[i].old_name) == 0)
@@ -190,11 +224,13 @@ resolve_kind(Parser *p, const Token *t, IrOpKind *kind, bool *group, guint *grou
       return true;
     }
   }
-  if (strstr(name, "::") == NULL)
+  if (strstr(name, "::") == NULL) {
     text_error_at(error, &p->lx, t, "expected an operator 'namespace::name', found '%s'", name);
-  else
-    text_error_at(error, &p->lx, t, "unknown op '%s'", name);
-  return false;
+    return false;
+  }
+  warn_opaque(p, t, name, "unknown op");
+  *kind = IR_PRIM_OPAQUE;
+  return true;
 }
 
 static void
@@ -219,15 +255,29 @@ type_schema_node(Parser *p, IrNode *node, const Token *kind_tok, const IrType **
   const IrSchema *const *overloads = ir_ops_overloads(node->kind, &n);
   const IrSchema *schema = ir_node_resolve_schema(node);
   if (schema == NULL) {
+    /* Real graphs use overloads the table lacks (aten::add on strings): keep the node. */
     GString *s = g_string_new(NULL);
-    g_string_append_printf(s, "no matching overload for %s", ir_kind_name(node->kind));
+    g_string_append_printf(s, "no overload of %s matches ", ir_kind_name(node->kind));
     append_types(s, node);
-    g_string_append(s, "; candidates:");
+    g_string_append(s, " (candidates:");
     for (guint i = 0; i < n; i++)
-      g_string_append_printf(s, "\n  %s", overloads[i]->text);
-    text_error_at(error, &p->lx, kind_tok, "%s", s->str);
+      g_string_append_printf(s, "%s %s", i ? ";" : "", overloads[i]->text);
+    g_string_append(s, ")");
+    char *key = g_strdup_printf("%s%s", kind_tok->text, s->str);
+    if (!g_hash_table_contains(p->warned, key)) {
+      g_hash_table_add(p->warned, key);
+      g_ptr_array_add(p->warnings,
+                      g_strdup_printf("%s:%d:%d: warning: %s: parsed as an opaque node",
+                                      p->lx.filename ? p->lx.filename : "<input>",
+                                      kind_tok->line, kind_tok->col, s->str));
+    } else {
+      g_free(key);
+    }
     g_string_free(s, TRUE);
-    return false;
+    make_opaque(p, node, kind_tok);
+    for (guint i = 0; i < ir_n_outputs(node); i++)
+      ir_value_set_type(ir_output(node, i), annotated[i] ? annotated[i] : ir_type_tensor());
+    return true;
   }
   if (schema->n_returns != ir_n_outputs(node)) {
     text_error_at(error, &p->lx, kind_tok, "%s returns %u value%s but the node has %u outputs",
@@ -278,6 +328,7 @@ constant_type(const IrNode *node)
   case IR_ATTR_T:
   case IR_ATTR_G:
   case IR_ATTR_GS:
+  case IR_ATTR_RAW:
     break;
   }
   return ir_type_tensor();
@@ -310,7 +361,7 @@ check_constant(Parser *p, IrNode *node, const Token *kind_tok, GError **error)
     ok = a == NULL;
     break;
   case IR_TYPE_TENSOR:
-    ok = a != NULL && a->kind == IR_ATTR_T;
+    ok = a != NULL && (a->kind == IR_ATTR_T || a->kind == IR_ATTR_RAW);
     break;
   default:
     ok = true;
@@ -487,7 +538,7 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
   const Token *t = text_next(&p->lx, error);
   if (t == NULL)
     goto out;
-  if (t->kind != TOK_IDENT) {
+  if (t->kind != TOK_IDENT && t->kind != TOK_PYOP) {
     text_error_found(error, &p->lx, t, "expected an operator after '='");
     goto out;
   }
@@ -508,6 +559,8 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
     goto out;
   }
   IrNode *node = ir_node_create(gf->graph, kind, o.names->len);
+  if (kind == IR_PRIM_OPAQUE)
+    make_opaque(p, node, &kind_tok);
   t = text_peek(&p->lx, error);
   if (t == NULL)
     goto out;
@@ -550,6 +603,29 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
     }
   }
   int close_line = p->lx.last.line;
+  t = text_peek(&p->lx, error);
+  if (t == NULL)
+    goto out;
+  if (text_tok_is_punct(t, ',') && t->line == close_line) {
+    /* Early traces: `, scope: Model/Linear[fc]` up to the comment or the line's end. */
+    int comma_col = t->col;
+    char *raw = NULL;
+    text_skip_line_raw(&p->lx, &raw);
+    const char *scope = raw + 1;
+    while (g_ascii_isspace(*scope))
+      scope++;
+    if (!g_str_has_prefix(scope, "scope:")) {
+      text_error(error, &p->lx, close_line, comma_col,
+                 "expected ', scope: NAME' after the inputs");
+      g_free(raw);
+      goto out;
+    }
+    scope += strlen("scope:");
+    while (g_ascii_isspace(*scope))
+      scope++;
+    node->scope = g_string_chunk_insert_const(gf->graph->strings, scope);
+    g_free(raw);
+  }
   for (guint i = 0; i < inputs->len; i++)
     ir_node_add_input(node, g_ptr_array_index(inputs, i));
   ir_node_append_to(node, bf->block);

@@ -3,15 +3,18 @@
  *
  *   type   := base ('[]' | '?' | '[Undefined]')*
  *   base   := '(' [type (',' type)*] ')'                      tuple
- *           | int | float | bool | str | None | NoneType | Device | Scalar | number | Any | t
+ *           | int | float | bool | str | string | None | NoneType | Device | Scalar | number | Any | t
  *           | Tensor | Dynamic | UndefinedTensor | AutogradZeroTensor
  *           | DTYPE ['(' dims ')'] | DTYPE 'Tensor' ['(' props ')'] | 'Tensor' '(' dims ')'
+ *           | 'Dict' '(' type ',' type ')'
+ *           | CLASS          a dotted name (`__torch__.torch.nn.Linear`), Function, Generator...
  *   dims   := [dim (',' dim)*] [',' props] | props          dim := INT ['!'] | '*'
  *   props  := prop (',' prop)*     prop := strides=[INT, ...] | requires_grad=0|1 | device=D
  *
  * A DTYPE with parentheses fixes the rank (`Float()` is 0-dim); `FloatTensor(...)` and
- * `Tensor(requires_grad=1)` leave it unknown, as ir_type_print writes them. Recursion is
- * bounded by TEXT_MAX_DEPTH. */
+ * `Tensor(requires_grad=1)` leave it unknown, as ir_type_print writes them. The dtypes the
+ * engine lacks (Byte, Char, Short, Int, BFloat16) read as tensors of unknown dtype.
+ * Recursion is bounded by TEXT_MAX_DEPTH. */
 #include <string.h>
 
 #include "ir/text.h"
@@ -27,6 +30,50 @@ dtype_from_name(const char *name, IrDtype *out)
     }
   }
   return false;
+}
+
+/* Types PyTorch prints that the engine carries by name only. */
+static bool
+is_class_type_name(const char *name)
+{
+  static const char *const builtin[] = {
+    "Function", "Generator", "Layout", "ScalarType", "MemoryFormat", "QScheme", "Stream",
+    "Storage", "Capsule", "complex", "AnyClassType", "AnyEnumType", "AnyTupleType",
+    "AnyListType", "Quantizer", "Await", "RRef", "Object",
+  };
+  if (strchr(name, '.') != NULL)
+    return true;
+  for (gsize i = 0; i < G_N_ELEMENTS(builtin); i++)
+    if (strcmp(name, builtin[i]) == 0)
+      return true;
+  return false;
+}
+
+/* Tensor element types of PyTorch that the engine has no dtype for. */
+static bool
+is_foreign_dtype_name(const char *name)
+{
+  static const char *const names[] = {"Byte", "Char", "Short", "Int", "BFloat16",
+                                      "ComplexFloat", "ComplexDouble"};
+  for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
+    if (strcmp(name, names[i]) == 0)
+      return true;
+  return false;
+}
+
+/* `Dict(K, V)` after the name; `(` not yet consumed. */
+static const IrType *
+parse_dict(Lexer *lx, int depth, GError **error)
+{
+  if (!text_expect_punct(lx, '(', "after 'Dict'", error))
+    return NULL;
+  const IrType *key = text_parse_type(lx, depth + 1, error);
+  if (key == NULL || !text_expect_punct(lx, ',', "between the key and value types", error))
+    return NULL;
+  const IrType *value = text_parse_type(lx, depth + 1, error);
+  if (value == NULL || !text_expect_punct(lx, ')', "to close the Dict type", error))
+    return NULL;
+  return ir_type_dict(key, value);
 }
 
 static bool
@@ -251,7 +298,7 @@ parse_base(Lexer *lx, int depth, GError **error)
     const IrType *(*make)(void);
   } scalars[] = {
     {"int", ir_type_int},       {"float", ir_type_float},   {"bool", ir_type_bool},
-    {"str", ir_type_str},       {"None", ir_type_none},     {"NoneType", ir_type_none},
+    {"str", ir_type_str},       {"string", ir_type_str},    {"None", ir_type_none},     {"NoneType", ir_type_none},
     {"Device", ir_type_device}, {"Scalar", ir_type_number}, {"number", ir_type_number},
     {"Any", ir_type_any},       {"t", ir_type_any},         {"Dynamic", ir_type_tensor},
     {"UndefinedTensor", ir_type_undefined_tensor},
@@ -260,6 +307,10 @@ parse_base(Lexer *lx, int depth, GError **error)
   for (gsize i = 0; i < G_N_ELEMENTS(scalars); i++)
     if (strcmp(t->text, scalars[i].name) == 0)
       return scalars[i].make();
+  if (is_class_type_name(t->text))
+    return ir_type_class(t->text);
+  if (strcmp(t->text, "Dict") == 0)
+    return parse_dict(lx, depth, error);
 
   IrType proto;
   memset(&proto, 0, sizeof proto);
@@ -271,7 +322,7 @@ parse_base(Lexer *lx, int depth, GError **error)
   char *name = g_strdup(t->text);
   int line = t->line, col = t->col;
   gsize nlen = strlen(name);
-  if (strcmp(name, "Tensor") == 0) {
+  if (strcmp(name, "Tensor") == 0 || is_foreign_dtype_name(name)) {
     dims_allowed = true;
   } else if (dtype_from_name(name, &proto.dtype)) {
     proto.has_dtype = true;

@@ -140,6 +140,9 @@ print_attr_value(GString *out, const IrAttr *a)
   case IR_ATTR_GS:
     g_string_append(out, "[<Graphs>]");
     break;
+  case IR_ATTR_RAW:
+    g_string_append(out, a->v.s);
+    break;
   }
 }
 
@@ -209,13 +212,15 @@ print_node_line(GString *out, const IrNode *node, int level, GPtrArray *groups, 
       print_attrs(out, node, true);
     g_ptr_array_add(groups, (gpointer)node);
   } else {
-    g_string_append(out, ir_kind_name(node->kind));
+    g_string_append(out, ir_node_kind_name(node));
     if (node->attrs->len > 0)
       print_attrs(out, node, false);
   }
   g_string_append_c(out, '(');
   print_value_refs(out, node->inputs);
   g_string_append_c(out, ')');
+  if (node->scope != NULL)
+    g_string_append_printf(out, ", scope: %s", node->scope);
   if (comments && node->source != NULL)
     g_string_append_printf(out, " # %s", node->source);
 }

@@ -24,10 +24,25 @@ void ir_node_print(GString *out, const IrNode *node, int indent);
  * verifier messages and inspectors show. */
 void ir_node_print_line(GString *out, const IrNode *node);
 
-/* Parses one graph. `filename` is only used in messages. On error returns NULL and sets
- * *error. The trailers' bodies become the Subgraph attributes of the nodes named
+/* A graph file: one or more graphs (PyTorch's old expect files hold several), and the
+ * parser's warnings ("FILE:LINE:COL: warning: ..."), one per op it kept opaque. */
+typedef struct {
+  GPtrArray *graphs;   /* IrGraph*, in text order, at least one */
+  GPtrArray *warnings; /* char* */
+} IrParsedFile;
+
+/* Parses every graph of a file. `filename` is only used in messages. On error returns NULL
+ * and sets *error. The trailers' bodies become the Subgraph attributes of the nodes named
  * prim::FusionGroup_N / prim::DifferentiableGraph_N. Schema ops resolve their overload; an
- * unknown op or a node matching no overload is an error. */
+ * op outside the table, a Python op (`^f()`) or a node matching no overload becomes a
+ * prim::Opaque node (ir_node_kind_name gives its text back) with a warning. */
+IrParsedFile *ir_file_parse(const char *text, gsize length, const char *filename,
+                            GError **error);
+void ir_parsed_file_free(IrParsedFile *file);
+/* Takes graph `index` out of the file (its slot becomes NULL). */
+IrGraph *ir_parsed_file_steal_graph(IrParsedFile *file, guint index);
+
+/* The first graph of ir_file_parse, warnings dropped. */
 IrGraph *ir_graph_parse(const char *text, gsize length, const char *filename, GError **error);
 
 /* Parses one type in the text format's syntax (what ir_type_print writes, plus the early-2019

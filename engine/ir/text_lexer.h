@@ -21,7 +21,8 @@
 
 typedef enum {
   TOK_EOF,
-  TOK_IDENT,   /* [A-Za-z_][A-Za-z0-9_]* joined by "::" (aten::add, prim::FusionGroup_0) */
+  TOK_IDENT,   /* [A-Za-z_][A-Za-z0-9_]* joined by "::" or "." (aten::add,
+                * prim::FusionGroup_0, __torch__.torch.nn.Linear) */
   TOK_VALUE,   /* %name: text holds the name without '%' */
   TOK_INT,     /* -?[0-9]+ */
   TOK_FLOAT,   /* -?digits with '.' or an exponent */
@@ -29,6 +30,7 @@ typedef enum {
   TOK_ARROW,   /* -> */
   TOK_COMMENT, /* text after '#', trimmed */
   TOK_PUNCT,   /* one of ( ) [ ] { } , : = ? * ! < > ; - */
+  TOK_PYOP,    /* ^name(args): text holds it whole */
 } TokKind;
 
 typedef struct {
@@ -61,6 +63,14 @@ void text_lexer_clear(Lexer *lx);
 const Token *text_peek(Lexer *lx, GError **error);
 /* Consumes the peeked (or next) token; returns it (valid until the next call), or NULL. */
 const Token *text_next(Lexer *lx, GError **error);
+
+/* Raw text for what the token grammar cannot read: from the peeked token's start through
+ * the first `terminator` after it (a tensor printed by value ends with "} ]"). False, with
+ * nothing consumed, when no token is peeked or the terminator does not occur. */
+bool text_skip_raw_until(Lexer *lx, const char *terminator, char **raw);
+/* The rest of the line before a '#' comment, from the peeked token on (or the current
+ * position), trimmed: `, scope: Model/Linear[fc]`. Returns the bytes consumed. */
+gsize text_skip_line_raw(Lexer *lx, char **raw);
 
 bool text_tok_is_punct(const Token *t, char c);
 bool text_tok_is_ident(const Token *t, const char *name);

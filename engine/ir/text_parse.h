@@ -37,6 +37,8 @@ typedef struct {
   Lexer lx;
   GPtrArray *graphs; /* GraphFrame*: the outermost graph, then the trailers being read */
   int depth;         /* open graphs + open nested blocks */
+  GPtrArray *warnings; /* char* "FILE:LINE:COL: warning: ..." (owned) */
+  GHashTable *warned;  /* op names already warned about (owned keys) */
 } Parser;
 
 /* Binds the name of token `name` (TOK_VALUE) to v in the innermost block of gf. */

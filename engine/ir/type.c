@@ -35,6 +35,8 @@ type_hash(gconstpointer p)
   h = h * 31u + t->n_elems;
   for (guint i = 0; i < t->n_elems; i++)
     h = h * 31u + g_direct_hash(t->elems[i]);
+  if (t->name)
+    h = h * 31u + g_str_hash(t->name);
   return h;
 }
 
@@ -59,7 +61,9 @@ type_equal(gconstpointer pa, gconstpointer pb)
   for (guint i = 0; i < a->n_elems; i++)
     if (a->elems[i] != b->elems[i])
       return FALSE;
-  return TRUE;
+  if (!a->name || !b->name)
+    return a->name == b->name;
+  return strcmp(a->name, b->name) == 0;
 }
 
 static bool
@@ -99,6 +103,7 @@ intern(const IrType *proto)
     key.elem = NULL;
     key.n_elems = 0;
     key.elems = NULL;
+    key.name = NULL;
   } else {
     key.undefined = false;
     key.has_dtype = false;
@@ -109,10 +114,12 @@ intern(const IrType *proto)
     key.device = -1;
     if (key.kind != IR_TYPE_LIST && key.kind != IR_TYPE_OPTIONAL)
       key.elem = NULL;
-    if (key.kind != IR_TYPE_TUPLE || key.n_elems == 0) {
+    if ((key.kind != IR_TYPE_TUPLE && key.kind != IR_TYPE_DICT) || key.n_elems == 0) {
       key.n_elems = 0;
       key.elems = NULL;
     }
+    if (key.kind != IR_TYPE_CLASS)
+      key.name = NULL;
   }
 
   g_mutex_lock(&type_lock);
@@ -128,6 +135,8 @@ intern(const IrType *proto)
       found->strides = g_memdup2(key.strides, sizeof(int64_t) * (size_t)key.rank);
     if (key.n_elems)
       found->elems = g_memdup2(key.elems, sizeof(IrType *) * key.n_elems);
+    if (key.name)
+      found->name = g_strdup(key.name);
     g_hash_table_add(type_table, found);
   }
   g_mutex_unlock(&type_lock);
@@ -212,6 +221,25 @@ ir_type_tuple(const IrType *const *elems, guint n)
 {
   IrType t = blank(IR_TYPE_TUPLE);
   t.n_elems = n;
+  t.elems = elems;
+  return intern(&t);
+}
+
+const IrType *
+ir_type_class(const char *name)
+{
+  g_assert(name);
+  IrType t = blank(IR_TYPE_CLASS);
+  t.name = name;
+  return intern(&t);
+}
+
+const IrType *
+ir_type_dict(const IrType *key, const IrType *value)
+{
+  const IrType *elems[2] = {key, value};
+  IrType t = blank(IR_TYPE_DICT);
+  t.n_elems = 2;
   t.elems = elems;
   return intern(&t);
 }
@@ -442,6 +470,16 @@ ir_type_print(GString *out, const IrType *t)
     break;
   case IR_TYPE_ANY:
     g_string_append(out, "Any");
+    break;
+  case IR_TYPE_CLASS:
+    g_string_append(out, t->name);
+    break;
+  case IR_TYPE_DICT:
+    g_string_append(out, "Dict(");
+    ir_type_print(out, t->elems[0]);
+    g_string_append(out, ", ");
+    ir_type_print(out, t->elems[1]);
+    g_string_append_c(out, ')');
     break;
   case IR_TYPE_LIST:
     ir_type_print(out, t->elem);

@@ -32,6 +32,10 @@ typedef enum {
   IR_TYPE_OPTIONAL,
   IR_TYPE_TUPLE,
   IR_TYPE_ANY, /* schema "Any" / "t" type variables */
+  /* A named type the engine only carries: module and class types (`__torch__.M`),
+   * `Function`, `Generator`, `Layout`, ... */
+  IR_TYPE_CLASS,
+  IR_TYPE_DICT, /* Dict(K, V): elems[0] key, elems[1] value */
 } IrTypeKind;
 
 /* A tri-state for facts about tensors that may be unknown. */
@@ -54,9 +58,11 @@ struct IrType {
   int device;           /* -1 unknown, else IrDevice */
   /* IR_TYPE_LIST, IR_TYPE_OPTIONAL: the element type. */
   const IrType *elem;
-  /* IR_TYPE_TUPLE */
+  /* IR_TYPE_TUPLE, IR_TYPE_DICT */
   guint n_elems;
   const IrType *const *elems;
+  /* IR_TYPE_CLASS: its qualified name. */
+  const char *name;
 };
 
 /* Scalar and unknown-tensor singletons. */
@@ -76,6 +82,8 @@ const IrType *ir_type_tensor_from(const IrType *proto);
 const IrType *ir_type_list(const IrType *elem);
 const IrType *ir_type_optional(const IrType *elem);
 const IrType *ir_type_tuple(const IrType *const *elems, guint n);
+const IrType *ir_type_class(const char *name);
+const IrType *ir_type_dict(const IrType *key, const IrType *value);
 
 /* Tensor type helpers, each returning an interned type. */
 const IrType *ir_type_with_requires_grad(const IrType *t, IrTristate rg);

@@ -7,7 +7,9 @@
 bool
 pu_node_has_side_effects(const IrNode *node)
 {
-  if (node->kind == IR_PRIM_RAISE_EXCEPTION)
+  /* An opaque op may print, raise or mutate: nothing may drop or reorder it. */
+  if (node->kind == IR_PRIM_RAISE_EXCEPTION || node->kind == IR_PRIM_OPAQUE ||
+      node->kind == IR_PRIM_CALL_METHOD || node->kind == IR_PRIM_CALL_FUNCTION)
     return true;
   for (guint b = 0; b < ir_n_blocks(node); b++) {
     IR_FOR_EACH_NODE(n, ir_block(node, b)) {
@@ -361,6 +363,8 @@ attr_equal(const IrAttr *a, const IrAttr *b)
     return a->v.g == b->v.g;
   case IR_ATTR_GS:
     return a->v.gs == b->v.gs;
+  case IR_ATTR_RAW:
+    return false; /* unknown values: two of them are not known to be equal */
   }
   return false;
 }

@@ -50,9 +50,9 @@ static void set_node_error(GError **error, const IrNode *node, const char *fmt, 
 
 void rt_prefix_node_error(GError **error, const IrNode *node) {
   if (node->source)
-    g_prefix_error(error, "%s: %s: ", node->source, ir_kind_name(node->kind));
+    g_prefix_error(error, "%s: %s: ", node->source, ir_node_kind_name(node));
   else
-    g_prefix_error(error, "%s: ", ir_kind_name(node->kind));
+    g_prefix_error(error, "%s: ", ir_node_kind_name(node));
 }
 
 /* --- registers --- */
@@ -517,6 +517,11 @@ static bool compile_node(Compiler *c, BlockLive *l, const IrNode *node, GError *
   case IR_PRIM_GRAD_OF: return compile_grad_of(c, l, node, error);
   case IR_PRIM_DIFFERENTIABLE_GRAPH:
   case IR_PRIM_FUSION_GROUP: return compile_special(c, l, node, error);
+  case IR_PRIM_OPAQUE:
+    g_set_error(error, JITSCOPE_RUNTIME_ERROR, 0,
+                "cannot run op '%s' (read as an opaque node at %s): jitscope does not know it",
+                ir_node_kind_name(node), node->opaque_at ? node->opaque_at : "<graph>");
+    return false;
   default: break;
   }
   if (ir_n_blocks(node) > 0) {

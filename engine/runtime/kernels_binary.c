@@ -88,6 +88,11 @@ DEF_I(mul, W(U(x) * U(y)))
 DEF_F(div, x / y)
 DEF_F(threshold, x <= A[0] ? A[1] : x)
 DEF_I(threshold, x <= A[0] ? A[1] : x)
+/* Activations with scalar parameters (issue 11; PyTorch 1.13's formulas). */
+DEF_F(hardtanh, x < A[0] ? A[0] : (x > A[1] ? A[1] : x))
+DEF_F(leaky_relu, x > 0 ? x : x * A[0])
+DEF_F(softplus, x * A[0] > A[1] ? x : log1p(exp(x * A[0])) / A[0])
+DEF_F(elu, x > 0 ? A[1] * x : A[0] * A[1] * (exp(x * A[2]) - 1))
 DEF_F(atan2, atan2(x, y))
 DEF_F(pow, pow(x, y))
 /* pow.Tensor_Scalar: PyTorch 1.13 takes exponents 0.5 and -0.5 as sqrt and rsqrt
@@ -183,6 +188,14 @@ LOOPS2_FI(rsub)
 LOOPS2_FI(mul)
 LOOPS2_F(div)
 LOOPS1_FI(threshold)
+K_LOOP1(hardtanh_loop_f32, float, float, hardtanh_f32)
+K_LOOP1(hardtanh_loop_f64, double, double, hardtanh_f64)
+K_LOOP1(leaky_relu_loop_f32, float, float, leaky_relu_f32)
+K_LOOP1(leaky_relu_loop_f64, double, double, leaky_relu_f64)
+K_LOOP1(softplus_loop_f32, float, float, softplus_f32)
+K_LOOP1(softplus_loop_f64, double, double, softplus_f64)
+K_LOOP1(elu_loop_f32, float, float, elu_f32)
+K_LOOP1(elu_loop_f64, double, double, elu_f64)
 LOOPS2_F(atan2)
 LOOPS2_FI(pow)
 LOOPS2_F(pow_s)
@@ -262,6 +275,22 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_THRESHOLD:
     *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .rule = RULE_SELF,
                 .loops = LOOPS_FI(threshold)};
+    return true;
+  case IR_ATEN_HARDTANH:
+    *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .rule = RULE_SELF,
+                .loops = LOOPS_F(hardtanh)};
+    return true;
+  case IR_ATEN_LEAKY_RELU:
+    *p = (Plan){.n_ops = 1, .n_params = 1, .params = {1}, .rule = RULE_SELF,
+                .loops = LOOPS_F(leaky_relu)};
+    return true;
+  case IR_ATEN_SOFTPLUS:
+    *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .rule = RULE_FLOAT,
+                .loops = LOOPS_F(softplus)};
+    return true;
+  case IR_ATEN_ELU:
+    *p = (Plan){.n_ops = 1, .n_params = 3, .params = {1, 2, 3}, .rule = RULE_FLOAT,
+                .loops = LOOPS_F(elu)};
     return true;
   case IR_ATEN_CLAMP:
     *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .params_promote = true,

@@ -80,6 +80,9 @@ DEF_U(frac, x - trunc(x))
 DEF_U(lgamma, LGAMMA(x))
 #define DIGAMMA(x) _Generic((x), float: digammaf, double: digamma)(x)
 DEF_U(digamma, DIGAMMA(x))
+DEF_U(silu, x / (1 + exp(-x)))
+DEF_U(mish, x * tanh(log1p(exp(x))))
+DEF_U(hardsigmoid, x <= -3 ? 0 : (x >= 3 ? 1 : x / 6 + (T)0.5))
 
 typedef enum {
   INT_TO_FLOAT, /* int64/bool inputs compute in float32 */
@@ -108,6 +111,7 @@ static const UnaryOp unary_ops[] = {
     UC(CEIL, ceil),    UC(FLOOR, floor), UC(ROUND, round),     UC(TRUNC, trunc),
     {IR_ATEN_FRAC, frac_loop_f32, frac_loop_f64, NULL, INT_NONE},
     UF(LGAMMA, lgamma),  UF(DIGAMMA, digamma),
+    UF(SILU, silu),    UF(MISH, mish),   UF(HARDSIGMOID, hardsigmoid),
 };
 
 bool rt_kernel_unary(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,

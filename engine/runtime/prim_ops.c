@@ -116,6 +116,10 @@ bool rt_constant_value(const IrNode *node, RtValue *out, GError **error) {
   }
   case IR_ATTR_G:
   case IR_ATTR_GS: break;
+  case IR_ATTR_RAW:
+    prepare_error(error, node, "the text does not give this constant's value (value=<Tensor> "
+                  "or a rounded print); pass it as a named input instead");
+    return false;
   }
   prepare_error(error, node, "a constant cannot hold a graph");
   return false;

@@ -22,7 +22,7 @@ static AppWorkspace *load(const char *name) {
 
 static void test_parse_error_location(void) {
   AppWorkspace *ws = app_workspace_new();
-  g_assert_false(app_workspace_set_text(ws, "graph(%x : Tensor):\n  %y : Tensor = aten::nope(%x)\n  return (%y)\n", "bad.ir"));
+  g_assert_false(app_workspace_set_text(ws, "graph(%x : Tensor):\n  %y : Tensor = aten::neg(%q)\n  return (%y)\n", "bad.ir"));
   int line = 0, col = 0;
   const GError *error = app_workspace_parse_error(ws, &line, &col);
   g_assert_nonnull(error);

@@ -356,7 +356,7 @@ static void test_print_json(void) {
 static void test_print_errors(void) {
   /* A syntax error: the parser's FILE:LINE:COL passes through. */
   char *bad = write_tmp("bad.ir", "graph(%x : Tensor):\n"
-                                  "  %y : Tensor = aten::frobnicate(%x)\n"
+                                  "  %y : Tensor = aten::neg(%undefined)\n"
                                   "  return (%y)\n");
   CliRun r = cli_run(jitscope, NULL, (const char *[]){"print", bad, NULL});
   g_assert_cmpint(r.status, ==, 2);

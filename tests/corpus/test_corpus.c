@@ -163,6 +163,9 @@ static bool run_case(const char *jitscope, const char *corpus, const char *name,
   g_ptr_array_add(argv, "run");
   g_ptr_array_add(argv, "../graph.ir");
   g_ptr_array_add(argv, "--json");
+  /* The same cases once more without the fuser (tests/corpus-real runs both). */
+  if (g_strcmp0(g_getenv("JITSCOPE_CORPUS_NO_FUSE"), "1") == 0)
+    g_ptr_array_add(argv, "--no-fuse");
   g_ptr_array_add(argv, "--input");
   for (guint i = 0; i < json_array_get_length(args); i++)
     g_ptr_array_add(argv, (gpointer)json_array_get_string_element(args, i));

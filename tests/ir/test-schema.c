@@ -260,6 +260,9 @@ static const Case cases[] = {
   {"aten::Int", "f", "float"},      {"aten::Float", "T", "Tensor"},  {"aten::Float", "b", "bool"},
   {"aten::Float", "i", "int"},      {"aten::__is__", "Tn", ""},      {"aten::__is__", "ol", ""},
   {"aten::__isnot__", "nn", ""},    {"aten::__not__", "b", ""},      {"aten::__not__", "i", NULL},
+  {"aten::hardtanh", "T", ""},      {"aten::hardtanh", "Tff", ""},   {"aten::hardtanh", "Tfs", NULL},
+  {"aten::leaky_relu", "Tf", ""},   {"aten::leaky_relu", "T", ""},   {"aten::softplus", "Tff", ""},
+  {"aten::elu", "Tfff", ""},        {"aten::elu", "Ti", ""},         {"aten::elu", "ff", NULL},
 };
 
 static const char *unary_kinds[] = {
@@ -269,6 +272,7 @@ static const char *unary_kinds[] = {
   "aten::asin", "aten::acos",    "aten::atan", "aten::sinh",  "aten::cosh",  "aten::ceil",
   "aten::floor", "aten::round",  "aten::trunc", "aten::frac", "aten::lgamma",
   "aten::digamma",
+  "aten::silu", "aten::mish", "aten::hardsigmoid",
 };
 
 /* Builds a node of `kind` reading fresh graph inputs of the given types and resolves it. */

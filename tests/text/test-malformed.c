@@ -19,14 +19,14 @@ static const Case cases[] = {
   {"garbage-char", G "  $y\n", "t.ir:2:3: error: unexpected character '$'"},
   {"non-ascii-char", G "  \xc3\xa9\n", "t.ir:2:3: error: unexpected character U+00E9"},
   {"not-graph", "grph(%x):\n", "t.ir:1:1: error: expected 'graph(', found 'grph'"},
-  {"unknown-op", G "  %y : Tensor = aten::foo(%x)\n  return (%y)\n",
-   "t.ir:2:17: error: unknown op 'aten::foo'"},
-  {"no-overload",
-   G "  %s : str = prim::Constant[value=\"a\"]()\n  %y : Tensor = aten::neg(%s)\n  return (%y)\n",
-   "t.ir:3:17: error: no matching overload for aten::neg(str); candidates:\n"
-   "  aten::neg(Tensor self) -> Tensor\n"
-   "  aten::neg.int(int a) -> int\n"
-   "  aten::neg.float(float a) -> float"},
+  {"kind-without-namespace", G "  %y : Tensor = foo(%x)\n  return (%y)\n",
+   "t.ir:2:17: error: expected an operator 'namespace::name', found 'foo'"},
+  {"python-op-unclosed", G "  %y : Tensor = ^f(1(%x)\n  return (%y)\n",
+   "t.ir:2:17: error: unterminated Python op arguments"},
+  {"bad-scope", G "  %y : Tensor = aten::neg(%x), sc: A\n  return (%y)\n",
+   "t.ir:2:30: error: expected ', scope: NAME' after the inputs"},
+  {"graph-attribute", G "  %y : Tensor = aten::neg[g=<Graph>](%x)\n  return (%y)\n",
+   "t.ir:2:29: error: bad attribute: a value printed as <Graph> cannot be read back"},
   {"undefined-value", G "  %y : Tensor = aten::neg(%q)\n  return (%y)\n",
    "t.ir:2:27: error: undefined value %q"},
   {"redefinition", G "  %x : Tensor = aten::neg(%x)\n  return (%x)\n",
@@ -63,7 +63,9 @@ static const Case cases[] = {
   {"attr-twice", G "  %c : int = prim::Constant[value=1, value=2]()\n  return (%x)\n",
    "t.ir:2:38: error: bad attribute: 'value' given twice"},
   {"attr-tensor-placeholder", G "  %c : int = prim::Constant[value=<Tensor>]()\n  return (%x)\n",
-   "t.ir:2:35: error: bad attribute: a value printed as <...> (tensor or graph) cannot be read "
+   "t.ir:2:14: error: bad attribute: the value does not suit a constant of type int"},
+  {"attr-tensor-in-list", G "  %c : int = prim::Constant[value=[<Tensor>]]()\n  return (%x)\n",
+   "t.ir:2:36: error: bad attribute: a value printed as <...> (tensor or graph) cannot be read "
    "back"},
   {"attr-mixed-list", G "  %c : int = prim::Constant[value=[1, \"a\"]]()\n  return (%x)\n",
    "t.ir:2:39: error: bad attribute: list 'value' mixes element kinds"},
@@ -132,7 +134,7 @@ static const Case cases[] = {
    "with prim::DifferentiableGraph_0 = graph(%b : Tensor,\n      %c : Tensor):\n  return (%b)\n",
    "t.ir:4:6: error: subgraph prim::DifferentiableGraph_0 has 2 inputs but its node has 1"},
   {"trailing-garbage", G "  return (%x)\nfoo\n",
-   "t.ir:3:1: error: expected end of input after the graph, found 'foo'"},
+   "t.ir:3:1: error: expected end of input or another 'graph(' after the graph, found 'foo'"},
   {"constant-with-input", G "  %c : int = prim::Constant(%x)\n",
    "t.ir:2:14: error: prim::Constant takes no inputs and has one output"},
   {"value-id-absurd", "graph(%99999999999999 : Tensor):\n",

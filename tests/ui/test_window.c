@@ -372,7 +372,7 @@ static void test_errors_shown(void) {
   JitscopeWindow *window = open_example();
   char *dir = g_dir_make_tmp("jitscope-ui-XXXXXX", NULL);
   char *bad = g_build_filename(dir, "bad.ir", NULL);
-  g_assert_true(g_file_set_contents(bad, "graph(%x : Tensor):\n  %y : Tensor = aten::nope(%x)\n  return (%y)\n", -1, NULL));
+  g_assert_true(g_file_set_contents(bad, "graph(%x : Tensor):\n  %y : Tensor = aten::neg(%q)\n  return (%y)\n", -1, NULL));
   jitscope_window_open_file(window, bad);
   const char *error = jitscope_window_get_program_error(window);
   g_assert_nonnull(error);

@@ -1,0 +1,209 @@
+/* CLI tests for graphs as PyTorch prints them for modules and with ops jitscope lacks: module
+ * lowering (inlined calls, attributes as named inputs), NAME=SPEC, --graph N, opaque ops
+ * (printed with a located warning; running them is a located error).
+ * Usage: test-cli-modules JITSCOPE_BINARY */
+#include <string.h>
+
+#include "cli_run.h"
+
+static char *jitscope;
+static char *tmpdir;
+
+static char *write_tmp(const char *name, const char *text) {
+  char *path = g_build_filename(tmpdir, name, NULL);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  return path;
+}
+
+static const char module_text[] =
+    "graph(%self : __torch__.Net,\n"
+    "      %x.1 : Tensor):\n"
+    "  %false : bool = prim::Constant[value=0]()\n"
+    "  %one : int = prim::Constant[value=1]()\n"
+    "  %relu : Function = prim::Constant[name=\"relu\"]()\n"
+    "  %act : __torch__.torch.nn.modules.activation.___torch_mangle_4.ReLU = "
+    "prim::GetAttr[name=\"act\"](%self)\n"
+    "  %inner : __torch__.Inner = prim::GetAttr[name=\"inner\"](%self)\n"
+    "  %scale : Tensor = prim::GetAttr[name=\"scale\"](%self)\n"
+    "  %bias : Tensor = prim::GetAttr[name=\"bias\"](%inner)\n"
+    "  %1 : Tensor = aten::mul(%x.1, %scale)\n"
+    "  %2 : Tensor = prim::CallMethod[name=\"forward\"](%act, %1) # net.py:3:4\n"
+    "  %3 : Tensor = aten::add(%2, %bias, %one)\n"
+    "  %4 : Tensor = prim::CallFunction(%relu, %3, %false) # net.py:4:4\n"
+    "  %scale.2 : Tensor = prim::GetAttr[name=\"scale\"](%self)\n"
+    "  %5 : Tensor = aten::mul(%4, %scale.2)\n"
+    "  return (%5)\n";
+
+/* The same computation written as a function of (x, scale, bias). */
+static const char function_text[] =
+    "graph(%x : Tensor,\n"
+    "      %s : Tensor,\n"
+    "      %b : Tensor):\n"
+    "  %one : int = prim::Constant[value=1]()\n"
+    "  %1 : Tensor = aten::mul(%x, %s)\n"
+    "  %2 : Tensor = aten::relu(%1)\n"
+    "  %3 : Tensor = aten::add(%2, %b, %one)\n"
+    "  %4 : Tensor = aten::relu(%3)\n"
+    "  %5 : Tensor = aten::mul(%4, %s)\n"
+    "  return (%5)\n";
+
+static CliRun run(const char *const *args) { return cli_run(jitscope, tmpdir, args); }
+
+static void test_module_runs_with_named_inputs(void) {
+  char *module = write_tmp("net.ir", module_text);
+  char *function = write_tmp("net_fn.ir", function_text);
+  CliRun want = run((const char *[]){"run", function, "--input", "Float(2, 3)", "Float(3)",
+                                     "Float(2, 3)", "--seed", "7", "--json", NULL});
+  g_assert_cmpint(want.status, ==, 0);
+  /* Positional, in the lowered order: x, then the attributes as first read. */
+  CliRun positional = run((const char *[]){"run", module, "--input", "Float(2, 3)", "Float(3)",
+                                           "Float(2, 3)", "--seed", "7", "--json", NULL});
+  if (positional.status != 0)
+    g_printerr("%s", positional.err);
+  g_assert_cmpint(positional.status, ==, 0);
+  g_assert_cmpstr(positional.out, ==, want.out);
+  g_assert_nonnull(strstr(positional.err, "net.ir: inlined 2 calls; 2 module attributes became "
+                                          "inputs: self.scale, self.inner.bias"));
+  /* Named, in another order: the same values land in the same inputs. */
+  CliRun named = run((const char *[]){"run", module, "--input", "self.inner.bias=Float(2, 3)",
+                                      "x=Float(2, 3)", "self.scale=Float(3)", "--seed", "7",
+                                      "--json", NULL});
+  g_assert_cmpint(named.status, ==, 0);
+  g_assert_cmpstr(named.out, ==, want.out);
+  /* `print` shows the module graph as written. */
+  CliRun printed = run((const char *[]){"print", module, NULL});
+  g_assert_cmpint(printed.status, ==, 0);
+  g_assert_cmpstr(printed.out, ==, module_text);
+  cli_run_clear(&want);
+  cli_run_clear(&positional);
+  cli_run_clear(&named);
+  cli_run_clear(&printed);
+  g_free(module);
+  g_free(function);
+}
+
+static void test_named_input_errors(void) {
+  char *function = write_tmp("net_fn.ir", function_text);
+  CliRun unknown = run((const char *[]){"run", function, "--input", "y=Float(3)", "Float(3)",
+                                        "Float(3)", NULL});
+  g_assert_cmpint(unknown.status, ==, 2);
+  g_assert_cmpstr(unknown.err, ==,
+                  "jitscope: error: --input 1: the graph has no input named 'y' (its inputs: "
+                  "x, s, b)\n");
+  CliRun twice = run((const char *[]){"run", function, "--input", "s=Float(3)", "s=Float(3)",
+                                      "Float(3)", NULL});
+  g_assert_cmpint(twice.status, ==, 2);
+  g_assert_cmpstr(twice.err, ==, "jitscope: error: --input 2: input 's' is given twice\n");
+  cli_run_clear(&unknown);
+  cli_run_clear(&twice);
+  g_free(function);
+}
+
+static void test_module_call_without_definition(void) {
+  char *path = write_tmp("blk.ir",
+                         "graph(%self : __torch__.Net,\n"
+                         "      %x : Tensor):\n"
+                         "  %blk : __torch__.Block = prim::GetAttr[name=\"blk\"](%self)\n"
+                         "  %1 : Tensor = prim::CallMethod[name=\"forward\"](%blk, %x) # n.py:9:8\n"
+                         "  return (%1)\n");
+  CliRun r = run((const char *[]){"run", path, "--input", "Float(2)", NULL});
+  g_assert_cmpint(r.status, ==, 2);
+  g_autofree char *want = g_strdup_printf(
+      "jitscope: %s: error: cannot turn the module graph into a function: self.blk is used by "
+      "prim::CallMethod[name=\"forward\"] (n.py:9:8), which jitscope has no definition for\n",
+      path);
+  g_assert_cmpstr(r.err, ==, want);
+  cli_run_clear(&r);
+  g_free(path);
+}
+
+static void test_opaque_ops(void) {
+  const char *text = "graph(%x : Tensor):\n"
+                     "  %y : Tensor = aten::frobnicate(%x)\n"
+                     "  %z : Tensor = aten::frobnicate(%y)\n"
+                     "  return (%z)\n";
+  char *path = write_tmp("opaque.ir", text);
+  g_autofree char *warning = g_strdup_printf(
+      "jitscope: %s:2:17: warning: unknown op 'aten::frobnicate': parsed as an opaque node (it "
+      "can be printed and drawn, not run)\n", path);
+  CliRun printed = run((const char *[]){"print", path, NULL});
+  g_assert_cmpint(printed.status, ==, 0);
+  g_assert_cmpstr(printed.out, ==, text);
+  g_assert_cmpstr(printed.err, ==, warning); /* once per op */
+  CliRun json = run((const char *[]){"print", path, "--json", NULL});
+  g_assert_cmpint(json.status, ==, 0);
+  g_assert_nonnull(strstr(json.out, "{\"kind\":\"aten::frobnicate\","));
+  CliRun ran = run((const char *[]){"run", path, "--input", "Float(2)", NULL});
+  g_assert_cmpint(ran.status, ==, 2);
+  g_autofree char *error = g_strdup_printf(
+      "%sjitscope: %s:2:17: error: cannot run op 'aten::frobnicate': jitscope does not know it "
+      "(it was read as an opaque node)\n", warning, path);
+  g_assert_cmpstr(ran.err, ==, error);
+  cli_run_clear(&printed);
+  cli_run_clear(&json);
+  cli_run_clear(&ran);
+  g_free(path);
+}
+
+static void test_graph_option(void) {
+  char *path = write_tmp("two.ir",
+                         "graph(%a : Tensor) {\n"
+                         "  %1 : Tensor = aten::neg(%a)\n"
+                         "  return (%1);\n"
+                         "}\n"
+                         "graph(%a : Tensor,\n"
+                         "      %b : Tensor) {\n"
+                         "  %2 : Tensor = aten::mul(%a, %b)\n"
+                         "  return (%2);\n"
+                         "}\n");
+  CliRun first = run((const char *[]){"run", path, "--input", "2.5", "--json", NULL});
+  CliRun second =
+      run((const char *[]){"run", path, "--graph", "1", "--input", "Float(1)", "Float(1)", NULL});
+  CliRun past = run((const char *[]){"print", path, "--graph", "2", NULL});
+  /* Graph 0 takes one tensor: a float does not fit it. */
+  g_assert_cmpint(first.status, ==, 2);
+  g_assert_nonnull(strstr(first.err, "does not fit the graph's input %a : Tensor"));
+  g_assert_cmpint(second.status, ==, 0);
+  g_assert_cmpint(past.status, ==, 2);
+  g_autofree char *want =
+      g_strdup_printf("jitscope: error: --graph 2: %s holds 2 graphs (--graph 0 to 1)\n", path);
+  g_assert_cmpstr(past.err, ==, want);
+  /* export writes the chosen graph as the bundle's program. */
+  g_autofree char *bundle = g_build_filename(tmpdir, "bundle", NULL);
+  CliRun exported = run((const char *[]){"export", path, "--graph", "1", "--input", "Float(1)",
+                                         "Float(1)", "-o", bundle, NULL});
+  g_assert_cmpint(exported.status, ==, 0);
+  g_autofree char *program_path = g_build_filename(bundle, "program.ir", NULL);
+  g_autofree char *program = NULL;
+  g_assert_true(g_file_get_contents(program_path, &program, NULL, NULL));
+  g_assert_cmpstr(program, ==,
+                  "graph(%a : Tensor,\n      %b : Tensor):\n"
+                  "  %2 : Tensor = aten::mul(%a, %b)\n  return (%2)\n");
+  cli_run_clear(&exported);
+  cli_run_clear(&first);
+  cli_run_clear(&second);
+  cli_run_clear(&past);
+  g_free(path);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  if (argc < 2) {
+    g_printerr("usage: %s JITSCOPE_BINARY\n", argv[0]);
+    return 2;
+  }
+  jitscope = g_canonicalize_filename(argv[1], NULL);
+  tmpdir = g_dir_make_tmp("jitscope-cli-modules-XXXXXX", NULL);
+  g_assert_nonnull(tmpdir);
+  g_test_add_func("/cli/modules/named-inputs", test_module_runs_with_named_inputs);
+  g_test_add_func("/cli/modules/named-input-errors", test_named_input_errors);
+  g_test_add_func("/cli/modules/call-without-definition", test_module_call_without_definition);
+  g_test_add_func("/cli/modules/opaque-ops", test_opaque_ops);
+  g_test_add_func("/cli/modules/graph-option", test_graph_option);
+  int status = g_test_run();
+  char *rm[] = {"rm", "-rf", tmpdir, NULL};
+  g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+  g_free(tmpdir);
+  g_free(jitscope);
+  return status;
+}

@@ -1,0 +1,2 @@
+def elu(x):
+    return F.elu(x, 0.5)

@@ -1,0 +1,2 @@
+def gated_silu(x, w):
+    return torch.tanh(F.silu(x + w)) * torch.sigmoid(w)

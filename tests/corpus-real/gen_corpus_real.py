@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Writes tests/corpus-real: functions real models use, scripted and run by PyTorch 1.13
+(Debian's python3-torch) with the legacy executor, in the layout of the shared corpus
+(source.py, graph.ir, case-K/case.json with in*.npy, out*.npy, grad*.npy; INDEX).
+
+Run:  /usr/bin/python3 tests/corpus-real/gen_corpus_real.py
+Every number here is PyTorch's."""
+import inspect
+import json
+import os
+import shutil
+import textwrap
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def silu_mul(x, y):
+    return F.silu(x) * y
+
+
+def mish(x):
+    return F.mish(x)
+
+
+def hardtanh(x):
+    return F.hardtanh(x, -0.5, 1.5)
+
+
+def hardsigmoid(x):
+    return F.hardsigmoid(x)
+
+
+def leaky_relu(x):
+    return F.leaky_relu(x, 0.25)
+
+
+def softplus(x):
+    return F.softplus(x, 2.0, 1.0)
+
+
+def elu(x):
+    return F.elu(x, 0.5)
+
+
+def gated_silu(x, w):
+    return torch.tanh(F.silu(x + w)) * torch.sigmoid(w)
+
+
+FUNCTIONS = [
+    (silu_mul, [(4, 5), (4, 5)]),
+    (mish, [(3, 6)]),
+    (hardtanh, [(3, 6)]),
+    (hardsigmoid, [(3, 6)]),
+    (leaky_relu, [(3, 6)]),
+    (softplus, [(3, 6)]),
+    (elu, [(3, 6)]),
+    (gated_silu, [(4, 1), (1, 5)]),
+]
+
+
+def relative(text):
+    return text.replace(ROOT + "/", "")
+
+
+def main():
+    torch._C._jit_set_profiling_executor(False)
+    torch._C._jit_set_profiling_mode(False)
+    index = []
+    for fn, shapes in FUNCTIONS:
+        name = fn.__name__
+        folder = os.path.join(HERE, name)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(os.path.join(folder, "case-0"))
+        with open(os.path.join(folder, "source.py"), "w") as f:
+            f.write(textwrap.dedent(inspect.getsource(fn)))
+        scripted = torch.jit.script(fn)
+        with open(os.path.join(folder, "graph.ir"), "w") as f:
+            f.write(relative(str(scripted.graph)).rstrip("\n") + "\n")
+        gen = torch.Generator().manual_seed(len(index) + 11)
+        # Scaled so that every branch of the piecewise activations is taken.
+        inputs = [(torch.randn(s, generator=gen) * 3).requires_grad_() for s in shapes]
+        for _ in range(2):
+            scripted(*inputs)
+        outs = scripted(*inputs)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        grads = torch.autograd.grad(sum(o.sum() for o in outs), inputs)
+        case = os.path.join(folder, "case-0")
+        args = []
+        for k, x in enumerate(inputs):
+            np.save(os.path.join(case, "in%d.npy" % k), x.detach().numpy())
+            args.append("in%d.npy:requires_grad=1" % k)
+        for k, o in enumerate(outs):
+            np.save(os.path.join(case, "out%d.npy" % k), o.detach().numpy())
+        for k, g in enumerate(grads):
+            np.save(os.path.join(case, "grad%d.npy" % k), g.numpy())
+        doc = {
+            "args": args,
+            "outputs": ["out%d.npy" % k for k in range(len(outs))],
+            "grads": ["grad%d.npy" % k for k in range(len(grads))],
+            "pytorch": {"forward_graph": relative(str(scripted.graph_for(*inputs)))},
+        }
+        with open(os.path.join(case, "case.json"), "w") as f:
+            json.dump(doc, f, indent=2)
+        index.append(name + "/case-0")
+    with open(os.path.join(HERE, "INDEX"), "w") as f:
+        f.write("\n".join(index) + "\n")
+
+
+if __name__ == "__main__":
+    main()

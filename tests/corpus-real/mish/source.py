@@ -1,0 +1,2 @@
+def mish(x):
+    return F.mish(x)

@@ -1,0 +1,2 @@
+def silu_mul(x, y):
+    return F.silu(x) * y
