@@ -1,18 +1,32 @@
 /* Shared parsing, loading and binding of the program-running subcommands. */
 #include "cli_program.h"
 
+#include <string.h>
+
 #include "cli.h"
 #include "graph_file.h"
 
 CliParseResult cli_program_parse(CliProgram *program, const CliCommand *command, int argc,
                                  char **argv, GError **error) {
   *program = (CliProgram){0};
-  return cli_args_parse_one(command, argc, argv, &program->path, error);
+  /* --function is every program command's option: taken out here, not in each table. */
+  g_autoptr(GPtrArray) rest = g_ptr_array_new();
+  for (int i = 0; i < argc; i++) {
+    if (i > 0 && strcmp(argv[i], "--function") == 0 && i + 1 < argc) {
+      program->function = argv[++i];
+    } else if (i > 0 && g_str_has_prefix(argv[i], "--function=")) {
+      program->function = argv[i] + strlen("--function=");
+    } else {
+      g_ptr_array_add(rest, argv[i]);
+    }
+  }
+  return cli_args_parse_one(command, (int)rest->len, (char **)rest->pdata, &program->path,
+                            error);
 }
 
 bool cli_program_load(CliProgram *program, GPtrArray *const *specs, const guint64 *seed,
                       GError **error) {
-  if (!(program->graph = app_graph_file_load(program->path, error)))
+  if (!(program->graph = app_graph_file_load(program->path, program->function, error)))
     return false;
   if (!specs)
     return true;

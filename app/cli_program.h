@@ -25,6 +25,7 @@
 
 typedef struct {
   const char *path; /* FILE: a borrowed pointer into argv */
+  const char *function; /* --function NAME for a .py FILE (borrowed), or NULL: the first def */
   IrGraph *graph;
   AppInputs *inputs; /* NULL unless inputs were asked for */
   /* Set between cli_program_parse and cli_program_load by a command that compiles for
@@ -34,7 +35,8 @@ typedef struct {
   GPtrArray *notes; /* char*: the notes said on stderr, so that each is said once */
 } CliProgram;
 
-/* Parses argv for `command` (FILE its one positional argument) and sets program->path; a
+/* Parses argv for `command` (FILE its one positional argument) and sets program->path (and
+ * program->function from `--function NAME`, which every such command takes for .py files); a
  * command that checks its options before reading FILE does so between this and
  * cli_program_load. Returns CLI_PARSE_HELP after printing the help, CLI_PARSE_ERROR with
  * *error set, or CLI_PARSE_OK. */

@@ -4,8 +4,9 @@
 #include "cli.h"
 #include "ir/text.h"
 #include "ir/verify.h"
+#include "script/script.h"
 
-IrGraph *app_graph_file_load(const char *path, GError **error) {
+IrGraph *app_graph_file_load(const char *path, const char *function, GError **error) {
   char *text = NULL;
   gsize length = 0;
   GError *local = NULL;
@@ -15,7 +16,9 @@ IrGraph *app_graph_file_load(const char *path, GError **error) {
     g_error_free(local);
     return NULL;
   }
-  IrGraph *graph = ir_graph_parse(text, length, path, error);
+  IrGraph *graph = script_is_source_file(path)
+                       ? script_compile(text, length, path, function, error)
+                       : ir_graph_parse(text, length, path, error);
   g_free(text);
   if (graph == NULL)
     return NULL;

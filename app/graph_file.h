@@ -4,10 +4,12 @@
 
 #include "ir/ir.h"
 
-/* Returns the parsed and verified graph, or NULL with *error set: an unreadable file is
+/* Returns the parsed and verified graph, or NULL with *error set. A FILE ending in .py is
+ * TorchScript source: the def named `function` (NULL: the first) is compiled by the script
+ * frontend, whose errors read as the parser's. An unreadable file is
  * CLI_ERROR_INPUT ("cannot read FILE: ..."), a syntax error keeps the parser's
  * "FILE:LINE:COL: error: ..." (JITSCOPE_PARSE_ERROR), a graph the verifier rejects is
  * CLI_ERROR_LOCATED ("FILE: error: invalid graph: ..."). */
-IrGraph *app_graph_file_load(const char *path, GError **error);
+IrGraph *app_graph_file_load(const char *path, const char *function, GError **error);
 
 #endif
