@@ -87,6 +87,9 @@ emit_bind(Emitter *em, const char *name, IrValue *value)
     ir_value_set_name(value, name);
   g_hash_table_remove(em->frame->undefined_here, name);
   g_hash_table_insert(em->frame->vars, (gpointer)name, value);
+  if (!g_hash_table_contains(em->definition_order, name))
+    g_hash_table_insert(em->definition_order, (gpointer)name,
+                        GUINT_TO_POINTER(g_hash_table_size(em->definition_order) + 1));
 }
 
 gpointer
@@ -174,15 +177,20 @@ emit_constant_str(Emitter *em, const char *v, const ScriptLoc *loc)
 IrValue *
 emit_literal(Emitter *em, const ScriptExpr *e, bool negate, ScriptLoc loc)
 {
+  switch (e->kind) {
+  case SE_BOOL: return emit_constant_bool(em, e->int_value != 0, &loc);
+  case SE_NONE: return emit_constant_none(em, &loc);
+  case SE_STRING: return emit_constant_str(em, e->name, &loc);
+  default: break;
+  }
   g_autofree char *key = NULL;
   switch (e->kind) {
   case SE_INT:
     key = g_strdup_printf("int=%" G_GINT64_FORMAT, negate ? -e->int_value : e->int_value);
     break;
-  case SE_FLOAT: key = g_strdup_printf("float=%a", negate ? -e->float_value : e->float_value); break;
-  case SE_BOOL: key = g_strdup_printf("bool=%d", (int)e->int_value); break;
-  case SE_NONE: key = g_strdup("None"); break;
-  case SE_STRING: key = g_strdup_printf("str=%s", e->name); break;
+  case SE_FLOAT:
+    key = g_strdup_printf("float=%a", negate ? -e->float_value : e->float_value);
+    break;
   default: g_error("script invariant: expression kind %d is not a literal", e->kind);
   }
   IrValue *v = g_hash_table_lookup(em->literals, key);
@@ -191,15 +199,10 @@ emit_literal(Emitter *em, const ScriptExpr *e, bool negate, ScriptLoc loc)
   Frame *saved = em->frame;
   Frame top = {.block = em->graph->block};
   em->frame = &top;
-  switch (e->kind) {
-  case SE_INT: v = emit_constant_int(em, negate ? -e->int_value : e->int_value, &loc); break;
-  case SE_FLOAT:
+  if (e->kind == SE_INT)
+    v = emit_constant_int(em, negate ? -e->int_value : e->int_value, &loc);
+  else
     v = emit_constant_float(em, negate ? -e->float_value : e->float_value, &loc);
-    break;
-  case SE_BOOL: v = emit_constant_bool(em, e->int_value != 0, &loc); break;
-  case SE_NONE: v = emit_constant_none(em, &loc); break;
-  default: v = emit_constant_str(em, e->name, &loc); break;
-  }
   em->frame = saved;
   IrBlock *block = em->graph->block;
   if (block->param->next != v->node)
@@ -288,15 +291,22 @@ emit_aug_assign(Emitter *em, const ScriptStmt *s)
 
 /* --- if --- */
 
+/* By first definition; names not bound yet last, alphabetically. */
 static gint
-compare_names(gconstpointer a, gconstpointer b)
+compare_names(gconstpointer a, gconstpointer b, gpointer emitter)
 {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
+  const char *na = *(const char *const *)a, *nb = *(const char *const *)b;
+  GHashTable *order = ((Emitter *)emitter)->definition_order;
+  guint oa = GPOINTER_TO_UINT(g_hash_table_lookup(order, na));
+  guint ob = GPOINTER_TO_UINT(g_hash_table_lookup(order, nb));
+  if (oa != ob)
+    return oa == 0 ? 1 : ob == 0 ? -1 : oa < ob ? -1 : 1;
+  return strcmp(na, nb);
 }
 
-/* The keys of a set of names, sorted. */
+/* The keys of a set of names in the order of prim::If and prim::Loop outputs. */
 static GPtrArray *
-sorted_names(GHashTable *set)
+sorted_names(Emitter *em, GHashTable *set)
 {
   GPtrArray *names = g_ptr_array_new();
   GHashTableIter it;
@@ -304,13 +314,13 @@ sorted_names(GHashTable *set)
   g_hash_table_iter_init(&it, set);
   while (g_hash_table_iter_next(&it, &key, NULL))
     g_ptr_array_add(names, key);
-  g_ptr_array_sort(names, compare_names);
+  g_ptr_array_sort_with_data(names, compare_names, em);
   return names;
 }
 
 /* Names bound in either frame, sorted. */
 static GPtrArray *
-names_bound(Frame *a, Frame *b)
+names_bound(Emitter *em, Frame *a, Frame *b)
 {
   GHashTable *set = g_hash_table_new(g_str_hash, g_str_equal);
   Frame *frames[2] = {a, b};
@@ -321,7 +331,7 @@ names_bound(Frame *a, Frame *b)
     while (g_hash_table_iter_next(&it, &key, NULL))
       g_hash_table_add(set, key);
   }
-  GPtrArray *names = sorted_names(set);
+  GPtrArray *names = sorted_names(em, set);
   g_hash_table_unref(set);
   return names;
 }
@@ -374,7 +384,7 @@ branch_value(Emitter *em, Frame *f, const char *name)
 static bool
 join_branches(Emitter *em, IrNode *node, Frame *tf, Frame *ff, ScriptLoc loc)
 {
-  g_autoptr(GPtrArray) names = names_bound(tf, ff);
+  g_autoptr(GPtrArray) names = names_bound(em, tf, ff);
   for (guint i = 0; i < names->len; i++) {
     const char *name = g_ptr_array_index(names, i);
     IrValue *tv = branch_value(em, tf, name), *fv = branch_value(em, ff, name);
@@ -468,7 +478,7 @@ emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrValue *start_
   collect_assigned(s->body, assigned);
   if (counter)
     g_hash_table_remove(assigned, counter);
-  g_autoptr(GPtrArray) names = sorted_names(assigned);
+  g_autoptr(GPtrArray) names = sorted_names(em, assigned);
 
   IrNode *node = ir_node_create(em->graph, IR_PRIM_LOOP, 0);
   ir_node_add_input(node, trip_count);
@@ -559,7 +569,7 @@ emit_for(Emitter *em, const ScriptStmt *s)
     IrValue *always = emit_constant_bool(em, true, &s->loc);
     return emit_loop(em, s, n, always, s->target->name, NULL);
   }
-  /* Over a tuple: unrolled, one copy of the body per element (PyTorch's rule). */
+  /* Over a tuple: unpacked once, then one copy of the body per element (PyTorch's rule). */
   IrValue *tuple = emit_expr(em, iter);
   if (tuple == NULL)
     return false;
@@ -569,16 +579,15 @@ emit_for(Emitter *em, const ScriptStmt *s)
                      "for loops run over range(n) or a tuple; iterating over %s is not supported",
                      ts);
   }
-  for (guint i = 0; i < tuple->type->n_elems; i++) {
-    IrNode *index = ir_node_create(em->graph, IR_PRIM_TUPLE_INDEX, 1);
-    ir_node_add_input(index, tuple);
-    ir_node_add_input(index, emit_constant_int(em, i, NULL));
-    ir_value_set_type(ir_output(index, 0), tuple->type->elems[i]);
-    emit_append(em, index);
-    if (!assign(em, s->target, ir_output(index, 0), s->target->loc) ||
+  IrNode *unpack = ir_node_create(em->graph, IR_PRIM_TUPLE_UNPACK, tuple->type->n_elems);
+  ir_node_add_input(unpack, tuple);
+  for (guint i = 0; i < tuple->type->n_elems; i++)
+    ir_value_set_type(ir_output(unpack, i), tuple->type->elems[i]);
+  emit_append(em, unpack);
+  for (guint i = 0; i < tuple->type->n_elems; i++)
+    if (!assign(em, s->target, ir_output(unpack, i), s->target->loc) ||
         !emit_statements(em, s->body))
       return false;
-  }
   return true;
 }
 
@@ -593,27 +602,43 @@ emit_while(Emitter *em, const ScriptStmt *s)
 
 /* --- raise, assert, return --- */
 
-static IrNode *
-raise_exception(Emitter *em, const char *message, ScriptLoc loc)
+/* prim::RaiseException(message, class name) as PyTorch 1.13 emits it. */
+static void
+raise_exception(Emitter *em, IrValue *message, IrValue *class_name, ScriptLoc loc)
 {
   IrNode *n = ir_node_create(em->graph, IR_PRIM_RAISE_EXCEPTION, 0);
-  ir_node_add_input(n, emit_constant_str(em, message, &loc));
+  ir_node_add_input(n, message);
+  ir_node_add_input(n, class_name);
   emit_set_source(em, n, loc);
-  return emit_append(em, n);
+  emit_append(em, n);
 }
 
-/* The message of `raise E("text")` / `raise E`: "E: text" as Python prints it. */
-static char *
-exception_message(const ScriptExpr *e)
+/* `raise E("message")`: the message, then "builtins.E" located at E. */
+static bool
+emit_raise(Emitter *em, const ScriptStmt *s)
 {
-  if (e == NULL)
-    return g_strdup("Exception");
-  const ScriptExpr *callee = e->kind == SE_CALL ? g_ptr_array_index(e->args, 0) : e;
-  const char *cls = callee->kind == SE_NAME ? callee->name : "Exception";
-  if (e->kind == SE_CALL && e->args->len > 1 &&
-      ((ScriptExpr *)g_ptr_array_index(e->args, 1))->kind == SE_STRING)
-    return g_strdup_printf("%s: %s", cls, ((ScriptExpr *)g_ptr_array_index(e->args, 1))->name);
-  return g_strdup(cls);
+  const ScriptExpr *e = s->value;
+  if (e == NULL || e->kind != SE_CALL || ((ScriptExpr *)g_ptr_array_index(e->args, 0))->kind !=
+                                             SE_NAME || e->args->len > 2 || e->kwargs->len)
+    return emit_fail(em, e ? e->loc : s->loc,
+                     "raise needs an exception built from a message: raise E(\"...\")");
+  const ScriptExpr *cls = g_ptr_array_index(e->args, 0);
+  IrValue *message;
+  if (e->args->len == 2) {
+    if (!(message = emit_expr(em, g_ptr_array_index(e->args, 1))))
+      return false;
+    if (message->type->kind != IR_TYPE_STR) {
+      g_autofree char *ts = ir_type_to_string(message->type);
+      return emit_fail(em, ((ScriptExpr *)g_ptr_array_index(e->args, 1))->loc,
+                       "an exception message must be a str, got %s", ts);
+    }
+  } else {
+    message = emit_constant_str(em, "", &cls->loc);
+  }
+  g_autofree char *qualified = g_strdup_printf("builtins.%s", cls->name);
+  raise_exception(em, message, emit_constant_str(em, qualified, &cls->loc), s->loc);
+  em->frame->exited = true;
+  return true;
 }
 
 static bool
@@ -632,7 +657,8 @@ emit_assert(Emitter *em, const ScriptStmt *s)
   emit_frame_push(em, ir_node_add_block(node));
   g_autofree char *message =
     g_strdup_printf("AssertionError: %s", s->value ? s->value->name : "");
-  raise_exception(em, message, s->loc);
+  IrValue *text = emit_constant_str(em, message, NULL);
+  raise_exception(em, text, emit_constant_none(em, NULL), s->loc);
   emit_frame_pop(em);
   return true;
 }
@@ -686,12 +712,7 @@ emit_statement(Emitter *em, const ScriptStmt *s, bool is_last_of_function)
       return emit_fail(em, s->loc,
                        "return is supported only as the last statement of a function");
     return emit_return(em, s);
-  case SS_RAISE: {
-    g_autofree char *message = exception_message(s->value);
-    raise_exception(em, message, s->loc);
-    em->frame->exited = true;
-    return true;
-  }
+  case SS_RAISE: return emit_raise(em, s);
   case SS_ASSERT: return emit_assert(em, s);
   case SS_DEF: return emit_closure(em, s->def);
   }
@@ -765,6 +786,7 @@ emit_function(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *
 {
   Emitter em = {.src = src, .tree = tree, .graph = ir_graph_new(), .error = error};
   em.literals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  em.definition_order = g_hash_table_new(g_str_hash, g_str_equal);
   emit_frame_push(&em, em.graph->block);
   bool ok = true;
   for (guint i = 0; ok && i < def->params->len; i++) {
@@ -774,8 +796,7 @@ emit_function(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *
       ok = false;
       break;
     }
-    IrValue *in = ir_graph_add_input(em.graph, type, param->name);
-    g_hash_table_insert(em.frame->vars, (gpointer)param->name, in);
+    emit_bind(&em, param->name, ir_graph_add_input(em.graph, type, param->name));
   }
   ok = ok && emit_function_statements(&em, def->body);
   const GPtrArray *stmts = def->body;
@@ -785,6 +806,7 @@ emit_function(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *
     ir_graph_add_output(em.graph, emit_constant_none(&em, NULL));
   emit_frame_pop(&em);
   g_hash_table_unref(em.literals);
+  g_hash_table_unref(em.definition_order);
   if (!ok) {
     ir_graph_free(em.graph);
     return NULL;

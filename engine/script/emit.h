@@ -34,6 +34,10 @@ typedef struct {
   /* Constants written as literals in the source, one per type and value in the graph (key
    * "type=value"), each inserted at the front of the graph when first met. */
   GHashTable *literals;
+  /* name -> 1 + the order in which the function first bound it (parameters first): the
+   * order of prim::If outputs and loop-carried values. PyTorch 1.13 lists them in the
+   * iteration order of a std::unordered_map, which this approximates. */
+  GHashTable *definition_order;
   GError **error;
 } Emitter;
 
@@ -61,9 +65,9 @@ IrValue *emit_constant_bool(Emitter *em, bool v, const ScriptLoc *loc);
 IrValue *emit_constant_none(Emitter *em, const ScriptLoc *loc);
 IrValue *emit_constant_str(Emitter *em, const char *v, const ScriptLoc *loc);
 /* A literal of the source (`e` is SE_INT, SE_FLOAT, SE_BOOL, SE_NONE or SE_STRING, or a
- * negated number at `loc`): made once per value and put at the front of the graph, as
- * PyTorch's emitter materializes constants; together with constant pooling this gives
- * PyTorch's order of constants. */
+ * negated number at `loc`). Numbers are made once per value and put at the front of the
+ * graph, as PyTorch's emitter materializes them; other literals are inserted where used.
+ * Together with constant pooling this gives PyTorch's order of constants. */
 IrValue *emit_literal(Emitter *em, const ScriptExpr *e, bool negate, ScriptLoc loc);
 
 /* Expressions: the value of `e`, or NULL with *error set. */

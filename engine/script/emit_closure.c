@@ -64,7 +64,6 @@ emit_closure(Emitter *em, const ScriptDef *def)
   IrNode *function = ir_node_create(em->graph, IR_PRIM_FUNCTION, 1);
   ir_value_set_type(ir_output(function, 0), ir_type_none());
   ir_node_set_attr_g(function, IR_ATTR_SUBGRAPH, body_graph);
-  emit_set_source(em, function, def->loc);
   emit_append(em, function);
   IrNode *pack = ir_node_create(em->graph, IR_PRIM_TUPLE_CONSTRUCT, 1);
   for (guint i = 0; i < n; i++)

@@ -70,7 +70,7 @@ emit_unary(Emitter *em, const ScriptExpr *e)
 {
   const ScriptExpr *operand = arg(e, 0);
   if (strcmp(e->op, "-") == 0 && (operand->kind == SE_INT || operand->kind == SE_FLOAT))
-    return emit_literal(em, operand, true, e->loc);
+    return emit_literal(em, operand, true, operand->loc); /* located at the digits, as PyTorch */
   if (strcmp(e->op, "not") == 0) {
     IrValue *v = emit_condition(em, operand);
     return v ? emit_builtin_call(em, "aten::__not__", e->loc, &v, 1, NULL, NULL) : NULL;
@@ -99,7 +99,7 @@ emit_if_expr(Emitter *em, ScriptLoc loc, IrValue *cond, const ScriptExpr *then_e
   for (int i = 0; i < 2; i++) {
     emit_frame_push(em, ir_node_add_block(node));
     bool as_condition = then_expr == NULL || else_expr == NULL; /* and/or */
-    results[i] = exprs[i] == NULL ? emit_constant_bool(em, fixed, NULL)
+    results[i] = exprs[i] == NULL ? emit_constant_bool(em, fixed, &loc)
                  : as_condition   ? emit_condition(em, exprs[i])
                                   : emit_expr(em, exprs[i]);
     emit_frame_pop(em);
@@ -261,14 +261,13 @@ emit_subscript(Emitter *em, const ScriptExpr *e)
   if (i < -n || i >= n)
     return emit_fail(em, index->loc, "tuple index %" G_GINT64_FORMAT
                      " out of range for a tuple of %" G_GINT64_FORMAT " elements", i, n);
-  if (i < 0)
-    i += n;
+  const ScriptExpr literal = {.kind = SE_INT, .int_value = i};
+  ScriptLoc digits = index->kind == SE_UNARY ? arg(index, 0)->loc : index->loc;
+  IrValue *index_value = emit_literal(em, &literal, false, digits);
   IrNode *node = ir_node_create(em->graph, IR_PRIM_TUPLE_INDEX, 1);
   ir_node_add_input(node, base);
-  const ScriptExpr literal = {.kind = SE_INT, .int_value = i};
-  ir_node_add_input(node, emit_literal(em, &literal, false, index->loc));
-  ir_value_set_type(ir_output(node, 0), base->type->elems[i]);
-  emit_set_source(em, node, e->loc);
+  ir_node_add_input(node, index_value);
+  ir_value_set_type(ir_output(node, 0), base->type->elems[i < 0 ? i + n : i]);
   emit_append(em, node);
   return ir_output(node, 0);
 }
@@ -299,7 +298,6 @@ emit_display(Emitter *em, const ScriptExpr *e)
         return emit_fail(em, arg(e, i)->loc, "list elements must all have one type");
     }
     type = ir_type_list(elem);
-    emit_set_source(em, node, e->loc);
   }
   ir_value_set_type(ir_output(node, 0), type);
   emit_append(em, node);

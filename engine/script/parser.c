@@ -749,9 +749,12 @@ static ScriptStmt *
 parse_if(Parser *p)
 {
   const ScriptToken *t = advance(p); /* if / elif */
+  bool is_elif = is_word(t, "elif");
   ScriptStmt *s = new_stmt(p, SS_IF, t);
   if (!(s->cond = parse_test(p)) || !expect_op(p, ":") || !(s->body = parse_suite(p)))
     return NULL;
+  if (is_elif) /* PyTorch's range of an elif's If starts at its condition */
+    s->loc = s->cond->loc;
   if (is_word(peek(p), "elif")) {
     ScriptStmt *elif = parse_if(p);
     if (elif == NULL)
