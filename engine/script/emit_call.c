@@ -118,8 +118,8 @@ emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc loc, IrValu
     g_autofree char *call = describe_call(args, n_args, kw_names, kw_values);
     GString *candidates = g_string_new(NULL);
     for (guint i = 0; i < n_overloads; i++)
-      g_string_append_printf(candidates, "\n    %s", overloads[i]->text);
-    IrValue *r = emit_fail(em, loc, "no overload of %s accepts %s; candidates:%s",
+      g_string_append_printf(candidates, "%s%s", i ? " | " : "", overloads[i]->text);
+    IrValue *r = emit_fail(em, loc, "no overload of %s accepts %s; candidates: %s",
                            qualified_name, call, candidates->str);
     g_string_free(candidates, TRUE);
     return r;

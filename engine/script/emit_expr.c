@@ -250,6 +250,8 @@ emit_subscript(Emitter *em, const ScriptExpr *e)
                      ts);
   }
   gint64 i;
+  if (index->kind == SE_SLICE)
+    return emit_fail(em, index->loc, "slices are not supported");
   if (index->kind == SE_INT)
     i = index->int_value;
   else if (index->kind == SE_UNARY && strcmp(index->op, "-") == 0 &&
