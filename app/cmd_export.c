@@ -6,12 +6,15 @@
 #include "cli.h"
 #include "cli_args.h"
 #include "cli_program.h"
+#include "graph_file.h"
+#include "ir/text.h"
+#include "script/script.h"
 #include "json_out.h"
 
 int cmd_export_main(int argc, char **argv) {
   GPtrArray *specs = NULL, *groups = NULL;
   guint64 seed = 0;
-  char *out_dir = NULL;
+  char *out_dir = NULL, *function = NULL;
   bool force = false, json = false;
   const CliOption options[] = {
       {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC", "The graph's inputs in order (as for run)"},
@@ -22,6 +25,8 @@ int cmd_export_main(int argc, char **argv) {
       {"force", 'f', CLI_OPTION_FLAG, &force, NULL,
        "Replace DIR (and everything in it) when it is not empty"},
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Print one JSON document on stdout"},
+      {"function", 0, CLI_OPTION_STRING, &function, "NAME",
+       "For a .py FILE: the def to export (default the first); the bundle holds its graph"},
   };
   const CliCommand command = {
       .name = "export",
@@ -58,7 +63,14 @@ int cmd_export_main(int argc, char **argv) {
     goto out;
   }
   GError *local = NULL;
-  if (!g_file_get_contents(path, &text, NULL, &local)) {
+  if (script_is_source_file(path)) {
+    /* Script source: the bundle's program.ir is the compiled graph, replayable as is. */
+    IrGraph *graph = app_graph_file_load(path, function, &error);
+    if (graph == NULL)
+      goto out;
+    text = ir_graph_to_string(graph);
+    ir_graph_free(graph);
+  } else if (!g_file_get_contents(path, &text, NULL, &local)) {
     error = g_error_new(JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT, "cannot read %s: %s", path,
                         local->message);
     g_error_free(local);
@@ -106,6 +118,7 @@ out:
   app_bundle_summary_free(summary);
   g_free(text);
   g_free(out_dir);
+  g_free(function);
   if (specs)
     g_ptr_array_unref(specs);
   if (groups)

@@ -16,9 +16,7 @@ IrGraph *app_graph_file_load(const char *path, const char *function, GError **er
     g_error_free(local);
     return NULL;
   }
-  IrGraph *graph = script_is_source_file(path)
-                       ? script_compile(text, length, path, function, error)
-                       : ir_graph_parse(text, length, path, error);
+  IrGraph *graph = app_program_parse(text, length, path, function, error);
   g_free(text);
   if (graph == NULL)
     return NULL;
@@ -30,4 +28,10 @@ IrGraph *app_graph_file_load(const char *path, const char *function, GError **er
     return NULL;
   }
   return graph;
+}
+
+IrGraph *app_program_parse(const char *text, gsize length, const char *name,
+                           const char *function, GError **error) {
+  return script_is_source_file(name) ? script_compile(text, length, name, function, error)
+                                     : ir_graph_parse(text, length, name, error);
 }

@@ -12,4 +12,9 @@
  * CLI_ERROR_LOCATED ("FILE: error: invalid graph: ..."). */
 IrGraph *app_graph_file_load(const char *path, const char *function, GError **error);
 
+/* The parse step alone (no verification), for text already read: graph text, or script
+ * source when `name` ends in .py (its def `function`, NULL: the first). */
+IrGraph *app_program_parse(const char *text, gsize length, const char *name,
+                           const char *function, GError **error);
+
 #endif
