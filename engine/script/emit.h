@@ -83,6 +83,13 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
                            IrValue *const *args, guint n_args, GPtrArray *kw_names,
                            IrValue *const *kw_values);
 
+/* Binds a name or a tuple of names (unpacking a tuple or list value). */
+bool emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc);
+/* Control-flow statements (emit_control.c). */
+bool emit_if(Emitter *em, const ScriptStmt *s);
+bool emit_for(Emitter *em, const ScriptStmt *s);
+bool emit_while(Emitter *em, const ScriptStmt *s);
+
 /* Statements of a block, in the current frame; of a function body (whose last statement
  * may be its return). */
 bool emit_statements(Emitter *em, GPtrArray *stmts);
