@@ -94,6 +94,20 @@ sp_expect_op(Parser *p, const char *op)
   return true;
 }
 
+SpListStep
+sp_list_separator(Parser *p, const char *close)
+{
+  if (sp_is_op(sp_peek(p), ",")) {
+    sp_advance(p);
+    return SP_LIST_MORE;
+  }
+  if (sp_is_op(sp_peek(p), close))
+    return SP_LIST_END;
+  g_autofree char *what = g_strdup_printf("',' or '%s'", close);
+  sp_fail_expected(p, what);
+  return SP_LIST_ERROR;
+}
+
 bool
 sp_enter(Parser *p)
 {
@@ -167,16 +181,12 @@ parse_elements(Parser *p, const char *close, GPtrArray *into, bool *saw_comma)
     if (e == NULL)
       return false;
     g_ptr_array_add(into, e);
-    if (!sp_is_op(sp_peek(p), ",")) {
-      if (!sp_is_op(sp_peek(p), close)) {
-        g_autofree char *what = g_strdup_printf("',' or '%s'", close);
-        sp_fail_expected(p, what);
-        return false;
-      }
+    SpListStep step = sp_list_separator(p, close);
+    if (step == SP_LIST_ERROR)
+      return false;
+    if (step == SP_LIST_END)
       break;
-    }
     *saw_comma = true;
-    sp_advance(p);
   }
   sp_advance(p);
   return true;
@@ -275,14 +285,11 @@ parse_call_args(Parser *p, ScriptExpr *call)
         return false;
       g_ptr_array_add(call->args, v);
     }
-    if (!sp_is_op(sp_peek(p), ",")) {
-      if (!sp_is_op(sp_peek(p), ")")) {
-        sp_fail_expected(p, "',' or ')'");
-        return false;
-      }
+    SpListStep step = sp_list_separator(p, ")");
+    if (step == SP_LIST_ERROR)
+      return false;
+    if (step == SP_LIST_END)
       break;
-    }
-    sp_advance(p);
   }
   sp_advance(p);
   return true;

@@ -26,6 +26,10 @@ bool sp_is_word(const ScriptToken *t, const char *word);
 /* "expected WHAT, found X" at the current token; returns NULL for the caller. */
 gpointer sp_fail_expected(Parser *p, const char *what);
 bool sp_expect_op(Parser *p, const char *op);
+/* After an element of a comma list closed by `close`: a comma is consumed (MORE), `close`
+ * is left for the caller (END), anything else is an error "expected ',' or 'close'". */
+typedef enum { SP_LIST_MORE, SP_LIST_END, SP_LIST_ERROR } SpListStep;
+SpListStep sp_list_separator(Parser *p, const char *close);
 /* One level deeper of recursion; false with an error past PARSE_MAX_DEPTH. */
 bool sp_enter(Parser *p);
 ScriptLoc sp_loc_of(const ScriptToken *t);

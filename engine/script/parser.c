@@ -324,12 +324,11 @@ parse_def(Parser *p)
       return NULL;
     }
     g_ptr_array_add(def->params, param);
-    if (!sp_is_op(sp_peek(p), ",")) {
-      if (!sp_is_op(sp_peek(p), ")"))
-        return sp_fail_expected(p, "',' or ')'");
+    SpListStep step = sp_list_separator(p, ")");
+    if (step == SP_LIST_ERROR)
+      return NULL;
+    if (step == SP_LIST_END)
       break;
-    }
-    sp_advance(p);
   }
   sp_advance(p);
   if (sp_is_op(sp_peek(p), "->")) {
