@@ -73,7 +73,8 @@ static bool lower_for_running(CliProgram *program, GError **error) {
 bool cli_program_load(CliProgram *program, GPtrArray *const *specs, const guint64 *seed,
                       GError **error) {
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func(g_free);
-  program->graph = app_graph_file_load(program->path, program->graph_number, warnings, error);
+  program->choice.function = program->function;
+  program->graph = app_graph_file_load(program->path, program->choice, warnings, error);
   for (guint i = 0; i < warnings->len; i++)
     g_printerr("jitscope: %s\n", (const char *)g_ptr_array_index(warnings, i));
   if (!program->graph)
@@ -125,6 +126,7 @@ CliParseResult cli_program_open(CliProgram *program, const CliCommand *command, 
 void cli_program_clear(CliProgram *program) {
   app_inputs_free(program->inputs);
   g_free(program->why_cpu);
+  g_free(program->function);
   if (program->notes)
     g_ptr_array_unref(program->notes);
   if (program->graph)

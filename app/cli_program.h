@@ -5,6 +5,7 @@
 #define JITSCOPE_APP_CLI_PROGRAM_H
 
 #include "cli_args.h"
+#include "graph_file.h"
 #include "graph_inputs.h"
 
 /* The options of a command that runs a program on inputs. */
@@ -18,11 +19,13 @@
         "Seed for drawn inputs (default 0); input K uses generator seed N + K"                 \
   }
 
-/* `--graph N`: which graph of FILE (a file may hold several). */
-#define CLI_PROGRAM_GRAPH_OPTION(program)                                                      \
+/* `--graph N` and `--function NAME`: which program of FILE (graph_file.h). */
+#define CLI_PROGRAM_CHOICE_OPTIONS(program)                                                    \
+  {"graph", 0, CLI_OPTION_UINT64, &(program).choice.index, "N",                                \
+   "Which graph of FILE, counting from 0, when it holds several (default 0)"},                 \
   {                                                                                            \
-    "graph", 0, CLI_OPTION_UINT64, &(program).graph_number, "N",                               \
-        "Which graph of FILE, counting from 0, when it holds several (default 0)"              \
+    "function", 0, CLI_OPTION_STRING, &(program).function, "NAME",                             \
+        "Which def of a TorchScript source FILE (.py) to compile (default: the first)"         \
   }
 
 /* What the help of every command that runs the program says about device=cuda inputs. */
@@ -33,7 +36,8 @@
 
 typedef struct {
   const char *path; /* FILE: a borrowed pointer into argv */
-  guint64 graph_number; /* --graph N */
+  AppProgramChoice choice; /* --graph N; its function is `function` (below) */
+  char *function;          /* --function NAME (owned) */
   /* Set by `print` before cli_program_load: the graph stays as written. Otherwise a module
    * graph is lowered into a function (passes/module_lowering.h; said in a note) and a graph
    * with ops that cannot run is an error naming the first one. */

@@ -34,7 +34,7 @@ int cmd_check_main(int argc, char **argv) {
   bool json = false;
   CliProgram program;
   const CliOption options[] = {
-      CLI_PROGRAM_GRAPH_OPTION(program),
+      CLI_PROGRAM_CHOICE_OPTIONS(program),
       CLI_PROGRAM_OPTIONS(specs, seed),
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Print one JSON document on stdout"},
   };

@@ -8,6 +8,7 @@
 #include "cli_program.h"
 #include "graph_file.h"
 #include "ir/text.h"
+#include "script/script.h"
 #include "json_out.h"
 #include "runtime/file_read.h"
 #include "spec_header.h"
@@ -15,7 +16,7 @@
 int cmd_export_main(int argc, char **argv) {
   GPtrArray *specs = NULL, *groups = NULL;
   guint64 seed = 0;
-  char *out_dir = NULL;
+  char *out_dir = NULL, *function = NULL;
   bool force = false, json = false;
   guint64 graph_number = 0;
   const CliOption options[] = {
@@ -30,6 +31,8 @@ int cmd_export_main(int argc, char **argv) {
       {"force", 'f', CLI_OPTION_FLAG, &force, NULL,
        "Replace DIR (and everything in it) when it is not empty"},
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Print one JSON document on stdout"},
+      {"function", 0, CLI_OPTION_STRING, &function, "NAME",
+       "For a .py FILE: the def to export (default the first); the bundle holds its graph"},
   };
   const CliCommand command = {
       .name = "export",
@@ -88,8 +91,11 @@ int cmd_export_main(int argc, char **argv) {
     g_clear_pointer(&groups, g_ptr_array_unref);
     groups = lines;
   }
-  if (graph_number > 0) {
-    IrGraph *chosen = app_graph_file_load(path, graph_number, NULL, &error);
+  if (graph_number > 0 || function != NULL || script_is_source_file(path)) {
+    /* The bundle's program.ir is the chosen graph (compiled, for script source), replayable
+     * as is. */
+    const AppProgramChoice choice = {.index = graph_number, .function = function};
+    IrGraph *chosen = app_graph_file_load(path, choice, NULL, &error);
     if (chosen == NULL)
       goto out;
     g_free(text);
@@ -138,6 +144,7 @@ out:
   app_bundle_summary_free(summary);
   g_free(text);
   g_free(out_dir);
+  g_free(function);
   if (specs)
     g_ptr_array_unref(specs);
   if (groups)

@@ -103,7 +103,7 @@ int cmd_kernels_main(int argc, char **argv) {
   char *arch = NULL;
   CliProgram program;
   const CliOption options[] = {
-      CLI_PROGRAM_GRAPH_OPTION(program),
+      CLI_PROGRAM_CHOICE_OPTIONS(program),
       {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC", "The graph's inputs in order (as for run)"},
       {"seed", 0, CLI_OPTION_UINT64, &seed, "N", "Seed for drawn inputs (default 0)"},
       {"arch", 0, CLI_OPTION_STRING, &arch, "sm_XY",

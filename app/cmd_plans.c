@@ -227,7 +227,7 @@ int cmd_plans_main(int argc, char **argv) {
   bool json = false, no_fuse = false;
   CliProgram program;
   const CliOption options[] = {
-      CLI_PROGRAM_GRAPH_OPTION(program),
+      CLI_PROGRAM_CHOICE_OPTIONS(program),
       {"spec", 's', CLI_OPTION_STRINGS, &spec_groups, "'SPEC; SPEC; ...'",
        "One call's inputs, separated by ';' (repeat --spec for each call)"},
       {"seed", 0, CLI_OPTION_UINT64, &seed, "N", "Seed for drawn inputs (default 0)"},

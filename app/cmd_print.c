@@ -43,7 +43,7 @@ int cmd_print_main(int argc, char **argv) {
   bool json = false;
   CliProgram program;
   const CliOption options[] = {
-      CLI_PROGRAM_GRAPH_OPTION(program),
+      CLI_PROGRAM_CHOICE_OPTIONS(program),
       {"format", 'f', CLI_OPTION_STRING, &format, "ir|dot|json",
        "Output format (default ir)"},
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Same as --format json"},

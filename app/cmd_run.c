@@ -36,7 +36,7 @@ int cmd_run_main(int argc, char **argv) {
   GPtrArray *grad_output_files = NULL;
   CliProgram program;
   const CliOption options[] = {
-      CLI_PROGRAM_GRAPH_OPTION(program),
+      CLI_PROGRAM_CHOICE_OPTIONS(program),
       CLI_PROGRAM_OPTIONS(specs, seed),
       {"grad-output", 0, CLI_OPTION_STRINGS, &grad_output_files, "FILE.npy",
        "Gradient of each output (flattened order) for backward, instead of ones"},

@@ -31,7 +31,7 @@ int cmd_stages_main(int argc, char **argv) {
   bool json = false, no_optimize = false, no_fuse = false;
   CliProgram program;
   const CliOption options[] = {
-      CLI_PROGRAM_GRAPH_OPTION(program),
+      CLI_PROGRAM_CHOICE_OPTIONS(program),
       CLI_PROGRAM_OPTIONS(specs, seed),
       {"no-optimize", 0, CLI_OPTION_FLAG, &no_optimize, NULL,
        "Compile the fallback plan: specialization and required passes only"},

@@ -1,6 +1,8 @@
 /* The workbench model (contract in workspace.h). */
 #include "workspace.h"
 
+#include "graph_file.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -165,7 +167,7 @@ bool app_workspace_set_text(AppWorkspace *ws, const char *text, const char *file
   ws->error_line = ws->error_col = 0;
 
   GError *error = NULL;
-  IrGraph *graph = ir_graph_parse(ws->text, strlen(ws->text), ws->filename, &error);
+  IrGraph *graph = app_program_parse(ws->text, strlen(ws->text), ws->filename, NULL, &error);
   if (graph && !ir_graph_verify(graph, &error)) {
     GError *wrapped = g_error_new(JITSCOPE_VERIFY_ERROR, error->code, "%s: error: invalid graph: %s",
                                   ws->filename, error->message);

@@ -21,6 +21,21 @@ bool ad_is_differentiable(const IrNode *node);
  * ownership of graph: it becomes (or is replaced by) gradient->f. df keeps its GradOf blocks,
  * AutogradAdd and AutogradZero: the backward executor specializes and lowers them. */
 AdGradient *ad_differentiate(IrGraph *graph);
+
+/* A gradient formula given as graphs (symbolic_script, reference section 6): `forward` takes
+ * the node's inputs and returns the node's outputs followed by the values backward needs;
+ * `backward` takes one gradient per node output followed by those values and returns one
+ * gradient per node input, a None where the input gets none. */
+typedef struct {
+  const IrGraph *forward;
+  const IrGraph *backward;
+} AdGraphFormula;
+typedef const AdGraphFormula *(*AdFormulaLookup)(const IrNode *node, gpointer data);
+/* ad_differentiate with `lookup`'s formula for every node it has one for, the C formulas for
+ * the others. A graph formula's forward is inlined after the node and takes over its uses;
+ * its backward is inlined into the node's GradOf block (its nodes keep the formula file's
+ * source comments, so a stage shows which formula made them). */
+AdGradient *ad_differentiate_with(IrGraph *graph, AdFormulaLookup lookup, gpointer data);
 void ad_gradient_free(AdGradient *gradient);
 
 bool pass_specialize_autograd_zero(IrGraph *graph);

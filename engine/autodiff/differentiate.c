@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "autodiff/autodiff.h"
+#include "autodiff/subgraph_utils.h"
 #include "autodiff/formulas.h"
 #include "passes/passes.h"
 
@@ -13,6 +14,8 @@ typedef struct {
   IrBlock *rev;
   GHashTable *grad_map; /* forward IrValue* -> its gradient so far */
   AdGradient *gradient;
+  AdFormulaLookup lookup; /* graph formulas preferred to the C ones, or NULL */
+  gpointer lookup_data;
 } Reverse;
 
 /* Does v take part in autodiff? Tensors whose requires_grad is yes, or unknown with a
@@ -74,11 +77,59 @@ set_grad(Reverse *r, IrValue *x, IrValue *dx)
   g_hash_table_insert(r->grad_map, x, dx);
 }
 
+/* reverse_node with a graph formula (contract at ad_differentiate_with). The original node
+ * is left without uses; the final dead code pass removes it. */
+static void
+reverse_node_graph_formula(Reverse *r, IrNode *node, const AdGraphFormula *formula)
+{
+  IrGraph *f = r->f;
+  guint n_in = ir_n_inputs(node), n_out = ir_n_outputs(node);
+  g_autoptr(GPtrArray) backward_inputs = g_ptr_array_new();
+  for (guint i = 0; i < n_out; i++)
+    g_ptr_array_add(backward_inputs, get_grad(r, ir_output(node, i)));
+  ir_graph_set_insert_point(f, node->next);
+  g_autoptr(GPtrArray) forward =
+    ad_insert_graph(f, formula->forward, (IrValue *const *)node->inputs->pdata);
+  for (guint i = 0; i < n_out; i++) {
+    IrValue *old = ir_output(node, i), *replacement = g_ptr_array_index(forward, i);
+    ir_value_set_type(replacement, old->type);
+    ir_value_replace_all_uses_with(old, replacement);
+  }
+  for (guint i = n_out; i < forward->len; i++)
+    g_ptr_array_add(backward_inputs, g_ptr_array_index(forward, i));
+
+  ir_graph_set_insert_point(f, r->rev->ret);
+  IrNode *grad_of = ir_node_create(f, IR_PRIM_GRAD_OF, 0);
+  for (guint i = 0; i < n_out; i++)
+    ir_node_add_input(grad_of, g_ptr_array_index(backward_inputs, i));
+  ir_node_set_attr_s(grad_of, IR_ATTR_NAME, ir_kind_name(node->kind));
+  ir_graph_insert(f, grad_of);
+  IrBlock *body = ir_node_add_block(grad_of);
+  ir_graph_set_insert_point(f, body->ret);
+  g_autoptr(GPtrArray) grads =
+    ad_insert_graph(f, formula->backward, (IrValue *const *)backward_inputs->pdata);
+  ir_graph_set_insert_point(f, r->rev->ret);
+  for (guint i = 0; i < n_in; i++) {
+    IrValue *grad = g_ptr_array_index(grads, i);
+    if (grad->type->kind == IR_TYPE_NONE)
+      continue;
+    ir_block_add_output(body, grad);
+    IrValue *out = ir_node_add_output(grad_of, grad->type);
+    if (requires_grad(ir_input(node, i)))
+      set_grad(r, ir_input(node, i), out);
+  }
+}
+
 /* One GradOf for `node`: the forward part goes right after node, the backward part into the
  * GradOf's block; input gradients are accumulated into grad_map. */
 static void
 reverse_node(Reverse *r, IrNode *node)
 {
+  const AdGraphFormula *formula = r->lookup ? r->lookup(node, r->lookup_data) : NULL;
+  if (formula) {
+    reverse_node_graph_formula(r, node, formula);
+    return;
+  }
   if (!ad_formula_exists(node))
     g_error("autodiff invariant: differentiate met %s, which has no gradient formula",
             ir_kind_name(node->kind));
@@ -413,6 +464,12 @@ lambda_lift_reverse(Reverse *r)
 AdGradient *
 ad_differentiate(IrGraph *graph)
 {
+  return ad_differentiate_with(graph, NULL, NULL);
+}
+
+AdGradient *
+ad_differentiate_with(IrGraph *graph, AdFormulaLookup lookup, gpointer data)
+{
   AdGradient *gr = g_new0(AdGradient, 1);
   gr->f = graph;
   gr->df_input_vjps = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -421,7 +478,8 @@ ad_differentiate(IrGraph *graph)
   gr->df_output_vjps = g_array_new(FALSE, FALSE, sizeof(guint));
   pass_propagate_requires_grad(graph);
 
-  Reverse r = {.f = graph, .grad_map = g_hash_table_new(NULL, NULL), .gradient = gr};
+  Reverse r = {.f = graph, .grad_map = g_hash_table_new(NULL, NULL), .gradient = gr,
+               .lookup = lookup, .lookup_data = data};
   add_reverse_inline(&r);
 
   GHashTable *copies = g_hash_table_new(NULL, NULL);

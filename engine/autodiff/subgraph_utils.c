@@ -164,3 +164,32 @@ ad_subgraph_size(const IrNode *subgraph_node)
   }
   return n;
 }
+
+static IrValue *
+map_inserted(IrValue *src, gpointer map)
+{
+  IrValue *v = g_hash_table_lookup(map, src);
+  if (v == NULL)
+    g_error("autodiff invariant: inserted graph reads a value it does not define");
+  return v;
+}
+
+GPtrArray *
+ad_insert_graph(IrGraph *graph, const IrGraph *body, IrValue *const *inputs)
+{
+  g_autoptr(GHashTable) map = g_hash_table_new(NULL, NULL);
+  GPtrArray *body_inputs = ir_graph_inputs(body);
+  for (guint i = 0; i < body_inputs->len; i++)
+    g_hash_table_insert(map, g_ptr_array_index(body_inputs, i), inputs[i]);
+  IR_FOR_EACH_NODE(n, body->block)
+  {
+    IrNode *copy = ir_graph_insert(graph, ir_node_clone_into(graph, n, map_inserted, map));
+    for (guint i = 0; i < ir_n_outputs(n); i++)
+      g_hash_table_insert(map, ir_output(n, i), ir_output(copy, i));
+  }
+  GPtrArray *outputs = g_ptr_array_new();
+  GPtrArray *body_outputs = ir_graph_outputs(body);
+  for (guint i = 0; i < body_outputs->len; i++)
+    g_ptr_array_add(outputs, map_inserted(g_ptr_array_index(body_outputs, i), map));
+  return outputs;
+}

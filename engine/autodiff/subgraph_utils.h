@@ -26,6 +26,10 @@ void ad_subgraph_merge_node(IrNode *to_merge, IrNode *subgraph_node);
  * body may have more outputs than the node (only the node's are rewired). */
 void ad_subgraph_unmerge(IrNode *subgraph_node);
 
+/* Copies every node of `body` to `graph`'s insertion point, body inputs bound to `inputs`;
+ * returns what the body returns, in `graph` (a new array). */
+GPtrArray *ad_insert_graph(IrGraph *graph, const IrGraph *body, IrValue *const *inputs);
+
 /* Nodes of the body, constants not counted. */
 guint ad_subgraph_size(const IrNode *subgraph_node);
 

@@ -391,7 +391,7 @@ pu_attrs_hash(const IrNode *node)
     const IrAttr *a = &g_array_index(node->attrs, IrAttr, i);
     guint x = g_str_hash(a->name) ^ (guint)a->kind;
     if (a->kind == IR_ATTR_I)
-      x ^= (guint)(a->v.i * 2654435761u);
+      x ^= (guint)((guint64)a->v.i * 2654435761u); /* unsigned: wraps, never overflows */
     else if (a->kind == IR_ATTR_S)
       x ^= g_str_hash(a->v.s);
     else if (a->kind == IR_ATTR_IS)

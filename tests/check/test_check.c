@@ -13,7 +13,7 @@
 static IrGraph *load_lstm(void) {
   char *path = g_build_filename(JITSCOPE_SOURCE_DIR, "resources", "examples", "lstm_cell.ir", NULL);
   GError *error = NULL;
-  IrGraph *graph = app_graph_file_load(path, 0, NULL, &error);
+  IrGraph *graph = app_graph_file_load(path, (AppProgramChoice){0}, NULL, &error);
   g_assert_no_error(error);
   g_free(path);
   return graph;

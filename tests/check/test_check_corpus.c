@@ -20,7 +20,7 @@ static void check_case(gconstpointer data) {
 
   char *cwd = g_get_current_dir();
   g_assert_cmpint(g_chdir(case_dir), ==, 0);
-  IrGraph *graph = app_graph_file_load("../graph.ir", 0, NULL, &error);
+  IrGraph *graph = app_graph_file_load("../graph.ir", (AppProgramChoice){0}, NULL, &error);
   g_assert_no_error(error);
   AppInputs *inputs = app_inputs_bind(graph, (char *const *)specs->pdata, specs->len, 0, &error);
   g_assert_no_error(error);

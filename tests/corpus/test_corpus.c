@@ -1,10 +1,11 @@
-/* Corpus test: runs `jitscope run ../graph.ir --input ARGS... --json` in a case folder of
+/* Corpus test: runs `jitscope run ../graph.ir --input ARGS... --json` (or ../source.py with
+ * --program=source.py: the program's TorchScript source) in a case folder of
  * $JITSCOPE_CORPUS_DIR and compares every output with PyTorch's out*.npy and every gradient
  * the case has with ours (a missing one fails), within the corpus tolerance (corpus README):
  * per tensor max|ours - ref| / max(1, max|ref|) <= 1e-4 for float32 (and float16), 1e-10 for
  * float64; integer and bool tensors exactly; NaN where and only where the reference has NaN.
  *
- * Usage: test-corpus JITSCOPE_BINARY [CASE...]   (CASE as in INDEX, e.g. lstm_cell/case-0;
+ * Usage: test-corpus JITSCOPE_BINARY [--program=FILE] [CASE...]   (CASE as in INDEX, e.g. lstm_cell/case-0;
  * without CASE every line of INDEX). Exit 0 when all pass, 1 when one fails, 77 when the
  * corpus is missing. */
 #include <json-glib/json-glib.h>
@@ -142,7 +143,9 @@ out:
 }
 
 /* Runs and checks one case; prints one line; false on failure. */
-static bool run_case(const char *jitscope, const char *corpus, const char *name, Counts *counts) {
+static bool run_case(const char *jitscope, const char *corpus, const char *program,
+                     const char *name, Counts *counts) {
+  g_autofree char *program_path = g_strconcat("../", program, NULL);
   char *dir = g_build_filename(corpus, name, NULL);
   char *case_json = g_build_filename(dir, "case.json", NULL);
   JsonParser *parser = json_parser_new();
@@ -161,7 +164,7 @@ static bool run_case(const char *jitscope, const char *corpus, const char *name,
   JsonArray *args = json_object_get_array_member(c, "args");
   GPtrArray *argv = g_ptr_array_new();
   g_ptr_array_add(argv, "run");
-  g_ptr_array_add(argv, "../graph.ir");
+  g_ptr_array_add(argv, program_path);
   g_ptr_array_add(argv, "--json");
   /* The same cases once more without the fuser (tests/corpus-real runs both). */
   if (g_strcmp0(g_getenv("JITSCOPE_CORPUS_NO_FUSE"), "1") == 0)
@@ -262,8 +265,12 @@ int main(int argc, char **argv) {
     return 77;
   }
   GPtrArray *cases = g_ptr_array_new_with_free_func(g_free);
-  if (argc > 2) {
-    for (int i = 2; i < argc; i++)
+  const char *program = "graph.ir";
+  int first_case = 2;
+  if (argc > 2 && g_str_has_prefix(argv[2], "--program="))
+    program = argv[first_case++] + strlen("--program=");
+  if (argc > first_case) {
+    for (int i = first_case; i < argc; i++)
       g_ptr_array_add(cases, g_strdup(argv[i]));
   } else {
     char **lines = g_strsplit(index, "\n", -1);
@@ -277,7 +284,7 @@ int main(int argc, char **argv) {
   Counts counts = {0};
   guint failed = 0;
   for (guint i = 0; i < cases->len; i++)
-    failed += !run_case(jitscope, corpus, g_ptr_array_index(cases, i), &counts);
+    failed += !run_case(jitscope, corpus, program, g_ptr_array_index(cases, i), &counts);
   printf("corpus: %u case%s, %u failed; %u outputs compared; %u of %u gradients compared\n",
          cases->len, cases->len == 1 ? "" : "s", failed, counts.outputs_compared,
          counts.grads_compared, counts.grads_available);

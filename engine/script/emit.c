@@ -1,0 +1,536 @@
+/* The emitter's frames, constants, simple statements and script_compile (contracts in
+ * emit.h, script.h). Algorithm: PyTorch's script/compiler.cpp (2019): environment frames per
+ * block (control flow in emit_control.c); the cleanup PyTorch runs after emitting (dead code,
+ * constant pooling) follows. */
+#include "script/emit.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "ir/text.h"
+#include "passes/passes.h"
+#include "script/parser.h"
+#include "script/script.h"
+
+Frame *
+emit_frame_push(Emitter *em, IrBlock *block)
+{
+  Frame *f = g_new0(Frame, 1);
+  f->parent = em->frame;
+  f->block = block;
+  f->vars = g_hash_table_new(g_str_hash, g_str_equal);
+  f->undefined_here = g_hash_table_new(g_str_hash, g_str_equal);
+  em->frame = f;
+  return f;
+}
+
+void
+emit_frame_pop(Emitter *em)
+{
+  Frame *f = em->frame;
+  em->frame = f->parent;
+  g_hash_table_unref(f->vars);
+  g_hash_table_unref(f->undefined_here);
+  if (f->captured)
+    g_ptr_array_unref(f->captured);
+  g_free(f);
+}
+
+static IrValue *
+lookup_in(Emitter *em, Frame *frame, const char *name, const char **why)
+{
+  for (Frame *f = frame; f != NULL; f = f->parent) {
+    IrValue *v = g_hash_table_lookup(f->vars, name);
+    if (v != NULL)
+      return v;
+    if ((*why = g_hash_table_lookup(f->undefined_here, name)))
+      return NULL;
+    if (f->capture_from == NULL)
+      continue;
+    /* A closure's top frame: the name may be the enclosing function's. */
+    const char *outer_why = NULL;
+    IrValue *outer = lookup_in(em, f->capture_from, name, &outer_why);
+    if (outer == NULL)
+      return NULL;
+    g_ptr_array_add(f->captured, outer);
+    IrValue *inner = ir_node_add_output(f->capture_unpack, outer->type);
+    ir_value_set_name(inner, name);
+    g_hash_table_insert(f->vars, (gpointer)name, inner);
+    return inner;
+  }
+  return NULL;
+}
+
+IrValue *
+emit_lookup(Emitter *em, const char *name)
+{
+  const char *why = NULL;
+  return lookup_in(em, em->frame, name, &why);
+}
+
+const char *
+emit_why_undefined(Emitter *em, const char *name)
+{
+  const char *why = NULL;
+  lookup_in(em, em->frame, name, &why);
+  return why;
+}
+
+void
+emit_bind(Emitter *em, const char *name, IrValue *value)
+{
+  /* PyTorch names a value after the first variable it is stored in, if it has no name and
+   * was made in this block. */
+  if (value->name == NULL && value->node->owning_block == em->frame->block &&
+      value->node->kind != IR_PRIM_CONSTANT)
+    ir_value_set_name(value, name);
+  g_hash_table_remove(em->frame->undefined_here, name);
+  g_hash_table_insert(em->frame->vars, (gpointer)name, value);
+  if (!g_hash_table_contains(em->definition_order, name))
+    g_hash_table_insert(em->definition_order, (gpointer)name,
+                        GUINT_TO_POINTER(g_hash_table_size(em->definition_order) + 1));
+}
+
+gpointer
+emit_fail(Emitter *em, ScriptLoc loc, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *message = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  if (em->error && *em->error == NULL)
+    script_error_at(em->error, em->src, loc.line, loc.col, "%s", message);
+  return NULL;
+}
+
+void
+emit_set_source(Emitter *em, IrNode *node, ScriptLoc loc)
+{
+  /* PyTorch's source comments count lines from 1 and columns from 0 (error messages, like
+   * every FILE:LINE:COL of ours, count columns from 1). */
+  g_autofree char *s = g_strdup_printf("%s:%d:%d", em->src->filename, loc.line, loc.col - 1);
+  node->source = g_string_chunk_insert_const(em->graph->strings, s);
+}
+
+IrNode *
+emit_append(Emitter *em, IrNode *node)
+{
+  ir_node_append_to(node, em->frame->block);
+  return node;
+}
+
+static IrValue *
+constant(Emitter *em, const IrType *type, const ScriptLoc *loc, IrNode **node)
+{
+  *node = ir_node_create(em->graph, IR_PRIM_CONSTANT, 1);
+  ir_value_set_type(ir_output(*node, 0), type);
+  if (loc)
+    emit_set_source(em, *node, *loc);
+  emit_append(em, *node);
+  return ir_output(*node, 0);
+}
+
+IrValue *
+emit_constant_int(Emitter *em, gint64 v, const ScriptLoc *loc)
+{
+  IrNode *n;
+  IrValue *out = constant(em, ir_type_int(), loc, &n);
+  ir_node_set_attr_i(n, IR_ATTR_VALUE, v);
+  return out;
+}
+
+IrValue *
+emit_constant_float(Emitter *em, double v, const ScriptLoc *loc)
+{
+  IrNode *n;
+  IrValue *out = constant(em, ir_type_float(), loc, &n);
+  ir_node_set_attr_f(n, IR_ATTR_VALUE, v);
+  return out;
+}
+
+IrValue *
+emit_constant_bool(Emitter *em, bool v, const ScriptLoc *loc)
+{
+  IrNode *n;
+  IrValue *out = constant(em, ir_type_bool(), loc, &n);
+  ir_node_set_attr_i(n, IR_ATTR_VALUE, v);
+  return out;
+}
+
+IrValue *
+emit_constant_none(Emitter *em, const ScriptLoc *loc)
+{
+  IrNode *n;
+  return constant(em, ir_type_none(), loc, &n);
+}
+
+IrValue *
+emit_constant_str(Emitter *em, const char *v, const ScriptLoc *loc)
+{
+  IrNode *n;
+  IrValue *out = constant(em, ir_type_str(), loc, &n);
+  ir_node_set_attr_s(n, IR_ATTR_VALUE, v);
+  return out;
+}
+
+IrValue *
+emit_literal(Emitter *em, const ScriptExpr *e, bool negate, ScriptLoc loc)
+{
+  switch (e->kind) {
+  case SE_BOOL: return emit_constant_bool(em, e->int_value != 0, &loc);
+  case SE_NONE: return emit_constant_none(em, &loc);
+  case SE_STRING: return emit_constant_str(em, e->name, &loc);
+  default: break;
+  }
+  g_autofree char *key = NULL;
+  switch (e->kind) {
+  case SE_INT:
+    key = g_strdup_printf("int=%" G_GINT64_FORMAT, negate ? -e->int_value : e->int_value);
+    break;
+  case SE_FLOAT:
+    key = g_strdup_printf("float=%a", negate ? -e->float_value : e->float_value);
+    break;
+  default: g_error("script invariant: expression kind %d is not a literal", e->kind);
+  }
+  IrValue *v = g_hash_table_lookup(em->literals, key);
+  if (v != NULL)
+    return v;
+  Frame *saved = em->frame;
+  Frame top = {.block = em->graph->block};
+  em->frame = &top;
+  if (e->kind == SE_INT)
+    v = emit_constant_int(em, negate ? -e->int_value : e->int_value, &loc);
+  else
+    v = emit_constant_float(em, negate ? -e->float_value : e->float_value, &loc);
+  em->frame = saved;
+  IrBlock *block = em->graph->block;
+  if (block->param->next != v->node)
+    ir_node_move_before(v->node, block->param->next);
+  g_hash_table_insert(em->literals, g_steal_pointer(&key), v);
+  return v;
+}
+
+/* --- assignment --- */
+
+bool
+emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc)
+{
+  if (target->kind == SE_NAME) {
+    emit_bind(em, target->name, value);
+    return true;
+  }
+  guint n = target->args->len;
+  const IrType *t = value->type;
+  IrNode *unpack;
+  if (t->kind == IR_TYPE_TUPLE) {
+    if (t->n_elems != n)
+      return emit_fail(em, loc, "cannot unpack a tuple of %u values into %u names", t->n_elems,
+                       n);
+    unpack = ir_node_create(em->graph, IR_PRIM_TUPLE_UNPACK, n);
+    for (guint i = 0; i < n; i++)
+      ir_value_set_type(ir_output(unpack, i), t->elems[i]);
+  } else if (t->kind == IR_TYPE_LIST) {
+    unpack = ir_node_create(em->graph, IR_PRIM_LIST_UNPACK, n);
+    for (guint i = 0; i < n; i++)
+      ir_value_set_type(ir_output(unpack, i), t->elem);
+  } else {
+    g_autofree char *ts = ir_type_to_string(t);
+    return emit_fail(em, loc, "cannot unpack a value of type %s into %u names", ts, n);
+  }
+  ir_node_add_input(unpack, value);
+  emit_append(em, unpack);
+  for (guint i = 0; i < n; i++)
+    if (!emit_assign_target(em, g_ptr_array_index(target->args, i), ir_output(unpack, i), loc))
+      return false;
+  return true;
+}
+
+static bool
+emit_assign(Emitter *em, const ScriptStmt *s)
+{
+  const ScriptExpr *target = s->target, *value = s->value;
+  /* a, b = x, y binds element-wise without building a tuple, as PyTorch does. */
+  if (target->kind != SE_NAME && value->kind == SE_TUPLE &&
+      value->args->len == target->args->len) {
+    guint n = value->args->len;
+    g_autofree IrValue **values = g_new(IrValue *, n);
+    for (guint i = 0; i < n; i++)
+      if (!(values[i] = emit_expr(em, g_ptr_array_index(value->args, i))))
+        return false;
+    for (guint i = 0; i < n; i++)
+      if (!emit_assign_target(em, g_ptr_array_index(target->args, i), values[i], s->loc))
+        return false;
+    return true;
+  }
+  IrValue *v = emit_expr(em, value);
+  return v != NULL && emit_assign_target(em, target, v, target->loc);
+}
+
+static bool
+emit_aug_assign(Emitter *em, const ScriptStmt *s)
+{
+  IrValue *current = emit_expr(em, s->target);
+  if (current == NULL)
+    return false;
+  if (ir_type_is_tensor(current->type))
+    return emit_fail(em, s->loc,
+                     "in-place '%s=' on a Tensor is not supported (PyTorch emits an in-place "
+                     "op); write '%s = %s %s ...'",
+                     s->op, s->target->name, s->target->name, s->op);
+  ScriptExpr binary = {.kind = SE_BINARY, .loc = s->target->loc, .op = s->op};
+  binary.args = g_ptr_array_new();
+  g_ptr_array_add(binary.args, s->target);
+  g_ptr_array_add(binary.args, s->value);
+  IrValue *v = emit_expr(em, &binary);
+  g_ptr_array_unref(binary.args);
+  if (v)
+    emit_bind(em, s->target->name, v);
+  return v != NULL;
+}
+
+/* --- raise, assert, return --- */
+
+/* prim::RaiseException(message, class name) as PyTorch 1.13 emits it. */
+static void
+raise_exception(Emitter *em, IrValue *message, IrValue *class_name, ScriptLoc loc)
+{
+  IrNode *n = ir_node_create(em->graph, IR_PRIM_RAISE_EXCEPTION, 0);
+  ir_node_add_input(n, message);
+  ir_node_add_input(n, class_name);
+  emit_set_source(em, n, loc);
+  emit_append(em, n);
+}
+
+/* `raise E("message")`: the message, then "builtins.E" located at E. */
+static bool
+emit_raise(Emitter *em, const ScriptStmt *s)
+{
+  const ScriptExpr *e = s->value;
+  if (e == NULL || e->kind != SE_CALL || ((ScriptExpr *)g_ptr_array_index(e->args, 0))->kind !=
+                                             SE_NAME || e->args->len > 2 || e->kwargs->len)
+    return emit_fail(em, e ? e->loc : s->loc,
+                     "raise needs an exception built from a message: raise E(\"...\")");
+  const ScriptExpr *cls = g_ptr_array_index(e->args, 0);
+  IrValue *message;
+  if (e->args->len == 2) {
+    if (!(message = emit_expr(em, g_ptr_array_index(e->args, 1))))
+      return false;
+    if (message->type->kind != IR_TYPE_STR) {
+      g_autofree char *ts = ir_type_to_string(message->type);
+      return emit_fail(em, ((ScriptExpr *)g_ptr_array_index(e->args, 1))->loc,
+                       "an exception message must be a str, got %s", ts);
+    }
+  } else {
+    message = emit_constant_str(em, "", &cls->loc);
+  }
+  g_autofree char *qualified = g_strdup_printf("builtins.%s", cls->name);
+  raise_exception(em, message, emit_constant_str(em, qualified, &cls->loc), s->loc);
+  em->frame->exited = true;
+  return true;
+}
+
+static bool
+emit_assert(Emitter *em, const ScriptStmt *s)
+{
+  IrValue *cond = emit_condition(em, s->cond);
+  if (cond == NULL)
+    return false;
+  if (s->value && s->value->kind != SE_STRING)
+    return emit_fail(em, s->value->loc, "an assert message must be a string literal");
+  IrNode *node = ir_node_create(em->graph, IR_PRIM_IF, 0);
+  ir_node_add_input(node, cond);
+  emit_set_source(em, node, s->loc);
+  emit_append(em, node);
+  ir_node_add_block(node);
+  emit_frame_push(em, ir_node_add_block(node));
+  g_autofree char *message =
+    g_strdup_printf("AssertionError: %s", s->value ? s->value->name : "");
+  IrValue *text = emit_constant_str(em, message, NULL);
+  raise_exception(em, text, emit_constant_none(em, NULL), s->loc);
+  emit_frame_pop(em);
+  return true;
+}
+
+static bool
+emit_return(Emitter *em, const ScriptStmt *s)
+{
+  IrValue *v;
+  if (s->value == NULL) {
+    v = emit_constant_none(em, NULL);
+  } else if (s->value->kind == SE_TUPLE) {
+    guint n = s->value->args->len;
+    IrNode *t = ir_node_create(em->graph, IR_PRIM_TUPLE_CONSTRUCT, 1);
+    g_autofree const IrType **types = g_new(const IrType *, n);
+    for (guint i = 0; i < n; i++) {
+      IrValue *e = emit_expr(em, g_ptr_array_index(s->value->args, i));
+      if (e == NULL)
+        return false;
+      ir_node_add_input(t, e);
+      types[i] = e->type;
+    }
+    ir_value_set_type(ir_output(t, 0), ir_type_tuple(types, n));
+    emit_append(em, t);
+    v = ir_output(t, 0);
+  } else if (!(v = emit_expr(em, s->value))) {
+    return false;
+  }
+  ir_block_add_output(em->frame->block, v);
+  return true;
+}
+
+/* --- statements --- */
+
+static bool
+emit_statement(Emitter *em, const ScriptStmt *s, bool is_last_of_function)
+{
+  switch (s->kind) {
+  case SS_EXPR: return emit_expr(em, s->value) != NULL;
+  case SS_ASSIGN: return emit_assign(em, s);
+  case SS_AUG_ASSIGN: return emit_aug_assign(em, s);
+  case SS_IF: return emit_if(em, s);
+  case SS_FOR: return emit_for(em, s);
+  case SS_WHILE: return emit_while(em, s);
+  case SS_PASS: return true;
+  case SS_BREAK:
+  case SS_CONTINUE:
+    return emit_fail(em, s->loc, "'%s' is not supported yet",
+                     s->kind == SS_BREAK ? "break" : "continue");
+  case SS_RETURN:
+    if (!is_last_of_function)
+      return emit_fail(em, s->loc,
+                       "return is supported only as the last statement of a function");
+    return emit_return(em, s);
+  case SS_RAISE: return emit_raise(em, s);
+  case SS_ASSERT: return emit_assert(em, s);
+  case SS_DEF: return emit_closure(em, s->def);
+  }
+  return emit_fail(em, s->loc, "unsupported statement");
+}
+
+/* Only a function body's last statement may be a return. */
+static bool
+emit_block_statements(Emitter *em, GPtrArray *stmts, bool function_body)
+{
+  for (guint i = 0; i < stmts->len && !em->frame->exited; i++)
+    if (!emit_statement(em, g_ptr_array_index(stmts, i), function_body && i == stmts->len - 1))
+      return false;
+  return true;
+}
+
+bool
+emit_statements(Emitter *em, GPtrArray *stmts)
+{
+  return emit_block_statements(em, stmts, false);
+}
+
+bool
+emit_function_statements(Emitter *em, GPtrArray *stmts)
+{
+  return emit_block_statements(em, stmts, true);
+}
+
+const IrType *
+emit_param_type(Emitter *em, const ScriptTypeExpr *type)
+{
+  if (type == NULL)
+    return ir_type_tensor();
+  static const struct {
+    const char *name;
+    const IrType *(*make)(void);
+  } simple[] = {
+    {"Tensor", ir_type_tensor}, {"torch.Tensor", ir_type_tensor}, {"int", ir_type_int},
+    {"float", ir_type_float},   {"bool", ir_type_bool},           {"str", ir_type_str},
+    {"None", ir_type_none},     {"Device", ir_type_device},
+  };
+  guint n_args = type->args ? type->args->len : 0;
+  for (guint i = 0; i < G_N_ELEMENTS(simple); i++)
+    if (strcmp(type->name, simple[i].name) == 0) {
+      if (n_args)
+        return emit_fail(em, type->loc, "type %s takes no arguments", type->name);
+      return simple[i].make();
+    }
+  const char *head = strrchr(type->name, '.') ? strrchr(type->name, '.') + 1 : type->name;
+  g_autofree const IrType **args = g_new0(const IrType *, n_args + 1);
+  for (guint i = 0; i < n_args; i++)
+    if (!(args[i] = emit_param_type(em, g_ptr_array_index(type->args, i))))
+      return NULL;
+  if (strcmp(head, "List") == 0 || strcmp(head, "Optional") == 0) {
+    if (n_args != 1)
+      return emit_fail(em, type->loc, "%s[...] takes exactly one type", head);
+    return head[0] == 'L' ? ir_type_list(args[0]) : ir_type_optional(args[0]);
+  }
+  if (strcmp(head, "Tuple") == 0) {
+    if (n_args == 0)
+      return emit_fail(em, type->loc, "Tuple needs its element types: Tuple[T, ...]");
+    return ir_type_tuple(args, n_args);
+  }
+  return emit_fail(em, type->loc, "unknown type '%s'", type->name);
+}
+
+/* Emits `def` as a graph: its parameters as inputs, its body, its return. */
+static IrGraph *
+emit_function(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *def,
+              GError **error)
+{
+  Emitter em = {.src = src, .tree = tree, .graph = ir_graph_new(), .error = error};
+  em.literals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  em.definition_order = g_hash_table_new(g_str_hash, g_str_equal);
+  emit_frame_push(&em, em.graph->block);
+  bool ok = true;
+  for (guint i = 0; ok && i < def->params->len; i++) {
+    const ScriptParam *param = g_ptr_array_index(def->params, i);
+    const IrType *type = emit_param_type(&em, param->type);
+    if (type == NULL) {
+      ok = false;
+      break;
+    }
+    emit_bind(&em, param->name, ir_graph_add_input(em.graph, type, param->name));
+  }
+  ok = ok && emit_function_statements(&em, def->body);
+  const GPtrArray *stmts = def->body;
+  if (ok && ir_graph_outputs(em.graph)->len == 0 &&
+      (stmts->len == 0 ||
+       ((ScriptStmt *)g_ptr_array_index(stmts, stmts->len - 1))->kind != SS_RETURN))
+    ir_graph_add_output(em.graph, emit_constant_none(&em, NULL));
+  emit_frame_pop(&em);
+  g_hash_table_unref(em.literals);
+  g_hash_table_unref(em.definition_order);
+  if (!ok) {
+    ir_graph_free(em.graph);
+    return NULL;
+  }
+  /* PyTorch's cleanup after emitting. Its constant propagation folds only immutable types,
+   * which here means negated literals, folded as they are emitted (emit_expr.c). */
+  pass_eliminate_dead_code(em.graph);
+  pass_constant_pooling(em.graph);
+  return em.graph;
+}
+
+bool
+script_is_source_file(const char *path)
+{
+  return g_str_has_suffix(path, ".py");
+}
+
+IrGraph *
+script_compile(const char *text, gsize length, const char *filename, const char *function,
+               GError **error)
+{
+  ScriptSource src = {.filename = filename, .text = text, .length = length};
+  g_autoptr(ScriptTree) tree = script_parse(&src, error);
+  if (tree == NULL)
+    return NULL;
+  const ScriptDef *def = g_ptr_array_index(tree->defs, 0);
+  if (function != NULL) {
+    def = NULL;
+    for (guint i = 0; i < tree->defs->len && !def; i++)
+      if (strcmp(((ScriptDef *)g_ptr_array_index(tree->defs, i))->name, function) == 0)
+        def = g_ptr_array_index(tree->defs, i);
+    if (def == NULL) {
+      g_set_error(error, JITSCOPE_PARSE_ERROR, 0, "%s: error: no function named '%s'",
+                  filename, function);
+      return NULL;
+    }
+  }
+  return emit_function(&src, tree, def, error);
+}

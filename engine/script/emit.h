@@ -1,0 +1,104 @@
+/* Private to the script frontend: the emitter's state shared by its statement half (emit.c),
+ * its expression half (emit_expr.c), operator calls (emit_call.c) and closures
+ * (emit_closure.c).
+ *
+ * Model (PyTorch's script/compiler.cpp of 2019): an environment Frame per block being
+ * emitted, mapping variable names to SSA values; an assignment rebinds a name in the current
+ * frame; prim::If and prim::Loop export the names their blocks rebound as node outputs. */
+#ifndef JITSCOPE_SCRIPT_EMIT_H
+#define JITSCOPE_SCRIPT_EMIT_H
+
+#include "ir/ir.h"
+#include "script/ast.h"
+#include "script/lexer.h"
+
+typedef struct Frame Frame;
+struct Frame {
+  Frame *parent;       /* enclosing block of the same graph, or NULL at a graph's top */
+  IrBlock *block;
+  GHashTable *vars;    /* name -> IrValue* bound in this frame */
+  GHashTable *undefined_here; /* name -> const char* why: defined on some paths only */
+  bool exited;         /* a raise ended the block: later statements are unreachable */
+  /* At a closure's top frame: the function frame it reads captured names from, and the
+   * prim::TupleUnpack of the closure's context whose outputs are the captured values. */
+  Frame *capture_from;
+  IrNode *capture_unpack;
+  GPtrArray *captured; /* of IrValue* in the outer graph, in first-use order */
+};
+
+typedef struct {
+  const ScriptSource *src;
+  const ScriptTree *tree;
+  IrGraph *graph; /* the graph being emitted (a closure's own graph while in one) */
+  Frame *frame;   /* innermost */
+  /* Constants written as literals in the source, one per type and value in the graph (key
+   * "type=value"), each inserted at the front of the graph when first met. */
+  GHashTable *literals;
+  /* name -> 1 + the order in which the function first bound it (parameters first): the
+   * order of prim::If outputs and loop-carried values. PyTorch 1.13 lists them in the
+   * iteration order of a std::unordered_map, which this approximates. */
+  GHashTable *definition_order;
+  GError **error;
+} Emitter;
+
+/* Frames */
+Frame *emit_frame_push(Emitter *em, IrBlock *block);
+void emit_frame_pop(Emitter *em);
+/* The value a name has here (captured into a closure if need be), or NULL with no error. */
+IrValue *emit_lookup(Emitter *em, const char *name);
+/* Why `name` is unbound here ("'z' is not defined in the false branch ..."), or NULL. */
+const char *emit_why_undefined(Emitter *em, const char *name);
+void emit_bind(Emitter *em, const char *name, IrValue *value);
+
+/* "file:line:col" for a node's source comment (column from 0, as PyTorch prints). */
+void emit_set_source(Emitter *em, IrNode *node, ScriptLoc loc);
+/* Sets *error at loc; returns NULL/false for the caller. */
+gpointer emit_fail(Emitter *em, ScriptLoc loc, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+/* Appends `node` at the end of the current frame's block. */
+IrNode *emit_append(Emitter *em, IrNode *node);
+/* Constants the emitter makes (defaults, loop conditions), inserted where they are used; a
+ * NULL loc prints no source comment, as PyTorch prints defaults. */
+IrValue *emit_constant_int(Emitter *em, gint64 v, const ScriptLoc *loc);
+IrValue *emit_constant_float(Emitter *em, double v, const ScriptLoc *loc);
+IrValue *emit_constant_bool(Emitter *em, bool v, const ScriptLoc *loc);
+IrValue *emit_constant_none(Emitter *em, const ScriptLoc *loc);
+IrValue *emit_constant_str(Emitter *em, const char *v, const ScriptLoc *loc);
+/* A literal of the source (`e` is SE_INT, SE_FLOAT, SE_BOOL, SE_NONE or SE_STRING, or a
+ * negated number at `loc`). Numbers are made once per value and put at the front of the
+ * graph, as PyTorch's emitter materializes them; other literals are inserted where used.
+ * Together with constant pooling this gives PyTorch's order of constants. */
+IrValue *emit_literal(Emitter *em, const ScriptExpr *e, bool negate, ScriptLoc loc);
+
+/* Expressions: the value of `e`, or NULL with *error set. */
+IrValue *emit_expr(Emitter *em, const ScriptExpr *e);
+/* A condition: bool as is, a Tensor through aten::Bool (as PyTorch does). */
+IrValue *emit_condition(Emitter *em, const ScriptExpr *e);
+/* The common supertype of two branch values' types, or NULL when there is none. */
+const IrType *emit_unify_types(const IrType *a, const IrType *b);
+
+/* Calls `ns::name` with positional `args` and keyword arguments, resolving the overload
+ * through the op table as PyTorch's schema matching does (defaults become constants). */
+IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc loc,
+                           IrValue *const *args, guint n_args, GPtrArray *kw_names,
+                           IrValue *const *kw_values);
+
+/* Binds a name or a tuple of names (unpacking a tuple or list value). */
+bool emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc);
+/* Control-flow statements (emit_control.c). */
+bool emit_if(Emitter *em, const ScriptStmt *s);
+bool emit_for(Emitter *em, const ScriptStmt *s);
+bool emit_while(Emitter *em, const ScriptStmt *s);
+
+/* Statements of a block, in the current frame; of a function body (whose last statement
+ * may be its return). */
+bool emit_statements(Emitter *em, GPtrArray *stmts);
+bool emit_function_statements(Emitter *em, GPtrArray *stmts);
+
+/* A nested def: binds its name to TupleConstruct(prim::Function[Subgraph], context). */
+bool emit_closure(Emitter *em, const ScriptDef *def);
+
+/* A def's parameter type: Tensor unless annotated. NULL with *error on an unknown type. */
+const IrType *emit_param_type(Emitter *em, const ScriptTypeExpr *type);
+
+#endif

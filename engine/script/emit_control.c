@@ -1,0 +1,318 @@
+/* The emitter's control flow (contract in emit.h): prim::If for if statements, prim::Loop for
+ * range and while loops with their carried values, loops over tuples unrolled. Algorithm:
+ * PyTorch's script/compiler.cpp (2019) emitIf / emitLoopCommon; outputs and carried values in
+ * the order emit.h's definition_order gives. */
+#include <string.h>
+
+#include "script/emit.h"
+
+/* --- if --- */
+
+/* By first definition; names not bound yet last, alphabetically. */
+static gint
+compare_names(gconstpointer a, gconstpointer b, gpointer emitter)
+{
+  const char *na = *(const char *const *)a, *nb = *(const char *const *)b;
+  GHashTable *order = ((Emitter *)emitter)->definition_order;
+  guint oa = GPOINTER_TO_UINT(g_hash_table_lookup(order, na));
+  guint ob = GPOINTER_TO_UINT(g_hash_table_lookup(order, nb));
+  if (oa != ob)
+    return oa == 0 ? 1 : ob == 0 ? -1 : oa < ob ? -1 : 1;
+  return strcmp(na, nb);
+}
+
+/* The keys of a set of names in the order of prim::If and prim::Loop outputs. */
+static GPtrArray *
+sorted_names(Emitter *em, GHashTable *set)
+{
+  GPtrArray *names = g_ptr_array_new();
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, set);
+  while (g_hash_table_iter_next(&it, &key, NULL))
+    g_ptr_array_add(names, key);
+  g_ptr_array_sort_with_data(names, compare_names, em);
+  return names;
+}
+
+/* Names bound in either frame, sorted. */
+static GPtrArray *
+names_bound(Emitter *em, Frame *a, Frame *b)
+{
+  GHashTable *set = g_hash_table_new(g_str_hash, g_str_equal);
+  Frame *frames[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, frames[i]->vars);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+      g_hash_table_add(set, key);
+  }
+  GPtrArray *names = sorted_names(em, set);
+  g_hash_table_unref(set);
+  return names;
+}
+
+/* Emits one branch into `block`; returns its frame (popped by the caller) or NULL. */
+static Frame *
+emit_branch(Emitter *em, IrBlock *block, GPtrArray *stmts)
+{
+  Frame *f = emit_frame_push(em, block);
+  if (stmts && !emit_statements(em, stmts)) {
+    emit_frame_pop(em);
+    return NULL;
+  }
+  em->frame = f->parent; /* detach without freeing: the caller still reads f */
+  return f;
+}
+
+static void
+free_detached_frame(Frame *f)
+{
+  if (f == NULL)
+    return;
+  g_hash_table_unref(f->vars);
+  g_hash_table_unref(f->undefined_here);
+  g_free(f);
+}
+
+/* A value of `type` for a branch that raised: prim::Uninitialized at the branch's end. */
+static IrValue *
+uninitialized(Emitter *em, IrBlock *block, const IrType *type)
+{
+  IrNode *n = ir_node_create(em->graph, IR_PRIM_UNINITIALIZED, 1);
+  ir_value_set_type(ir_output(n, 0), type);
+  ir_node_append_to(n, block);
+  return ir_output(n, 0);
+}
+
+/* Branch value of `name` seen from frame f (its own binding or an enclosing one). */
+static IrValue *
+branch_value(Emitter *em, Frame *f, const char *name)
+{
+  Frame *saved = em->frame;
+  em->frame = f;
+  IrValue *v = emit_lookup(em, name);
+  em->frame = saved;
+  return v;
+}
+
+/* Makes the If node's outputs from its two emitted branches. */
+static bool
+join_branches(Emitter *em, IrNode *node, Frame *tf, Frame *ff, ScriptLoc loc)
+{
+  g_autoptr(GPtrArray) names = names_bound(em, tf, ff);
+  for (guint i = 0; i < names->len; i++) {
+    const char *name = g_ptr_array_index(names, i);
+    IrValue *tv = branch_value(em, tf, name), *fv = branch_value(em, ff, name);
+    if (tv == NULL && fv == NULL)
+      continue;
+    if (tv == NULL && tf->exited)
+      tv = uninitialized(em, ir_block(node, 0), fv->type);
+    if (fv == NULL && ff->exited)
+      fv = uninitialized(em, ir_block(node, 1), tv->type);
+    if (tv == NULL || fv == NULL) {
+      /* Bound on one path only: an error only if read later (PyTorch's rule). */
+      g_autofree char *why = g_strdup_printf(
+        "'%s' is not defined in the %s branch of the if at %d:%d", name,
+        tv == NULL ? "true" : "false", loc.line, loc.col);
+      g_hash_table_insert(em->frame->undefined_here, (gpointer)name,
+                          (gpointer)g_string_chunk_insert_const(em->graph->strings, why));
+      g_hash_table_remove(em->frame->vars, name);
+      continue;
+    }
+    const IrType *type = emit_unify_types(tv->type, fv->type);
+    if (type == NULL) {
+      g_autofree char *ts = ir_type_to_string(tv->type), *fs = ir_type_to_string(fv->type);
+      return emit_fail(em, loc, "'%s' is %s in the true branch but %s in the false branch",
+                       name, ts, fs);
+    }
+    ir_block_add_output(ir_block(node, 0), tv);
+    ir_block_add_output(ir_block(node, 1), fv);
+    IrValue *out = ir_node_add_output(node, type);
+    emit_bind(em, name, out);
+  }
+  return true;
+}
+
+bool
+emit_if(Emitter *em, const ScriptStmt *s)
+{
+  IrValue *cond = emit_condition(em, s->cond);
+  if (cond == NULL)
+    return false;
+  IrNode *node = ir_node_create(em->graph, IR_PRIM_IF, 0);
+  ir_node_add_input(node, cond);
+  emit_set_source(em, node, s->loc);
+  emit_append(em, node);
+  Frame *tf = emit_branch(em, ir_node_add_block(node), s->body);
+  Frame *ff = tf ? emit_branch(em, ir_node_add_block(node), s->orelse) : NULL;
+  bool ok = ff != NULL && join_branches(em, node, tf, ff, s->loc);
+  if (ok && tf->exited && ff->exited)
+    em->frame->exited = true;
+  free_detached_frame(tf);
+  free_detached_frame(ff);
+  return ok;
+}
+
+/* --- loops --- */
+
+static void
+collect_target_names(const ScriptExpr *target, GHashTable *into)
+{
+  if (target->kind == SE_NAME) {
+    g_hash_table_add(into, (gpointer)target->name);
+    return;
+  }
+  if (target->kind == SE_TUPLE || target->kind == SE_LIST)
+    for (guint i = 0; i < target->args->len; i++)
+      collect_target_names(g_ptr_array_index(target->args, i), into);
+}
+
+/* Names a loop body may rebind (nested blocks included, nested defs' bodies excluded). */
+static void
+collect_assigned(GPtrArray *stmts, GHashTable *into)
+{
+  for (guint i = 0; stmts && i < stmts->len; i++) {
+    const ScriptStmt *s = g_ptr_array_index(stmts, i);
+    if (s->kind == SS_ASSIGN || s->kind == SS_AUG_ASSIGN || s->kind == SS_FOR)
+      collect_target_names(s->target, into);
+    if (s->kind == SS_DEF)
+      g_hash_table_add(into, (gpointer)s->def->name);
+    collect_assigned(s->body, into);
+    collect_assigned(s->orelse, into);
+  }
+}
+
+/* prim::Loop(trip_count, start_condition, carried...) with body `stmts`; `counter` names the
+ * block's iteration input (NULL: unnamed); `cond` (while loops) is re-evaluated at the end of
+ * the body. */
+static bool
+emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrValue *start_cond,
+          const char *counter, const ScriptExpr *cond)
+{
+  g_autoptr(GHashTable) assigned = g_hash_table_new(g_str_hash, g_str_equal);
+  collect_assigned(s->body, assigned);
+  if (counter)
+    g_hash_table_remove(assigned, counter);
+  g_autoptr(GPtrArray) names = sorted_names(em, assigned);
+
+  IrNode *node = ir_node_create(em->graph, IR_PRIM_LOOP, 0);
+  ir_node_add_input(node, trip_count);
+  ir_node_add_input(node, start_cond);
+  IrBlock *body = ir_node_add_block(node);
+  IrValue *iteration = ir_block_add_input(body, ir_type_int(), NULL);
+  g_autoptr(GPtrArray) initial = g_ptr_array_new();
+  for (guint i = 0; i < names->len; i++) {
+    const char *name = g_ptr_array_index(names, i);
+    IrValue *v = emit_lookup(em, name);
+    if (v == NULL) { /* first bound in the body: carried from prim::Uninitialized */
+      IrNode *u = ir_node_create(em->graph, IR_PRIM_UNINITIALIZED, 1);
+      emit_append(em, u);
+      v = ir_output(u, 0);
+    }
+    g_ptr_array_add(initial, v);
+    ir_node_add_input(node, v);
+  }
+  emit_set_source(em, node, s->loc);
+  emit_append(em, node);
+
+  Frame *f = emit_frame_push(em, body);
+  if (counter)
+    emit_bind(em, counter, iteration);
+  for (guint i = 0; i < names->len; i++) {
+    IrValue *v = g_ptr_array_index(initial, i);
+    IrValue *in = ir_block_add_input(body, v->type, NULL);
+    ir_value_set_name(in, g_ptr_array_index(names, i));
+    g_hash_table_insert(f->vars, g_ptr_array_index(names, i), in);
+  }
+  bool ok = emit_statements(em, s->body);
+  IrValue *next_cond = NULL;
+  if (ok)
+    next_cond = cond ? emit_condition(em, cond) : start_cond;
+  ok = next_cond != NULL;
+  g_autoptr(GPtrArray) finals = g_ptr_array_new();
+  for (guint i = 0; ok && i < names->len; i++) {
+    IrValue *v = emit_lookup(em, g_ptr_array_index(names, i));
+    if (v == NULL) {
+      ok = emit_fail(em, s->loc, "'%s' is not defined on every path through the loop body",
+                     (const char *)g_ptr_array_index(names, i));
+      break;
+    }
+    g_ptr_array_add(finals, v);
+  }
+  emit_frame_pop(em);
+  if (!ok)
+    return false;
+  ir_block_add_output(body, next_cond);
+  for (guint i = 0; i < names->len; i++) {
+    IrValue *in = g_ptr_array_index(initial, i), *out = g_ptr_array_index(finals, i);
+    IrValue *carried = ir_block_inputs(body)->pdata[i + 1];
+    if (in->node->kind == IR_PRIM_UNINITIALIZED)
+      ir_value_set_type(in, out->type);
+    const IrType *type = emit_unify_types(in->type, out->type);
+    if (type == NULL) {
+      g_autofree char *a = ir_type_to_string(in->type), *b = ir_type_to_string(out->type);
+      return emit_fail(em, s->loc, "'%s' is %s before the loop but %s after an iteration",
+                       (const char *)g_ptr_array_index(names, i), a, b);
+    }
+    ir_value_set_type(carried, type);
+    ir_block_add_output(body, out);
+    IrValue *result = ir_node_add_output(node, type);
+    emit_bind(em, g_ptr_array_index(names, i), result);
+  }
+  return true;
+}
+
+bool
+emit_for(Emitter *em, const ScriptStmt *s)
+{
+  const ScriptExpr *iter = s->value;
+  if (iter->kind == SE_CALL && ((ScriptExpr *)g_ptr_array_index(iter->args, 0))->kind == SE_NAME &&
+      strcmp(((ScriptExpr *)g_ptr_array_index(iter->args, 0))->name, "range") == 0 &&
+      emit_lookup(em, "range") == NULL) {
+    if (iter->args->len != 2 || iter->kwargs->len != 0)
+      return emit_fail(em, iter->loc, "only range(n) with one argument is supported");
+    if (s->target->kind != SE_NAME)
+      return emit_fail(em, s->target->loc, "the variable of a range loop must be a name");
+    IrValue *n = emit_expr(em, g_ptr_array_index(iter->args, 1));
+    if (n == NULL)
+      return false;
+    if (n->type->kind != IR_TYPE_INT) {
+      g_autofree char *ts = ir_type_to_string(n->type);
+      return emit_fail(em, ((ScriptExpr *)g_ptr_array_index(iter->args, 1))->loc,
+                       "range() needs an int, got %s", ts);
+    }
+    IrValue *always = emit_constant_bool(em, true, &s->loc);
+    return emit_loop(em, s, n, always, s->target->name, NULL);
+  }
+  /* Over a tuple: unpacked once, then one copy of the body per element (PyTorch's rule). */
+  IrValue *tuple = emit_expr(em, iter);
+  if (tuple == NULL)
+    return false;
+  if (tuple->type->kind != IR_TYPE_TUPLE) {
+    g_autofree char *ts = ir_type_to_string(tuple->type);
+    return emit_fail(em, iter->loc,
+                     "for loops run over range(n) or a tuple; iterating over %s is not supported",
+                     ts);
+  }
+  IrNode *unpack = ir_node_create(em->graph, IR_PRIM_TUPLE_UNPACK, tuple->type->n_elems);
+  ir_node_add_input(unpack, tuple);
+  for (guint i = 0; i < tuple->type->n_elems; i++)
+    ir_value_set_type(ir_output(unpack, i), tuple->type->elems[i]);
+  emit_append(em, unpack);
+  for (guint i = 0; i < tuple->type->n_elems; i++)
+    if (!emit_assign_target(em, s->target, ir_output(unpack, i), s->target->loc) ||
+        !emit_statements(em, s->body))
+      return false;
+  return true;
+}
+
+bool
+emit_while(Emitter *em, const ScriptStmt *s)
+{
+  const ScriptExpr max_int = {.kind = SE_INT, .int_value = G_MAXINT64};
+  IrValue *max_trips = emit_literal(em, &max_int, false, s->loc);
+  IrValue *cond = emit_condition(em, s->cond);
+  return cond != NULL && emit_loop(em, s, max_trips, cond, NULL, s->cond);
+}

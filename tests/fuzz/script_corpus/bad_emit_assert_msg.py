@@ -1,0 +1,3 @@
+def f(x, c: bool):
+    assert c, 3
+    return x

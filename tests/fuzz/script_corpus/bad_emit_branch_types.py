@@ -1,0 +1,6 @@
+def f(x, c: bool):
+    if c:
+        y = x
+    else:
+        y = 1
+    return y

@@ -1,0 +1,4 @@
+def f(x):
+    for i in range(3):
+        break
+    return x

@@ -1,0 +1,5 @@
+def f(x):
+    return g(x)
+
+def g(x):
+    return x

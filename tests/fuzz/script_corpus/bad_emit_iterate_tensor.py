@@ -1,0 +1,4 @@
+def f(x):
+    for v in x:
+        x = x + v
+    return x

@@ -1,0 +1,2 @@
+def f(x, y):
+    return x // y

@@ -1,0 +1,2 @@
+def f(x: Optional[int, int]):
+    return x

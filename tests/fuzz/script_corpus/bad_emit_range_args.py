@@ -1,0 +1,4 @@
+def f(x):
+    for i in range(1, 3):
+        x = x + 1
+    return x

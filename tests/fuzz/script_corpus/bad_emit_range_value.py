@@ -1,0 +1,3 @@
+def f(x):
+    r = range(3)
+    return x

@@ -1,0 +1,3 @@
+def f(x):
+    return x
+    x = x + 1

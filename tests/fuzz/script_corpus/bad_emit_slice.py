@@ -1,0 +1,2 @@
+def f(t: Tuple[Tensor, Tensor]):
+    return t[0:1]

@@ -1,0 +1,3 @@
+def f(x):
+    s = "abc
+    return x

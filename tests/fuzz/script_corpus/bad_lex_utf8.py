@@ -1,0 +1,3 @@
+def f(x):
+    # ok Ã©
+    return x ÿ

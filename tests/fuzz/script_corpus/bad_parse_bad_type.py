@@ -1,0 +1,2 @@
+def f(x: 3):
+    return x

@@ -1,0 +1,3 @@
+def f(x):
+    a = b = x
+    return a

@@ -1,0 +1,2 @@
+def f(x, n: int = 1, m: int):
+    return x

@@ -1,0 +1,2 @@
+def f(x, c: bool):
+    return x if c

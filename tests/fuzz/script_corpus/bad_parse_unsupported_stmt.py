@@ -1,0 +1,3 @@
+def f(x):
+    del x
+    return x

@@ -1,0 +1,215 @@
+/* Malformed scripts: each must fail with exactly this first line ("FILE:LINE:COL: error:
+ * MESSAGE"), then the source line and a caret under the column; never crash. The file name
+ * of each case is NAME.py. Messages and locations were checked by hand against the sources. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ir/text.h"
+#include "script/script.h"
+
+typedef struct {
+  const char *name;
+  const char *source;
+  gsize length; /* sources may hold NUL bytes */
+  const char *function;
+  const char *first_line;
+} ErrorCase;
+
+#define CASE(name, source, function, first_line) {name, source, sizeof source - 1, function, first_line}
+
+static const ErrorCase cases[] = {
+  CASE("emit_assert_msg", "def f(x, c: bool):\n    assert c, 3\n    return x\n", NULL,
+       "emit_assert_msg.py:2:15: error: an assert message must be a string literal"),
+  CASE("emit_attribute", "def f(x):\n    return x.shape\n", NULL,
+       "emit_attribute.py:2:12: error: attribute 'shape' is not supported here (only method calls)"),
+  CASE("emit_branch_types", "def f(x, c: bool):\n    if c:\n        y = x\n    else:\n        y = 1\n    return y\n", NULL,
+       "emit_branch_types.py:2:5: error: 'y' is Tensor in the true branch but int in the false branch"),
+  CASE("emit_break", "def f(x):\n    for i in range(3):\n        break\n    return x\n", NULL,
+       "emit_break.py:3:9: error: 'break' is not supported yet"),
+  CASE("emit_call_other_def", "def f(x):\n    return g(x)\n\ndef g(x):\n    return x\n", NULL,
+       "emit_call_other_def.py:2:12: error: calling another function ('g') is not supported yet"),
+  CASE("emit_call_value", "def f(x):\n    return x(1)\n", NULL,
+       "emit_call_value.py:2:12: error: 'x' is a value and cannot be called"),
+  CASE("emit_function_name", "def f(x):\n    return x\n", "nope",
+       "emit_function_name.py: error: no function named 'nope'"),
+  CASE("emit_index_tensor", "def f(x):\n    return x[0]\n", NULL,
+       "emit_index_tensor.py:2:12: error: indexing a value of type Tensor is not supported (only tuples)"),
+  CASE("emit_inplace_tensor", "def f(x):\n    x += 1\n    return x\n", NULL,
+       "emit_inplace_tensor.py:2:5: error: in-place '+=' on a Tensor is not supported (PyTorch emits an in-place op); write 'x = x + ...'"),
+  CASE("emit_iterate_tensor", "def f(x):\n    for v in x:\n        x = x + v\n    return x\n", NULL,
+       "emit_iterate_tensor.py:2:14: error: for loops run over range(n) or a tuple; iterating over Tensor is not supported"),
+  CASE("emit_list_types", "def f(x, n: int):\n    return [x, n]\n", NULL,
+       "emit_list_types.py:2:16: error: list elements must all have one type"),
+  CASE("emit_loop_type", "def f(x, n: int):\n    y = 1\n    for i in range(n):\n        y = x\n    return y\n", NULL,
+       "emit_loop_type.py:3:5: error: 'y' is int before the loop but Tensor after an iteration"),
+  CASE("emit_method_on_int", "def f(x, n: int):\n    return n.exp()\n", NULL,
+       "emit_method_on_int.py:2:12: error: a value of type int has no method 'exp'"),
+  CASE("emit_module_value", "def f(x):\n    return torch\n", NULL,
+       "emit_module_value.py:2:12: error: module 'torch' used as a value"),
+  CASE("emit_no_overload", "def f(x):\n    return torch.mm(x, 2)\n", NULL,
+       "emit_no_overload.py:2:12: error: no overload of aten::mm accepts (Tensor, int); candidates: "
+       "aten::mm(Tensor self, Tensor mat2) -> Tensor"),
+  CASE("emit_one_branch", "def f(x, c: bool):\n    if c:\n        y = x\n    return y\n", NULL,
+       "emit_one_branch.py:4:12: error: 'y' is not defined in the false branch of the if at 2:5"),
+  CASE("emit_operator", "def f(x, y):\n    return x // y\n", NULL,
+       "emit_operator.py:2:12: error: operator '//' is not supported"),
+  CASE("emit_optional_args", "def f(x: Optional[int, int]):\n    return x\n", NULL,
+       "emit_optional_args.py:1:10: error: Optional[...] takes exactly one type"),
+  CASE("emit_raise_form", "def f(x):\n    raise\n", NULL,
+       "emit_raise_form.py:2:5: error: raise needs an exception built from a message: raise E(\"...\")"),
+  CASE("emit_range_args", "def f(x):\n    for i in range(1, 3):\n        x = x + 1\n    return x\n", NULL,
+       "emit_range_args.py:2:14: error: only range(n) with one argument is supported"),
+  CASE("emit_range_value", "def f(x):\n    r = range(3)\n    return x\n", NULL,
+       "emit_range_value.py:2:9: error: range() is supported only as the iterable of a for loop"),
+  CASE("emit_return_early", "def f(x):\n    return x\n    x = x + 1\n", NULL,
+       "emit_return_early.py:2:5: error: return is supported only as the last statement of a function"),
+  CASE("emit_slice", "def f(t: Tuple[Tensor, Tensor]):\n    return t[0:1]\n", NULL,
+       "emit_slice.py:2:14: error: slices are not supported"),
+  CASE("emit_tuple_index", "def f(t: Tuple[Tensor, Tensor]):\n    return t[2]\n", NULL,
+       "emit_tuple_index.py:2:14: error: tuple index 2 out of range for a tuple of 2 elements"),
+  CASE("emit_undefined", "def f(x):\n    return y\n", NULL,
+       "emit_undefined.py:2:12: error: name 'y' is not defined"),
+  CASE("emit_unknown_module", "def f(x):\n    return np.exp(x)\n", NULL,
+       "emit_unknown_module.py:2:12: error: unknown module 'np' (use torch or F)"),
+  CASE("emit_unknown_op", "def f(x):\n    return torch.frobnicate(x)\n", NULL,
+       "emit_unknown_op.py:2:12: error: unknown operator 'aten::frobnicate'"),
+  CASE("emit_unknown_type", "def f(x: Foo):\n    return x\n", NULL,
+       "emit_unknown_type.py:1:10: error: unknown type 'Foo'"),
+  CASE("emit_unpack_count", "def f(x):\n    a, b = (x, x, x)\n    return a\n", NULL,
+       "emit_unpack_count.py:2:5: error: cannot unpack a tuple of 3 values into 2 names"),
+  CASE("emit_unpack_tensor", "def f(x):\n    a, b = x\n    return a\n", NULL,
+       "emit_unpack_tensor.py:2:5: error: cannot unpack a value of type Tensor into 2 names"),
+  CASE("lex_bad_char", "def f(x):\n    return x $ 1\n", NULL,
+       "lex_bad_char.py:2:14: error: unexpected character '$'"),
+  CASE("lex_bad_escape", "def f(x):\n    raise ValueError(\"a\\qb\")\n", NULL,
+       "lex_bad_escape.py:2:24: error: unsupported escape sequence in a string"),
+  CASE("lex_bad_number", "def f(x):\n    return x + 3abc\n", NULL,
+       "lex_bad_number.py:2:17: error: invalid number literal"),
+  CASE("lex_continuation", "def f(x):\n    return x \\ 1\n", NULL,
+       "lex_continuation.py:2:14: error: unexpected character after line continuation"),
+  CASE("lex_dedent", "def f(x):\n        y = x\n    return y\n", NULL,
+       "lex_dedent.py:3:5: error: unindent does not match any outer indentation level"),
+  CASE("lex_eof_in_brackets", "def f(x):\n    return (x +\n", NULL,
+       "lex_eof_in_brackets.py:3:1: error: unexpected end of file inside brackets"),
+  CASE("lex_int_range", "def f(x):\n    return x + 99999999999999999999\n", NULL,
+       "lex_int_range.py:2:16: error: integer literal out of range"),
+  CASE("lex_leading_zero", "def f(x):\n    return x + 012\n", NULL,
+       "lex_leading_zero.py:2:16: error: leading zeros in an integer literal are not allowed"),
+  CASE("lex_nul", "def f(x):\n    return x\000\n", NULL,
+       "lex_nul.py:2:13: error: unexpected byte 0x00"),
+  CASE("lex_unmatched_close", "def f(x):\n    return x)\n", NULL,
+       "lex_unmatched_close.py:2:13: error: unmatched ')'"),
+  CASE("lex_unterminated", "def f(x):\n    s = \"abc\n    return x\n", NULL,
+       "lex_unterminated.py:2:9: error: unterminated string literal"),
+  CASE("lex_utf8", "def f(x):\n    # ok \303\251\n    return x \377\n", NULL,
+       "lex_utf8.py:3:14: error: invalid UTF-8 byte 0xff"),
+  CASE("parse_assign_target", "def f(x):\n    x + 1 = x\n    return x\n", NULL,
+       "parse_assign_target.py:2:5: error: cannot assign to this expression (only names and tuples of names)"),
+  CASE("parse_attr_keyword", "def f(x):\n    return x.if()\n", NULL,
+       "parse_attr_keyword.py:2:14: error: expected an attribute name, found keyword 'if'"),
+  CASE("parse_aug_target", "def f(x):\n    (x, x) += 1\n    return x\n", NULL,
+       "parse_aug_target.py:2:5: error: augmented assignment needs a single name on the left"),
+  CASE("parse_bad_expr", "def f(x):\n    return x + * 2\n", NULL,
+       "parse_bad_expr.py:2:16: error: expected an expression, found '*'"),
+  CASE("parse_bad_param", "def f(1):\n    return 1\n", NULL,
+       "parse_bad_param.py:1:7: error: expected a parameter name, found number '1'"),
+  CASE("parse_bad_type", "def f(x: 3):\n    return x\n", NULL,
+       "parse_bad_type.py:1:10: error: expected a type, found number '3'"),
+  CASE("parse_chained", "def f(x):\n    a = b = x\n    return a\n", NULL,
+       "parse_chained.py:2:11: error: chained assignment is not supported"),
+  CASE("parse_default_order", "def f(x, n: int = 1, m: int):\n    return x\n", NULL,
+       "parse_default_order.py:1:22: error: parameter without a default follows one with a default"),
+  CASE("parse_dup_param", "def f(x, x):\n    return x\n", NULL,
+       "parse_dup_param.py:1:10: error: duplicate parameter 'x'"),
+  CASE("parse_else_alone", "def f(x):\n    else:\n        return x\n", NULL,
+       "parse_else_alone.py:2:5: error: 'else' without a matching 'if'"),
+  CASE("parse_empty", "\n# only a comment\n", NULL,
+       "parse_empty.py:1:1: error: no function definition (def) in the file"),
+  CASE("parse_for_else", "def f(x):\n    for i in range(2):\n        x = x + 1\n    else:\n        pass\n    return x\n", NULL,
+       "parse_for_else.py:4:5: error: 'else' after a loop is not supported"),
+  CASE("parse_kw_repeat", "def f(x):\n    return torch.sub(x, x, alpha=1, alpha=2)\n", NULL,
+       "parse_kw_repeat.py:2:37: error: keyword argument 'alpha' repeated"),
+  CASE("parse_missing_colon", "def f(x)\n    return x\n", NULL,
+       "parse_missing_colon.py:1:9: error: expected ':', found end of line"),
+  CASE("parse_missing_paren", "def f x:\n    return x\n", NULL,
+       "parse_missing_paren.py:1:7: error: expected '(', found name 'x'"),
+  CASE("parse_no_body", "def f(x):\nreturn x\n", NULL,
+       "parse_no_body.py:2:1: error: expected an indented block, found keyword 'return'"),
+  CASE("parse_no_def", "x = 1\n", NULL,
+       "parse_no_def.py:1:1: error: expected 'def' at the top level, found name 'x'"),
+  CASE("parse_positional_after_kw", "def f(x):\n    return torch.sub(x, alpha=1, x)\n", NULL,
+       "parse_positional_after_kw.py:2:34: error: positional argument follows keyword argument"),
+  CASE("parse_ternary_else", "def f(x, c: bool):\n    return x if c\n", NULL,
+       "parse_ternary_else.py:2:18: error: expected 'else', found end of line"),
+  CASE("parse_two_exprs", "def f(x):\n    return x x\n", NULL,
+       "parse_two_exprs.py:2:14: error: expected end of line, found name 'x'"),
+  CASE("parse_unexpected_indent", "def f(x):\n    y = x\n        return y\n", NULL,
+       "parse_unexpected_indent.py:3:9: error: unexpected indent"),
+  CASE("parse_unsupported_stmt", "def f(x):\n    del x\n    return x\n", NULL,
+       "parse_unsupported_stmt.py:2:5: error: 'del' statements are not supported"),
+};
+
+/* Line `line` (1-based) of `text`, without its newline. */
+static char *
+source_line(const char *text, gsize length, int line)
+{
+  const char *p = text, *end = text + length;
+  for (int l = 1; l < line && p < end; p++)
+    if (*p == '\n')
+      l++;
+  const char *eol = p;
+  while (eol < end && *eol != '\n' && *eol != '\0')
+    eol++;
+  return g_strndup(p, eol - p);
+}
+
+static bool
+check(const ErrorCase *c)
+{
+  g_autofree char *file = g_strdup_printf("%s.py", c->name);
+  g_autoptr(GError) error = NULL;
+  IrGraph *graph = script_compile(c->source, c->length, file, c->function, &error);
+  if (graph != NULL) {
+    ir_graph_free(graph);
+    printf("FAIL %s: compiled, expected an error\n", c->name);
+    return false;
+  }
+  if (error->domain != JITSCOPE_PARSE_ERROR) {
+    printf("FAIL %s: error in the wrong domain: %s\n", c->name, error->message);
+    return false;
+  }
+  g_auto(GStrv) lines = g_strsplit(error->message, "\n", -1);
+  if (strcmp(lines[0], c->first_line) != 0) {
+    printf("FAIL %s:\n  expected %s\n  got      %s\n", c->name, c->first_line, lines[0]);
+    return false;
+  }
+  int line = 0, col = 0;
+  if (sscanf(c->first_line + strlen(file), ":%d:%d:", &line, &col) == 2) {
+    g_autofree char *quoted = source_line(c->source, c->length, line);
+    bool printable = g_utf8_validate(quoted, -1, NULL);
+    for (const char *q = quoted; printable && *q; q++)
+      printable = (unsigned char)*q >= 0x20 && *q != '\t';
+    GString *caret = g_string_new(NULL);
+    for (int i = 1; i < col; i++)
+      g_string_append_c(caret, ' ');
+    g_string_append_c(caret, '^');
+    bool ok = g_strv_length(lines) >= 3 && (!printable || strcmp(lines[1], quoted) == 0) &&
+              strcmp(lines[2], caret->str) == 0;
+    g_string_free(caret, TRUE);
+    if (!ok) {
+      printf("FAIL %s: the source line and caret are wrong:\n%s\n", c->name, error->message);
+      return false;
+    }
+  }
+  return true;
+}
+
+int
+main(void)
+{
+  guint failed = 0;
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    failed += !check(&cases[i]);
+  printf("%u malformed scripts, %u failed\n", (guint)G_N_ELEMENTS(cases), failed);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,229 @@
+/* symbolic_script: the bundled formulas compile into forward/backward pairs keyed by schema;
+ * the seed's mul_forward splits as seed 003 shows; differentiating with the script formulas
+ * gives gradients bit for bit equal to the C formulas' (the LSTM cell, and a chain through
+ * every op with a script formula). */
+#include <string.h>
+
+#include "../autodiff/ad-test-util.h"
+#include "ir/ops.h"
+#include "ir/text.h"
+#include "runtime/tensor.h"
+#include "script/symbolic_script.h"
+
+static const char *const covered_ops[] = {"add", "sub", "mul",  "div", "neg", "sigmoid", "tanh",
+                                          "relu", "exp", "log", "pow", "mm",  "t",   "sum"};
+
+static void
+test_builtin_formulas(void)
+{
+  const ScriptFormulas *formulas = script_formulas_builtin();
+  g_assert_cmpuint(script_formulas_count(formulas), ==, G_N_ELEMENTS(covered_ops));
+  for (guint i = 0; i < G_N_ELEMENTS(covered_ops); i++) {
+    g_autofree char *name = g_strdup_printf("aten::%s", covered_ops[i]);
+    IrOpKind kind;
+    g_assert_true(ir_kind_from_name(name, &kind));
+    guint n = 0;
+    const IrSchema *const *overloads = ir_ops_overloads(kind, &n);
+    IrNode probe = {.kind = kind, .schema = overloads[0], .inputs = g_ptr_array_new()};
+    for (guint a = 0; a < overloads[0]->n_args; a++)
+      g_ptr_array_add(probe.inputs, NULL);
+    g_assert_nonnull(script_formulas_lookup(&probe, (gpointer)formulas));
+    g_ptr_array_unref(probe.inputs);
+  }
+}
+
+static guint
+count_kind(const IrGraph *graph, IrOpKind kind)
+{
+  guint n = 0;
+  IR_FOR_EACH_NODE(node, graph->block)
+  n += node->kind == kind;
+  return n;
+}
+
+/* Seed 003's example: the forward returns (self * other, (other, self)) flattened; the
+ * backward reads grad_output and the context (other, self). */
+static void
+test_seed_mul_forward(void)
+{
+  const char *text = "def mul(self, other):\n"
+                     "    def backward(grad_output):\n"
+                     "        grad_self = (grad_output * other)._grad_sum_to_size(self.size())\n"
+                     "        grad_other = (grad_output * self)._grad_sum_to_size(other.size())\n"
+                     "        return grad_self, grad_other\n"
+                     "    return self * other, backward\n";
+  g_autoptr(GError) error = NULL;
+  ScriptFormulas *formulas = script_formulas_compile(text, strlen(text), "seed.py", &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(script_formulas_count(formulas), ==, 1);
+  IrOpKind kind;
+  g_assert_true(ir_kind_from_name("aten::mul", &kind));
+  guint n = 0;
+  IrNode probe = {.kind = kind, .schema = ir_ops_overloads(kind, &n)[0],
+                  .inputs = g_ptr_array_new()};
+  g_ptr_array_add(probe.inputs, NULL);
+  g_ptr_array_add(probe.inputs, NULL);
+  const AdGraphFormula *pair = script_formulas_lookup(&probe, formulas);
+  g_ptr_array_unref(probe.inputs);
+  g_assert_nonnull(pair);
+
+  GPtrArray *fw_in = ir_graph_inputs(pair->forward), *fw_out = ir_graph_outputs(pair->forward);
+  g_assert_cmpuint(fw_out->len, ==, 3);
+  g_assert_cmpint(((IrValue *)g_ptr_array_index(fw_out, 0))->node->kind, ==, IR_ATEN_MUL);
+  g_assert_true(g_ptr_array_index(fw_out, 1) == g_ptr_array_index(fw_in, 1)); /* other */
+  g_assert_true(g_ptr_array_index(fw_out, 2) == g_ptr_array_index(fw_in, 0)); /* self */
+  g_assert_cmpuint(count_kind(pair->forward, IR_PRIM_FUNCTION), ==, 0);
+
+  GPtrArray *bw_in = ir_graph_inputs(pair->backward), *bw_out = ir_graph_outputs(pair->backward);
+  g_assert_cmpuint(bw_in->len, ==, 3); /* grad_output, other, self */
+  g_assert_cmpstr(((IrValue *)g_ptr_array_index(bw_in, 1))->name, ==, "other");
+  g_assert_cmpstr(((IrValue *)g_ptr_array_index(bw_in, 2))->name, ==, "self");
+  g_assert_cmpuint(bw_out->len, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    g_assert_cmpint(((IrValue *)g_ptr_array_index(bw_out, i))->node->kind, ==,
+                    IR_ATEN_GRAD_SUM_TO_SIZE);
+  g_assert_cmpuint(count_kind(pair->backward, IR_ATEN_MUL), ==, 2);
+  g_assert_cmpuint(count_kind(pair->backward, IR_ATEN_SIZE), ==, 2);
+  script_formulas_free(formulas);
+}
+
+/* Input gradients of `text`'s graph from f and df (raw GradOf form) on fixed inputs and
+ * output gradients; one tensor per graph input, NULL where none. */
+static RtTensor **
+input_gradients(const char *text, bool script)
+{
+  IrGraph *graph = ad_test_parse(text);
+  guint n_in = ir_graph_inputs(graph)->len;
+  RtValue *inputs = ad_test_make_inputs(graph, 0.5, 1.5, 3);
+  AdGradient *gr = script ? ad_differentiate_with(graph, script_formulas_lookup,
+                                                  (gpointer)script_formulas_builtin())
+                          : ad_differentiate(graph);
+  g_autofree char *df_text = ir_graph_to_string(gr->df);
+  g_assert_true((strstr(df_text, "symbolic_script.py:") != NULL) == script);
+  guint n_f_out = 0;
+  RtValue *f_out = ad_test_run(gr->f, inputs, n_in, &n_f_out);
+  guint n_df_in = gr->df_input_vjps->len + gr->df_input_captured_inputs->len +
+                  gr->df_input_captured_outputs->len;
+  RtValue *df_in = g_new0(RtValue, n_df_in);
+  guint k = 0;
+  for (guint i = 0; i < gr->df_input_vjps->len; i++) {
+    RtTensor *like = f_out[g_array_index(gr->df_input_vjps, guint, i)].u.tensor;
+    RtTensor *seed = rt_tensor_new(like->dtype, like->ndim, like->sizes);
+    for (int64_t e = 0; e < rt_tensor_numel(seed); e++)
+      rt_tensor_set(seed, e, 0.25 + 0.125 * (double)(e % 7) - 0.5 * i);
+    df_in[k++] = rt_tensor(seed);
+  }
+  for (guint i = 0; i < gr->df_input_captured_inputs->len; i++)
+    df_in[k++] = rt_value_ref(inputs[g_array_index(gr->df_input_captured_inputs, guint, i)]);
+  for (guint i = 0; i < gr->df_input_captured_outputs->len; i++)
+    df_in[k++] = rt_value_ref(f_out[g_array_index(gr->df_input_captured_outputs, guint, i)]);
+  guint n_df_out = 0;
+  RtValue *df_out = ad_test_run(gr->df, df_in, n_df_in, &n_df_out);
+  RtTensor **grads = g_new0(RtTensor *, n_in);
+  for (guint j = 0; j < n_df_out; j++)
+    grads[g_array_index(gr->df_output_vjps, guint, j)] = rt_tensor_ref(df_out[j].u.tensor);
+  for (guint i = 0; i < n_df_out; i++)
+    rt_value_unref(df_out[i]);
+  for (guint i = 0; i < n_df_in; i++)
+    rt_value_unref(df_in[i]);
+  for (guint i = 0; i < n_f_out; i++)
+    rt_value_unref(f_out[i]);
+  for (guint i = 0; i < n_in; i++)
+    rt_value_unref(inputs[i]);
+  g_free(df_out);
+  g_free(df_in);
+  g_free(f_out);
+  g_free(inputs);
+  ad_gradient_free(gr);
+  return grads;
+}
+
+static void
+assert_same_gradients(const char *text, guint n_inputs)
+{
+  RtTensor **c = input_gradients(text, false), **script = input_gradients(text, true);
+  for (guint i = 0; i < n_inputs; i++) {
+    g_assert_nonnull(c[i]);
+    g_assert_nonnull(script[i]);
+    g_assert_cmpint(rt_tensor_numel(c[i]), ==, rt_tensor_numel(script[i]));
+    for (int64_t e = 0; e < rt_tensor_numel(c[i]); e++)
+      g_assert_true(rt_tensor_get(c[i], e) == rt_tensor_get(script[i], e));
+    rt_tensor_unref(c[i]);
+    rt_tensor_unref(script[i]);
+  }
+  g_free(c);
+  g_free(script);
+}
+
+/* The corpus LSTM cell after canonicalization (chunk as prim::ConstantChunk, whose formula
+ * stays in C); t, mm, add, sigmoid, tanh and mul come from script. */
+static void
+test_lstm_cell_backward(void)
+{
+  assert_same_gradients(
+    "graph(%x : Double(3, 4, requires_grad=1), %hx : Double(3, 5, requires_grad=1),\n"
+    "      %cx : Double(3, 5, requires_grad=1), %w_ih : Double(20, 4, requires_grad=1),\n"
+    "      %w_hh : Double(20, 5, requires_grad=1), %b_ih : Double(20, requires_grad=1),\n"
+    "      %b_hh : Double(20, requires_grad=1)):\n"
+    "  %one : int = prim::Constant[value=1]()\n"
+    "  %9 : Tensor = aten::t(%w_ih)\n"
+    "  %10 : Tensor = aten::mm(%x, %9)\n"
+    "  %13 : Tensor = aten::t(%w_hh)\n"
+    "  %14 : Tensor = aten::mm(%hx, %13)\n"
+    "  %16 : Tensor = aten::add(%10, %14, %one)\n"
+    "  %19 : Tensor = aten::add(%16, %b_ih, %one)\n"
+    "  %gates : Tensor = aten::add(%19, %b_hh, %one)\n"
+    "  %i : Tensor, %f : Tensor, %c : Tensor, %o : Tensor = "
+    "prim::ConstantChunk[chunks=4, dim=1](%gates)\n"
+    "  %i2 : Tensor = aten::sigmoid(%i)\n"
+    "  %f2 : Tensor = aten::sigmoid(%f)\n"
+    "  %c2 : Tensor = aten::tanh(%c)\n"
+    "  %o2 : Tensor = aten::sigmoid(%o)\n"
+    "  %41 : Tensor = aten::mul(%f2, %cx)\n"
+    "  %44 : Tensor = aten::mul(%i2, %c2)\n"
+    "  %cy : Tensor = aten::add(%41, %44, %one)\n"
+    "  %49 : Tensor = aten::tanh(%cy)\n"
+    "  %hy : Tensor = aten::mul(%o2, %49)\n"
+    "  return (%hy, %cy)\n",
+    7);
+}
+
+/* One chain through every op with a script formula, broadcasting included. */
+static void
+test_every_formula(void)
+{
+  assert_same_gradients(
+    "graph(%a : Double(3, 4, requires_grad=1), %b : Double(4, requires_grad=1),\n"
+    "      %m : Double(4, 2, requires_grad=1)):\n"
+    "  %one : int = prim::Constant[value=1]()\n"
+    "  %two : int = prim::Constant[value=2]()\n"
+    "  %e : float = prim::Constant[value=2.5]()\n"
+    "  %none : NoneType = prim::Constant()\n"
+    "  %s1 : Tensor = aten::add(%a, %b, %two)\n"
+    "  %s2 : Tensor = aten::sub(%s1, %b, %one)\n"
+    "  %s3 : Tensor = aten::mul(%s2, %b)\n"
+    "  %s4 : Tensor = aten::div(%s3, %b)\n"
+    "  %s5 : Tensor = aten::neg(%s4)\n"
+    "  %s6 : Tensor = aten::sigmoid(%s5)\n"
+    "  %s7 : Tensor = aten::tanh(%s6)\n"
+    "  %s8 : Tensor = aten::relu(%s7)\n"
+    "  %s9 : Tensor = aten::exp(%s8)\n"
+    "  %s10 : Tensor = aten::log(%s9)\n"
+    "  %s11 : Tensor = aten::pow(%s10, %e)\n"
+    "  %s12 : Tensor = aten::mm(%s11, %m)\n"
+    "  %s13 : Tensor = aten::t(%s12)\n"
+    "  %s14 : Tensor = aten::sum(%s13, %none)\n"
+    "  return (%s14, %s13)\n",
+    3);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/script/symbolic/builtin", test_builtin_formulas);
+  g_test_add_func("/script/symbolic/seed-mul-forward", test_seed_mul_forward);
+  g_test_add_func("/script/symbolic/lstm-cell-backward", test_lstm_cell_backward);
+  g_test_add_func("/script/symbolic/every-formula", test_every_formula);
+  return g_test_run();
+}
