@@ -46,6 +46,11 @@ bool app_bundle_read_member(const char *dir, const char *rel, char **contents, g
   if (!folders_stay_inside(dir, rel, error))
     return false;
   g_autofree char *path = g_build_filename(dir, rel, NULL);
+  GStatBuf st;
+  if (g_lstat(path, &st) != 0 && errno == ENOENT) {
+    g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s is missing", rel);
+    return false;
+  }
   GError *local = NULL;
   if (!rt_file_read_regular(path, RT_FILE_READ_NO_SYMLINK, contents, length, &local)) {
     /* The reader's message starts with the full path: name the member instead. */

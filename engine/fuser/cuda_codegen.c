@@ -11,6 +11,7 @@
 #include "fuser/cuda_loader.h"
 #include "fuser/kernel_expr.h"
 #include "ir/ops.h"
+#include "runtime/scalar_math_source.h"
 #include "runtime/tensor.h"
 
 /* The analysis and expression expansion are shared with the C backend (kernel_expr.h). */
@@ -211,6 +212,7 @@ static bool generate(Gen *g, const char *name, const guint *input_ndims,
   g_string_append(s, kernel_prelude);
   if (half)
     g_string_append(s, half_support);
+  gsize kernel_start = s->len;
   g_string_append_printf(s, "\nextern \"C\" __global__ void %s(IndexType numel%s) {\n", name,
                          params->str);
   g_string_free(params, TRUE);
@@ -249,6 +251,11 @@ static bool generate(Gen *g, const char *name, const guint *input_ndims,
     g_string_free(s, TRUE);
     return false;
   }
+  /* A kernel that calls digamma (an op the fuser leaves alone, run as a device op) gets its
+   * one definition, which the eager kernels compile too. */
+  if (strstr(s->str + kernel_start, "digamma") != NULL)
+    g_string_insert(s, (gssize)kernel_start,
+                    "\n" JITSCOPE_SCALAR_MATH_TEXT(static __device__) "\n");
   k->source = g_string_free(s, FALSE);
   return true;
 }

@@ -462,7 +462,8 @@ static bool convert_op(const IrSchema *schema, const IrNode *node, RtValue *args
 /* --- the table --- */
 
 RtKernelFn cuda_device_kernel_for(const IrSchema *schema) {
-  if (ir_ops_def(schema->index)->flags & IR_OPF_FUSIBLE_BIT) /* generated kernels */
+  /* Every pointwise op runs as a generated kernel from its expression, fusible or not. */
+  if (ir_ops_def(schema->index)->pointwise != NULL)
     return elementwise;
   switch (schema->kind) {
   case IR_ATEN_SUM: return sum_op;
