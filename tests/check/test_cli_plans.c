@@ -3,6 +3,7 @@
 #include <json-glib/json-glib.h>
 
 #include "jitscope-config.h"
+#include "json_strict.h"
 
 static const char *jitscope;
 
@@ -20,6 +21,8 @@ static JsonNode *run_json(const char *const *args) {
   g_assert_no_error(error);
   if (!g_spawn_check_wait_status(status, NULL))
     g_error("jitscope failed: %s", err);
+  if (!json_strict_check(out, &error))
+    g_error("jitscope --json: %s", error->message);
   JsonParser *parser = json_parser_new();
   g_assert_true(json_parser_load_from_data(parser, out, -1, &error));
   g_assert_no_error(error);

@@ -12,7 +12,8 @@ typedef struct {
 } CliRun;
 
 /* Runs `jitscope ARGS...` (NULL-terminated) in `cwd` (NULL: the current folder). Aborts the
- * test when the binary cannot be started. */
+ * test when the binary cannot be started, or when ARGS hold --json and stdout is not empty
+ * and not one strict JSON document (json_strict.h). */
 CliRun cli_run(const char *jitscope, const char *cwd, const char *const *args);
 void cli_run_clear(CliRun *run);
 

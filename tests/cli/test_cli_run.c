@@ -183,6 +183,48 @@ static void test_npy_round_trip(void) {
   g_free(path);
 }
 
+/* Float64 and float16 values at the edges of what JSON numbers can carry come back exactly
+ * (the output is strict JSON: cli_run checks every --json output). */
+static void test_json_edge_values(void) {
+  const double values[] = {-0.0, 0.0, 4.9406564584124654e-324, 2.2250738585072009e-308,
+                           1e300, -1e-300, 1.7976931348623157e308, 2e30, 0.1, NAN, INFINITY,
+                           -INFINITY};
+  const guint n = G_N_ELEMENTS(values);
+  RtTensor *wide = rt_tensor_new(IR_DTYPE_FLOAT64, 1, (int64_t[]){n});
+  memcpy(rt_tensor_data(wide), values, sizeof values);
+  RtTensor *half = rt_tensor_new(IR_DTYPE_FLOAT16, 1, (int64_t[]){n});
+  uint16_t *h = rt_tensor_data(half);
+  for (guint k = 0; k < n; k++)
+    h[k] = rt_float_to_half((float)values[k]); /* 1e300 -> inf, denormal doubles -> ±0 */
+  char *wide_path = g_build_filename(tmpdir, "edges64.npy", NULL);
+  char *half_path = g_build_filename(tmpdir, "edges16.npy", NULL);
+  g_assert_true(rt_npy_save(wide_path, wide, NULL));
+  g_assert_true(rt_npy_save(half_path, half, NULL));
+  JsonNode *root = run_json(identity2, (const char *[]){"--input", "edges64.npy", "edges16.npy",
+                                                        NULL});
+  JsonArray *d64 = json_object_get_array_member(output(root, 0), "data");
+  JsonArray *d16 = json_object_get_array_member(output(root, 1), "data");
+  g_assert_cmpstr(json_object_get_string_member(output(root, 1), "dtype"), ==, "float16");
+  for (guint k = 0; k < n; k++) {
+    double got = number(json_array_get_element(d64, k));
+    double want16 = (double)rt_half_to_float(h[k]);
+    double got16 = number(json_array_get_element(d16, k));
+    if (isnan(values[k])) {
+      g_assert_true(isnan(got) && isnan(got16));
+      continue;
+    }
+    g_assert_cmpfloat(got, ==, values[k]);
+    g_assert_cmpint(signbit(got), ==, signbit(values[k]));
+    g_assert_cmpfloat(got16, ==, want16);
+    g_assert_cmpint(signbit(got16), ==, signbit(want16));
+  }
+  json_node_unref(root);
+  rt_tensor_unref(wide);
+  rt_tensor_unref(half);
+  g_free(wide_path);
+  g_free(half_path);
+}
+
 static void test_scalars_and_tuples(void) {
   char *graph = write_tmp("scalars.ir", "graph(%a : int,\n"
                                         "      %b : float,\n"
@@ -354,6 +396,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/run/seed-rule", test_seed_rule);
   g_test_add_func("/cli/run/discrete-tensors", test_discrete_tensors);
   g_test_add_func("/cli/run/npy-round-trip", test_npy_round_trip);
+  g_test_add_func("/cli/run/json-edge-values", test_json_edge_values);
   g_test_add_func("/cli/run/scalars-and-tuples", test_scalars_and_tuples);
   g_test_add_func("/cli/run/text-output", test_text_output);
   g_test_add_func("/cli/run/input-errors", test_input_errors);

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "json_strict.h"
+
 static const char program[] =
     "graph(%x : Tensor, %y : Tensor):\n"
     "  %one : int = prim::Constant[value=1]()\n"
@@ -31,6 +33,7 @@ static JsonNode *run(const char *exe, const char *file, const char *dir, bool cu
                              &error));
   g_assert_no_error(error);
   g_assert_true(g_spawn_check_wait_status(status, NULL));
+  g_assert_true(json_strict_check(out, &error));
   JsonNode *root = json_from_string(out, &error);
   g_assert_no_error(error);
   g_free(out);
