@@ -85,7 +85,10 @@ app_inputs_order_by_name(const IrGraph *graph, char *const *texts, guint n, guin
                                           "full name"
                                         : "--input %u: input '%s' is given twice%s",
                   i + 1, name, at == G_MAXUINT - 1 || at == G_MAXUINT ? names : "");
-      g_strfreev(ordered);
+      /* Named texts fill slots out of order: g_strfreev would stop at the first hole. */
+      for (guint k = 0; k < slots; k++)
+        g_free(ordered[k]);
+      g_free(ordered);
       g_ptr_array_free(unnamed, TRUE);
       return NULL;
     }
