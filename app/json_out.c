@@ -169,7 +169,7 @@ static void repair_exponents(char *text) {
       while (g_ascii_isdigit(*q))
         q++;
       if (q > digits) {
-        memcpy(out, p + 1, (size_t)(q - (p + 1)));
+        memmove(out, p + 1, (size_t)(q - (p + 1)));
         out += q - (p + 1);
         p = q - 1;
         if (q[0] == '.' && q[1] == '0' && !g_ascii_isdigit(q[2]))

@@ -39,6 +39,7 @@ struct _JitscopeWindow {
   int exports;           /* exports in flight */
   char *searched;        /* the text last searched for */
   gboolean run_again;    /* a program with specs came in during a run: run it after */
+  gboolean stop_requested; /* win.stop-run during the run in flight */
   gboolean show_kernel;  /* a kernel row was activated: its group's CUDA source in view */
 };
 

@@ -244,7 +244,10 @@ static void on_run_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GErr
                         gpointer data) {
   JitscopeWindow *self = data;
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run", TRUE);
-  GString *status = g_string_new(NULL);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.stop-run", FALSE);
+  gboolean stopped = self->stop_requested;
+  self->stop_requested = FALSE;
+  GString *status = g_string_new(stopped ? "Stopped: " : NULL);
   guint groups = 0;
   for (guint p = 0; p < run->plans->len; p++)
     groups += ((AppWorkspacePlan *)g_ptr_array_index(run->plans, p))->fusion_groups->len;
@@ -259,8 +262,10 @@ static void on_run_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GErr
     }
   }
   jitscope_inputs_pane_set_progress(self->inputs_pane, 1,
-                                    run->n_failed ? "finished with errors" : "done");
-  jitscope_inputs_pane_set_status(self->inputs_pane, status->str, run->n_failed > 0);
+                                    stopped          ? "stopped"
+                                    : run->n_failed ? "finished with errors"
+                                                     : "done");
+  jitscope_inputs_pane_set_status(self->inputs_pane, status->str, run->n_failed > 0 && !stopped);
   g_string_free(status, TRUE);
   show_canvas(self, FALSE);
   jitscope_compare_view_set_plans(self->compare_view, NULL, NULL, self->stage_layouts, self->dark);
@@ -294,8 +299,21 @@ static void action_run(GtkWidget *widget, const char *name, GVariant *param) {
   }
   say(self, NULL, FALSE);
   gtk_widget_action_set_enabled(widget, "win.run", FALSE);
+  gtk_widget_action_set_enabled(widget, "win.stop-run", TRUE);
   jitscope_inputs_pane_set_progress(self->inputs_pane, 0, "starting…");
   jitscope_inputs_pane_set_status(self->inputs_pane, "Running…", FALSE);
+}
+
+/* The spec running now stops before its next node, the ones after it do not start; what ran
+ * is shown as usual (on_run_done). */
+static void action_stop_run(GtkWidget *widget, const char *name, GVariant *param) {
+  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
+  if (!app_workspace_running(self->ws))
+    return;
+  self->stop_requested = TRUE;
+  app_workspace_cancel(self->ws);
+  gtk_widget_action_set_enabled(widget, "win.stop-run", FALSE);
+  jitscope_inputs_pane_set_status(self->inputs_pane, "Stopping…", FALSE);
 }
 
 /* ---- program ---- */
@@ -325,9 +343,11 @@ static void on_program_loaded(JitscopeProgramPane *pane, JitscopeWindow *self) {
   if (lines && lines->len > 0) {
     jitscope_inputs_pane_set_specs(self->inputs_pane, (const char *const *)lines->pdata,
                                    lines->len);
-    if (app_workspace_running(self->ws))
+    if (app_workspace_running(self->ws)) {
+      /* The run in flight is of the program just replaced: stop it, run the new one after. */
       self->run_again = TRUE;
-    else if (app_workspace_graph(self->ws))
+      app_workspace_cancel(self->ws);
+    } else if (app_workspace_graph(self->ws))
       gtk_widget_activate_action(GTK_WIDGET(self), "win.run", NULL);
     return;
   }
@@ -631,6 +651,7 @@ static void jitscope_window_class_init(JitscopeWindowClass *klass) {
   } actions[] = {
       {"win.open", NULL, action_forward},          {"win.paste", NULL, action_forward},
       {"win.add-spec", NULL, action_forward},      {"win.run", NULL, action_run},
+      {"win.stop-run", NULL, action_stop_run},
       {"win.next-stage", NULL, action_step},       {"win.prev-stage", NULL, action_step},
       {"win.next-changed", NULL, action_step},     {"win.prev-changed", NULL, action_step},
       {"win.next-plan", NULL, action_plan_step},   {"win.prev-plan", NULL, action_plan_step},
@@ -650,6 +671,8 @@ static void jitscope_window_class_init(JitscopeWindowClass *klass) {
     gtk_widget_class_install_action(widget_class, actions[i].name, actions[i].param, actions[i].fn);
   /* Enabled only while a layout runs: otherwise Escape goes on to other widgets. */
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel-layout", NULL);
+  /* Enabled only while a run is in flight; a layout's cancel comes first. */
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.stop-run", NULL);
 }
 
 typedef struct {
@@ -689,6 +712,7 @@ static void jitscope_window_init(JitscopeWindow *self) {
   self->stage_layouts = app_stage_layouts_new(self->layouts);
   self->toggled = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   self->plan = self->stage = -1;
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.stop-run", FALSE);
   jitscope_program_pane_set_workspace(self->program_pane, self->ws);
   g_signal_connect(self->program_pane, "program-changed", G_CALLBACK(on_program_changed), self);
   g_signal_connect(self->program_pane, "message", G_CALLBACK(on_pane_message), self);

@@ -2,7 +2,9 @@
  * JitscopeInputsPane, JitscopePlansTree, JitscopeStageList, the canvas (JitscopeGraphView with
  * legend and search, or JitscopeCompareView) and JitscopeInspector.
  *
- * Window actions (win.*, with the application's accelerators): open, paste, run, add-spec,
+ * Window actions (win.*, with the application's accelerators): open, paste, run, stop-run
+ * (Escape or the Stop button, enabled while a run is in flight; opening another program stops
+ * the run too, then runs the new one), add-spec,
  * next-stage, prev-stage, next-changed, prev-changed, next-plan, prev-plan, select-plan(u),
  * select-stage(u), select-row(u) (a row of the plans tree), fit, zoom-in, zoom-out, search,
  * export (opens the export menu), export-graph, copy-ir, export-bundle, compare, fold, dark,

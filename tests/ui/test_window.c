@@ -409,6 +409,75 @@ static void test_errors_shown(void) {
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
+static GtkWidget *find_button(GtkWidget *widget, const char *action) {
+  if (GTK_IS_BUTTON(widget) &&
+      g_strcmp0(gtk_actionable_get_action_name(GTK_ACTIONABLE(widget)), action) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child;
+       child = gtk_widget_get_next_sibling(child)) {
+    GtkWidget *found = find_button(child, action);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+/* A loop of 10^12 iterations runs until the Stop button is clicked (it never ends on its
+ * own, so the test waits for no clock): the window says it stopped, not that it failed, and
+ * runs again afterwards. Opening another program during such a run stops it and runs the new
+ * one. */
+static void test_stop_run(void) {
+  JitscopeWindow *window = open_example();
+  g_autofree char *dir = g_dir_make_tmp("jitscope-ui-XXXXXX", NULL);
+  g_autofree char *endless = g_build_filename(dir, "endless.ir", NULL);
+  g_assert_true(g_file_set_contents(endless,
+                                    "# jitscope: --spec 'Float(2)'\n"
+                                    "graph(%x : Tensor):\n"
+                                    "  %n : int = prim::Constant[value=1000000000000]()\n"
+                                    "  %t : bool = prim::Constant[value=1]()\n"
+                                    "  %one : int = prim::Constant[value=1]()\n"
+                                    "  %y : Tensor = prim::Loop(%n, %t, %x)\n"
+                                    "    block0(%i : int, %acc : Tensor):\n"
+                                    "      %next : Tensor = aten::add(%acc, %x, %one)\n"
+                                    "      -> (%t, %next)\n"
+                                    "  return (%y)\n",
+                                    -1, NULL));
+  GtkWidget *stop = find_button(GTK_WIDGET(window), "win.stop-run");
+  GtkWidget *run = find_button(GTK_WIDGET(window), "win.run");
+  g_assert_nonnull(stop);
+  g_assert_nonnull(run);
+  g_assert_false(gtk_widget_get_sensitive(stop));
+
+  /* Its header's spec starts the endless run as it opens. */
+  AppWorkspace *ws = jitscope_window_get_workspace(window);
+  jitscope_window_open_file(window, endless);
+  while (!app_workspace_running(ws)) /* it never ends on its own */
+    g_main_context_iteration(NULL, TRUE);
+  g_assert_true(gtk_widget_get_sensitive(stop));
+  g_assert_false(gtk_widget_get_sensitive(run));
+  g_signal_emit_by_name(stop, "clicked");
+  wait_idle(window);
+  const char *status = jitscope_window_get_run_status(window);
+  g_assert_true(g_str_has_prefix(status, "Stopped: "));
+  g_assert_nonnull(strstr(status, "spec 1: "));
+  g_assert_false(gtk_widget_get_sensitive(stop));
+  g_assert_true(gtk_widget_get_sensitive(run));
+
+  /* Run it again, then open the LSTM example in the middle: the example's plans show. */
+  gtk_widget_activate_action(GTK_WIDGET(window), "win.run", NULL);
+  g_assert_true(app_workspace_running(ws));
+  g_autofree char *lstm = example_path("lstm_cell.ir");
+  jitscope_window_open_file(window, lstm);
+  wait_idle(window);
+  const AppWorkspaceRun *done = app_workspace_last_run(ws);
+  g_assert_nonnull(done);
+  g_assert_cmpuint(done->n_failed, ==, 0);
+  g_assert_cmpuint(done->plans->len, >=, 2);
+  g_remove(endless);
+  g_rmdir(dir);
+  gtk_window_destroy(GTK_WINDOW(window));
+}
+
 static void test_dark_and_settings(void) {
   JitscopeWindow *window = open_and_run_lstm();
   act(window, "win.select-plan", "u", 1);
@@ -478,6 +547,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/window/export", test_export);
   g_test_add_func("/window/export-dialog", test_export_dialog);
   g_test_add_func("/window/errors-shown", test_errors_shown);
+  g_test_add_func("/window/stop-run", test_stop_run);
   g_test_add_func("/window/dark-and-settings", test_dark_and_settings);
   g_test_add_func("/window/screenshots", final_screenshots);
   int status = g_test_run();
