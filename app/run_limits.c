@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "runtime/memory_budget.h"
+#include "tensor/memory_budget.h"
 #include "runtime/run_control.h"
 
 static char *max_memory_text;

@@ -15,7 +15,7 @@
 #include "fuser/pointwise_expr.h"
 #include "ir/ops.h"
 #include "runtime/interpreter.h"
-#include "runtime/memory_budget.h"
+#include "tensor/memory_budget.h"
 
 #define PARALLEL_MIN_NUMEL 32768
 #define MAX_OPERANDS 128
@@ -690,11 +690,11 @@ static bool cpu_can_run(const FuserBackend *backend, const IrNode *group, const 
   return true;
 }
 
-static bool cpu_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *group,
+static bool cpu_run(const FuserBackend *backend, FuserPlanState *state, const IrNode *group,
                     RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
                     GError **error) {
   bool owned = false;
-  CpuProgram *prog = fuser_group_cache(plan, group, backend, program_create, program_free, &owned, error);
+  CpuProgram *prog = fuser_group_cache(state, group, backend, program_create, program_free, &owned, error);
   if (!prog)
     return false;
   bool ok = program_run(prog, inputs, n_inputs, outputs, n_outputs, error) &&

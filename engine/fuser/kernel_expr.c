@@ -8,7 +8,7 @@
 
 #include "ir/ops.h"
 #include "ir/scalar_expr.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 bool kernel_analysis_fail(KernelAnalysis *ka, const char *format, ...) {
   va_list ap;

@@ -1,7 +1,7 @@
 /* Node attributes: a small array of named, typed values. Nodes own graphs and strings, hold
  * a reference on tensors, and copy arrays. */
 #include "ir/ir-internal.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 #include <string.h>
 

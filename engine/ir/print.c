@@ -17,7 +17,7 @@
 
 #include "ir/text.h"
 #include "ir/text_lexer.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 void
 text_format_double(GString *out, double d)

@@ -11,7 +11,7 @@
 #ifndef JITSCOPE_RUNTIME_AUTOGRAD_H
 #define JITSCOPE_RUNTIME_AUTOGRAD_H
 
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 typedef struct RtGradNode RtGradNode;
 

@@ -1,7 +1,7 @@
 /* Tensors in device memory and the device dispatch of kernels.
  *
- * The runtime knows no device API: a device backend (the CUDA module, engine/fuser/
- * cuda_tensor.c) registers itself here with its copies and its per-schema device kernels.
+ * The runtime knows no device API: a device backend (the CUDA layer, engine/cuda/
+ * cuda_ops.c) registers itself here with its copies and its per-schema device kernels.
  *
  * Contracts:
  * - A tensor is "on a device" when its storage's device is not IR_DEVICE_CPU and the storage

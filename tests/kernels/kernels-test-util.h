@@ -6,7 +6,7 @@
 #include <glib.h>
 
 #include "ir/ops.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 #include "runtime/value.h"
 
 /* The op whose schema text starts with `prefix` ("aten::add.Tensor("); aborts when absent. */

@@ -7,7 +7,7 @@
 #include "../autodiff/ad-test-util.h"
 #include "ir/ops.h"
 #include "ir/text.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 #include "script/symbolic_script.h"
 
 static const char *const covered_ops[] = {"add", "sub", "mul",  "div", "neg", "sigmoid", "tanh",
