@@ -9,7 +9,8 @@
 #define COPY_BLOCK 256
 #define SMALL_REDUCTION 32
 
-bool cuda_rt_dtype_supported(IrDtype d) {
+/* The dtypes the runtime kernels take. */
+static bool cuda_rt_dtype_supported(IrDtype d) {
   return d == IR_DTYPE_FLOAT32 || d == IR_DTYPE_FLOAT64 || d == IR_DTYPE_FLOAT16 ||
          d == IR_DTYPE_INT64 || d == IR_DTYPE_BOOL;
 }

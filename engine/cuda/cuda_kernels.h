@@ -25,8 +25,6 @@ typedef enum { CUDA_RT_COPY, CUDA_RT_SUM } CudaRtKernelKind;
 /* The source of one runtime kernel and the names of its entry points ("<name>" for copy;
  * "<name>_block" and "<name>_thread" for sum). */
 char *cuda_rt_kernel_source(CudaRtKernelKind kind, IrDtype src, IrDtype dst, const char *name);
-/* The dtypes the runtime kernels take. */
-bool cuda_rt_dtype_supported(IrDtype dtype);
 
 /* Compiles (cached) the kernel for this device or, without one, for `arch` (NULL: the lowest
  * arch nvrtc has): for tests. Returns the compile result (owned by the cache). */

@@ -87,8 +87,10 @@ static bool input_map_shape(const IrGraph *graph, guint i, const RtTensor *t, in
   return true;
 }
 
-bool cuda_group_map_size(const IrGraph *graph, const RtValue *inputs, int *ndim,
-                         int64_t *sizes, GError **error) {
+/* The map size of a group for these inputs (fuser.h); false with *error when shapes do not
+ * broadcast or a chunk does not divide. */
+static bool cuda_group_map_size(const IrGraph *graph, const RtValue *inputs, int *ndim,
+                                int64_t *sizes, GError **error) {
   guint n = cuda_codegen_n_tensor_inputs(graph);
   *ndim = 0;
   for (guint i = 0; i < n; i++) {

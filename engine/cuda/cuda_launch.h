@@ -34,11 +34,6 @@ typedef struct {
  * merge with anything); at least one dim remains. */
 void cuda_layout_merge(int ndim, const int64_t *sizes, const int64_t *strides, CudaLayout *out);
 
-/* The map size of a group for these inputs (fuser.h); false with *error when shapes do not
- * broadcast or a chunk does not divide. */
-bool cuda_group_map_size(const IrGraph *kernel_graph, const RtValue *inputs, int *ndim,
-                         int64_t *sizes, GError **error);
-
 /* TensorInfo ranks a group's kernel has when every input is contiguous and already of the map
  * size (what `jitscope kernels` shows without running): 1 per input and output, except chunk
  * pieces and FusedConcat pieces split along a dim > 0, which keep 2. */

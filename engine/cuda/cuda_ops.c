@@ -461,7 +461,8 @@ static bool convert_op(const IrSchema *schema, const IrNode *node, RtValue *args
 
 /* --- the table --- */
 
-RtKernelFn cuda_device_kernel_for(const IrSchema *schema) {
+/* The device kernel for schema, or NULL (then the host round trip). */
+static RtKernelFn cuda_device_kernel_for(const IrSchema *schema) {
   /* Every pointwise op runs as a generated kernel from its expression, fusible or not. */
   if (ir_ops_def(schema->index)->pointwise != NULL)
     return elementwise;

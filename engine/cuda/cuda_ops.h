@@ -30,9 +30,6 @@ void cuda_ops_register(void);
  * it is); false with the reason otherwise. */
 bool cuda_runtime_enable(GError **error);
 
-/* The device kernel for schema, or NULL (then the host round trip). */
-RtKernelFn cuda_device_kernel_for(const IrSchema *schema);
-
 /* The text of the one-node fusion group for an elementwise call (a graph whose only node
  * is prim::FusionGroup_0 over the tensor arguments), or NULL with *error (domain
  * RT_DEVICE_DECLINED) when a non-tensor argument cannot be a constant. Exposed for tests. */

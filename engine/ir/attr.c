@@ -5,7 +5,8 @@
 
 #include <string.h>
 
-void
+/* Frees the heap parts of one attribute. */
+static void
 ir_internal_attr_clear(IrAttr *a)
 {
   switch (a->kind) {

@@ -58,13 +58,6 @@ RtTensor *rt_tensor_to_device(RtTensor *t, int device, GError **error);
 /* The same for values: tensors (also inside lists and tuples) moved, others referenced. */
 bool rt_value_to_host(RtValue v, RtValue *out, GError **error);
 
-/* The device kernel registered for schema on device, or NULL. */
-RtKernelFn rt_device_kernel_for(const IrSchema *schema, int device);
-
-/* The first device among the tensor arguments (lists searched too); IR_DEVICE_CPU when every
- * tensor is in host memory. */
-int rt_args_device(const RtValue *args, guint n_args);
-
 /* Calls `kernel` (the CPU kernel of schema) or its device counterpart (contract above). */
 bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *node,
                     RtValue *args, guint n_args, RtValue *outs, guint n_outs, GError **error);

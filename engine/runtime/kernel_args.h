@@ -50,7 +50,6 @@ bool k_arg_int_list(const IrSchema *schema, RtValue *args, guint i, int64_t *out
  * 11 Bool): *has = false for None. */
 bool k_arg_dtype(const IrSchema *schema, RtValue *args, guint i, bool *has, IrDtype *out,
                  GError **error);
-bool k_dtype_from_scalar_type(gint64 code, IrDtype *out);
 
 /* Wraps dim into [0, ndim) (0-dim tensors accept -1 and 0, as PyTorch's "scalar" rule);
  * PyTorch's "Dimension out of range" error otherwise. */
@@ -74,7 +73,6 @@ bool k_sum_args(const IrSchema *schema, RtValue *args, const RtTensor *self, KSu
 /* ---- dtypes ---- */
 
 bool k_dtype_is_float(IrDtype d);
-bool k_dtype_is_int(IrDtype d); /* int64 (bool excluded) */
 /* Category order bool < integral < floating. */
 int k_dtype_category(IrDtype d);
 /* Pairwise promotion (PyTorch's promoteTypes restricted to our dtypes); K_DTYPE_NONE is the

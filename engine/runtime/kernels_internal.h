@@ -68,8 +68,6 @@ void k_iter_init(KIter *it, int ndim, const int64_t *sizes);
 void k_iter_add_tensor(KIter *it, const RtTensor *t);
 /* Adds one element that every position reads (stride 0 everywhere). */
 void k_iter_add_broadcast_scalar(KIter *it, void *element, size_t elsize);
-/* Adds an operand with explicit strides (ndim entries, elements). */
-void k_iter_add_strided(KIter *it, void *base, size_t elsize, const int64_t *strides);
 /* Runs loop over every position: dims are coalesced where every operand allows, so a
  * contiguous same-shape case is one call with unit strides. */
 void k_iter_run(KIter *it, KInnerLoop loop, void *ctx);

@@ -18,12 +18,13 @@ void rt_memory_budget_set(guint64 bytes) {
   atomic_store(&budget_bytes, bytes);
 }
 
-guint64 rt_memory_budget(void) {
+static guint64 rt_memory_budget(void) {
   guint64 bytes = atomic_load(&budget_bytes);
   return bytes ? bytes : default_budget();
 }
 
-guint64 rt_memory_in_use(void) {
+/* Bytes of host storage alive now. */
+static guint64 rt_memory_in_use(void) {
   int64_t n = atomic_load(&in_use_bytes);
   return n > 0 ? (guint64)n : 0;
 }

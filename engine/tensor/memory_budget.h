@@ -17,9 +17,6 @@
 
 /* Sets the budget in bytes; 0 restores the default. */
 void rt_memory_budget_set(guint64 bytes);
-guint64 rt_memory_budget(void);
-/* Bytes of host storage alive now. */
-guint64 rt_memory_in_use(void);
 /* Called by the storage allocator only. */
 void rt_memory_note_alloc(size_t nbytes);
 void rt_memory_note_free(size_t nbytes);
