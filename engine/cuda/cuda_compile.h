@@ -10,8 +10,8 @@
 #ifndef JITSCOPE_CUDA_COMPILE_H
 #define JITSCOPE_CUDA_COMPILE_H
 
-#include "fuser/cuda_codegen.h"
 #include "cuda/cuda_loader.h"
+#include "fuser/cuda_codegen.h"
 
 typedef struct {
   bool ok;

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "exec/executor.h"
 #include "cuda/cuda_ops.h"
+#include "exec/executor.h"
 #include "fuser/fuser.h"
 #include "fuser/pointwise_expr.h"
 #include "ir/ops.h"
