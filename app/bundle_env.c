@@ -7,8 +7,8 @@
 #include "jitscope-config.h"
 
 #if defined(__has_include)
-#if __has_include("fuser/cuda_loader.h")
-#include "fuser/cuda_loader.h"
+#if __has_include("cuda/cuda_loader.h")
+#include "cuda/cuda_loader.h"
 #define BUNDLE_HAVE_CUDA_LOADER 1
 #endif
 #endif

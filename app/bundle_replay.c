@@ -7,18 +7,12 @@
 #include "bundle_diff.h"
 #include "bundle_manifest.h"
 #include "bundle_read.h"
+#include "exec/kernel_report.h"
 #include "ir/text.h"
 #include "ir/verify.h"
 #include "jitscope-config.h"
 #include "json_out.h"
 #include "runtime/npy.h"
-
-#if defined(__has_include)
-#if __has_include("fuser/cuda_report.h")
-#include "fuser/cuda_report.h"
-#define BUNDLE_HAVE_CUDA_REPORT 1
-#endif
-#endif
 
 /* ---- the report ---- */
 
@@ -421,10 +415,9 @@ static bool compare_kernels(AppBundleReplay *r, AppBundleManifest *m, ExecSessio
   guint n = json_array_get_length(kernels);
   GHashTable *sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   bool have_sources = false;
-#ifdef BUNDLE_HAVE_CUDA_REPORT
   if (n) {
     GError *local = NULL;
-    GPtrArray *reports = cuda_report_session(session, false, NULL, &local);
+    GPtrArray *reports = exec_session_kernel_reports(session, false, NULL, &local);
     if (reports) {
       have_sources = true;
       for (guint i = 0; i < reports->len; i++) {
@@ -437,9 +430,6 @@ static bool compare_kernels(AppBundleReplay *r, AppBundleManifest *m, ExecSessio
     }
     g_clear_error(&local);
   }
-#else
-  (void)session;
-#endif
   bool ok = true;
   for (guint i = 0; i < n && ok; i++) {
     char where[32];

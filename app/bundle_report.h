@@ -32,7 +32,7 @@ typedef struct {
 
 typedef struct {
   guint plan_index;
-  char *plan;   /* as cuda_report names it */
+  char *plan;   /* as exec_session_kernel_reports names it */
   char *group;
   char *kernel; /* NULL when generation failed */
   char *file;   /* NULL when generation failed */

@@ -6,19 +6,13 @@
 #include "bundle_fs.h"
 #include "bundle_report.h"
 #include "cli.h"
+#include "exec/kernel_report.h"
 #include "graphviz_dot.h"
 #include "ir/text.h"
 #include "ir/verify.h"
 #include "json_out.h"
 #include "runtime/device.h"
 #include "runtime/npy.h"
-
-#if defined(__has_include)
-#if __has_include("fuser/cuda_report.h")
-#include "fuser/cuda_report.h"
-#define BUNDLE_HAVE_CUDA_REPORT 1
-#endif
-#endif
 
 /* ---- the model ---- */
 
@@ -276,10 +270,9 @@ static bool write_plans(AppBundleWriter *w, AppBundleModel *m, const ExecSession
 
 static bool collect_and_write_kernels(AppBundleWriter *w, AppBundleModel *m,
                                       ExecSession *session, GError **error) {
-#ifdef BUNDLE_HAVE_CUDA_REPORT
   m->kernels_probed = true;
   GError *local = NULL;
-  GPtrArray *reports = cuda_report_session(session, false, NULL, &local);
+  GPtrArray *reports = exec_session_kernel_reports(session, false, NULL, &local);
   if (reports == NULL) {
     g_ptr_array_add(m->notes, g_strdup_printf("CUDA sources were not generated: %s",
                                               local->message));
@@ -305,13 +298,6 @@ static bool collect_and_write_kernels(AppBundleWriter *w, AppBundleModel *m,
   }
   g_ptr_array_free(reports, TRUE);
   return ok;
-#else
-  (void)w;
-  (void)m;
-  (void)session;
-  (void)error;
-  return true;
-#endif
 }
 
 /* ---- manifest.json ---- */

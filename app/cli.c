@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fuser/cuda_loader.h"
+#include "cuda/cuda_loader.h"
 #include "ir/text.h"
 #include "jitscope-config.h"
 #include "run_limits.h"

@@ -5,8 +5,8 @@
 
 #include "cli.h"
 #include "cli_program.h"
-#include "fuser/cuda_compile.h"
-#include "fuser/cuda_report.h"
+#include "cuda/cuda_compile.h"
+#include "exec/kernel_report.h"
 #include "json_out.h"
 #include "program_run.h"
 
@@ -172,7 +172,7 @@ int cmd_kernels_main(int argc, char **argv) {
                                            cs->nvrtc.error));
   else if (!(resolved = cuda_compile_resolve_arch(arch, &error)))
     goto out;
-  if (!(reports = cuda_report_session(session, true, resolved, &error)))
+  if (!(reports = exec_session_kernel_reports(session, true, resolved, &error)))
     goto out;
   /* With cuda inputs, the CPU run's own forward plans are not what was asked for. */
   for (guint i = reports->len; cuda && i > 0; i--) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "fuser/cuda_ops.h"
+#include "cuda/cuda_ops.h"
 #include "runtime/device.h"
 
 static char *input_name(const IrGraph *graph, guint index) {

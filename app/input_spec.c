@@ -8,8 +8,8 @@
 
 #include "cli.h"
 #include "ir/text.h"
-#include "runtime/memory_budget.h"
 #include "runtime/npy.h"
+#include "tensor/memory_budget.h"
 
 static void spec_error(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
 static void spec_error(GError **error, const char *format, ...) {

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "runtime/memory_budget.h"
 #include "runtime/run_control.h"
+#include "tensor/memory_budget.h"
 
 static char *max_memory_text;
 static guint64 max_steps_value;

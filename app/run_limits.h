@@ -1,5 +1,5 @@
 /* The limits of every command that runs a program: `--max-memory SIZE` (the host memory
- * budget, runtime/memory_budget.h) and `--max-steps N` (the iterations one loop may run,
+ * budget, tensor/memory_budget.h) and `--max-steps N` (the iterations one loop may run,
  * runtime/run_control.h), and the handling of SIGINT and SIGTERM, which cancel the run
  * between nodes (runtime/run_control.h) so that the command ends cleanly (temporary files
  * removed) with status 128 + the signal's number.

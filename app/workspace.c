@@ -335,8 +335,8 @@ static void collect_run_state(ExecSession *session, GHashTable *plan_map) {
       continue;
     wp->last_inputs = app_workspace_values_copy(plan->last_inputs);
     g_free(wp->fuser_summary);
-    wp->fuser_summary = fuser_plan_records_describe(plan);
-    GHashTable *records = fuser_plan_records(plan);
+    wp->fuser_summary = fuser_plan_records_describe(plan->fuser);
+    GHashTable *records = fuser_plan_records(plan->fuser);
     if (!records)
       continue;
     GHashTableIter iter;

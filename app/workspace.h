@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 
+#include "cuda/cuda_report.h"
 #include "exec/executor.h"
 #include "ir/ir.h"
 
@@ -212,23 +213,11 @@ char *app_workspace_describe_value(const IrValue *value, const char *id);
 GArray *app_workspace_values_copy(const GArray *values);
 void app_workspace_values_free(GArray *values);
 
-/* What the CUDA side makes of a FusionGroup node: the generated source (cuda_codegen, for the
- * layout a group has with contiguous inputs of the map size, as `jitscope kernels`), and when
- * nvrtc loads its compilation (log, PTX size, time); otherwise why it was not compiled. */
-typedef struct {
-  char *kernel_name;   /* NULL when generation failed */
-  char *source;        /* NULL when generation failed */
-  char *codegen_error; /* why generation failed */
-  bool compiled_attempted;
-  bool compiled;
-  char *arch;
-  char *log;           /* nvrtc's log, or why nvrtc did not run */
-  gsize ptx_bytes;
-  double compile_ms;
-} AppWorkspaceKernel;
-/* `compile`: run nvrtc where it loads. Never fails: reasons are in the fields. */
-AppWorkspaceKernel *app_workspace_group_kernel(const IrNode *group, bool compile);
-void app_workspace_kernel_free(AppWorkspaceKernel *kernel);
+/* What the CUDA side makes of a FusionGroup node (cuda_report_group, as `jitscope kernels`).
+ * `compile`: run nvrtc where it loads. When nvrtc did not run, `log` says why in a line of its
+ * own ("not compiled: ..."). Never fails: reasons are in the fields; free with
+ * cuda_kernel_report_free. */
+CudaKernelReport *app_workspace_group_kernel(const IrNode *group, bool compile);
 /* The fuser record of the group with this origin, or NULL (the group never ran). */
 const AppWorkspaceFuserRecord *app_workspace_fuser_record(const AppWorkspacePlan *plan,
                                                           guint64 origin);

@@ -3,10 +3,8 @@
 
 #include <string.h>
 
-#include "fuser/cuda_codegen.h"
-#include "fuser/cuda_compile.h"
-#include "fuser/cuda_launch.h"
-#include "fuser/cuda_loader.h"
+#include "cuda/cuda_compile.h"
+#include "cuda/cuda_loader.h"
 #include "fuser/fuser.h"
 #include "ir/text.h"
 #include "runtime/interpreter.h"
@@ -357,24 +355,7 @@ char *app_workspace_value_values(const IrGraph *graph, const IrValue *value, GAr
 
 /* ---- CUDA kernels of a group ---- */
 
-AppWorkspaceKernel *app_workspace_group_kernel(const IrNode *group, bool compile) {
-  AppWorkspaceKernel *k = g_new0(AppWorkspaceKernel, 1);
-  const IrGraph *kg = ir_node_attr(group, IR_ATTR_SUBGRAPH) ? ir_node_attr_g(group, IR_ATTR_SUBGRAPH)
-                                                            : NULL;
-  if (group->kind != IR_PRIM_FUSION_GROUP || !kg) {
-    k->codegen_error = g_strdup("not a FusionGroup with a kernel graph");
-    k->log = g_strdup("");
-    return k;
-  }
-  guint n = cuda_codegen_n_tensor_inputs(kg);
-  guint n_out = ir_graph_outputs(kg)->len;
-  IrDtype *dtypes = g_new0(IrDtype, n + 1);
-  guint *in_nd = g_new0(guint, n + 1), *out_nd = g_new0(guint, n_out + 1);
-  for (guint i = 0; i < n; i++) {
-    const IrType *t = ((IrValue *)g_ptr_array_index(ir_graph_inputs(kg), i))->type;
-    dtypes[i] = t->has_dtype ? t->dtype : IR_DTYPE_FLOAT32;
-  }
-  cuda_group_assumed_ndims(kg, in_nd, out_nd);
+CudaKernelReport *app_workspace_group_kernel(const IrNode *group, bool compile) {
   const CudaStatus *status = cuda_loader_get();
   GError *error = NULL;
   char *arch = NULL;
@@ -388,57 +369,17 @@ AppWorkspaceKernel *app_workspace_group_kernel(const IrNode *group, bool compile
     why_not = g_strdup_printf("not compiled: %s", error->message);
     g_clear_error(&error);
   }
-  char *key = cuda_compile_signature_key(n, dtypes, in_nd, n_out, out_nd, arch ? arch : "-");
-  char *canonical = cuda_codegen_canonical_text(kg);
-  char *name = cuda_compile_kernel_name(canonical, key);
-  CudaKernelSource *source = cuda_codegen_kernel(kg, name, dtypes, in_nd, out_nd, &error);
-  if (!source) {
-    k->codegen_error = g_strdup(error->message);
-    g_clear_error(&error);
-    k->log = why_not ? why_not : g_strdup("");
-    why_not = NULL;
-  } else {
-    k->kernel_name = g_strdup(source->name);
-    k->source = g_strdup(source->source);
-    if (why_not) {
-      k->log = g_steal_pointer(&why_not);
-    } else {
-      CudaCompileResult *c = cuda_compile_ptx(source->source, source->name, arch, &error);
-      if (c) {
-        k->compiled_attempted = true;
-        k->compiled = c->ok;
-        k->arch = g_strdup(c->arch);
-        k->log = g_strdup(c->log);
-        k->ptx_bytes = c->ptx_bytes;
-        k->compile_ms = c->ms;
-        cuda_compile_result_free(c);
-      } else {
-        k->log = g_strdup_printf("not compiled: %s", error->message);
-        g_clear_error(&error);
-      }
-    }
-    kernel_source_free(source);
+  CudaKernelReport *k = cuda_report_group(group, arch);
+  if (!k->attempted) {
+    char *log = why_not   ? g_steal_pointer(&why_not)
+                : *k->log ? g_strdup_printf("not compiled: %s", k->log)
+                          : g_strdup("");
+    g_free(k->log);
+    k->log = log;
   }
   g_free(why_not);
-  g_free(name);
-  g_free(canonical);
-  g_free(key);
   g_free(arch);
-  g_free(dtypes);
-  g_free(in_nd);
-  g_free(out_nd);
   return k;
-}
-
-void app_workspace_kernel_free(AppWorkspaceKernel *k) {
-  if (!k)
-    return;
-  g_free(k->kernel_name);
-  g_free(k->source);
-  g_free(k->codegen_error);
-  g_free(k->arch);
-  g_free(k->log);
-  g_free(k);
 }
 
 /* ---- signatures ---- */

@@ -9,7 +9,7 @@
 
 #include "fuser/fuser.h"
 #include "ir/text.h"
-#include "runtime/host_allocator.h"
+#include "tensor/host_allocator.h"
 
 double bench_now_ms(void) { return (double)g_get_monotonic_time() / 1000.0; }
 

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "bench_common.h"
-#include "fuser/cuda_launch.h"
-#include "fuser/cuda_ops.h"
-#include "fuser/cuda_tensor.h"
+#include "cuda/cuda_launch.h"
+#include "cuda/cuda_ops.h"
+#include "cuda/cuda_tensor.h"
 #include "fuser/fuser.h"
 #include "runtime/device.h"
 

@@ -1,7 +1,7 @@
 /* The application (contract in jitscope-application.h). */
 #include "jitscope-application.h"
 
-#include "runtime/host_allocator.h"
+#include "tensor/host_allocator.h"
 
 /* Seconds between trims of tensor memory the window's runs left cached and did not reuse. */
 #define HOST_CACHE_TRIM_INTERVAL_S 10

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "fuser/cuda_loader.h"
+#include "cuda/cuda_loader.h"
 #include "graphviz_dot.h"
 
 typedef struct {
@@ -129,7 +129,7 @@ typedef struct {
   GArray *inputs;       /* referenced values */
   gboolean group;
   char *values, *values_error;
-  AppWorkspaceKernel *kernel;
+  CudaKernelReport *kernel;
 } Job;
 
 static void job_free(Job *job) {
@@ -138,7 +138,7 @@ static void job_free(Job *job) {
   app_workspace_values_free(job->inputs);
   g_free(job->values);
   g_free(job->values_error);
-  app_workspace_kernel_free(job->kernel);
+  cuda_kernel_report_free(job->kernel);
   g_free(job);
 }
 
@@ -157,17 +157,17 @@ static void job_run(GTask *task, gpointer source, gpointer data, GCancellable *c
   g_task_return_boolean(task, TRUE);
 }
 
-static char *kernel_text(const AppWorkspaceKernel *k) {
+static char *kernel_text(const CudaKernelReport *k) {
   GString *out = g_string_new(NULL);
-  if (k->codegen_error) {
-    g_string_append_printf(out, "no kernel generated: %s\n", k->codegen_error);
+  if (k->error) {
+    g_string_append_printf(out, "no kernel generated: %s\n", k->error);
     return g_string_free(out, FALSE);
   }
-  g_string_append_printf(out, "kernel %s\n", k->kernel_name);
-  if (k->compiled_attempted) {
+  g_string_append_printf(out, "kernel %s\n", k->kernel);
+  if (k->attempted) {
     g_string_append_printf(out, "nvrtc (%s): %s in %.1f ms, PTX %" G_GSIZE_FORMAT " bytes\n",
                            k->arch ? k->arch : "?", k->compiled ? "compiled" : "REJECTED",
-                           k->compile_ms, k->ptx_bytes);
+                           k->ms, k->ptx_bytes);
     g_string_append_printf(out, "nvrtc log: %s\n", *k->log ? k->log : "(empty)");
   } else {
     g_string_append_printf(out, "%s\n", k->log);
@@ -191,7 +191,7 @@ static void job_done(GObject *source, GAsyncResult *result, gpointer data) {
                   job->values ? job->values : job->values_error, job->values == NULL);
   if (job->kernel) {
     char *text = kernel_text(job->kernel);
-    replace_section(self, "GENERATED CUDA KERNEL", text, job->kernel->codegen_error != NULL);
+    replace_section(self, "GENERATED CUDA KERNEL", text, job->kernel->error != NULL);
     g_free(text);
   }
   render(self);

@@ -116,16 +116,16 @@ static void add_group(GListStore *store, const AppWorkspacePlan *plan, int index
                                  group->name, group->first_stage + 1);
   const AppWorkspaceStage *last = g_ptr_array_index(plan->stages, plan->stages->len - 1);
   const IrNode *node = app_workspace_find_origin(last->graph, group->origin);
-  AppWorkspaceKernel *kernel = node ? app_workspace_group_kernel(node, false) : NULL;
-  char *label = g_strdup_printf("kernel %s", kernel && kernel->kernel_name ? kernel->kernel_name
+  CudaKernelReport *kernel = node ? app_workspace_group_kernel(node, false) : NULL;
+  char *label = g_strdup_printf("kernel %s", kernel && kernel->kernel ? kernel->kernel
                                                                            : "(not generated)");
   PlanRow *k = plan_row_add(children_of(row), JITSCOPE_PLAN_ROW_KERNEL, label,
-                            kernel && kernel->codegen_error ? kernel->codegen_error
+                            kernel && kernel->error ? kernel->error
                                                             : "CUDA source in the inspector",
                             index, (int)plan->stages->len - 1);
   k->origin = group->origin;
   g_free(label);
-  app_workspace_kernel_free(kernel);
+  cuda_kernel_report_free(kernel);
 }
 
 static void add_plan(GListStore *store, const AppWorkspaceRun *run,

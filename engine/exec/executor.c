@@ -37,8 +37,7 @@ static void plan_free(gpointer p) {
   g_hash_table_destroy(plan->diff_states);
   if (plan->tape_formulas)
     g_hash_table_destroy(plan->tape_formulas);
-  if (plan->fuser_records)
-    g_hash_table_destroy(plan->fuser_records);
+  fuser_plan_state_free(plan->fuser);
   g_ptr_array_free(plan->stages, TRUE);
   ir_graph_free(plan->graph);
   g_free(plan->graph_name);
@@ -156,7 +155,7 @@ bool exec_plan_run_special(void *ctx, const IrNode *node, RtValue *inputs, guint
     return exec_diff_graph_run(plan, state, node, inputs, n_inputs, outputs, n_outputs, error);
   }
   /* Fusion groups: a device backend, else the Subgraph interpreted (fuser.h). */
-  return fuser_run_group(plan, node, inputs, n_inputs, outputs, n_outputs, error);
+  return fuser_run_group(plan->fuser, node, inputs, n_inputs, outputs, n_outputs, error);
 }
 
 bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_inputs,

@@ -12,6 +12,7 @@
 
 #include "autodiff/autodiff.h"
 #include "exec/argument_spec.h"
+#include "fuser/fuser.h"
 #include "runtime/interpreter.h"
 
 typedef enum { EXEC_PLAN_FORWARD, EXEC_PLAN_BACKWARD } ExecPlanKind;
@@ -51,7 +52,7 @@ struct ExecPlan {
   GHashTable *tape_formulas; /* const IrNode* -> eager tape formula cache (eager_tape.c) */
   GArray *last_inputs; /* of RtValue: the flattened inputs of the plan's latest run, kept
                           when the session records inputs (check, the workbench); else NULL */
-  GHashTable *fuser_records; /* const IrNode* (FusionGroup) -> FuserGroupRecord* (fuser.h) */
+  FuserPlanState *fuser; /* the fusion groups' records and backend caches (fuser.h), owned */
   struct ExecMemoryPlan *memory; /* the static memory plan for the spec's inputs
                                     (memory_plan.h), made with the code */
 };

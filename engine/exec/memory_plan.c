@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "passes/passes.h"
+#include "runtime/tensor_type.h"
 
 /* Schema ops whose result may share its input's storage (views, and ops that return their
  * input unchanged when nothing needs doing). */

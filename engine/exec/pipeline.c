@@ -221,6 +221,7 @@ ExecPlan *exec_pipeline_compile(ExecExecutor *executor, const IrGraph *source,
   plan->spec_text = exec_argument_spec_to_string(spec);
   plan->stages = g_ptr_array_new_with_free_func((GDestroyNotify)exec_stage_free);
   plan->diff_states = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, diff_state_free);
+  plan->fuser = fuser_plan_state_new();
   plan->graph = ir_graph_copy(source);
 
   ExecCompile c = {.plan = plan, .session = session, .spec = spec, .error = error};

@@ -10,8 +10,8 @@
 #include "fuser/cuda_codegen.h"
 #include "fuser/group_shapes.h"
 #include "fuser/kernel_expr.h"
-#include "runtime/memory_budget.h"
-#include "runtime/tensor.h"
+#include "tensor/memory_budget.h"
+#include "tensor/tensor.h"
 
 #define PARALLEL_MIN_NUMEL 65536
 
@@ -215,7 +215,7 @@ static void operand_view(const CpuKernelArg *a, RtValue *inputs, RtValue *output
   *data = (char *)rt_tensor_data(t) + offset * (int64_t)rt_dtype_size(t->dtype);
 }
 
-static bool c_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *group,
+static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNode *group,
                   RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
                   GError **error) {
   const IrGraph *kg = ir_node_attr_g(group, IR_ATTR_SUBGRAPH);
@@ -225,7 +225,7 @@ static bool c_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *gro
     return false;
   }
   bool owned = false;
-  char *canonical = fuser_group_cache(plan, group, backend, canonical_create, g_free, &owned, error);
+  char *canonical = fuser_group_cache(state, group, backend, canonical_create, g_free, &owned, error);
   IrDtype *dtypes = g_new0(IrDtype, n + 1);
   for (guint i = 0; i < n; i++)
     dtypes[i] = inputs[i].u.tensor->dtype;

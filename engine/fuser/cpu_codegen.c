@@ -6,7 +6,7 @@
 #include "fuser/kernel_expr.h"
 #include "ir/ops.h"
 #include "ir/scalar_expr.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 /* glibc's libmvec has vector variants of these (x86-64, glibc >= 2.35), float and double. */
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 static GMutex lock; /* everything below */
 static bool compiler_resolved;

@@ -15,7 +15,7 @@
 #include "fuser/pointwise_expr.h"
 #include "ir/ops.h"
 #include "runtime/interpreter.h"
-#include "runtime/memory_budget.h"
+#include "tensor/memory_budget.h"
 
 #define PARALLEL_MIN_NUMEL 32768
 #define MAX_OPERANDS 128
@@ -286,16 +286,44 @@ static bool slot_arg_strides(const Slot *sl, const int *stride, int *arg_strides
   return any != 0;
 }
 
+/* One slot's buffer of PW_BLOCK values: doubles, or floats when the loop computes in float
+ * (Loop.single). */
+static char *slot_block(char *buf, size_t width, guint slot) {
+  return buf + (gsize)slot * PW_BLOCK * width;
+}
+
+static double slot_get(const char *block, bool single, int64_t i) {
+  return single ? ((const float *)block)[i] : ((const double *)block)[i];
+}
+
+static void slot_put(char *block, bool single, int64_t i, double v) {
+  if (single)
+    ((float *)block)[i] = (float)v;
+  else
+    ((double *)block)[i] = v;
+}
+
+/* Elements [start, end) of the loop, a block at a time: loads into their slots, every node
+ * slot evaluated over the block in order, stores. In float (L->single) every value stays a
+ * float32, as the eager float32 kernels compute; otherwise values are doubles rounded to each
+ * node's dtype. */
 static void run_range(const Loop *L, int64_t start, int64_t end) {
   const CpuProgram *prog = L->prog;
   guint n_slots = prog->slots->len;
-  double *buf = g_new(double, (gsize)n_slots * PW_BLOCK);
+  const bool single = L->single;
+  const size_t width = single ? sizeof(float) : sizeof(double);
+  /* The dtype a slot's values already have: no rounding needed for it. */
+  const IrDtype native = single ? IR_DTYPE_FLOAT32 : IR_DTYPE_FLOAT64;
+  char *buf = g_malloc((gsize)n_slots * PW_BLOCK * width);
   int *stride = g_new0(int, n_slots);
   const Slot *slots = (const Slot *)prog->slots->data;
   for (guint s = 0; s < n_slots; s++)
     if (slots[s].kind == SLOT_CONST)
-      buf[(gsize)s * PW_BLOCK] = slots[s].value;
-  const double *args[PW_MAX_ARGS];
+      slot_put(slot_block(buf, width, s), single, 0, slots[s].value);
+  union {
+    const double *d[PW_MAX_ARGS];
+    const float *f[PW_MAX_ARGS];
+  } args;
   int arg_strides[PW_MAX_ARGS];
   int nd = L->ndim;
   for (int64_t idx = start; idx < end;) {
@@ -306,120 +334,70 @@ static void run_range(const Loop *L, int64_t start, int64_t end) {
       const char *p =
           element_at(L->load_base[k], L->load_strides[k], L->load_dtype[k], counter, nd);
       int64_t is = L->load_strides[k][nd - 1];
-      double *dst = buf + (gsize)L->load_slot[k] * PW_BLOCK;
+      char *dst = slot_block(buf, width, L->load_slot[k]);
+      stride[L->load_slot[k]] = is != 0;
       if (is == 0) {
-        dst[0] = load_one(p, L->load_dtype[k]);
-        stride[L->load_slot[k]] = 0;
+        slot_put(dst, single, 0, load_one(p, L->load_dtype[k]));
+      } else if (is == 1 && L->load_dtype[k] == IR_DTYPE_FLOAT32 && single) {
+        memcpy(dst, p, sizeof(float) * (size_t)n);
       } else if (is == 1 && L->load_dtype[k] == IR_DTYPE_FLOAT32) {
         const float *f = (const float *)p;
+        double *d = (double *)dst;
         for (int64_t i = 0; i < n; i++)
-          dst[i] = f[i];
-        stride[L->load_slot[k]] = 1;
+          d[i] = f[i];
       } else {
         for (int64_t i = 0; i < n; i++)
-          dst[i] = load_one(p + i * is * (int64_t)es, L->load_dtype[k]);
-        stride[L->load_slot[k]] = 1;
+          slot_put(dst, single, i, load_one(p + i * is * (int64_t)es, L->load_dtype[k]));
       }
     }
     for (guint s = 0; s < n_slots; s++) {
       const Slot *sl = &slots[s];
       if (sl->kind != SLOT_NODE)
         continue;
-      for (int a = 0, na = pw_expr_n_args(sl->expr); a < na; a++)
-        args[a] = buf + (gsize)sl->args[a] * PW_BLOCK;
+      for (int a = 0, na = pw_expr_n_args(sl->expr); a < na; a++) {
+        const char *arg = slot_block(buf, width, sl->args[a]);
+        if (single)
+          args.f[a] = (const float *)arg;
+        else
+          args.d[a] = (const double *)arg;
+      }
       bool any = slot_arg_strides(sl, stride, arg_strides);
       int m = any ? (int)n : 1;
-      double *out = buf + (gsize)s * PW_BLOCK;
-      pw_expr_eval_block(sl->expr, args, arg_strides, out, m);
-      if (sl->has_dtype && sl->dtype != IR_DTYPE_FLOAT64)
+      char *out = slot_block(buf, width, s);
+      if (single)
+        pw_expr_eval_block_f(sl->expr, args.f, arg_strides, (float *)out, m);
+      else
+        pw_expr_eval_block(sl->expr, args.d, arg_strides, (double *)out, m);
+      if (sl->has_dtype && sl->dtype != native)
         for (int i = 0; i < m; i++)
-          out[i] = round_to(out[i], sl->dtype);
+          slot_put(out, single, i, round_to(slot_get(out, single, i), sl->dtype));
       stride[s] = any ? 1 : 0;
     }
     for (int k = 0; k < L->n_stores; k++) {
       size_t es = rt_dtype_size(L->store_dtype[k]);
       char *p = element_at(L->store_base[k], L->store_strides[k], L->store_dtype[k], counter, nd);
       int64_t os = L->store_strides[k][nd - 1];
-      const double *src = buf + (gsize)L->store_slot[k] * PW_BLOCK;
+      const char *src = slot_block(buf, width, L->store_slot[k]);
       int ss = stride[L->store_slot[k]];
-      if (L->store_dtype[k] == IR_DTYPE_FLOAT32 && os == 1) {
+      if (L->store_dtype[k] == IR_DTYPE_FLOAT32 && os == 1 && single) {
+        const float *from = (const float *)src;
         float *f = (float *)p;
         for (int64_t i = 0; i < n; i++)
-          f[i] = (float)src[i * ss];
-      } else if (L->store_dtype[k] == IR_DTYPE_FLOAT64 && os == 1) {
+          f[i] = from[i * ss];
+      } else if (L->store_dtype[k] == IR_DTYPE_FLOAT32 && os == 1) {
+        const double *from = (const double *)src;
+        float *f = (float *)p;
+        for (int64_t i = 0; i < n; i++)
+          f[i] = (float)from[i * ss];
+      } else if (L->store_dtype[k] == IR_DTYPE_FLOAT64 && os == 1 && !single) {
+        const double *from = (const double *)src;
         double *f = (double *)p;
         for (int64_t i = 0; i < n; i++)
-          f[i] = src[i * ss];
+          f[i] = from[i * ss];
       } else {
         for (int64_t i = 0; i < n; i++)
-          rt_store_element(p + i * os * (int64_t)es, L->store_dtype[k], src[i * ss]);
-      }
-    }
-    idx += n;
-  }
-  g_free(stride);
-  g_free(buf);
-}
-
-/* run_range in float: every load, node and store is float32 or bool. */
-static void run_range_f(const Loop *L, int64_t start, int64_t end) {
-  const CpuProgram *prog = L->prog;
-  guint n_slots = prog->slots->len;
-  float *buf = g_new(float, (gsize)n_slots * PW_BLOCK);
-  int *stride = g_new0(int, n_slots);
-  const Slot *slots = (const Slot *)prog->slots->data;
-  for (guint s = 0; s < n_slots; s++)
-    if (slots[s].kind == SLOT_CONST)
-      buf[(gsize)s * PW_BLOCK] = (float)slots[s].value;
-  const float *args[PW_MAX_ARGS];
-  int arg_strides[PW_MAX_ARGS];
-  int nd = L->ndim;
-  for (int64_t idx = start; idx < end;) {
-    int64_t counter[RT_MAX_DIMS];
-    int64_t n = block_at(L, idx, end, counter);
-    for (int k = 0; k < L->n_loads; k++) {
-      size_t es = rt_dtype_size(L->load_dtype[k]);
-      const char *p =
-          element_at(L->load_base[k], L->load_strides[k], L->load_dtype[k], counter, nd);
-      int64_t is = L->load_strides[k][nd - 1];
-      float *dst = buf + (gsize)L->load_slot[k] * PW_BLOCK;
-      stride[L->load_slot[k]] = is != 0;
-      if (is == 0)
-        dst[0] = (float)load_one(p, L->load_dtype[k]);
-      else if (is == 1 && L->load_dtype[k] == IR_DTYPE_FLOAT32)
-        memcpy(dst, p, sizeof(float) * (size_t)n);
-      else
-        for (int64_t i = 0; i < n; i++)
-          dst[i] = (float)load_one(p + i * is * (int64_t)es, L->load_dtype[k]);
-    }
-    for (guint s = 0; s < n_slots; s++) {
-      const Slot *sl = &slots[s];
-      if (sl->kind != SLOT_NODE)
-        continue;
-      for (int a = 0, na = pw_expr_n_args(sl->expr); a < na; a++)
-        args[a] = buf + (gsize)sl->args[a] * PW_BLOCK;
-      bool any = slot_arg_strides(sl, stride, arg_strides);
-      int m = any ? (int)n : 1;
-      float *out = buf + (gsize)s * PW_BLOCK;
-      pw_expr_eval_block_f(sl->expr, args, arg_strides, out, m);
-      if (sl->dtype == IR_DTYPE_BOOL)
-        for (int i = 0; i < m; i++)
-          out[i] = out[i] != 0;
-      stride[s] = any ? 1 : 0;
-    }
-    for (int k = 0; k < L->n_stores; k++) {
-      size_t es = rt_dtype_size(L->store_dtype[k]);
-      char *p = element_at(L->store_base[k], L->store_strides[k], L->store_dtype[k], counter, nd);
-      int64_t os = L->store_strides[k][nd - 1];
-      const float *src = buf + (gsize)L->store_slot[k] * PW_BLOCK;
-      int ss = stride[L->store_slot[k]];
-      if (L->store_dtype[k] == IR_DTYPE_FLOAT32 && os == 1) {
-        float *f = (float *)p;
-        for (int64_t i = 0; i < n; i++)
-          f[i] = src[i * ss];
-      } else {
-        for (int64_t i = 0; i < n; i++)
-          rt_store_element(p + i * os * (int64_t)es, L->store_dtype[k], src[i * ss]);
+          rt_store_element(p + i * os * (int64_t)es, L->store_dtype[k],
+                           slot_get(src, single, i * ss));
       }
     }
     idx += n;
@@ -448,15 +426,8 @@ static bool loop_is_single(const Loop *L) {
   return any_float;
 }
 
-static void run_loop(const Loop *L, int64_t start, int64_t end) {
-  if (L->single)
-    run_range_f(L, start, end);
-  else
-    run_range(L, start, end);
-}
-
 static void run_loop_part(gpointer loop, int64_t start, int64_t end) {
-  run_loop(loop, start, end);
+  run_range(loop, start, end);
 }
 
 /* Right-aligned strides of a view (sizes/strides) broadcast to the map shape. */
@@ -690,11 +661,11 @@ static bool cpu_can_run(const FuserBackend *backend, const IrNode *group, const 
   return true;
 }
 
-static bool cpu_run(const FuserBackend *backend, ExecPlan *plan, const IrNode *group,
+static bool cpu_run(const FuserBackend *backend, FuserPlanState *state, const IrNode *group,
                     RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
                     GError **error) {
   bool owned = false;
-  CpuProgram *prog = fuser_group_cache(plan, group, backend, program_create, program_free, &owned, error);
+  CpuProgram *prog = fuser_group_cache(state, group, backend, program_create, program_free, &owned, error);
   if (!prog)
     return false;
   bool ok = program_run(prog, inputs, n_inputs, outputs, n_outputs, error) &&

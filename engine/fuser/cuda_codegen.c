@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuser/cuda_loader.h"
+#include "fuser/cuda_error.h"
 #include "fuser/kernel_expr.h"
 #include "ir/ops.h"
 #include "runtime/scalar_math_source.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
+
+G_DEFINE_QUARK(jitscope-cuda-error-quark, jitscope_cuda_error)
 
 /* The analysis and expression expansion are shared with the C backend (kernel_expr.h). */
 typedef KernelValue VInfo;

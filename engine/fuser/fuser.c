@@ -61,32 +61,48 @@ static char *group_name(const IrNode *group) {
   return g_strdup_printf("FusionGroup_%u", index);
 }
 
+struct FuserPlanState {
+  GHashTable *groups; /* const IrNode* -> GroupState*; NULL until a group runs */
+};
+
+FuserPlanState *fuser_plan_state_new(void) { return g_new0(FuserPlanState, 1); }
+
+void fuser_plan_state_free(FuserPlanState *state) {
+  if (!state)
+    return;
+  if (state->groups)
+    g_hash_table_destroy(state->groups);
+  g_free(state);
+}
+
 /* Call with state_lock held. */
-static GroupState *state_for(ExecPlan *plan, const IrNode *group) {
-  if (!plan->fuser_records)
-    plan->fuser_records = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_state_free);
-  GroupState *s = g_hash_table_lookup(plan->fuser_records, group);
+static GroupState *state_for(FuserPlanState *state, const IrNode *group) {
+  if (!state->groups)
+    state->groups = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_state_free);
+  GroupState *s = g_hash_table_lookup(state->groups, group);
   if (!s) {
     s = g_new0(GroupState, 1);
     s->record.group_name = group_name(group);
     s->cache = g_hash_table_new(g_direct_hash, g_direct_equal);
     s->cache_free = g_hash_table_new(g_direct_hash, g_direct_equal);
-    g_hash_table_insert(plan->fuser_records, (gpointer)group, s);
+    g_hash_table_insert(state->groups, (gpointer)group, s);
   }
   return s;
 }
 
-GHashTable *fuser_plan_records(ExecPlan *plan) { return plan->fuser_records; }
+GHashTable *fuser_plan_records(const FuserPlanState *state) {
+  return state ? state->groups : NULL;
+}
 
 static gint compare_lines(gconstpointer a, gconstpointer b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char *fuser_plan_records_describe(ExecPlan *plan) {
+char *fuser_plan_records_describe(const FuserPlanState *state) {
   GString *out = g_string_new(NULL);
-  if (!plan->fuser_records)
+  if (!fuser_plan_records(state))
     return g_string_free(out, FALSE);
-  GList *values = g_hash_table_get_values(plan->fuser_records);
+  GList *values = g_hash_table_get_values(state->groups);
   GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
   for (GList *l = values; l; l = l->next) {
     FuserGroupRecord *r = l->data;
@@ -104,16 +120,16 @@ char *fuser_plan_records_describe(ExecPlan *plan) {
   return g_string_free(out, FALSE);
 }
 
-void *fuser_group_cache(ExecPlan *plan, const IrNode *group, const FuserBackend *backend,
+void *fuser_group_cache(FuserPlanState *state, const IrNode *group, const FuserBackend *backend,
                         FuserCacheCreate create, GDestroyNotify destroy, bool *owned,
                         GError **error) {
   *owned = false;
-  if (!plan) {
+  if (!state) {
     *owned = true;
     return create(group, error);
   }
   g_mutex_lock(&state_lock);
-  GroupState *s = state_for(plan, group);
+  GroupState *s = state_for(state, group);
   void *obj = g_hash_table_lookup(s->cache, backend);
   if (!obj) {
     obj = create(group, error);
@@ -196,12 +212,12 @@ static bool interpret_group(const IrNode *group, RtValue *inputs, guint n, RtVal
   return true;
 }
 
-static void record(ExecPlan *plan, const IrNode *group, const char *backend, const char *why,
-                   double ms) {
-  if (!plan)
+static void record(FuserPlanState *state, const IrNode *group, const char *backend,
+                   const char *why, double ms) {
+  if (!state)
     return;
   g_mutex_lock(&state_lock);
-  GroupState *s = state_for(plan, group);
+  GroupState *s = state_for(state, group);
   g_free(s->record.backend);
   g_free(s->record.fallback_reason);
   s->record.backend = g_strdup(backend);
@@ -211,7 +227,7 @@ static void record(ExecPlan *plan, const IrNode *group, const char *backend, con
   g_mutex_unlock(&state_lock);
 }
 
-bool fuser_run_group(ExecPlan *plan, const IrNode *group, RtValue *inputs, guint n,
+bool fuser_run_group(FuserPlanState *state, const IrNode *group, RtValue *inputs, guint n,
                      RtValue *outputs, guint n_out, GError **error) {
   gint64 started = g_get_monotonic_time();
   GPtrArray *backends = g_ptr_array_new();
@@ -235,9 +251,9 @@ bool fuser_run_group(ExecPlan *plan, const IrNode *group, RtValue *inputs, guint
     GError *local = NULL;
     for (guint i = 0; i < n_out; i++)
       outputs[i] = rt_none();
-    if (backend->run(backend, plan, group, inputs, n, outputs, n_out, &local)) {
+    if (backend->run(backend, state, group, inputs, n, outputs, n_out, &local)) {
       ok = true;
-      record(plan, group, backend->name, why->str,
+      record(state, group, backend->name, why->str,
              (double)(g_get_monotonic_time() - started) / 1000.0);
       break;
     }
@@ -252,7 +268,7 @@ bool fuser_run_group(ExecPlan *plan, const IrNode *group, RtValue *inputs, guint
   if (!ok) {
     ok = interpret_group(group, inputs, n, outputs, n_out, error);
     if (ok)
-      record(plan, group, "interpreter", why->str,
+      record(state, group, "interpreter", why->str,
              (double)(g_get_monotonic_time() - started) / 1000.0);
   }
   g_string_free(why, TRUE);

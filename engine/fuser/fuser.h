@@ -29,15 +29,21 @@
  * inputs (CUDA backends for device tensors; for host tensors the C backend "cpu-c", compiled
  * by the system compiler, then the CPU fused loop "cpu"); when none
  * does, or a backend fails, it interprets the Subgraph and records why. What ran is recorded
- * per group node in the plan (fuser_plan_records). */
+ * per group node in the plan's FuserPlanState (fuser_plan_records). */
 #ifndef JITSCOPE_FUSER_FUSER_H
 #define JITSCOPE_FUSER_FUSER_H
 
-#include "exec/executor.h"
 #include "ir/ir.h"
 #include "runtime/value.h"
 
 #define FUSER_ATTR_SUM_TO_SIZE "sum_to_size_inputs"
+
+/* What the fuser keeps for one plan: per FusionGroup node the record of what ran and the
+ * backends' cached objects. The executor's plan owns one (ExecPlan.fuser); the fuser knows
+ * nothing of plans. Everywhere below, a NULL state records and caches nothing. */
+typedef struct FuserPlanState FuserPlanState;
+FuserPlanState *fuser_plan_state_new(void);
+void fuser_plan_state_free(FuserPlanState *state);
 
 /* A device backend. `can_run` returns false and sets *why (a static or g_strdup-ed string the
  * caller frees with g_free when `*why_owned`) when the backend does not take these inputs;
@@ -47,7 +53,7 @@ typedef struct FuserBackend {
   const char *name; /* "cpu", "cuda" */
   bool (*can_run)(const struct FuserBackend *backend, const IrNode *group,
                   const RtValue *inputs, guint n_inputs, char **why);
-  bool (*run)(const struct FuserBackend *backend, ExecPlan *plan, const IrNode *group,
+  bool (*run)(const struct FuserBackend *backend, FuserPlanState *state, const IrNode *group,
               RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
               GError **error);
   void *data; /* the backend's own state */
@@ -67,22 +73,21 @@ typedef struct {
   double last_ms;
 } FuserGroupRecord;
 
-/* The records of a plan (plan->fuser_records): const IrNode* (a FusionGroup node of
- * plan->graph) -> FuserGroupRecord*, created on first use, freed with the plan. Returns NULL
- * when no group of the plan ran yet. */
-GHashTable *fuser_plan_records(ExecPlan *plan);
+/* The records of a plan: const IrNode* (a FusionGroup node of the plan's graph) ->
+ * FuserGroupRecord*, freed with the state. Returns NULL when no group of the plan ran yet. */
+GHashTable *fuser_plan_records(const FuserPlanState *state);
 /* Human readable lines "FusionGroup_0: cpu (3 runs, 0.12 ms)" for every group run. */
-char *fuser_plan_records_describe(ExecPlan *plan);
+char *fuser_plan_records_describe(const FuserPlanState *state);
 
 /* Runs a FusionGroup node: inputs borrowed, outputs new references. */
-bool fuser_run_group(ExecPlan *plan, const IrNode *group, RtValue *inputs, guint n,
+bool fuser_run_group(FuserPlanState *state, const IrNode *group, RtValue *inputs, guint n,
                      RtValue *outputs, guint n_out, GError **error);
 
 /* Per plan, group and backend, one object (a compiled program, a loaded kernel): made by
- * `create` on first use, freed by `destroy` with the plan. With plan NULL nothing is cached:
+ * `create` on first use, freed by `destroy` with the state. With state NULL nothing is cached:
  * returns a new object the caller frees with `destroy` (*owned set to true). */
 typedef void *(*FuserCacheCreate)(const IrNode *group, GError **error);
-void *fuser_group_cache(ExecPlan *plan, const IrNode *group, const FuserBackend *backend,
+void *fuser_group_cache(FuserPlanState *state, const IrNode *group, const FuserBackend *backend,
                         FuserCacheCreate create, GDestroyNotify destroy, bool *owned,
                         GError **error);
 

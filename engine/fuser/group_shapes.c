@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "fuser/kernel_expr.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 bool fuser_shape_broadcast_into(FuserShape *acc, const FuserShape *s, GError **error) {
   FuserShape out;

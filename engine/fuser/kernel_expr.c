@@ -8,7 +8,7 @@
 
 #include "ir/ops.h"
 #include "ir/scalar_expr.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 bool kernel_analysis_fail(KernelAnalysis *ka, const char *format, ...) {
   va_list ap;
@@ -51,7 +51,7 @@ static KernelValue *new_tensor(KernelAnalysis *ka, const IrValue *v, IrDtype dty
   return i;
 }
 
-bool kernel_dtype_is_float(IrDtype d) {
+static bool kernel_dtype_is_float(IrDtype d) {
   return d == IR_DTYPE_FLOAT32 || d == IR_DTYPE_FLOAT64 || d == IR_DTYPE_FLOAT16;
 }
 

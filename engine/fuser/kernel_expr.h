@@ -72,7 +72,6 @@ bool kernel_expand_expression(KernelAnalysis *ka, const IrNode *n, IrDtype opera
 /* The type a value of `dtype` is held in while computing: "double" (float64), "long long"
  * (int64), "bool", else "float". */
 const char *kernel_compute_spelling(IrDtype dtype);
-bool kernel_dtype_is_float(IrDtype dtype);
 /* "0.5f" for float32/float16, "0.5" for float64, "INFINITY", "(-INFINITY)", "NAN". */
 char *kernel_float_literal(double v, IrDtype dtype);
 

@@ -1,11 +1,12 @@
 /* Node attributes: a small array of named, typed values. Nodes own graphs and strings, hold
  * a reference on tensors, and copy arrays. */
 #include "ir/ir-internal.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 #include <string.h>
 
-void
+/* Frees the heap parts of one attribute. */
+static void
 ir_internal_attr_clear(IrAttr *a)
 {
   switch (a->kind) {

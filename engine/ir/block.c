@@ -23,7 +23,8 @@ ir_internal_block_new(IrGraph *graph, IrNode *owning_node)
   return b;
 }
 
-void
+/* Destroys every node of the block (reverse order) and drops the block outputs' uses. */
+static void
 ir_internal_block_clear(IrBlock *block)
 {
   ir_node_remove_all_inputs(block->ret);

@@ -20,14 +20,11 @@ IrValue *ir_internal_value_new(IrGraph *graph, IrNode *node, guint offset, const
  * the following node when it was this one. */
 void ir_internal_node_unlink(IrNode *node);
 IrBlock *ir_internal_block_new(IrGraph *graph, IrNode *owning_node);
-/* Destroys every node of the block (reverse order) and drops the block outputs' uses. */
-void ir_internal_block_clear(IrBlock *block);
 /* Drops the value's debug name from the graph's name table. */
 void ir_internal_value_forget_name(IrValue *value);
 /* Stores `name` (already unique in the graph) without the renaming rule: for copies. */
 void ir_internal_value_set_unique_name(IrValue *value, const char *name);
-/* Frees the heap parts of one attribute / all of a node's attributes. */
-void ir_internal_attr_clear(IrAttr *attr);
+/* Frees the heap parts of all of a node's attributes. */
 void ir_internal_node_free_attrs(IrNode *node);
 
 #endif

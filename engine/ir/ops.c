@@ -106,7 +106,8 @@ ir_op_def_dtype_rule(const IrOpDef *def)
   return IR_DTYPE_RULE_PROMOTE;
 }
 
-bool
+/* Is the node a pointwise op (a schema whose row has an expression)? */
+static bool
 ir_node_is_pointwise(const IrNode *node)
 {
   return node->schema && ir_ops_def(node->schema->index)->pointwise != NULL;

@@ -54,8 +54,6 @@ const IrOpDef *ir_ops_def(guint index);
 const IrSchema *const *ir_ops_overloads(IrOpKind kind, guint *n);
 /* The row of a resolved node, NULL for nodes without a schema. */
 const IrOpDef *ir_node_op_def(const IrNode *node);
-/* Is the node a pointwise op (a schema whose row has an expression)? */
-bool ir_node_is_pointwise(const IrNode *node);
 /* Is the node pointwise with the PW_FUSIBLE flag? */
 bool ir_node_is_fusible(const IrNode *node);
 

@@ -15,7 +15,7 @@
 
 #include "ir/text.h"
 #include "ir/text_lexer.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 typedef enum { SC_INT, SC_FLOAT, SC_STRING } ScalarKind;
 

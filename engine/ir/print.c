@@ -17,9 +17,11 @@
 
 #include "ir/text.h"
 #include "ir/text_lexer.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
-void
+/* PyTorch's IValue repr of a double ("1.", "0.5", "1.0000000000000001e-05", "inf",
+ * "nan"). */
+static void
 text_format_double(GString *out, double d)
 {
   if (isnan(d)) {
@@ -42,7 +44,8 @@ text_format_double(GString *out, double d)
   g_string_append(out, buf);
 }
 
-void
+/* c10::printQuotedString: double quotes, C escapes, other bytes outside 0x20..0x7e as \ooo. */
+static void
 text_format_quoted(GString *out, const char *s)
 {
   g_string_append_c(out, '"');
@@ -290,27 +293,6 @@ print_nodes(GString *out, const IrBlock *block, int level, GPtrArray *groups, bo
       f->cur = node->next;
   }
   g_array_free(stack, TRUE);
-}
-
-void
-ir_node_print(GString *out, const IrNode *node, int level)
-{
-  print_node_line(out, node, level, NULL, true);
-  g_string_append_c(out, '\n');
-  if (ir_n_blocks(node) == 0)
-    return;
-  for (guint i = 0; i < ir_n_blocks(node); i++) {
-    const IrBlock *b = ir_block(node, i);
-    indent(out, level + 1);
-    g_string_append_printf(out, "block%u(", i);
-    print_typed_values(out, ir_block_inputs(b), ", ");
-    g_string_append(out, "):\n");
-    print_nodes(out, b, level + 2, NULL, true);
-    indent(out, level + 2);
-    g_string_append(out, "-> (");
-    print_value_refs(out, ir_block_outputs(b));
-    g_string_append(out, ")\n");
-  }
 }
 
 /* `graph(...):`, the nodes and the return line; the subgraph nodes met go to `groups`. */

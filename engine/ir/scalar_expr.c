@@ -52,8 +52,6 @@ static const PwFunction functions[] = {
 #undef MATH
 };
 
-guint pw_function_count(void) { return G_N_ELEMENTS(functions); }
-
 const PwFunction *pw_function(int index) {
   if (index < 0 || (guint)index >= G_N_ELEMENTS(functions))
     g_error("scalar expression invariant: function %d out of range", index);

@@ -30,7 +30,6 @@ typedef struct {
   int arity;
   bool vector;
 } PwFunction;
-guint pw_function_count(void);
 const PwFunction *pw_function(int index);
 /* Index of the function spelt by name[0..len), or -1. */
 int pw_function_lookup(const char *name, gsize len);

@@ -19,7 +19,6 @@ typedef struct {
 /* Whole graph, subgraph attributes dumped as `with prim::X_N = graph(...)` trailers. */
 void ir_graph_print(GString *out, const IrGraph *graph, const IrPrintOptions *options);
 char *ir_graph_to_string(const IrGraph *graph); /* default options */
-void ir_node_print(GString *out, const IrNode *node, int indent);
 /* The node's own line only (no blocks, no newline, subgraphs as Subgraph=<Graph>): what
  * verifier messages and inspectors show. */
 void ir_node_print_line(GString *out, const IrNode *node);

@@ -100,10 +100,4 @@ const IrType *text_parse_type(Lexer *lx, int depth, GError **error);
  * the order written. A repeated name is an error. */
 bool text_parse_attrs(Lexer *lx, IrNode *node, GError **error);
 
-/* Shared by the printer and tests: PyTorch's IValue repr of a double ("1.", "0.5",
- * "1.0000000000000001e-05", "inf", "nan"). */
-void text_format_double(GString *out, double d);
-/* c10::printQuotedString: double quotes, C escapes, other bytes outside 0x20..0x7e as \ooo. */
-void text_format_quoted(GString *out, const char *s);
-
 #endif

@@ -8,16 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum {
-  IR_DTYPE_FLOAT32,
-  IR_DTYPE_FLOAT64,
-  IR_DTYPE_FLOAT16,
-  IR_DTYPE_INT64,
-  IR_DTYPE_BOOL,
-  IR_DTYPE_COUNT
-} IrDtype;
-
-typedef enum { IR_DEVICE_CPU, IR_DEVICE_CUDA } IrDevice;
+#include "tensor/dtype.h"
 
 typedef enum {
   IR_TYPE_TENSOR,
@@ -42,7 +33,6 @@ typedef enum {
 typedef enum { IR_UNKNOWN = -1, IR_NO = 0, IR_YES = 1 } IrTristate;
 
 #define IR_SIZE_UNKNOWN (-1)
-#define IR_MAX_RANK 16
 
 typedef struct IrType IrType;
 struct IrType {

@@ -4,7 +4,7 @@
 #include "passes/passes.h"
 #include "passes/pass_util.h"
 
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 /* Algorithm: PyTorch's passes/canonicalize_ops.cpp. The rewritten node takes over the old
  * output's type, debug name and source location; the old node is destroyed (the reference

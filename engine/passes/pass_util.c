@@ -54,7 +54,8 @@ pu_constant_bool(const IrValue *value, bool *out)
   return true;
 }
 
-bool
+/* int, float or bool constant (PyTorch's Scalar) as a double. */
+static bool
 pu_constant_number(const IrValue *value, double *out)
 {
   const IrAttr *a = constant_attr(value);
@@ -83,7 +84,7 @@ pu_constant_int_list(const IrValue *value, const gint64 **items, guint *n)
   return true;
 }
 
-bool
+static bool
 pu_constant_is_none(const IrValue *value)
 {
   return pu_is_constant(value) && !ir_node_has_attr(value->node, IR_ATTR_VALUE) &&

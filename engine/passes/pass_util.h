@@ -21,10 +21,7 @@ bool pu_is_constant(const IrValue *value);
 /* Typed readers of prim::Constant outputs; false when not a constant of that kind. */
 bool pu_constant_int(const IrValue *value, gint64 *out);  /* type int */
 bool pu_constant_bool(const IrValue *value, bool *out);   /* type bool */
-/* int, float or bool constant (PyTorch's Scalar) as a double. */
-bool pu_constant_number(const IrValue *value, double *out);
 bool pu_constant_int_list(const IrValue *value, const gint64 **items, guint *n);
-bool pu_constant_is_none(const IrValue *value);
 
 /* PyTorch's Value::mustBeNone / mustNotBeNone. */
 bool pu_must_be_none(const IrValue *value);

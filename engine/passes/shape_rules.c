@@ -50,7 +50,8 @@ shape_info_to_type(const ShapeInfo *info, IrTristate requires_grad)
   return ir_type_tensor_from(&proto);
 }
 
-void
+/* Contiguous strides for the sizes (sets has_strides). */
+static void
 shape_info_contiguous(ShapeInfo *info)
 {
   int64_t stride = 1;

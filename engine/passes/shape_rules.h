@@ -22,8 +22,6 @@ typedef struct {
 void shape_info_from_type(const IrType *type, ShapeInfo *out);
 /* The interned tensor type for `info` with the given requires_grad ("Tensor" when unknown). */
 const IrType *shape_info_to_type(const ShapeInfo *info, IrTristate requires_grad);
-/* Contiguous strides for the sizes (sets has_strides). */
-void shape_info_contiguous(ShapeInfo *info);
 
 /* Computes output 0 of a schema node. Returns false when no rule applies or an input is not
  * known well enough; then the output is an unknown Tensor. */

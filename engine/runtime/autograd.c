@@ -20,7 +20,7 @@ RtGradNode *rt_grad_node_new(const char *name, guint n_outputs, guint n_inputs,
   return node;
 }
 
-RtGradNode *rt_grad_node_ref(RtGradNode *node) {
+static RtGradNode *rt_grad_node_ref(RtGradNode *node) {
   g_atomic_int_inc(&node->refcount);
   return node;
 }

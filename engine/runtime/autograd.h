@@ -11,7 +11,7 @@
 #ifndef JITSCOPE_RUNTIME_AUTOGRAD_H
 #define JITSCOPE_RUNTIME_AUTOGRAD_H
 
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 typedef struct RtGradNode RtGradNode;
 
@@ -39,7 +39,6 @@ struct RtGradNode {
 
 RtGradNode *rt_grad_node_new(const char *name, guint n_outputs, guint n_inputs,
                              RtGradApplyFn apply, void *ctx, void (*ctx_free)(void *));
-RtGradNode *rt_grad_node_ref(RtGradNode *node);
 void rt_grad_node_unref(RtGradNode *node);
 /* Points edge i at the autograd history of `input`: its grad_fn, or itself as a leaf when it
  * requires grad, or nothing. */

@@ -110,11 +110,6 @@ bool rt_value_to_host(RtValue v, RtValue *out, GError **error) {
   return move_value(v, IR_DEVICE_CPU, out, error);
 }
 
-RtKernelFn rt_device_kernel_for(const IrSchema *schema, int device) {
-  const RtDeviceBackend *b = rt_device_backend(device);
-  return b && b->kernel_for ? b->kernel_for(schema) : NULL;
-}
-
 static int value_device(RtValue v) {
   if (v.tag == RT_TENSOR)
     return rt_tensor_device(v.u.tensor);
@@ -127,7 +122,9 @@ static int value_device(RtValue v) {
   return IR_DEVICE_CPU;
 }
 
-int rt_args_device(const RtValue *args, guint n_args) {
+/* The first device among the tensor arguments (lists searched too); IR_DEVICE_CPU when every
+ * tensor is in host memory. */
+static int rt_args_device(const RtValue *args, guint n_args) {
   for (guint i = 0; i < n_args; i++) {
     if (args[i].tag != RT_TENSOR && args[i].tag != RT_LIST)
       continue;

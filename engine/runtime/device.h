@@ -1,7 +1,7 @@
 /* Tensors in device memory and the device dispatch of kernels.
  *
- * The runtime knows no device API: a device backend (the CUDA module, engine/fuser/
- * cuda_tensor.c) registers itself here with its copies and its per-schema device kernels.
+ * The runtime knows no device API: a device backend (the CUDA layer, engine/cuda/
+ * cuda_ops.c) registers itself here with its copies and its per-schema device kernels.
  *
  * Contracts:
  * - A tensor is "on a device" when its storage's device is not IR_DEVICE_CPU and the storage
@@ -57,13 +57,6 @@ RtTensor *rt_tensor_to_host(RtTensor *t, GError **error);
 RtTensor *rt_tensor_to_device(RtTensor *t, int device, GError **error);
 /* The same for values: tensors (also inside lists and tuples) moved, others referenced. */
 bool rt_value_to_host(RtValue v, RtValue *out, GError **error);
-
-/* The device kernel registered for schema on device, or NULL. */
-RtKernelFn rt_device_kernel_for(const IrSchema *schema, int device);
-
-/* The first device among the tensor arguments (lists searched too); IR_DEVICE_CPU when every
- * tensor is in host memory. */
-int rt_args_device(const RtValue *args, guint n_args);
 
 /* Calls `kernel` (the CPU kernel of schema) or its device counterpart (contract above). */
 bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *node,

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/memory_budget.h"
+#include "tensor/memory_budget.h"
 
 static const char *file_kind(mode_t mode) {
   if (S_ISDIR(mode)) return "a folder";

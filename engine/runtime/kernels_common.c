@@ -147,7 +147,7 @@ bool k_arg_int_list(const IrSchema *schema, RtValue *args, guint i, int64_t *out
   return true;
 }
 
-bool k_dtype_from_scalar_type(gint64 code, IrDtype *out) {
+static bool k_dtype_from_scalar_type(gint64 code, IrDtype *out) {
   switch (code) {
   case 4: *out = IR_DTYPE_INT64; return true;
   case 5: *out = IR_DTYPE_FLOAT16; return true;
@@ -190,10 +190,6 @@ bool k_wrap_dim(int64_t dim, int ndim, int *out, GError **error) {
 
 bool k_dtype_is_float(IrDtype d) {
   return d == IR_DTYPE_FLOAT32 || d == IR_DTYPE_FLOAT64 || d == IR_DTYPE_FLOAT16;
-}
-
-bool k_dtype_is_int(IrDtype d) {
-  return d == IR_DTYPE_INT64;
 }
 
 int k_dtype_category(IrDtype d) {

@@ -14,7 +14,8 @@ void k_iter_init(KIter *it, int ndim, const int64_t *sizes) {
     it->sizes[k] = sizes[k];
 }
 
-void k_iter_add_strided(KIter *it, void *base, size_t elsize, const int64_t *strides) {
+/* Adds an operand with explicit strides (ndim entries, elements). */
+static void k_iter_add_strided(KIter *it, void *base, size_t elsize, const int64_t *strides) {
   K_INVARIANT(it->nops < K_MAX_OPERANDS, "at most K_MAX_OPERANDS iterator operands");
   int op = it->nops++;
   it->base[op] = base;

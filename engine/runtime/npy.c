@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "runtime/file_read.h"
-#include "runtime/memory_budget.h"
+#include "tensor/memory_budget.h"
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6

@@ -8,7 +8,7 @@
 #ifndef JITSCOPE_RUNTIME_NPY_H
 #define JITSCOPE_RUNTIME_NPY_H
 
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 RtTensor *rt_npy_load(const char *path, GError **error);
 RtTensor *rt_npy_load_bytes(const guint8 *bytes, gsize length, const char *name, GError **error);

@@ -1,6 +1,6 @@
-/* rt_tensor_type: the complete IR tensor type of a runtime tensor. Kept apart from tensor.c
- * so that code using tensors without IR types does not link the type interner. */
-#include "runtime/tensor.h"
+/* rt_tensor_type (contract in tensor_type.h): in the runtime, above the IR, because the
+ * tensor layer has no IR types. */
+#include "runtime/tensor_type.h"
 
 const IrType *rt_tensor_type(const RtTensor *t) {
   IrType proto = {0};

@@ -4,7 +4,7 @@
 #ifndef JITSCOPE_RUNTIME_VALUE_H
 #define JITSCOPE_RUNTIME_VALUE_H
 
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 typedef enum {
   RT_NONE,

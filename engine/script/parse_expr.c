@@ -20,7 +20,7 @@ sp_is_keyword(const char *name)
   return false;
 }
 
-const ScriptToken *
+static const ScriptToken *
 sp_peek_at(const Parser *p, guint ahead)
 {
   guint i = MIN(p->pos + ahead, p->tokens->len - 1);

@@ -18,7 +18,6 @@ typedef struct {
 } Parser;
 
 bool sp_is_keyword(const char *name);
-const ScriptToken *sp_peek_at(const Parser *p, guint ahead);
 const ScriptToken *sp_peek(const Parser *p);
 const ScriptToken *sp_advance(Parser *p);
 bool sp_is_op(const ScriptToken *t, const char *op);

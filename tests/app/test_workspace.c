@@ -2,7 +2,7 @@
  * runs over the LSTM and broadcast examples, per-spec failures. */
 #include <string.h>
 
-#include "fuser/cuda_loader.h"
+#include "cuda/cuda_loader.h"
 #include "workspace.h"
 
 static char *example(const char *name) {

@@ -7,6 +7,7 @@
 #include "ir/text.h"
 #include "ir/verify.h"
 #include "runtime/interpreter.h"
+#include "runtime/tensor_type.h"
 
 IrGraph *
 ad_test_parse(const char *text)

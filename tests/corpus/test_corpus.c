@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/type.h"
 #include "runtime/npy.h"
 
 #include "../cli/cli_run.h"

@@ -5,8 +5,8 @@
  * should. Each case fails if the emulator lets the mistake through. */
 #include <string.h>
 
-#include "fuser/cuda_compile.h"
-#include "fuser/cuda_loader.h"
+#include "cuda/cuda_compile.h"
+#include "cuda/cuda_loader.h"
 
 static const CudaStatus *status;
 

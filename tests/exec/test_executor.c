@@ -7,7 +7,7 @@
 #include "exec/executor.h"
 #include "exec/pipeline.h"
 #include "ir/text.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 static const char broadcast_cell[] =
     "graph(%a.1 : Tensor,\n"

@@ -311,7 +311,8 @@ static void test_missing_compiler(void) {
   }
   guint records = 0;
   for (guint p = 0; p < session->plans->len; p++) {
-    char *lines = fuser_plan_records_describe(g_ptr_array_index(session->plans, p));
+    const ExecPlan *plan = g_ptr_array_index(session->plans, p);
+    char *lines = fuser_plan_records_describe(plan->fuser);
     if (*lines) {
       g_assert_nonnull(strstr(lines, ": cpu ("));
       g_assert_nonnull(strstr(lines, "cpu-c: JITSCOPE_CC=/nonexistent"));

@@ -1,4 +1,4 @@
-/* Our CUDA declarations (fuser/cuda_loader.h, fuser/cuda_entry_points.def) against the toolkit's
+/* Our CUDA declarations (cuda/cuda_loader.h, cuda/cuda_entry_points.def) against the toolkit's
  * headers, since no GPU machine ever calls through them in CI: a field whose type differs from
  * the official prototype, a struct field the loader does not fill, or a constant that differs
  * fails the build; a name the loader looks up first that is not the one the headers bind
@@ -19,7 +19,7 @@
 #include <nvrtc.h>
 
 #define JITSCOPE_CUDA_OFFICIAL_TYPES
-#include "fuser/cuda_loader.h"
+#include "cuda/cuda_loader.h"
 
 /* The headers #define names such as cuDeviceTotalMem to the versioned function, so `field`
  * (expanded) names what a program built against them calls. */
@@ -34,7 +34,7 @@
 #define NVRTC(field) CHECK_TYPE(CudaNvrtcApi, field)
 #define NVRTC_OPTIONAL(field) CHECK_TYPE(CudaNvrtcApi, field)
 #define CUBLAS_V2(field) CHECK_TYPE(CudaCublasApi, field)
-#include "fuser/cuda_entry_points.def"
+#include "cuda/cuda_entry_points.def"
 
 /* A struct field missing from the .def would stay NULL and escape the checks above. */
 enum {
@@ -42,18 +42,18 @@ enum {
 #define DRIVER(field) +1
 #define DRIVER_V2(field) +1
 #define DRIVER_OPTIONAL(field) +1
-#include "fuser/cuda_entry_points.def"
+#include "cuda/cuda_entry_points.def"
 };
 enum {
   N_NVRTC = 0
 #define NVRTC(field) +1
 #define NVRTC_OPTIONAL(field) +1
-#include "fuser/cuda_entry_points.def"
+#include "cuda/cuda_entry_points.def"
 };
 enum {
   N_CUBLAS = 0
 #define CUBLAS_V2(field) +1
-#include "fuser/cuda_entry_points.def"
+#include "cuda/cuda_entry_points.def"
 };
 typedef void (*AnyFunction)(void);
 _Static_assert(sizeof(CudaDriverApi) == N_DRIVER * sizeof(AnyFunction),
@@ -104,7 +104,7 @@ static const EntryPoint entry_points[] = {
 #define NVRTC(field) {#field, #field, EXPANDED(field)},
 #define NVRTC_OPTIONAL(field) {#field, #field, EXPANDED(field)},
 #define CUBLAS_V2(field) {#field, #field "_v2", EXPANDED(field)},
-#include "fuser/cuda_entry_points.def"
+#include "cuda/cuda_entry_points.def"
 };
 
 int main(void) {

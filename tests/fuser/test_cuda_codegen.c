@@ -2,8 +2,8 @@
  * spellings, chunks, determinism, errors, layout merging and cache keys. Needs no CUDA. */
 #include <string.h>
 
-#include "fuser/cuda_compile.h"
-#include "fuser/cuda_launch.h"
+#include "cuda/cuda_compile.h"
+#include "cuda/cuda_launch.h"
 #include "ir/text.h"
 #include "source_lines.h"
 

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "corpus-case.h"
-#include "fuser/cuda_launch.h"
-#include "fuser/cuda_loader.h"
+#include "cuda/cuda_launch.h"
+#include "cuda/cuda_loader.h"
 #include "runtime/interpreter.h"
 #include "ir/text.h"
 
@@ -54,7 +54,7 @@ static guint corpus(void) {
     }
     for (guint p = 0; p < session->plans->len; p++) {
       ExecPlan *plan = g_ptr_array_index(session->plans, p);
-      GHashTable *records = fuser_plan_records(plan);
+      GHashTable *records = fuser_plan_records(plan->fuser);
       if (records == NULL)
         continue;
       GHashTableIter it;
@@ -114,7 +114,7 @@ static void hand_group(IrDtype dtype) {
   }
   RtValue in[3] = {rt_tensor(a), rt_tensor(b), rt_tensor(c)};
   RtValue gpu[1] = {rt_none()}, cpu[1] = {rt_none()};
-  const FuserBackend *cuda = fuser_cuda_backend(), *host = fuser_cpu_backend();
+  const FuserBackend *cuda = cuda_launch_backend(), *host = fuser_cpu_backend();
   if (!cuda->run(cuda, NULL, group, in, 3, gpu, 1, &error))
     fail("hand group %s on cuda: %s", ir_dtype_name(dtype), error->message);
   g_clear_error(&error);
@@ -154,7 +154,7 @@ int main(void) {
     return 77;
   }
   printf("GPU: %s (sm_%d%d, %d SMs)\n", s->device_name, s->cc_major, s->cc_minor, s->sm_count);
-  fuser_cuda_enable(true);
+  cuda_launch_enable(true);
   hand_group(IR_DTYPE_FLOAT32);
   hand_group(IR_DTYPE_FLOAT64);
   hand_group(IR_DTYPE_FLOAT16);

@@ -4,8 +4,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "fuser/cuda_compile.h"
-#include "fuser/cuda_launch.h"
+#include "cuda/cuda_compile.h"
+#include "cuda/cuda_launch.h"
 #include "ir/text.h"
 
 static char *libdir;
@@ -90,9 +90,9 @@ static void test_group_falls_back(void) {
   int64_t sizes[1] = {4};
   RtValue in[2] = {rt_tensor(rt_tensor_full(IR_DTYPE_FLOAT32, 1, sizes, 0.25)),
                    rt_tensor(rt_tensor_full(IR_DTYPE_FLOAT32, 1, sizes, 0.5))};
-  fuser_cuda_enable(true);
+  cuda_launch_enable(true);
   char *why = NULL;
-  g_assert_false(fuser_cuda_backend()->can_run(fuser_cuda_backend(), group, in, 2, &why));
+  g_assert_false(cuda_launch_backend()->can_run(cuda_launch_backend(), group, in, 2, &why));
   g_assert_nonnull(strstr(why, "CUDA is not available"));
   g_free(why);
   RtValue out[1];

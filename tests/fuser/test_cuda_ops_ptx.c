@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "runtime/kernels.h"
-#include "fuser/cuda_compile.h"
-#include "fuser/cuda_kernels.h"
-#include "fuser/cuda_ops.h"
+#include "cuda/cuda_compile.h"
+#include "cuda/cuda_kernels.h"
+#include "cuda/cuda_ops.h"
 #include "ir/text.h"
 #include "runtime/device.h"
 

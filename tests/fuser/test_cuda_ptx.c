@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "corpus-case.h"
-#include "fuser/cuda_compile.h"
-#include "fuser/cuda_report.h"
+#include "cuda/cuda_compile.h"
+#include "exec/kernel_report.h"
 #include "ir/text.h"
 
 static guint failures;
@@ -36,7 +36,7 @@ static guint corpus_groups(void) {
     GPtrArray *grads = g_ptr_array_new();
     corpus_case_run(&c, session, outs, grads);
     GError *error = NULL;
-    GPtrArray *reports = cuda_report_session(session, true, NULL, &error);
+    GPtrArray *reports = exec_session_kernel_reports(session, true, NULL, &error);
     g_assert_no_error(error);
     guint backward = 0;
     for (guint r = 0; r < reports->len; r++) {

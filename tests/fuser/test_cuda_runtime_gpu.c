@@ -9,7 +9,7 @@
 
 #include "runtime/kernels.h"
 #include "corpus-case.h"
-#include "fuser/cuda_ops.h"
+#include "cuda/cuda_ops.h"
 #include "runtime/device.h"
 
 static guint failures;

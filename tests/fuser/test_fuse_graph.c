@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "cuda/cuda_ops.h"
 #include "exec/executor.h"
-#include "fuser/cuda_ops.h"
 #include "fuser/fuser.h"
 #include "fuser/pointwise_expr.h"
 #include "ir/ops.h"
@@ -175,7 +175,7 @@ static void compare_fused_with_interpreter(const char *text, RtValue *inputs, gu
     rt_value_unref(want[i]);
   }
   ExecPlan *plan = g_ptr_array_index(session->plans, 0);
-  char *records = fuser_plan_records_describe(plan);
+  char *records = fuser_plan_records_describe(plan->fuser);
   g_assert_nonnull(strstr(records, "FusionGroup_0: cpu"));
   g_assert_null(strstr(records, "interpreter"));
   g_free(records);
@@ -237,7 +237,8 @@ static bool on_device(RtTensor **t, guint n) {
 static void assert_groups_ran_on(ExecSession *session, const char *backend, guint min) {
   guint ran = 0;
   for (guint p = 0; p < session->plans->len; p++) {
-    GHashTable *records = fuser_plan_records(g_ptr_array_index(session->plans, p));
+    const ExecPlan *plan = g_ptr_array_index(session->plans, p);
+    GHashTable *records = fuser_plan_records(plan->fuser);
     if (records == NULL)
       continue;
     GHashTableIter it;

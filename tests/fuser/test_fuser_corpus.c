@@ -27,12 +27,12 @@ static void run_case(CorpusCase *c, bool fuse, const char *backend, GPtrArray *r
     ExecPlan *plan = g_ptr_array_index(session->plans, p);
     if (g_getenv("JITSCOPE_FUSER_DEBUG")) {
       char *ir = ir_graph_to_string(plan->graph);
-      char *records = fuser_plan_records_describe(plan);
+      char *records = fuser_plan_records_describe(plan->fuser);
       g_printerr("== %s %s (fuse=%d)\n%s%s", plan->graph_name, plan->spec_text, fuse, ir, records);
       g_free(ir);
       g_free(records);
     }
-    GHashTable *records = fuser_plan_records(plan);
+    GHashTable *records = fuser_plan_records(plan->fuser);
     if (!records)
       continue;
     GHashTableIter it;

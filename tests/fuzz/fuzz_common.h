@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/memory_budget.h"
 #include "runtime/run_control.h"
+#include "tensor/memory_budget.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

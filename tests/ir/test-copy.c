@@ -2,7 +2,7 @@
  * (subgraphs deeply, tensors by reference) and the insertion point; ir_node_clone_into keeps
  * origins, maps inputs, copies nested blocks and takes names by the renaming rule. */
 #include "ir-test-util.h"
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 /* x, y -> add(x, y, 1) named "s"; If(c) { neg(s) } { s } -> "r"; FusionGroup with a Subgraph
  * holding mul; a tensor-valued constant. */

@@ -6,8 +6,8 @@
 #include <glib.h>
 
 #include "ir/ops.h"
-#include "runtime/tensor.h"
 #include "runtime/value.h"
+#include "tensor/tensor.h"
 
 /* The op whose schema text starts with `prefix` ("aten::add.Tensor("); aborts when absent. */
 const IrSchema *kt_schema(const char *prefix);

@@ -1,5 +1,5 @@
 /* Broadcasting, sum_to, promotion and RtIter; expected values worked out by hand. */
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* float16 conversions at the edges of the format, and the randn generator. Half bit patterns
  * come from the IEEE 754 binary16 layout: sign(1) exponent(5, bias 15) mantissa(10). */
-#include "runtime/tensor.h"
+#include "tensor/tensor.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Per-thread header caches: a given-back header is taken again on the same thread, headers
  * cross threads, and a thread's cache is freed when it exits (LeakSanitizer checks that
  * under the sanitizer build). */
-#include "runtime/header_cache.h"
+#include "tensor/header_cache.h"
 
 static void test_reuse_on_one_thread(void) {
   RtTensor *t = rt_tensor_header_take();

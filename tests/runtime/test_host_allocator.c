@@ -1,8 +1,8 @@
 /* The caching host allocator: size classes, reuse of freed blocks (also through tensors),
  * the bound on cached bytes, trimming of idle blocks, and that the statistics count each of
  * these. The allocator is process-wide, so every test reads stats before and after. */
-#include "runtime/host_allocator.h"
-#include "runtime/tensor.h"
+#include "tensor/host_allocator.h"
+#include "tensor/tensor.h"
 
 static RtHostAllocatorStats stats_now(void) {
   RtHostAllocatorStats s;

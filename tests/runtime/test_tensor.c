@@ -1,6 +1,7 @@
 /* Tensors: construction, element access, views, contiguity, reshape/view, copies. Expected
  * numbers are worked out by hand from the row-major layout. */
-#include "runtime/tensor.h"
+#include "runtime/tensor_type.h"
+#include "tensor/tensor.h"
 
 #include <math.h>
 #include <string.h>

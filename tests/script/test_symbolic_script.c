@@ -7,8 +7,8 @@
 #include "../autodiff/ad-test-util.h"
 #include "ir/ops.h"
 #include "ir/text.h"
-#include "runtime/tensor.h"
 #include "script/symbolic_script.h"
+#include "tensor/tensor.h"
 
 static const char *const covered_ops[] = {"add", "sub", "mul",  "div", "neg", "sigmoid", "tanh",
                                           "relu", "exp", "log", "pow", "mm",  "t",   "sum"};

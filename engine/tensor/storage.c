@@ -1,0 +1,51 @@
+/* Reference-counted storage and the runtime error domain.
+ * Host memory is 64-byte aligned (cache line / AVX-512 width) and rounded up to a multiple of
+ * 64 bytes so vector loops may read a full last line; the padding is zeroed. It comes from the
+ * caching host allocator (host_allocator.h), which keeps freed blocks for reuse; headers come
+ * from per-thread caches (header_cache.h). */
+#include "tensor/header_cache.h"
+#include "tensor/host_allocator.h"
+#include "tensor/tensor.h"
+#include "tensor/memory_budget.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK(jitscope-runtime-error-quark, jitscope_runtime_error)
+
+#define RT_HOST_ALIGN 64
+
+RtStorage *rt_storage_new_host(size_t nbytes) {
+  size_t padded = (nbytes + RT_HOST_ALIGN - 1) / RT_HOST_ALIGN * RT_HOST_ALIGN;
+  if (padded < nbytes)
+    g_error("rt_storage_new_host: size overflow (%zu bytes)", nbytes);
+  if (padded == 0)
+    padded = RT_HOST_ALIGN; /* data is never NULL, even for empty tensors */
+  void *data = rt_host_alloc(padded);
+  if (data == NULL)
+    g_error("rt_storage_new_host: out of memory allocating %zu bytes", padded);
+  if (padded > nbytes)
+    memset((char *)data + nbytes, 0, padded - nbytes);
+  RtStorage *s = rt_storage_header_take();
+  *s = (RtStorage){.refcount = 1, .device = IR_DEVICE_CPU, .nbytes = nbytes, .data = data};
+  rt_memory_note_alloc(nbytes);
+  return s;
+}
+
+RtStorage *rt_storage_ref(RtStorage *s) {
+  g_atomic_int_inc(&s->refcount);
+  return s;
+}
+
+void rt_storage_unref(RtStorage *s) {
+  if (s == NULL)
+    return;
+  if (!g_atomic_int_dec_and_test(&s->refcount))
+    return;
+  if (s->free_fn != NULL) {
+    s->free_fn(s->data, s->free_ctx);
+  } else {
+    rt_memory_note_free(s->nbytes);
+    rt_host_free(s->data, s->nbytes);
+  }
+  rt_storage_header_give(s);
+}
