@@ -235,8 +235,14 @@ ad_formula_exists(const IrNode *node)
     return !overload_is(node, "Tensor_Scalar") || scalar_usable(ir_input(node, 1));
   case IR_ATEN_LERP:
     return overload_is(node, "Tensor") || scalar_usable(ir_input(node, 2));
-  case IR_ATEN_MATMUL:
-    return rank_is(ir_input(node, 0), 2) && rank_is(ir_input(node, 1), 2);
+  case IR_ATEN_MATMUL: /* the formula's shape depends on both ranks */
+    return is_tensor(ir_input(node, 0)) && is_tensor(ir_input(node, 1)) &&
+           ir_input(node, 0)->type->rank >= 1 && ir_input(node, 1)->type->rank >= 1;
+  case IR_ATEN_LINEAR:
+    return is_tensor(ir_input(node, 0)) && ir_input(node, 0)->type->rank >= 1 &&
+           rank_is(ir_input(node, 1), 2) &&
+           (ir_n_inputs(node) < 3 || value_is_none(ir_input(node, 2)) ||
+            is_tensor(ir_input(node, 2)));
   case IR_ATEN_SUM:
     if (overload_is(node, ""))
       return true;
@@ -294,6 +300,17 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
     return;
   }
   switch (node->kind) {
+  case IR_ATEN_MATMUL:
+    if (!rank_is(c->in[0], 2) || !rank_is(c->in[1], 2)) {
+      save(c, size_of(c, c->in[0]));
+      save(c, size_of(c, c->in[1]));
+    }
+    break;
+  case IR_ATEN_LINEAR:
+    save(c, size_of(c, c->in[1]));
+    if (is_tensor(arg(c, 2)))
+      fw_broadcast_sizes(c, (const guint[]){2}, 1);
+    break;
   case IR_ATEN_SQUEEZE:
   case IR_ATEN_VIEW:
   case IR_ATEN_RESHAPE:
@@ -591,6 +608,75 @@ ad_grad_where(Ctx *c, IrValue *g)
 static void ad_grad_type_as(Ctx *c, IrValue *g) { c->gin[0] = E2(ATEN_TYPE_AS, g, c->in[0]); }
 
 static void ad_grad_mm(Ctx *c, IrValue *g) { bw_mm_like(c, g, c->in[0], c->in[1], NULL); }
+
+static IrValue *
+transpose_last(Ctx *c, IrValue *x, int rank)
+{
+  return rank < 2 ? x : E3(ATEN_TRANSPOSE, x, cint(c, -1), cint(c, -2));
+}
+
+/* PyTorch 1.13's AD_matmul_size (symbolic_script): m1 @ m2 (ranks r1, r2) brought to a
+ * gradient of rank `target`, resolved here since the ranks are known. */
+static IrValue *
+matmul_to_rank(Ctx *c, IrValue *m1, int r1, IrValue *m2, int r2, int target)
+{
+  if (r1 == 0 || r2 == 0)
+    return mul(c, m1, m2);
+  if (r1 + r2 == target)
+    return E2(ATEN_MATMUL, E2(ATEN_UNSQUEEZE, m1, cint(c, r1)),
+              E2(ATEN_UNSQUEEZE, m2, cint(c, r2 == 1 ? 0 : -2)));
+  if (target == r1 - r2)
+    return E2(ATEN_SQUEEZE, E2(ATEN_MATMUL, m1, E2(ATEN_UNSQUEEZE, m2, cint(c, r2))),
+              cint(c, -1));
+  if (target == r2 - r1)
+    return E2(ATEN_SQUEEZE, E2(ATEN_MATMUL, E2(ATEN_UNSQUEEZE, m1, cint(c, -2)), m2),
+              cint(c, -2));
+  return E2(ATEN_MATMUL, m1, m2);
+}
+
+static int
+matmul_rank(int ra, int rb)
+{
+  if (ra == 1 || rb == 1)
+    return ra + rb - 2;
+  return ra > rb ? ra : rb;
+}
+
+/* matmul of any ranks as symbolic_script's: each side's gradient summed to its size (batch
+ * broadcasting); two matrices keep the mm formula. */
+static void
+ad_grad_matmul(Ctx *c, IrValue *g)
+{
+  IrValue *self = c->in[0], *other = c->in[1];
+  int ra = self->type->rank, rb = other->type->rank, rg = matmul_rank(ra, rb);
+  if (ra == 2 && rb == 2) {
+    bw_mm_like(c, g, self, other, NULL);
+    return;
+  }
+  c->gin[0] = gsts(c, matmul_to_rank(c, g, rg, transpose_last(c, other, rb), rb, ra), 0);
+  c->gin[1] = gsts(c, matmul_to_rank(c, transpose_last(c, self, ra), ra, g, rg, rb), 1);
+}
+
+static void
+ad_grad_bmm(Ctx *c, IrValue *g)
+{
+  IrValue *one = cint(c, 1), *two = cint(c, 2);
+  c->gin[0] = E2(ATEN_BMM, g, E3(ATEN_TRANSPOSE, c->in[1], one, two));
+  c->gin[1] = E2(ATEN_BMM, E3(ATEN_TRANSPOSE, c->in[0], one, two), g);
+}
+
+/* linear(input, weight, bias) = input @ weight.t() + bias: input's gradient g @ weight,
+ * weight's g^T @ input summed over input's batch dims, bias's g summed to its size. */
+static void
+ad_grad_linear(Ctx *c, IrValue *g)
+{
+  int ri = c->in[0]->type->rank, rg = ri; /* the output has input's rank */
+  c->gin[0] = matmul_to_rank(c, g, rg, c->in[1], 2, ri);
+  IrValue *gw = matmul_to_rank(c, transpose_last(c, g, rg), rg, c->in[0], ri, 2);
+  c->gin[1] = ri > 2 ? gsts(c, gw, 0) : gw;
+  if (is_tensor(arg(c, 2)))
+    c->gin[2] = gsts(c, g, 1);
+}
 
 static void
 ad_grad_addmm(Ctx *c, IrValue *g)

@@ -312,6 +312,31 @@ shape_rule_matmul(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
+/* linear: input's shape with its last dim replaced by weight's rows (dropped for a vector
+ * weight), the bias taking part in dtype promotion only. */
+static bool
+shape_rule_linear(const IrNode *node, ShapeInfo *out)
+{
+  ShapeInfo w, bias;
+  IrValue *b = pu_named_input(node, "bias");
+  if (!tensor_input(node, 0, out) || !tensor_input(node, 1, &w) || out->rank < 1 ||
+      w.rank < 1 || w.rank > 2)
+    return false;
+  out->dtype = (IrDtype)promote(out->dtype, w.dtype);
+  if (b && !pu_must_be_none(b)) {
+    if (!tensor_input(node, 2, &bias))
+      return false;
+    out->dtype = (IrDtype)promote(out->dtype, bias.dtype);
+  }
+  if (w.rank == 2)
+    out->sizes[out->rank - 1] = w.sizes[0];
+  else
+    out->rank--;
+  out->has_sizes = out->has_sizes && w.has_sizes;
+  shape_info_contiguous(out);
+  return true;
+}
+
 static bool
 normalize_dim(gint64 dim, int rank, int *out)
 {

@@ -51,6 +51,38 @@ def gated_silu(x, w):
     return torch.tanh(F.silu(x + w)) * torch.sigmoid(w)
 
 
+def linear_3d(x, w, b):
+    return F.linear(x, w, b)
+
+
+def linear_1d_no_bias(x, w):
+    return F.linear(torch.tanh(x), w)
+
+
+def matmul_vec_vec(a, b):
+    return torch.matmul(a, b)
+
+
+def matmul_mat_vec(a, b):
+    return torch.matmul(a, b) * 2.0
+
+
+def matmul_vec_batched(a, b):
+    return torch.matmul(a, b)
+
+
+def matmul_batched_broadcast(a, b):
+    return torch.matmul(a, b)
+
+
+def matmul_batched_vec(a, b):
+    return torch.matmul(torch.sigmoid(a), b)
+
+
+def bmm(a, b):
+    return torch.bmm(a, b)
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -60,6 +92,14 @@ FUNCTIONS = [
     (softplus, [(3, 6)]),
     (elu, [(3, 6)]),
     (gated_silu, [(4, 1), (1, 5)]),
+    (linear_3d, [(2, 3, 4), (5, 4), (5,)]),
+    (linear_1d_no_bias, [(4,), (3, 4)]),
+    (matmul_vec_vec, [(5,), (5,)]),
+    (matmul_mat_vec, [(3, 5), (5,)]),
+    (matmul_vec_batched, [(4,), (2, 4, 3)]),
+    (matmul_batched_broadcast, [(2, 1, 3, 4), (3, 4, 5)]),
+    (matmul_batched_vec, [(2, 3, 4), (4,)]),
+    (bmm, [(2, 3, 4), (2, 4, 5)]),
 ]
 
 

@@ -263,6 +263,8 @@ static const Case cases[] = {
   {"aten::hardtanh", "T", ""},      {"aten::hardtanh", "Tff", ""},   {"aten::hardtanh", "Tfs", NULL},
   {"aten::leaky_relu", "Tf", ""},   {"aten::leaky_relu", "T", ""},   {"aten::softplus", "Tff", ""},
   {"aten::elu", "Tfff", ""},        {"aten::elu", "Ti", ""},         {"aten::elu", "ff", NULL},
+  {"aten::bmm", "TT", ""},          {"aten::bmm", "T", NULL},        {"aten::linear", "TTT", ""},
+  {"aten::linear", "TTn", ""},      {"aten::linear", "TT", ""},      {"aten::linear", "Ti", NULL},
 };
 
 static const char *unary_kinds[] = {
