@@ -265,6 +265,7 @@ ad_formula_exists(const IrNode *node)
     }
   case IR_ATEN_CHUNK:
     return constant_number(ir_input(node, 2), &d) || ir_n_inputs(node) < 3;
+
   case IR_ATEN_CAT: /* the pieces' count: the list is built in the same graph */
     return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT;
   default:
@@ -305,6 +306,10 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
       save(c, size_of(c, c->in[0]));
       save(c, size_of(c, c->in[1]));
     }
+    break;
+  case IR_ATEN_SOFTMAX:
+  case IR_ATEN_LOG_SOFTMAX:
+    save(c, E1(PRIM_DTYPE, c->in[0]));
     break;
   case IR_ATEN_LINEAR:
     save(c, size_of(c, c->in[1]));
@@ -663,6 +668,16 @@ ad_grad_bmm(Ctx *c, IrValue *g)
   IrValue *one = cint(c, 1), *two = cint(c, 2);
   c->gin[0] = E2(ATEN_BMM, g, E3(ATEN_TRANSPOSE, c->in[1], one, two));
   c->gin[1] = E2(ATEN_BMM, E3(ATEN_TRANSPOSE, c->in[0], one, two), g);
+}
+
+/* softmax / log_softmax: PyTorch's backward ops, back in the input's dtype (saved in the
+ * forward as prim::dtype(self)). */
+static void
+ad_grad_softmax(Ctx *c, IrValue *g)
+{
+  IrOpKind bw = c->node->kind == IR_ATEN_SOFTMAX ? IR_ATEN__SOFTMAX_BACKWARD_DATA
+                                                 : IR_ATEN__LOG_SOFTMAX_BACKWARD_DATA;
+  c->gin[0] = emit(c, bw, 4, (IrValue *const[]){g, c->out[0], c->in[1], c->saved[0]});
 }
 
 /* linear(input, weight, bias) = input @ weight.t() + bias: input's gradient g @ weight,

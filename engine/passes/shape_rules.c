@@ -658,6 +658,19 @@ shape_rule_like(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
+/* _softmax_backward_data, _log_softmax_backward_data: grad_output's shape in input_dtype. */
+static bool
+shape_rule_softmax_backward(const IrNode *node, ShapeInfo *out)
+{
+  gint64 code;
+  if (!tensor_input(node, 0, out) || !pu_arg_int(node, "input_dtype", &code) ||
+      scalar_type_code(code) < 0)
+    return false;
+  out->dtype = (IrDtype)scalar_type_code(code);
+  shape_info_contiguous(out);
+  return true;
+}
+
 bool
 shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,
                        ShapeInfo *out)

@@ -83,6 +83,35 @@ def bmm(a, b):
     return torch.bmm(a, b)
 
 
+def softmax_last(x, w):
+    return F.softmax(x, dim=-1) * w
+
+
+def log_softmax_dim1(x):
+    return F.log_softmax(x, 1)
+
+
+def softmax_dim0_double(x):
+    s = torch.softmax(x, 0, dtype=torch.float64)
+    return s * s
+
+
+def log_softmax_scaled(x, w):
+    return torch.log_softmax(x * w, dim=-2)
+
+
+def softmax_inf(x, w):
+    return torch.softmax(x, -1) * w
+
+
+def with_infinities(inputs):
+    """Row 0 is all -inf (softmax gives NaN), row 1 has one -inf (its share is 0)."""
+    x = inputs[0].clone()
+    x[0, :] = -float("inf")
+    x[1, 0] = -float("inf")
+    return [x] + inputs[1:]
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -100,6 +129,11 @@ FUNCTIONS = [
     (matmul_batched_broadcast, [(2, 1, 3, 4), (3, 4, 5)]),
     (matmul_batched_vec, [(2, 3, 4), (4,)]),
     (bmm, [(2, 3, 4), (2, 4, 5)]),
+    (softmax_last, [(3, 5), (5,)]),
+    (log_softmax_dim1, [(2, 4, 3)]),
+    (softmax_dim0_double, [(4, 3)]),
+    (log_softmax_scaled, [(2, 4, 3), (4, 1)]),
+    (softmax_inf, [(3, 4), (1, 4)], with_infinities),
 ]
 
 
@@ -111,7 +145,7 @@ def main():
     torch._C._jit_set_profiling_executor(False)
     torch._C._jit_set_profiling_mode(False)
     index = []
-    for fn, shapes in FUNCTIONS:
+    for fn, shapes, *prepare in FUNCTIONS:
         name = fn.__name__
         folder = os.path.join(HERE, name)
         shutil.rmtree(folder, ignore_errors=True)
@@ -123,7 +157,10 @@ def main():
             f.write(relative(str(scripted.graph)).rstrip("\n") + "\n")
         gen = torch.Generator().manual_seed(len(index) + 11)
         # Scaled so that every branch of the piecewise activations is taken.
-        inputs = [(torch.randn(s, generator=gen) * 3).requires_grad_() for s in shapes]
+        inputs = [torch.randn(s, generator=gen) * 3 for s in shapes]
+        for change in prepare:
+            inputs = change(inputs)
+        inputs = [x.requires_grad_() for x in inputs]
         for _ in range(2):
             scripted(*inputs)
         outs = scripted(*inputs)

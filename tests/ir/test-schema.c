@@ -265,6 +265,10 @@ static const Case cases[] = {
   {"aten::elu", "Tfff", ""},        {"aten::elu", "Ti", ""},         {"aten::elu", "ff", NULL},
   {"aten::bmm", "TT", ""},          {"aten::bmm", "T", NULL},        {"aten::linear", "TTT", ""},
   {"aten::linear", "TTn", ""},      {"aten::linear", "TT", ""},      {"aten::linear", "Ti", NULL},
+  {"aten::softmax", "Tin", "int"},  {"aten::softmax", "Ti", "int"},  {"aten::softmax", "TT", NULL},
+  {"aten::log_softmax", "Tii", "int"}, {"aten::_softmax_backward_data", "TTii", ""},
+  {"aten::_log_softmax_backward_data", "TTii", ""}, {"prim::dtype", "T", ""},
+  {"prim::dtype", "i", NULL},
 };
 
 static const char *unary_kinds[] = {
