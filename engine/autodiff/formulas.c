@@ -243,6 +243,7 @@ ad_formula_exists(const IrNode *node)
            rank_is(ir_input(node, 1), 2) &&
            (ir_n_inputs(node) < 3 || value_is_none(ir_input(node, 2)) ||
             is_tensor(ir_input(node, 2)));
+  case IR_ATEN_MEAN:
   case IR_ATEN_SUM:
     if (overload_is(node, ""))
       return true;
@@ -321,6 +322,10 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
   case IR_ATEN_RESHAPE:
   case IR_ATEN_SUM:
     fw_self_size(c);
+    break;
+  case IR_ATEN_MEAN: /* and how many elements each result element averages */
+    fw_self_size(c);
+    save(c, E2(ATEN_DIV, E1(ATEN_NUMEL, c->in[0]), E1(ATEN_NUMEL, c->out[0])));
     break;
   case IR_ATEN_GRAD_SUM_TO_SIZE:
     if (!value_is_none(arg(c, 1)))
@@ -529,11 +534,13 @@ bw_constant_chunk(Ctx *c)
   c->gin[0] = E2(ATEN_CAT, ir_output(list, 0), dim);
 }
 
+/* sum and mean: the gradient expanded back over the reduced dims (mean's divided by the
+ * count it averages), in self's dtype when a dtype argument changed it. */
 static void
 ad_grad_sum(Ctx *c, IrValue *g)
 {
   IrValue *self_size = c->saved[0];
-  if (overload_is(c->node, "dim_IntList") && !value_is_none(c->in[1])) {
+  if (!overload_is(c->node, "") && !value_is_none(c->in[1])) {
     double keepdim = 0;
     if (ir_n_inputs(c->node) >= 3)
       constant_number(c->in[2], &keepdim);
@@ -559,6 +566,10 @@ ad_grad_sum(Ctx *c, IrValue *g)
     }
   }
   c->gin[0] = E2(ATEN_EXPAND, g, self_size);
+  if (c->node->kind == IR_ATEN_MEAN)
+    c->gin[0] = E2(ATEN_DIV, c->gin[0], c->saved[1]);
+  if (!value_is_none(arg(c, overload_is(c->node, "") ? 1 : 3)))
+    c->gin[0] = E2(ATEN_TYPE_AS, c->gin[0], c->in[0]);
 }
 
 static void

@@ -1,11 +1,13 @@
-/* Reductions: rt_kernel_sum (all elements, or a dim list with keepdim and negative dims,
- * optional dtype) and rt_kernel_grad_sum_to_size.
+/* Reductions: rt_kernel_sum (sum and mean: all elements, or a dim list with keepdim and
+ * negative dims, optional dtype) and rt_kernel_grad_sum_to_size.
  *
  * sum as PyTorch 1.13: the result dtype is `dtype` when given (the input is cast to it
  * first), else int64 for int64 and bool inputs, else the input's dtype; a None or empty dim
  * list reduces every dim; a dim named twice is an error. Floating sums accumulate in double
  * (at least as accurate as PyTorch's float accumulation), integer sums in int64 with
- * wrap-around. _grad_sum_to_size(x, None) is x itself; otherwise sum_to (tensor.h). */
+ * wrap-around. mean is the sum divided by the count of reduced elements (an empty reduction
+ * gives NaN); its result dtype (the given one, else the input's) must be floating.
+ * _grad_sum_to_size(x, None) is x itself; otherwise sum_to (tensor.h). */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
@@ -57,7 +59,7 @@ SUM_LOOP(sum_loop_bool, int64_t, bool)
 
 bool k_sum_args(const IrSchema *schema, RtValue *args, const RtTensor *self, KSumArgs *out,
                 GError **error) {
-  bool with_dims = k_overload_is(schema, "dim_IntList");
+  bool with_dims = k_overload_is(schema, "dim_IntList") || k_overload_is(schema, "dim");
   out->keepdim = false;
   if (!k_arg_dtype(schema, args, with_dims ? 3 : 1, &out->has_dtype, &out->given, error))
     return false;
@@ -83,9 +85,17 @@ bool k_sum_args(const IrSchema *schema, RtValue *args, const RtTensor *self, KSu
       out->reduce[w] = true;
     }
   }
-  out->out_dtype = out->has_dtype                    ? out->given
-                   : k_dtype_is_float(self->dtype) ? self->dtype
-                                                     : IR_DTYPE_INT64;
+  bool mean = schema->kind == IR_ATEN_MEAN;
+  out->out_dtype = out->has_dtype                            ? out->given
+                   : k_dtype_is_float(self->dtype) || mean ? self->dtype
+                                                             : IR_DTYPE_INT64;
+  if (mean && !k_dtype_is_float(out->out_dtype)) {
+    K_ERR_DTYPE(error, "mean(): could not infer output dtype. %s dtype must be either a "
+                "floating point or complex dtype. Got: %s",
+                out->has_dtype ? "Optional" : "Input",
+                ir_dtype_type_name(out->out_dtype));
+    return false;
+  }
   return true;
 }
 
@@ -132,6 +142,14 @@ bool rt_kernel_sum(const IrSchema *schema, const IrNode *node, RtValue *args, gu
                     : src->dtype == IR_DTYPE_INT64   ? sum_loop_i64
                                                      : sum_loop_bool;
   k_iter_run(&it, loop, NULL);
+  if (schema->kind == IR_ATEN_MEAN) {
+    int64_t count = 1;
+    for (int d = 0; d < src->ndim; d++)
+      count *= reduce[d] ? src->sizes[d] : 1;
+    double *a = rt_tensor_data(acc);
+    for (int64_t i = 0, n = rt_tensor_numel(acc); i < n; i++)
+      a[i] /= (double)count;
+  }
   rt_tensor_unref(src);
   RtTensor *result = k_to_dtype(acc, out_dtype);
   rt_tensor_unref(acc);

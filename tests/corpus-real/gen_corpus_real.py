@@ -112,6 +112,18 @@ def with_infinities(inputs):
     return [x] + inputs[1:]
 
 
+def mean_all(x):
+    return x.mean() * x
+
+
+def mean_dims(x):
+    return torch.tanh(x.mean(dim=[0, -1], keepdim=True)) * x + x.mean(1).sum()
+
+
+def mean_double(x):
+    return torch.sigmoid(torch.mean(x, [1], dtype=torch.float64))
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -134,6 +146,9 @@ FUNCTIONS = [
     (softmax_dim0_double, [(4, 3)]),
     (log_softmax_scaled, [(2, 4, 3), (4, 1)]),
     (softmax_inf, [(3, 4), (1, 4)], with_infinities),
+    (mean_all, [(3, 4)]),
+    (mean_dims, [(2, 3, 4)]),
+    (mean_double, [(3, 4)]),
 ]
 
 

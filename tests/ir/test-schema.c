@@ -268,7 +268,8 @@ static const Case cases[] = {
   {"aten::softmax", "Tin", "int"},  {"aten::softmax", "Ti", "int"},  {"aten::softmax", "TT", NULL},
   {"aten::log_softmax", "Tii", "int"}, {"aten::_softmax_backward_data", "TTii", ""},
   {"aten::_log_softmax_backward_data", "TTii", ""}, {"prim::dtype", "T", ""},
-  {"prim::dtype", "i", NULL},
+  {"prim::dtype", "i", NULL},        {"aten::numel", "T", ""},        {"aten::mean", "T", ""},
+  {"aten::mean", "Tn", ""},         {"aten::mean", "Tlbn", "dim"},   {"aten::mean", "Tnb", "dim"},
 };
 
 static const char *unary_kinds[] = {
