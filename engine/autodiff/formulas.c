@@ -1,6 +1,7 @@
 /* Gradient formulas for every differentiable op of ops.def, as IR builders (see formulas.h).
  * Shapes follow PyTorch 1.13's symbolic_script and autodiff.cpp. */
 #include "autodiff/formulas.h"
+#include "autodiff/formulas_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -8,36 +9,6 @@
 #include "autodiff/autodiff.h"
 #include "ir/ops.h"
 
-typedef struct {
-  IrGraph *g;
-  const IrNode *node;
-  IrValue *const *in;
-  IrValue *const *out;
-  IrValue *const *saved;
-  IrValue *const *grads;
-  IrValue **gin;
-  GPtrArray *saved_out;
-} Ctx;
-
-/* --- builders --- */
-
-static IrValue *
-emit(Ctx *c, IrOpKind kind, guint n, IrValue *const *args)
-{
-  IrNode *node = ir_graph_insert_op(c->g, kind, args, n, 1);
-  return ir_output(node, 0);
-}
-
-#define E1(k, a) emit(c, IR_##k, 1, (IrValue *const[]){(a)})
-#define E2(k, a, b) emit(c, IR_##k, 2, (IrValue *const[]){(a), (b)})
-#define E3(k, a, b, d) emit(c, IR_##k, 3, (IrValue *const[]){(a), (b), (d)})
-
-static IrValue *cint(Ctx *c, gint64 v) { return ir_graph_insert_constant_int(c->g, v); }
-static IrValue *cfloat(Ctx *c, double v) { return ir_graph_insert_constant_float(c->g, v); }
-
-/* x * y */
-static IrValue *mul(Ctx *c, IrValue *x, IrValue *y) { return E2(ATEN_MUL, x, y); }
-static IrValue *neg(Ctx *c, IrValue *x) { return E1(ATEN_NEG, x); }
 /* 1 - x, written as PyTorch 1.13 prints it: add(neg(x), 1, 1) */
 static IrValue *
 one_minus(Ctx *c, IrValue *x)
@@ -54,52 +25,6 @@ plus_one(Ctx *c, IrValue *x)
 }
 /* comparison as a tensor of g's dtype */
 static IrValue *mask_as(Ctx *c, IrValue *cmp, IrValue *like) { return E2(ATEN_TYPE_AS, cmp, like); }
-static IrValue *gsts(Ctx *c, IrValue *v, guint k) { return E2(ATEN_GRAD_SUM_TO_SIZE, v, c->saved[k]); }
-static IrValue *size_of(Ctx *c, IrValue *v) { return E1(ATEN_SIZE, v); }
-
-static IrValue *
-arg(const Ctx *c, guint i)
-{
-  return i < ir_n_inputs(c->node) ? c->in[i] : NULL;
-}
-
-static bool
-overload_is(const IrNode *node, const char *name)
-{
-  return node->schema && strcmp(node->schema->overload, name) == 0;
-}
-
-static bool
-value_is_none(const IrValue *v)
-{
-  return v == NULL || v->type->kind == IR_TYPE_NONE;
-}
-
-static bool
-constant_number(const IrValue *v, double *out)
-{
-  if (v->node->kind != IR_PRIM_CONSTANT)
-    return false;
-  const IrAttr *a = ir_node_attr(v->node, IR_ATTR_VALUE);
-  if (!a)
-    return false;
-  if (a->kind == IR_ATTR_I)
-    *out = (double)a->v.i;
-  else if (a->kind == IR_ATTR_F)
-    *out = a->v.f;
-  else
-    return false;
-  return true;
-}
-
-static const GArray *
-constant_int_list(const IrValue *v)
-{
-  if (v->node->kind != IR_PRIM_CONSTANT)
-    return NULL;
-  const IrAttr *a = ir_node_attr(v->node, IR_ATTR_VALUE);
-  return a && a->kind == IR_ATTR_IS ? a->v.is : NULL;
-}
 
 /* A Scalar argument we can compute 1 - w or w - 1 of: a constant, an int or a float. */
 static bool
@@ -113,13 +38,9 @@ scalar_usable(const IrValue *v)
 static IrValue *
 scalar_sub(Ctx *c, double a_const, IrValue *a, IrValue *b, double b_const)
 {
-  double av, bv;
+  double av = a_const, bv = b_const;
   bool a_known = a == NULL || constant_number(a, &av);
   bool b_known = b == NULL || constant_number(b, &bv);
-  if (a == NULL)
-    av = a_const;
-  if (b == NULL)
-    bv = b_const;
   if (a_known && b_known)
     return cfloat(c, av - bv);
   IrValue *x = a ? a : (b->type->kind == IR_TYPE_INT ? cint(c, (gint64)av) : cfloat(c, av));
@@ -131,25 +52,7 @@ scalar_sub(Ctx *c, double a_const, IrValue *a, IrValue *b, double b_const)
   return E2(ATEN_SUB, x, y);
 }
 
-static bool
-is_tensor(const IrValue *v)
-{
-  return v && ir_type_is_tensor(v->type);
-}
-
-static bool
-rank_is(const IrValue *v, int rank)
-{
-  return is_tensor(v) && v->type->rank == rank;
-}
-
 /* --- forward parts --- */
-
-static void
-save(Ctx *c, IrValue *v)
-{
-  g_ptr_array_add(c->saved_out, v);
-}
 
 /* _size_if_not_equal(size(in[i]), size(result)) for each listed input. */
 static void
@@ -502,8 +405,8 @@ ad_grad_lerp(Ctx *c, IrValue *g)
   c->gin[1] = gsts(c, mul(c, g, w), 1);
 }
 
-static void
-bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha)
+void
+ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha)
 {
   IrValue *g_self = E2(ATEN_MM, g, E1(ATEN_T, mat2));
   IrValue *g_mat2 = E2(ATEN_MM, E1(ATEN_T, self), g);
@@ -623,93 +526,14 @@ ad_grad_where(Ctx *c, IrValue *g)
 
 static void ad_grad_type_as(Ctx *c, IrValue *g) { c->gin[0] = E2(ATEN_TYPE_AS, g, c->in[0]); }
 
-static void ad_grad_mm(Ctx *c, IrValue *g) { bw_mm_like(c, g, c->in[0], c->in[1], NULL); }
-
-static IrValue *
-transpose_last(Ctx *c, IrValue *x, int rank)
-{
-  return rank < 2 ? x : E3(ATEN_TRANSPOSE, x, cint(c, -1), cint(c, -2));
-}
-
-/* PyTorch 1.13's AD_matmul_size (symbolic_script): m1 @ m2 (ranks r1, r2) brought to a
- * gradient of rank `target`, resolved here since the ranks are known. */
-static IrValue *
-matmul_to_rank(Ctx *c, IrValue *m1, int r1, IrValue *m2, int r2, int target)
-{
-  if (r1 == 0 || r2 == 0)
-    return mul(c, m1, m2);
-  if (r1 + r2 == target)
-    return E2(ATEN_MATMUL, E2(ATEN_UNSQUEEZE, m1, cint(c, r1)),
-              E2(ATEN_UNSQUEEZE, m2, cint(c, r2 == 1 ? 0 : -2)));
-  if (target == r1 - r2)
-    return E2(ATEN_SQUEEZE, E2(ATEN_MATMUL, m1, E2(ATEN_UNSQUEEZE, m2, cint(c, r2))),
-              cint(c, -1));
-  if (target == r2 - r1)
-    return E2(ATEN_SQUEEZE, E2(ATEN_MATMUL, E2(ATEN_UNSQUEEZE, m1, cint(c, -2)), m2),
-              cint(c, -2));
-  return E2(ATEN_MATMUL, m1, m2);
-}
-
-static int
-matmul_rank(int ra, int rb)
-{
-  if (ra == 1 || rb == 1)
-    return ra + rb - 2;
-  return ra > rb ? ra : rb;
-}
-
-/* matmul of any ranks as symbolic_script's: each side's gradient summed to its size (batch
- * broadcasting); two matrices keep the mm formula. */
-static void
-ad_grad_matmul(Ctx *c, IrValue *g)
-{
-  IrValue *self = c->in[0], *other = c->in[1];
-  int ra = self->type->rank, rb = other->type->rank, rg = matmul_rank(ra, rb);
-  if (ra == 2 && rb == 2) {
-    bw_mm_like(c, g, self, other, NULL);
-    return;
-  }
-  c->gin[0] = gsts(c, matmul_to_rank(c, g, rg, transpose_last(c, other, rb), rb, ra), 0);
-  c->gin[1] = gsts(c, matmul_to_rank(c, transpose_last(c, self, ra), ra, g, rg, rb), 1);
-}
-
-static void
-ad_grad_bmm(Ctx *c, IrValue *g)
-{
-  IrValue *one = cint(c, 1), *two = cint(c, 2);
-  c->gin[0] = E2(ATEN_BMM, g, E3(ATEN_TRANSPOSE, c->in[1], one, two));
-  c->gin[1] = E2(ATEN_BMM, E3(ATEN_TRANSPOSE, c->in[0], one, two), g);
-}
-
-/* softmax / log_softmax: PyTorch's backward ops, back in the input's dtype (saved in the
- * forward as prim::dtype(self)). */
-static void
-ad_grad_softmax(Ctx *c, IrValue *g)
-{
-  IrOpKind bw = c->node->kind == IR_ATEN_SOFTMAX ? IR_ATEN__SOFTMAX_BACKWARD_DATA
-                                                 : IR_ATEN__LOG_SOFTMAX_BACKWARD_DATA;
-  c->gin[0] = emit(c, bw, 4, (IrValue *const[]){g, c->out[0], c->in[1], c->saved[0]});
-}
-
-/* linear(input, weight, bias) = input @ weight.t() + bias: input's gradient g @ weight,
- * weight's g^T @ input summed over input's batch dims, bias's g summed to its size. */
-static void
-ad_grad_linear(Ctx *c, IrValue *g)
-{
-  int ri = c->in[0]->type->rank, rg = ri; /* the output has input's rank */
-  c->gin[0] = matmul_to_rank(c, g, rg, c->in[1], 2, ri);
-  IrValue *gw = matmul_to_rank(c, transpose_last(c, g, rg), rg, c->in[0], ri, 2);
-  c->gin[1] = ri > 2 ? gsts(c, gw, 0) : gw;
-  if (is_tensor(arg(c, 2)))
-    c->gin[2] = gsts(c, g, 1);
-}
+static void ad_grad_mm(Ctx *c, IrValue *g) { ad_bw_mm_like(c, g, c->in[0], c->in[1], NULL); }
 
 static void
 ad_grad_addmm(Ctx *c, IrValue *g)
 {
   IrValue *beta = arg(c, 3), *alpha = arg(c, 4);
   c->gin[0] = gsts(c, beta ? mul(c, g, beta) : g, 0);
-  bw_mm_like(c, g, c->in[1], c->in[2], alpha);
+  ad_bw_mm_like(c, g, c->in[1], c->in[2], alpha);
 }
 
 static void ad_grad_t(Ctx *c, IrValue *g) { c->gin[0] = E1(ATEN_T, g); }

@@ -1,0 +1,82 @@
+/* Gradient formulas of the linear-algebra and torch.nn ops (matmul of every rank, bmm,
+ * linear, softmax), as PyTorch 1.13's symbolic_script and derivatives.yaml. */
+#include "autodiff/formulas_internal.h"
+
+static IrValue *
+transpose_last(Ctx *c, IrValue *x, int rank)
+{
+  return rank < 2 ? x : E3(ATEN_TRANSPOSE, x, cint(c, -1), cint(c, -2));
+}
+
+/* PyTorch 1.13's AD_matmul_size (symbolic_script): m1 @ m2 (ranks r1, r2) brought to a
+ * gradient of rank `target`, resolved here since the ranks are known. */
+static IrValue *
+matmul_to_rank(Ctx *c, IrValue *m1, int r1, IrValue *m2, int r2, int target)
+{
+  if (r1 == 0 || r2 == 0)
+    return mul(c, m1, m2);
+  if (r1 + r2 == target)
+    return E2(ATEN_MATMUL, E2(ATEN_UNSQUEEZE, m1, cint(c, r1)),
+              E2(ATEN_UNSQUEEZE, m2, cint(c, r2 == 1 ? 0 : -2)));
+  if (target == r1 - r2)
+    return E2(ATEN_SQUEEZE, E2(ATEN_MATMUL, m1, E2(ATEN_UNSQUEEZE, m2, cint(c, r2))),
+              cint(c, -1));
+  if (target == r2 - r1)
+    return E2(ATEN_SQUEEZE, E2(ATEN_MATMUL, E2(ATEN_UNSQUEEZE, m1, cint(c, -2)), m2),
+              cint(c, -2));
+  return E2(ATEN_MATMUL, m1, m2);
+}
+
+static int
+matmul_rank(int ra, int rb)
+{
+  if (ra == 1 || rb == 1)
+    return ra + rb - 2;
+  return ra > rb ? ra : rb;
+}
+
+/* matmul of any ranks as symbolic_script's: each side's gradient summed to its size (batch
+ * broadcasting); two matrices keep the mm formula. */
+void
+ad_grad_matmul(Ctx *c, IrValue *g)
+{
+  IrValue *self = c->in[0], *other = c->in[1];
+  int ra = self->type->rank, rb = other->type->rank, rg = matmul_rank(ra, rb);
+  if (ra == 2 && rb == 2) {
+    ad_bw_mm_like(c, g, self, other, NULL);
+    return;
+  }
+  c->gin[0] = gsts(c, matmul_to_rank(c, g, rg, transpose_last(c, other, rb), rb, ra), 0);
+  c->gin[1] = gsts(c, matmul_to_rank(c, transpose_last(c, self, ra), ra, g, rg, rb), 1);
+}
+
+void
+ad_grad_bmm(Ctx *c, IrValue *g)
+{
+  IrValue *one = cint(c, 1), *two = cint(c, 2);
+  c->gin[0] = E2(ATEN_BMM, g, E3(ATEN_TRANSPOSE, c->in[1], one, two));
+  c->gin[1] = E2(ATEN_BMM, E3(ATEN_TRANSPOSE, c->in[0], one, two), g);
+}
+
+/* softmax / log_softmax: PyTorch's backward ops, back in the input's dtype (saved in the
+ * forward as prim::dtype(self)). */
+void
+ad_grad_softmax(Ctx *c, IrValue *g)
+{
+  IrOpKind bw = c->node->kind == IR_ATEN_SOFTMAX ? IR_ATEN__SOFTMAX_BACKWARD_DATA
+                                                 : IR_ATEN__LOG_SOFTMAX_BACKWARD_DATA;
+  c->gin[0] = emit(c, bw, 4, (IrValue *const[]){g, c->out[0], c->in[1], c->saved[0]});
+}
+
+/* linear(input, weight, bias) = input @ weight.t() + bias: input's gradient g @ weight,
+ * weight's g^T @ input summed over input's batch dims, bias's g summed to its size. */
+void
+ad_grad_linear(Ctx *c, IrValue *g)
+{
+  int ri = c->in[0]->type->rank, rg = ri; /* the output has input's rank */
+  c->gin[0] = matmul_to_rank(c, g, rg, c->in[1], 2, ri);
+  IrValue *gw = matmul_to_rank(c, transpose_last(c, g, rg), rg, c->in[0], ri, 2);
+  c->gin[1] = ri > 2 ? gsts(c, gw, 0) : gw;
+  if (is_tensor(arg(c, 2)))
+    c->gin[2] = gsts(c, g, 1);
+}
