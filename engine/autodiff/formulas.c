@@ -170,6 +170,24 @@ ad_formula_exists(const IrNode *node)
   case IR_ATEN_CHUNK:
     return constant_number(ir_input(node, 2), &d) || ir_n_inputs(node) < 3;
 
+  case IR_ATEN_PERMUTE: { /* constant dims naming every dim once */
+    gint64 dims[IR_MAX_RANK];
+    guint n, seen = 0;
+    if (!constant_ints(ir_input(node, 1), dims, &n, IR_MAX_RANK))
+      return false;
+    for (guint i = 0; i < n; i++) {
+      gint64 w = dims[i] < 0 ? dims[i] + (gint64)n : dims[i];
+      if (w < 0 || w >= (gint64)n || (seen & (1u << w)))
+        return false;
+      seen |= 1u << w;
+    }
+    return true;
+  }
+  case IR_ATEN_SLICE: /* slice_backward takes ints: None or int bounds, not int? values */
+    for (guint i = 2; i < 4 && i < ir_n_inputs(node); i++)
+      if (!value_is_none(ir_input(node, i)) && ir_input(node, i)->type->kind != IR_TYPE_INT)
+        return false;
+    return true;
   case IR_ATEN_CAT: /* the pieces' count: the list is built in the same graph */
     return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT;
   default:
@@ -223,6 +241,9 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
   case IR_ATEN_SQUEEZE:
   case IR_ATEN_VIEW:
   case IR_ATEN_RESHAPE:
+  case IR_ATEN_FLATTEN:
+  case IR_ATEN_SLICE:
+  case IR_ATEN_SELECT:
   case IR_ATEN_SUM:
     fw_self_size(c);
     break;

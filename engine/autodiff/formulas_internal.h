@@ -83,6 +83,31 @@ constant_int_list(const IrValue *v)
   return a && a->kind == IR_ATTR_IS ? a->v.is : NULL;
 }
 
+/* The values of a constant int[] or of a ListConstruct of int constants (at most max). */
+static inline bool
+constant_ints(const IrValue *v, gint64 *out, guint *n, guint max)
+{
+  const GArray *list = constant_int_list(v);
+  if (list) {
+    if (list->len > max)
+      return false;
+    *n = list->len;
+    for (guint i = 0; i < list->len; i++)
+      out[i] = g_array_index(list, gint64, i);
+    return true;
+  }
+  if (v->node->kind != IR_PRIM_LIST_CONSTRUCT || ir_n_inputs(v->node) > max)
+    return false;
+  *n = ir_n_inputs(v->node);
+  for (guint i = 0; i < *n; i++) {
+    double d;
+    if (!constant_number(ir_input(v->node, i), &d))
+      return false;
+    out[i] = (gint64)d;
+  }
+  return true;
+}
+
 static inline bool
 is_tensor(const IrValue *v)
 {
@@ -110,5 +135,8 @@ void ad_grad_matmul(Ctx *c, IrValue *g);
 void ad_grad_bmm(Ctx *c, IrValue *g);
 void ad_grad_softmax(Ctx *c, IrValue *g);
 void ad_grad_linear(Ctx *c, IrValue *g);
+void ad_grad_permute(Ctx *c, IrValue *g);
+void ad_grad_contiguous(Ctx *c, IrValue *g);
+void ad_grad_slice(Ctx *c, IrValue *g);
 
 #endif

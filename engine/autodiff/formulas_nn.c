@@ -1,5 +1,6 @@
-/* Gradient formulas of the linear-algebra and torch.nn ops (matmul of every rank, bmm,
- * linear, softmax), as PyTorch 1.13's symbolic_script and derivatives.yaml. */
+/* Gradient formulas of the linear-algebra, layout and torch.nn ops (matmul of every rank,
+ * bmm, linear, softmax, permute, contiguous, slice, select), as PyTorch 1.13's
+ * symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
 static IrValue *
@@ -79,4 +80,37 @@ ad_grad_linear(Ctx *c, IrValue *g)
   c->gin[1] = ri > 2 ? gsts(c, gw, 0) : gw;
   if (is_tensor(arg(c, 2)))
     c->gin[2] = gsts(c, g, 1);
+}
+
+/* permute: the gradient permuted back by the inverse order (dims are constants of the node
+ * itself: the eager tape's formula graph gets a ListConstruct as an input). */
+void
+ad_grad_permute(Ctx *c, IrValue *g)
+{
+  gint64 dims[IR_MAX_RANK], inverse[IR_MAX_RANK];
+  guint n;
+  if (!constant_ints(ir_input(c->node, 1), dims, &n, IR_MAX_RANK))
+    g_error("autodiff invariant: permute's formula needs constant dims");
+  for (guint i = 0; i < n; i++)
+    inverse[dims[i] < 0 ? dims[i] + (gint64)n : dims[i]] = (gint64)i;
+  c->gin[0] = E2(ATEN_PERMUTE, g, ir_graph_insert_constant_int_list(c->g, inverse, n));
+}
+
+void ad_grad_contiguous(Ctx *c, IrValue *g) { c->gin[0] = g; }
+
+/* slice, select: PyTorch's slice_backward / select_backward into zeros of self's size (a
+ * None start or end is 0 or INT64_MAX, as slice_backward_wrapper). */
+void
+ad_grad_slice(Ctx *c, IrValue *g)
+{
+  IrValue *self_size = c->saved[0], *dim = arg(c, 1) ? arg(c, 1) : cint(c, 0);
+  if (c->node->kind == IR_ATEN_SELECT) {
+    c->gin[0] = emit(c, IR_ATEN_SELECT_BACKWARD, 4, (IrValue *const[]){g, self_size, dim, c->in[2]});
+    return;
+  }
+  IrValue *start = value_is_none(arg(c, 2)) ? cint(c, 0) : c->in[2];
+  IrValue *end = value_is_none(arg(c, 3)) ? cint(c, G_MAXINT64) : c->in[3];
+  IrValue *step = arg(c, 4) ? c->in[4] : cint(c, 1);
+  c->gin[0] = emit(c, IR_ATEN_SLICE_BACKWARD, 6,
+                   (IrValue *const[]){g, self_size, dim, start, end, step});
 }

@@ -124,6 +124,22 @@ def mean_double(x):
     return torch.sigmoid(torch.mean(x, [1], dtype=torch.float64))
 
 
+def permute_flatten(x, w):
+    return torch.tanh(x.permute(2, 0, -2)).contiguous().flatten(1) * w
+
+
+def flatten_transposed(x, w):
+    return x.transpose(0, 1).flatten() * w
+
+
+def slice_select(x):
+    return x[:, 1:-1:2] * x.select(1, -1).unsqueeze(1)
+
+
+def slice_clamped(x):
+    return torch.sigmoid(x[-3:, 2:100]) * x[0, :4]
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -149,6 +165,10 @@ FUNCTIONS = [
     (mean_all, [(3, 4)]),
     (mean_dims, [(2, 3, 4)]),
     (mean_double, [(3, 4)]),
+    (permute_flatten, [(2, 3, 4), (4, 6)]),
+    (flatten_transposed, [(2, 3), (6,)]),
+    (slice_select, [(4, 6)]),
+    (slice_clamped, [(4, 6)]),
 ]
 
 

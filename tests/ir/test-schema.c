@@ -270,6 +270,11 @@ static const Case cases[] = {
   {"aten::_log_softmax_backward_data", "TTii", ""}, {"prim::dtype", "T", ""},
   {"prim::dtype", "i", NULL},        {"aten::numel", "T", ""},        {"aten::mean", "T", ""},
   {"aten::mean", "Tn", ""},         {"aten::mean", "Tlbn", "dim"},   {"aten::mean", "Tnb", "dim"},
+  {"aten::permute", "Tl", ""},      {"aten::permute", "Ti", NULL},   {"aten::contiguous", "Ti", ""},
+  {"aten::contiguous", "T", ""},    {"aten::flatten", "Tii", "using_ints"},
+  {"aten::flatten", "T", "using_ints"}, {"aten::slice", "Tinni", "Tensor"},
+  {"aten::slice", "Tiiii", "Tensor"}, {"aten::select", "Tii", "int"},
+  {"aten::slice_backward", "Tliiii", ""}, {"aten::select_backward", "Tlii", ""},
 };
 
 static const char *unary_kinds[] = {
