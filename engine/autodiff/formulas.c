@@ -146,6 +146,11 @@ ad_formula_exists(const IrNode *node)
            rank_is(ir_input(node, 1), 2) &&
            (ir_n_inputs(node) < 3 || value_is_none(ir_input(node, 2)) ||
             is_tensor(ir_input(node, 2)));
+  case IR_ATEN_VAR: /* unbiased is a constant */
+  case IR_ATEN_STD:
+    if (!constant_number(ir_input(node, overload_is(node, "") ? 1 : 2), &d))
+      return false;
+    G_GNUC_FALLTHROUGH; /* the dims as sum's */
   case IR_ATEN_MEAN:
   case IR_ATEN_SUM:
     if (overload_is(node, ""))
@@ -154,16 +159,18 @@ ad_formula_exists(const IrNode *node)
       IrValue *dims = ir_input(node, 1);
       if (value_is_none(dims))
         return true;
-      const GArray *list = constant_int_list(dims);
-      if (!list)
+      gint64 vals[IR_MAX_RANK];
+      guint n;
+      if (!constant_ints(dims, vals, &n, IR_MAX_RANK))
         return false;
-      bool keepdim_known = ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
+      guint k = node->kind == IR_ATEN_VAR || node->kind == IR_ATEN_STD ? 3 : 2;
+      bool keepdim_known = ir_n_inputs(node) <= k || constant_number(ir_input(node, k), &d);
       if (!keepdim_known)
         return false;
-      if (ir_n_inputs(node) >= 3 && d != 0)
+      if (ir_n_inputs(node) > k && d != 0)
         return true;
-      for (guint i = 0; i < list->len; i++)
-        if (g_array_index(list, gint64, i) < 0 && ir_input(node, 0)->type->rank < 0)
+      for (guint i = 0; i < n; i++)
+        if (vals[i] < 0 && ir_input(node, 0)->type->rank < 0)
           return false;
       return true;
     }
@@ -248,6 +255,8 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
     fw_self_size(c);
     break;
   case IR_ATEN_MEAN: /* and how many elements each result element averages */
+  case IR_ATEN_VAR:
+  case IR_ATEN_STD:
     fw_self_size(c);
     save(c, E2(ATEN_DIV, E1(ATEN_NUMEL, c->in[0]), E1(ATEN_NUMEL, c->out[0])));
     break;
@@ -458,42 +467,72 @@ bw_constant_chunk(Ctx *c)
   c->gin[0] = E2(ATEN_CAT, ir_output(list, 0), dim);
 }
 
+/* A reduction's gradient with the reduced dims back as size-1 dims when keepdim (input
+ * keepdim_index) was false: dims (the node's input 1, constants) sorted and unsqueezed in
+ * order. */
+static IrValue *
+unsqueeze_reduced(Ctx *c, IrValue *g, guint keepdim_index)
+{
+  if (overload_is(c->node, "") || value_is_none(c->in[1]))
+    return g;
+  double keepdim = 0;
+  if (ir_n_inputs(c->node) > keepdim_index)
+    constant_number(c->in[keepdim_index], &keepdim);
+  if (keepdim != 0)
+    return g;
+  gint64 dims[IR_MAX_RANK];
+  guint n;
+  if (!constant_ints(ir_input(c->node, 1), dims, &n, IR_MAX_RANK))
+    g_error("autodiff invariant: a reduction's formula needs constant dims");
+  int rank = c->in[0]->type->rank;
+  for (guint i = 0; i < n; i++)
+    dims[i] += dims[i] < 0 ? rank : 0;
+  for (guint i = 1; i < n; i++)
+    for (guint j = i; j > 0 && dims[j - 1] > dims[j]; j--) {
+      gint64 t = dims[j];
+      dims[j] = dims[j - 1];
+      dims[j - 1] = t;
+    }
+  for (guint i = 0; i < n; i++)
+    g = E2(ATEN_UNSQUEEZE, g, cint(c, dims[i]));
+  return g;
+}
+
 /* sum and mean: the gradient expanded back over the reduced dims (mean's divided by the
  * count it averages), in self's dtype when a dtype argument changed it. */
 static void
 ad_grad_sum(Ctx *c, IrValue *g)
 {
   IrValue *self_size = c->saved[0];
-  if (!overload_is(c->node, "") && !value_is_none(c->in[1])) {
-    double keepdim = 0;
-    if (ir_n_inputs(c->node) >= 3)
-      constant_number(c->in[2], &keepdim);
-    if (keepdim == 0) {
-      const GArray *list = constant_int_list(c->in[1]);
-      int rank = c->in[0]->type->rank;
-      GArray *dims = g_array_new(FALSE, FALSE, sizeof(gint64));
-      for (guint i = 0; i < list->len; i++) {
-        gint64 d = g_array_index(list, gint64, i);
-        if (d < 0)
-          d += rank;
-        g_array_append_val(dims, d);
-      }
-      for (guint i = 1; i < dims->len; i++)
-        for (guint j = i; j > 0 && g_array_index(dims, gint64, j - 1) > g_array_index(dims, gint64, j); j--) {
-          gint64 t = g_array_index(dims, gint64, j);
-          g_array_index(dims, gint64, j) = g_array_index(dims, gint64, j - 1);
-          g_array_index(dims, gint64, j - 1) = t;
-        }
-      for (guint i = 0; i < dims->len; i++)
-        g = E2(ATEN_UNSQUEEZE, g, cint(c, g_array_index(dims, gint64, i)));
-      g_array_free(dims, TRUE);
-    }
-  }
+  g = unsqueeze_reduced(c, g, 2);
   c->gin[0] = E2(ATEN_EXPAND, g, self_size);
   if (c->node->kind == IR_ATEN_MEAN)
     c->gin[0] = E2(ATEN_DIV, c->gin[0], c->saved[1]);
   if (!value_is_none(arg(c, overload_is(c->node, "") ? 1 : 3)))
     c->gin[0] = E2(ATEN_TYPE_AS, c->gin[0], c->in[0]);
+}
+
+/* var and std as PyTorch 1.13's var_backward: 2 / (N - correction) * g * (self - mean), the
+ * mean over the reduced dims kept; std's g first becomes g / (2 * std), 0 where std is 0. */
+static void
+ad_grad_var(Ctx *c, IrValue *g)
+{
+  IrValue *self = c->in[0], *result = c->out[0];
+  bool all = overload_is(c->node, "") || value_is_none(c->in[1]);
+  double unbiased = 1;
+  constant_number(c->in[overload_is(c->node, "") ? 1 : 2], &unbiased);
+  if (c->node->kind == IR_ATEN_STD)
+    g = E3(ATEN_WHERE, E2(ATEN_EQ, result, cint(c, 0)), E1(ATEN_ZEROS_LIKE, g),
+           E2(ATEN_DIV, g, mul(c, result, cint(c, 2))));
+  g = unsqueeze_reduced(c, g, 3);
+  IrValue *mean = all ? E1(ATEN_MEAN, self)
+                      : emit(c, IR_ATEN_MEAN, 4,
+                             (IrValue *const[]){self, c->in[1],
+                                                ir_graph_insert_constant_bool(c->g, true),
+                                                ir_graph_insert_constant_none(c->g)});
+  IrValue *dof = E2(ATEN_SUB, c->saved[1], cfloat(c, unbiased != 0 ? 1.0 : 0.0));
+  IrValue *factor = E2(ATEN_DIV, cfloat(c, 2.0), dof);
+  c->gin[0] = mul(c, mul(c, g, E3(ATEN_SUB, self, mean, cint(c, 1))), factor);
 }
 
 static void

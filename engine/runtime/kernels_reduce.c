@@ -1,5 +1,5 @@
 /* Reductions: rt_kernel_sum (sum and mean: all elements, or a dim list with keepdim and
- * negative dims, optional dtype) and rt_kernel_grad_sum_to_size.
+ * negative dims, optional dtype), rt_kernel_var (var and std) and rt_kernel_grad_sum_to_size.
  *
  * sum as PyTorch 1.13: the result dtype is `dtype` when given (the input is cast to it
  * first), else int64 for int64 and bool inputs, else the input's dtype; a None or empty dim
@@ -7,10 +7,13 @@
  * (at least as accurate as PyTorch's float accumulation), integer sums in int64 with
  * wrap-around. mean is the sum divided by the count of reduced elements (an empty reduction
  * gives NaN); its result dtype (the given one, else the input's) must be floating.
+ * var / std (all elements, or dims with keepdim): sum((x - mean)^2) / max(0, N - 1) when
+ * unbiased (N without), std its square root, two passes in double; floating inputs only.
  * _grad_sum_to_size(x, None) is x itself; otherwise sum_to (tensor.h). */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -183,5 +186,79 @@ bool rt_kernel_grad_sum_to_size(const IrSchema *schema, const IrNode *node, RtVa
   if (!r)
     return false;
   outs[0] = rt_tensor(r);
+  return true;
+}
+
+bool rt_kernel_var(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                   RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  bool with_dims = k_overload_is(schema, "dim"), unbiased, keepdim = false;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_bool(schema, args, with_dims ? 2 : 1, &unbiased, error) ||
+      (with_dims && !k_arg_bool(schema, args, 3, &keepdim, error)))
+    return false;
+  bool reduce[RT_MAX_DIMS];
+  for (int d = 0; d < RT_MAX_DIMS; d++)
+    reduce[d] = true;
+  int64_t dims[RT_MAX_DIMS];
+  int nd = 0;
+  if (with_dims && !k_arg_is_none(args, 1) && !k_arg_int_list(schema, args, 1, dims, &nd, error))
+    return false;
+  if (nd > 0)
+    memset(reduce, 0, sizeof reduce);
+  for (int k = 0; k < nd; k++) {
+    int w;
+    if (!k_wrap_dim(dims[k], self->ndim, &w, error))
+      return false;
+    if (self->ndim > 0 && reduce[w]) {
+      K_ERR_SHAPE(error, "dim %d appears multiple times in the list of dims", w);
+      return false;
+    }
+    reduce[w] = true;
+  }
+  if (!k_dtype_is_float(self->dtype)) {
+    K_ERR_DTYPE(error, "std and var only support floating point and complex dtypes");
+    return false;
+  }
+  /* self viewed with the kept dims first and the reduced ones last, copied to double. */
+  int64_t sizes[RT_MAX_DIMS], strides[RT_MAX_DIMS], out_shape[RT_MAX_DIMS];
+  int np = 0, out_ndim = 0;
+  int64_t groups = 1, n = 1;
+  for (int pass = 0; pass < 2; pass++)
+    for (int d = 0; d < self->ndim; d++)
+      if (reduce[d] == (pass == 1)) {
+        sizes[np] = self->sizes[d];
+        strides[np++] = self->strides[d];
+        *(pass ? &n : &groups) *= self->sizes[d];
+      }
+  for (int d = 0; d < self->ndim; d++)
+    if (!reduce[d] || keepdim)
+      out_shape[out_ndim++] = reduce[d] ? 1 : self->sizes[d];
+  RtTensor *ordered = rt_tensor_new_strided(self->storage, self->dtype, np, sizes, strides,
+                                            self->offset);
+  RtTensor *data = rt_tensor_to_dtype(ordered, IR_DTYPE_FLOAT64);
+  rt_tensor_unref(ordered);
+  RtTensor *result = rt_tensor_new_checked(IR_DTYPE_FLOAT64, out_ndim, out_shape, error);
+  if (!result) {
+    rt_tensor_unref(data);
+    return false;
+  }
+  const double *x = rt_tensor_data(data);
+  double *r = rt_tensor_data(result);
+  double divisor = (double)MAX(0, n - (unbiased ? 1 : 0));
+  for (int64_t gi = 0; gi < groups; gi++) {
+    const double *v = x + gi * n;
+    double mean = 0, sq = 0;
+    for (int64_t k = 0; k < n; k++)
+      mean += v[k];
+    mean /= (double)n;
+    for (int64_t k = 0; k < n; k++)
+      sq += (v[k] - mean) * (v[k] - mean);
+    r[gi] = schema->kind == IR_ATEN_STD ? sqrt(sq / divisor) : sq / divisor;
+  }
+  rt_tensor_unref(data);
+  outs[0] = rt_tensor(k_to_dtype(result, self->dtype));
+  rt_tensor_unref(result);
   return true;
 }

@@ -140,6 +140,14 @@ def slice_clamped(x):
     return torch.sigmoid(x[-3:, 2:100]) * x[0, :4]
 
 
+def var_std(x):
+    return x.var(1, keepdim=True) * x + x.std() + x.var(unbiased=False) + x.std([0], False)
+
+
+def std_dims(x):
+    return torch.std(x, [0, 2]) * torch.var(x, -1, True, True).sum()
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -169,6 +177,8 @@ FUNCTIONS = [
     (flatten_transposed, [(2, 3), (6,)]),
     (slice_select, [(4, 6)]),
     (slice_clamped, [(4, 6)]),
+    (var_std, [(3, 4)]),
+    (std_dims, [(2, 3, 4)]),
 ]
 
 

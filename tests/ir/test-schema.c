@@ -275,6 +275,8 @@ static const Case cases[] = {
   {"aten::flatten", "T", "using_ints"}, {"aten::slice", "Tinni", "Tensor"},
   {"aten::slice", "Tiiii", "Tensor"}, {"aten::select", "Tii", "int"},
   {"aten::slice_backward", "Tliiii", ""}, {"aten::select_backward", "Tlii", ""},
+  {"aten::var", "Tb", ""},          {"aten::var", "Tlbb", "dim"},    {"aten::var", "Tnbb", "dim"},
+  {"aten::std", "T", ""},           {"aten::std", "Tlbb", "dim"},    {"aten::std", "Tlf", NULL},
 };
 
 static const char *unary_kinds[] = {
