@@ -190,6 +190,12 @@ ad_formula_exists(const IrNode *node)
     }
     return true;
   }
+  case IR_ATEN_LAYER_NORM: { /* the normalized dims' count */
+    gint64 shape[IR_MAX_RANK];
+    guint n;
+    return ir_n_inputs(node) >= 5 &&
+           constant_ints(ir_input(node, 1), shape, &n, IR_MAX_RANK) && n > 0;
+  }
   case IR_ATEN_SLICE: /* slice_backward takes ints: None or int bounds, not int? values */
     for (guint i = 2; i < 4 && i < ir_n_inputs(node); i++)
       if (!value_is_none(ir_input(node, i)) && ir_input(node, i)->type->kind != IR_TYPE_INT)
@@ -239,6 +245,9 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
   case IR_ATEN_SOFTMAX:
   case IR_ATEN_LOG_SOFTMAX:
     save(c, E1(PRIM_DTYPE, c->in[0]));
+    break;
+  case IR_ATEN_LAYER_NORM:
+    ad_fw_layer_norm(c);
     break;
   case IR_ATEN_LINEAR:
     save(c, size_of(c, c->in[1]));

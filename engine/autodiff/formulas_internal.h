@@ -130,6 +130,9 @@ save(Ctx *c, IrValue *v)
 /* self @ mat2's gradients (times alpha when given) into gin[0..1] (gin[1..2] for addmm). */
 void ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha);
 
+/* layer_norm's forward part (formulas_nn.c): saves native_layer_norm's mean and rstd. */
+void ad_fw_layer_norm(Ctx *c);
+
 /* Builders of formulas_nn.c (the op table's AD(...) column). */
 void ad_grad_matmul(Ctx *c, IrValue *g);
 void ad_grad_bmm(Ctx *c, IrValue *g);
@@ -138,5 +141,6 @@ void ad_grad_linear(Ctx *c, IrValue *g);
 void ad_grad_permute(Ctx *c, IrValue *g);
 void ad_grad_contiguous(Ctx *c, IrValue *g);
 void ad_grad_slice(Ctx *c, IrValue *g);
+void ad_grad_layer_norm(Ctx *c, IrValue *g);
 
 #endif

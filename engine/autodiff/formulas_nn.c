@@ -1,5 +1,5 @@
 /* Gradient formulas of the linear-algebra, layout and torch.nn ops (matmul of every rank,
- * bmm, linear, softmax, permute, contiguous, slice, select), as PyTorch 1.13's
+ * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm), as PyTorch 1.13's
  * symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
@@ -113,4 +113,49 @@ ad_grad_slice(Ctx *c, IrValue *g)
   IrValue *step = arg(c, 4) ? c->in[4] : cint(c, 1);
   c->gin[0] = emit(c, IR_ATEN_SLICE_BACKWARD, 6,
                    (IrValue *const[]){g, self_size, dim, start, end, step});
+}
+
+/* What native_layer_norm returns besides the output, over the trailing normalized dims with
+ * them kept: mean, and rstd = 1 / sqrt(biased var + eps). */
+void
+ad_fw_layer_norm(Ctx *c)
+{
+  gint64 shape[IR_MAX_RANK], dims[IR_MAX_RANK];
+  guint n;
+  if (!constant_ints(ir_input(c->node, 1), shape, &n, IR_MAX_RANK))
+    g_error("autodiff invariant: layer_norm's formula needs a constant normalized_shape");
+  for (guint i = 0; i < n; i++)
+    dims[i] = (gint64)i - (gint64)n;
+  IrValue *d = ir_graph_insert_constant_int_list(c->g, dims, n);
+  IrValue *yes = ir_graph_insert_constant_bool(c->g, true);
+  IrValue *no = ir_graph_insert_constant_bool(c->g, false);
+  save(c, emit(c, IR_ATEN_MEAN, 4,
+               (IrValue *const[]){c->in[0], d, yes, ir_graph_insert_constant_none(c->g)}));
+  IrValue *var = emit(c, IR_ATEN_VAR, 4, (IrValue *const[]){c->in[0], d, no, yes});
+  save(c, E1(ATEN_RSQRT, E3(ATEN_ADD, var, c->in[4], cint(c, 1))));
+}
+
+/* layer_norm: PyTorch's native_layer_norm_backward, asked for the gradients of the defined
+ * weight and bias too. */
+void
+ad_grad_layer_norm(Ctx *c, IrValue *g)
+{
+  bool has_weight = is_tensor(arg(c, 2)), has_bias = is_tensor(arg(c, 3));
+  IrNode *mask = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
+  bool asks[3] = {true, has_weight, has_bias};
+  for (int i = 0; i < 3; i++)
+    ir_node_add_input(mask, ir_graph_insert_constant_bool(c->g, asks[i]));
+  ir_value_set_type(ir_output(mask, 0), ir_type_list(ir_type_bool()));
+  ir_graph_insert(c->g, mask);
+  IrValue *none = ir_graph_insert_constant_none(c->g);
+  IrValue *args[] = {g, c->in[0], c->in[1], c->saved[0], c->saved[1],
+                     has_weight ? c->in[2] : none, has_bias ? c->in[3] : none,
+                     ir_output(mask, 0)};
+  IrNode *bw = ir_graph_insert_op(c->g, IR_ATEN_NATIVE_LAYER_NORM_BACKWARD, args,
+                                  G_N_ELEMENTS(args), 3);
+  c->gin[0] = ir_output(bw, 0);
+  if (has_weight)
+    c->gin[2] = ir_output(bw, 1);
+  if (has_bias)
+    c->gin[3] = ir_output(bw, 2);
 }

@@ -1,5 +1,6 @@
-/* Neural-network kernels along one dim: rt_kernel_softmax (softmax, log_softmax) and
- * rt_kernel_softmax_backward (_softmax_backward_data, _log_softmax_backward_data).
+/* Neural-network kernels: rt_kernel_softmax (softmax, log_softmax), rt_kernel_softmax_backward
+ * (_softmax_backward_data, _log_softmax_backward_data), rt_kernel_layer_norm and
+ * rt_kernel_layer_norm_backward (native_layer_norm_backward).
  *
  * Contracts as PyTorch 1.13:
  * - softmax(self, dim, dtype): self cast to dtype when given, then exp(x - max) / sum exp(x -
@@ -9,6 +10,12 @@
  * - _softmax_backward_data(grad, output, dim, input_dtype) = output * (grad - sum(grad *
  *   output)); _log_softmax_backward_data = grad - exp(output) * sum(grad); the result in
  *   input_dtype.
+ * - layer_norm(input, normalized_shape, weight, bias, eps): over the trailing dims named by
+ *   normalized_shape, (x - mean) / sqrt(var + eps) (biased var) * weight + bias; weight and
+ *   bias have normalized_shape's shape.
+ * - native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight, bias,
+ *   output_mask): mean and rstd hold one number per normalized group (any shape); returns
+ *   the gradients of input, weight and bias where output_mask asks, undefined elsewhere.
  * Every slice is computed in double and stored in the result dtype. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
@@ -128,5 +135,168 @@ bool rt_kernel_softmax_backward(const IrSchema *schema, const IrNode *node, RtVa
   }
   rt_tensor_unref(ys.data);
   store_as(gs.data, has_dtype ? input_dtype : grad->dtype, outs);
+  return true;
+}
+
+/* The groups of layer_norm: input's trailing dims must equal normalized_shape; weight and
+ * bias, when given, have its shape. *groups x *n elements. */
+static bool layer_norm_shapes(const RtTensor *input, const int64_t *shape, int k,
+                              const RtTensor *weight, const RtTensor *bias, int64_t *groups,
+                              int64_t *n, GError **error) {
+  bool ok = k >= 1 && k <= input->ndim;
+  for (int i = 0; ok && i < k; i++)
+    ok = input->sizes[input->ndim - k + i] == shape[i];
+  char want[256], have[256];
+  k_shape_text(want, sizeof want, k, shape);
+  if (!ok) {
+    k_shape_text(have, sizeof have, input->ndim, input->sizes);
+    K_ERR_SHAPE(error, "Given normalized_shape=%s, expected input with shape [*, %.*s], but got "
+                "input of size%s", want, (int)strlen(want) - 2, want + 1, have);
+    return false;
+  }
+  const RtTensor *params[2] = {weight, bias};
+  for (int p = 0; p < 2; p++) {
+    const RtTensor *t = params[p];
+    if (t && (t->ndim != k || memcmp(t->sizes, shape, sizeof(int64_t) * (size_t)k) != 0)) {
+      k_shape_text(have, sizeof have, t->ndim, t->sizes);
+      K_ERR_SHAPE(error, "Expected %s to be of same shape as normalized_shape, but got %s of "
+                  "shape %s and normalized_shape = %s", p ? "bias" : "weight",
+                  p ? "bias" : "weight", have, want);
+      return false;
+    }
+  }
+  *n = 1;
+  for (int i = 0; i < k; i++)
+    *n *= shape[i];
+  *groups = *n > 0 ? rt_tensor_numel(input) / *n : 0;
+  return true;
+}
+
+/* A float64 copy of an optional tensor argument (NULL for None). */
+static bool optional_tensor(const IrSchema *schema, RtValue *args, guint i, RtTensor **out,
+                            GError **error) {
+  *out = NULL;
+  return k_arg_is_none(args, i) ||
+         (args[i].tag == RT_TENSOR && args[i].u.tensor == NULL) ||
+         k_arg_tensor(schema, args, i, out, error);
+}
+
+static const double *f64_data(RtTensor *t, RtTensor **holder) {
+  *holder = t ? rt_tensor_to_dtype(t, IR_DTYPE_FLOAT64) : NULL;
+  return t ? rt_tensor_data(*holder) : NULL;
+}
+
+bool rt_kernel_layer_norm(const IrSchema *schema, const IrNode *node, RtValue *args,
+                          guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *input, *weight, *bias;
+  int64_t shape[RT_MAX_DIMS], groups, n;
+  int k;
+  KScalar eps;
+  if (!k_arg_tensor(schema, args, 0, &input, error) ||
+      !k_arg_int_list(schema, args, 1, shape, &k, error) ||
+      !optional_tensor(schema, args, 2, &weight, error) ||
+      !optional_tensor(schema, args, 3, &bias, error) ||
+      !k_arg_scalar(schema, args, 4, &eps, error) ||
+      !layer_norm_shapes(input, shape, k, weight, bias, &groups, &n, error))
+    return false;
+  if (!k_dtype_is_float(input->dtype)) {
+    K_ERR_DTYPE(error, "\"LayerNormKernelImpl\" not implemented for '%s'",
+                ir_dtype_type_name(input->dtype));
+    return false;
+  }
+  RtTensor *y = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64), *wh, *bh;
+  const double *w = f64_data(weight, &wh), *b = f64_data(bias, &bh);
+  double *x = rt_tensor_data(y);
+  for (int64_t gi = 0; gi < groups; gi++) {
+    double *v = x + gi * n, mean = 0, var = 0;
+    for (int64_t i = 0; i < n; i++)
+      mean += v[i];
+    mean /= (double)n;
+    for (int64_t i = 0; i < n; i++)
+      var += (v[i] - mean) * (v[i] - mean);
+    double rstd = 1.0 / sqrt(var / (double)n + eps.d);
+    for (int64_t i = 0; i < n; i++)
+      v[i] = (v[i] - mean) * rstd * (w ? w[i] : 1.0) + (b ? b[i] : 0.0);
+  }
+  if (wh)
+    rt_tensor_unref(wh);
+  if (bh)
+    rt_tensor_unref(bh);
+  store_as(y, input->dtype, outs);
+  return true;
+}
+
+bool rt_kernel_layer_norm_backward(const IrSchema *schema, const IrNode *node, RtValue *args,
+                                   guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *grad, *input, *mean_t, *rstd_t, *weight, *bias;
+  int64_t shape[RT_MAX_DIMS], groups, n;
+  int k;
+  if (!k_arg_tensor(schema, args, 0, &grad, error) ||
+      !k_arg_tensor(schema, args, 1, &input, error) ||
+      !k_arg_int_list(schema, args, 2, shape, &k, error) ||
+      !k_arg_tensor(schema, args, 3, &mean_t, error) ||
+      !k_arg_tensor(schema, args, 4, &rstd_t, error) ||
+      !optional_tensor(schema, args, 5, &weight, error) ||
+      !optional_tensor(schema, args, 6, &bias, error) ||
+      !layer_norm_shapes(input, shape, k, weight, bias, &groups, &n, error))
+    return false;
+  bool mask[3];
+  RtValue m = args[7];
+  if ((m.tag != RT_LIST && m.tag != RT_TUPLE) || m.u.seq->len != 3) {
+    K_ERR(error, "native_layer_norm_backward(): output_mask must be a list of 3 bools");
+    return false;
+  }
+  for (int i = 0; i < 3; i++) {
+    if (m.u.seq->items[i].tag != RT_BOOL) {
+      K_ERR(error, "native_layer_norm_backward(): output_mask must be a list of 3 bools");
+      return false;
+    }
+    mask[i] = m.u.seq->items[i].u.b;
+  }
+  if (rt_tensor_numel(grad) != rt_tensor_numel(input) || rt_tensor_numel(mean_t) != groups ||
+      rt_tensor_numel(rstd_t) != groups) {
+    K_ERR_SHAPE(error, "native_layer_norm_backward(): grad_out, mean and rstd do not match "
+                "input's %" G_GINT64_FORMAT " groups of %" G_GINT64_FORMAT, groups, n);
+    return false;
+  }
+  RtTensor *gh, *xh, *mh, *rh, *wh;
+  const double *g = f64_data(grad, &gh), *x = f64_data(input, &xh), *mu = f64_data(mean_t, &mh);
+  const double *rs = f64_data(rstd_t, &rh), *w = f64_data(weight, &wh);
+  RtTensor *dx = rt_tensor_new(IR_DTYPE_FLOAT64, input->ndim, input->sizes);
+  RtTensor *dw = rt_tensor_zeros(IR_DTYPE_FLOAT64, k, shape);
+  RtTensor *db = rt_tensor_zeros(IR_DTYPE_FLOAT64, k, shape);
+  double *pdx = rt_tensor_data(dx), *pdw = rt_tensor_data(dw), *pdb = rt_tensor_data(db);
+  for (int64_t gi = 0; gi < groups; gi++) {
+    const double *gv = g + gi * n, *xv = x + gi * n;
+    double sum_dy = 0, sum_dy_xhat = 0;
+    for (int64_t i = 0; i < n; i++) {
+      double xhat = (xv[i] - mu[gi]) * rs[gi], dy = gv[i] * (w ? w[i] : 1.0);
+      sum_dy += dy;
+      sum_dy_xhat += dy * xhat;
+      pdw[i] += gv[i] * xhat;
+      pdb[i] += gv[i];
+    }
+    for (int64_t i = 0; i < n; i++) {
+      double xhat = (xv[i] - mu[gi]) * rs[gi], dy = gv[i] * (w ? w[i] : 1.0);
+      pdx[gi * n + i] = rs[gi] * (dy - sum_dy / (double)n - xhat * sum_dy_xhat / (double)n);
+    }
+  }
+  RtTensor *holders[] = {gh, xh, mh, rh, wh};
+  for (guint i = 0; i < G_N_ELEMENTS(holders); i++)
+    if (holders[i])
+      rt_tensor_unref(holders[i]);
+  RtTensor *results[3] = {dx, dw, db};
+  IrDtype dtypes[3] = {input->dtype, weight ? weight->dtype : input->dtype,
+                       bias ? bias->dtype : input->dtype};
+  for (int i = 0; i < 3; i++) {
+    if (mask[i])
+      store_as(results[i], dtypes[i], &outs[i]);
+    else {
+      rt_tensor_unref(results[i]);
+      outs[i] = rt_tensor(NULL);
+    }
+  }
   return true;
 }

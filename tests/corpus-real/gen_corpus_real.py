@@ -148,6 +148,14 @@ def std_dims(x):
     return torch.std(x, [0, 2]) * torch.var(x, -1, True, True).sum()
 
 
+def layer_norm(x, w, b):
+    return F.layer_norm(x, [4], w, b) * torch.tanh(x)
+
+
+def layer_norm_2d_plain(x):
+    return torch.sigmoid(F.layer_norm(x, [3, 4], eps=0.1)) * x
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -179,6 +187,8 @@ FUNCTIONS = [
     (slice_clamped, [(4, 6)]),
     (var_std, [(3, 4)]),
     (std_dims, [(2, 3, 4)]),
+    (layer_norm, [(2, 3, 4), (4,), (4,)]),
+    (layer_norm_2d_plain, [(2, 3, 4)]),
 ]
 
 

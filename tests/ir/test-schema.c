@@ -194,6 +194,8 @@ letter_type(char c)
     return ir_type_optional(ir_type_list(ir_type_int()));
   case 'L':
     return ir_type_list(ir_type_tensor());
+  case 'B':
+    return ir_type_list(ir_type_bool());
   case 's':
     return ir_type_str();
   case 'd':
@@ -277,6 +279,9 @@ static const Case cases[] = {
   {"aten::slice_backward", "Tliiii", ""}, {"aten::select_backward", "Tlii", ""},
   {"aten::var", "Tb", ""},          {"aten::var", "Tlbb", "dim"},    {"aten::var", "Tnbb", "dim"},
   {"aten::std", "T", ""},           {"aten::std", "Tlbb", "dim"},    {"aten::std", "Tlf", NULL},
+  {"aten::layer_norm", "TlTTfb", ""}, {"aten::layer_norm", "Tlnnfb", ""}, {"aten::layer_norm", "Tl", ""},
+  {"aten::native_layer_norm_backward", "TTlTTTTB", ""},
+  {"aten::native_layer_norm_backward", "TTlTTnnB", ""},
 };
 
 static const char *unary_kinds[] = {
