@@ -1,5 +1,5 @@
 /* Gradient formulas of the linear-algebra, layout and torch.nn ops (matmul of every rank,
- * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm), as PyTorch 1.13's
+ * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout), as PyTorch 1.13's
  * symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
@@ -96,7 +96,17 @@ ad_grad_permute(Ctx *c, IrValue *g)
   c->gin[0] = E2(ATEN_PERMUTE, g, ir_graph_insert_constant_int_list(c->g, inverse, n));
 }
 
-void ad_grad_contiguous(Ctx *c, IrValue *g) { c->gin[0] = g; }
+/* contiguous, dropout (which runs only where it is the identity: train=False, p = 0). */
+void ad_grad_identity(Ctx *c, IrValue *g) { c->gin[0] = g; }
+
+/* gelu: PyTorch's gelu_backward with the same approximate. */
+void
+ad_grad_gelu(Ctx *c, IrValue *g)
+{
+  IrValue *approximate = arg(c, 1);
+  c->gin[0] = approximate ? E3(ATEN_GELU_BACKWARD, g, c->in[0], approximate)
+                          : E2(ATEN_GELU_BACKWARD, g, c->in[0]);
+}
 
 /* slice, select: PyTorch's slice_backward / select_backward into zeros of self's size (a
  * None start or end is 0 or INT64_MAX, as slice_backward_wrapper). */

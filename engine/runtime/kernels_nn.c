@@ -1,6 +1,7 @@
 /* Neural-network kernels: rt_kernel_softmax (softmax, log_softmax), rt_kernel_softmax_backward
  * (_softmax_backward_data, _log_softmax_backward_data), rt_kernel_layer_norm and
- * rt_kernel_layer_norm_backward (native_layer_norm_backward).
+ * rt_kernel_layer_norm_backward (native_layer_norm_backward), rt_kernel_gelu (gelu,
+ * gelu_backward) and rt_kernel_dropout.
  *
  * Contracts as PyTorch 1.13:
  * - softmax(self, dim, dtype): self cast to dtype when given, then exp(x - max) / sum exp(x -
@@ -16,6 +17,11 @@
  * - native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight, bias,
  *   output_mask): mean and rstd hold one number per normalized group (any shape); returns
  *   the gradients of input, weight and bias where output_mask asks, undefined elsewhere.
+ * - gelu(self, approximate): x / 2 * (1 + erf(x / sqrt(2))) for 'none', x / 2 * (1 +
+ *   tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) for 'tanh'; gelu_backward their derivatives
+ *   times grad_output (PyTorch's GeluBackwardKernel formulas).
+ * - dropout(input, p, train): input itself when train is false, p is 0 or input is empty;
+ *   sampling a mask needs a random generator, which runs do not have: an error.
  * Every slice is computed in double and stored in the result dtype. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
@@ -298,5 +304,89 @@ bool rt_kernel_layer_norm_backward(const IrSchema *schema, const IrNode *node, R
       outs[i] = rt_tensor(NULL);
     }
   }
+  return true;
+}
+
+bool rt_kernel_gelu(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  bool backward = schema->kind == IR_ATEN_GELU_BACKWARD;
+  RtTensor *self, *grad = NULL;
+  guint at = backward ? 1 : 0;
+  if ((backward && !k_arg_tensor(schema, args, 0, &grad, error)) ||
+      !k_arg_tensor(schema, args, at, &self, error))
+    return false;
+  RtValue approximate = args[at + 1];
+  bool tanh_form = approximate.tag == RT_STR && strcmp(approximate.u.s->text, "tanh") == 0;
+  if (approximate.tag != RT_STR || (!tanh_form && strcmp(approximate.u.s->text, "none") != 0)) {
+    K_ERR(error, "approximate argument must be either none or tanh.");
+    return false;
+  }
+  if (!k_dtype_is_float(self->dtype)) {
+    K_ERR_DTYPE(error, "\"%s\" not implemented for '%s'",
+                backward ? "GeluBackwardKernelImpl" : "GeluKernelImpl",
+                ir_dtype_type_name(self->dtype));
+    return false;
+  }
+  RtTensor *r = rt_tensor_to_dtype(self, IR_DTYPE_FLOAT64), *gh = NULL;
+  if (backward) {
+    GError *expand_error = NULL;
+    RtTensor *g = rt_tensor_view_expand(grad, self->ndim, self->sizes, &expand_error);
+    if (!g || g->ndim != grad->ndim) {
+      char gs[256], xs[256];
+      k_shape_text(gs, sizeof gs, grad->ndim, grad->sizes);
+      k_shape_text(xs, sizeof xs, self->ndim, self->sizes);
+      K_ERR_SHAPE(error, "gelu_backward(): grad_output %s and self %s must have the same shape",
+                  gs, xs);
+      g_clear_error(&expand_error);
+      if (g)
+        rt_tensor_unref(g);
+      rt_tensor_unref(r);
+      return false;
+    }
+    gh = rt_tensor_to_dtype(g, IR_DTYPE_FLOAT64);
+    rt_tensor_unref(g);
+  }
+  double *x = rt_tensor_data(r);
+  const double *dy = gh ? rt_tensor_data(gh) : NULL;
+  const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
+  for (int64_t i = 0, n = rt_tensor_numel(r); i < n; i++) {
+    double v = x[i];
+    if (tanh_form) {
+      double t = tanh(beta * (v + kappa * v * v * v));
+      x[i] = !backward ? 0.5 * v * (1 + t)
+                       : dy[i] * (0.5 * (1 + t) +
+                                  0.5 * v * (1 - t * t) * beta * (1 + 3 * kappa * v * v));
+    } else {
+      double cdf = 0.5 * (1 + erf(v * M_SQRT1_2));
+      x[i] = !backward ? v * cdf
+                       : dy[i] * (cdf + v * exp(-0.5 * v * v) * M_2_SQRTPI * M_SQRT1_2 * 0.5);
+    }
+  }
+  if (gh)
+    rt_tensor_unref(gh);
+  store_as(r, self->dtype, outs);
+  return true;
+}
+
+bool rt_kernel_dropout(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                       RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *input;
+  KScalar p;
+  bool train;
+  if (!k_arg_tensor(schema, args, 0, &input, error) || !k_arg_scalar(schema, args, 1, &p, error) ||
+      !k_arg_bool(schema, args, 2, &train, error))
+    return false;
+  if (!(p.d >= 0 && p.d <= 1)) {
+    K_ERR(error, "dropout probability has to be between 0 and 1, but got %g", p.d);
+    return false;
+  }
+  if (train && p.d != 0 && rt_tensor_numel(input) > 0) {
+    K_ERR(error, "dropout with train=True samples a random mask, and jitscope's runs have no "
+          "random generator; run the model in eval mode (train=False)");
+    return false;
+  }
+  outs[0] = rt_tensor(rt_tensor_ref(input));
   return true;
 }

@@ -156,6 +156,14 @@ def layer_norm_2d_plain(x):
     return torch.sigmoid(F.layer_norm(x, [3, 4], eps=0.1)) * x
 
 
+def gelu_both(x):
+    return F.gelu(x) * torch.sigmoid(x) + F.gelu(x, approximate="tanh")
+
+
+def dropout_eval(x):
+    return F.dropout(torch.tanh(x), 0.3, False) * x
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -189,6 +197,8 @@ FUNCTIONS = [
     (std_dims, [(2, 3, 4)]),
     (layer_norm, [(2, 3, 4), (4,), (4,)]),
     (layer_norm_2d_plain, [(2, 3, 4)]),
+    (gelu_both, [(3, 6)]),
+    (dropout_eval, [(3, 4)]),
 ]
 
 

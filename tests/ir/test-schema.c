@@ -282,6 +282,8 @@ static const Case cases[] = {
   {"aten::layer_norm", "TlTTfb", ""}, {"aten::layer_norm", "Tlnnfb", ""}, {"aten::layer_norm", "Tl", ""},
   {"aten::native_layer_norm_backward", "TTlTTTTB", ""},
   {"aten::native_layer_norm_backward", "TTlTTnnB", ""},
+  {"aten::gelu", "Ts", ""},         {"aten::gelu", "T", ""},         {"aten::gelu", "Ti", NULL},
+  {"aten::gelu_backward", "TTs", ""}, {"aten::dropout", "Tfb", ""},  {"aten::dropout", "Tf", NULL},
 };
 
 static const char *unary_kinds[] = {
