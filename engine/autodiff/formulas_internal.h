@@ -141,6 +141,7 @@ void ad_grad_linear(Ctx *c, IrValue *g);
 void ad_grad_permute(Ctx *c, IrValue *g);
 void ad_grad_identity(Ctx *c, IrValue *g);
 void ad_grad_gelu(Ctx *c, IrValue *g);
+void ad_grad_stack(Ctx *c, IrValue *g);
 void ad_grad_slice(Ctx *c, IrValue *g);
 void ad_grad_layer_norm(Ctx *c, IrValue *g);
 

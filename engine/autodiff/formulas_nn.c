@@ -1,5 +1,5 @@
 /* Gradient formulas of the linear-algebra, layout and torch.nn ops (matmul of every rank,
- * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout), as PyTorch 1.13's
+ * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout, stack), as PyTorch 1.13's
  * symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
@@ -168,4 +168,14 @@ ad_grad_layer_norm(Ctx *c, IrValue *g)
     c->gin[2] = ir_output(bw, 1);
   if (has_bias)
     c->gin[3] = ir_output(bw, 2);
+}
+
+/* stack: the gradient unbound along the stacking dim (a Tensor[] gradient for the list). */
+void
+ad_grad_stack(Ctx *c, IrValue *g)
+{
+  IrValue *dim = arg(c, 1) ? c->in[1] : cint(c, 0);
+  IrNode *unbind = ir_graph_insert_op(c->g, IR_ATEN_UNBIND, (IrValue *const[]){g, dim}, 2, 1);
+  ir_value_set_type(ir_output(unbind, 0), ir_type_list(ir_type_tensor()));
+  c->gin[0] = ir_output(unbind, 0);
 }

@@ -42,6 +42,7 @@ bool shape_int_list_arg(const IrNode *node, const char *name, gint64 *vals, guin
 bool shape_rule_permute(const IrNode *node, ShapeInfo *out);
 bool shape_rule_flatten(const IrNode *node, ShapeInfo *out);
 bool shape_rule_slice(const IrNode *node, ShapeInfo *out);
+bool shape_rule_stack(const IrNode *node, ShapeInfo *out);
 
 /* Piece `index` of chunking `self` into `chunks` along `dim` (ConstantChunk / chunk). */
 bool shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,

@@ -1,4 +1,4 @@
-/* shape_rules_layout: the result rules of permute, flatten, slice and select (see
+/* shape_rules_layout: the result rules of permute, flatten, slice, select and stack (see
  * shape_rules.h). Views keep self's strides where PyTorch's do; flatten's result is
  * described as contiguous only when self is. */
 #include "passes/shape_rules.h"
@@ -97,5 +97,32 @@ shape_rule_slice(const IrNode *node, ShapeInfo *out)
     out->sizes[d] = end > start ? (end - start + step - 1) / step : 0;
   }
   out->strides[d] *= step;
+  return true;
+}
+
+/* stack: the pieces' common shape with their count inserted at dim; one dtype only (mixed
+ * dtypes are left to the kernel's promotion). */
+bool
+shape_rule_stack(const IrNode *node, ShapeInfo *out)
+{
+  const IrNode *list = ir_input(node, 0)->node;
+  gint64 dim;
+  int d;
+  if (list->kind != IR_PRIM_LIST_CONSTRUCT || ir_n_inputs(list) == 0 ||
+      !pu_arg_int(node, "dim", &dim) || !shape_tensor_input(list, 0, out) ||
+      out->rank + 1 > IR_MAX_RANK || !shape_normalize_dim(dim, out->rank + 1, &d))
+    return false;
+  for (guint i = 1; i < ir_n_inputs(list); i++) {
+    ShapeInfo t;
+    if (!shape_tensor_input(list, i, &t) || t.rank != out->rank || t.dtype != out->dtype)
+      return false;
+    if (t.device != out->device)
+      out->device = -1;
+    out->has_sizes = out->has_sizes && t.has_sizes;
+  }
+  memmove(out->sizes + d + 1, out->sizes + d, sizeof(int64_t) * (size_t)(out->rank - d));
+  out->sizes[d] = ir_n_inputs(list);
+  out->rank++;
+  shape_info_contiguous(out);
   return true;
 }

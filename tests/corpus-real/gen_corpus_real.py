@@ -164,6 +164,10 @@ def dropout_eval(x):
     return F.dropout(torch.tanh(x), 0.3, False) * x
 
 
+def stack_dims(x, y):
+    return torch.stack([x, torch.tanh(y), x * y], 1) * torch.stack([y, x, y], -1).sum(-1, keepdim=True)
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -199,6 +203,7 @@ FUNCTIONS = [
     (layer_norm_2d_plain, [(2, 3, 4)]),
     (gelu_both, [(3, 6)]),
     (dropout_eval, [(3, 4)]),
+    (stack_dims, [(2, 3), (2, 3)]),
 ]
 
 

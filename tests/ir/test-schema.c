@@ -284,6 +284,8 @@ static const Case cases[] = {
   {"aten::native_layer_norm_backward", "TTlTTnnB", ""},
   {"aten::gelu", "Ts", ""},         {"aten::gelu", "T", ""},         {"aten::gelu", "Ti", NULL},
   {"aten::gelu_backward", "TTs", ""}, {"aten::dropout", "Tfb", ""},  {"aten::dropout", "Tf", NULL},
+  {"aten::stack", "Li", ""},        {"aten::stack", "L", ""},        {"aten::stack", "Ti", NULL},
+  {"aten::unbind", "Ti", "int"},    {"aten::unbind", "T", "int"},
 };
 
 static const char *unary_kinds[] = {
