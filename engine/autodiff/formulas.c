@@ -146,6 +146,19 @@ ad_formula_exists(const IrNode *node)
            rank_is(ir_input(node, 1), 2) &&
            (ir_n_inputs(node) < 3 || value_is_none(ir_input(node, 2)) ||
             is_tensor(ir_input(node, 2)));
+  case IR_ATEN_AMAX: /* dims and keepdim constants, as a listed sum's */
+  case IR_ATEN_AMIN:
+  case IR_ATEN_LOGSUMEXP: {
+    gint64 vals[IR_MAX_RANK];
+    guint n;
+    if (ir_n_inputs(node) < 3 || !constant_ints(ir_input(node, 1), vals, &n, IR_MAX_RANK) ||
+        !constant_number(ir_input(node, 2), &d))
+      return false;
+    for (guint i = 0; i < n; i++)
+      if (vals[i] < 0 && ir_input(node, 0)->type->rank < 0 && d == 0)
+        return false;
+    return true;
+  }
   case IR_ATEN_VAR: /* unbiased is a constant */
   case IR_ATEN_STD:
     if (!constant_number(ir_input(node, overload_is(node, "") ? 1 : 2), &d))
@@ -483,8 +496,8 @@ bw_constant_chunk(Ctx *c)
 static IrValue *
 unsqueeze_reduced(Ctx *c, IrValue *g, guint keepdim_index)
 {
-  if (overload_is(c->node, "") || value_is_none(c->in[1]))
-    return g;
+  if (ir_n_inputs(c->node) < 2 || c->in[1]->type->kind != IR_TYPE_LIST)
+    return g; /* no dims: every dim reduced, a 0-dim result broadcasts as it is */
   double keepdim = 0;
   if (ir_n_inputs(c->node) > keepdim_index)
     constant_number(c->in[keepdim_index], &keepdim);
@@ -520,6 +533,28 @@ ad_grad_sum(Ctx *c, IrValue *g)
     c->gin[0] = E2(ATEN_DIV, c->gin[0], c->saved[1]);
   if (!value_is_none(arg(c, overload_is(c->node, "") ? 1 : 3)))
     c->gin[0] = E2(ATEN_TYPE_AS, c->gin[0], c->in[0]);
+}
+
+/* amax / amin as PyTorch 1.13's: the gradient shared evenly among the elements equal to the
+ * result; logsumexp's: g * exp(self - result). */
+static void
+ad_grad_amax(Ctx *c, IrValue *g)
+{
+  IrValue *self = c->in[0], *r = unsqueeze_reduced(c, c->out[0], 2);
+  g = unsqueeze_reduced(c, g, 2);
+  IrValue *mask = E2(ATEN_TYPE_AS, E2(ATEN_EQ, self, r), g);
+  IrValue *count = emit(c, IR_ATEN_SUM, 4,
+                        (IrValue *const[]){mask, c->in[1], ir_graph_insert_constant_bool(c->g, true),
+                                           ir_graph_insert_constant_none(c->g)});
+  c->gin[0] = mul(c, E2(ATEN_DIV, g, count), mask);
+}
+
+static void
+ad_grad_logsumexp(Ctx *c, IrValue *g)
+{
+  IrValue *r = unsqueeze_reduced(c, c->out[0], 2);
+  g = unsqueeze_reduced(c, g, 2);
+  c->gin[0] = mul(c, g, E1(ATEN_EXP, E3(ATEN_SUB, c->in[0], r, cint(c, 1))));
 }
 
 /* var and std as PyTorch 1.13's var_backward: 2 / (N - correction) * g * (self - mean), the

@@ -578,7 +578,8 @@ shape_rule_sum(const IrNode *node, ShapeInfo *out)
     if (!shape_int_list_arg(node, "dim", vals, &n, &all_known) || !all_known ||
         !pu_arg_bool(node, "keepdim", &keepdim))
       return false;
-    memset(reduce, 0, sizeof reduce);
+    for (int d = 0; d < self.rank; d++) /* an empty list reduces every dim */
+      reduce[d] = n == 0;
     for (guint i = 0; i < n; i++) {
       int d;
       if (!shape_normalize_dim(vals[i], self.rank, &d))
@@ -594,6 +595,37 @@ shape_rule_sum(const IrNode *node, ShapeInfo *out)
   }
   out->rank = r;
   out->has_sizes = self.has_sizes || r == 0;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* argmax: int64 indices; no dim reduces the flattened tensor (a 0-dim result, or all 1s
+ * with keepdim). */
+static bool
+shape_rule_argmax(const IrNode *node, ShapeInfo *out)
+{
+  bool keepdim;
+  gint64 dim;
+  int d;
+  IrValue *dim_v = pu_named_input(node, "dim");
+  if (!shape_tensor_input(node, 0, out) || !pu_arg_bool(node, "keepdim", &keepdim))
+    return false;
+  out->dtype = IR_DTYPE_INT64;
+  if (!dim_v || pu_must_be_none(dim_v)) {
+    out->rank = keepdim ? out->rank : 0;
+    for (int k = 0; k < out->rank; k++)
+      out->sizes[k] = 1;
+    out->has_sizes = true;
+  } else {
+    if (!pu_arg_int(node, "dim", &dim) || !shape_normalize_dim(dim, out->rank, &d))
+      return false;
+    if (keepdim) {
+      out->sizes[d] = 1;
+    } else {
+      memmove(out->sizes + d, out->sizes + d + 1, sizeof(int64_t) * (size_t)(out->rank - d - 1));
+      out->rank--;
+    }
+  }
   shape_info_contiguous(out);
   return true;
 }

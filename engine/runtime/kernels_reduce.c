@@ -1,5 +1,6 @@
 /* Reductions: rt_kernel_sum (sum and mean: all elements, or a dim list with keepdim and
- * negative dims, optional dtype), rt_kernel_var (var and std) and rt_kernel_grad_sum_to_size.
+ * negative dims, optional dtype), rt_kernel_var (var and std), rt_kernel_amax (amax, amin,
+ * argmax, logsumexp) and rt_kernel_grad_sum_to_size.
  *
  * sum as PyTorch 1.13: the result dtype is `dtype` when given (the input is cast to it
  * first), else int64 for int64 and bool inputs, else the input's dtype; a None or empty dim
@@ -9,6 +10,9 @@
  * gives NaN); its result dtype (the given one, else the input's) must be floating.
  * var / std (all elements, or dims with keepdim): sum((x - mean)^2) / max(0, N - 1) when
  * unbiased (N without), std its square root, two passes in double; floating inputs only.
+ * rt_kernel_amax serves amax, amin (NaN wins), argmax (first maximum, NaN counting as one;
+ * no dim: the flattened index) and logsumexp (integral inputs give float32); every dim
+ * list as sum's, computed in double (int64 beyond 2^53 loses precision).
  * _grad_sum_to_size(x, None) is x itself; otherwise sum_to (tensor.h). */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
@@ -189,21 +193,25 @@ bool rt_kernel_grad_sum_to_size(const IrSchema *schema, const IrNode *node, RtVa
   return true;
 }
 
-bool rt_kernel_var(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
-                   RtValue *outs, guint n_outs, GError **error) {
-  k_check_call(schema, n_args, n_outs);
-  RtTensor *self;
-  bool with_dims = k_overload_is(schema, "dim"), unbiased, keepdim = false;
-  if (!k_arg_tensor(schema, args, 0, &self, error) ||
-      !k_arg_bool(schema, args, with_dims ? 2 : 1, &unbiased, error) ||
-      (with_dims && !k_arg_bool(schema, args, 3, &keepdim, error)))
-    return false;
+/* A reduction over some dims seen as [groups, n]: self's values in double with the kept dims
+ * first (row-major) and the reduced ones last, and the result's shape. */
+typedef struct {
+  RtTensor *data; /* float64, contiguous, groups x n */
+  int64_t groups, n;
+  int out_ndim;
+  int64_t out_shape[RT_MAX_DIMS];
+} KGroups;
+
+/* dims: the int list at args[dims_arg] (None, absent or empty: every dim), as sum's. */
+static bool k_groups(const IrSchema *schema, RtValue *args, int dims_arg, RtTensor *self,
+                     bool keepdim, KGroups *out, GError **error) {
   bool reduce[RT_MAX_DIMS];
   for (int d = 0; d < RT_MAX_DIMS; d++)
     reduce[d] = true;
   int64_t dims[RT_MAX_DIMS];
   int nd = 0;
-  if (with_dims && !k_arg_is_none(args, 1) && !k_arg_int_list(schema, args, 1, dims, &nd, error))
+  if (dims_arg >= 0 && !k_arg_is_none(args, (guint)dims_arg) &&
+      !k_arg_int_list(schema, args, (guint)dims_arg, dims, &nd, error))
     return false;
   if (nd > 0)
     memset(reduce, 0, sizeof reduce);
@@ -217,48 +225,151 @@ bool rt_kernel_var(const IrSchema *schema, const IrNode *node, RtValue *args, gu
     }
     reduce[w] = true;
   }
-  if (!k_dtype_is_float(self->dtype)) {
-    K_ERR_DTYPE(error, "std and var only support floating point and complex dtypes");
-    return false;
-  }
-  /* self viewed with the kept dims first and the reduced ones last, copied to double. */
-  int64_t sizes[RT_MAX_DIMS], strides[RT_MAX_DIMS], out_shape[RT_MAX_DIMS];
-  int np = 0, out_ndim = 0;
-  int64_t groups = 1, n = 1;
+  int64_t sizes[RT_MAX_DIMS], strides[RT_MAX_DIMS];
+  int np = 0;
+  out->groups = 1;
+  out->n = 1;
+  out->out_ndim = 0;
   for (int pass = 0; pass < 2; pass++)
     for (int d = 0; d < self->ndim; d++)
       if (reduce[d] == (pass == 1)) {
         sizes[np] = self->sizes[d];
         strides[np++] = self->strides[d];
-        *(pass ? &n : &groups) *= self->sizes[d];
+        *(pass ? &out->n : &out->groups) *= self->sizes[d];
       }
   for (int d = 0; d < self->ndim; d++)
     if (!reduce[d] || keepdim)
-      out_shape[out_ndim++] = reduce[d] ? 1 : self->sizes[d];
+      out->out_shape[out->out_ndim++] = reduce[d] ? 1 : self->sizes[d];
   RtTensor *ordered = rt_tensor_new_strided(self->storage, self->dtype, np, sizes, strides,
                                             self->offset);
-  RtTensor *data = rt_tensor_to_dtype(ordered, IR_DTYPE_FLOAT64);
+  out->data = rt_tensor_to_dtype(ordered, IR_DTYPE_FLOAT64);
   rt_tensor_unref(ordered);
-  RtTensor *result = rt_tensor_new_checked(IR_DTYPE_FLOAT64, out_ndim, out_shape, error);
+  return true;
+}
+
+/* One double per group computed by fn into a result of `dtype`. */
+static bool k_groups_reduce(KGroups *g, IrDtype dtype, double (*fn)(const double *, int64_t,
+                                                                     const void *),
+                            const void *ctx, RtValue *outs, GError **error) {
+  RtTensor *result = rt_tensor_new_checked(IR_DTYPE_FLOAT64, g->out_ndim, g->out_shape, error);
   if (!result) {
-    rt_tensor_unref(data);
+    rt_tensor_unref(g->data);
     return false;
   }
-  const double *x = rt_tensor_data(data);
+  const double *x = rt_tensor_data(g->data);
   double *r = rt_tensor_data(result);
-  double divisor = (double)MAX(0, n - (unbiased ? 1 : 0));
-  for (int64_t gi = 0; gi < groups; gi++) {
-    const double *v = x + gi * n;
-    double mean = 0, sq = 0;
-    for (int64_t k = 0; k < n; k++)
-      mean += v[k];
-    mean /= (double)n;
-    for (int64_t k = 0; k < n; k++)
-      sq += (v[k] - mean) * (v[k] - mean);
-    r[gi] = schema->kind == IR_ATEN_STD ? sqrt(sq / divisor) : sq / divisor;
-  }
-  rt_tensor_unref(data);
-  outs[0] = rt_tensor(k_to_dtype(result, self->dtype));
+  for (int64_t gi = 0; gi < g->groups; gi++)
+    r[gi] = fn(x + gi * g->n, g->n, ctx);
+  rt_tensor_unref(g->data);
+  outs[0] = rt_tensor(k_to_dtype(result, dtype));
   rt_tensor_unref(result);
   return true;
+}
+
+typedef struct {
+  bool unbiased, std;
+} VarCtx;
+
+static double var_of(const double *v, int64_t n, const void *ctx) {
+  const VarCtx *c = ctx;
+  double mean = 0, sq = 0;
+  for (int64_t k = 0; k < n; k++)
+    mean += v[k];
+  mean /= (double)n;
+  for (int64_t k = 0; k < n; k++)
+    sq += (v[k] - mean) * (v[k] - mean);
+  double var = sq / (double)MAX(0, n - (c->unbiased ? 1 : 0));
+  return c->std ? sqrt(var) : var;
+}
+
+bool rt_kernel_var(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                   RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  bool with_dims = k_overload_is(schema, "dim"), keepdim = false;
+  VarCtx ctx = {.std = schema->kind == IR_ATEN_STD};
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_bool(schema, args, with_dims ? 2 : 1, &ctx.unbiased, error) ||
+      (with_dims && !k_arg_bool(schema, args, 3, &keepdim, error)))
+    return false;
+  KGroups g;
+  if (!k_groups(schema, args, with_dims ? 1 : -1, self, keepdim, &g, error))
+    return false;
+  if (!k_dtype_is_float(self->dtype)) {
+    rt_tensor_unref(g.data);
+    K_ERR_DTYPE(error, "std and var only support floating point and complex dtypes");
+    return false;
+  }
+  return k_groups_reduce(&g, self->dtype, var_of, &ctx, outs, error);
+}
+
+/* amax / amin: NaN wins. */
+static double max_of(const double *v, int64_t n, const void *ctx) {
+  bool min = *(const bool *)ctx;
+  double m = v[0];
+  for (int64_t k = 1; k < n && m == m; k++)
+    if (v[k] != v[k] || (min ? v[k] < m : v[k] > m))
+      m = v[k];
+  return m;
+}
+
+/* argmax: the first maximum, a NaN counting as the maximum. */
+static double argmax_of(const double *v, int64_t n, const void *ctx) {
+  (void)ctx;
+  int64_t at = 0;
+  for (int64_t k = 1; k < n && v[at] == v[at]; k++)
+    if (v[k] != v[k] || v[k] > v[at])
+      at = k;
+  return (double)at;
+}
+
+/* logsumexp: max + log(sum(exp(x - max))), an infinite max taken as 0 (PyTorch's). */
+static double logsumexp_of(const double *v, int64_t n, const void *ctx) {
+  (void)ctx;
+  bool min = false;
+  double m = n > 0 ? max_of(v, n, &min) : 0;
+  if (isinf(m))
+    m = 0;
+  double sum = 0;
+  for (int64_t k = 0; k < n; k++)
+    sum += exp(v[k] - m);
+  return log(sum) + m;
+}
+
+bool rt_kernel_amax(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  bool keepdim, argmax = schema->kind == IR_ATEN_ARGMAX, min = schema->kind == IR_ATEN_AMIN;
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_bool(schema, args, 2, &keepdim, error))
+    return false;
+  KGroups g;
+  if (!k_groups(schema, args, 1, self, keepdim, &g, error))
+    return false;
+  IrDtype dtype = self->dtype;
+  double (*fn)(const double *, int64_t, const void *) = max_of;
+  if (argmax) {
+    fn = argmax_of;
+    dtype = IR_DTYPE_INT64;
+    if (k_arg_is_none(args, 1)) { /* the flattened tensor's index: a 0-dim result */
+      g.out_ndim = keepdim ? self->ndim : 0;
+      for (int d = 0; d < g.out_ndim; d++)
+        g.out_shape[d] = 1;
+    }
+  } else if (schema->kind == IR_ATEN_LOGSUMEXP) {
+    fn = logsumexp_of;
+    dtype = k_dtype_is_float(self->dtype) ? self->dtype : IR_DTYPE_FLOAT32;
+  }
+  if (g.n == 0 && fn != logsumexp_of) {
+    rt_tensor_unref(g.data);
+    K_ERR_SHAPE(error, "%s(): Expected reduction dim to have non-zero size.",
+                k_op_short_name(schema));
+    return false;
+  }
+  if (dtype == IR_DTYPE_BOOL && !argmax) {
+    rt_tensor_unref(g.data);
+    K_ERR_DTYPE(error, "\"%s\" not implemented for 'Bool'", k_op_short_name(schema));
+    return false;
+  }
+  return k_groups_reduce(&g, dtype, fn, &min, outs, error);
 }

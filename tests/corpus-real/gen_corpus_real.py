@@ -168,6 +168,33 @@ def stack_dims(x, y):
     return torch.stack([x, torch.tanh(y), x * y], 1) * torch.stack([y, x, y], -1).sum(-1, keepdim=True)
 
 
+def amax_amin(x):
+    return x.amax(1) * x.amin([0, 1], keepdim=True).sum() + x.amax(-1, True).sum() * x[:, 0]
+
+
+def argmax_gather(x):
+    return x * x.argmax(1, keepdim=True) + x.argmax() + x.argmax(0)
+
+
+def logsumexp_dims(x):
+    return torch.logsumexp(x, 1) * 2.0 + torch.logsumexp(x, [0, 1], keepdim=True).sum()
+
+
+def with_ties(inputs):
+    """Ties for amax / amin: their gradient is shared."""
+    x = inputs[0].clone()
+    x[0, 1] = x[0, 2] = x[0].max()
+    x[2, 0] = x[2, 3] = x.min()
+    return [x]
+
+
+def with_minus_inf_row(inputs):
+    """logsumexp of a row of -inf is -inf."""
+    x = inputs[0].clone()
+    x[1, :] = -float("inf")
+    return [x]
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -204,6 +231,9 @@ FUNCTIONS = [
     (gelu_both, [(3, 6)]),
     (dropout_eval, [(3, 4)]),
     (stack_dims, [(2, 3), (2, 3)]),
+    (amax_amin, [(3, 4)], with_ties),
+    (argmax_gather, [(3, 4)]),
+    (logsumexp_dims, [(3, 4)], with_minus_inf_row),
 ]
 
 

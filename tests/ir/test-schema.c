@@ -286,6 +286,9 @@ static const Case cases[] = {
   {"aten::gelu_backward", "TTs", ""}, {"aten::dropout", "Tfb", ""},  {"aten::dropout", "Tf", NULL},
   {"aten::stack", "Li", ""},        {"aten::stack", "L", ""},        {"aten::stack", "Ti", NULL},
   {"aten::unbind", "Ti", "int"},    {"aten::unbind", "T", "int"},
+  {"aten::amax", "Tlb", ""},        {"aten::amax", "T", ""},         {"aten::amin", "Tl", ""},
+  {"aten::argmax", "Tib", ""},      {"aten::argmax", "Tnb", ""},     {"aten::argmax", "T", ""},
+  {"aten::logsumexp", "Tlb", ""},   {"aten::logsumexp", "T", NULL},
 };
 
 static const char *unary_kinds[] = {
