@@ -263,6 +263,12 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
   case IR_ATEN_LAYER_NORM:
     ad_fw_layer_norm(c);
     break;
+  case IR_ATEN_INDEX_SELECT:
+    fw_self_size(c);
+    break;
+  case IR_ATEN_EMBEDDING: /* num_weights */
+    save(c, E2(ATEN_SIZE, c->in[0], cint(c, 0)));
+    break;
   case IR_ATEN_LINEAR:
     save(c, size_of(c, c->in[1]));
     if (is_tensor(arg(c, 2)))

@@ -142,6 +142,7 @@ void ad_grad_permute(Ctx *c, IrValue *g);
 void ad_grad_identity(Ctx *c, IrValue *g);
 void ad_grad_gelu(Ctx *c, IrValue *g);
 void ad_grad_stack(Ctx *c, IrValue *g);
+void ad_grad_index_select(Ctx *c, IrValue *g);
 void ad_grad_slice(Ctx *c, IrValue *g);
 void ad_grad_layer_norm(Ctx *c, IrValue *g);
 

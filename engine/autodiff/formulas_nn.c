@@ -1,5 +1,5 @@
 /* Gradient formulas of the linear-algebra, layout and torch.nn ops (matmul of every rank,
- * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout, stack), as PyTorch 1.13's
+ * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout, stack, index_select, embedding), as PyTorch 1.13's
  * symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
@@ -178,4 +178,21 @@ ad_grad_stack(Ctx *c, IrValue *g)
   IrNode *unbind = ir_graph_insert_op(c->g, IR_ATEN_UNBIND, (IrValue *const[]){g, dim}, 2, 1);
   ir_value_set_type(ir_output(unbind, 0), ir_type_list(ir_type_tensor()));
   c->gin[0] = ir_output(unbind, 0);
+}
+
+/* index_select, embedding: PyTorch's index_select_backward / embedding_backward for self /
+ * weight; the indices get none. */
+void
+ad_grad_index_select(Ctx *c, IrValue *g)
+{
+  if (c->node->kind == IR_ATEN_INDEX_SELECT) {
+    c->gin[0] = emit(c, IR_ATEN_INDEX_SELECT_BACKWARD, 4,
+                     (IrValue *const[]){g, c->saved[0], c->in[1], c->in[2]});
+    return;
+  }
+  IrValue *padding = arg(c, 2) ? c->in[2] : cint(c, -1);
+  IrValue *scale = arg(c, 3) ? c->in[3] : ir_graph_insert_constant_bool(c->g, false);
+  IrValue *sparse = arg(c, 4) ? c->in[4] : ir_graph_insert_constant_bool(c->g, false);
+  c->gin[0] = emit(c, IR_ATEN_EMBEDDING_BACKWARD, 6,
+                   (IrValue *const[]){g, c->in[1], c->saved[0], padding, scale, sparse});
 }

@@ -43,6 +43,8 @@ bool shape_rule_permute(const IrNode *node, ShapeInfo *out);
 bool shape_rule_flatten(const IrNode *node, ShapeInfo *out);
 bool shape_rule_slice(const IrNode *node, ShapeInfo *out);
 bool shape_rule_stack(const IrNode *node, ShapeInfo *out);
+bool shape_rule_index_select(const IrNode *node, ShapeInfo *out);
+bool shape_rule_embedding(const IrNode *node, ShapeInfo *out);
 
 /* Piece `index` of chunking `self` into `chunks` along `dim` (ConstantChunk / chunk). */
 bool shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,

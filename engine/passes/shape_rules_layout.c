@@ -1,4 +1,5 @@
-/* shape_rules_layout: the result rules of permute, flatten, slice, select and stack (see
+/* shape_rules_layout: the result rules of permute, flatten, slice, select, stack,
+ * index_select and embedding (see
  * shape_rules.h). Views keep self's strides where PyTorch's do; flatten's result is
  * described as contiguous only when self is. */
 #include "passes/shape_rules.h"
@@ -123,6 +124,38 @@ shape_rule_stack(const IrNode *node, ShapeInfo *out)
   memmove(out->sizes + d + 1, out->sizes + d, sizeof(int64_t) * (size_t)(out->rank - d));
   out->sizes[d] = ir_n_inputs(list);
   out->rank++;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* index_select: self's shape with dim's size the index's length. */
+bool
+shape_rule_index_select(const IrNode *node, ShapeInfo *out)
+{
+  ShapeInfo index;
+  gint64 dim;
+  int d;
+  if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 2, &index) ||
+      index.rank > 1 || out->rank < 1 || !pu_arg_int(node, "dim", &dim) ||
+      !shape_normalize_dim(dim, out->rank, &d))
+    return false;
+  out->has_sizes = out->has_sizes && index.has_sizes;
+  out->sizes[d] = index.rank == 1 ? index.sizes[0] : 1;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* embedding: indices' shape plus weight's row length, in weight's dtype. */
+bool
+shape_rule_embedding(const IrNode *node, ShapeInfo *out)
+{
+  ShapeInfo weight;
+  if (!shape_tensor_input(node, 0, &weight) || !shape_tensor_input(node, 1, out) ||
+      weight.rank != 2 || out->rank + 1 > IR_MAX_RANK)
+    return false;
+  out->dtype = weight.dtype;
+  out->has_sizes = out->has_sizes && weight.has_sizes;
+  out->sizes[out->rank++] = weight.sizes[1];
   shape_info_contiguous(out);
   return true;
 }

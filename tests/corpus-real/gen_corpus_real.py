@@ -195,6 +195,22 @@ def with_minus_inf_row(inputs):
     return [x]
 
 
+def index_select_rows(x, i):
+    return torch.index_select(x, 0, i) * torch.index_select(x, 1, i[:3]).sum()
+
+
+def embedding_padded(i, w):
+    return torch.embedding(w, i, 2) * torch.tanh(F.embedding(i, w).sum(-1, keepdim=True))
+
+
+def indices_at(k, high, shape):
+    """Input k becomes int64 indices in [0, high), repeated ones included."""
+    def change(inputs):
+        gen = torch.Generator().manual_seed(5)
+        return inputs[:k] + [torch.randint(0, high, shape, generator=gen)] + inputs[k + 1:]
+    return change
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -234,6 +250,8 @@ FUNCTIONS = [
     (amax_amin, [(3, 4)], with_ties),
     (argmax_gather, [(3, 4)]),
     (logsumexp_dims, [(3, 4)], with_minus_inf_row),
+    (index_select_rows, [(4, 5), (6,)], indices_at(1, 4, (6,))),
+    (embedding_padded, [(2, 3), (5, 4)], indices_at(0, 5, (2, 3))),
 ]
 
 
@@ -260,25 +278,31 @@ def main():
         inputs = [torch.randn(s, generator=gen) * 3 for s in shapes]
         for change in prepare:
             inputs = change(inputs)
-        inputs = [x.requires_grad_() for x in inputs]
+        inputs = [x.requires_grad_() if x.is_floating_point() else x for x in inputs]
+        floats = [x for x in inputs if x.is_floating_point()]
         for _ in range(2):
             scripted(*inputs)
         outs = scripted(*inputs)
         outs = outs if isinstance(outs, tuple) else (outs,)
-        grads = torch.autograd.grad(sum(o.sum() for o in outs), inputs)
+        grads = list(torch.autograd.grad(sum(o.sum() for o in outs), floats))
         case = os.path.join(folder, "case-0")
         args = []
+        grad_files = []
         for k, x in enumerate(inputs):
             np.save(os.path.join(case, "in%d.npy" % k), x.detach().numpy())
-            args.append("in%d.npy:requires_grad=1" % k)
+            if x.is_floating_point():
+                args.append("in%d.npy:requires_grad=1" % k)
+                np.save(os.path.join(case, "grad%d.npy" % k), grads.pop(0).numpy())
+                grad_files.append("grad%d.npy" % k)
+            else:  # indices: no gradient
+                args.append("in%d.npy" % k)
+                grad_files.append(None)
         for k, o in enumerate(outs):
             np.save(os.path.join(case, "out%d.npy" % k), o.detach().numpy())
-        for k, g in enumerate(grads):
-            np.save(os.path.join(case, "grad%d.npy" % k), g.numpy())
         doc = {
             "args": args,
             "outputs": ["out%d.npy" % k for k in range(len(outs))],
-            "grads": ["grad%d.npy" % k for k in range(len(grads))],
+            "grads": grad_files,
             "pytorch": {"forward_graph": relative(str(scripted.graph_for(*inputs)))},
         }
         with open(os.path.join(case, "case.json"), "w") as f:

@@ -289,6 +289,9 @@ static const Case cases[] = {
   {"aten::amax", "Tlb", ""},        {"aten::amax", "T", ""},         {"aten::amin", "Tl", ""},
   {"aten::argmax", "Tib", ""},      {"aten::argmax", "Tnb", ""},     {"aten::argmax", "T", ""},
   {"aten::logsumexp", "Tlb", ""},   {"aten::logsumexp", "T", NULL},
+  {"aten::index_select", "TiT", ""}, {"aten::index_select", "TTi", NULL},
+  {"aten::index_select_backward", "TliT", ""}, {"aten::embedding", "TTibb", ""},
+  {"aten::embedding", "TT", ""},    {"aten::embedding_backward", "TTiibb", ""},
 };
 
 static const char *unary_kinds[] = {
