@@ -98,6 +98,7 @@ broadcast_inputs(const IrNode *node, guint *n)
   case IR_ATEN_ATAN2:
   case IR_ATEN_MAX:
   case IR_ATEN_MIN:
+  case IR_ATEN_MSE_LOSS:
     *n = 2;
     return self_other;
   case IR_ATEN_LERP:
@@ -203,6 +204,8 @@ ad_formula_exists(const IrNode *node)
     }
     return true;
   }
+  case IR_ATEN_MSE_LOSS: /* a constant reduction */
+    return ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
   case IR_ATEN_LAYER_NORM: { /* the normalized dims' count */
     gint64 shape[IR_MAX_RANK];
     guint n;

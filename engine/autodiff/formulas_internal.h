@@ -143,6 +143,8 @@ void ad_grad_identity(Ctx *c, IrValue *g);
 void ad_grad_gelu(Ctx *c, IrValue *g);
 void ad_grad_stack(Ctx *c, IrValue *g);
 void ad_grad_index_select(Ctx *c, IrValue *g);
+void ad_grad_cumsum(Ctx *c, IrValue *g);
+void ad_grad_mse_loss(Ctx *c, IrValue *g);
 void ad_grad_slice(Ctx *c, IrValue *g);
 void ad_grad_layer_norm(Ctx *c, IrValue *g);
 

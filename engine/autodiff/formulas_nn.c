@@ -1,5 +1,5 @@
 /* Gradient formulas of the linear-algebra, layout and torch.nn ops (matmul of every rank,
- * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout, stack, index_select, embedding), as PyTorch 1.13's
+ * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout, stack, index_select, embedding, cumsum, mse_loss), as PyTorch 1.13's
  * symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
@@ -195,4 +195,38 @@ ad_grad_index_select(Ctx *c, IrValue *g)
   IrValue *sparse = arg(c, 4) ? c->in[4] : ir_graph_insert_constant_bool(c->g, false);
   c->gin[0] = emit(c, IR_ATEN_EMBEDDING_BACKWARD, 6,
                    (IrValue *const[]){g, c->in[1], c->saved[0], padding, scale, sparse});
+}
+
+/* cumsum: the gradient summed in reverse along dim, sum(g) - cumsum(g) + g (PyTorch flips,
+ * sums and flips back), in self's dtype when a dtype argument changed it. */
+void
+ad_grad_cumsum(Ctx *c, IrValue *g)
+{
+  IrNode *dims = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
+  ir_node_add_input(dims, c->in[1]);
+  ir_value_set_type(ir_output(dims, 0), ir_type_list(ir_type_int()));
+  ir_graph_insert(c->g, dims);
+  IrValue *one = cint(c, 1);
+  IrValue *total = emit(c, IR_ATEN_SUM, 4,
+                        (IrValue *const[]){g, ir_output(dims, 0),
+                                           ir_graph_insert_constant_bool(c->g, true),
+                                           ir_graph_insert_constant_none(c->g)});
+  IrValue *r = E3(ATEN_ADD, E3(ATEN_SUB, total, E2(ATEN_CUMSUM, g, c->in[1]), one), g, one);
+  c->gin[0] = value_is_none(arg(c, 2)) ? r : E2(ATEN_TYPE_AS, r, c->in[0]);
+}
+
+/* mse_loss as PyTorch's mse_loss_backward: 2 (self - target) g, divided by the element count
+ * for the mean; each side summed to its size. */
+void
+ad_grad_mse_loss(Ctx *c, IrValue *g)
+{
+  double reduction = 1;
+  if (arg(c, 2))
+    constant_number(c->in[2], &reduction);
+  IrValue *diff = E3(ATEN_SUB, c->in[0], c->in[1], cint(c, 1));
+  IrValue *grad = mul(c, mul(c, diff, cint(c, 2)), g);
+  if (reduction == 1)
+    grad = E2(ATEN_DIV, grad, E1(ATEN_NUMEL, diff));
+  c->gin[0] = gsts(c, grad, 0);
+  c->gin[1] = gsts(c, E1(ATEN_NEG, grad), 1);
 }

@@ -240,6 +240,22 @@ shape_rule_pointwise_bool(const IrNode *node, ShapeInfo *out)
   return elementwise(node, IR_DTYPE_RULE_BOOL, out);
 }
 
+/* mse_loss: elementwise for reduction none (0), else a 0-dim result. */
+static bool
+shape_rule_mse_loss(const IrNode *node, ShapeInfo *out)
+{
+  gint64 reduction;
+  if (!pu_arg_int(node, "reduction", &reduction) ||
+      !elementwise(node, IR_DTYPE_RULE_PROMOTE, out))
+    return false;
+  if (reduction != 0) {
+    out->rank = 0;
+    out->has_sizes = true;
+    shape_info_contiguous(out);
+  }
+  return true;
+}
+
 static bool
 shape_rule_type_as(const IrNode *node, ShapeInfo *out)
 {

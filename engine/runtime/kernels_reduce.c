@@ -1,6 +1,6 @@
 /* Reductions: rt_kernel_sum (sum and mean: all elements, or a dim list with keepdim and
  * negative dims, optional dtype), rt_kernel_var (var and std), rt_kernel_amax (amax, amin,
- * argmax, logsumexp) and rt_kernel_grad_sum_to_size.
+ * argmax, logsumexp), rt_kernel_cumsum and rt_kernel_grad_sum_to_size.
  *
  * sum as PyTorch 1.13: the result dtype is `dtype` when given (the input is cast to it
  * first), else int64 for int64 and bool inputs, else the input's dtype; a None or empty dim
@@ -10,6 +10,8 @@
  * gives NaN); its result dtype (the given one, else the input's) must be floating.
  * var / std (all elements, or dims with keepdim): sum((x - mean)^2) / max(0, N - 1) when
  * unbiased (N without), std its square root, two passes in double; floating inputs only.
+ * cumsum(self, dim, dtype): running sums along dim (dtype: the given one, else int64 for
+ * integral inputs), accumulated in double (int64 in int64).
  * rt_kernel_amax serves amax, amin (NaN wins), argmax (first maximum, NaN counting as one;
  * no dim: the flattened index) and logsumexp (integral inputs give float32); every dim
  * list as sum's, computed in double (int64 beyond 2^53 loses precision).
@@ -372,4 +374,44 @@ bool rt_kernel_amax(const IrSchema *schema, const IrNode *node, RtValue *args, g
     return false;
   }
   return k_groups_reduce(&g, dtype, fn, &min, outs, error);
+}
+
+bool rt_kernel_cumsum(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                      RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  gint64 dim;
+  bool has_dtype;
+  IrDtype given;
+  int d;
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 1, &dim, error) ||
+      !k_arg_dtype(schema, args, 2, &has_dtype, &given, error) ||
+      !k_wrap_dim(dim, self->ndim, &d, error))
+    return false;
+  IrDtype out_dtype = has_dtype ? given : k_dtype_is_float(self->dtype) ? self->dtype
+                                                                        : IR_DTYPE_INT64;
+  bool integral = !k_dtype_is_float(out_dtype);
+  RtTensor *r = rt_tensor_to_dtype(self, integral ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT64);
+  int64_t outer = 1, n = self->ndim > 0 ? self->sizes[d] : 1, inner = 1;
+  for (int k = 0; k < self->ndim; k++) {
+    if (k < d)
+      outer *= self->sizes[k];
+    else if (k > d)
+      inner *= self->sizes[k];
+  }
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++)
+      for (int64_t k = 1; k < n; k++) {
+        int64_t at = (o * n + k) * inner + i, prev = at - inner;
+        if (integral) {
+          gint64 *v = rt_tensor_data(r);
+          v[at] = (gint64)((guint64)v[at] + (guint64)v[prev]); /* wraps as PyTorch's */
+        } else {
+          double *v = rt_tensor_data(r);
+          v[at] += v[prev];
+        }
+      }
+  outs[0] = rt_tensor(k_to_dtype(r, out_dtype));
+  rt_tensor_unref(r);
+  return true;
 }

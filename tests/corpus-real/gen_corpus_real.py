@@ -203,6 +203,14 @@ def embedding_padded(i, w):
     return torch.embedding(w, i, 2) * torch.tanh(F.embedding(i, w).sum(-1, keepdim=True))
 
 
+def cumsum_dims(x):
+    return torch.cumsum(x, 1) * torch.tanh(x), torch.cumsum(x * x, 0, dtype=torch.float64)
+
+
+def mse_losses(x, t):
+    return F.mse_loss(x, t) + torch._C._nn.mse_loss(x, t, 2) * torch._C._nn.mse_loss(x, t, 0)
+
+
 def indices_at(k, high, shape):
     """Input k becomes int64 indices in [0, high), repeated ones included."""
     def change(inputs):
@@ -252,6 +260,8 @@ FUNCTIONS = [
     (logsumexp_dims, [(3, 4)], with_minus_inf_row),
     (index_select_rows, [(4, 5), (6,)], indices_at(1, 4, (6,))),
     (embedding_padded, [(2, 3), (5, 4)], indices_at(0, 5, (2, 3))),
+    (cumsum_dims, [(3, 4)]),
+    (mse_losses, [(3, 4), (3, 4)]),
 ]
 
 

@@ -292,6 +292,8 @@ static const Case cases[] = {
   {"aten::index_select", "TiT", ""}, {"aten::index_select", "TTi", NULL},
   {"aten::index_select_backward", "TliT", ""}, {"aten::embedding", "TTibb", ""},
   {"aten::embedding", "TT", ""},    {"aten::embedding_backward", "TTiibb", ""},
+  {"aten::cumsum", "Tin", ""},      {"aten::cumsum", "Ti", ""},      {"aten::cumsum", "T", NULL},
+  {"aten::mse_loss", "TTi", ""},    {"aten::mse_loss", "TT", ""},    {"aten::mse_loss", "Ti", NULL},
 };
 
 static const char *unary_kinds[] = {
