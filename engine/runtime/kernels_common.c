@@ -177,6 +177,14 @@ bool k_arg_dtype(const IrSchema *schema, RtValue *args, guint i, bool *has, IrDt
   return true;
 }
 
+bool k_args_dim_dtype(const IrSchema *schema, RtValue *args, RtTensor **self, int *dim,
+                      bool *has_dtype, IrDtype *dtype, GError **error) {
+  gint64 d;
+  return k_arg_tensor(schema, args, 0, self, error) && k_arg_int(schema, args, 1, &d, error) &&
+         k_arg_dtype(schema, args, 2, has_dtype, dtype, error) &&
+         k_wrap_dim(d, (*self)->ndim, dim, error);
+}
+
 bool k_wrap_dim(int64_t dim, int ndim, int *out, GError **error) {
   int64_t n = ndim > 0 ? ndim : 1;
   if (dim < -n || dim >= n) {

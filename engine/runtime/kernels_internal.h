@@ -70,6 +70,11 @@ bool k_dtype_from_scalar_type(gint64 code, IrDtype *out);
  * PyTorch's "Dimension out of range" error otherwise. */
 bool k_wrap_dim(int64_t dim, int ndim, int *out, GError **error);
 
+/* self (args[0]), a dim (args[1], wrapped into self's dims) and an optional ScalarType
+ * (args[2]): the arguments of softmax, log_softmax and cumsum. */
+bool k_args_dim_dtype(const IrSchema *schema, RtValue *args, RtTensor **self, int *dim,
+                      bool *has_dtype, IrDtype *dtype, GError **error);
+
 /* The arguments of aten::sum and sum.dim_IntList, read once for every device's kernel:
  * which dims to reduce (all of them when none are named), keepdim, the optional dtype, and
  * the result dtype (the given one; else floats keep theirs, integers and bools sum to

@@ -53,32 +53,49 @@ static bool skipped(const RtTensor *t) {
   return t->ndim == 1 && t->sizes[0] == 0;
 }
 
-bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
-                   RtValue *outs, guint n_outs, GError **error) {
-  k_check_call(schema, n_args, n_outs);
-  gint64 dim;
-  if (!k_arg_int(schema, args, 1, &dim, error))
-    return false;
+/* The Tensor[] argument args[0] of cat / stack: a non-empty list of defined tensors (*n of
+ * them) and the dtype they promote to (all as tensors of rank > 0). */
+static bool tensor_list(const IrSchema *schema, RtValue *args, const char *empty_message,
+                        guint *n, IrDtype *dtype, GError **error) {
   RtValue list = args[0];
+  const char *op = k_op_short_name(schema);
   if (list.tag != RT_LIST && list.tag != RT_TUPLE) {
-    K_ERR(error, "cat(): argument 'tensors' (position 1) must be a list of tensors");
+    K_ERR(error, "%s(): argument 'tensors' (position 1) must be a list of tensors", op);
     return false;
   }
-  guint n = list.u.seq->len;
-  if (n == 0) {
-    K_ERR(error, "torch.cat(): expected a non-empty list of Tensors");
+  *n = list.u.seq->len;
+  if (*n == 0) {
+    K_ERR(error, "%s", empty_message);
     return false;
   }
   KResultType rt;
   k_result_init(&rt);
-  const RtTensor *ref = NULL; /* the first tensor that is not skipped */
-  for (guint k = 0; k < n; k++) {
+  for (guint k = 0; k < *n; k++) {
     RtValue item = list.u.seq->items[k];
     if (item.tag != RT_TENSOR || item.u.tensor == NULL) {
-      K_ERR(error, "cat(): expected a list of defined Tensors, item %u is not one", k);
+      K_ERR(error, "%s(): expected a list of defined Tensors, item %u is not one", op, k);
       return false;
     }
-    const RtTensor *t = item.u.tensor;
+    rt.dim_result = k_promote(rt.dim_result, item.u.tensor->dtype);
+  }
+  *dtype = k_result_get(&rt);
+  return true;
+}
+
+bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                   RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  gint64 dim;
+  guint n;
+  IrDtype dtype;
+  if (!k_arg_int(schema, args, 1, &dim, error) ||
+      !tensor_list(schema, args, "torch.cat(): expected a non-empty list of Tensors", &n, &dtype,
+                   error))
+    return false;
+  RtValue list = args[0];
+  const RtTensor *ref = NULL; /* the first tensor that is not skipped */
+  for (guint k = 0; k < n; k++) {
+    const RtTensor *t = list.u.seq->items[k].u.tensor;
     if (t->storage != NULL && t->storage->device != IR_DEVICE_CPU) {
       K_ERR(error, "cat(): item %u is not a cpu tensor", k);
       return false;
@@ -87,12 +104,9 @@ bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, gu
       K_ERR_SHAPE(error, "zero-dimensional tensor (at position %u) cannot be concatenated", k);
       return false;
     }
-    /* cat promotes all its inputs as tensors of rank > 0. */
-    rt.dim_result = k_promote(rt.dim_result, t->dtype);
     if (!ref && !skipped(t))
       ref = t;
   }
-  IrDtype dtype = k_result_get(&rt);
   if (!ref) { /* every input is an empty 1-D tensor */
     int64_t zero = 0;
     outs[0] = rt_tensor(rt_tensor_new(dtype, 1, &zero));
@@ -223,30 +237,15 @@ bool rt_kernel_stack(const IrSchema *schema, const IrNode *node, RtValue *args, 
                      RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   gint64 dim;
-  if (!k_arg_int(schema, args, 1, &dim, error))
+  guint n;
+  IrDtype dtype;
+  if (!k_arg_int(schema, args, 1, &dim, error) ||
+      !tensor_list(schema, args, "stack expects a non-empty TensorList", &n, &dtype, error))
     return false;
   RtValue list = args[0];
-  if (list.tag != RT_LIST && list.tag != RT_TUPLE) {
-    K_ERR(error, "stack(): argument 'tensors' (position 1) must be a list of tensors");
-    return false;
-  }
-  guint n = list.u.seq->len;
-  if (n == 0) {
-    K_ERR(error, "stack expects a non-empty TensorList");
-    return false;
-  }
-  KResultType rt;
-  k_result_init(&rt);
-  const RtTensor *ref = NULL;
-  for (guint k = 0; k < n; k++) {
-    RtValue item = list.u.seq->items[k];
-    if (item.tag != RT_TENSOR || item.u.tensor == NULL) {
-      K_ERR(error, "stack(): expected a list of defined Tensors, item %u is not one", k);
-      return false;
-    }
-    const RtTensor *t = item.u.tensor;
-    if (!ref)
-      ref = t;
+  const RtTensor *ref = list.u.seq->items[0].u.tensor;
+  for (guint k = 1; k < n; k++) {
+    const RtTensor *t = list.u.seq->items[k].u.tensor;
     if (t->ndim != ref->ndim ||
         memcmp(t->sizes, ref->sizes, sizeof(int64_t) * (size_t)t->ndim) != 0) {
       char a[256], b[256];
@@ -256,7 +255,6 @@ bool rt_kernel_stack(const IrSchema *schema, const IrNode *node, RtValue *args, 
                   "and %s at entry %u", a, b, k);
       return false;
     }
-    rt.dim_result = k_promote(rt.dim_result, t->dtype);
   }
   int w;
   if (!k_wrap_dim(dim, ref->ndim + 1, &w, error))
@@ -269,7 +267,6 @@ bool rt_kernel_stack(const IrSchema *schema, const IrNode *node, RtValue *args, 
   int64_t shape[RT_MAX_DIMS];
   for (int d = 0, s = 0; d <= ref->ndim; d++)
     shape[d] = d == w ? (int64_t)n : ref->sizes[s++];
-  IrDtype dtype = k_result_get(&rt);
   RtTensor *out = rt_tensor_new_checked(dtype, ref->ndim + 1, shape, error);
   if (!out)
     return false;

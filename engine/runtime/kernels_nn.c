@@ -65,13 +65,10 @@ bool rt_kernel_softmax(const IrSchema *schema, const IrNode *node, RtValue *args
                        RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
-  gint64 dim;
   bool has_dtype;
   IrDtype dtype;
   int d;
-  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 1, &dim, error) ||
-      !k_arg_dtype(schema, args, 2, &has_dtype, &dtype, error) ||
-      !k_wrap_dim(dim, self->ndim, &d, error))
+  if (!k_args_dim_dtype(schema, args, &self, &d, &has_dtype, &dtype, error))
     return false;
   IrDtype out_dtype = has_dtype ? dtype : self->dtype;
   if (!k_dtype_is_float(out_dtype)) {

@@ -380,13 +380,10 @@ bool rt_kernel_cumsum(const IrSchema *schema, const IrNode *node, RtValue *args,
                       RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
-  gint64 dim;
   bool has_dtype;
   IrDtype given;
   int d;
-  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 1, &dim, error) ||
-      !k_arg_dtype(schema, args, 2, &has_dtype, &given, error) ||
-      !k_wrap_dim(dim, self->ndim, &d, error))
+  if (!k_args_dim_dtype(schema, args, &self, &d, &has_dtype, &given, error))
     return false;
   IrDtype out_dtype = has_dtype ? given : k_dtype_is_float(self->dtype) ? self->dtype
                                                                         : IR_DTYPE_INT64;
