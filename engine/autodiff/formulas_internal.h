@@ -133,7 +133,13 @@ void ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *al
 /* layer_norm's forward part (formulas_nn.c): saves native_layer_norm's mean and rstd. */
 void ad_fw_layer_norm(Ctx *c);
 
-/* Builders of formulas_nn.c (the op table's AD(...) column). */
+/* Builders of formulas_reduce.c (the op table's AD(...) column). */
+void ad_grad_sum(Ctx *c, IrValue *g);
+void ad_grad_amax(Ctx *c, IrValue *g);
+void ad_grad_logsumexp(Ctx *c, IrValue *g);
+void ad_grad_var(Ctx *c, IrValue *g);
+
+/* Builders of formulas_nn.c. */
 void ad_grad_matmul(Ctx *c, IrValue *g);
 void ad_grad_bmm(Ctx *c, IrValue *g);
 void ad_grad_softmax(Ctx *c, IrValue *g);
