@@ -1,6 +1,7 @@
 /* Gradient formulas for every differentiable op of ops.def, as IR builders (see formulas.h).
  * Shapes follow PyTorch 1.13's symbolic_script and autodiff.cpp. */
 #include "autodiff/formulas.h"
+#include "autodiff/formulas_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -8,36 +9,6 @@
 #include "autodiff/autodiff.h"
 #include "ir/ops.h"
 
-typedef struct {
-  IrGraph *g;
-  const IrNode *node;
-  IrValue *const *in;
-  IrValue *const *out;
-  IrValue *const *saved;
-  IrValue *const *grads;
-  IrValue **gin;
-  GPtrArray *saved_out;
-} Ctx;
-
-/* --- builders --- */
-
-static IrValue *
-emit(Ctx *c, IrOpKind kind, guint n, IrValue *const *args)
-{
-  IrNode *node = ir_graph_insert_op(c->g, kind, args, n, 1);
-  return ir_output(node, 0);
-}
-
-#define E1(k, a) emit(c, IR_##k, 1, (IrValue *const[]){(a)})
-#define E2(k, a, b) emit(c, IR_##k, 2, (IrValue *const[]){(a), (b)})
-#define E3(k, a, b, d) emit(c, IR_##k, 3, (IrValue *const[]){(a), (b), (d)})
-
-static IrValue *cint(Ctx *c, gint64 v) { return ir_graph_insert_constant_int(c->g, v); }
-static IrValue *cfloat(Ctx *c, double v) { return ir_graph_insert_constant_float(c->g, v); }
-
-/* x * y */
-static IrValue *mul(Ctx *c, IrValue *x, IrValue *y) { return E2(ATEN_MUL, x, y); }
-static IrValue *neg(Ctx *c, IrValue *x) { return E1(ATEN_NEG, x); }
 /* 1 - x, written as PyTorch 1.13 prints it: add(neg(x), 1, 1) */
 static IrValue *
 one_minus(Ctx *c, IrValue *x)
@@ -54,52 +25,6 @@ plus_one(Ctx *c, IrValue *x)
 }
 /* comparison as a tensor of g's dtype */
 static IrValue *mask_as(Ctx *c, IrValue *cmp, IrValue *like) { return E2(ATEN_TYPE_AS, cmp, like); }
-static IrValue *gsts(Ctx *c, IrValue *v, guint k) { return E2(ATEN_GRAD_SUM_TO_SIZE, v, c->saved[k]); }
-static IrValue *size_of(Ctx *c, IrValue *v) { return E1(ATEN_SIZE, v); }
-
-static IrValue *
-arg(const Ctx *c, guint i)
-{
-  return i < ir_n_inputs(c->node) ? c->in[i] : NULL;
-}
-
-static bool
-overload_is(const IrNode *node, const char *name)
-{
-  return node->schema && strcmp(node->schema->overload, name) == 0;
-}
-
-static bool
-value_is_none(const IrValue *v)
-{
-  return v == NULL || v->type->kind == IR_TYPE_NONE;
-}
-
-static bool
-constant_number(const IrValue *v, double *out)
-{
-  if (v->node->kind != IR_PRIM_CONSTANT)
-    return false;
-  const IrAttr *a = ir_node_attr(v->node, IR_ATTR_VALUE);
-  if (!a)
-    return false;
-  if (a->kind == IR_ATTR_I)
-    *out = (double)a->v.i;
-  else if (a->kind == IR_ATTR_F)
-    *out = a->v.f;
-  else
-    return false;
-  return true;
-}
-
-static const GArray *
-constant_int_list(const IrValue *v)
-{
-  if (v->node->kind != IR_PRIM_CONSTANT)
-    return NULL;
-  const IrAttr *a = ir_node_attr(v->node, IR_ATTR_VALUE);
-  return a && a->kind == IR_ATTR_IS ? a->v.is : NULL;
-}
 
 /* A Scalar argument we can compute 1 - w or w - 1 of: a constant, an int or a float. */
 static bool
@@ -113,13 +38,9 @@ scalar_usable(const IrValue *v)
 static IrValue *
 scalar_sub(Ctx *c, double a_const, IrValue *a, IrValue *b, double b_const)
 {
-  double av, bv;
+  double av = a_const, bv = b_const;
   bool a_known = a == NULL || constant_number(a, &av);
   bool b_known = b == NULL || constant_number(b, &bv);
-  if (a == NULL)
-    av = a_const;
-  if (b == NULL)
-    bv = b_const;
   if (a_known && b_known)
     return cfloat(c, av - bv);
   IrValue *x = a ? a : (b->type->kind == IR_TYPE_INT ? cint(c, (gint64)av) : cfloat(c, av));
@@ -131,25 +52,7 @@ scalar_sub(Ctx *c, double a_const, IrValue *a, IrValue *b, double b_const)
   return E2(ATEN_SUB, x, y);
 }
 
-static bool
-is_tensor(const IrValue *v)
-{
-  return v && ir_type_is_tensor(v->type);
-}
-
-static bool
-rank_is(const IrValue *v, int rank)
-{
-  return is_tensor(v) && v->type->rank == rank;
-}
-
 /* --- forward parts --- */
-
-static void
-save(Ctx *c, IrValue *v)
-{
-  g_ptr_array_add(c->saved_out, v);
-}
 
 /* _size_if_not_equal(size(in[i]), size(result)) for each listed input. */
 static void
@@ -195,6 +98,7 @@ broadcast_inputs(const IrNode *node, guint *n)
   case IR_ATEN_ATAN2:
   case IR_ATEN_MAX:
   case IR_ATEN_MIN:
+  case IR_ATEN_MSE_LOSS:
     *n = 2;
     return self_other;
   case IR_ATEN_LERP:
@@ -235,8 +139,33 @@ ad_formula_exists(const IrNode *node)
     return !overload_is(node, "Tensor_Scalar") || scalar_usable(ir_input(node, 1));
   case IR_ATEN_LERP:
     return overload_is(node, "Tensor") || scalar_usable(ir_input(node, 2));
-  case IR_ATEN_MATMUL:
-    return rank_is(ir_input(node, 0), 2) && rank_is(ir_input(node, 1), 2);
+  case IR_ATEN_MATMUL: /* the formula's shape depends on both ranks */
+    return is_tensor(ir_input(node, 0)) && is_tensor(ir_input(node, 1)) &&
+           ir_input(node, 0)->type->rank >= 1 && ir_input(node, 1)->type->rank >= 1;
+  case IR_ATEN_LINEAR:
+    return is_tensor(ir_input(node, 0)) && ir_input(node, 0)->type->rank >= 1 &&
+           rank_is(ir_input(node, 1), 2) &&
+           (ir_n_inputs(node) < 3 || value_is_none(ir_input(node, 2)) ||
+            is_tensor(ir_input(node, 2)));
+  case IR_ATEN_AMAX: /* dims and keepdim constants, as a listed sum's */
+  case IR_ATEN_AMIN:
+  case IR_ATEN_LOGSUMEXP: {
+    gint64 vals[IR_MAX_RANK];
+    guint n;
+    if (ir_n_inputs(node) < 3 || !constant_ints(ir_input(node, 1), vals, &n, IR_MAX_RANK) ||
+        !constant_number(ir_input(node, 2), &d))
+      return false;
+    for (guint i = 0; i < n; i++)
+      if (vals[i] < 0 && ir_input(node, 0)->type->rank < 0 && d == 0)
+        return false;
+    return true;
+  }
+  case IR_ATEN_VAR: /* unbiased is a constant */
+  case IR_ATEN_STD:
+    if (!constant_number(ir_input(node, overload_is(node, "") ? 1 : 2), &d))
+      return false;
+    G_GNUC_FALLTHROUGH; /* the dims as sum's */
+  case IR_ATEN_MEAN:
   case IR_ATEN_SUM:
     if (overload_is(node, ""))
       return true;
@@ -244,21 +173,51 @@ ad_formula_exists(const IrNode *node)
       IrValue *dims = ir_input(node, 1);
       if (value_is_none(dims))
         return true;
-      const GArray *list = constant_int_list(dims);
-      if (!list)
+      gint64 vals[IR_MAX_RANK];
+      guint n;
+      if (!constant_ints(dims, vals, &n, IR_MAX_RANK))
         return false;
-      bool keepdim_known = ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
+      guint k = node->kind == IR_ATEN_VAR || node->kind == IR_ATEN_STD ? 3 : 2;
+      bool keepdim_known = ir_n_inputs(node) <= k || constant_number(ir_input(node, k), &d);
       if (!keepdim_known)
         return false;
-      if (ir_n_inputs(node) >= 3 && d != 0)
+      if (ir_n_inputs(node) > k && d != 0)
         return true;
-      for (guint i = 0; i < list->len; i++)
-        if (g_array_index(list, gint64, i) < 0 && ir_input(node, 0)->type->rank < 0)
+      for (guint i = 0; i < n; i++)
+        if (vals[i] < 0 && ir_input(node, 0)->type->rank < 0)
           return false;
       return true;
     }
   case IR_ATEN_CHUNK:
     return constant_number(ir_input(node, 2), &d) || ir_n_inputs(node) < 3;
+
+  case IR_ATEN_PERMUTE: { /* constant dims naming every dim once */
+    gint64 dims[IR_MAX_RANK];
+    guint n, seen = 0;
+    if (!constant_ints(ir_input(node, 1), dims, &n, IR_MAX_RANK))
+      return false;
+    for (guint i = 0; i < n; i++) {
+      gint64 w = dims[i] < 0 ? dims[i] + (gint64)n : dims[i];
+      if (w < 0 || w >= (gint64)n || (seen & (1u << w)))
+        return false;
+      seen |= 1u << w;
+    }
+    return true;
+  }
+  case IR_ATEN_MSE_LOSS: /* a constant reduction */
+    return ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
+  case IR_ATEN_LAYER_NORM: { /* the normalized dims' count */
+    gint64 shape[IR_MAX_RANK];
+    guint n;
+    return ir_n_inputs(node) >= 5 &&
+           constant_ints(ir_input(node, 1), shape, &n, IR_MAX_RANK) && n > 0;
+  }
+  case IR_ATEN_SLICE: /* slice_backward takes ints: None or int bounds, not int? values */
+    for (guint i = 2; i < 4 && i < ir_n_inputs(node); i++)
+      if (!value_is_none(ir_input(node, i)) && ir_input(node, i)->type->kind != IR_TYPE_INT)
+        return false;
+    return true;
+  case IR_ATEN_STACK:
   case IR_ATEN_CAT: /* the pieces' count: the list is built in the same graph */
     return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT;
   default:
@@ -294,11 +253,44 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
     return;
   }
   switch (node->kind) {
+  case IR_ATEN_MATMUL:
+    if (!rank_is(c->in[0], 2) || !rank_is(c->in[1], 2)) {
+      save(c, size_of(c, c->in[0]));
+      save(c, size_of(c, c->in[1]));
+    }
+    break;
+  case IR_ATEN_SOFTMAX:
+  case IR_ATEN_LOG_SOFTMAX:
+    save(c, E1(PRIM_DTYPE, c->in[0]));
+    break;
+  case IR_ATEN_LAYER_NORM:
+    ad_fw_layer_norm(c);
+    break;
+  case IR_ATEN_INDEX_SELECT:
+    fw_self_size(c);
+    break;
+  case IR_ATEN_EMBEDDING: /* num_weights */
+    save(c, E2(ATEN_SIZE, c->in[0], cint(c, 0)));
+    break;
+  case IR_ATEN_LINEAR:
+    save(c, size_of(c, c->in[1]));
+    if (is_tensor(arg(c, 2)))
+      fw_broadcast_sizes(c, (const guint[]){2}, 1);
+    break;
   case IR_ATEN_SQUEEZE:
   case IR_ATEN_VIEW:
   case IR_ATEN_RESHAPE:
+  case IR_ATEN_FLATTEN:
+  case IR_ATEN_SLICE:
+  case IR_ATEN_SELECT:
   case IR_ATEN_SUM:
     fw_self_size(c);
+    break;
+  case IR_ATEN_MEAN: /* and how many elements each result element averages */
+  case IR_ATEN_VAR:
+  case IR_ATEN_STD:
+    fw_self_size(c);
+    save(c, E2(ATEN_DIV, E1(ATEN_NUMEL, c->in[0]), E1(ATEN_NUMEL, c->out[0])));
     break;
   case IR_ATEN_GRAD_SUM_TO_SIZE:
     if (!value_is_none(arg(c, 1)))
@@ -475,8 +467,8 @@ ad_grad_lerp(Ctx *c, IrValue *g)
   c->gin[1] = gsts(c, mul(c, g, w), 1);
 }
 
-static void
-bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha)
+void
+ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha)
 {
   IrValue *g_self = E2(ATEN_MM, g, E1(ATEN_T, mat2));
   IrValue *g_mat2 = E2(ATEN_MM, E1(ATEN_T, self), g);
@@ -507,37 +499,6 @@ bw_constant_chunk(Ctx *c)
   c->gin[0] = E2(ATEN_CAT, ir_output(list, 0), dim);
 }
 
-static void
-ad_grad_sum(Ctx *c, IrValue *g)
-{
-  IrValue *self_size = c->saved[0];
-  if (overload_is(c->node, "dim_IntList") && !value_is_none(c->in[1])) {
-    double keepdim = 0;
-    if (ir_n_inputs(c->node) >= 3)
-      constant_number(c->in[2], &keepdim);
-    if (keepdim == 0) {
-      const GArray *list = constant_int_list(c->in[1]);
-      int rank = c->in[0]->type->rank;
-      GArray *dims = g_array_new(FALSE, FALSE, sizeof(gint64));
-      for (guint i = 0; i < list->len; i++) {
-        gint64 d = g_array_index(list, gint64, i);
-        if (d < 0)
-          d += rank;
-        g_array_append_val(dims, d);
-      }
-      for (guint i = 1; i < dims->len; i++)
-        for (guint j = i; j > 0 && g_array_index(dims, gint64, j - 1) > g_array_index(dims, gint64, j); j--) {
-          gint64 t = g_array_index(dims, gint64, j);
-          g_array_index(dims, gint64, j) = g_array_index(dims, gint64, j - 1);
-          g_array_index(dims, gint64, j - 1) = t;
-        }
-      for (guint i = 0; i < dims->len; i++)
-        g = E2(ATEN_UNSQUEEZE, g, cint(c, g_array_index(dims, gint64, i)));
-      g_array_free(dims, TRUE);
-    }
-  }
-  c->gin[0] = E2(ATEN_EXPAND, g, self_size);
-}
 
 static void
 ad_grad_atan2(Ctx *c, IrValue *g)
@@ -590,14 +551,14 @@ ad_grad_where(Ctx *c, IrValue *g)
 
 static void ad_grad_type_as(Ctx *c, IrValue *g) { c->gin[0] = E2(ATEN_TYPE_AS, g, c->in[0]); }
 
-static void ad_grad_mm(Ctx *c, IrValue *g) { bw_mm_like(c, g, c->in[0], c->in[1], NULL); }
+static void ad_grad_mm(Ctx *c, IrValue *g) { ad_bw_mm_like(c, g, c->in[0], c->in[1], NULL); }
 
 static void
 ad_grad_addmm(Ctx *c, IrValue *g)
 {
   IrValue *beta = arg(c, 3), *alpha = arg(c, 4);
   c->gin[0] = gsts(c, beta ? mul(c, g, beta) : g, 0);
-  bw_mm_like(c, g, c->in[1], c->in[2], alpha);
+  ad_bw_mm_like(c, g, c->in[1], c->in[2], alpha);
 }
 
 static void ad_grad_t(Ctx *c, IrValue *g) { c->gin[0] = E1(ATEN_T, g); }

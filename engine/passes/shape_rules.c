@@ -50,10 +50,7 @@ shape_info_to_type(const ShapeInfo *info, IrTristate requires_grad)
   return ir_type_tensor_from(&proto);
 }
 
-/* Contiguous strides for the sizes (sets has_strides). */
-static void
-shape_info_contiguous(ShapeInfo *info)
-{
+void shape_info_contiguous(ShapeInfo *info) {
   int64_t stride = 1;
   for (int d = info->rank; d-- > 0;) {
     info->strides[d] = stride;
@@ -157,8 +154,8 @@ broadcast_into(ShapeInfo *acc, const ShapeInfo *t)
 
 /* --- rules --- */
 
-static bool
-tensor_input(const IrNode *node, guint i, ShapeInfo *out)
+bool
+shape_tensor_input(const IrNode *node, guint i, ShapeInfo *out)
 {
   if (i >= ir_n_inputs(node))
     return false;
@@ -193,7 +190,7 @@ elementwise(const IrNode *node, IrDtypeRule dtype_rule, ShapeInfo *out)
     bool promotes = !excluded_from_promotion(arg->name);
     if (ir_type_is_tensor(arg->type)) {
       ShapeInfo t;
-      if (!tensor_input(node, i, &t))
+      if (!shape_tensor_input(node, i, &t))
         return false;
       if (first) {
         *out = t;
@@ -241,11 +238,27 @@ shape_rule_pointwise_bool(const IrNode *node, ShapeInfo *out)
   return elementwise(node, IR_DTYPE_RULE_BOOL, out);
 }
 
+/* mse_loss: elementwise for reduction none (0), else a 0-dim result. */
+static bool
+shape_rule_mse_loss(const IrNode *node, ShapeInfo *out)
+{
+  gint64 reduction;
+  if (!pu_arg_int(node, "reduction", &reduction) ||
+      !elementwise(node, IR_DTYPE_RULE_PROMOTE, out))
+    return false;
+  if (reduction != 0) {
+    out->rank = 0;
+    out->has_sizes = true;
+    shape_info_contiguous(out);
+  }
+  return true;
+}
+
 static bool
 shape_rule_type_as(const IrNode *node, ShapeInfo *out)
 {
   ShapeInfo other;
-  if (!tensor_input(node, 0, out) || !tensor_input(node, 1, &other))
+  if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 1, &other))
     return false;
   out->dtype = other.dtype;
   out->device = other.device;
@@ -257,7 +270,7 @@ shape_rule_mm(const IrNode *node, ShapeInfo *out)
 {
   guint first = node->kind == IR_ATEN_ADDMM ? 1 : 0;
   ShapeInfo a, b;
-  if (!tensor_input(node, first, &a) || !tensor_input(node, first + 1, &b) || a.rank != 2 ||
+  if (!shape_tensor_input(node, first, &a) || !shape_tensor_input(node, first + 1, &b) || a.rank != 2 ||
       b.rank != 2)
     return false;
   *out = a;
@@ -267,7 +280,7 @@ shape_rule_mm(const IrNode *node, ShapeInfo *out)
   out->sizes[1] = b.sizes[1];
   if (node->kind == IR_ATEN_ADDMM) {
     ShapeInfo self;
-    if (!tensor_input(node, 0, &self))
+    if (!shape_tensor_input(node, 0, &self))
       return false;
     out->dtype = (IrDtype)promote(out->dtype, self.dtype);
   }
@@ -279,7 +292,7 @@ static bool
 shape_rule_matmul(const IrNode *node, ShapeInfo *out)
 {
   ShapeInfo a, b;
-  if (!tensor_input(node, 0, &a) || !tensor_input(node, 1, &b) || a.rank < 1 || b.rank < 1)
+  if (!shape_tensor_input(node, 0, &a) || !shape_tensor_input(node, 1, &b) || a.rank < 1 || b.rank < 1)
     return false;
   *out = a;
   out->dtype = (IrDtype)promote(a.dtype, b.dtype);
@@ -313,8 +326,33 @@ shape_rule_matmul(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
+/* linear: input's shape with its last dim replaced by weight's rows (dropped for a vector
+ * weight), the bias taking part in dtype promotion only. */
 static bool
-normalize_dim(gint64 dim, int rank, int *out)
+shape_rule_linear(const IrNode *node, ShapeInfo *out)
+{
+  ShapeInfo w, bias;
+  IrValue *b = pu_named_input(node, "bias");
+  if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 1, &w) || out->rank < 1 ||
+      w.rank < 1 || w.rank > 2)
+    return false;
+  out->dtype = (IrDtype)promote(out->dtype, w.dtype);
+  if (b && !pu_must_be_none(b)) {
+    if (!shape_tensor_input(node, 2, &bias))
+      return false;
+    out->dtype = (IrDtype)promote(out->dtype, bias.dtype);
+  }
+  if (w.rank == 2)
+    out->sizes[out->rank - 1] = w.sizes[0];
+  else
+    out->rank--;
+  out->has_sizes = out->has_sizes && w.has_sizes;
+  shape_info_contiguous(out);
+  return true;
+}
+
+bool
+shape_normalize_dim(gint64 dim, int rank, int *out)
 {
   if (dim < 0)
     dim += rank;
@@ -337,7 +375,7 @@ swap_dims(ShapeInfo *t, int a, int b)
 static bool
 shape_rule_transpose(const IrNode *node, ShapeInfo *out)
 {
-  if (!tensor_input(node, 0, out))
+  if (!shape_tensor_input(node, 0, out))
     return false;
   if (node->kind == IR_ATEN_T) {
     if (out->rank > 2)
@@ -349,7 +387,7 @@ shape_rule_transpose(const IrNode *node, ShapeInfo *out)
   gint64 d0, d1;
   int a, b;
   if (!pu_arg_int(node, "dim0", &d0) || !pu_arg_int(node, "dim1", &d1) ||
-      !normalize_dim(d0, out->rank, &a) || !normalize_dim(d1, out->rank, &b))
+      !shape_normalize_dim(d0, out->rank, &a) || !shape_normalize_dim(d1, out->rank, &b))
     return false;
   swap_dims(out, a, b);
   return true;
@@ -360,8 +398,8 @@ shape_rule_unsqueeze(const IrNode *node, ShapeInfo *out)
 {
   gint64 dim;
   int d;
-  if (!tensor_input(node, 0, out) || !pu_arg_int(node, "dim", &dim) ||
-      !normalize_dim(dim, out->rank + 1, &d) || out->rank + 1 > IR_MAX_RANK)
+  if (!shape_tensor_input(node, 0, out) || !pu_arg_int(node, "dim", &dim) ||
+      !shape_normalize_dim(dim, out->rank + 1, &d) || out->rank + 1 > IR_MAX_RANK)
     return false;
   int64_t stride = d < out->rank ? out->sizes[d] * out->strides[d] : 1;
   memmove(out->sizes + d + 1, out->sizes + d, sizeof(int64_t) * (size_t)(out->rank - d));
@@ -375,12 +413,12 @@ shape_rule_unsqueeze(const IrNode *node, ShapeInfo *out)
 static bool
 shape_rule_squeeze(const IrNode *node, ShapeInfo *out)
 {
-  if (!tensor_input(node, 0, out) || !out->has_sizes)
+  if (!shape_tensor_input(node, 0, out) || !out->has_sizes)
     return false;
   gint64 dim = -1;
   int only = -1;
   bool with_dim = pu_arg_index(node, "dim") >= 0;
-  if (with_dim && (!pu_arg_int(node, "dim", &dim) || !normalize_dim(dim, out->rank, &only)))
+  if (with_dim && (!pu_arg_int(node, "dim", &dim) || !shape_normalize_dim(dim, out->rank, &only)))
     return false;
   int r = 0;
   for (int d = 0; d < out->rank; d++) {
@@ -395,8 +433,8 @@ shape_rule_squeeze(const IrNode *node, ShapeInfo *out)
 }
 
 /* Length (and, when constant, values) of an int[] argument. */
-static bool
-int_list_arg(const IrNode *node, const char *name, gint64 *vals, guint *n, bool *all_known)
+bool
+shape_int_list_arg(const IrNode *node, const char *name, gint64 *vals, guint *n, bool *all_known)
 {
   IrValue *v = pu_named_input(node, name);
   const gint64 *items;
@@ -430,7 +468,7 @@ shape_rule_expand(const IrNode *node, ShapeInfo *out)
   gint64 size[IR_MAX_RANK];
   guint n;
   bool all_known;
-  if (!tensor_input(node, 0, &self) || !int_list_arg(node, "size", size, &n, &all_known) ||
+  if (!shape_tensor_input(node, 0, &self) || !shape_int_list_arg(node, "size", size, &n, &all_known) ||
       (int)n < self.rank)
     return false;
   *out = self;
@@ -455,7 +493,7 @@ static bool
 shape_rule_expand_as(const IrNode *node, ShapeInfo *out)
 {
   ShapeInfo other;
-  if (!tensor_input(node, 0, out) || !tensor_input(node, 1, &other))
+  if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 1, &other))
     return false;
   out->rank = other.rank;
   out->has_sizes = other.has_sizes;
@@ -472,7 +510,7 @@ shape_rule_view(const IrNode *node, ShapeInfo *out)
   guint n;
   bool all_known;
   const char *arg = node->kind == IR_ATEN_VIEW ? "size" : "shape";
-  if (!tensor_input(node, 0, &self) || !int_list_arg(node, arg, size, &n, &all_known))
+  if (!shape_tensor_input(node, 0, &self) || !shape_int_list_arg(node, arg, size, &n, &all_known))
     return false;
   *out = self;
   out->rank = (int)n;
@@ -531,7 +569,7 @@ static bool
 shape_rule_sum(const IrNode *node, ShapeInfo *out)
 {
   ShapeInfo self;
-  if (!tensor_input(node, 0, &self))
+  if (!shape_tensor_input(node, 0, &self))
     return false;
   int dtype;
   int fallback = ir_type_is_float_dtype(self.dtype) ? (int)self.dtype : IR_DTYPE_INT64;
@@ -551,13 +589,14 @@ shape_rule_sum(const IrNode *node, ShapeInfo *out)
     gint64 vals[IR_MAX_RANK];
     guint n;
     bool all_known;
-    if (!int_list_arg(node, "dim", vals, &n, &all_known) || !all_known ||
+    if (!shape_int_list_arg(node, "dim", vals, &n, &all_known) || !all_known ||
         !pu_arg_bool(node, "keepdim", &keepdim))
       return false;
-    memset(reduce, 0, sizeof reduce);
+    for (int d = 0; d < self.rank; d++) /* an empty list reduces every dim */
+      reduce[d] = n == 0;
     for (guint i = 0; i < n; i++) {
       int d;
-      if (!normalize_dim(vals[i], self.rank, &d))
+      if (!shape_normalize_dim(vals[i], self.rank, &d))
         return false;
       reduce[d] = true;
     }
@@ -574,6 +613,37 @@ shape_rule_sum(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
+/* argmax: int64 indices; no dim reduces the flattened tensor (a 0-dim result, or all 1s
+ * with keepdim). */
+static bool
+shape_rule_argmax(const IrNode *node, ShapeInfo *out)
+{
+  bool keepdim;
+  gint64 dim;
+  int d;
+  IrValue *dim_v = pu_named_input(node, "dim");
+  if (!shape_tensor_input(node, 0, out) || !pu_arg_bool(node, "keepdim", &keepdim))
+    return false;
+  out->dtype = IR_DTYPE_INT64;
+  if (!dim_v || pu_must_be_none(dim_v)) {
+    out->rank = keepdim ? out->rank : 0;
+    for (int k = 0; k < out->rank; k++)
+      out->sizes[k] = 1;
+    out->has_sizes = true;
+  } else {
+    if (!pu_arg_int(node, "dim", &dim) || !shape_normalize_dim(dim, out->rank, &d))
+      return false;
+    if (keepdim) {
+      out->sizes[d] = 1;
+    } else {
+      memmove(out->sizes + d, out->sizes + d + 1, sizeof(int64_t) * (size_t)(out->rank - d - 1));
+      out->rank--;
+    }
+  }
+  shape_info_contiguous(out);
+  return true;
+}
+
 static bool
 shape_rule_cat(const IrNode *node, ShapeInfo *out)
 {
@@ -586,11 +656,11 @@ shape_rule_cat(const IrNode *node, ShapeInfo *out)
     dim = ir_node_attr_i(node, IR_ATTR_DIM);
   else if (!pu_arg_int(node, "dim", &dim))
     return false;
-  if (!tensor_input(list, 0, out) || !normalize_dim(dim, out->rank, &d))
+  if (!shape_tensor_input(list, 0, out) || !shape_normalize_dim(dim, out->rank, &d))
     return false;
   for (guint i = 1; i < ir_n_inputs(list); i++) {
     ShapeInfo t;
-    if (!tensor_input(list, i, &t) || t.rank != out->rank)
+    if (!shape_tensor_input(list, i, &t) || t.rank != out->rank)
       return false;
     if (t.device != out->device)
       out->device = -1;
@@ -607,7 +677,7 @@ static bool
 shape_rule_grad_sum_to_size(const IrNode *node, ShapeInfo *out)
 {
   IrValue *size = ir_input(node, 1);
-  if (!tensor_input(node, 0, out))
+  if (!shape_tensor_input(node, 0, out))
     return false;
   if (pu_must_be_none(size))
     return true;
@@ -627,9 +697,22 @@ static bool
 shape_rule_like(const IrNode *node, ShapeInfo *out)
 {
   int dtype;
-  if (!tensor_input(node, 0, out) || !dtype_arg(node, out->dtype, &dtype))
+  if (!shape_tensor_input(node, 0, out) || !dtype_arg(node, out->dtype, &dtype))
     return false;
   out->dtype = (IrDtype)dtype;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* _softmax_backward_data, _log_softmax_backward_data: grad_output's shape in input_dtype. */
+static bool
+shape_rule_softmax_backward(const IrNode *node, ShapeInfo *out)
+{
+  gint64 code;
+  if (!shape_tensor_input(node, 0, out) || !pu_arg_int(node, "input_dtype", &code) ||
+      scalar_type_code(code) < 0)
+    return false;
+  out->dtype = (IrDtype)scalar_type_code(code);
   shape_info_contiguous(out);
   return true;
 }
@@ -639,7 +722,7 @@ shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint i
                        ShapeInfo *out)
 {
   int d;
-  if (!self->known || chunks <= 0 || !normalize_dim(dim, self->rank, &d))
+  if (!self->known || chunks <= 0 || !shape_normalize_dim(dim, self->rank, &d))
     return false;
   *out = *self;
   if (self->has_sizes) {

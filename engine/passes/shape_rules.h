@@ -22,10 +22,29 @@ typedef struct {
 void shape_info_from_type(const IrType *type, ShapeInfo *out);
 /* The interned tensor type for `info` with the given requires_grad ("Tensor" when unknown). */
 const IrType *shape_info_to_type(const ShapeInfo *info, IrTristate requires_grad);
+/* Contiguous strides for the sizes (sets has_strides). */
+void shape_info_contiguous(ShapeInfo *info);
 
 /* Computes output 0 of a schema node. Returns false when no rule applies or an input is not
  * known well enough; then the output is an unknown Tensor. */
 bool shape_rule_apply(const IrNode *node, ShapeInfo *out);
+
+/* Helpers of the rules (shape_rules*.c). Input i of node when it is a tensor known at least
+ * by dtype and rank; */
+bool shape_tensor_input(const IrNode *node, guint i, ShapeInfo *out);
+/* dim wrapped into [0, rank) (false when out of range); */
+bool shape_normalize_dim(gint64 dim, int rank, int *out);
+/* the length of an int[] argument and its values, IR_SIZE_UNKNOWN where not constant. */
+bool shape_int_list_arg(const IrNode *node, const char *name, gint64 *vals, guint *n,
+                        bool *all_known);
+
+/* Rules of shape_rules_layout.c (the op table's `shape` column). */
+bool shape_rule_permute(const IrNode *node, ShapeInfo *out);
+bool shape_rule_flatten(const IrNode *node, ShapeInfo *out);
+bool shape_rule_slice(const IrNode *node, ShapeInfo *out);
+bool shape_rule_stack(const IrNode *node, ShapeInfo *out);
+bool shape_rule_index_select(const IrNode *node, ShapeInfo *out);
+bool shape_rule_embedding(const IrNode *node, ShapeInfo *out);
 
 /* Piece `index` of chunking `self` into `chunks` along `dim` (ConstantChunk / chunk). */
 bool shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,

@@ -50,10 +50,17 @@ bool k_arg_int_list(const IrSchema *schema, RtValue *args, guint i, int64_t *out
  * 11 Bool): *has = false for None. */
 bool k_arg_dtype(const IrSchema *schema, RtValue *args, guint i, bool *has, IrDtype *out,
                  GError **error);
+/* The dtype of a ScalarType code (the numbering above); false for codes we do not run. */
+bool k_dtype_from_scalar_type(gint64 code, IrDtype *out);
 
 /* Wraps dim into [0, ndim) (0-dim tensors accept -1 and 0, as PyTorch's "scalar" rule);
  * PyTorch's "Dimension out of range" error otherwise. */
 bool k_wrap_dim(int64_t dim, int ndim, int *out, GError **error);
+
+/* self (args[0]), a dim (args[1], wrapped into self's dims) and an optional ScalarType
+ * (args[2]): the arguments of softmax, log_softmax and cumsum. */
+bool k_args_dim_dtype(const IrSchema *schema, RtValue *args, RtTensor **self, int *dim,
+                      bool *has_dtype, IrDtype *dtype, GError **error);
 
 /* The arguments of aten::sum and sum.dim_IntList, read once for every device's kernel:
  * which dims to reduce (all of them when none are named), keepdim, the optional dtype, and

@@ -147,7 +147,7 @@ bool k_arg_int_list(const IrSchema *schema, RtValue *args, guint i, int64_t *out
   return true;
 }
 
-static bool k_dtype_from_scalar_type(gint64 code, IrDtype *out) {
+bool k_dtype_from_scalar_type(gint64 code, IrDtype *out) {
   switch (code) {
   case 4: *out = IR_DTYPE_INT64; return true;
   case 5: *out = IR_DTYPE_FLOAT16; return true;
@@ -175,6 +175,14 @@ bool k_arg_dtype(const IrSchema *schema, RtValue *args, guint i, bool *has, IrDt
   }
   *has = true;
   return true;
+}
+
+bool k_args_dim_dtype(const IrSchema *schema, RtValue *args, RtTensor **self, int *dim,
+                      bool *has_dtype, IrDtype *dtype, GError **error) {
+  gint64 d;
+  return k_arg_tensor(schema, args, 0, self, error) && k_arg_int(schema, args, 1, &d, error) &&
+         k_arg_dtype(schema, args, 2, has_dtype, dtype, error) &&
+         k_wrap_dim(d, (*self)->ndim, dim, error);
 }
 
 bool k_wrap_dim(int64_t dim, int ndim, int *out, GError **error) {

@@ -1,5 +1,6 @@
 /* Conversion kernels: rt_kernel_convert (aten::Bool/Int/Float of one-element tensors and of
- * scalars), rt_kernel_type_as, and rt_kernel_fill_like (ones_like/zeros_like).
+ * scalars), rt_kernel_type_as, rt_kernel_fill_like (ones_like/zeros_like) and rt_kernel_dtype
+ * (prim::dtype: a tensor's c10::ScalarType code, 4 long, 5 half, 6 float, 7 double, 11 bool).
  *
  * Contracts as PyTorch 1.13: converting a tensor needs exactly one element; Int of a float
  * truncates toward zero and refuses NaN, infinities and values outside int64; type_as returns
@@ -135,4 +136,21 @@ bool rt_kernel_fill_like(const IrSchema *schema, const IrNode *node, RtValue *ar
     return false;
   outs[0] = rt_tensor(filled);
   return true;
+}
+
+bool rt_kernel_dtype(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                     RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *t;
+  if (!k_arg_tensor(schema, args, 0, &t, error))
+    return false;
+  static const gint64 codes[] = {4, 5, 6, 7, 11};
+  for (guint i = 0; i < G_N_ELEMENTS(codes); i++) {
+    IrDtype d;
+    if (k_dtype_from_scalar_type(codes[i], &d) && d == t->dtype) {
+      outs[0] = rt_int(codes[i]);
+      return true;
+    }
+  }
+  g_error("kernel invariant violated: dtype %s has no ScalarType code", ir_dtype_type_name(t->dtype));
 }

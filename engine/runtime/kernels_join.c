@@ -1,4 +1,5 @@
-/* Splitting and joining: rt_kernel_chunk, rt_kernel_split and rt_kernel_cat.
+/* Splitting and joining: rt_kernel_chunk, rt_kernel_split, rt_kernel_cat, rt_kernel_stack and
+ * rt_kernel_unbind.
  *
  * chunk (PyTorch 1.13): chunk size ceil(size / chunks); the last chunk may be smaller and
  * there may be fewer than `chunks` pieces (size 5 in 3 chunks gives 2, 2, 1; size 4 in 3
@@ -6,9 +7,14 @@
  * of views sharing self's storage.
  *
  * cat: tensors promoted to their result_type; sizes must agree except along dim; 1-D empty
- * tensors (shape [0]) are skipped, as PyTorch's legacy rule; 0-dim tensors are refused. */
+ * tensors (shape [0]) are skipped, as PyTorch's legacy rule; 0-dim tensors are refused.
+ *
+ * stack: tensors of one shape, promoted like cat's, joined along a new dim (in [0, rank]);
+ * unbind: the views select(dim, i) for every i, as one list value. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
+
+#include <string.h>
 
 bool rt_kernel_chunk(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                      RtValue *outs, guint n_outs, GError **error) {
@@ -47,32 +53,49 @@ static bool skipped(const RtTensor *t) {
   return t->ndim == 1 && t->sizes[0] == 0;
 }
 
-bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
-                   RtValue *outs, guint n_outs, GError **error) {
-  k_check_call(schema, n_args, n_outs);
-  gint64 dim;
-  if (!k_arg_int(schema, args, 1, &dim, error))
-    return false;
+/* The Tensor[] argument args[0] of cat / stack: a non-empty list of defined tensors (*n of
+ * them) and the dtype they promote to (all as tensors of rank > 0). */
+static bool tensor_list(const IrSchema *schema, RtValue *args, const char *empty_message,
+                        guint *n, IrDtype *dtype, GError **error) {
   RtValue list = args[0];
+  const char *op = k_op_short_name(schema);
   if (list.tag != RT_LIST && list.tag != RT_TUPLE) {
-    K_ERR(error, "cat(): argument 'tensors' (position 1) must be a list of tensors");
+    K_ERR(error, "%s(): argument 'tensors' (position 1) must be a list of tensors", op);
     return false;
   }
-  guint n = list.u.seq->len;
-  if (n == 0) {
-    K_ERR(error, "torch.cat(): expected a non-empty list of Tensors");
+  *n = list.u.seq->len;
+  if (*n == 0) {
+    K_ERR(error, "%s", empty_message);
     return false;
   }
   KResultType rt;
   k_result_init(&rt);
-  const RtTensor *ref = NULL; /* the first tensor that is not skipped */
-  for (guint k = 0; k < n; k++) {
+  for (guint k = 0; k < *n; k++) {
     RtValue item = list.u.seq->items[k];
     if (item.tag != RT_TENSOR || item.u.tensor == NULL) {
-      K_ERR(error, "cat(): expected a list of defined Tensors, item %u is not one", k);
+      K_ERR(error, "%s(): expected a list of defined Tensors, item %u is not one", op, k);
       return false;
     }
-    const RtTensor *t = item.u.tensor;
+    rt.dim_result = k_promote(rt.dim_result, item.u.tensor->dtype);
+  }
+  *dtype = k_result_get(&rt);
+  return true;
+}
+
+bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                   RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  gint64 dim;
+  guint n;
+  IrDtype dtype;
+  if (!k_arg_int(schema, args, 1, &dim, error) ||
+      !tensor_list(schema, args, "torch.cat(): expected a non-empty list of Tensors", &n, &dtype,
+                   error))
+    return false;
+  RtValue list = args[0];
+  const RtTensor *ref = NULL; /* the first tensor that is not skipped */
+  for (guint k = 0; k < n; k++) {
+    const RtTensor *t = list.u.seq->items[k].u.tensor;
     if (t->storage != NULL && t->storage->device != IR_DEVICE_CPU) {
       K_ERR(error, "cat(): item %u is not a cpu tensor", k);
       return false;
@@ -81,12 +104,9 @@ bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, gu
       K_ERR_SHAPE(error, "zero-dimensional tensor (at position %u) cannot be concatenated", k);
       return false;
     }
-    /* cat promotes all its inputs as tensors of rank > 0. */
-    rt.dim_result = k_promote(rt.dim_result, t->dtype);
     if (!ref && !skipped(t))
       ref = t;
   }
-  IrDtype dtype = k_result_get(&rt);
   if (!ref) { /* every input is an empty 1-D tensor */
     int64_t zero = 0;
     outs[0] = rt_tensor(rt_tensor_new(dtype, 1, &zero));
@@ -209,6 +229,83 @@ bool rt_kernel_split(const IrSchema *schema, const IrNode *node, RtValue *args, 
     start += length;
   }
   outs[0] = rt_list(items, lengths->len);
+  g_free(items);
+  return true;
+}
+
+bool rt_kernel_stack(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                     RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  gint64 dim;
+  guint n;
+  IrDtype dtype;
+  if (!k_arg_int(schema, args, 1, &dim, error) ||
+      !tensor_list(schema, args, "stack expects a non-empty TensorList", &n, &dtype, error))
+    return false;
+  RtValue list = args[0];
+  const RtTensor *ref = list.u.seq->items[0].u.tensor;
+  for (guint k = 1; k < n; k++) {
+    const RtTensor *t = list.u.seq->items[k].u.tensor;
+    if (t->ndim != ref->ndim ||
+        memcmp(t->sizes, ref->sizes, sizeof(int64_t) * (size_t)t->ndim) != 0) {
+      char a[256], b[256];
+      k_shape_text(a, sizeof a, ref->ndim, ref->sizes);
+      k_shape_text(b, sizeof b, t->ndim, t->sizes);
+      K_ERR_SHAPE(error, "stack expects each tensor to be equal size, but got %s at entry 0 "
+                  "and %s at entry %u", a, b, k);
+      return false;
+    }
+  }
+  int w;
+  if (!k_wrap_dim(dim, ref->ndim + 1, &w, error))
+    return false;
+  if (ref->ndim >= RT_MAX_DIMS) {
+    K_ERR_SHAPE(error, "stack: tensors of rank %d cannot gain a dimension (at most %d)",
+                ref->ndim, RT_MAX_DIMS);
+    return false;
+  }
+  int64_t shape[RT_MAX_DIMS];
+  for (int d = 0, s = 0; d <= ref->ndim; d++)
+    shape[d] = d == w ? (int64_t)n : ref->sizes[s++];
+  RtTensor *out = rt_tensor_new_checked(dtype, ref->ndim + 1, shape, error);
+  if (!out)
+    return false;
+  for (guint k = 0; k < n; k++) {
+    RtTensor *slot = rt_tensor_view_narrow(out, w, k, 1);
+    RtTensor *src = k_to_dtype(list.u.seq->items[k].u.tensor, dtype);
+    RtTensor *piece = rt_tensor_view_unsqueeze(src, w);
+    k_copy_into(slot, piece);
+    rt_tensor_unref(piece);
+    rt_tensor_unref(src);
+    rt_tensor_unref(slot);
+  }
+  outs[0] = rt_tensor(out);
+  return true;
+}
+
+bool rt_kernel_unbind(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                      RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  gint64 dim;
+  int w;
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 1, &dim, error))
+    return false;
+  if (self->ndim == 0) {
+    K_ERR_SHAPE(error, "Dimension specified as %" G_GINT64_FORMAT " but tensor has no "
+                "dimensions", dim);
+    return false;
+  }
+  if (!k_wrap_dim(dim, self->ndim, &w, error))
+    return false;
+  guint n = (guint)self->sizes[w];
+  RtValue *items = g_new(RtValue, n + 1);
+  for (guint k = 0; k < n; k++) {
+    RtTensor *one = rt_tensor_view_narrow(self, w, k, 1);
+    items[k] = rt_tensor(rt_tensor_view_squeeze(one, w));
+    rt_tensor_unref(one);
+  }
+  outs[0] = rt_list(items, n);
   g_free(items);
   return true;
 }

@@ -1,12 +1,15 @@
-/* Matrix products: rt_kernel_mm, rt_kernel_addmm, rt_kernel_matmul, all through CBLAS
- * (sgemm for float32, dgemm for float64; never a hand-written GEMM).
+/* Matrix products: rt_kernel_mm (mm, bmm), rt_kernel_addmm, rt_kernel_matmul, rt_kernel_linear,
+ * all through CBLAS (sgemm for float32, dgemm for float64; never a hand-written GEMM).
  *
  * Contracts as PyTorch 1.13:
  * - mm: two matrices of one dtype; "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)".
+ * - bmm: two 3-D tensors with equal batch sizes (no broadcasting).
  * - addmm: beta * self + alpha * (mat1 @ mat2), self broadcast to the product's shape; with
  *   beta == 0 self is ignored (its NaNs do not propagate).
  * - matmul: 1-D @ 1-D is a dot product (0-dim result), 2-D @ 1-D a matrix-vector product,
  *   1-D @ 2-D a vector-matrix product, and batched operands broadcast their batch dims.
+ * - linear(input, weight, bias): matmul(input, weight.t()) + bias, the bias broadcast to the
+ *   product's shape and added by the GEMM itself (beta = 1), as PyTorch's addmm path.
  * - Operands whose strides BLAS can describe (row-major, or transposed views such as t())
  *   are passed without a copy; others are packed. float16 computes in float32, int64 in
  *   float64 (exact while products and sums stay below 2^53); bool is not supported. */
@@ -189,17 +192,33 @@ static void finish(RtTensor *result, IrDtype dtype, RtValue *outs) {
   outs[0] = rt_tensor(result);
 }
 
+static bool bmm_shapes(const RtTensor *a, const RtTensor *b, GError **error) {
+  if (a->ndim != 3 || b->ndim != 3) {
+    K_ERR_SHAPE(error, "%s must be a 3D tensor", a->ndim != 3 ? "batch1" : "batch2");
+    return false;
+  }
+  if (a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1]) {
+    K_ERR_SHAPE(error, "Expected size for first two dimensions of batch2 tensor to be: [%"
+                G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] but got: [%" G_GINT64_FORMAT ", %"
+                G_GINT64_FORMAT "].", a->sizes[0], a->sizes[2], b->sizes[0], b->sizes[1]);
+    return false;
+  }
+  return true;
+}
+
 bool rt_kernel_mm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                   RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *a, *b;
   if (!k_arg_tensor(schema, args, 0, &a, error) || !k_arg_tensor(schema, args, 1, &b, error))
     return false;
-  if (a->ndim != 2 || b->ndim != 2) {
+  if (schema->kind == IR_ATEN_BMM) {
+    if (!bmm_shapes(a, b, error))
+      return false;
+  } else if (a->ndim != 2 || b->ndim != 2) {
     K_ERR_SHAPE(error, "%s must be a matrix", a->ndim != 2 ? "self" : "mat2");
     return false;
-  }
-  if (a->sizes[1] != b->sizes[0]) {
+  } else if (a->sizes[1] != b->sizes[0]) {
     mat_shape_error(a, b, error);
     return false;
   }
@@ -210,7 +229,7 @@ bool rt_kernel_mm(const IrSchema *schema, const IrNode *node, RtValue *args, gui
   RtTensor *r = product(ca, cb, compute, error);
   rt_tensor_unref(ca);
   rt_tensor_unref(cb);
-  K_INVARIANT(r != NULL, "mm of two matrices has no batch dims to mismatch");
+  K_INVARIANT(r != NULL, "mm and bmm operands have equal batch dims");
   finish(r, a->dtype, outs);
   return true;
 }
@@ -278,17 +297,15 @@ bool rt_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, 
   return true;
 }
 
-bool rt_kernel_matmul(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
-                      RtValue *outs, guint n_outs, GError **error) {
-  k_check_call(schema, n_args, n_outs);
-  RtTensor *a, *b;
-  if (!k_arg_tensor(schema, args, 0, &a, error) || !k_arg_tensor(schema, args, 1, &b, error))
-    return false;
+/* a @ b as matmul (vectors promoted to matrices, their unit dim dropped from the result),
+ * plus bias broadcast to the result when bias is not NULL. A new tensor in a's dtype, or
+ * NULL with *error set. */
+static RtTensor *matmul_bias(RtTensor *a, RtTensor *b, RtTensor *bias, GError **error) {
   int d1 = a->ndim, d2 = b->ndim;
   if (d1 == 0 || d2 == 0) {
     K_ERR_SHAPE(error, "both arguments to matmul need to be at least 1D, but they are %dD and "
                 "%dD", d1, d2);
-    return false;
+    return NULL;
   }
   int64_t k1 = a->sizes[d1 - 1], k2 = d2 == 1 ? b->sizes[0] : b->sizes[d2 - 2];
   if (k1 != k2) {
@@ -306,11 +323,16 @@ bool rt_kernel_matmul(const IrSchema *schema, const IrNode *node, RtValue *args,
                   G_GINT64_FORMAT " and %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ")",
                   d1 == 1 ? 1 : a->sizes[d1 - 2], k1, k2,
                   d2 == 1 ? 1 : b->sizes[d2 - 1]);
-    return false;
+    return NULL;
   }
   IrDtype compute;
   if (!same_dtype(a, b, error) || !compute_dtype(a->dtype, &compute, error))
-    return false;
+    return NULL;
+  if (bias && bias->dtype != a->dtype) {
+    K_ERR_DTYPE(error, "expected input and bias to have the same dtype, but got: %s != %s",
+                k_dtype_c10_name(a->dtype), k_dtype_c10_name(bias->dtype));
+    return NULL;
+  }
   /* Vectors become matrices ([k] -> [1, k] on the left, [k, 1] on the right); their unit dim
    * is dropped from the result. */
   RtTensor *ca = k_to_dtype(a, compute), *cb = k_to_dtype(b, compute);
@@ -318,24 +340,83 @@ bool rt_kernel_matmul(const IrSchema *schema, const IrNode *node, RtValue *args,
   RtTensor *mb = d2 == 1 ? rt_tensor_view_unsqueeze(cb, 1) : rt_tensor_ref(cb);
   rt_tensor_unref(ca);
   rt_tensor_unref(cb);
-  RtTensor *r = product(ma, mb, compute, error);
+  int nb, nd = 0;
+  int64_t shape[RT_MAX_DIMS], result_shape[RT_MAX_DIMS];
+  RtTensor *r = NULL;
+  if (k_broadcast(ma->ndim - 2, ma->sizes, mb->ndim - 2, mb->sizes, &nb, shape, error)) {
+    shape[nb] = ma->sizes[ma->ndim - 2];
+    shape[nb + 1] = mb->sizes[mb->ndim - 1];
+    for (int d = 0; d < nb + 2; d++)
+      if (!(d1 == 1 && d == nb) && !(d2 == 1 && d == nb + 1))
+        result_shape[nd++] = shape[d];
+    r = rt_tensor_new_checked(compute, nb + 2, shape, error);
+    if (r && bias) {
+      GError *expand_error = NULL;
+      RtTensor *expanded = rt_tensor_view_expand(bias, nd, result_shape, &expand_error);
+      if (!expanded) {
+        char want[256], have[256];
+        k_shape_text(want, sizeof want, nd, result_shape);
+        k_shape_text(have, sizeof have, bias->ndim, bias->sizes);
+        K_ERR_SHAPE(error, "The expanded size of bias %s does not match the product's size %s "
+                    "(%s)", have, want, expand_error->message);
+        g_error_free(expand_error);
+        g_clear_pointer(&r, rt_tensor_unref);
+      } else {
+        RtTensor *conv = k_to_dtype(expanded, compute);
+        RtTensor *target = rt_tensor_reshape(r, nd, result_shape, true, error);
+        K_INVARIANT(target != NULL, "a contiguous product views without its unit dims");
+        k_copy_into(target, conv);
+        rt_tensor_unref(target);
+        rt_tensor_unref(conv);
+        rt_tensor_unref(expanded);
+      }
+    }
+    if (r)
+      batched_gemm(ma, mb, r, 1.0, bias ? 1.0 : 0.0);
+  }
   rt_tensor_unref(ma);
   rt_tensor_unref(mb);
   if (!r)
+    return NULL;
+  RtTensor *squeezed = rt_tensor_reshape(r, nd, result_shape, true, error);
+  K_INVARIANT(squeezed != NULL, "a contiguous product views without its unit dims");
+  rt_tensor_unref(r);
+  return squeezed;
+}
+
+/* The result of matmul_bias in the operands' dtype (products of float16 and int64 operands
+ * are computed in float32 / float64). */
+static bool store_product(RtTensor *r, IrDtype dtype, RtValue *outs) {
+  if (!r)
     return false;
-  if (d1 == 1 || d2 == 1) {
-    int64_t shape[RT_MAX_DIMS];
-    int nd = 0;
-    for (int d = 0; d < r->ndim; d++) {
-      if ((d1 == 1 && d == r->ndim - 2) || (d2 == 1 && d == r->ndim - 1))
-        continue;
-      shape[nd++] = r->sizes[d];
-    }
-    RtTensor *squeezed = rt_tensor_reshape(r, nd, shape, true, error);
-    K_INVARIANT(squeezed != NULL, "a contiguous product views without its unit dims");
-    rt_tensor_unref(r);
-    r = squeezed;
-  }
-  finish(r, a->dtype, outs);
+  finish(r, dtype, outs);
   return true;
+}
+
+bool rt_kernel_matmul(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                      RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *a, *b;
+  if (!k_arg_tensor(schema, args, 0, &a, error) || !k_arg_tensor(schema, args, 1, &b, error))
+    return false;
+  return store_product(matmul_bias(a, b, NULL, error), a->dtype, outs);
+}
+
+bool rt_kernel_linear(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                      RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *input, *weight, *bias = NULL;
+  if (!k_arg_tensor(schema, args, 0, &input, error) ||
+      !k_arg_tensor(schema, args, 1, &weight, error) ||
+      (!k_arg_is_none(args, 2) && !k_arg_tensor(schema, args, 2, &bias, error)))
+    return false;
+  if (weight->ndim > 2) {
+    K_ERR_SHAPE(error, "t() expects a tensor with <= 2 dimensions, but self is %dD",
+                weight->ndim);
+    return false;
+  }
+  RtTensor *wt = weight->ndim == 2 ? rt_tensor_view_transpose(weight, 0, 1) : rt_tensor_ref(weight);
+  RtTensor *r = matmul_bias(input, wt, bias, error);
+  rt_tensor_unref(wt);
+  return store_product(r, input->dtype, outs);
 }

@@ -1,14 +1,25 @@
-/* Reductions: rt_kernel_sum (all elements, or a dim list with keepdim and negative dims,
- * optional dtype) and rt_kernel_grad_sum_to_size.
+/* Reductions: rt_kernel_sum (sum and mean: all elements, or a dim list with keepdim and
+ * negative dims, optional dtype), rt_kernel_var (var and std), rt_kernel_amax (amax, amin,
+ * argmax, logsumexp), rt_kernel_cumsum and rt_kernel_grad_sum_to_size.
  *
  * sum as PyTorch 1.13: the result dtype is `dtype` when given (the input is cast to it
  * first), else int64 for int64 and bool inputs, else the input's dtype; a None or empty dim
  * list reduces every dim; a dim named twice is an error. Floating sums accumulate in double
  * (at least as accurate as PyTorch's float accumulation), integer sums in int64 with
- * wrap-around. _grad_sum_to_size(x, None) is x itself; otherwise sum_to (tensor.h). */
+ * wrap-around. mean is the sum divided by the count of reduced elements (an empty reduction
+ * gives NaN); its result dtype (the given one, else the input's) must be floating.
+ * var / std (all elements, or dims with keepdim): sum((x - mean)^2) / max(0, N - 1) when
+ * unbiased (N without), std its square root, two passes in double; floating inputs only.
+ * cumsum(self, dim, dtype): running sums along dim (dtype: the given one, else int64 for
+ * integral inputs), accumulated in double (int64 in int64).
+ * rt_kernel_amax serves amax, amin (NaN wins), argmax (first maximum, NaN counting as one;
+ * no dim: the flattened index) and logsumexp (integral inputs give float32); every dim
+ * list as sum's, computed in double (int64 beyond 2^53 loses precision).
+ * _grad_sum_to_size(x, None) is x itself; otherwise sum_to (tensor.h). */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -57,7 +68,7 @@ SUM_LOOP(sum_loop_bool, int64_t, bool)
 
 bool k_sum_args(const IrSchema *schema, RtValue *args, const RtTensor *self, KSumArgs *out,
                 GError **error) {
-  bool with_dims = k_overload_is(schema, "dim_IntList");
+  bool with_dims = k_overload_is(schema, "dim_IntList") || k_overload_is(schema, "dim");
   out->keepdim = false;
   if (!k_arg_dtype(schema, args, with_dims ? 3 : 1, &out->has_dtype, &out->given, error))
     return false;
@@ -83,9 +94,17 @@ bool k_sum_args(const IrSchema *schema, RtValue *args, const RtTensor *self, KSu
       out->reduce[w] = true;
     }
   }
-  out->out_dtype = out->has_dtype                    ? out->given
-                   : k_dtype_is_float(self->dtype) ? self->dtype
-                                                     : IR_DTYPE_INT64;
+  bool mean = schema->kind == IR_ATEN_MEAN;
+  out->out_dtype = out->has_dtype                            ? out->given
+                   : k_dtype_is_float(self->dtype) || mean ? self->dtype
+                                                             : IR_DTYPE_INT64;
+  if (mean && !k_dtype_is_float(out->out_dtype)) {
+    K_ERR_DTYPE(error, "mean(): could not infer output dtype. %s dtype must be either a "
+                "floating point or complex dtype. Got: %s",
+                out->has_dtype ? "Optional" : "Input",
+                ir_dtype_type_name(out->out_dtype));
+    return false;
+  }
   return true;
 }
 
@@ -132,6 +151,14 @@ bool rt_kernel_sum(const IrSchema *schema, const IrNode *node, RtValue *args, gu
                     : src->dtype == IR_DTYPE_INT64   ? sum_loop_i64
                                                      : sum_loop_bool;
   k_iter_run(&it, loop, NULL);
+  if (schema->kind == IR_ATEN_MEAN) {
+    int64_t count = 1;
+    for (int d = 0; d < src->ndim; d++)
+      count *= reduce[d] ? src->sizes[d] : 1;
+    double *a = rt_tensor_data(acc);
+    for (int64_t i = 0, n = rt_tensor_numel(acc); i < n; i++)
+      a[i] /= (double)count;
+  }
   rt_tensor_unref(src);
   RtTensor *result = k_to_dtype(acc, out_dtype);
   rt_tensor_unref(acc);
@@ -165,5 +192,223 @@ bool rt_kernel_grad_sum_to_size(const IrSchema *schema, const IrNode *node, RtVa
   if (!r)
     return false;
   outs[0] = rt_tensor(r);
+  return true;
+}
+
+/* A reduction over some dims seen as [groups, n]: self's values in double with the kept dims
+ * first (row-major) and the reduced ones last, and the result's shape. */
+typedef struct {
+  RtTensor *data; /* float64, contiguous, groups x n */
+  int64_t groups, n;
+  int out_ndim;
+  int64_t out_shape[RT_MAX_DIMS];
+} KGroups;
+
+/* dims: the int list at args[dims_arg] (None, absent or empty: every dim), as sum's. */
+static bool k_groups(const IrSchema *schema, RtValue *args, int dims_arg, RtTensor *self,
+                     bool keepdim, KGroups *out, GError **error) {
+  bool reduce[RT_MAX_DIMS];
+  for (int d = 0; d < RT_MAX_DIMS; d++)
+    reduce[d] = true;
+  int64_t dims[RT_MAX_DIMS];
+  int nd = 0;
+  if (dims_arg >= 0 && !k_arg_is_none(args, (guint)dims_arg) &&
+      !k_arg_int_list(schema, args, (guint)dims_arg, dims, &nd, error))
+    return false;
+  if (nd > 0)
+    memset(reduce, 0, sizeof reduce);
+  for (int k = 0; k < nd; k++) {
+    int w;
+    if (!k_wrap_dim(dims[k], self->ndim, &w, error))
+      return false;
+    if (self->ndim > 0 && reduce[w]) {
+      K_ERR_SHAPE(error, "dim %d appears multiple times in the list of dims", w);
+      return false;
+    }
+    reduce[w] = true;
+  }
+  int64_t sizes[RT_MAX_DIMS], strides[RT_MAX_DIMS];
+  int np = 0;
+  out->groups = 1;
+  out->n = 1;
+  out->out_ndim = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int d = 0; d < self->ndim; d++)
+      if (reduce[d] == (pass == 1)) {
+        sizes[np] = self->sizes[d];
+        strides[np++] = self->strides[d];
+        *(pass ? &out->n : &out->groups) *= self->sizes[d];
+      }
+  for (int d = 0; d < self->ndim; d++)
+    if (!reduce[d] || keepdim)
+      out->out_shape[out->out_ndim++] = reduce[d] ? 1 : self->sizes[d];
+  RtTensor *ordered = rt_tensor_new_strided(self->storage, self->dtype, np, sizes, strides,
+                                            self->offset);
+  out->data = rt_tensor_to_dtype(ordered, IR_DTYPE_FLOAT64);
+  rt_tensor_unref(ordered);
+  return true;
+}
+
+/* One double per group computed by fn into a result of `dtype`. */
+static bool k_groups_reduce(KGroups *g, IrDtype dtype, double (*fn)(const double *, int64_t,
+                                                                     const void *),
+                            const void *ctx, RtValue *outs, GError **error) {
+  RtTensor *result = rt_tensor_new_checked(IR_DTYPE_FLOAT64, g->out_ndim, g->out_shape, error);
+  if (!result) {
+    rt_tensor_unref(g->data);
+    return false;
+  }
+  const double *x = rt_tensor_data(g->data);
+  double *r = rt_tensor_data(result);
+  for (int64_t gi = 0; gi < g->groups; gi++)
+    r[gi] = fn(x + gi * g->n, g->n, ctx);
+  rt_tensor_unref(g->data);
+  outs[0] = rt_tensor(k_to_dtype(result, dtype));
+  rt_tensor_unref(result);
+  return true;
+}
+
+typedef struct {
+  bool unbiased, std;
+} VarCtx;
+
+static double var_of(const double *v, int64_t n, const void *ctx) {
+  const VarCtx *c = ctx;
+  double mean = 0, sq = 0;
+  for (int64_t k = 0; k < n; k++)
+    mean += v[k];
+  mean /= (double)n;
+  for (int64_t k = 0; k < n; k++)
+    sq += (v[k] - mean) * (v[k] - mean);
+  double var = sq / (double)MAX(0, n - (c->unbiased ? 1 : 0));
+  return c->std ? sqrt(var) : var;
+}
+
+bool rt_kernel_var(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                   RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  bool with_dims = k_overload_is(schema, "dim"), keepdim = false;
+  VarCtx ctx = {.std = schema->kind == IR_ATEN_STD};
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_bool(schema, args, with_dims ? 2 : 1, &ctx.unbiased, error) ||
+      (with_dims && !k_arg_bool(schema, args, 3, &keepdim, error)))
+    return false;
+  KGroups g;
+  if (!k_groups(schema, args, with_dims ? 1 : -1, self, keepdim, &g, error))
+    return false;
+  if (!k_dtype_is_float(self->dtype)) {
+    rt_tensor_unref(g.data);
+    K_ERR_DTYPE(error, "std and var only support floating point and complex dtypes");
+    return false;
+  }
+  return k_groups_reduce(&g, self->dtype, var_of, &ctx, outs, error);
+}
+
+/* amax / amin: NaN wins. */
+static double max_of(const double *v, int64_t n, const void *ctx) {
+  bool min = *(const bool *)ctx;
+  double m = v[0];
+  for (int64_t k = 1; k < n && m == m; k++)
+    if (v[k] != v[k] || (min ? v[k] < m : v[k] > m))
+      m = v[k];
+  return m;
+}
+
+/* argmax: the first maximum, a NaN counting as the maximum. */
+static double argmax_of(const double *v, int64_t n, const void *ctx) {
+  (void)ctx;
+  int64_t at = 0;
+  for (int64_t k = 1; k < n && v[at] == v[at]; k++)
+    if (v[k] != v[k] || v[k] > v[at])
+      at = k;
+  return (double)at;
+}
+
+/* logsumexp: max + log(sum(exp(x - max))), an infinite max taken as 0 (PyTorch's). */
+static double logsumexp_of(const double *v, int64_t n, const void *ctx) {
+  (void)ctx;
+  bool min = false;
+  double m = n > 0 ? max_of(v, n, &min) : 0;
+  if (isinf(m))
+    m = 0;
+  double sum = 0;
+  for (int64_t k = 0; k < n; k++)
+    sum += exp(v[k] - m);
+  return log(sum) + m;
+}
+
+bool rt_kernel_amax(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  bool keepdim, argmax = schema->kind == IR_ATEN_ARGMAX, min = schema->kind == IR_ATEN_AMIN;
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_bool(schema, args, 2, &keepdim, error))
+    return false;
+  KGroups g;
+  if (!k_groups(schema, args, 1, self, keepdim, &g, error))
+    return false;
+  IrDtype dtype = self->dtype;
+  double (*fn)(const double *, int64_t, const void *) = max_of;
+  if (argmax) {
+    fn = argmax_of;
+    dtype = IR_DTYPE_INT64;
+    if (k_arg_is_none(args, 1)) { /* the flattened tensor's index: a 0-dim result */
+      g.out_ndim = keepdim ? self->ndim : 0;
+      for (int d = 0; d < g.out_ndim; d++)
+        g.out_shape[d] = 1;
+    }
+  } else if (schema->kind == IR_ATEN_LOGSUMEXP) {
+    fn = logsumexp_of;
+    dtype = k_dtype_is_float(self->dtype) ? self->dtype : IR_DTYPE_FLOAT32;
+  }
+  if (g.n == 0 && fn != logsumexp_of) {
+    rt_tensor_unref(g.data);
+    K_ERR_SHAPE(error, "%s(): Expected reduction dim to have non-zero size.",
+                k_op_short_name(schema));
+    return false;
+  }
+  if (dtype == IR_DTYPE_BOOL && !argmax) {
+    rt_tensor_unref(g.data);
+    K_ERR_DTYPE(error, "\"%s\" not implemented for 'Bool'", k_op_short_name(schema));
+    return false;
+  }
+  return k_groups_reduce(&g, dtype, fn, &min, outs, error);
+}
+
+bool rt_kernel_cumsum(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                      RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  bool has_dtype;
+  IrDtype given;
+  int d;
+  if (!k_args_dim_dtype(schema, args, &self, &d, &has_dtype, &given, error))
+    return false;
+  IrDtype out_dtype = has_dtype ? given : k_dtype_is_float(self->dtype) ? self->dtype
+                                                                        : IR_DTYPE_INT64;
+  bool integral = !k_dtype_is_float(out_dtype);
+  RtTensor *r = rt_tensor_to_dtype(self, integral ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT64);
+  int64_t outer = 1, n = self->ndim > 0 ? self->sizes[d] : 1, inner = 1;
+  for (int k = 0; k < self->ndim; k++) {
+    if (k < d)
+      outer *= self->sizes[k];
+    else if (k > d)
+      inner *= self->sizes[k];
+  }
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++)
+      for (int64_t k = 1; k < n; k++) {
+        int64_t at = (o * n + k) * inner + i, prev = at - inner;
+        if (integral) {
+          gint64 *v = rt_tensor_data(r);
+          v[at] = (gint64)((guint64)v[at] + (guint64)v[prev]); /* wraps as PyTorch's */
+        } else {
+          double *v = rt_tensor_data(r);
+          v[at] += v[prev];
+        }
+      }
+  outs[0] = rt_tensor(k_to_dtype(r, out_dtype));
+  rt_tensor_unref(r);
   return true;
 }

@@ -1,5 +1,5 @@
 /* Shape and view kernels: t, transpose, unsqueeze, squeeze (all / dim), expand (-1 keeps a
- * size), expand_as, view, reshape, size, size.int and _size_if_not_equal.
+ * size), expand_as, view, reshape, size, size.int, numel and _size_if_not_equal.
  *
  * Every tensor result is a view sharing self's storage (PyTorch semantics), except reshape
  * when the strides do not allow a view (then a contiguous copy, as PyTorch's reshape). User
@@ -146,6 +146,10 @@ bool rt_kernel_size(const IrSchema *schema, const IrNode *node, RtValue *args, g
   RtTensor *self;
   if (!k_arg_tensor(schema, args, 0, &self, error))
     return false;
+  if (schema->kind == IR_ATEN_NUMEL) {
+    outs[0] = rt_int(rt_tensor_numel(self));
+    return true;
+  }
   if (k_overload_is(schema, "int")) {
     gint64 dim;
     int w;

@@ -51,6 +51,174 @@ def gated_silu(x, w):
     return torch.tanh(F.silu(x + w)) * torch.sigmoid(w)
 
 
+def linear_3d(x, w, b):
+    return F.linear(x, w, b)
+
+
+def linear_1d_no_bias(x, w):
+    return F.linear(torch.tanh(x), w)
+
+
+def matmul_vec_vec(a, b):
+    return torch.matmul(a, b)
+
+
+def matmul_mat_vec(a, b):
+    return torch.matmul(a, b) * 2.0
+
+
+def matmul_vec_batched(a, b):
+    return torch.matmul(a, b)
+
+
+def matmul_batched_broadcast(a, b):
+    return torch.matmul(a, b)
+
+
+def matmul_batched_vec(a, b):
+    return torch.matmul(torch.sigmoid(a), b)
+
+
+def bmm(a, b):
+    return torch.bmm(a, b)
+
+
+def softmax_last(x, w):
+    return F.softmax(x, dim=-1) * w
+
+
+def log_softmax_dim1(x):
+    return F.log_softmax(x, 1)
+
+
+def softmax_dim0_double(x):
+    s = torch.softmax(x, 0, dtype=torch.float64)
+    return s * s
+
+
+def log_softmax_scaled(x, w):
+    return torch.log_softmax(x * w, dim=-2)
+
+
+def softmax_inf(x, w):
+    return torch.softmax(x, -1) * w
+
+
+def with_infinities(inputs):
+    """Row 0 is all -inf (softmax gives NaN), row 1 has one -inf (its share is 0)."""
+    x = inputs[0].clone()
+    x[0, :] = -float("inf")
+    x[1, 0] = -float("inf")
+    return [x] + inputs[1:]
+
+
+def mean_all(x):
+    return x.mean() * x
+
+
+def mean_dims(x):
+    return torch.tanh(x.mean(dim=[0, -1], keepdim=True)) * x + x.mean(1).sum()
+
+
+def mean_double(x):
+    return torch.sigmoid(torch.mean(x, [1], dtype=torch.float64))
+
+
+def permute_flatten(x, w):
+    return torch.tanh(x.permute(2, 0, -2)).contiguous().flatten(1) * w
+
+
+def flatten_transposed(x, w):
+    return x.transpose(0, 1).flatten() * w
+
+
+def slice_select(x):
+    return x[:, 1:-1:2] * x.select(1, -1).unsqueeze(1)
+
+
+def slice_clamped(x):
+    return torch.sigmoid(x[-3:, 2:100]) * x[0, :4]
+
+
+def var_std(x):
+    return x.var(1, keepdim=True) * x + x.std() + x.var(unbiased=False) + x.std([0], False)
+
+
+def std_dims(x):
+    return torch.std(x, [0, 2]) * torch.var(x, -1, True, True).sum()
+
+
+def layer_norm(x, w, b):
+    return F.layer_norm(x, [4], w, b) * torch.tanh(x)
+
+
+def layer_norm_2d_plain(x):
+    return torch.sigmoid(F.layer_norm(x, [3, 4], eps=0.1)) * x
+
+
+def gelu_both(x):
+    return F.gelu(x) * torch.sigmoid(x) + F.gelu(x, approximate="tanh")
+
+
+def dropout_eval(x):
+    return F.dropout(torch.tanh(x), 0.3, False) * x
+
+
+def stack_dims(x, y):
+    return torch.stack([x, torch.tanh(y), x * y], 1) * torch.stack([y, x, y], -1).sum(-1, keepdim=True)
+
+
+def amax_amin(x):
+    return x.amax(1) * x.amin([0, 1], keepdim=True).sum() + x.amax(-1, True).sum() * x[:, 0]
+
+
+def argmax_gather(x):
+    return x * x.argmax(1, keepdim=True) + x.argmax() + x.argmax(0)
+
+
+def logsumexp_dims(x):
+    return torch.logsumexp(x, 1) * 2.0 + torch.logsumexp(x, [0, 1], keepdim=True).sum()
+
+
+def with_ties(inputs):
+    """Ties for amax / amin: their gradient is shared."""
+    x = inputs[0].clone()
+    x[0, 1] = x[0, 2] = x[0].max()
+    x[2, 0] = x[2, 3] = x.min()
+    return [x]
+
+
+def with_minus_inf_row(inputs):
+    """logsumexp of a row of -inf is -inf."""
+    x = inputs[0].clone()
+    x[1, :] = -float("inf")
+    return [x]
+
+
+def index_select_rows(x, i):
+    return torch.index_select(x, 0, i) * torch.index_select(x, 1, i[:3]).sum()
+
+
+def embedding_padded(i, w):
+    return torch.embedding(w, i, 2) * torch.tanh(F.embedding(i, w).sum(-1, keepdim=True))
+
+
+def cumsum_dims(x):
+    return torch.cumsum(x, 1) * torch.tanh(x), torch.cumsum(x * x, 0, dtype=torch.float64)
+
+
+def mse_losses(x, t):
+    return F.mse_loss(x, t) + torch._C._nn.mse_loss(x, t, 2) * torch._C._nn.mse_loss(x, t, 0)
+
+
+def indices_at(k, high, shape):
+    """Input k becomes int64 indices in [0, high), repeated ones included."""
+    def change(inputs):
+        gen = torch.Generator().manual_seed(5)
+        return inputs[:k] + [torch.randint(0, high, shape, generator=gen)] + inputs[k + 1:]
+    return change
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -60,6 +228,40 @@ FUNCTIONS = [
     (softplus, [(3, 6)]),
     (elu, [(3, 6)]),
     (gated_silu, [(4, 1), (1, 5)]),
+    (linear_3d, [(2, 3, 4), (5, 4), (5,)]),
+    (linear_1d_no_bias, [(4,), (3, 4)]),
+    (matmul_vec_vec, [(5,), (5,)]),
+    (matmul_mat_vec, [(3, 5), (5,)]),
+    (matmul_vec_batched, [(4,), (2, 4, 3)]),
+    (matmul_batched_broadcast, [(2, 1, 3, 4), (3, 4, 5)]),
+    (matmul_batched_vec, [(2, 3, 4), (4,)]),
+    (bmm, [(2, 3, 4), (2, 4, 5)]),
+    (softmax_last, [(3, 5), (5,)]),
+    (log_softmax_dim1, [(2, 4, 3)]),
+    (softmax_dim0_double, [(4, 3)]),
+    (log_softmax_scaled, [(2, 4, 3), (4, 1)]),
+    (softmax_inf, [(3, 4), (1, 4)], with_infinities),
+    (mean_all, [(3, 4)]),
+    (mean_dims, [(2, 3, 4)]),
+    (mean_double, [(3, 4)]),
+    (permute_flatten, [(2, 3, 4), (4, 6)]),
+    (flatten_transposed, [(2, 3), (6,)]),
+    (slice_select, [(4, 6)]),
+    (slice_clamped, [(4, 6)]),
+    (var_std, [(3, 4)]),
+    (std_dims, [(2, 3, 4)]),
+    (layer_norm, [(2, 3, 4), (4,), (4,)]),
+    (layer_norm_2d_plain, [(2, 3, 4)]),
+    (gelu_both, [(3, 6)]),
+    (dropout_eval, [(3, 4)]),
+    (stack_dims, [(2, 3), (2, 3)]),
+    (amax_amin, [(3, 4)], with_ties),
+    (argmax_gather, [(3, 4)]),
+    (logsumexp_dims, [(3, 4)], with_minus_inf_row),
+    (index_select_rows, [(4, 5), (6,)], indices_at(1, 4, (6,))),
+    (embedding_padded, [(2, 3), (5, 4)], indices_at(0, 5, (2, 3))),
+    (cumsum_dims, [(3, 4)]),
+    (mse_losses, [(3, 4), (3, 4)]),
 ]
 
 
@@ -71,7 +273,7 @@ def main():
     torch._C._jit_set_profiling_executor(False)
     torch._C._jit_set_profiling_mode(False)
     index = []
-    for fn, shapes in FUNCTIONS:
+    for fn, shapes, *prepare in FUNCTIONS:
         name = fn.__name__
         folder = os.path.join(HERE, name)
         shutil.rmtree(folder, ignore_errors=True)
@@ -83,25 +285,34 @@ def main():
             f.write(relative(str(scripted.graph)).rstrip("\n") + "\n")
         gen = torch.Generator().manual_seed(len(index) + 11)
         # Scaled so that every branch of the piecewise activations is taken.
-        inputs = [(torch.randn(s, generator=gen) * 3).requires_grad_() for s in shapes]
+        inputs = [torch.randn(s, generator=gen) * 3 for s in shapes]
+        for change in prepare:
+            inputs = change(inputs)
+        inputs = [x.requires_grad_() if x.is_floating_point() else x for x in inputs]
+        floats = [x for x in inputs if x.is_floating_point()]
         for _ in range(2):
             scripted(*inputs)
         outs = scripted(*inputs)
         outs = outs if isinstance(outs, tuple) else (outs,)
-        grads = torch.autograd.grad(sum(o.sum() for o in outs), inputs)
+        grads = list(torch.autograd.grad(sum(o.sum() for o in outs), floats))
         case = os.path.join(folder, "case-0")
         args = []
+        grad_files = []
         for k, x in enumerate(inputs):
             np.save(os.path.join(case, "in%d.npy" % k), x.detach().numpy())
-            args.append("in%d.npy:requires_grad=1" % k)
+            if x.is_floating_point():
+                args.append("in%d.npy:requires_grad=1" % k)
+                np.save(os.path.join(case, "grad%d.npy" % k), grads.pop(0).numpy())
+                grad_files.append("grad%d.npy" % k)
+            else:  # indices: no gradient
+                args.append("in%d.npy" % k)
+                grad_files.append(None)
         for k, o in enumerate(outs):
             np.save(os.path.join(case, "out%d.npy" % k), o.detach().numpy())
-        for k, g in enumerate(grads):
-            np.save(os.path.join(case, "grad%d.npy" % k), g.numpy())
         doc = {
             "args": args,
             "outputs": ["out%d.npy" % k for k in range(len(outs))],
-            "grads": ["grad%d.npy" % k for k in range(len(grads))],
+            "grads": grad_files,
             "pytorch": {"forward_graph": relative(str(scripted.graph_for(*inputs)))},
         }
         with open(os.path.join(case, "case.json"), "w") as f:

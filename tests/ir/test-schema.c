@@ -194,6 +194,8 @@ letter_type(char c)
     return ir_type_optional(ir_type_list(ir_type_int()));
   case 'L':
     return ir_type_list(ir_type_tensor());
+  case 'B':
+    return ir_type_list(ir_type_bool());
   case 's':
     return ir_type_str();
   case 'd':
@@ -263,6 +265,35 @@ static const Case cases[] = {
   {"aten::hardtanh", "T", ""},      {"aten::hardtanh", "Tff", ""},   {"aten::hardtanh", "Tfs", NULL},
   {"aten::leaky_relu", "Tf", ""},   {"aten::leaky_relu", "T", ""},   {"aten::softplus", "Tff", ""},
   {"aten::elu", "Tfff", ""},        {"aten::elu", "Ti", ""},         {"aten::elu", "ff", NULL},
+  {"aten::bmm", "TT", ""},          {"aten::bmm", "T", NULL},        {"aten::linear", "TTT", ""},
+  {"aten::linear", "TTn", ""},      {"aten::linear", "TT", ""},      {"aten::linear", "Ti", NULL},
+  {"aten::softmax", "Tin", "int"},  {"aten::softmax", "Ti", "int"},  {"aten::softmax", "TT", NULL},
+  {"aten::log_softmax", "Tii", "int"}, {"aten::_softmax_backward_data", "TTii", ""},
+  {"aten::_log_softmax_backward_data", "TTii", ""}, {"prim::dtype", "T", ""},
+  {"prim::dtype", "i", NULL},        {"aten::numel", "T", ""},        {"aten::mean", "T", ""},
+  {"aten::mean", "Tn", ""},         {"aten::mean", "Tlbn", "dim"},   {"aten::mean", "Tnb", "dim"},
+  {"aten::permute", "Tl", ""},      {"aten::permute", "Ti", NULL},   {"aten::contiguous", "Ti", ""},
+  {"aten::contiguous", "T", ""},    {"aten::flatten", "Tii", "using_ints"},
+  {"aten::flatten", "T", "using_ints"}, {"aten::slice", "Tinni", "Tensor"},
+  {"aten::slice", "Tiiii", "Tensor"}, {"aten::select", "Tii", "int"},
+  {"aten::slice_backward", "Tliiii", ""}, {"aten::select_backward", "Tlii", ""},
+  {"aten::var", "Tb", ""},          {"aten::var", "Tlbb", "dim"},    {"aten::var", "Tnbb", "dim"},
+  {"aten::std", "T", ""},           {"aten::std", "Tlbb", "dim"},    {"aten::std", "Tlf", NULL},
+  {"aten::layer_norm", "TlTTfb", ""}, {"aten::layer_norm", "Tlnnfb", ""}, {"aten::layer_norm", "Tl", ""},
+  {"aten::native_layer_norm_backward", "TTlTTTTB", ""},
+  {"aten::native_layer_norm_backward", "TTlTTnnB", ""},
+  {"aten::gelu", "Ts", ""},         {"aten::gelu", "T", ""},         {"aten::gelu", "Ti", NULL},
+  {"aten::gelu_backward", "TTs", ""}, {"aten::dropout", "Tfb", ""},  {"aten::dropout", "Tf", NULL},
+  {"aten::stack", "Li", ""},        {"aten::stack", "L", ""},        {"aten::stack", "Ti", NULL},
+  {"aten::unbind", "Ti", "int"},    {"aten::unbind", "T", "int"},
+  {"aten::amax", "Tlb", ""},        {"aten::amax", "T", ""},         {"aten::amin", "Tl", ""},
+  {"aten::argmax", "Tib", ""},      {"aten::argmax", "Tnb", ""},     {"aten::argmax", "T", ""},
+  {"aten::logsumexp", "Tlb", ""},   {"aten::logsumexp", "T", NULL},
+  {"aten::index_select", "TiT", ""}, {"aten::index_select", "TTi", NULL},
+  {"aten::index_select_backward", "TliT", ""}, {"aten::embedding", "TTibb", ""},
+  {"aten::embedding", "TT", ""},    {"aten::embedding_backward", "TTiibb", ""},
+  {"aten::cumsum", "Tin", ""},      {"aten::cumsum", "Ti", ""},      {"aten::cumsum", "T", NULL},
+  {"aten::mse_loss", "TTi", ""},    {"aten::mse_loss", "TT", ""},    {"aten::mse_loss", "Ti", NULL},
 };
 
 static const char *unary_kinds[] = {

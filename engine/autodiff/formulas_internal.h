@@ -1,0 +1,157 @@
+/* What the gradient builders of autodiff/formulas*.c share: the builder context and small
+ * IR-building helpers. Private to engine/autodiff. */
+#ifndef JITSCOPE_AUTODIFF_FORMULAS_INTERNAL_H
+#define JITSCOPE_AUTODIFF_FORMULAS_INTERNAL_H
+
+#include <string.h>
+
+#include "ir/ir.h"
+#include "ir/ops.h"
+
+typedef struct {
+  IrGraph *g;
+  const IrNode *node;
+  IrValue *const *in;
+  IrValue *const *out;
+  IrValue *const *saved;
+  IrValue *const *grads;
+  IrValue **gin;
+  GPtrArray *saved_out;
+} Ctx;
+
+static inline IrValue *
+emit(Ctx *c, IrOpKind kind, guint n, IrValue *const *args)
+{
+  IrNode *node = ir_graph_insert_op(c->g, kind, args, n, 1);
+  return ir_output(node, 0);
+}
+
+#define E1(k, a) emit(c, IR_##k, 1, (IrValue *const[]){(a)})
+#define E2(k, a, b) emit(c, IR_##k, 2, (IrValue *const[]){(a), (b)})
+#define E3(k, a, b, d) emit(c, IR_##k, 3, (IrValue *const[]){(a), (b), (d)})
+
+static inline IrValue *cint(Ctx *c, gint64 v) { return ir_graph_insert_constant_int(c->g, v); }
+static inline IrValue *cfloat(Ctx *c, double v) { return ir_graph_insert_constant_float(c->g, v); }
+
+/* x * y */
+static inline IrValue *mul(Ctx *c, IrValue *x, IrValue *y) { return E2(ATEN_MUL, x, y); }
+static inline IrValue *neg(Ctx *c, IrValue *x) { return E1(ATEN_NEG, x); }
+static inline IrValue *gsts(Ctx *c, IrValue *v, guint k) { return E2(ATEN_GRAD_SUM_TO_SIZE, v, c->saved[k]); }
+static inline IrValue *size_of(Ctx *c, IrValue *v) { return E1(ATEN_SIZE, v); }
+
+static inline IrValue *
+arg(const Ctx *c, guint i)
+{
+  return i < ir_n_inputs(c->node) ? c->in[i] : NULL;
+}
+
+static inline bool
+overload_is(const IrNode *node, const char *name)
+{
+  return node->schema && strcmp(node->schema->overload, name) == 0;
+}
+
+static inline bool
+value_is_none(const IrValue *v)
+{
+  return v == NULL || v->type->kind == IR_TYPE_NONE;
+}
+
+static inline bool
+constant_number(const IrValue *v, double *out)
+{
+  if (v->node->kind != IR_PRIM_CONSTANT)
+    return false;
+  const IrAttr *a = ir_node_attr(v->node, IR_ATTR_VALUE);
+  if (!a)
+    return false;
+  if (a->kind == IR_ATTR_I)
+    *out = (double)a->v.i;
+  else if (a->kind == IR_ATTR_F)
+    *out = a->v.f;
+  else
+    return false;
+  return true;
+}
+
+static inline const GArray *
+constant_int_list(const IrValue *v)
+{
+  if (v->node->kind != IR_PRIM_CONSTANT)
+    return NULL;
+  const IrAttr *a = ir_node_attr(v->node, IR_ATTR_VALUE);
+  return a && a->kind == IR_ATTR_IS ? a->v.is : NULL;
+}
+
+/* The values of a constant int[] or of a ListConstruct of int constants (at most max). */
+static inline bool
+constant_ints(const IrValue *v, gint64 *out, guint *n, guint max)
+{
+  const GArray *list = constant_int_list(v);
+  if (list) {
+    if (list->len > max)
+      return false;
+    *n = list->len;
+    for (guint i = 0; i < list->len; i++)
+      out[i] = g_array_index(list, gint64, i);
+    return true;
+  }
+  if (v->node->kind != IR_PRIM_LIST_CONSTRUCT || ir_n_inputs(v->node) > max)
+    return false;
+  *n = ir_n_inputs(v->node);
+  for (guint i = 0; i < *n; i++) {
+    double d;
+    if (!constant_number(ir_input(v->node, i), &d))
+      return false;
+    out[i] = (gint64)d;
+  }
+  return true;
+}
+
+static inline bool
+is_tensor(const IrValue *v)
+{
+  return v && ir_type_is_tensor(v->type);
+}
+
+static inline bool
+rank_is(const IrValue *v, int rank)
+{
+  return is_tensor(v) && v->type->rank == rank;
+}
+
+
+static inline void
+save(Ctx *c, IrValue *v)
+{
+  g_ptr_array_add(c->saved_out, v);
+}
+
+/* self @ mat2's gradients (times alpha when given) into gin[0..1] (gin[1..2] for addmm). */
+void ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha);
+
+/* layer_norm's forward part (formulas_nn.c): saves native_layer_norm's mean and rstd. */
+void ad_fw_layer_norm(Ctx *c);
+
+/* Builders of formulas_reduce.c (the op table's AD(...) column). */
+void ad_grad_sum(Ctx *c, IrValue *g);
+void ad_grad_amax(Ctx *c, IrValue *g);
+void ad_grad_logsumexp(Ctx *c, IrValue *g);
+void ad_grad_var(Ctx *c, IrValue *g);
+
+/* Builders of formulas_nn.c. */
+void ad_grad_matmul(Ctx *c, IrValue *g);
+void ad_grad_bmm(Ctx *c, IrValue *g);
+void ad_grad_softmax(Ctx *c, IrValue *g);
+void ad_grad_linear(Ctx *c, IrValue *g);
+void ad_grad_permute(Ctx *c, IrValue *g);
+void ad_grad_identity(Ctx *c, IrValue *g);
+void ad_grad_gelu(Ctx *c, IrValue *g);
+void ad_grad_stack(Ctx *c, IrValue *g);
+void ad_grad_index_select(Ctx *c, IrValue *g);
+void ad_grad_cumsum(Ctx *c, IrValue *g);
+void ad_grad_mse_loss(Ctx *c, IrValue *g);
+void ad_grad_slice(Ctx *c, IrValue *g);
+void ad_grad_layer_norm(Ctx *c, IrValue *g);
+
+#endif

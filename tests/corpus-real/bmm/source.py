@@ -1,0 +1,2 @@
+def bmm(a, b):
+    return torch.bmm(a, b)

@@ -1,0 +1,2 @@
+def gelu_both(x):
+    return F.gelu(x) * torch.sigmoid(x) + F.gelu(x, approximate="tanh")
