@@ -181,7 +181,7 @@ parse_header_end(Parser *p, bool *braces, const char *what, GError **error)
 }
 
 /* `graph(params):` : pushes a new graph frame with its top block open. Comments before it
- * are skipped (a file's header, e.g. the input specs that app/spec_header.h reads). */
+ * are skipped (a file's header, e.g. the input specs that app/input/spec_header.h reads). */
 static bool
 parse_graph_header(Parser *p, GError **error)
 {

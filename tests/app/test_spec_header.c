@@ -3,7 +3,7 @@
  * of (header, expected FILE:LINE:COL error). */
 #include <string.h>
 
-#include "cli.h"
+#include "app_error.h"
 #include "ir/text.h"
 #include "spec_header.h"
 
@@ -20,7 +20,7 @@ static void test_directives_in_order(void) {
   /* the third comment is prose: "not" is read as a directive only after "jitscope:" */
   GPtrArray *lines = app_spec_header_read(text, -1, "f.ir", &error);
   g_assert_null(lines);
-  g_assert_error(error, JITSCOPE_CLI_ERROR, CLI_ERROR_LOCATED);
+  g_assert_error(error, JITSCOPE_APP_ERROR, APP_ERROR_LOCATED);
   g_assert_cmpstr(error->message, ==,
                   "f.ir:5:13: error: expected --spec 'SPEC; SPEC; ...' after 'jitscope:', "
                   "found 'not'");
@@ -89,7 +89,7 @@ static void test_malformed(void) {
     GPtrArray *lines = app_spec_header_read(text, -1, "m.ir", &error);
     g_test_message("case %u: %s", i, error ? error->message : "(no error)");
     g_assert_null(lines);
-    g_assert_error(error, JITSCOPE_CLI_ERROR, CLI_ERROR_LOCATED);
+    g_assert_error(error, JITSCOPE_APP_ERROR, APP_ERROR_LOCATED);
     /* Spec errors end with input_spec_parse's own message: the prefix is ours. */
     g_assert_true(g_str_has_prefix(error->message, cases[i].error));
     if (!g_str_has_suffix(cases[i].error, ": "))
@@ -111,7 +111,7 @@ static void test_examples_carry_specs(void) {
   }
   g_autoptr(GError) error = NULL;
   g_assert_null(app_spec_header_read_file("/nonexistent/x.ir", &error));
-  g_assert_error(error, JITSCOPE_CLI_ERROR, CLI_ERROR_INPUT);
+  g_assert_error(error, JITSCOPE_APP_ERROR, APP_ERROR_INPUT);
 }
 
 static void test_declared_types(void) {

@@ -1,4 +1,4 @@
-/* libFuzzer target for a bundle's manifest.json (app/bundle_manifest.h, app/bundle_replay.h).
+/* libFuzzer target for a bundle's manifest.json (app/bundle/bundle_manifest.h, app/bundle/bundle_replay.h).
  * The other files of a small real bundle (tests/fuzz/bundle: add.ir on two Float(2) inputs)
  * are copied once into a temporary folder; every input becomes that folder's manifest.json
  * and the bundle is replayed. The replay either fails with an error that has a message, or

@@ -1,12 +1,12 @@
-/* libFuzzer target for the SPEC parser (app/input_spec.h). For every input (read as text up
- * to its first NUL): input_spec_parse either fails with a JITSCOPE_CLI_ERROR or returns a
+/* libFuzzer target for the SPEC parser (app/input/input_spec.h). For every input (read as text up
+ * to its first NUL): input_spec_parse either fails with a JITSCOPE_APP_ERROR or returns a
  * spec; a TYPE or scalar spec's value is made (drawn under the fuzz memory budget), which
  * either fails with an error or gives a value that fits the spec (dtype, rank, sizes), and
  * the spec's description is printable. .npy specs are not loaded (the fuzz_npy target reads
  * .npy bytes). Any violation aborts. */
 #include <string.h>
 
-#include "cli.h"
+#include "app_error.h"
 #include "fuzz_common.h"
 #include "input_spec.h"
 
@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   GError *error = NULL;
   InputSpec *spec = input_spec_parse(text, &error);
   if (spec == NULL) {
-    if (error == NULL || error->domain != JITSCOPE_CLI_ERROR)
+    if (error == NULL || error->domain != JITSCOPE_APP_ERROR)
       g_error("fuzz invariant: a refused SPEC must set a CLI error");
     g_error_free(error);
     return 0;

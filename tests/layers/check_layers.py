@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""Proves that the build enforces the engine's layer order (docs/architecture.md).
+"""Proves that the build enforces a layer order (docs/architecture.md): the engine's layers
+(engine/meson.build's engine_layers) or the application's folders (app/meson.build's
+app_folders).
 
-For every engine layer X, a probe source is compiled with exactly the command the build uses
-for X's own sources (from compile_commands.json), once per engine layer Y, including one header
-of Y. The probe must compile when X may use Y (Y is X, or below X in engine/meson.build's
-engine_layers) and must fail, on that very include, otherwise. An include through the source
-tree root ("engine/Y/...") must fail in every layer.
+For every layer X, a probe source is compiled with exactly the command the build uses for X's
+own sources (from compile_commands.json), once per layer Y, including one header of Y. The
+probe must compile when X may use Y (Y is X, or below X in the order) and must fail, on that
+very include, otherwise. An include through the source tree root ("TREE/Y/...") must fail in
+every layer. The engine's headers are included by layer ("ir/ir.h"), the application's by
+name ("json_out.h").
 
-usage: check_layers.py BUILD_DIR SOURCE_DIR LAYER=USED,USED ...   (bottom to top)
+usage: check_layers.py BUILD_DIR SOURCE_DIR TREE LAYER=USED,USED ...   (TREE: engine or app)
 """
 import json
 import os
@@ -27,9 +30,9 @@ def closure(uses, layer):
     return seen
 
 
-def layer_command(commands, source_dir, layer):
+def layer_command(commands, source_dir, tree, layer):
     """The compile command of one of the layer's sources, as argv without output and deps."""
-    folder = os.path.join(source_dir, 'engine', layer) + os.sep
+    folder = os.path.join(source_dir, tree, layer) + os.sep
     for entry in commands:
         path = os.path.normpath(os.path.join(entry['directory'], entry['file']))
         if path.startswith(folder) and path.endswith('.c'):
@@ -43,13 +46,13 @@ def layer_command(commands, source_dir, layer):
                 elif arg not in ('-MD', '-MMD') and arg != entry['file']:
                     kept.append(arg)
             return entry['directory'], kept
-    sys.exit(f'no compile command for a source of engine/{layer}')
+    sys.exit(f'no compile command for a source of {tree}/{layer}')
 
 
-def a_header(source_dir, layer):
-    headers = sorted(f for f in os.listdir(os.path.join(source_dir, 'engine', layer))
+def a_header(source_dir, tree, layer):
+    headers = sorted(f for f in os.listdir(os.path.join(source_dir, tree, layer))
                      if f.endswith('.h'))
-    return f'{layer}/{headers[0]}'
+    return f'{layer}/{headers[0]}' if tree == 'engine' else headers[0]
 
 
 def compiles(directory, argv, include, scratch):
@@ -62,9 +65,9 @@ def compiles(directory, argv, include, scratch):
 
 
 def main():
-    build_dir, source_dir = sys.argv[1], os.path.abspath(sys.argv[2])
+    build_dir, source_dir, tree = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
     uses = {}
-    for item in sys.argv[3:]:
+    for item in sys.argv[4:]:
         layer, _, used = item.partition('=')
         uses[layer] = [u for u in used.split(',') if u]
     with open(os.path.join(build_dir, 'compile_commands.json')) as f:
@@ -72,10 +75,11 @@ def main():
     failures, allowed_ok, rejected_ok = [], 0, 0
     with tempfile.TemporaryDirectory() as scratch:
         for layer in uses:
-            directory, argv = layer_command(commands, source_dir, layer)
+            directory, argv = layer_command(commands, source_dir, tree, layer)
             may_use = closure(uses, layer) | {layer}
-            probes = [(a_header(source_dir, other), other in may_use) for other in uses]
-            probes.append((f'engine/{a_header(source_dir, layer)}', False))
+            probes = [(a_header(source_dir, tree, other), other in may_use) for other in uses]
+            own_header = os.path.basename(a_header(source_dir, tree, layer))
+            probes.append((f'{tree}/{layer}/{own_header}', False))
             for include, allowed in probes:
                 ok, stderr = compiles(directory, argv, include, scratch)
                 if allowed and ok:
