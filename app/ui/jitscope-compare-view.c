@@ -316,24 +316,29 @@ static gboolean plans_differ(JitscopeCompareView *self) {
   return FALSE;
 }
 
-static void action_step(GtkWidget *widget, const char *name, GVariant *param) {
+static void action_next_different(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeCompareView *self = JITSCOPE_COMPARE_VIEW(widget);
   if (self->steps->len == 0)
     return;
-  if (g_str_equal(name, "compare.next-different")) {
-    guint start = self->step;
-    while (self->step + 1 < self->steps->len) {
-      jitscope_compare_view_set_step(self, self->step + 1);
-      if (plans_differ(self))
-        return;
-    }
-    if (!plans_differ(self))
-      jitscope_compare_view_set_step(self, start);
-    return;
-  }
-  if (g_str_equal(name, "compare.next"))
+  guint start = self->step;
+  while (self->step + 1 < self->steps->len) {
     jitscope_compare_view_set_step(self, self->step + 1);
-  else if (self->step > 0)
+    if (plans_differ(self))
+      return;
+  }
+  if (!plans_differ(self))
+    jitscope_compare_view_set_step(self, start);
+}
+
+static void action_next(GtkWidget *widget, const char *name, GVariant *param) {
+  JitscopeCompareView *self = JITSCOPE_COMPARE_VIEW(widget);
+  if (self->steps->len > 0)
+    jitscope_compare_view_set_step(self, self->step + 1);
+}
+
+static void action_prev(GtkWidget *widget, const char *name, GVariant *param) {
+  JitscopeCompareView *self = JITSCOPE_COMPARE_VIEW(widget);
+  if (self->steps->len > 0 && self->step > 0)
     jitscope_compare_view_set_step(self, self->step - 1);
 }
 
@@ -368,9 +373,10 @@ static void jitscope_compare_view_class_init(JitscopeCompareViewClass *klass) {
                                             G_STRUCT_OFFSET(JitscopeCompareView, title));
   gtk_widget_class_bind_template_child_full(widget_class, "columns", FALSE,
                                             G_STRUCT_OFFSET(JitscopeCompareView, columns_box));
-  gtk_widget_class_install_action(widget_class, "compare.next", NULL, action_step);
-  gtk_widget_class_install_action(widget_class, "compare.prev", NULL, action_step);
-  gtk_widget_class_install_action(widget_class, "compare.next-different", NULL, action_step);
+  gtk_widget_class_install_action(widget_class, "compare.next", NULL, action_next);
+  gtk_widget_class_install_action(widget_class, "compare.prev", NULL, action_prev);
+  gtk_widget_class_install_action(widget_class, "compare.next-different", NULL,
+                                  action_next_different);
   gtk_widget_class_install_action(widget_class, "compare.fit-all", NULL, action_fit);
   gtk_widget_class_install_action(widget_class, "compare.toggle-orientation", NULL,
                                   action_orientation);

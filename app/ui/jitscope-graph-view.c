@@ -415,12 +415,16 @@ static void jitscope_graph_view_dispose(GObject *object) {
   G_OBJECT_CLASS(jitscope_graph_view_parent_class)->dispose(object);
 }
 
-static void action_zoom(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeGraphView *self = JITSCOPE_GRAPH_VIEW(widget);
-  if (g_str_equal(name, "canvas.fit"))
-    jitscope_graph_view_fit(self);
-  else
-    jitscope_graph_view_zoom(self, g_str_equal(name, "canvas.zoom-in") ? 1.25 : 0.8);
+static void action_fit(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_graph_view_fit(JITSCOPE_GRAPH_VIEW(widget));
+}
+
+static void action_zoom_in(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_graph_view_zoom(JITSCOPE_GRAPH_VIEW(widget), 1.25);
+}
+
+static void action_zoom_out(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_graph_view_zoom(JITSCOPE_GRAPH_VIEW(widget), 0.8);
 }
 
 static void action_pan(GtkWidget *widget, const char *name, GVariant *param) {
@@ -466,9 +470,9 @@ static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "canvas.cancel-layout",
                                       NULL);
   /* Local to the focused canvas (each compare column zooms and pans on its own). */
-  gtk_widget_class_install_action(widget_class, "canvas.fit", NULL, action_zoom);
-  gtk_widget_class_install_action(widget_class, "canvas.zoom-in", NULL, action_zoom);
-  gtk_widget_class_install_action(widget_class, "canvas.zoom-out", NULL, action_zoom);
+  gtk_widget_class_install_action(widget_class, "canvas.fit", NULL, action_fit);
+  gtk_widget_class_install_action(widget_class, "canvas.zoom-in", NULL, action_zoom_in);
+  gtk_widget_class_install_action(widget_class, "canvas.zoom-out", NULL, action_zoom_out);
   gtk_widget_class_install_action(widget_class, "canvas.pan", "(ii)", action_pan);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_0, 0, "canvas.fit", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_plus, 0, "canvas.zoom-in", NULL);

@@ -359,17 +359,20 @@ static void step_rows(JitscopePlansTree *self, int delta) {
     }
 }
 
-static void action_rows(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopePlansTree *self = JITSCOPE_PLANS_TREE(widget);
-  if (g_str_equal(name, "plans.select-row")) {
-    jitscope_plans_tree_select_row(self, g_variant_get_uint32(param));
-    return;
-  }
-  if (g_str_has_suffix(name, "-row")) {
-    step_rows(self, g_str_equal(name, "plans.next-row") ? 1 : -1);
-    return;
-  }
-  gboolean expand = g_str_equal(name, "plans.expand-all");
+static void action_next_row(GtkWidget *widget, const char *name, GVariant *param) {
+  step_rows(JITSCOPE_PLANS_TREE(widget), 1);
+}
+
+static void action_prev_row(GtkWidget *widget, const char *name, GVariant *param) {
+  step_rows(JITSCOPE_PLANS_TREE(widget), -1);
+}
+
+static void action_select_row(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_plans_tree_select_row(JITSCOPE_PLANS_TREE(widget), g_variant_get_uint32(param));
+}
+
+/* Expands every row, or collapses every row below the plans (the plans stay open). */
+static void set_all_expanded(JitscopePlansTree *self, gboolean expand) {
   self->quiet = TRUE;
   /* Rows appear and vanish while iterating: walk by index and re-read the count. */
   for (guint i = 0; i < g_list_model_get_n_items(G_LIST_MODEL(self->tree)); i++) {
@@ -379,6 +382,14 @@ static void action_rows(GtkWidget *widget, const char *name, GVariant *param) {
     g_object_unref(row);
   }
   self->quiet = FALSE;
+}
+
+static void action_expand_all(GtkWidget *widget, const char *name, GVariant *param) {
+  set_all_expanded(JITSCOPE_PLANS_TREE(widget), TRUE);
+}
+
+static void action_collapse_all(GtkWidget *widget, const char *name, GVariant *param) {
+  set_all_expanded(JITSCOPE_PLANS_TREE(widget), FALSE);
 }
 
 static void jitscope_plans_tree_dispose(GObject *object) {
@@ -402,11 +413,11 @@ static void jitscope_plans_tree_class_init(JitscopePlansTreeClass *klass) {
   signals[SIGNAL_ROW_ACTIVATED] =
       g_signal_new("row-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                    NULL, G_TYPE_NONE, 4, G_TYPE_INT, G_TYPE_INT, G_TYPE_UINT64, G_TYPE_INT);
-  gtk_widget_class_install_action(widget_class, "plans.next-row", NULL, action_rows);
-  gtk_widget_class_install_action(widget_class, "plans.prev-row", NULL, action_rows);
-  gtk_widget_class_install_action(widget_class, "plans.select-row", "u", action_rows);
-  gtk_widget_class_install_action(widget_class, "plans.expand-all", NULL, action_rows);
-  gtk_widget_class_install_action(widget_class, "plans.collapse-all", NULL, action_rows);
+  gtk_widget_class_install_action(widget_class, "plans.next-row", NULL, action_next_row);
+  gtk_widget_class_install_action(widget_class, "plans.prev-row", NULL, action_prev_row);
+  gtk_widget_class_install_action(widget_class, "plans.select-row", "u", action_select_row);
+  gtk_widget_class_install_action(widget_class, "plans.expand-all", NULL, action_expand_all);
+  gtk_widget_class_install_action(widget_class, "plans.collapse-all", NULL, action_collapse_all);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_j, 0, "plans.next-row", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_k, 0, "plans.prev-row", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_asterisk, 0, "plans.expand-all", NULL);

@@ -130,15 +130,29 @@ static void on_row_selected(GtkListBox *list, GtkListBoxRow *row, JitscopeStageL
   g_signal_emit(self, signals[SIGNAL_STAGE_SELECTED], 0, self->selected);
 }
 
-static void action_step(GtkWidget *widget, const char *name, GVariant *param) {
+static void action_next(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_stage_list_step(JITSCOPE_STAGE_LIST(widget), 1, FALSE);
+}
+
+static void action_prev(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_stage_list_step(JITSCOPE_STAGE_LIST(widget), -1, FALSE);
+}
+
+static void action_next_changed(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_stage_list_step(JITSCOPE_STAGE_LIST(widget), 1, TRUE);
+}
+
+static void action_prev_changed(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_stage_list_step(JITSCOPE_STAGE_LIST(widget), -1, TRUE);
+}
+
+static void action_first(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_stage_list_select(JITSCOPE_STAGE_LIST(widget), 0);
+}
+
+static void action_last(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeStageList *self = JITSCOPE_STAGE_LIST(widget);
-  if (g_str_equal(name, "stages.first"))
-    jitscope_stage_list_select(self, 0);
-  else if (g_str_equal(name, "stages.last"))
-    jitscope_stage_list_select(self, self->plan ? (int)self->plan->stages->len - 1 : 0);
-  else
-    jitscope_stage_list_step(self, g_str_has_prefix(name, "stages.next") ? 1 : -1,
-                             g_str_has_suffix(name, "-changed"));
+  jitscope_stage_list_select(self, self->plan ? (int)self->plan->stages->len - 1 : 0);
 }
 
 static void jitscope_stage_list_dispose(GObject *object) {
@@ -157,10 +171,12 @@ static void jitscope_stage_list_class_init(JitscopeStageListClass *klass) {
   signals[SIGNAL_STAGE_SELECTED] = g_signal_new("stage-selected", G_TYPE_FROM_CLASS(klass),
                                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                                 G_TYPE_NONE, 1, G_TYPE_INT);
-  static const char *const names[] = {"stages.next", "stages.prev", "stages.next-changed",
-                                      "stages.prev-changed", "stages.first", "stages.last"};
-  for (guint i = 0; i < G_N_ELEMENTS(names); i++)
-    gtk_widget_class_install_action(widget_class, names[i], NULL, action_step);
+  gtk_widget_class_install_action(widget_class, "stages.next", NULL, action_next);
+  gtk_widget_class_install_action(widget_class, "stages.prev", NULL, action_prev);
+  gtk_widget_class_install_action(widget_class, "stages.next-changed", NULL, action_next_changed);
+  gtk_widget_class_install_action(widget_class, "stages.prev-changed", NULL, action_prev_changed);
+  gtk_widget_class_install_action(widget_class, "stages.first", NULL, action_first);
+  gtk_widget_class_install_action(widget_class, "stages.last", NULL, action_last);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_n, 0, "stages.next", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_p, 0, "stages.prev", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_N, GDK_SHIFT_MASK, "stages.next-changed", NULL);

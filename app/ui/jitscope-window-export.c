@@ -68,14 +68,18 @@ void jitscope_window_export_bundle(JitscopeWindow *self, const char *dir) {
   export_bundle(self, dir);
 }
 
-void jitscope_window_action_export(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  if (g_str_equal(name, "win.export"))
-    gtk_menu_button_popup(self->export_button);
-  else if (g_str_equal(name, "win.export-graph"))
-    export_graph(self);
-  else if (g_str_equal(name, "win.copy-ir"))
-    copy_ir(self);
-  else
-    export_bundle(self, NULL);
+void jitscope_window_action_export_menu(GtkWidget *widget, const char *name, GVariant *param) {
+  gtk_menu_button_popup(JITSCOPE_WINDOW(widget)->export_button);
+}
+
+void jitscope_window_action_export_graph(GtkWidget *widget, const char *name, GVariant *param) {
+  export_graph(JITSCOPE_WINDOW(widget));
+}
+
+void jitscope_window_action_copy_ir(GtkWidget *widget, const char *name, GVariant *param) {
+  copy_ir(JITSCOPE_WINDOW(widget));
+}
+
+void jitscope_window_action_export_bundle(GtkWidget *widget, const char *name, GVariant *param) {
+  export_bundle(JITSCOPE_WINDOW(widget), NULL);
 }

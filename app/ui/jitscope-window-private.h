@@ -50,6 +50,9 @@ const AppWorkspaceStage *jitscope_window_current_stage(JitscopeWindow *self);
 /* The shown stage as one DOT text, as drawn (new string). */
 char *jitscope_window_stage_dot(JitscopeWindow *self);
 /* win.export (the menu), win.export-graph, win.copy-ir, win.export-bundle. */
-void jitscope_window_action_export(GtkWidget *widget, const char *name, GVariant *param);
+void jitscope_window_action_export_menu(GtkWidget *widget, const char *name, GVariant *param);
+void jitscope_window_action_export_graph(GtkWidget *widget, const char *name, GVariant *param);
+void jitscope_window_action_copy_ir(GtkWidget *widget, const char *name, GVariant *param);
+void jitscope_window_action_export_bundle(GtkWidget *widget, const char *name, GVariant *param);
 
 #endif

@@ -373,47 +373,78 @@ void jitscope_window_set_specs(JitscopeWindow *self, const char *const *lines, g
 
 /* ---- navigation actions ---- */
 
-static void action_step(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  gboolean next = g_str_has_prefix(name, "win.next");
+/* A step through the stages, or through the compared plans' steps while comparing. */
+static void step_stage(JitscopeWindow *self, int delta, gboolean changed_only) {
   if (comparing(self)) {
-    gtk_widget_activate_action(GTK_WIDGET(self->compare_view), next ? "compare.next" : "compare.prev",
-                               NULL);
+    gtk_widget_activate_action(GTK_WIDGET(self->compare_view),
+                               delta > 0 ? "compare.next" : "compare.prev", NULL);
     return;
   }
-  jitscope_stage_list_step(self->stage_list, next ? 1 : -1, g_str_has_suffix(name, "-changed"));
+  jitscope_stage_list_step(self->stage_list, delta, changed_only);
 }
 
-static void action_plan_step(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  int delta = g_str_equal(name, "win.next-plan") ? 1 : -1;
+static void action_next_stage(GtkWidget *widget, const char *name, GVariant *param) {
+  step_stage(JITSCOPE_WINDOW(widget), 1, FALSE);
+}
+
+static void action_prev_stage(GtkWidget *widget, const char *name, GVariant *param) {
+  step_stage(JITSCOPE_WINDOW(widget), -1, FALSE);
+}
+
+static void action_next_changed(GtkWidget *widget, const char *name, GVariant *param) {
+  step_stage(JITSCOPE_WINDOW(widget), 1, TRUE);
+}
+
+static void action_prev_changed(GtkWidget *widget, const char *name, GVariant *param) {
+  step_stage(JITSCOPE_WINDOW(widget), -1, TRUE);
+}
+
+static void step_plan(JitscopeWindow *self, int delta) {
   const AppWorkspaceRun *run = app_workspace_last_run(self->ws);
   if (run && self->plan + delta >= 0 && self->plan + delta < (int)run->plans->len)
     select_plan(self, self->plan + delta, 0);
 }
 
-static void action_select(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  guint32 index = g_variant_get_uint32(param);
-  if (g_str_equal(name, "win.select-plan"))
-    select_plan(self, (int)index, 0);
-  else if (g_str_equal(name, "win.select-row"))
-    jitscope_plans_tree_select_row(self->plans_tree, index);
-  else
-    jitscope_stage_list_select(self->stage_list, (int)index);
+static void action_next_plan(GtkWidget *widget, const char *name, GVariant *param) {
+  step_plan(JITSCOPE_WINDOW(widget), 1);
 }
 
-static void action_view(GtkWidget *widget, const char *name, GVariant *param) {
+static void action_prev_plan(GtkWidget *widget, const char *name, GVariant *param) {
+  step_plan(JITSCOPE_WINDOW(widget), -1);
+}
+
+static void action_select_plan(GtkWidget *widget, const char *name, GVariant *param) {
+  select_plan(JITSCOPE_WINDOW(widget), (int)g_variant_get_uint32(param), 0);
+}
+
+static void action_select_row(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_plans_tree_select_row(JITSCOPE_WINDOW(widget)->plans_tree, g_variant_get_uint32(param));
+}
+
+static void action_select_stage(GtkWidget *widget, const char *name, GVariant *param) {
+  jitscope_stage_list_select(JITSCOPE_WINDOW(widget)->stage_list, (int)g_variant_get_uint32(param));
+}
+
+static void action_fit(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  if (comparing(self)) {
-    if (g_str_equal(name, "win.fit"))
-      jitscope_compare_view_fit_all(self->compare_view);
-    return;
-  }
-  if (g_str_equal(name, "win.fit"))
-    jitscope_graph_view_fit(self->graph_view);
+  if (comparing(self))
+    jitscope_compare_view_fit_all(self->compare_view);
   else
-    jitscope_graph_view_zoom(self->graph_view, g_str_equal(name, "win.zoom-in") ? 1.25 : 0.8);
+    jitscope_graph_view_fit(self->graph_view);
+}
+
+/* Zooms the one canvas; while comparing, each column zooms on its own (canvas.zoom-in). */
+static void zoom(JitscopeWindow *self, double factor) {
+  if (!comparing(self))
+    jitscope_graph_view_zoom(self->graph_view, factor);
+}
+
+static void action_zoom_in(GtkWidget *widget, const char *name, GVariant *param) {
+  zoom(JITSCOPE_WINDOW(widget), 1.25);
+}
+
+static void action_zoom_out(GtkWidget *widget, const char *name, GVariant *param) {
+  zoom(JITSCOPE_WINDOW(widget), 0.8);
 }
 
 static void action_search(GtkWidget *widget, const char *name, GVariant *param) {
@@ -579,14 +610,16 @@ static void load_settings(JitscopeWindow *self) {
 
 /* ---- forwarding to the panes ---- */
 
-static void action_forward(GtkWidget *widget, const char *name, GVariant *param) {
-  JitscopeWindow *self = JITSCOPE_WINDOW(widget);
-  if (g_str_equal(name, "win.open"))
-    gtk_widget_activate_action(GTK_WIDGET(self->program_pane), "program.open", NULL);
-  else if (g_str_equal(name, "win.paste"))
-    gtk_widget_activate_action(GTK_WIDGET(self->program_pane), "program.paste", NULL);
-  else
-    gtk_widget_activate_action(GTK_WIDGET(self->inputs_pane), "inputs.add-spec", NULL);
+static void action_open(GtkWidget *widget, const char *name, GVariant *param) {
+  gtk_widget_activate_action(GTK_WIDGET(JITSCOPE_WINDOW(widget)->program_pane), "program.open", NULL);
+}
+
+static void action_paste(GtkWidget *widget, const char *name, GVariant *param) {
+  gtk_widget_activate_action(GTK_WIDGET(JITSCOPE_WINDOW(widget)->program_pane), "program.paste", NULL);
+}
+
+static void action_add_spec(GtkWidget *widget, const char *name, GVariant *param) {
+  gtk_widget_activate_action(GTK_WIDGET(JITSCOPE_WINDOW(widget)->inputs_pane), "inputs.add-spec", NULL);
 }
 
 /* ---- the object ---- */
@@ -649,22 +682,31 @@ static void jitscope_window_class_init(JitscopeWindowClass *klass) {
     const char *name, *param;
     void (*fn)(GtkWidget *, const char *, GVariant *);
   } actions[] = {
-      {"win.open", NULL, action_forward},          {"win.paste", NULL, action_forward},
-      {"win.add-spec", NULL, action_forward},      {"win.run", NULL, action_run},
+      {"win.open", NULL, action_open},
+      {"win.paste", NULL, action_paste},
+      {"win.add-spec", NULL, action_add_spec},
+      {"win.run", NULL, action_run},
       {"win.stop-run", NULL, action_stop_run},
-      {"win.next-stage", NULL, action_step},       {"win.prev-stage", NULL, action_step},
-      {"win.next-changed", NULL, action_step},     {"win.prev-changed", NULL, action_step},
-      {"win.next-plan", NULL, action_plan_step},   {"win.prev-plan", NULL, action_plan_step},
-      {"win.select-plan", "u", action_select},     {"win.select-stage", "u", action_select},
-      {"win.select-row", "u", action_select},      {"win.fit", NULL, action_view},
-      {"win.zoom-in", NULL, action_view},          {"win.zoom-out", NULL, action_view},
+      {"win.next-stage", NULL, action_next_stage},
+      {"win.prev-stage", NULL, action_prev_stage},
+      {"win.next-changed", NULL, action_next_changed},
+      {"win.prev-changed", NULL, action_prev_changed},
+      {"win.next-plan", NULL, action_next_plan},
+      {"win.prev-plan", NULL, action_prev_plan},
+      {"win.select-plan", "u", action_select_plan},
+      {"win.select-stage", "u", action_select_stage},
+      {"win.select-row", "u", action_select_row},
+      {"win.fit", NULL, action_fit},
+      {"win.zoom-in", NULL, action_zoom_in},
+      {"win.zoom-out", NULL, action_zoom_out},
       {"win.search", NULL, action_search},
-      {"win.export", NULL, jitscope_window_action_export},
-      {"win.export-graph", NULL, jitscope_window_action_export},
-      {"win.copy-ir", NULL, jitscope_window_action_export},
-      {"win.export-bundle", NULL, jitscope_window_action_export},
+      {"win.export", NULL, jitscope_window_action_export_menu},
+      {"win.export-graph", NULL, jitscope_window_action_export_graph},
+      {"win.copy-ir", NULL, jitscope_window_action_copy_ir},
+      {"win.export-bundle", NULL, jitscope_window_action_export_bundle},
       {"win.compare", NULL, action_compare},
-      {"win.fold", NULL, action_fold},             {"win.dark", NULL, action_dark},
+      {"win.fold", NULL, action_fold},
+      {"win.dark", NULL, action_dark},
       {"win.cancel-layout", NULL, action_cancel_layout},
   };
   for (guint i = 0; i < G_N_ELEMENTS(actions); i++)
