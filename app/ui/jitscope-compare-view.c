@@ -1,5 +1,6 @@
 /* Plans side by side (contract in jitscope-compare-view.h). */
 #include "jitscope-compare-view.h"
+#include "jitscope-compare-view-private.h"
 
 typedef struct {
   JitscopeCompareView *owner;
@@ -276,10 +277,6 @@ gboolean jitscope_compare_view_set_stage_name(JitscopeCompareView *self, const c
       return TRUE;
     }
   return FALSE;
-}
-
-const char *jitscope_compare_view_get_stage_name(JitscopeCompareView *self) {
-  return self->steps->len ? g_ptr_array_index(self->steps, self->step) : NULL;
 }
 
 JitscopeGraphView *jitscope_compare_view_get_column(JitscopeCompareView *self, guint index) {

@@ -32,17 +32,10 @@ void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans
 /* Edges labelled with their values' types (the window's canvas.edge-types); re-lays out the
  * step shown. Kept across set_plans. */
 void jitscope_compare_view_set_edge_types(JitscopeCompareView *self, gboolean on);
-guint jitscope_compare_view_get_n_columns(JitscopeCompareView *self);
-guint jitscope_compare_view_get_n_steps(JitscopeCompareView *self);
-guint jitscope_compare_view_get_step(JitscopeCompareView *self);
 /* Shows step `index` (clamped) in every column. */
 void jitscope_compare_view_set_step(JitscopeCompareView *self, guint index);
 /* Shows the step with this stage name; FALSE when no plan has it. */
 gboolean jitscope_compare_view_set_stage_name(JitscopeCompareView *self, const char *name);
-const char *jitscope_compare_view_get_stage_name(JitscopeCompareView *self);
-JitscopeGraphView *jitscope_compare_view_get_column(JitscopeCompareView *self, guint index);
-/* Nodes of column `index`'s graph at this step that are not in every plan. */
-guint jitscope_compare_view_get_n_unshared(JitscopeCompareView *self, guint index);
 void jitscope_compare_view_fit_all(JitscopeCompareView *self);
 /* Layouts still outstanding. */
 gboolean jitscope_compare_view_is_busy(JitscopeCompareView *self);

@@ -1,5 +1,6 @@
 /* The graph canvas (contract in jitscope-graph-view.h). */
 #include "jitscope-graph-view.h"
+#include "jitscope-graph-view-private.h"
 
 #include "graphviz_dot.h"
 

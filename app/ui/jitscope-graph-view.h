@@ -37,15 +37,12 @@ void jitscope_graph_view_set_message(JitscopeGraphView *self, const char *messag
  * canvas with a Cancel button; NULL hides it. While it shows, the button and Escape (canvas
  * focused) emit "cancel-layout". */
 void jitscope_graph_view_set_progress(JitscopeGraphView *self, const char *text);
-const char *jitscope_graph_view_get_progress(JitscopeGraphView *self);
 /* A note over the top left of the canvas about the shown layout ("Quick layout: Graphviz took
  * longer than ..."); NULL or "" hides it. */
 void jitscope_graph_view_set_note(JitscopeGraphView *self, const char *note);
-const char *jitscope_graph_view_get_note(JitscopeGraphView *self);
 
 void jitscope_graph_view_fit(JitscopeGraphView *self);
 void jitscope_graph_view_zoom(JitscopeGraphView *self, double factor);
-double jitscope_graph_view_get_zoom(JitscopeGraphView *self);
 
 /* Selects the node or edge object with this id and brings it into view (emitting
  * node-activated or edge-activated); FALSE when absent. */
@@ -62,8 +59,6 @@ guint jitscope_graph_view_search_next(JitscopeGraphView *self, const char *text)
 /* Node ids (a set of char*, referenced; NULL clears) drawn with a magenta frame and badge:
  * the compare view's "not in every plan". */
 void jitscope_graph_view_set_marked(JitscopeGraphView *self, GHashTable *ids);
-/* Marked ids that name a node of the current scene. */
-guint jitscope_graph_view_get_n_marked(JitscopeGraphView *self);
 
 /* Waiting for a stage's layout (workspace_layout.h). begin_layout: the scene shown stays
  * until the new one comes, the progress shows "Laying out…". apply_update: shows the
@@ -76,25 +71,12 @@ gboolean jitscope_graph_view_apply_update(JitscopeGraphView *self, const AppStag
                                           gboolean keep_view);
 void jitscope_graph_view_show_final(JitscopeGraphView *self, AppScene *scene, gboolean keep_view);
 void jitscope_graph_view_layout_cancelled(JitscopeGraphView *self);
-gboolean jitscope_graph_view_is_waiting(JitscopeGraphView *self);
-/* The scene shown is a quick preview of a layout still running. */
-gboolean jitscope_graph_view_is_preview(JitscopeGraphView *self);
-
-/* Number of times the drawing was recorded (the cached render node was not reusable). */
-guint jitscope_graph_view_get_draw_count(JitscopeGraphView *self);
-/* Number of times the hovered edge was drawn over the cached drawing. */
-guint jitscope_graph_view_get_overlay_count(JitscopeGraphView *self);
 
 /* What the pointer does at widget point (x, y) (the motion controller and the click gesture
  * call these; tests too): hover_at hovers the edge there (none over a node or nothing),
  * click_at selects what is there and emits node-activated or edge-activated. */
 void jitscope_graph_view_hover_at(JitscopeGraphView *self, double x, double y);
 void jitscope_graph_view_click_at(JitscopeGraphView *self, double x, double y);
-/* The hovered edge's id, or NULL. */
-const char *jitscope_graph_view_get_hover(JitscopeGraphView *self);
-/* Widget coordinates of a scene point; FALSE without a scene. */
-gboolean jitscope_graph_view_scene_to_widget(JitscopeGraphView *self, double sx, double sy,
-                                             double *x, double *y);
 
 G_END_DECLS
 

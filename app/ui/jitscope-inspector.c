@@ -306,10 +306,6 @@ gboolean jitscope_inspector_show_item(JitscopeInspector *self, const AppWorkspac
   return TRUE;
 }
 
-const char *jitscope_inspector_get_title(JitscopeInspector *self) {
-  return gtk_label_get_text(self->title);
-}
-
 const char *jitscope_inspector_get_text(JitscopeInspector *self) {
   return self->text ? self->text : "";
 }

@@ -44,7 +44,6 @@ void jitscope_inspector_show_value(JitscopeInspector *self, const AppWorkspacePl
  * when there is no such stage or `id` is empty. */
 gboolean jitscope_inspector_show_item(JitscopeInspector *self, const AppWorkspacePlan *plan,
                                       guint stage, const char *id);
-const char *jitscope_inspector_get_title(JitscopeInspector *self);
 /* The whole text shown (title excluded); owned by the inspector. */
 const char *jitscope_inspector_get_text(JitscopeInspector *self);
 /* Values or kernels are being computed. */

@@ -1,5 +1,6 @@
 /* The plans tree (contract in jitscope-plans-tree.h). */
 #include "jitscope-plans-tree.h"
+#include "jitscope-plans-tree-private.h"
 
 #include <string.h>
 

@@ -30,16 +30,10 @@ G_DECLARE_FINAL_TYPE(JitscopePlansTree, jitscope_plans_tree, JITSCOPE, PLANS_TRE
 
 /* Rebuilds the tree from a run (borrowed; NULL clears); every row expanded, nothing selected. */
 void jitscope_plans_tree_set_run(JitscopePlansTree *self, const AppWorkspaceRun *run);
-/* Visible rows. */
-guint jitscope_plans_tree_get_n_rows(JitscopePlansTree *self);
-/* What a row stands for; FALSE for an index past the end. */
-gboolean jitscope_plans_tree_get_row(JitscopePlansTree *self, guint row, JitscopePlanRowKind *kind,
-                                     int *plan, int *stage, guint64 *origin, const char **label);
 /* Selects a row (emits "row-activated" when it stands for a plan). */
 void jitscope_plans_tree_select_row(JitscopePlansTree *self, guint row);
 /* Selects the first row of plan `plan` (its PLAN row), without emitting. */
 void jitscope_plans_tree_show_plan(JitscopePlansTree *self, int plan);
-int jitscope_plans_tree_get_selected_row(JitscopePlansTree *self);
 
 G_END_DECLS
 

@@ -229,8 +229,6 @@ const char *jitscope_program_pane_get_error(JitscopeProgramPane *self) {
              : NULL;
 }
 
-int jitscope_program_pane_get_error_line(JitscopeProgramPane *self) { return self->error_line; }
-
 /* ---- drag and drop, clipboard ---- */
 
 static gboolean on_drop(GtkDropTarget *target, const GValue *value, double x, double y,

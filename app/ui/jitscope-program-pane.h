@@ -30,8 +30,6 @@ gboolean jitscope_program_pane_open_file(JitscopeProgramPane *self, const char *
 void jitscope_program_pane_flush(JitscopeProgramPane *self);
 /* The parse error as shown, or NULL. */
 const char *jitscope_program_pane_get_error(JitscopeProgramPane *self);
-/* The line the gutter marks as wrong (1-based), 0 when none. */
-int jitscope_program_pane_get_error_line(JitscopeProgramPane *self);
 
 G_END_DECLS
 

@@ -90,8 +90,6 @@ void jitscope_stage_list_select(JitscopeStageList *self, int stage) {
   gtk_list_box_select_row(self->list, row);
 }
 
-int jitscope_stage_list_get_selected(JitscopeStageList *self) { return self->selected; }
-
 gboolean jitscope_stage_list_step(JitscopeStageList *self, int delta, gboolean only_changed) {
   if (!self->plan || self->plan->stages->len == 0)
     return FALSE;

@@ -22,7 +22,6 @@ G_DECLARE_FINAL_TYPE(JitscopeStageList, jitscope_stage_list, JITSCOPE, STAGE_LIS
 void jitscope_stage_list_set_plan(JitscopeStageList *self, const AppWorkspacePlan *plan,
                                   int stage);
 void jitscope_stage_list_select(JitscopeStageList *self, int stage);
-int jitscope_stage_list_get_selected(JitscopeStageList *self);
 /* Moves by delta (clamped); only_changed skips stages that changed nothing. Returns whether
  * the selection moved. */
 gboolean jitscope_stage_list_step(JitscopeStageList *self, int delta, gboolean only_changed);

@@ -1,5 +1,6 @@
 /* The window's fields and helpers shared by its files: jitscope-window.c (stages, canvas,
- * runs, navigation) and jitscope-window-export.c (exports). Not for other widgets. */
+ * runs, navigation) and jitscope-window-export.c (exports), and the getters that tests and
+ * benchmarks read. Not for other widgets. */
 #ifndef JITSCOPE_WINDOW_PRIVATE_H
 #define JITSCOPE_WINDOW_PRIVATE_H
 
@@ -54,5 +55,32 @@ void jitscope_window_action_export_menu(GtkWidget *widget, const char *name, GVa
 void jitscope_window_action_export_graph(GtkWidget *widget, const char *name, GVariant *param);
 void jitscope_window_action_copy_ir(GtkWidget *widget, const char *name, GVariant *param);
 void jitscope_window_action_export_bundle(GtkWidget *widget, const char *name, GVariant *param);
+
+/* What tests and benchmarks read of the window; the application does not. */
+AppWorkspace *jitscope_window_get_workspace(JitscopeWindow *self);
+JitscopeGraphView *jitscope_window_get_graph_view(JitscopeWindow *self);
+/* The canvas's DOT cache and layout service (counters for tests and benchmarks). */
+AppStageLayouts *jitscope_window_get_stage_layouts(JitscopeWindow *self);
+JitscopeCompareView *jitscope_window_get_compare_view(JitscopeWindow *self);
+JitscopePlansTree *jitscope_window_get_plans_tree(JitscopeWindow *self);
+JitscopeInspector *jitscope_window_get_inspector(JitscopeWindow *self);
+/* The window's settings, or NULL when the schema is not installed. */
+GSettings *jitscope_window_get_settings(JitscopeWindow *self);
+/* Position of a pane by its settings key ("sidebar-width", "program-height", "middle-width",
+ * "plans-height", "canvas-height"), -1 for an unknown key. */
+int jitscope_window_get_pane_position(JitscopeWindow *self, const char *key);
+/* A run, a layout, an export or the inspector's computation is in flight. */
+gboolean jitscope_window_is_busy(JitscopeWindow *self);
+/* Index into the last run's plans, stage index in it (-1 when none). */
+int jitscope_window_get_plan(JitscopeWindow *self);
+int jitscope_window_get_stage(JitscopeWindow *self);
+gboolean jitscope_window_is_comparing(JitscopeWindow *self);
+/* What the window says about the program / the last run / the current stage / the
+ * selected node / the last export or other notice. */
+const char *jitscope_window_get_program_error(JitscopeWindow *self);
+const char *jitscope_window_get_run_status(JitscopeWindow *self);
+const char *jitscope_window_get_stage_title(JitscopeWindow *self);
+const char *jitscope_window_get_inspector_text(JitscopeWindow *self);
+const char *jitscope_window_get_banner(JitscopeWindow *self);
 
 #endif

@@ -4,7 +4,11 @@
 
 #include <gtk/gtk.h>
 
-#include "jitscope-window.h"
+/* The widgets' private headers: the getters the tests read (and the window's fields). */
+#include "jitscope-compare-view-private.h"
+#include "jitscope-graph-view-private.h"
+#include "jitscope-plans-tree-private.h"
+#include "jitscope-window-private.h"
 
 /* Every wait is for an event, never for an amount of time: on a busy machine anything may
  * take long, and the suite's timeout is the only clock. */
