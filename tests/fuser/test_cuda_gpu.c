@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "corpus-case.h"
+#include "corpus_case.h"
 #include "cuda/cuda_launch.h"
 #include "cuda/cuda_loader.h"
 #include "runtime/interpreter.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "corpus-case.h"
+#include "corpus_case.h"
 #include "cuda/cuda_compile.h"
 #include "exec/kernel_report.h"
 #include "ir/text.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/kernels.h"
-#include "corpus-case.h"
+#include "corpus_case.h"
 #include "cuda/cuda_ops.h"
 #include "runtime/device.h"
 

@@ -6,7 +6,7 @@
  * C backend declined). JITSCOPE_FUSER_DEBUG=1 prints every plan's final graph. */
 #include <string.h>
 
-#include "corpus-case.h"
+#include "corpus_case.h"
 #include "fuser/cpu_compile.h"
 #include "fuser/fuser.h"
 #include "ir/text.h"

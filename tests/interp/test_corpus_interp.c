@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "interp-test-util.h"
+#include "interp_test_util.h"
 #include "ir/text.h"
 #include "ir/verify.h"
 #include "runtime/npy.h"

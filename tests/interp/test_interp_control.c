@@ -3,7 +3,7 @@
  * nesting), GradOf, and errors inside loops. Expected values are computed by hand. */
 #include <string.h>
 
-#include "interp-test-util.h"
+#include "interp_test_util.h"
 
 typedef struct {
   IrNode *node;

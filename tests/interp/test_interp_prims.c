@@ -3,7 +3,7 @@
  * worked out by hand from PyTorch's semantics (torch.chunk, broadcasting). */
 #include <string.h>
 
-#include "interp-test-util.h"
+#include "interp_test_util.h"
 
 static IrValue *constant(IrGraph *g, const IrType *t) {
   return ir_output(it_prim(g, IR_PRIM_CONSTANT, NULL, 0, 1, t), 0);

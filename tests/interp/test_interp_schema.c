@@ -3,7 +3,7 @@
  * source; missing arguments and unmatched overloads fail at compile time). */
 #include <string.h>
 
-#include "interp-test-util.h"
+#include "interp_test_util.h"
 #include "ir/ops.h"
 
 static void test_defaults_and_explicit_arguments(void) {

@@ -3,7 +3,7 @@
  * rt_interpret_block. */
 #include <string.h>
 
-#include "interp-test-util.h"
+#include "interp_test_util.h"
 
 /* sub(a, b) = (a * b, -a) */
 static IrGraph *mul_neg_subgraph(void) {

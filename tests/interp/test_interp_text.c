@@ -3,7 +3,7 @@
  * location. Expected numbers are worked out by hand in the comments. */
 #include <string.h>
 
-#include "interp-test-util.h"
+#include "interp_test_util.h"
 #include "ir/text.h"
 #include "ir/verify.h"
 

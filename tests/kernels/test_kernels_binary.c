@@ -1,7 +1,7 @@
 /* rt_kernel_binary: values computed by hand, broadcasting, type promotion, errors. */
 #include <math.h>
 
-#include "kernels-test-util.h"
+#include "kernels_test_util.h"
 
 #define F32 IR_DTYPE_FLOAT32
 #define F64 IR_DTYPE_FLOAT64

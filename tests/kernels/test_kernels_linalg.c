@@ -2,7 +2,7 @@
  * non-BLAS layouts, int64/half paths, batches, shape and dtype errors. */
 #include <math.h>
 
-#include "kernels-test-util.h"
+#include "kernels_test_util.h"
 
 #define F32 IR_DTYPE_FLOAT32
 #define F64 IR_DTYPE_FLOAT64

@@ -1,5 +1,5 @@
 /* sum (all, dim lists, keepdim, negative dims, dtype) and _grad_sum_to_size, by hand. */
-#include "kernels-test-util.h"
+#include "kernels_test_util.h"
 
 #define F32 IR_DTYPE_FLOAT32
 #define F64 IR_DTYPE_FLOAT64

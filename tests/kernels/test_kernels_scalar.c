@@ -1,7 +1,7 @@
 /* Scalar arithmetic, conversions, identity, type_as and ones_like/zeros_like. */
 #include <math.h>
 
-#include "kernels-test-util.h"
+#include "kernels_test_util.h"
 
 #define F32 IR_DTYPE_FLOAT32
 #define F64 IR_DTYPE_FLOAT64

@@ -1,6 +1,6 @@
 /* Views and shapes: t, transpose, unsqueeze, squeeze, expand(_as), view, reshape, size,
  * _size_if_not_equal, chunk, cat. Views must share self's storage. */
-#include "kernels-test-util.h"
+#include "kernels_test_util.h"
 
 #define F32 IR_DTYPE_FLOAT32
 #define F64 IR_DTYPE_FLOAT64

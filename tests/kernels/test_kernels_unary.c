@@ -2,7 +2,7 @@
  * dtype rules for int/bool inputs, float32 computed in float, half, strided input, errors. */
 #include <math.h>
 
-#include "kernels-test-util.h"
+#include "kernels_test_util.h"
 
 #define F32 IR_DTYPE_FLOAT32
 #define F64 IR_DTYPE_FLOAT64

@@ -4,7 +4,7 @@
  * every op with a script formula). */
 #include <string.h>
 
-#include "../autodiff/ad-test-util.h"
+#include "../autodiff/ad_test_util.h"
 #include "ir/ops.h"
 #include "ir/text.h"
 #include "script/symbolic_script.h"

@@ -1,10 +1,10 @@
 /* Tests: canonicalize ops, remove expands, lower simple tuples, unroll loops, decompose ops,
  * check inplace. */
-#include "pass-test-util.h"
+#include "pass_test_util.h"
 
 #include <string.h>
 
-#include "lstm-cell.h"
+#include "lstm_cell.h"
 
 /* chunk + ListUnpack on the LSTM cell -> ConstantChunk, as the corpus forward graph shows:
  * the unpacked names move to the ConstantChunk's outputs. */

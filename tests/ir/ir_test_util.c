@@ -1,4 +1,4 @@
-#include "ir-test-util.h"
+#include "ir_test_util.h"
 
 /* Use-list exactness in linear time: every input slot of every live node is recorded once
  * in a set of (value, user, index); then every value's use list must be exactly its slots. */

@@ -1,7 +1,7 @@
 /* Schemas and the op table: the schema parser on every ops.def entry and on the syntax
  * PyTorch uses, matching rules, and overload resolution for every kind on representative
  * inputs (every overload of the table must be reached by some case). */
-#include "ir-test-util.h"
+#include "ir_test_util.h"
 #include "runtime/kernels.h"
 
 #include <string.h>

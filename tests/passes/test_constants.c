@@ -1,5 +1,5 @@
 /* Tests: constant propagation and the peephole optimizer. */
-#include "pass-test-util.h"
+#include "pass_test_util.h"
 
 static void
 test_propagation_fold_and_inline(void)

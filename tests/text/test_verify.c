@@ -5,7 +5,7 @@
 
 #include "ir/text.h"
 #include "ir/verify.h"
-#include "text-test-util.h"
+#include "text_test_util.h"
 
 static const char *chain = "graph(%x : Tensor):\n"
                            "  %1 : Tensor = aten::neg(%x)\n"

@@ -1,6 +1,6 @@
 /* Exact text of create/inline autodiff subgraphs, specialize-autograd-zero and lower-GradOf
  * on small graphs. */
-#include "ad-test-util.h"
+#include "ad_test_util.h"
 
 #include "ir/text.h"
 #include "ir/verify.h"

@@ -1,7 +1,7 @@
 /* Copies and clones: ir_graph_copy keeps names, ids, origins, schemas, sources, attributes
  * (subgraphs deeply, tensors by reference) and the insertion point; ir_node_clone_into keeps
  * origins, maps inputs, copies nested blocks and takes names by the renaming rule. */
-#include "ir-test-util.h"
+#include "ir_test_util.h"
 #include "tensor/tensor.h"
 
 /* x, y -> add(x, y, 1) named "s"; If(c) { neg(s) } { s } -> "r"; FusionGroup with a Subgraph

@@ -1,7 +1,7 @@
 /* Graph building and editing: use lists checked after every edit, blocks, destruction,
  * topological order (including re-indexing after many inserts), naming rules, attributes,
  * insertion point and the op/constant creators. */
-#include "ir-test-util.h"
+#include "ir_test_util.h"
 #include "ir/ops.h"
 
 #include <string.h>

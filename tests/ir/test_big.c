@@ -1,6 +1,6 @@
 /* Scale: a 100,000-node graph (a long chain plus a constant with 100,000 uses) is built,
  * edited, copied and freed within a time budget far above what the arena needs. */
-#include "ir-test-util.h"
+#include "ir_test_util.h"
 
 #define N_NODES 100000
 

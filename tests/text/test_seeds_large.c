@@ -5,7 +5,7 @@
 
 #include "ir/text.h"
 #include "ir/verify.h"
-#include "text-test-util.h"
+#include "text_test_util.h"
 
 /* testDifferentiate's expected graph as the seed shows it (the diff's context and '+' lines;
  * %1, elided from the hunk's context, restored). */

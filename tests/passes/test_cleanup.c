@@ -1,5 +1,5 @@
 /* Tests: dead code elimination, common subexpression elimination, constant pooling. */
-#include "pass-test-util.h"
+#include "pass_test_util.h"
 
 static void
 test_dce_basic(void)

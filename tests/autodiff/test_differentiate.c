@@ -1,6 +1,6 @@
 /* differentiate: the seed expectations (#8641's GradOf / AutogradAdd structure, #18697's
  * index lists) and f-then-df numerics against finite differences. */
-#include "ad-test-util.h"
+#include "ad_test_util.h"
 
 #include "ir/text.h"
 #include "ir/verify.h"

@@ -1,7 +1,7 @@
 /* Every gradient formula against float64 central finite differences: one small graph per op
  * (and per overload / broadcasting case), differentiated, run as f then df, raw and after
  * specialize-autograd-zero + lower-GradOf. */
-#include "ad-test-util.h"
+#include "ad_test_util.h"
 
 #define RG "requires_grad=1"
 #define X23 "%x : Double(2, 3, " RG ")"

@@ -1,6 +1,6 @@
-/* Kernel test helpers (see kernels-test-util.h). */
+/* Kernel test helpers (see kernels_test_util.h). */
 #include "runtime/kernels.h"
-#include "kernels-test-util.h"
+#include "kernels_test_util.h"
 
 #include <math.h>
 #include <string.h>

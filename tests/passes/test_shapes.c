@@ -1,7 +1,7 @@
 /* Tests: shape propagation (pass_propagate_input_shapes) and requires_grad propagation. */
-#include "pass-test-util.h"
+#include "pass_test_util.h"
 
-#include "lstm-cell.h"
+#include "lstm_cell.h"
 
 static const char lstm_out[] =
   LSTM_HEADER

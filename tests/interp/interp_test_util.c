@@ -1,4 +1,4 @@
-#include "interp-test-util.h"
+#include "interp_test_util.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
-/* Test helpers for the passes (see pass-test-util.h). */
-#include "pass-test-util.h"
+/* Test helpers for the passes (see pass_test_util.h). */
+#include "pass_test_util.h"
 
 #include "ir/text.h"
 #include "ir/verify.h"

@@ -1,5 +1,5 @@
-/* Corpus helpers for the fuser tests (contract in corpus-case.h). */
-#include "corpus-case.h"
+/* Corpus helpers for the fuser tests (contract in corpus_case.h). */
+#include "corpus_case.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>

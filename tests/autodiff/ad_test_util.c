@@ -1,5 +1,5 @@
-/* Test helpers for autodiff (see ad-test-util.h). */
-#include "ad-test-util.h"
+/* Test helpers for autodiff (see ad_test_util.h). */
+#include "ad_test_util.h"
 
 #include <math.h>
 #include <string.h>

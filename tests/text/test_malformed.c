@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "ir/text.h"
-#include "text-test-util.h"
+#include "text_test_util.h"
 
 typedef struct {
   const char *name;

@@ -1,4 +1,4 @@
-#include "text-test-util.h"
+#include "text_test_util.h"
 
 #include <string.h>
 
