@@ -4,14 +4,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "jitscope-config.h"
-
-#if defined(__has_include)
-#if __has_include("cuda/cuda_loader.h")
 #include "cuda/cuda_loader.h"
-#define BUNDLE_HAVE_CUDA_LOADER 1
-#endif
-#endif
+#include "jitscope-config.h"
 
 /* The value of KEY=VALUE in os-release, unquoted. */
 static char *os_release_value(const char *text, const char *key) {
@@ -65,18 +59,12 @@ static char *probe_cpu(void) {
   return cpu;
 }
 
+/* What the CUDA loader found (driver, nvrtc, cuBLAS, devices), on one line. */
 static char *probe_cuda(void) {
-#ifdef BUNDLE_HAVE_CUDA_LOADER
-  GString *text = g_string_new(NULL);
+  g_autoptr(GString) text = g_string_new(NULL);
   cuda_status_describe(text, cuda_loader_get());
-  gchar **lines = g_strsplit(g_strstrip(text->str), "\n", -1);
-  char *one = g_strjoinv("; ", lines);
-  g_strfreev(lines);
-  g_string_free(text, TRUE);
-  return one;
-#else
-  return g_strdup("not probed by this build");
-#endif
+  g_auto(GStrv) lines = g_strsplit(g_strstrip(text->str), "\n", -1);
+  return g_strjoinv("; ", lines);
 }
 
 void app_bundle_env_probe(AppBundleEnv *env) {
