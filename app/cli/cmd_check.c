@@ -47,8 +47,10 @@ int cmd_check_main(int argc, char **argv) {
           "     (relative error per tensor max|a-b| / max(1, max|b|); float32 1e-4, float64 1e-9);\n"
           "  2. gradients against central finite differences in float64 (at most 256 elements\n"
           "     per input, evenly spread; tolerance 1e-5);\n"
-          "  3. every recorded stage of every plan re-run on the inputs that plan saw, naming\n"
-          "     the first stage whose results differ from the plan's first runnable stage.\n"
+          "  3. every recorded stage of every plan re-run on the inputs that plan saw, its\n"
+          "     fusion groups through the fused backend that takes them (CUDA, generated C,\n"
+          "     the CPU fused loop; the log says which), naming the first stage whose results\n"
+          "     differ from the plan's first runnable stage.\n"
           "SPEC as for run (jitscope run --help).\n" CLI_PROGRAM_DEVICE_HELP
           "Exit status 0 when all agree, 1 otherwise (the numbers are printed either way).",
       .options = options,

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "app_error.h"
+#include "fuser/fuser.h"
 #include "ir/text.h"
 #include "program_run.h"
 #include "runtime/device.h"
@@ -204,13 +206,74 @@ static void free_values(RtValue *v, guint n) {
   g_free(v);
 }
 
+/* The special nodes of a stage's graph, run as the executor runs them: a FusionGroup through
+ * the fuser, that is by the backend that takes its inputs on their device (CUDA, generated C,
+ * the CPU fused loop) as in the plan, so that a difference only a fused backend makes shows at
+ * fuse_graph; a DifferentiableGraph's Subgraph interpreted with these same hooks (its forward
+ * may return saved temporaries after its outputs: those are dropped). ctx: the stage's
+ * FuserPlanState, which records what ran. */
+static bool run_stage_special(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
+                              RtValue *outputs, guint n_outputs, GError **error) {
+  if (node->kind == IR_PRIM_FUSION_GROUP)
+    return fuser_run_group(ctx, node, inputs, n_inputs, outputs, n_outputs, error);
+  const RtInterpreterHooks hooks = {.run_special = run_stage_special, .ctx = ctx};
+  RtValue *results = NULL;
+  guint n_results = 0;
+  if (!rt_interpret(ir_node_attr_g(node, IR_ATTR_SUBGRAPH), &hooks, inputs, n_inputs, &results,
+                    &n_results, error))
+    return false;
+  bool ok = n_results >= n_outputs;
+  if (!ok)
+    g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_INPUT,
+                "%s: its Subgraph returns %u values for %u outputs", ir_kind_name(node->kind),
+                n_results, n_outputs);
+  for (guint i = 0; i < n_results; i++) {
+    if (ok && i < n_outputs)
+      outputs[i] = results[i];
+    else
+      rt_value_unref(results[i]);
+  }
+  g_free(results);
+  return ok;
+}
+
+static gint compare_strings_at(gconstpointer a, gconstpointer b) {
+  return g_strcmp0(*(char *const *)a, *(char *const *)b);
+}
+
+/* "FusionGroup_0 on cpu, FusionGroup_1 on cuda": the backends that ran a stage's groups. */
+static char *describe_group_backends(const FuserPlanState *fuser) {
+  GHashTable *records = fuser_plan_records(fuser);
+  if (!records)
+    return NULL;
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(g_free);
+  GHashTableIter iter;
+  gpointer record;
+  g_hash_table_iter_init(&iter, records);
+  while (g_hash_table_iter_next(&iter, NULL, &record)) {
+    const FuserGroupRecord *r = record;
+    g_ptr_array_add(lines, g_strdup_printf("%s on %s", r->group_name, r->backend));
+  }
+  g_ptr_array_sort(lines, compare_strings_at);
+  g_ptr_array_add(lines, NULL);
+  return g_strjoinv(", ", (char **)lines->pdata);
+}
+
 /* Runs a recorded stage's graph (re-parsed from its text) on the inputs its plan saw (on their
- * device); the results come back in host memory, where they are compared. */
-static bool run_stage_graph(const ExecStage *stage, GArray *inputs, RtValue **outs, guint *n_outs) {
+ * device), its fusion groups through the fused backends (run_stage_special); the results come
+ * back in host memory, where they are compared. *backends: which backend ran each group, or
+ * NULL when the stage has none. */
+static bool run_stage_graph(const ExecStage *stage, GArray *inputs, RtValue **outs, guint *n_outs,
+                            char **backends) {
+  *backends = NULL;
   IrGraph *graph = ir_graph_parse(stage->ir, strlen(stage->ir), stage->name, NULL);
   if (!graph)
     return false;
-  bool ok = rt_interpret(graph, NULL, (RtValue *)inputs->data, inputs->len, outs, n_outs, NULL);
+  FuserPlanState *fuser = fuser_plan_state_new();
+  const RtInterpreterHooks hooks = {.run_special = run_stage_special, .ctx = fuser};
+  bool ok = rt_interpret(graph, &hooks, (RtValue *)inputs->data, inputs->len, outs, n_outs, NULL);
+  *backends = describe_group_backends(fuser);
+  fuser_plan_state_free(fuser);
   ir_graph_free(graph);
   for (guint o = 0; ok && o < *n_outs; o++) {
     RtValue host;
@@ -241,8 +304,12 @@ static void check_plan_stages(const ExecPlan *plan, AppCheckReport *report) {
       continue;
     RtValue *outs = NULL;
     guint n_outs = 0;
-    if (!run_stage_graph(stage, plan->last_inputs, &outs, &n_outs))
+    g_autofree char *backends = NULL;
+    if (!run_stage_graph(stage, plan->last_inputs, &outs, &n_outs, &backends))
       continue;
+    if (backends)
+      g_string_append_printf(report->log, "plan %u stage %u %s: %s\n", plan->index, s,
+                             stage->name, backends);
     if (!ref) {
       ref = outs;
       n_ref = n_outs;

@@ -1,6 +1,8 @@
 /* `check`: optimized against unoptimized outputs and gradients, gradients against central
  * finite differences in float64, and every recorded stage re-run on the inputs its plan saw
- * to name the first stage whose results differ. Every run stays on the inputs' device (GPU
+ * to name the first stage whose results differ. A stage's fusion groups run through the
+ * fuser, by the backend that takes their inputs as in the plan (so a difference that only a
+ * fused backend makes is named at fuse_graph); the log names the backend of each group. Every run stays on the inputs' device (GPU
  * inputs: finite differences too, in float64 there); results are compared in host memory.
  * No GTK, no printing: the command and the workbench present the report. */
 #ifndef JITSCOPE_APP_CHECK_H

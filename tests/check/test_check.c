@@ -1,11 +1,15 @@
 /* `check` and the stage records on the corpus LSTM cell: the stages list the pipeline's
  * passes in order with changed flags, check passes, and a wrong rewrite
- * planted after one pass (test-only, through the session's stage hook) is named by check. */
+ * planted after one pass (test-only, through the session's stage hook) is named by check.
+ * A wrong result that only a fused backend computes (a planted backend) is named at
+ * fuse_graph: check re-runs fusion groups through the fuser's backends. */
 #include <string.h>
 
 #include "check.h"
 #include "jitscope-config.h"
 #include "exec/pipeline.h"
+#include "fuser/fuser.h"
+#include "ir/text.h"
 #include "graph_file.h"
 #include "program_run.h"
 
@@ -142,10 +146,74 @@ static void test_check_names_the_faulty_stage(void) {
   ir_graph_free(graph);
 }
 
+/* A fused backend with a wrong scalar meaning, planted for one test: it runs the CPU fused
+ * loop, then adds 1 to the first element of the group's first output. While `planting` is
+ * off it declines every group, so the other tests see the real backends. */
+static gboolean planting;
+
+static bool planted_can_run(const FuserBackend *backend, const IrNode *group,
+                            const RtValue *inputs, guint n_inputs, char **why) {
+  if (!planting)
+    *why = g_strdup("planted: off");
+  return planting;
+}
+
+static bool planted_run(const FuserBackend *backend, FuserPlanState *state, const IrNode *group,
+                        RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
+                        GError **error) {
+  const FuserBackend *loop = fuser_cpu_backend();
+  if (!loop->run(loop, state, group, inputs, n_inputs, outputs, n_outputs, error))
+    return false;
+  RtTensor *first = outputs[0].u.tensor;
+  rt_tensor_set(first, 0, rt_tensor_get(first, 0) + 1);
+  return true;
+}
+
+static const FuserBackend planted_backend = {
+    .name = "planted", .can_run = planted_can_run, .run = planted_run};
+
+static void test_check_names_fuse_graph_for_a_fused_backend_fault(void) {
+  static const char program[] =
+      "graph(%x : Float(4, 4), %y : Float(4, 4)):\n"
+      "  %one : int = prim::Constant[value=1]()\n"
+      "  %z : Float(4, 4) = aten::mul(%x, %y)\n"
+      "  %w : Float(4, 4) = aten::add(%z, %x, %one)\n"
+      "  %v : Float(4, 4) = aten::sigmoid(%w)\n"
+      "  return (%v)\n";
+  GError *error = NULL;
+  IrGraph *graph = ir_graph_parse(program, strlen(program), "planted.ir", &error);
+  g_assert_no_error(error);
+  char *const specs[] = {"Float(4, 4)", "Float(4, 4)"};
+  AppInputs *inputs = app_inputs_bind(graph, specs, G_N_ELEMENTS(specs), 3, &error);
+  g_assert_no_error(error);
+
+  fuser_register_backend(&planted_backend);
+  planting = TRUE;
+  AppCheckReport *report = app_check_run(graph, inputs, NULL, NULL, &error);
+  planting = FALSE;
+  g_assert_no_error(error);
+  g_assert_false(report->ok);
+  g_assert_cmpstr(report->first_bad_stage, ==, "plan 0 (forward main) stage 21 fuse_graph");
+  g_assert_nonnull(strstr(report->log->str, "fuse_graph: FusionGroup_0 on planted"));
+  app_check_report_free(report);
+
+  /* The same program with the backend declining: the real backends agree. */
+  report = app_check_run(graph, inputs, NULL, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_true(report->ok);
+  g_assert_null(report->first_bad_stage);
+  g_assert_null(strstr(report->log->str, "on planted"));
+  app_check_report_free(report);
+  app_inputs_free(inputs);
+  ir_graph_free(graph);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/check/lstm-stages-in-order", test_lstm_stages_in_order);
   g_test_add_func("/check/passes-on-lstm", test_check_passes_on_lstm);
   g_test_add_func("/check/names-faulty-stage", test_check_names_the_faulty_stage);
+  g_test_add_func("/check/names-fuse-graph-for-a-fused-backend-fault",
+                  test_check_names_fuse_graph_for_a_fused_backend_fault);
   return g_test_run();
 }
