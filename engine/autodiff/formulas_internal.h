@@ -148,6 +148,7 @@ void ad_grad_permute(Ctx *c, IrValue *g);
 void ad_grad_identity(Ctx *c, IrValue *g);
 void ad_grad_gelu(Ctx *c, IrValue *g);
 void ad_grad_stack(Ctx *c, IrValue *g);
+void ad_grad_unbind(Ctx *c, IrValue *g);
 void ad_grad_index_select(Ctx *c, IrValue *g);
 void ad_grad_cumsum(Ctx *c, IrValue *g);
 void ad_grad_mse_loss(Ctx *c, IrValue *g);

@@ -180,6 +180,15 @@ ad_grad_stack(Ctx *c, IrValue *g)
   c->gin[0] = ir_output(unbind, 0);
 }
 
+/* unbind: the pieces' gradients (a Tensor[] gradient, undefined pieces as zeros) stacked
+ * back along dim. */
+void
+ad_grad_unbind(Ctx *c, IrValue *g)
+{
+  IrValue *dim = arg(c, 1) ? c->in[1] : cint(c, 0);
+  c->gin[0] = E2(ATEN_STACK, g, dim);
+}
+
 /* index_select, embedding: PyTorch's index_select_backward / embedding_backward for self /
  * weight; the indices get none. */
 void

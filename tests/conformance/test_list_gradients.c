@@ -1,5 +1,5 @@
-/* Gradients through Tensor[] values (cat, chunk, split_with_sizes, ListConstruct /
- * ListUnpack) on the eager tape, optimized and not, against values worked out by hand; and a
+/* Gradients through Tensor[] values (cat, chunk, split_with_sizes, stack, unbind,
+ * ListConstruct / ListUnpack) and tuples (TupleConstruct / TupleUnpack) on the eager tape, optimized and not, against values worked out by hand; and a
  * run through an op without a gradient formula fails naming it instead of giving zeros. */
 #include <math.h>
 #include <string.h>
@@ -32,6 +32,23 @@ static const char split_ir[] =
     "  %e : Tensor = aten::sum(%b)\n"
     "  %r : Tensor = aten::mul(%a, %e)\n"
     "  return (%r)\n";
+
+/* stack([x, y]) (2, 2, 3) unbound along its last dim into u0, u1, u2 (2, 2); r = u0 * u2
+ * passed through a tuple beside u1, whose gradient piece stays undefined (zeros):
+ * r[0] = x[:, 0] * x[:, 2], r[1] = y[:, 0] * y[:, 2], so dx[:, 0] = x[:, 2],
+ * dx[:, 2] = x[:, 0], dx[:, 1] = 0, and the same for y. */
+static const char stack_unbind_ir[] =
+    "graph(%x : Float(2, 3), %y : Float(2, 3)):\n"
+    "  %zero : int = prim::Constant[value=0]()\n"
+    "  %two : int = prim::Constant[value=2]()\n"
+    "  %l : Tensor[] = prim::ListConstruct(%x, %y)\n"
+    "  %s : Tensor = aten::stack(%l, %zero)\n"
+    "  %u : Tensor[] = aten::unbind(%s, %two)\n"
+    "  %u0 : Tensor, %u1 : Tensor, %u2 : Tensor = prim::ListUnpack(%u)\n"
+    "  %r : Tensor = aten::mul(%u0, %u2)\n"
+    "  %t : (Tensor, Tensor) = prim::TupleConstruct(%r, %u1)\n"
+    "  %p : Tensor, %q : Tensor = prim::TupleUnpack(%t)\n"
+    "  return (%p)\n";
 
 static const char digamma_ir[] =
     "graph(%x : Float(3)):\n"
@@ -109,6 +126,24 @@ static void test_split(void) {
   }
 }
 
+static void test_stack_unbind_tuple(void) {
+  for (int optimize = 0; optimize <= 1; optimize++) {
+    RtTensor *in[2] = {filled(2, 3, 1), filled(2, 3, -2)}, *g[2] = {NULL, NULL};
+    GError *error = NULL;
+    g_assert_true(gradients(stack_unbind_ir, optimize, in, 2, g, &error));
+    g_assert_no_error(error);
+    for (int i = 0; i < 2; i++) {
+      for (int64_t r = 0; r < 2; r++) {
+        g_assert_cmpfloat(rt_tensor_get(g[i], r * 3), ==, rt_tensor_get(in[i], r * 3 + 2));
+        g_assert_cmpfloat(rt_tensor_get(g[i], r * 3 + 1), ==, 0);
+        g_assert_cmpfloat(rt_tensor_get(g[i], r * 3 + 2), ==, rt_tensor_get(in[i], r * 3));
+      }
+      rt_tensor_unref(g[i]);
+      rt_tensor_unref(in[i]);
+    }
+  }
+}
+
 static void test_no_formula_is_an_error(void) {
   for (int optimize = 0; optimize <= 1; optimize++) {
     RtTensor *x = rt_tensor_new(IR_DTYPE_FLOAT32, 1, (int64_t[]){3});
@@ -131,6 +166,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/conformance/lists/cat-chunk", test_cat_chunk);
   g_test_add_func("/conformance/lists/cat-split-with-sizes", test_split);
+  g_test_add_func("/conformance/lists/stack-unbind-tuple", test_stack_unbind_tuple);
   g_test_add_func("/conformance/lists/no-formula-is-an-error", test_no_formula_is_an_error);
   return g_test_run();
 }
