@@ -109,17 +109,16 @@ parse_type(Cursor *c, guint *fixed_len)
   g_free(name);
   if (fixed_len)
     *fixed_len = 0;
-  /* Alias annotation, e.g. Tensor(a!): irrelevant to matching. */
-  if (*c->p == '(') {
-    const char *close = strchr(c->p, ')');
-    if (!close) {
-      fail(c, "unterminated alias annotation");
-      return NULL;
-    }
-    c->p = close + 1;
-  }
   for (;;) {
-    if (*c->p == '[') {
+    if (*c->p == '(') {
+      /* Alias annotation, e.g. Tensor(a!) or t[](a!): irrelevant to matching. */
+      const char *close = strchr(c->p, ')');
+      if (!close) {
+        fail(c, "unterminated alias annotation");
+        return NULL;
+      }
+      c->p = close + 1;
+    } else if (*c->p == '[') {
       c->p++;
       guint n = 0;
       while (g_ascii_isdigit(*c->p))

@@ -7,13 +7,15 @@
  * hash set of the nodes seen so far; a nested block starts a child scope whose lookups fall
  * back to the parent scopes (an outer node dominates every node inside a later node's
  * blocks). Nodes with blocks, with side effects, with subgraph attributes, the sentinels and
- * zero-output nodes are never merged. prim::Constant nodes compare by value and type, so an
+ * zero-output nodes are never merged, nor, in a graph that mutates lists, nodes with a list
+ * input or output (the list may change between them: pu_node_touches_list). prim::Constant nodes compare by value and type, so an
  * int 1 and a bool true (both stored as int 1) stay apart. */
 
 typedef struct Scope Scope;
 struct Scope {
   GHashTable *seen; /* IrNode* set, hashed by node_hash / node_equal */
   const Scope *parent;
+  bool lists_mutate; /* pu_graph_mutates_lists of the graph */
 };
 
 static guint
@@ -60,10 +62,10 @@ has_subgraph_attr(const IrNode *node)
 }
 
 static bool
-candidate(const IrNode *node)
+candidate(const IrNode *node, bool lists_mutate)
 {
   return ir_n_blocks(node) == 0 && ir_n_outputs(node) > 0 && !pu_node_has_side_effects(node) &&
-         !has_subgraph_attr(node);
+         !has_subgraph_attr(node) && !(lists_mutate && pu_node_touches_list(node));
 }
 
 static IrNode *
@@ -78,14 +80,14 @@ lookup(const Scope *scope, IrNode *node)
 }
 
 static bool
-cse_block(IrBlock *block, const Scope *parent)
+cse_block(IrBlock *block, const Scope *parent, bool lists_mutate)
 {
-  Scope scope = {g_hash_table_new(node_hash, node_equal), parent};
+  Scope scope = {g_hash_table_new(node_hash, node_equal), parent, lists_mutate};
   bool changed = false;
   IR_FOR_EACH_NODE(n, block) {
     for (guint b = 0; b < ir_n_blocks(n); b++)
-      changed |= cse_block(ir_block(n, b), &scope);
-    if (!candidate(n))
+      changed |= cse_block(ir_block(n, b), &scope, lists_mutate);
+    if (!candidate(n, lists_mutate))
       continue;
     IrNode *existing = lookup(&scope, n);
     if (!existing) {
@@ -103,5 +105,5 @@ cse_block(IrBlock *block, const Scope *parent)
 bool
 pass_eliminate_common_subexpression(IrGraph *graph)
 {
-  return cse_block(graph->block, NULL);
+  return cse_block(graph->block, NULL, pu_graph_mutates_lists(graph));
 }

@@ -257,6 +257,9 @@ propagate_node(IrNode *node)
     changed |= propagate_block(ir_block(node, b));
   if (ir_n_blocks(node) > 0 || pu_node_has_side_effects(node) || !all_inputs_constant(node))
     return changed;
+  /* A list some node may mutate is not a constant, nor is what is read from it. */
+  if (pu_node_touches_list(node) && pu_graph_mutates_lists(ir_node_graph(node)))
+    return changed;
   if (node->kind == IR_PRIM_LIST_CONSTRUCT)
     return fold_list_construct(node);
   if (node->kind == IR_PRIM_LIST_UNPACK)

@@ -9,7 +9,8 @@ pu_node_has_side_effects(const IrNode *node)
 {
   /* An opaque op may print, raise or mutate: nothing may drop or reorder it. */
   if (node->kind == IR_PRIM_RAISE_EXCEPTION || node->kind == IR_PRIM_OPAQUE ||
-      node->kind == IR_PRIM_CALL_METHOD || node->kind == IR_PRIM_CALL_FUNCTION)
+      node->kind == IR_PRIM_CALL_METHOD || node->kind == IR_PRIM_CALL_FUNCTION ||
+      pu_node_mutates(node))
     return true;
   for (guint b = 0; b < ir_n_blocks(node); b++) {
     IR_FOR_EACH_NODE(n, ir_block(node, b)) {
@@ -17,6 +18,49 @@ pu_node_has_side_effects(const IrNode *node)
         return true;
     }
   }
+  return false;
+}
+
+bool
+pu_node_mutates(const IrNode *node)
+{
+  return node->kind == IR_ATEN_APPEND || node->kind == IR_ATEN_SET_ITEM;
+}
+
+static bool
+block_mutates_lists(const IrBlock *block)
+{
+  IR_FOR_EACH_NODE(n, block) {
+    if (pu_node_mutates(n))
+      return true;
+    for (guint b = 0; b < ir_n_blocks(n); b++)
+      if (block_mutates_lists(ir_block(n, b)))
+        return true;
+  }
+  return false;
+}
+
+bool
+pu_graph_mutates_lists(const IrGraph *graph)
+{
+  return block_mutates_lists(graph->block);
+}
+
+static bool
+is_list(const IrValue *value)
+{
+  return value->type && value->type->kind == IR_TYPE_LIST;
+}
+
+bool
+pu_node_touches_list(const IrNode *node)
+{
+  for (guint i = 0; i < ir_n_inputs(node); i++)
+    if (is_list(ir_input(node, i)))
+      return true;
+  for (guint o = 0; o < ir_n_outputs(node); o++)
+    if (is_list(ir_output(node, o)))
+      return true;
   return false;
 }
 

@@ -45,10 +45,16 @@ RtValue rt_str(const char *text) {
   return v;
 }
 
-static RtSeq *seq_new(const RtValue *items, guint n) {
+static RtSeq *seq_alloc(guint n) {
   RtSeq *q = g_malloc(sizeof(RtSeq) + (size_t)n * sizeof(RtValue));
   q->refcount = 1;
-  q->len = n;
+  q->len = q->capacity = n;
+  q->items = q->inline_items;
+  return q;
+}
+
+static RtSeq *seq_new(const RtValue *items, guint n) {
+  RtSeq *q = seq_alloc(n);
   if (n > 0)
     memcpy(q->items, items, (size_t)n * sizeof(RtValue));
   return q;
@@ -65,13 +71,27 @@ RtValue rt_tuple(RtValue *items, guint n) {
 }
 
 RtValue rt_int_list(const gint64 *values, guint n) {
-  RtSeq *q = g_malloc(sizeof(RtSeq) + (size_t)n * sizeof(RtValue));
-  q->refcount = 1;
-  q->len = n;
+  RtSeq *q = seq_alloc(n);
   for (guint i = 0; i < n; i++)
     q->items[i] = rt_int(values[i]);
   RtValue v = {.tag = RT_LIST, .u.seq = q};
   return v;
+}
+
+void rt_list_append(RtValue list, RtValue item) {
+  g_assert(list.tag == RT_LIST);
+  RtSeq *q = list.u.seq;
+  if (q->len == q->capacity) {
+    guint capacity = MAX(4u, q->capacity * 2);
+    if (q->items == q->inline_items) {
+      q->items = g_new(RtValue, capacity);
+      memcpy(q->items, q->inline_items, (size_t)q->len * sizeof(RtValue));
+    } else {
+      q->items = g_renew(RtValue, q->items, capacity);
+    }
+    q->capacity = capacity;
+  }
+  q->items[q->len++] = item;
 }
 
 RtValue rt_value_ref(RtValue v) {
@@ -100,6 +120,8 @@ void rt_value_unref(RtValue v) {
     if (g_atomic_int_dec_and_test(&v.u.seq->refcount)) {
       for (guint i = 0; i < v.u.seq->len; i++)
         rt_value_unref(v.u.seq->items[i]);
+      if (v.u.seq->items != v.u.seq->inline_items)
+        g_free(v.u.seq->items);
       g_free(v.u.seq);
     }
     break;

@@ -39,10 +39,14 @@ struct RtString {
   char text[];
 };
 
+/* A list or a tuple. Lists are mutable as TorchScript's are (aten::append, _set_item): every
+ * RtValue that holds the RtSeq sees the change. `items` starts as `inline_items` (one block
+ * with the header) and moves to its own allocation when an append outgrows `capacity`. */
 struct RtSeq {
   gint refcount;
-  guint len;
-  RtValue items[]; /* owned references */
+  guint len, capacity;
+  RtValue *items; /* owned references */
+  RtValue inline_items[];
 };
 
 RtValue rt_none(void);
@@ -56,6 +60,8 @@ RtValue rt_str(const char *text); /* copies */
 RtValue rt_list(RtValue *items, guint n);
 RtValue rt_tuple(RtValue *items, guint n);
 RtValue rt_int_list(const gint64 *v, guint n);
+/* Appends `item` (its reference is taken over) to the list in place. */
+void rt_list_append(RtValue list, RtValue item);
 
 RtValue rt_value_ref(RtValue v);
 void rt_value_unref(RtValue v);

@@ -219,6 +219,8 @@ emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, Script
     emit_bind(em, target->name, value);
     return true;
   }
+  if (target->kind == SE_SUBSCRIPT)
+    return emit_set_item(em, target, value, loc);
   guint n = target->args->len;
   const IrType *t = value->type;
   IrNode *unpack;

@@ -79,6 +79,10 @@ const IrType *emit_unify_types(const IrType *a, const IrType *b);
 
 /* Calls `ns::name` with positional `args` and keyword arguments, resolving the overload
  * through the op table as PyTorch's schema matching does (defaults become constants). */
+/* `list[index] = value` as aten::_set_item (in place; only list items can be assigned). */
+bool emit_set_item(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc);
+/* aten::__getitem__(list, index) typed as the list's element. */
+IrValue *emit_list_item(Emitter *em, IrValue *list, IrValue *index, ScriptLoc loc);
 IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc loc,
                            IrValue *const *args, guint n_args, GPtrArray *kw_names,
                            IrValue *const *kw_values);

@@ -185,11 +185,12 @@ collect_assigned(GPtrArray *stmts, GHashTable *into)
 }
 
 /* prim::Loop(trip_count, start_condition, carried...) with body `stmts`; `counter` names the
- * block's iteration input (NULL: unnamed); `cond` (while loops) is re-evaluated at the end of
- * the body. */
+ * block's iteration input (NULL: unnamed), or with `over_list` the list's item at that
+ * iteration (aten::__getitem__, as PyTorch emits `for x in xs`); `cond` (while loops) is
+ * re-evaluated at the end of the body. */
 static bool
 emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrValue *start_cond,
-          const char *counter, const ScriptExpr *cond)
+          const char *counter, const ScriptExpr *cond, IrValue *over_list)
 {
   g_autoptr(GHashTable) assigned = g_hash_table_new(g_str_hash, g_str_equal);
   collect_assigned(s->body, assigned);
@@ -218,8 +219,16 @@ emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrValue *start_
   emit_append(em, node);
 
   Frame *f = emit_frame_push(em, body);
-  if (counter)
+  if (counter && over_list) {
+    IrValue *item = emit_list_item(em, over_list, iteration, s->loc);
+    if (item == NULL) {
+      emit_frame_pop(em);
+      return false;
+    }
+    emit_bind(em, counter, item);
+  } else if (counter) {
     emit_bind(em, counter, iteration);
+  }
   for (guint i = 0; i < names->len; i++) {
     IrValue *v = g_ptr_array_index(initial, i);
     IrValue *in = ir_block_add_input(body, v->type, NULL);
@@ -284,16 +293,29 @@ emit_for(Emitter *em, const ScriptStmt *s)
                        "range() needs an int, got %s", ts);
     }
     IrValue *always = emit_constant_bool(em, true, &s->loc);
-    return emit_loop(em, s, n, always, s->target->name, NULL);
+    return emit_loop(em, s, n, always, s->target->name, NULL, NULL);
   }
   /* Over a tuple: unpacked once, then one copy of the body per element (PyTorch's rule). */
   IrValue *tuple = emit_expr(em, iter);
   if (tuple == NULL)
     return false;
+  if (tuple->type->kind == IR_TYPE_LIST) {
+    /* Over a list: len(list) iterations reading list[i] (the body may append to it; the
+     * trip count is fixed when the loop starts, as in PyTorch). */
+    if (s->target->kind != SE_NAME)
+      return emit_fail(em, s->target->loc, "the variable of a loop over a list must be a name");
+    IrValue *args[] = {tuple};
+    IrValue *n = emit_builtin_call(em, "aten::len", s->loc, args, 1, NULL, NULL);
+    if (n == NULL)
+      return false;
+    IrValue *always = emit_constant_bool(em, true, &s->loc);
+    return emit_loop(em, s, n, always, s->target->name, NULL, tuple);
+  }
   if (tuple->type->kind != IR_TYPE_TUPLE) {
     g_autofree char *ts = ir_type_to_string(tuple->type);
     return emit_fail(em, iter->loc,
-                     "for loops run over range(n) or a tuple; iterating over %s is not supported",
+                     "for loops run over range(n), a tuple or a list; iterating over %s is not "
+                     "supported",
                      ts);
   }
   IrNode *unpack = ir_node_create(em->graph, IR_PRIM_TUPLE_UNPACK, tuple->type->n_elems);
@@ -314,5 +336,5 @@ emit_while(Emitter *em, const ScriptStmt *s)
   const ScriptExpr max_int = {.kind = SE_INT, .int_value = G_MAXINT64};
   IrValue *max_trips = emit_literal(em, &max_int, false, s->loc);
   IrValue *cond = emit_condition(em, s->cond);
-  return cond != NULL && emit_loop(em, s, max_trips, cond, NULL, s->cond);
+  return cond != NULL && emit_loop(em, s, max_trips, cond, NULL, s->cond, NULL);
 }

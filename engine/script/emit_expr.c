@@ -229,6 +229,13 @@ emit_call(Emitter *em, const ScriptExpr *e)
   IrValue *self = emit_expr(em, arg(callee, 0));
   if (self == NULL)
     return NULL;
+  if (self->type->kind == IR_TYPE_LIST && strcmp(callee->name, "append") == 0) {
+    /* In place, as TorchScript's: the list every name bound to it sees changes. */
+    IrValue *same = call_with(em, e, "append", self);
+    if (same)
+      ir_value_set_type(same, self->type);
+    return same;
+  }
   if (!ir_type_is_tensor(self->type)) {
     g_autofree char *ts = ir_type_to_string(self->type);
     return emit_fail(em, callee->loc, "a value of type %s has no method '%s'", ts,
@@ -244,10 +251,20 @@ emit_subscript(Emitter *em, const ScriptExpr *e)
   if (base == NULL)
     return NULL;
   const ScriptExpr *index = arg(e, 1);
+  if (base->type->kind == IR_TYPE_LIST && index->kind != SE_SLICE) {
+    IrValue *at = emit_expr(em, index);
+    if (at == NULL)
+      return NULL;
+    if (at->type->kind != IR_TYPE_INT) {
+      g_autofree char *ts = ir_type_to_string(at->type);
+      return emit_fail(em, index->loc, "a list index must be an int, got %s", ts);
+    }
+    return emit_list_item(em, base, at, e->loc);
+  }
   if (base->type->kind != IR_TYPE_TUPLE) {
     g_autofree char *ts = ir_type_to_string(base->type);
-    return emit_fail(em, e->loc, "indexing a value of type %s is not supported (only tuples)",
-                     ts);
+    return emit_fail(em, e->loc,
+                     "indexing a value of type %s is not supported (only tuples and lists)", ts);
   }
   gint64 i;
   if (index->kind == SE_SLICE)
@@ -272,6 +289,46 @@ emit_subscript(Emitter *em, const ScriptExpr *e)
   ir_value_set_type(ir_output(node, 0), base->type->elems[i < 0 ? i + n : i]);
   emit_append(em, node);
   return ir_output(node, 0);
+}
+
+IrValue *
+emit_list_item(Emitter *em, IrValue *list, IrValue *index, ScriptLoc loc)
+{
+  IrValue *args[] = {list, index};
+  IrValue *item = emit_builtin_call(em, "aten::__getitem__", loc, args, 2, NULL, NULL);
+  if (item)
+    ir_value_set_type(item, list->type->elem);
+  return item;
+}
+
+bool
+emit_set_item(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc)
+{
+  IrValue *list = emit_expr(em, arg(target, 0));
+  if (list == NULL)
+    return false;
+  const ScriptExpr *index = arg(target, 1);
+  if (list->type->kind != IR_TYPE_LIST || index->kind == SE_SLICE) {
+    g_autofree char *ts = ir_type_to_string(list->type);
+    return emit_fail(em, target->loc, "assigning to %s of a value of type %s is not supported "
+                     "(only list items)", index->kind == SE_SLICE ? "a slice" : "an item", ts);
+  }
+  IrValue *at = emit_expr(em, index);
+  if (at == NULL)
+    return false;
+  if (at->type->kind != IR_TYPE_INT) {
+    g_autofree char *ts = ir_type_to_string(at->type);
+    return emit_fail(em, index->loc, "a list index must be an int, got %s", ts);
+  }
+  if (emit_unify_types(list->type->elem, value->type) != list->type->elem) {
+    g_autofree char *ls = ir_type_to_string(list->type), *vs = ir_type_to_string(value->type);
+    return emit_fail(em, loc, "cannot store a value of type %s into %s", vs, ls);
+  }
+  IrValue *args[] = {list, at, value};
+  IrValue *same = emit_builtin_call(em, "aten::_set_item", target->loc, args, 3, NULL, NULL);
+  if (same)
+    ir_value_set_type(same, list->type);
+  return same != NULL;
 }
 
 static IrValue *

@@ -42,6 +42,18 @@ check_target(Parser *p, const ScriptExpr *e)
   return false;
 }
 
+/* An assignment's target: a check_target one, or one subscript (xs[i] = v). */
+static bool
+check_assign_target(Parser *p, const ScriptExpr *e)
+{
+  if (is_assign_target(e) || e->kind == SE_SUBSCRIPT)
+    return true;
+  script_error_at(p->error, p->src, e->loc.line, e->loc.col,
+                  "cannot assign to this expression (only names, tuples of names and "
+                  "subscripts)");
+  return false;
+}
+
 static const char *const aug_ops[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=",
                                       "&=", "|=", "^=", "<<=", ">>="};
 
@@ -81,7 +93,7 @@ parse_expression_statement(Parser *p)
     return s;
   }
   sp_advance(p);
-  if (!check_target(p, e))
+  if (!check_assign_target(p, e))
     return NULL;
   ScriptStmt *s = new_stmt(p, SS_ASSIGN, start);
   s->target = e;

@@ -294,6 +294,10 @@ static const Case cases[] = {
   {"aten::embedding", "TT", ""},    {"aten::embedding_backward", "TTiibb", ""},
   {"aten::cumsum", "Tin", ""},      {"aten::cumsum", "Ti", ""},      {"aten::cumsum", "T", NULL},
   {"aten::mse_loss", "TTi", ""},    {"aten::mse_loss", "TT", ""},    {"aten::mse_loss", "Ti", NULL},
+  {"aten::len", "L", "t"},          {"aten::len", "l", "t"},         {"aten::len", "T", "Tensor"},
+  {"aten::len", "i", NULL},         {"aten::__getitem__", "Li", "t"}, {"aten::__getitem__", "lf", NULL},
+  {"aten::append", "LT", "t"},      {"aten::append", "li", "t"},     {"aten::append", "TT", NULL},
+  {"aten::_set_item", "LiT", "t"},  {"aten::_set_item", "Li", NULL},
 };
 
 static const char *unary_kinds[] = {
