@@ -17,16 +17,17 @@ typedef struct {
   const char *input_fill, *none_fill, *optional_edge, *edge;
   const char *gradof_bg, *block_bg, *diff_bg, *fusion_bg, *cluster_pen, *edge_label;
   const char *removed_fill, *removed_pen, *removed_font; /* faded: show_removed */
+  const char *scope_bg; /* an inlined call's or a module's scope */
 } Palette;
 
 static const Palette light = {"#ffffff", "#4a4a4a", "#1a1a1a", "#c8f7c5", "#1e7b45", "#ffe0b2",
                               "#d35400", "#e3f2fd", "#d0d0d0", "#8e24aa", "#555555", "#fff8e1",
                               "#f3e5f5", "#e8f5e9", "#e0f7fa", "#9e9e9e", "#546e7a", "#fbe9e7",
-                              "#d7a9a0", "#a1887f"};
+                              "#d7a9a0", "#a1887f", "#f5f5f5"};
 static const Palette dark = {"#2b2b2b", "#b0b0b0", "#eeeeee", "#1f4d2c", "#6fdc8c", "#5a3b12",
                              "#ffb74d", "#1a3550", "#4a4a4a", "#ce93d8", "#aaaaaa", "#3a3320",
                              "#33263a", "#1f3324", "#173538", "#707070", "#b0bec5", "#33282a",
-                             "#6d4c47", "#8d6e63"};
+                             "#6d4c47", "#8d6e63", "#323232"};
 
 typedef struct {
   const AppDotOptions *opt;
@@ -117,11 +118,13 @@ static char *source_id(const char *prefix, const IrValue *v) {
 static void append_constant(GString *out, const IrValue *v) {
   GString *line = g_string_new(NULL);
   ir_node_print_line(line, v->node);
-  /* "%c : int = prim::Constant[value=1]()" -> "1" */
+  /* "%c : int = prim::Constant[value=1]()" -> "1"; the attribute list ends at the last "]()",
+   * before a trailing ", scope: Net/Linear[fc]" */
   const char *value = strstr(line->str, "[value=");
   if (value) {
-    const char *start = value + 7;
-    const char *end = strrchr(start, ']');
+    const char *start = value + 7, *end = NULL;
+    for (const char *at = strstr(start, "]()"); at; at = strstr(at + 1, "]()"))
+      end = at;
     g_string_append_len(out, start, end ? end - start : (gssize)strlen(start));
   } else {
     g_string_append(out, "None");
@@ -429,9 +432,72 @@ static void emit_inside(Dot *dot, const char *prefix, const char *id, const IrNo
     emit_subgraph(dot, id, node, sub->v.g);
 }
 
-/* The nodes of a block and its return ("r" for the top block of a graph, "<owner>_b<k>o"). */
+/* The nodes of a block grouped by scope: one level of a scope path ("Model", then
+ * "F.linear" under it), its nodes in block order and the next levels under it. */
+typedef struct ScopeGroup ScopeGroup;
+struct ScopeGroup {
+  char *name;         /* this level's part of the path; NULL at the root */
+  GPtrArray *nodes;   /* const IrNode*, in block order */
+  GPtrArray *children; /* ScopeGroup*, in order of first appearance */
+};
+
+static ScopeGroup *scope_group_new(const char *name) {
+  ScopeGroup *g = g_new0(ScopeGroup, 1);
+  g->name = g_strdup(name);
+  g->nodes = g_ptr_array_new();
+  g->children = g_ptr_array_new();
+  return g;
+}
+
+static void scope_group_free(ScopeGroup *g) {
+  for (guint i = 0; i < g->children->len; i++)
+    scope_group_free(g_ptr_array_index(g->children, i));
+  g_ptr_array_unref(g->children);
+  g_ptr_array_unref(g->nodes);
+  g_free(g->name);
+  g_free(g);
+}
+
+static ScopeGroup *scope_child(ScopeGroup *g, const char *name) {
+  for (guint i = 0; i < g->children->len; i++) {
+    ScopeGroup *child = g_ptr_array_index(g->children, i);
+    if (strcmp(child->name, name) == 0)
+      return child;
+  }
+  ScopeGroup *child = scope_group_new(name);
+  g_ptr_array_add(g->children, child);
+  return child;
+}
+
+static void emit_scope_group(Dot *dot, const char *prefix, const ScopeGroup *g) {
+  for (guint i = 0; i < g->nodes->len; i++)
+    emit_node(dot, prefix, g_ptr_array_index(g->nodes, i));
+  for (guint i = 0; i < g->children->len; i++) {
+    const ScopeGroup *child = g_ptr_array_index(g->children, i);
+    open_cluster(dot, child->name, dot->pal->scope_bg);
+    emit_scope_group(dot, prefix, child);
+    g_string_append(dot->out, "}\n");
+  }
+}
+
+/* The nodes of a block and its return ("r" for the top block of a graph, "<owner>_b<k>o").
+ * Nodes with a scope (what the inliner or an early trace's `scope:` says they came from) are
+ * drawn in nested clusters labelled by the scope path's parts, so an inlined call or a
+ * module reads as one box; the rest stay at the block's level. */
 static void emit_block(Dot *dot, const char *prefix, const IrBlock *block) {
-  IR_FOR_EACH_NODE(node, block) { emit_node(dot, prefix, node); }
+  ScopeGroup *root = scope_group_new(NULL);
+  IR_FOR_EACH_NODE(node, block) {
+    ScopeGroup *group = root;
+    if (node->scope && node->kind != IR_PRIM_CONSTANT) {
+      g_auto(GStrv) parts = g_strsplit(node->scope, "/", -1);
+      for (guint i = 0; parts[i]; i++)
+        if (*parts[i])
+          group = scope_child(group, parts[i]);
+    }
+    g_ptr_array_add(group->nodes, (gpointer)node);
+  }
+  emit_scope_group(dot, prefix, root);
+  scope_group_free(root);
   char *ret_id;
   if (block->owning_node) {
     char *owner = node_id(prefix, block->owning_node);

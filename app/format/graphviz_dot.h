@@ -19,6 +19,9 @@
  * - With `edge_types`, each value's edge is labelled with its type ("Float(*, *)", "int[]?",
  *   "Tensor"), None diamonds aside; off by default. The option changes the DOT text, so
  *   layouts with and without labels are cached apart.
+ * - Nodes with a scope (an inlined call's "F.linear", an early trace's "Net/Linear[fc]") are
+ *   drawn in nested clusters labelled by the scope path's parts, so a call or a module reads
+ *   as one box.
  * - Blocks of GradOf/If/Loop are clusters labelled "GradOf aten::mul", "If then",
  *   "Loop body"; DifferentiableGraph/FusionGroup bodies are clusters too. Collapsed, an owner
  *   (a node with blocks or a body) is one summary node, "(N nodes folded)": by default every

@@ -1,9 +1,11 @@
 /* IR -> DOT for the canvas: inlined constants, None diamonds, int[]? edges, GradOf/If
- * clusters, Subgraph bodies and folding, stable ids and change highlighting. */
+ * clusters, Subgraph bodies and folding, scope clusters, stable ids and change highlighting. */
 #include <string.h>
 
 #include "graphviz_dot.h"
 #include "ir/text.h"
+#include "jitscope-config.h"
+#include "passes/module_lowering.h"
 
 static IrGraph *parse(const char *text) {
   GError *error = NULL;
@@ -466,6 +468,59 @@ static void test_block_input_ids(void) {
   ir_graph_free(g);
 }
 
+/* An early trace's scopes: Net holds relu and the Linear[fc] cluster; sigmoid has none. */
+static const char scoped_text[] =
+    "graph(%0 : Float(2, 3),\n"
+    "      %1 : Float(4, 3),\n"
+    "      %2 : Float(4)) {\n"
+    "  %3 : Float(3, 4) = aten::t(%1), scope: Net/Linear[fc]\n"
+    "  %4 : Float(2, 4) = aten::mm(%0, %3), scope: Net/Linear[fc]\n"
+    "  %5 : int = prim::Constant[value=1](), scope: Net/Linear[fc]\n"
+    "  %6 : Float(2, 4) = aten::add(%4, %2, %5), scope: Net/Linear[fc]\n"
+    "  %7 : Float(2, 4) = aten::relu(%6), scope: Net\n"
+    "  %8 : Float(2, 4) = aten::sigmoid(%7)\n"
+    "  return (%8);\n"
+    "}\n";
+
+static void test_scope_clusters(void) {
+  IrGraph *g = parse(scoped_text);
+  char *dot = app_graphviz_dot(g, NULL, NULL);
+  g_assert_cmpuint(count(dot, "subgraph cluster_"), ==, 2);
+  const char *net = strstr(dot, "label=\"Net\"");
+  const char *fc = strstr(dot, "label=\"Linear[fc]\"");
+  g_assert_nonnull(net);
+  g_assert_nonnull(fc);
+  /* Nested: Net opens, relu is declared in it, then Linear[fc] with t, mm and add; sigmoid
+   * stays outside, before both. */
+  const char *relu = strstr(dot, "n7 [");
+  const char *sigmoid = strstr(dot, "n8 [");
+  g_assert_true(sigmoid < net && net < relu && relu < fc);
+  g_assert_true(fc < strstr(dot, "n3 [") && fc < strstr(dot, "n4 [") && fc < strstr(dot, "n6 ["));
+  /* The constant reads as alpha=1, not as the rest of its line with the scope. */
+  g_assert_nonnull(strstr(dot, "aten::add\\nalpha=1\\n%6"));
+  g_assert_null(strstr(dot, "scope:"));
+  g_free(dot);
+  ir_graph_free(g);
+}
+
+/* A scripted module's graph as PyTorch printed it, its calls inlined: F.log_softmax's nodes
+ * are drawn in a cluster named after the call. */
+static void test_inlined_calls_are_clusters(void) {
+  g_autofree char *path = g_build_filename(JITSCOPE_SOURCE_DIR, "tests", "realgraphs",
+                                           "mod_mlp_module.ir", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  IrGraph *g = parse(text);
+  guint inlined = 0;
+  pass_inline_calls(g, &inlined);
+  g_assert_cmpuint(inlined, >, 0);
+  char *dot = app_graphviz_dot(g, NULL, NULL);
+  g_assert_cmpuint(count(dot, "label=\"F.log_softmax\""), ==, 1);
+  g_assert_cmpuint(count(dot, "subgraph cluster_"), >=, 1);
+  g_free(dot);
+  ir_graph_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/graphviz-dot/constants-inlined", test_constants_inlined);
@@ -479,5 +534,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/graphviz-dot/edge-ids-and-types", test_edge_ids_and_types);
   g_test_add_func("/graphviz-dot/edge-ids-inside", test_edge_ids_inside);
   g_test_add_func("/graphviz-dot/block-input-ids", test_block_input_ids);
+  g_test_add_func("/graphviz-dot/scope-clusters", test_scope_clusters);
+  g_test_add_func("/graphviz-dot/inlined-calls-are-clusters", test_inlined_calls_are_clusters);
   return g_test_run();
 }
