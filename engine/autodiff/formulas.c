@@ -99,6 +99,7 @@ broadcast_inputs(const IrNode *node, guint *n)
   case IR_ATEN_MAX:
   case IR_ATEN_MIN:
   case IR_ATEN_MSE_LOSS:
+  case IR_ATEN_L1_LOSS:
     *n = 2;
     return self_other;
   case IR_ATEN_LERP:
@@ -205,7 +206,17 @@ ad_formula_exists(const IrNode *node)
     return true;
   }
   case IR_ATEN_MSE_LOSS: /* a constant reduction */
+  case IR_ATEN_L1_LOSS:
     return ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
+  case IR_ATEN_CROSS_ENTROPY_LOSS: /* and self's rank, which names the class dim */
+    if (!is_tensor(ir_input(node, 0)) || ir_input(node, 0)->type->rank < 1)
+      return false;
+    G_GNUC_FALLTHROUGH;
+  case IR_ATEN_NLL_LOSS:
+  case IR_ATEN_NLL_LOSS_ND:
+    return ir_n_inputs(node) < 4 || constant_number(ir_input(node, 3), &d);
+  case IR_ATEN_BINARY_CROSS_ENTROPY_WITH_LOGITS:
+    return ir_n_inputs(node) < 5 || constant_number(ir_input(node, 4), &d);
   case IR_ATEN_LAYER_NORM: { /* the normalized dims' count */
     gint64 shape[IR_MAX_RANK];
     guint n;
@@ -265,6 +276,11 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
     break;
   case IR_ATEN_LAYER_NORM:
     ad_fw_layer_norm(c);
+    break;
+  case IR_ATEN_NLL_LOSS:
+  case IR_ATEN_NLL_LOSS_ND:
+  case IR_ATEN_CROSS_ENTROPY_LOSS:
+    ad_fw_nll_loss(c);
     break;
   case IR_ATEN_INDEX_SELECT:
     fw_self_size(c);

@@ -294,6 +294,14 @@ static const Case cases[] = {
   {"aten::embedding", "TT", ""},    {"aten::embedding_backward", "TTiibb", ""},
   {"aten::cumsum", "Tin", ""},      {"aten::cumsum", "Ti", ""},      {"aten::cumsum", "T", NULL},
   {"aten::mse_loss", "TTi", ""},    {"aten::mse_loss", "TT", ""},    {"aten::mse_loss", "Ti", NULL},
+  {"aten::eq", "ss", "str"},        {"aten::eq", "si", NULL},        {"aten::l1_loss", "TTi", ""},
+  {"aten::l1_loss", "TT", ""},      {"aten::nll_loss", "TTnii", ""}, {"aten::nll_loss", "TT", ""},
+  {"aten::nll_loss_nd", "TTTii", ""}, {"aten::nll_loss_nd", "Ti", NULL},
+  {"aten::cross_entropy_loss", "TTniif", ""}, {"aten::cross_entropy_loss", "TT", ""},
+  {"aten::nll_loss_forward", "TTnii", ""}, {"aten::nll_loss_forward", "TTn", NULL},
+  {"aten::nll_loss_backward", "TTTniiT", ""}, {"aten::nll_loss_backward", "TTTTii", NULL},
+  {"aten::binary_cross_entropy_with_logits", "TTnni", ""},
+  {"aten::binary_cross_entropy_with_logits", "TTTT", ""},
 };
 
 static const char *unary_kinds[] = {
