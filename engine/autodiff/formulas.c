@@ -112,6 +112,8 @@ broadcast_inputs(const IrNode *node, guint *n)
     *n = 2;
     return where_inputs;
   case IR_ATEN_ADDMM:
+  case IR_ATEN_BADDBMM:
+  case IR_ATEN_MASKED_FILL:
   case IR_ATEN_EXPAND:
   case IR_ATEN_EXPAND_AS:
     *n = 1;

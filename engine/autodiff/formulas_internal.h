@@ -160,4 +160,9 @@ void ad_grad_l1_loss(Ctx *c, IrValue *g);
 void ad_grad_nll_loss(Ctx *c, IrValue *g);
 void ad_grad_bce_with_logits(Ctx *c, IrValue *g);
 
+/* Builders of formulas_index.c. */
+void ad_grad_masked_fill(Ctx *c, IrValue *g);
+void ad_grad_gather(Ctx *c, IrValue *g);
+void ad_grad_baddbmm(Ctx *c, IrValue *g);
+
 #endif

@@ -281,6 +281,40 @@ def ones_at(k):
     return change
 
 
+def masked_fill_mask(x, v):
+    return x.masked_fill(x > 0.5, -1.5) * x, torch.tanh(x).masked_fill(x < 0, v)
+
+
+def masked_fill_broadcast(x, y):
+    return x.masked_fill(y > 0, 2.0) * y
+
+
+def gather_dims(x, i):
+    return torch.gather(x, 1, i) * 2.0, x.gather(0, i) * torch.tanh(x[:, :2])
+
+
+def scatter_add_dim1(x, i, s):
+    return x.scatter_add(1, i, s) * torch.tanh(x)
+
+
+def baddbmm_scaled(s, a, b):
+    return torch.baddbmm(s, a, b, beta=0.5, alpha=2.0), torch.baddbmm(s, a, b) * s
+
+
+def clamp_min_max(x):
+    return (x.clamp_min(-0.5), x.clamp_max(1.0) * 2.0, torch.clamp_min(x, float("nan")),
+            torch.clamp_max(x, float("inf")))
+
+
+def with_nan_inf(inputs):
+    """NaN and both infinities among ordinary numbers."""
+    x = inputs[0].clone()
+    x[0, 0] = float("nan")
+    x[0, 1] = float("inf")
+    x[1, 0] = -float("inf")
+    return [x] + inputs[1:]
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -332,6 +366,12 @@ FUNCTIONS = [
     (nll_loss_all_ignored, [(3, 4), (3,)], ones_at(1)),
     (l1_losses, [(3, 4), (1, 4)]),
     (bce_with_logits, [(3, 4), (3, 4), (4,), (3, 4)], probabilities_at(1), frozen(2, 3)),
+    (masked_fill_mask, [(3, 4), ()]),
+    (masked_fill_broadcast, [(1, 4), (3, 4)]),
+    (gather_dims, [(3, 4), (3, 2)], indices_at(1, 3, (3, 2))),
+    (scatter_add_dim1, [(3, 4), (3, 5), (3, 5)], indices_at(1, 4, (3, 5))),
+    (baddbmm_scaled, [(3, 1, 5), (3, 2, 4), (3, 4, 5)]),
+    (clamp_min_max, [(3, 4)], with_nan_inf),
 ]
 
 

@@ -302,6 +302,12 @@ static const Case cases[] = {
   {"aten::nll_loss_backward", "TTTniiT", ""}, {"aten::nll_loss_backward", "TTTTii", NULL},
   {"aten::binary_cross_entropy_with_logits", "TTnni", ""},
   {"aten::binary_cross_entropy_with_logits", "TTTT", ""},
+  {"aten::masked_fill", "TTf", "Scalar"}, {"aten::masked_fill", "TTT", "Tensor"},
+  {"aten::masked_fill", "TT", NULL}, {"aten::gather", "TiT", ""},  {"aten::gather", "TiTb", ""},
+  {"aten::gather", "TTi", NULL},    {"aten::scatter_add", "TiTT", ""},
+  {"aten::scatter_add", "TiT", NULL}, {"aten::baddbmm", "TTTff", ""}, {"aten::baddbmm", "TTT", ""},
+  {"aten::baddbmm", "TT", NULL},    {"aten::clamp_min", "Tf", ""},   {"aten::clamp_min", "T", NULL},
+  {"aten::clamp_max", "Ti", ""},    {"aten::clamp_max", "TT", NULL},
 };
 
 static const char *unary_kinds[] = {

@@ -59,9 +59,63 @@ static void test_bce_with_logits_errors(void) {
   kt_unref_args(b, 3);
 }
 
+static void test_gather_scatter_errors(void) {
+  RtValue a[4] = {scores(), rt_int(1),
+                  rt_tensor(kt_tensor(I64, 2, KT_SIZES(2, 1), KT_VALUES(0, 3))), scores()};
+  kt_expect_error("aten::gather(", a, 3, "index 3 is out of bounds for dimension 1 with size 3");
+  kt_expect_error("aten::scatter_add(", a, 4,
+                  "index 3 is out of bounds for dimension 1 with size 3");
+  a[1] = rt_int(2);
+  kt_expect_error("aten::gather(", a, 3, "Dimension out of range");
+  kt_unref_args(a, 4);
+
+  RtValue b[4] = {scores(), rt_int(1),
+                  rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(0, 1))), scores()};
+  kt_expect_error("aten::gather(", b, 3,
+                  "Index tensor must have the same number of dimensions as input tensor");
+  kt_unref_args(b, 4);
+
+  RtValue c[4] = {scores(), rt_int(1),
+                  rt_tensor(kt_tensor(I64, 2, KT_SIZES(3, 1), KT_VALUES(0, 1, 2))), scores()};
+  kt_expect_error("aten::gather(", c, 3, "Size does not match at dimension 0");
+  kt_expect_error("aten::scatter_add(", c, 4, "Size does not match at dimension 0");
+  kt_unref_args(c, 4);
+
+  RtValue d[4] = {scores(), rt_int(0),
+                  rt_tensor(kt_tensor(F32, 2, KT_SIZES(1, 1), KT_VALUES(0))), scores()};
+  kt_expect_error("aten::gather(", d, 3, "Expected dtype int64 for index");
+  kt_unref_args(d, 4);
+}
+
+static void test_masked_fill_errors(void) {
+  RtValue a[3] = {scores(), rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(0, 1, 0))),
+                  rt_double(2)};
+  kt_expect_error("aten::masked_fill.Scalar(", a, 3, "only supports boolean masks");
+  kt_unref_args(a, 3);
+  RtValue b[3] = {scores(), rt_tensor(kt_tensor(IR_DTYPE_BOOL, 1, KT_SIZES(2), KT_VALUES(0, 1))),
+                  rt_double(2)};
+  kt_expect_error("aten::masked_fill.Scalar(", b, 3, "must match");
+  kt_unref_args(b, 3);
+  RtValue c[3] = {scores(), rt_tensor(kt_tensor(IR_DTYPE_BOOL, 1, KT_SIZES(3), KT_VALUES(0, 1, 0))),
+                  rt_tensor(kt_tensor(F32, 1, KT_SIZES(1), KT_VALUES(2)))};
+  kt_expect_error("aten::masked_fill.Tensor(", c, 3, "0-dimensional value tensor");
+  kt_unref_args(c, 3);
+}
+
+static void test_baddbmm_errors(void) {
+  RtValue a[3] = {rt_tensor(kt_tensor(F32, 3, KT_SIZES(1, 2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
+                  rt_tensor(kt_tensor(F32, 3, KT_SIZES(1, 2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
+                  rt_tensor(kt_tensor(F32, 3, KT_SIZES(1, 2, 3), KT_VALUES(1, 2, 3, 4, 5, 6)))};
+  kt_expect_error("aten::baddbmm(", a, 3, "Expected size for first two dimensions of batch2");
+  kt_unref_args(a, 3);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/errors/nll_loss", test_nll_loss_errors);
   g_test_add_func("/kernels/errors/bce_with_logits", test_bce_with_logits_errors);
+  g_test_add_func("/kernels/errors/gather_scatter", test_gather_scatter_errors);
+  g_test_add_func("/kernels/errors/masked_fill", test_masked_fill_errors);
+  g_test_add_func("/kernels/errors/baddbmm", test_baddbmm_errors);
   return g_test_run();
 }
