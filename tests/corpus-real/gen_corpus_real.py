@@ -315,6 +315,20 @@ def with_nan_inf(inputs):
     return [x] + inputs[1:]
 
 
+def factories(x):
+    return (x + torch.zeros(3, 4) + torch.ones([3, 4]) * x + torch.full([3, 4], 2.5) * x,
+            torch.ones([2, 3], dtype=torch.float64),
+            torch.arange(4) * x, torch.arange(0, 8, 2, dtype=torch.float32) + x,
+            torch.arange(1.0, 2.0, 0.25) * x, torch.full([2], 3), torch.arange(-3, 4, 3),
+            torch.zeros_like(x, dtype=torch.float64) + torch.ones_like(x))
+
+
+def to_dtypes(x, y):
+    d = x.to(torch.float64)
+    return (d * 2.0, y.to(d) * d, x.to("cpu") * x, (x * 3).to(torch.int64),
+            x.to(torch.float32, copy=True) * y)
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -372,6 +386,8 @@ FUNCTIONS = [
     (scatter_add_dim1, [(3, 4), (3, 5), (3, 5)], indices_at(1, 4, (3, 5))),
     (baddbmm_scaled, [(3, 1, 5), (3, 2, 4), (3, 4, 5)]),
     (clamp_min_max, [(3, 4)], with_nan_inf),
+    (factories, [(3, 4)]),
+    (to_dtypes, [(3, 4), (3, 4)]),
 ]
 
 

@@ -308,6 +308,12 @@ static const Case cases[] = {
   {"aten::scatter_add", "TiT", NULL}, {"aten::baddbmm", "TTTff", ""}, {"aten::baddbmm", "TTT", ""},
   {"aten::baddbmm", "TT", NULL},    {"aten::clamp_min", "Tf", ""},   {"aten::clamp_min", "T", NULL},
   {"aten::clamp_max", "Ti", ""},    {"aten::clamp_max", "TT", NULL},
+  {"aten::zeros", "lnnnn", ""},     {"aten::ones", "linnn", ""},     {"aten::zeros", "T", NULL},
+  {"aten::full", "lfnnnn", ""},     {"aten::full", "l", NULL},       {"aten::arange", "innnn", ""},
+  {"aten::arange", "finnnn", "start"}, {"aten::arange", "iiinnnn", "start_step"},
+  {"aten::to", "Tibbn", "dtype"},   {"aten::to", "Tdibbn", "device"}, {"aten::to", "TTbbn", "other"},
+  {"aten::to", "Tdnbb", "prim_Device"}, {"aten::to", "Tnbb", "prim_dtype"},
+  {"aten::to", "s", NULL},
 };
 
 static const char *unary_kinds[] = {

@@ -1,6 +1,8 @@
 /* Argument errors of the issue-11 kernels (losses, gather/scatter, factories): each bad call
  * fails with PyTorch's message, never a crash. Their values are tested against PyTorch in
  * tests/corpus-real. */
+#include <math.h>
+
 #include "kernels-test-util.h"
 
 #define F32 IR_DTYPE_FLOAT32
@@ -110,6 +112,34 @@ static void test_baddbmm_errors(void) {
   kt_unref_args(a, 3);
 }
 
+static void test_factory_errors(void) {
+  RtValue sizes = rt_int_list((const gint64[]){2, -1}, 2);
+  RtValue a[5] = {sizes, rt_none(), rt_none(), rt_none(), rt_none()};
+  kt_expect_error("aten::zeros(", a, 5, "negative");
+  rt_value_unref(sizes);
+  RtValue huge = rt_int_list((const gint64[]){G_MAXINT64 / 2, 4}, 2);
+  RtValue b[6] = {huge, rt_double(1), rt_none(), rt_none(), rt_none(), rt_none()};
+  kt_expect_error("aten::full(", b, 6, "overflow");
+  rt_value_unref(huge);
+  RtValue big = rt_int_list((const gint64[]){1 << 20, 1 << 20, 1 << 10}, 3);
+  RtValue c[5] = {big, rt_none(), rt_none(), rt_none(), rt_none()};
+  kt_expect_error("aten::ones(", c, 5, "budget");
+  c[1] = rt_int(6);
+  c[2] = rt_int(1);
+  kt_expect_error("aten::ones(", c, 5, "only the strided layout");
+  rt_value_unref(big);
+
+  RtValue d[7] = {rt_int(0), rt_int(5), rt_int(0), rt_none(), rt_none(), rt_none(), rt_none()};
+  kt_expect_error("aten::arange.start_step(", d, 7, "step must be nonzero");
+  d[2] = rt_int(-1);
+  kt_expect_error("aten::arange.start_step(", d, 7, "inconsistent with step sign");
+  d[1] = rt_double(INFINITY);
+  kt_expect_error("aten::arange.start_step(", d, 7, "unsupported range");
+  d[1] = rt_double(1e30);
+  d[2] = rt_double(1e-30);
+  kt_expect_error("aten::arange.start_step(", d, 7, "too many elements");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/errors/nll_loss", test_nll_loss_errors);
@@ -117,5 +147,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/errors/gather_scatter", test_gather_scatter_errors);
   g_test_add_func("/kernels/errors/masked_fill", test_masked_fill_errors);
   g_test_add_func("/kernels/errors/baddbmm", test_baddbmm_errors);
+  g_test_add_func("/kernels/errors/factories", test_factory_errors);
   return g_test_run();
 }
