@@ -231,6 +231,7 @@ ad_formula_exists(const IrNode *node)
         return false;
     return true;
   case IR_ATEN_STACK:
+  case IR_ATEN_BROADCAST_TENSORS:
   case IR_ATEN_CAT: /* the pieces' count: the list is built in the same graph */
     return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT;
   default:

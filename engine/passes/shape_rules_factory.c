@@ -1,5 +1,5 @@
-/* shape_rules_factory: the result rules of the factories (zeros, ones, full, arange) and of
- * to() (see shape_rules.h). Factories make contiguous cpu tensors; their dtype is the
+/* shape_rules_factory: the result rules of the factories (zeros, ones, full, arange,
+ * NumToTensor) and of to() (see shape_rules.h). Factories make contiguous cpu tensors; their dtype is the
  * constant dtype argument or PyTorch's default for the other arguments' kinds. */
 #include "passes/shape_rules.h"
 #include "passes/pass_util.h"
@@ -103,5 +103,23 @@ shape_rule_to(const IrNode *node, ShapeInfo *out)
     out->dtype = dtype;
     shape_info_contiguous(out);
   }
+  return true;
+}
+
+/* NumToTensor: a 0-dim cpu tensor, int64 / float64 / bool by the number's type. */
+bool
+shape_rule_num_to_tensor(const IrNode *node, ShapeInfo *out)
+{
+  switch (ir_input(node, 0)->type->kind) {
+  case IR_TYPE_INT: out->dtype = IR_DTYPE_INT64; break;
+  case IR_TYPE_FLOAT: out->dtype = IR_DTYPE_FLOAT64; break;
+  case IR_TYPE_BOOL: out->dtype = IR_DTYPE_BOOL; break;
+  default: return false;
+  }
+  out->known = true;
+  out->device = IR_DEVICE_CPU;
+  out->rank = 0;
+  out->has_sizes = true;
+  shape_info_contiguous(out);
   return true;
 }

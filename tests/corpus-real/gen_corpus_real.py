@@ -329,6 +329,11 @@ def to_dtypes(x, y):
             x.to(torch.float32, copy=True) * y)
 
 
+def detach_broadcast(x, y):
+    a, b = torch.broadcast_tensors(x, y)
+    return x.detach() * x, a * b + torch.tanh(a), x * float(x.sum()) + int(x.sum())
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -388,6 +393,7 @@ FUNCTIONS = [
     (clamp_min_max, [(3, 4)], with_nan_inf),
     (factories, [(3, 4)]),
     (to_dtypes, [(3, 4), (3, 4)]),
+    (detach_broadcast, [(3, 1), (1, 4)]),
 ]
 
 

@@ -314,6 +314,9 @@ static const Case cases[] = {
   {"aten::to", "Tibbn", "dtype"},   {"aten::to", "Tdibbn", "device"}, {"aten::to", "TTbbn", "other"},
   {"aten::to", "Tdnbb", "prim_Device"}, {"aten::to", "Tnbb", "prim_dtype"},
   {"aten::to", "s", NULL},
+  {"prim::NumToTensor", "i", "Scalar"}, {"prim::NumToTensor", "T", NULL},
+  {"aten::detach", "T", ""},        {"aten::detach", "i", NULL},
+  {"aten::broadcast_tensors", "L", ""}, {"aten::broadcast_tensors", "T", NULL},
 };
 
 static const char *unary_kinds[] = {
