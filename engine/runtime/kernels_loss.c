@@ -193,7 +193,7 @@ bool rt_kernel_nll_loss(const IrSchema *schema, const IrNode *node, RtValue *arg
   for (int64_t i = 0; i < a.n; i++)
     for (int64_t k = 0; k < a.s; k++) {
       int64_t e = i * a.s + k;
-      if (l[e] != 0)
+      if (t[e] != ignore_index)
         l[e] = -l[e] * x[(i * a.c + t[e]) * a.s + k];
       sum += l[e];
     }
@@ -254,7 +254,7 @@ bool rt_kernel_nll_loss_backward(const IrSchema *schema, const IrNode *node, RtV
   for (int64_t i = 0; i < a.n; i++)
     for (int64_t k = 0; k < a.s; k++) {
       int64_t e = i * a.s + k;
-      if (w[e] != 0)
+      if (t[e] != ignore_index)
         r[(i * a.c + t[e]) * a.s + k] = -w[e] * g[reduction == 0 ? e : 0] * scale;
     }
   rt_tensor_unref(g64);
