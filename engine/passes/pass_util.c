@@ -8,7 +8,8 @@ bool
 pu_node_has_side_effects(const IrNode *node)
 {
   /* An opaque op may print, raise or mutate: nothing may drop or reorder it. */
-  if (node->kind == IR_PRIM_RAISE_EXCEPTION || node->kind == IR_PRIM_OPAQUE ||
+  if (node->kind == IR_PRIM_RAISE_EXCEPTION || node->kind == IR_PRIM_PRINT ||
+      node->kind == IR_PRIM_OPAQUE ||
       node->kind == IR_PRIM_CALL_METHOD || node->kind == IR_PRIM_CALL_FUNCTION)
     return true;
   for (guint b = 0; b < ir_n_blocks(node); b++) {
