@@ -1,6 +1,6 @@
 /* shape_rules_factory: the result rules of the factories (zeros, ones, full, arange,
- * NumToTensor) and of to() (see shape_rules.h). Factories make contiguous cpu tensors; their dtype is the
- * constant dtype argument or PyTorch's default for the other arguments' kinds. */
+ * NumToTensor) and of to() (see shape_rules.h). Factories make contiguous cpu tensors; their
+ * dtype is the constant dtype argument or PyTorch's default for the other arguments' kinds. */
 #include "passes/shape_rules.h"
 #include "passes/pass_util.h"
 #include "runtime/kernel_args.h"

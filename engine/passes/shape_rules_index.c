@@ -49,6 +49,8 @@ shape_rule_baddbmm(const IrNode *node, ShapeInfo *out)
       out->rank != 3 || b2.rank != 3)
     return false;
   out->has_sizes = out->has_sizes && b2.has_sizes;
+  if (out->has_sizes && (out->sizes[0] != b2.sizes[0] || out->sizes[2] != b2.sizes[1]))
+    return false; /* the kernel refuses these */
   out->sizes[2] = b2.sizes[2];
   shape_info_contiguous(out);
   return true;

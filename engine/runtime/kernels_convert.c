@@ -200,7 +200,8 @@ bool rt_kernel_to(const IrSchema *schema, const IrNode *node, RtValue *args, gui
     outs[0] = rt_tensor(rt_tensor_ref(self));
     return true;
   }
-  outs[0] = rt_tensor(dtype == self->dtype ? rt_tensor_clone(self) : rt_tensor_to_dtype(self, dtype));
+  outs[0] = rt_tensor(dtype == self->dtype ? rt_tensor_clone(self)
+                                           : rt_tensor_to_dtype(self, dtype));
   return true;
 }
 

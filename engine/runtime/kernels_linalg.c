@@ -1,5 +1,6 @@
 /* Matrix products: rt_kernel_mm (mm, bmm), rt_kernel_addmm (addmm, baddbmm), rt_kernel_matmul,
- * rt_kernel_linear, all through CBLAS (sgemm for float32, dgemm for float64; never a hand-written GEMM).
+ * rt_kernel_linear, all through CBLAS (sgemm for float32, dgemm for float64; never a
+ * hand-written GEMM).
  *
  * Contracts as PyTorch 1.13:
  * - mm: two matrices of one dtype; "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)".
