@@ -207,18 +207,6 @@ ad_formula_exists(const IrNode *node)
     }
     return true;
   }
-  case IR_ATEN_MSE_LOSS: /* a constant reduction */
-  case IR_ATEN_L1_LOSS:
-    return ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
-  case IR_ATEN_CROSS_ENTROPY_LOSS: /* and self's rank, which names the class dim */
-    if (!is_tensor(ir_input(node, 0)) || ir_input(node, 0)->type->rank < 1)
-      return false;
-    G_GNUC_FALLTHROUGH;
-  case IR_ATEN_NLL_LOSS:
-  case IR_ATEN_NLL_LOSS_ND:
-    return ir_n_inputs(node) < 4 || constant_number(ir_input(node, 3), &d);
-  case IR_ATEN_BINARY_CROSS_ENTROPY_WITH_LOGITS:
-    return ir_n_inputs(node) < 5 || constant_number(ir_input(node, 4), &d);
   case IR_ATEN_LAYER_NORM: { /* the normalized dims' count */
     gint64 shape[IR_MAX_RANK];
     guint n;

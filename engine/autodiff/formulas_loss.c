@@ -1,21 +1,39 @@
-/* Gradient formulas of the losses (l1_loss, nll_loss, nll_loss_nd, cross_entropy_loss,
- * binary_cross_entropy_with_logits), as PyTorch 1.13's derivatives.yaml. The reduction is a
- * constant of the node (ad_formula_exists checks it); weights get no gradient. */
+/* Gradient formulas of the losses (mse_loss, l1_loss, nll_loss, nll_loss_nd,
+ * cross_entropy_loss, binary_cross_entropy_with_logits), as PyTorch 1.13's derivatives.yaml.
+ * The reduction need not be a constant: the functional losses compute it from their
+ * reduction name, and graphs that are not optimized still hold that computation, so the mean's
+ * division is then decided when the graph runs. Weights get no gradient. */
 #include "autodiff/formulas_internal.h"
-
-static double
-reduction_of(const Ctx *c, guint i)
-{
-  double reduction = 1;
-  if (arg(c, i))
-    constant_number(c->in[i], &reduction);
-  return reduction;
-}
 
 static IrValue *
 arg_or_none(Ctx *c, guint i)
 {
   return arg(c, i) ? c->in[i] : ir_graph_insert_constant_none(c->g);
+}
+
+/* grad over the element count n (an int) for the mean (reduction 1, the default): directly
+ * for a constant reduction, else over 1 + (reduction == 1) (n - 1), decided at run time. */
+static IrValue *
+mean_scaled(Ctx *c, IrValue *grad, guint reduction_index, IrValue *n)
+{
+  IrValue *r = arg(c, reduction_index);
+  double reduction = 1;
+  if (!r || constant_number(r, &reduction))
+    return reduction == 1 ? E2(ATEN_DIV, grad, n) : grad;
+  IrValue *one = cint(c, 1);
+  IrValue *is_mean = E1(ATEN_INT, E2(ATEN_EQ, r, one));
+  return E2(ATEN_DIV, grad, E2(ATEN_ADD, one, E2(ATEN_MUL, is_mean, E2(ATEN_SUB, n, one))));
+}
+
+/* mse_loss as PyTorch's mse_loss_backward: 2 (self - target) g, over the element count for
+ * the mean; each side summed to its size (they broadcast). */
+void
+ad_grad_mse_loss(Ctx *c, IrValue *g)
+{
+  IrValue *diff = E3(ATEN_SUB, c->in[0], c->in[1], cint(c, 1));
+  IrValue *grad = mean_scaled(c, mul(c, mul(c, diff, cint(c, 2)), g), 2, E1(ATEN_NUMEL, diff));
+  c->gin[0] = gsts(c, grad, 0);
+  c->gin[1] = gsts(c, E1(ATEN_NEG, grad), 1);
 }
 
 /* l1_loss = |self - target| reduced: sign(self - target) g, over the element count for the
@@ -24,18 +42,21 @@ void
 ad_grad_l1_loss(Ctx *c, IrValue *g)
 {
   IrValue *diff = E3(ATEN_SUB, c->in[0], c->in[1], cint(c, 1));
-  IrValue *grad = mul(c, E1(ATEN_SIGN, diff), g);
-  if (reduction_of(c, 2) == 1)
-    grad = E2(ATEN_DIV, grad, E1(ATEN_NUMEL, diff));
+  IrValue *grad = mean_scaled(c, mul(c, E1(ATEN_SIGN, diff), g), 2, E1(ATEN_NUMEL, diff));
   c->gin[0] = gsts(c, grad, 0);
   c->gin[1] = gsts(c, neg(c, grad), 1);
 }
 
-/* The class dim of cross_entropy_loss (ad_formula_exists requires self's rank). */
+/* The class dim of cross_entropy_loss: 0 for a 1-D self, else 1; from self's rank when it
+ * is known, else 1 - (dim(self) == 1) when the graph runs. */
 static IrValue *
 class_dim(Ctx *c)
 {
-  return cint(c, c->in[0]->type->rank == 1 ? 0 : 1);
+  int rank = is_tensor(c->in[0]) ? c->in[0]->type->rank : -1;
+  if (rank >= 1)
+    return cint(c, rank == 1 ? 0 : 1);
+  IrValue *one = cint(c, 1);
+  return E2(ATEN_SUB, one, E1(ATEN_INT, E2(ATEN_EQ, E1(ATEN_DIM, c->in[0]), one)));
 }
 
 /* nll_loss_backward needs the total weight of the kept targets, which only nll_loss_forward
@@ -99,11 +120,7 @@ ad_grad_bce_with_logits(Ctx *c, IrValue *g)
     gx = mul(c, gx, w);
     gt = mul(c, gt, w);
   }
-  if (reduction_of(c, 4) == 1) {
-    IrValue *n = E1(ATEN_NUMEL, x);
-    gx = E2(ATEN_DIV, gx, n);
-    gt = E2(ATEN_DIV, gt, n);
-  }
-  c->gin[0] = gx;
-  c->gin[1] = gt;
+  IrValue *n = E1(ATEN_NUMEL, x);
+  c->gin[0] = mean_scaled(c, gx, 4, n);
+  c->gin[1] = mean_scaled(c, gt, 4, n);
 }

@@ -1,6 +1,6 @@
 /* Gradient formulas of the linear-algebra, layout and torch.nn ops (matmul of every rank,
  * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout, stack,
- * index_select, embedding, cumsum, mse_loss, broadcast_tensors), as PyTorch 1.13's
+ * index_select, embedding, cumsum, broadcast_tensors), as PyTorch 1.13's
  * symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
@@ -214,22 +214,6 @@ ad_grad_cumsum(Ctx *c, IrValue *g)
                                            ir_graph_insert_constant_none(c->g)});
   IrValue *r = E3(ATEN_ADD, E3(ATEN_SUB, total, E2(ATEN_CUMSUM, g, c->in[1]), one), g, one);
   c->gin[0] = value_is_none(arg(c, 2)) ? r : E2(ATEN_TYPE_AS, r, c->in[0]);
-}
-
-/* mse_loss as PyTorch's mse_loss_backward: 2 (self - target) g, divided by the element count
- * for the mean; each side summed to its size. */
-void
-ad_grad_mse_loss(Ctx *c, IrValue *g)
-{
-  double reduction = 1;
-  if (arg(c, 2))
-    constant_number(c->in[2], &reduction);
-  IrValue *diff = E3(ATEN_SUB, c->in[0], c->in[1], cint(c, 1));
-  IrValue *grad = mul(c, mul(c, diff, cint(c, 2)), g);
-  if (reduction == 1)
-    grad = E2(ATEN_DIV, grad, E1(ATEN_NUMEL, diff));
-  c->gin[0] = gsts(c, grad, 0);
-  c->gin[1] = gsts(c, E1(ATEN_NEG, grad), 1);
 }
 
 /* broadcast_tensors: each gradient summed back to its tensor's size (a Tensor[] gradient for

@@ -1,5 +1,5 @@
 /* Shape and view kernels: t, transpose, unsqueeze, squeeze (all / dim), expand (-1 keeps a
- * size), expand_as, view, reshape, size, size.int, numel, _size_if_not_equal and
+ * size), expand_as, view, reshape, size, size.int, numel, dim, _size_if_not_equal and
  * broadcast_tensors (every tensor expanded to their common shape).
  *
  * Every tensor result is a view sharing self's storage (PyTorch semantics), except reshape
@@ -149,6 +149,10 @@ bool rt_kernel_size(const IrSchema *schema, const IrNode *node, RtValue *args, g
     return false;
   if (schema->kind == IR_ATEN_NUMEL) {
     outs[0] = rt_int(rt_tensor_numel(self));
+    return true;
+  }
+  if (schema->kind == IR_ATEN_DIM) {
+    outs[0] = rt_int(self->ndim);
     return true;
   }
   if (k_overload_is(schema, "int")) {

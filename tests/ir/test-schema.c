@@ -317,6 +317,7 @@ static const Case cases[] = {
   {"prim::NumToTensor", "i", "Scalar"}, {"prim::NumToTensor", "T", NULL},
   {"aten::detach", "T", ""},        {"aten::detach", "i", NULL},
   {"aten::broadcast_tensors", "L", ""}, {"aten::broadcast_tensors", "T", NULL},
+  {"aten::dim", "T", ""},           {"aten::dim", "i", NULL},
 };
 
 static const char *unary_kinds[] = {
