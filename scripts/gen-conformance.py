@@ -50,7 +50,24 @@ SCALARS = {
     "weight": [0.25, 0.75],
     "exponent": [0.5, -0.5, 2, 3, -1, 2.5, 0],
     "other": [2.5, -2, 0],
+    "min_val": [-1.0, -0.5],
+    "max_val": [1.0, 1.5],
+    "negative_slope": [0.01, 0.25],
+    "beta": [1, 2.0],
+    "scale": [1.0, 1.5],
+    "input_scale": [1.0, 0.5],
 }
+
+# Per-op scalar values where the shared ones above miss an edge: clamp_min / clamp_max take
+# a NaN or infinite bound (NaN wins, as in PyTorch 1.13).
+OP_SCALARS = {
+    "aten::clamp_min": {"min": [-1.0, 0.5, 2, math.nan, -math.inf]},
+    "aten::clamp_max": {"max": [2, -0.5, math.nan, math.inf]},
+}
+
+
+def scalar_values(name, argname):
+    return OP_SCALARS.get(name, {}).get(argname) or SCALARS[argname]
 
 
 def rows():
@@ -77,6 +94,8 @@ def parse_schema(schema):
         out.append((typ, argname))
         if keyword:
             kwarg_only.add(argname)
+    # The row being generated: elu's positional alpha is not add's keyword-only one.
+    KWARG_ONLY.clear()
     KWARG_ONLY.update(kwarg_only)
     return name, overload or "", out
 
@@ -188,7 +207,7 @@ def value_cases():
         fn = torch_op(name, overload)
         scalar_names = [a for t, a in args if t != "Tensor"]
         scalar_sets = [dict(zip(scalar_names, combo))
-                       for combo in itertools.product(*[SCALARS[a] for a in scalar_names])]
+                       for combo in itertools.product(*[scalar_values(name, a) for a in scalar_names])]
         for dtype in ["float32", "float64", "int64", "bool"]:
             for scalars in scalar_sets:
                 dts = tensor_dtypes(name, args, dtype)
@@ -232,7 +251,7 @@ def grad_cases():
         fn = torch_op(name, overload)
         tensor_args = [a for t, a in args if t == "Tensor"]
         scalar_names = [a for t, a in args if t != "Tensor"]
-        scalars = {a: next(v for v in SCALARS[a] if v is not None and v != 0)
+        scalars = {a: next(v for v in scalar_values(name, a) if v is not None and v != 0)
                    for a in scalar_names}
         if name == "aten::pow" and overload == "Tensor_Scalar":
             scalars["exponent"] = 2.5

@@ -99,6 +99,7 @@ broadcast_inputs(const IrNode *node, guint *n)
   case IR_ATEN_MAX:
   case IR_ATEN_MIN:
   case IR_ATEN_MSE_LOSS:
+  case IR_ATEN_L1_LOSS:
     *n = 2;
     return self_other;
   case IR_ATEN_LERP:
@@ -111,6 +112,8 @@ broadcast_inputs(const IrNode *node, guint *n)
     *n = 2;
     return where_inputs;
   case IR_ATEN_ADDMM:
+  case IR_ATEN_BADDBMM:
+  case IR_ATEN_MASKED_FILL:
   case IR_ATEN_EXPAND:
   case IR_ATEN_EXPAND_AS:
     *n = 1;
@@ -204,8 +207,6 @@ ad_formula_exists(const IrNode *node)
     }
     return true;
   }
-  case IR_ATEN_MSE_LOSS: /* a constant reduction */
-    return ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
   case IR_ATEN_LAYER_NORM: { /* the normalized dims' count */
     gint64 shape[IR_MAX_RANK];
     guint n;
@@ -218,6 +219,7 @@ ad_formula_exists(const IrNode *node)
         return false;
     return true;
   case IR_ATEN_STACK:
+  case IR_ATEN_BROADCAST_TENSORS:
   case IR_ATEN_CAT: /* the pieces' count: the list is built in the same graph */
     return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT;
   default:
@@ -265,6 +267,11 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
     break;
   case IR_ATEN_LAYER_NORM:
     ad_fw_layer_norm(c);
+    break;
+  case IR_ATEN_NLL_LOSS:
+  case IR_ATEN_NLL_LOSS_ND:
+  case IR_ATEN_CROSS_ENTROPY_LOSS:
+    ad_fw_nll_loss(c);
     break;
   case IR_ATEN_INDEX_SELECT:
     fw_self_size(c);

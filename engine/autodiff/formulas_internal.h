@@ -151,8 +151,20 @@ void ad_grad_stack(Ctx *c, IrValue *g);
 void ad_grad_unbind(Ctx *c, IrValue *g);
 void ad_grad_index_select(Ctx *c, IrValue *g);
 void ad_grad_cumsum(Ctx *c, IrValue *g);
-void ad_grad_mse_loss(Ctx *c, IrValue *g);
 void ad_grad_slice(Ctx *c, IrValue *g);
 void ad_grad_layer_norm(Ctx *c, IrValue *g);
+void ad_grad_broadcast_tensors(Ctx *c, IrValue *g);
+
+/* Builders of formulas_loss.c; ad_fw_nll_loss is the forward part of nll_loss's. */
+void ad_fw_nll_loss(Ctx *c);
+void ad_grad_mse_loss(Ctx *c, IrValue *g);
+void ad_grad_l1_loss(Ctx *c, IrValue *g);
+void ad_grad_nll_loss(Ctx *c, IrValue *g);
+void ad_grad_bce_with_logits(Ctx *c, IrValue *g);
+
+/* Builders of formulas_index.c. */
+void ad_grad_masked_fill(Ctx *c, IrValue *g);
+void ad_grad_gather(Ctx *c, IrValue *g);
+void ad_grad_baddbmm(Ctx *c, IrValue *g);
 
 #endif

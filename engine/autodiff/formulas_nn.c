@@ -1,5 +1,6 @@
 /* Gradient formulas of the linear-algebra, layout and torch.nn ops (matmul of every rank,
- * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout, stack, index_select, embedding, cumsum, mse_loss), as PyTorch 1.13's
+ * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout, stack,
+ * index_select, embedding, cumsum, broadcast_tensors), as PyTorch 1.13's
  * symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
@@ -224,18 +225,27 @@ ad_grad_cumsum(Ctx *c, IrValue *g)
   c->gin[0] = value_is_none(arg(c, 2)) ? r : E2(ATEN_TYPE_AS, r, c->in[0]);
 }
 
-/* mse_loss as PyTorch's mse_loss_backward: 2 (self - target) g, divided by the element count
- * for the mean; each side summed to its size. */
+/* broadcast_tensors: each gradient summed back to its tensor's size (a Tensor[] gradient for
+ * the list input, as stack's). */
 void
-ad_grad_mse_loss(Ctx *c, IrValue *g)
+ad_grad_broadcast_tensors(Ctx *c, IrValue *g)
 {
-  double reduction = 1;
-  if (arg(c, 2))
-    constant_number(c->in[2], &reduction);
-  IrValue *diff = E3(ATEN_SUB, c->in[0], c->in[1], cint(c, 1));
-  IrValue *grad = mul(c, mul(c, diff, cint(c, 2)), g);
-  if (reduction == 1)
-    grad = E2(ATEN_DIV, grad, E1(ATEN_NUMEL, diff));
-  c->gin[0] = gsts(c, grad, 0);
-  c->gin[1] = gsts(c, E1(ATEN_NEG, grad), 1);
+  guint n = ir_n_inputs(ir_input(c->node, 0)->node);
+  IrNode *inputs = ir_node_create(c->g, IR_PRIM_LIST_UNPACK, n);
+  ir_node_add_input(inputs, c->in[0]);
+  IrNode *grads = ir_node_create(c->g, IR_PRIM_LIST_UNPACK, n);
+  ir_node_add_input(grads, g);
+  for (guint i = 0; i < n; i++) {
+    ir_value_set_type(ir_output(inputs, i), ir_type_tensor());
+    ir_value_set_type(ir_output(grads, i), ir_type_tensor());
+  }
+  ir_graph_insert(c->g, inputs);
+  ir_graph_insert(c->g, grads);
+  IrNode *list = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
+  for (guint i = 0; i < n; i++)
+    ir_node_add_input(list, E2(ATEN_GRAD_SUM_TO_SIZE, ir_output(grads, i),
+                               size_of(c, ir_output(inputs, i))));
+  ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_tensor()));
+  ir_graph_insert(c->g, list);
+  c->gin[0] = ir_output(list, 0);
 }

@@ -17,7 +17,7 @@ static const char *const aliasing_ops[] = {
     "aten::squeeze",    "aten::unsqueeze",   "aten::chunk",         "aten::split",
     "aten::unbind",     "aten::flatten",     "aten::contiguous",    "aten::to",
     "aten::type_as",    "aten::detach",      "aten::alias",         "aten::sum_to_size",
-    "aten::_grad_sum_to_size",
+    "aten::_grad_sum_to_size", "aten::broadcast_tensors",
 };
 
 typedef struct {

@@ -223,7 +223,7 @@ static bool move_dependents_after(IrNode *p, IrNode *consumer) {
   for (IrNode *n = p->next; n != consumer && ok; n = n->next) {
     if (!uses_any(n, defs))
       continue;
-    if (ir_n_blocks(n) > 0 || n->kind == IR_PRIM_RAISE_EXCEPTION)
+    if (ir_n_blocks(n) > 0 || n->kind == IR_PRIM_RAISE_EXCEPTION || n->kind == IR_PRIM_PRINT)
       ok = false;
     g_ptr_array_add(dependents, n);
     for (guint i = 0; i < ir_n_outputs(n); i++)

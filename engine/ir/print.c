@@ -19,10 +19,8 @@
 #include "ir/text_lexer.h"
 #include "tensor/tensor.h"
 
-/* PyTorch's IValue repr of a double ("1.", "0.5", "1.0000000000000001e-05", "inf",
- * "nan"). */
-static void
-text_format_double(GString *out, double d)
+void
+ir_format_double(GString *out, double d)
 {
   if (isnan(d)) {
     g_string_append(out, "nan");
@@ -104,7 +102,7 @@ print_attr_value(GString *out, const IrAttr *a)
 {
   switch (a->kind) {
   case IR_ATTR_F:
-    text_format_double(out, a->v.f);
+    ir_format_double(out, a->v.f);
     break;
   case IR_ATTR_I:
     g_string_append_printf(out, "%" G_GINT64_FORMAT, a->v.i);
@@ -122,7 +120,7 @@ print_attr_value(GString *out, const IrAttr *a)
       if (i)
         g_string_append(out, ", ");
       if (a->kind == IR_ATTR_FS)
-        text_format_double(out, g_array_index(a->v.fs, double, i));
+        ir_format_double(out, g_array_index(a->v.fs, double, i));
       else if (a->kind == IR_ATTR_IS)
         g_string_append_printf(out, "%" G_GINT64_FORMAT, g_array_index(a->v.is, gint64, i));
       else

@@ -22,6 +22,9 @@ char *ir_graph_to_string(const IrGraph *graph); /* default options */
 /* The node's own line only (no blocks, no newline, subgraphs as Subgraph=<Graph>): what
  * verifier messages and inspectors show. */
 void ir_node_print_line(GString *out, const IrNode *node);
+/* PyTorch's IValue repr of a double ("1.", "0.5", "1.0000000000000001e-05", "inf", "nan"),
+ * as constants print and prim::Print writes floats. */
+void ir_format_double(GString *out, double d);
 
 /* A graph file: one or more graphs (PyTorch's old expect files hold several), and the
  * parser's warnings ("FILE:LINE:COL: warning: ..."), one per op it kept opaque. */

@@ -6,6 +6,27 @@
 
 #include "passes/module_lowering.h"
 
+/* torch.nn._reduction.get_enum: "none" 0, "sum" 2, else "mean" 1 (the names PyTorch rejects
+ * raise there before any loss runs), into %reduction_enum; constant propagation folds it. */
+#define REDUCTION_ENUM                                                                         \
+  "  %none_s : str = prim::Constant[value=\"none\"]()\n"                                        \
+  "  %sum_s : str = prim::Constant[value=\"sum\"]()\n"                                          \
+  "  %red_none : int = prim::Constant[value=0]()\n"                                            \
+  "  %red_mean : int = prim::Constant[value=1]()\n"                                            \
+  "  %red_sum : int = prim::Constant[value=2]()\n"                                             \
+  "  %is_none : bool = aten::eq(%reduction, %none_s)\n"                                        \
+  "  %reduction_enum : int = prim::If(%is_none)\n"                                             \
+  "    block0():\n"                                                                            \
+  "      -> (%red_none)\n"                                                                     \
+  "    block1():\n"                                                                            \
+  "      %is_sum : bool = aten::eq(%reduction, %sum_s)\n"                                      \
+  "      %sum_or_mean : int = prim::If(%is_sum)\n"                                             \
+  "        block0():\n"                                                                        \
+  "          -> (%red_sum)\n"                                                                  \
+  "        block1():\n"                                                                        \
+  "          -> (%red_mean)\n"                                                                 \
+  "      -> (%sum_or_mean)\n"
+
 static const struct {
   const char *name;
   const char *text;
@@ -65,17 +86,31 @@ static const struct {
                 "%scale_grad_by_freq, %sparse)\n"
                 "  return (%r)\n"},
   {"mse_loss", "graph(%input : Tensor, %target : Tensor, %size_average : NoneType,\n"
-               "      %reduce : NoneType, %reduction : str):\n"
-               "  %mean : int = prim::Constant[value=1]()\n"
-               "  %r : Tensor = aten::mse_loss(%input, %target, %mean)\n"
+               "      %reduce : NoneType, %reduction : str):\n" REDUCTION_ENUM
+               "  %r : Tensor = aten::mse_loss(%input, %target, %reduction_enum)\n"
                "  return (%r)\n"},
+  {"l1_loss", "graph(%input : Tensor, %target : Tensor, %size_average : NoneType,\n"
+              "      %reduce : NoneType, %reduction : str):\n" REDUCTION_ENUM
+              "  %r : Tensor = aten::l1_loss(%input, %target, %reduction_enum)\n"
+              "  return (%r)\n"},
   {"nll_loss", "graph(%input : Tensor, %target : Tensor, %weight : Tensor?,\n"
                "      %size_average : NoneType, %ignore_index : int, %reduce : NoneType,\n"
-               "      %reduction : str):\n"
-               "  %mean : int = prim::Constant[value=1]()\n"
-               "  %r : Tensor = aten::nll_loss_nd(%input, %target, %weight, %mean, "
+               "      %reduction : str):\n" REDUCTION_ENUM
+               "  %r : Tensor = aten::nll_loss_nd(%input, %target, %weight, %reduction_enum, "
                "%ignore_index)\n"
                "  return (%r)\n"},
+  {"cross_entropy", "graph(%input : Tensor, %target : Tensor, %weight : Tensor?,\n"
+                    "      %size_average : NoneType, %ignore_index : int, %reduce : NoneType,\n"
+                    "      %reduction : str, %label_smoothing : float):\n" REDUCTION_ENUM
+                    "  %r : Tensor = aten::cross_entropy_loss(%input, %target, %weight, "
+                    "%reduction_enum, %ignore_index, %label_smoothing)\n"
+                    "  return (%r)\n"},
+  {"binary_cross_entropy_with_logits",
+   "graph(%input : Tensor, %target : Tensor, %weight : Tensor?, %size_average : NoneType,\n"
+   "      %reduce : NoneType, %reduction : str, %pos_weight : Tensor?):\n" REDUCTION_ENUM
+   "  %r : Tensor = aten::binary_cross_entropy_with_logits(%input, %target, %weight, "
+   "%pos_weight, %reduction_enum)\n"
+   "  return (%r)\n"},
 };
 
 static const struct {

@@ -8,9 +8,9 @@ bool
 pu_node_has_side_effects(const IrNode *node)
 {
   /* An opaque op may print, raise or mutate: nothing may drop or reorder it. */
-  if (node->kind == IR_PRIM_RAISE_EXCEPTION || node->kind == IR_PRIM_OPAQUE ||
-      node->kind == IR_PRIM_CALL_METHOD || node->kind == IR_PRIM_CALL_FUNCTION ||
-      pu_node_mutates(node))
+  if (node->kind == IR_PRIM_RAISE_EXCEPTION || node->kind == IR_PRIM_PRINT ||
+      node->kind == IR_PRIM_OPAQUE || node->kind == IR_PRIM_CALL_METHOD ||
+      node->kind == IR_PRIM_CALL_FUNCTION || pu_node_mutates(node))
     return true;
   for (guint b = 0; b < ir_n_blocks(node); b++) {
     IR_FOR_EACH_NODE(n, ir_block(node, b)) {

@@ -166,8 +166,7 @@ shape_tensor_input(const IrNode *node, guint i, ShapeInfo *out)
 static bool
 excluded_from_promotion(const char *arg)
 {
-  static const char *const names[] = {"alpha", "value", "weight", "threshold", "min", "max",
-                                      "condition"};
+  static const char *const names[] = {"alpha", "value", "weight", "threshold", "condition"};
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
     if (strcmp(arg, names[i]) == 0)
       return true;
@@ -202,8 +201,10 @@ elementwise(const IrNode *node, IrDtypeRule dtype_rule, ShapeInfo *out)
       }
       if (promotes)
         promotion_add_tensor(&p, &t);
-    } else if (promotes && !promotion_add_scalar(&p, v->type)) {
-      return false;
+    } else if (promotes && v->type->kind != IR_TYPE_NONE) {
+      /* clamp's bounds promote, as PyTorch's; a None bound takes no part */
+      if (!promotion_add_scalar(&p, v->type))
+        return false;
     }
   }
   if (first)

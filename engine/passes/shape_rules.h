@@ -46,6 +46,17 @@ bool shape_rule_stack(const IrNode *node, ShapeInfo *out);
 bool shape_rule_index_select(const IrNode *node, ShapeInfo *out);
 bool shape_rule_embedding(const IrNode *node, ShapeInfo *out);
 
+/* Rules of shape_rules_loss.c. */
+bool shape_rule_nll_loss(const IrNode *node, ShapeInfo *out);
+bool shape_rule_bce_with_logits(const IrNode *node, ShapeInfo *out);
+/* Rules of shape_rules_index.c. */
+bool shape_rule_masked_fill(const IrNode *node, ShapeInfo *out);
+bool shape_rule_gather(const IrNode *node, ShapeInfo *out);
+bool shape_rule_baddbmm(const IrNode *node, ShapeInfo *out);
+/* Rules of shape_rules_factory.c. */
+bool shape_rule_factory(const IrNode *node, ShapeInfo *out);
+bool shape_rule_to(const IrNode *node, ShapeInfo *out);
+bool shape_rule_num_to_tensor(const IrNode *node, ShapeInfo *out);
 /* Piece `index` of chunking `self` into `chunks` along `dim` (ConstantChunk / chunk). */
 bool shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,
                             ShapeInfo *out);

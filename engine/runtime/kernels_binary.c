@@ -1,6 +1,6 @@
 /* rt_kernel_binary: every elementwise op of ops.def with more than one operand or with
  * scalar parameters (add/sub with alpha, mul, div, rsub, threshold, atan2, pow, fmod,
- * remainder, clamp, max/min, lerp, addcmul, where, comparisons), in Tensor and Scalar forms.
+ * remainder, clamp, clamp_min/clamp_max, max/min, lerp, addcmul, where, comparisons), in Tensor and Scalar forms.
  *
  * Semantics are PyTorch 1.13's on the CPU:
  * - Tensor operands broadcast; the result is a new contiguous tensor.
@@ -90,6 +90,7 @@ DEF_F(threshold, x <= A[0] ? A[1] : x)
 DEF_I(threshold, x <= A[0] ? A[1] : x)
 /* Activations with scalar parameters (issue 11; PyTorch 1.13's formulas). */
 DEF_F(hardtanh, x < A[0] ? A[0] : (x > A[1] ? A[1] : x))
+DEF_I(hardtanh, x < A[0] ? A[0] : (x > A[1] ? A[1] : x))
 DEF_F(leaky_relu, x > 0 ? x : x * A[0])
 DEF_F(softplus, x * A[0] > A[1] ? x : log1p(exp(x * A[0])) / A[0])
 DEF_F(elu, x > 0 ? A[1] * x : A[0] * A[1] * (exp(x * A[2]) - 1))
@@ -103,6 +104,11 @@ DEF_F(fmod, fmod(x, y))
 DEF_F(remainder, remainder_float(x, y))
 DEF_F(clamp, clamp_float(x, P))
 DEF_I(clamp, clamp_int(x, P))
+/* clamp_min / clamp_max: a NaN bound gives NaN, a NaN self stays NaN (PyTorch 1.13). */
+DEF_F(clamp_min, A[0] != A[0] ? A[0] : (x < A[0] ? A[0] : x))
+DEF_I(clamp_min, x < A[0] ? A[0] : x)
+DEF_F(clamp_max, A[0] != A[0] ? A[0] : (x > A[0] ? A[0] : x))
+DEF_I(clamp_max, x > A[0] ? A[0] : x)
 /* NaN wins; a tie gives the second operand (PyTorch's vectorized max/min: -0 or 0). */
 DEF_F(max, isnan(x) ? x : (x > y ? x : y))
 DEF_I(max, x < y ? y : x)
@@ -188,8 +194,7 @@ LOOPS2_FI(rsub)
 LOOPS2_FI(mul)
 LOOPS2_F(div)
 LOOPS1_FI(threshold)
-K_LOOP1(hardtanh_loop_f32, float, float, hardtanh_f32)
-K_LOOP1(hardtanh_loop_f64, double, double, hardtanh_f64)
+LOOPS1_FI(hardtanh)
 K_LOOP1(leaky_relu_loop_f32, float, float, leaky_relu_f32)
 K_LOOP1(leaky_relu_loop_f64, double, double, leaky_relu_f64)
 K_LOOP1(softplus_loop_f32, float, float, softplus_f32)
@@ -203,6 +208,8 @@ K_LOOP2(pow_s_loop_i64, int64_t, int64_t, pow_i64)
 LOOPS2_FI(fmod)
 LOOPS2_FI(remainder)
 LOOPS1_FI(clamp)
+LOOPS1_FI(clamp_min)
+LOOPS1_FI(clamp_max)
 LOOPS2_FI(max)
 LOOPS2_FI(min)
 LOOPS2_F(lerp_s)
@@ -278,7 +285,7 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
     return true;
   case IR_ATEN_HARDTANH:
     *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .rule = RULE_SELF,
-                .loops = LOOPS_F(hardtanh)};
+                .loops = LOOPS_FI(hardtanh)};
     return true;
   case IR_ATEN_LEAKY_RELU:
     *p = (Plan){.n_ops = 1, .n_params = 1, .params = {1}, .rule = RULE_SELF,
@@ -295,6 +302,14 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_CLAMP:
     *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .params_promote = true,
                 .loops = LOOPS_FI(clamp)};
+    return true;
+  case IR_ATEN_CLAMP_MIN:
+    *p = (Plan){.n_ops = 1, .n_params = 1, .params = {1}, .params_promote = true,
+                .loops = LOOPS_FI(clamp_min)};
+    return true;
+  case IR_ATEN_CLAMP_MAX:
+    *p = (Plan){.n_ops = 1, .n_params = 1, .params = {1}, .params_promote = true,
+                .loops = LOOPS_FI(clamp_max)};
     return true;
   case IR_ATEN_LERP:
     if (k_overload_is(schema, "Scalar"))

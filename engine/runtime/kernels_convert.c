@@ -1,12 +1,18 @@
 /* Conversion kernels: rt_kernel_convert (aten::Bool/Int/Float of one-element tensors and of
- * scalars), rt_kernel_type_as, rt_kernel_fill_like (ones_like/zeros_like) and rt_kernel_dtype
- * (prim::dtype: a tensor's c10::ScalarType code, 4 long, 5 half, 6 float, 7 double, 11 bool).
+ * scalars), rt_kernel_type_as, rt_kernel_fill_like (ones_like/zeros_like), rt_kernel_dtype
+ * (prim::dtype: a tensor's c10::ScalarType code, 4 long, 5 half, 6 float, 7 double, 11 bool)
+ * rt_kernel_to (to.dtype, .device, .other, .prim_Device, .prim_dtype), rt_kernel_num_to_tensor
+ * (prim::NumToTensor) and rt_kernel_detach.
  *
  * Contracts as PyTorch 1.13: converting a tensor needs exactly one element; Int of a float
  * truncates toward zero and refuses NaN, infinities and values outside int64; type_as returns
  * self itself when the dtypes already agree; *_like give a new contiguous tensor of self's
- * shape with self's dtype unless `dtype` is given. */
+ * shape with self's dtype unless `dtype` is given; to() converts to the given dtype (other's
+ * for to.other) and returns self itself when the dtype already agrees and copy is false; its
+ * device may only be cpu (None keeps self's); NumToTensor gives a 0-dim int64, float64 or
+ * bool tensor; detach a view of self without autograd history. */
 #include "runtime/kernels.h"
+#include "runtime/autograd.h"
 #include "runtime/kernels_internal.h"
 
 #include <math.h>
@@ -153,4 +159,78 @@ bool rt_kernel_dtype(const IrSchema *schema, const IrNode *node, RtValue *args, 
     }
   }
   g_error("kernel invariant violated: dtype %s has no ScalarType code", ir_dtype_type_name(t->dtype));
+}
+
+/* The device argument of to(): None or cpu; other devices have their own backends. */
+static bool to_device_ok(const IrSchema *schema, RtValue *args, guint i, GError **error) {
+  if (args[i].tag != RT_DEVICE || args[i].u.device == IR_DEVICE_CPU)
+    return true;
+  K_ERR(error, "%s(): the CPU kernel cannot move a tensor to device %s", k_op_short_name(schema),
+        ir_device_name(args[i].u.device));
+  return false;
+}
+
+bool rt_kernel_to(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                  RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self, *other;
+  if (!k_arg_tensor(schema, args, 0, &self, error))
+    return false;
+  IrDtype dtype = self->dtype;
+  bool has_dtype = false, copy;
+  guint copy_at;
+  if (k_overload_is(schema, "other")) {
+    if (!k_arg_tensor(schema, args, 1, &other, error))
+      return false;
+    dtype = other->dtype;
+    copy_at = 3;
+  } else {
+    bool with_device = k_overload_is(schema, "device") || k_overload_is(schema, "prim_Device");
+    guint dtype_at = with_device ? 2 : 1;
+    if ((with_device && !to_device_ok(schema, args, 1, error)) ||
+        !k_arg_dtype(schema, args, dtype_at, &has_dtype, &dtype, error))
+      return false;
+    if (!has_dtype)
+      dtype = self->dtype;
+    copy_at = dtype_at + 2;
+  }
+  if (!k_arg_bool(schema, args, copy_at, &copy, error))
+    return false;
+  if (dtype == self->dtype && !copy) { /* PyTorch returns self itself */
+    outs[0] = rt_tensor(rt_tensor_ref(self));
+    return true;
+  }
+  outs[0] = rt_tensor(dtype == self->dtype ? rt_tensor_clone(self)
+                                           : rt_tensor_to_dtype(self, dtype));
+  return true;
+}
+
+bool rt_kernel_num_to_tensor(const IrSchema *schema, const IrNode *node, RtValue *args,
+                             guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  KScalar a;
+  if (!k_arg_scalar(schema, args, 0, &a, error))
+    return false;
+  if (a.kind == K_SCALAR_FLOAT) {
+    outs[0] = rt_tensor(rt_tensor_scalar(IR_DTYPE_FLOAT64, a.d));
+    return true;
+  }
+  /* ints keep all 64 bits: written as int64, not through a double */
+  RtTensor *t = rt_tensor_new(a.kind == K_SCALAR_BOOL ? IR_DTYPE_BOOL : IR_DTYPE_INT64, 0, NULL);
+  if (a.kind == K_SCALAR_BOOL)
+    *(bool *)rt_tensor_data(t) = a.i != 0;
+  else
+    *(gint64 *)rt_tensor_data(t) = a.i;
+  outs[0] = rt_tensor(t);
+  return true;
+}
+
+bool rt_kernel_detach(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                      RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  if (!k_arg_tensor(schema, args, 0, &self, error))
+    return false;
+  outs[0] = rt_tensor(rt_autograd_detach(self));
+  return true;
 }

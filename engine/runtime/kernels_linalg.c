@@ -1,11 +1,13 @@
-/* Matrix products: rt_kernel_mm (mm, bmm), rt_kernel_addmm, rt_kernel_matmul, rt_kernel_linear,
- * all through CBLAS (sgemm for float32, dgemm for float64; never a hand-written GEMM).
+/* Matrix products: rt_kernel_mm (mm, bmm), rt_kernel_addmm (addmm, baddbmm), rt_kernel_matmul,
+ * rt_kernel_linear, all through CBLAS (sgemm for float32, dgemm for float64; never a
+ * hand-written GEMM).
  *
  * Contracts as PyTorch 1.13:
  * - mm: two matrices of one dtype; "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)".
  * - bmm: two 3-D tensors with equal batch sizes (no broadcasting).
  * - addmm: beta * self + alpha * (mat1 @ mat2), self broadcast to the product's shape; with
- *   beta == 0 self is ignored (its NaNs do not propagate).
+ *   beta == 0 self is ignored (its NaNs do not propagate). baddbmm the same with bmm's
+ *   batch1 and batch2.
  * - matmul: 1-D @ 1-D is a dot product (0-dim result), 2-D @ 1-D a matrix-vector product,
  *   1-D @ 2-D a vector-matrix product, and batched operands broadcast their batch dims.
  * - linear(input, weight, bias): matmul(input, weight.t()) + bias, the bias broadcast to the
@@ -244,12 +246,15 @@ bool rt_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, 
       !k_arg_scalar(schema, args, 3, &beta, error) ||
       !k_arg_scalar(schema, args, 4, &alpha, error))
     return false;
-  if (a->ndim != 2 || b->ndim != 2) {
+  bool batched = schema->kind == IR_ATEN_BADDBMM;
+  if (batched) {
+    if (!bmm_shapes(a, b, error))
+      return false;
+  } else if (a->ndim != 2 || b->ndim != 2) {
     K_ERR_SHAPE(error, "%s must be a matrix, got %d-D tensor", a->ndim != 2 ? "mat1" : "mat2",
                 a->ndim != 2 ? a->ndim : b->ndim);
     return false;
-  }
-  if (a->sizes[1] != b->sizes[0]) {
+  } else if (a->sizes[1] != b->sizes[0]) {
     mat_shape_error(a, b, error);
     return false;
   }
@@ -261,25 +266,30 @@ bool rt_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, 
                 k_dtype_c10_name(self->dtype), k_dtype_c10_name(a->dtype));
     return false;
   }
-  int64_t shape[2] = {a->sizes[0], b->sizes[1]};
+  int nd = batched ? 3 : 2;
+  int64_t shape[3] = {a->sizes[0], b->sizes[1], 0};
+  if (batched) {
+    shape[1] = a->sizes[1];
+    shape[2] = b->sizes[2];
+  }
   RtTensor *out;
-  if (beta.d == 0) {
-    out = rt_tensor_zeros_checked(compute, 2, shape, error);
+  if (beta.d == 0) { /* self is ignored, NaN and inf included (PyTorch's beta 0) */
+    out = rt_tensor_zeros_checked(compute, nd, shape, error);
     if (!out)
       return false;
   } else {
     GError *expand_error = NULL;
-    RtTensor *expanded = rt_tensor_view_expand(self, 2, shape, &expand_error);
+    RtTensor *expanded = rt_tensor_view_expand(self, nd, shape, &expand_error);
     if (!expanded) {
       char want[64], have[256];
-      k_shape_text(want, sizeof want, 2, shape);
+      k_shape_text(want, sizeof want, nd, shape);
       k_shape_text(have, sizeof have, self->ndim, self->sizes);
       K_ERR_SHAPE(error, "The expanded size of self %s does not match the product's size %s "
                   "(%s)", have, want, expand_error->message);
       g_error_free(expand_error);
       return false;
     }
-    out = rt_tensor_new_checked(compute, 2, shape, error);
+    out = rt_tensor_new_checked(compute, nd, shape, error);
     if (!out) {
       rt_tensor_unref(expanded);
       return false;

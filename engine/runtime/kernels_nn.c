@@ -1,7 +1,7 @@
 /* Neural-network kernels: rt_kernel_softmax (softmax, log_softmax), rt_kernel_softmax_backward
  * (_softmax_backward_data, _log_softmax_backward_data), rt_kernel_layer_norm and
  * rt_kernel_layer_norm_backward (native_layer_norm_backward), rt_kernel_gelu (gelu,
- * gelu_backward), rt_kernel_dropout and rt_kernel_mse_loss.
+ * gelu_backward), rt_kernel_dropout and rt_kernel_mse_loss (mse_loss, l1_loss).
  *
  * Contracts as PyTorch 1.13:
  * - softmax(self, dim, dtype): self cast to dtype when given, then exp(x - max) / sum exp(x -
@@ -23,7 +23,7 @@
  * - dropout(input, p, train): input itself when train is false, p is 0 or input is empty;
  *   sampling a mask needs a random generator, which runs do not have: an error.
  * - mse_loss(self, target, reduction): (self - target)^2, broadcast, then none (0), mean
- *   (1) or sum (2); floating results only.
+ *   (1) or sum (2); floating results only. l1_loss the same with |self - target|.
  * Every slice is computed in double and stored in the result dtype. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
@@ -407,8 +407,10 @@ bool rt_kernel_mse_loss(const IrSchema *schema, const IrNode *node, RtValue *arg
     return false;
   }
   IrDtype dtype = k_promote(self->dtype, target->dtype);
+  bool l1 = schema->kind == IR_ATEN_L1_LOSS;
   if (!k_dtype_is_float(dtype)) {
-    K_ERR_DTYPE(error, "\"mse_cpu\" not implemented for '%s'", ir_dtype_type_name(dtype));
+    K_ERR_DTYPE(error, "\"%s\" not implemented for '%s'", l1 ? "abs_cpu" : "mse_cpu",
+                ir_dtype_type_name(dtype));
     return false;
   }
   RtTensor *a = rt_tensor_view_expand(self, nd, shape, NULL);
@@ -422,7 +424,7 @@ bool rt_kernel_mse_loss(const IrSchema *schema, const IrNode *node, RtValue *arg
   int64_t n = rt_tensor_numel(d);
   double total = 0;
   for (int64_t i = 0; i < n; i++) {
-    x[i] = (x[i] - y[i]) * (x[i] - y[i]);
+    x[i] = l1 ? fabs(x[i] - y[i]) : (x[i] - y[i]) * (x[i] - y[i]);
     total += x[i];
   }
   rt_tensor_unref(t);

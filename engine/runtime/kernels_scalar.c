@@ -1,5 +1,5 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
- * .int and .float forms, __not__) and rt_kernel_is (__is__/__isnot__).
+ * .int and .float forms, eq.str, __not__) and rt_kernel_is (__is__/__isnot__).
  *
  * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
  * division returning float, float division by zero gives IEEE inf/nan (TorchScript does not
@@ -65,6 +65,11 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
     if (!k_arg_bool(schema, args, 0, &b, error))
       return false;
     outs[0] = rt_bool(!b);
+    return true;
+  }
+  if (k_overload_is(schema, "str")) { /* eq.str: the functional losses' reduction names */
+    K_INVARIANT(args[0].tag == RT_STR && args[1].tag == RT_STR, "eq.str gets two strings");
+    outs[0] = rt_bool(strcmp(args[0].u.s->text, args[1].u.s->text) == 0);
     return true;
   }
   bool is_int = k_overload_is(schema, "int");

@@ -1,5 +1,6 @@
 /* Shape and view kernels: t, transpose, unsqueeze, squeeze (all / dim), expand (-1 keeps a
- * size), expand_as, view, reshape, size, size.int, numel and _size_if_not_equal.
+ * size), expand_as, view, reshape, size, size.int, numel, dim, _size_if_not_equal and
+ * broadcast_tensors (every tensor expanded to their common shape).
  *
  * Every tensor result is a view sharing self's storage (PyTorch semantics), except reshape
  * when the strides do not allow a view (then a contiguous copy, as PyTorch's reshape). User
@@ -150,6 +151,10 @@ bool rt_kernel_size(const IrSchema *schema, const IrNode *node, RtValue *args, g
     outs[0] = rt_int(rt_tensor_numel(self));
     return true;
   }
+  if (schema->kind == IR_ATEN_DIM) {
+    outs[0] = rt_int(self->ndim);
+    return true;
+  }
   if (k_overload_is(schema, "int")) {
     gint64 dim;
     int w;
@@ -190,5 +195,37 @@ bool rt_kernel_size_if_not_equal(const IrSchema *schema, const IrNode *node, RtV
     return true;
   }
   outs[0] = args[0].tag == RT_INT ? rt_int_list(a, (guint)na) : rt_value_ref(args[0]);
+  return true;
+}
+
+bool rt_kernel_broadcast_tensors(const IrSchema *schema, const IrNode *node, RtValue *args,
+                                 guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtValue list = args[0];
+  if (list.tag != RT_LIST && list.tag != RT_TUPLE) {
+    K_ERR(error, "broadcast_tensors(): argument 'tensors' (position 1) must be a list of tensors");
+    return false;
+  }
+  guint n = list.u.seq->len;
+  int nd = 0;
+  int64_t shape[RT_MAX_DIMS];
+  for (guint k = 0; k < n; k++) {
+    RtValue item = list.u.seq->items[k];
+    if (item.tag != RT_TENSOR || item.u.tensor == NULL) {
+      K_ERR(error, "broadcast_tensors(): expected a list of defined Tensors, item %u is not one",
+            k);
+      return false;
+    }
+    if (!k_broadcast(nd, shape, item.u.tensor->ndim, item.u.tensor->sizes, &nd, shape, error))
+      return false;
+  }
+  RtValue *items = g_new(RtValue, n + 1);
+  for (guint k = 0; k < n; k++) {
+    RtTensor *wide = rt_tensor_view_expand(list.u.seq->items[k].u.tensor, nd, shape, NULL);
+    K_INVARIANT(wide != NULL, "every tensor expands to the broadcast shape");
+    items[k] = rt_tensor(wide);
+  }
+  outs[0] = rt_list(items, n);
+  g_free(items);
   return true;
 }

@@ -1,10 +1,12 @@
 /* Data prim ops the interpreter runs itself (reference section 1): constants, lists, tuples,
- * chunks, broadcast/chunk size arithmetic, RaiseException, Uninitialized and the autograd
+ * chunks, broadcast/chunk size arithmetic, RaiseException, Print, Uninitialized and the autograd
  * helpers. Control flow (If, Loop, GradOf) lives in the compiler; schema ops in kernels. */
+#include <stdio.h>
 #include <string.h>
 
 #include "runtime/code_internal.h"
 #include "runtime/device.h"
+#include "runtime/print_op.h"
 
 #define IN(k) (regs[operands[ins->in + (k)]])
 #define OUT(k) (regs[ins->out + (k)])
@@ -37,6 +39,7 @@ bool rt_prim_is_data_op(IrOpKind kind) {
   case IR_PRIM_CHUNK_SIZES:
   case IR_PRIM_FUSED_CONCAT:
   case IR_PRIM_RAISE_EXCEPTION:
+  case IR_PRIM_PRINT:
   case IR_PRIM_UNINITIALIZED:
   case IR_PRIM_AUTOGRAD_ADD:
   case IR_PRIM_AUTOGRAD_ZERO:
@@ -191,6 +194,9 @@ bool rt_prim_prepare(const IrNode *node, RtInstr *ins, GError **error) {
     break;
   case IR_PRIM_RAISE_EXCEPTION:
     if (ni < 1) bad = "expected a message input";
+    break;
+  case IR_PRIM_PRINT:
+    if (no != 0) bad = "expected no outputs";
     break;
   case IR_PRIM_UNINITIALIZED:
   case IR_PRIM_AUTOGRAD_ZERO:
@@ -442,6 +448,15 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
       g_string_free(s, TRUE);
     }
     return false;
+  }
+  case IR_PRIM_PRINT: { /* stdout, flushed, as PyTorch's interpreter prints */
+    GString *text = g_string_new(NULL);
+    for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = IN(i);
+    rt_print_format(text, scratch, ins->n_in);
+    fputs(text->str, stdout);
+    fflush(stdout);
+    g_string_free(text, TRUE);
+    return true;
   }
   case IR_PRIM_UNINITIALIZED: OUT(0) = rt_none(); return true;
   case IR_PRIM_AUTOGRAD_ZERO: OUT(0) = rt_tensor(NULL); return true;

@@ -108,6 +108,64 @@ static const Case cases[] = {
   {"constant-chunk-unused", "graph(%x : Double(4, 3, " RG ")):\n"
                             "  %a : Tensor, %b : Tensor = prim::ConstantChunk[chunks=2, dim=0](%x)\n"
                             "  %d : Tensor = aten::tanh(%b)\n  return (%d)\n", -2, 2},
+  /* issue 11: losses with a reduction only known when the graph runs (as the functional
+   * losses compute it), targets and weights built in the graph (they take no gradient) */
+  {"mse-loss-runtime-mean", "graph(" X23 ", " Y23 "):\n  %one : int = prim::Constant[value=1]()\n"
+                            "  %two : int = prim::Constant[value=2]()\n  %r : int = aten::sub(%two, %one)\n"
+                            "  %z : Tensor = aten::mse_loss(%x, %y, %r)\n  return (%z)\n", -2, 2},
+  {"l1-loss-sum", "graph(" X23 ", %y : Double(3, " RG ")):\n  %r : int = prim::Constant[value=2]()\n"
+                  "  %z : Tensor = aten::l1_loss(%x, %y, %r)\n  return (%z)\n", -2, 2},
+  {"bce-logits-pos-weight", "graph(" X23 ", " Y23 "):\n  %none : NoneType = prim::Constant()\n"
+                            "  %one : int = prim::Constant[value=1]()\n  %three : int = prim::Constant[value=3]()\n"
+                            "  %pw : float = prim::Constant[value=1.5]()\n  %f64 : int = prim::Constant[value=7]()\n"
+                            "  %sz : int[] = prim::ListConstruct(%three)\n"
+                            "  %p : Tensor = aten::full(%sz, %pw, %f64, %none, %none, %none)\n"
+                            "  %r : int = aten::mul(%one, %one)\n"
+                            "  %z : Tensor = aten::binary_cross_entropy_with_logits(%x, %y, %p, %p, %r)\n"
+                            "  return (%z)\n", -2, 2},
+  {"cross-entropy-weighted-ignore",
+   "graph(%x : Double(3, 3, " RG ")):\n  %none : NoneType = prim::Constant()\n"
+   "  %one : int = prim::Constant[value=1]()\n  %three : int = prim::Constant[value=3]()\n"
+   "  %four : int = prim::Constant[value=4]()\n  %f64 : int = prim::Constant[value=7]()\n"
+   "  %ls : float = prim::Constant[value=0.]()\n"
+   "  %t : Tensor = aten::arange(%three, %none, %none, %none, %none)\n"
+   "  %w : Tensor = aten::arange(%one, %four, %one, %f64, %none, %none, %none)\n"
+   "  %r : int = aten::mul(%one, %one)\n"
+   "  %z : Tensor = aten::cross_entropy_loss(%x, %t, %w, %r, %one, %ls)\n  return (%z)\n", -2, 2},
+  {"nll-loss-nd-none", "graph(" X23 "):\n  %none : NoneType = prim::Constant()\n"
+                       "  %zero : int = prim::Constant[value=0]()\n  %two : int = prim::Constant[value=2]()\n"
+                       "  %ii : int = prim::Constant[value=-100]()\n"
+                       "  %t : Tensor = aten::arange(%two, %none, %none, %none, %none)\n"
+                       "  %z : Tensor = aten::nll_loss_nd(%x, %t, %none, %zero, %ii)\n  return (%z)\n", -2, 2},
+  {"gather-scatter-add", "graph(%x : Double(3, 4, " RG "), %s : Double(3, 2, " RG ")):\n"
+                         "  %none : NoneType = prim::Constant()\n  %no : bool = prim::Constant[value=0]()\n"
+                         "  %one : int = prim::Constant[value=1]()\n  %two : int = prim::Constant[value=2]()\n"
+                         "  %three : int = prim::Constant[value=3]()\n  %four : int = prim::Constant[value=4]()\n"
+                         "  %six : int = prim::Constant[value=6]()\n"
+                         "  %a : Tensor = aten::arange(%six, %none, %none, %none, %none)\n"
+                         "  %sz : int[] = prim::ListConstruct(%three, %two)\n"
+                         "  %v : Tensor = aten::view(%a, %sz)\n  %i : Tensor = aten::remainder(%v, %four)\n"
+                         "  %g : Tensor = aten::gather(%x, %one, %i, %no)\n"
+                         "  %c : Tensor = aten::scatter_add(%x, %one, %i, %s)\n"
+                         "  %z : Tensor = aten::mul(%g, %s)\n  return (%z, %c)\n", -2, 2},
+  {"masked-fill-tensor", "graph(%c : Bool(2, 3), %x : Double(1, 3, " RG "), %v : Double(" RG ")):\n"
+                         "  %z : Tensor = aten::masked_fill(%x, %c, %v)\n  return (%z)\n", -2, 2},
+  {"baddbmm", "graph(%s : Double(1, 4, " RG "), %a : Double(2, 2, 3, " RG "), %b : Double(2, 3, 4, " RG ")):\n"
+              "  %be : float = prim::Constant[value=0.5]()\n  %al : int = prim::Constant[value=2]()\n"
+              "  %z : Tensor = aten::baddbmm(%s, %a, %b, %be, %al)\n  return (%z)\n", -2, 2},
+  {"clamp-min-max", "graph(" X23 "):\n  %lo : float = prim::Constant[value=-0.5]()\n"
+                    "  %hi : float = prim::Constant[value=0.7]()\n  %m : Tensor = aten::clamp_min(%x, %lo)\n"
+                    "  %z : Tensor = aten::clamp_max(%m, %hi)\n  return (%z)\n", -2, 2},
+  {"to-copy", "graph(" X23 "):\n  %none : NoneType = prim::Constant()\n"
+              "  %f64 : int = prim::Constant[value=7]()\n  %no : bool = prim::Constant[value=0]()\n"
+              "  %yes : bool = prim::Constant[value=1]()\n"
+              "  %t : Tensor = aten::to(%x, %f64, %no, %yes, %none)\n  %z : Tensor = aten::mul(%t, %x)\n"
+              "  return (%z)\n", -2, 2},
+  {"broadcast-tensors", "graph(%x : Double(2, 1, " RG "), %y : Double(1, 3, " RG ")):\n"
+                        "  %l : Tensor[] = prim::ListConstruct(%x, %y)\n"
+                        "  %b : Tensor[] = aten::broadcast_tensors(%l)\n"
+                        "  %p : Tensor, %q : Tensor = prim::ListUnpack(%b)\n"
+                        "  %z : Tensor = aten::mul(%p, %q)\n  return (%z)\n", -2, 2},
   /* two outputs, one gradient each; a temporary reused twice */
   {"two-outputs", "graph(" X23 ", " Y23 "):\n  %a : int = prim::Constant[value=1]()\n"
                   "  %m : Tensor = aten::mul(%x, %y)\n  %s : Tensor = aten::sigmoid(%m)\n"

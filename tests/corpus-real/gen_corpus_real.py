@@ -219,6 +219,121 @@ def indices_at(k, high, shape):
     return change
 
 
+def frozen(*ks):
+    """Inputs ks take no gradient: PyTorch has none for loss weights."""
+    def change(inputs):
+        return inputs
+    change.frozen = set(ks)
+    return change
+
+
+def probabilities_at(k):
+    """Input k becomes numbers in [0, 1) (binary targets)."""
+    def change(inputs):
+        gen = torch.Generator().manual_seed(7)
+        return inputs[:k] + [torch.rand(inputs[k].shape, generator=gen)] + inputs[k + 1:]
+    return change
+
+
+def classifier_cross_entropy(x, w, b, t):
+    return F.cross_entropy(F.linear(x, w, b), t)
+
+
+def cross_entropy_weighted(x, t, w):
+    return (F.cross_entropy(x, t, w, reduction="sum", ignore_index=1),
+            F.cross_entropy(x, t, reduction="none", ignore_index=2),
+            F.cross_entropy(x, t, w))
+
+
+def cross_entropy_nd(x, t):
+    return F.cross_entropy(x, t, reduction="none"), F.cross_entropy(x, t, ignore_index=0)
+
+
+def cross_entropy_1d(x, t):
+    return F.cross_entropy(x, t) * torch.tanh(x)
+
+
+def nll_losses(x, t, w):
+    lp = F.log_softmax(x, 1)
+    return (F.nll_loss(lp, t), F.nll_loss(lp, t, w, reduction="sum"),
+            F.nll_loss(x, t, w, ignore_index=0, reduction="none"), F.nll_loss(x, t, w, ignore_index=0))
+
+
+def nll_loss_all_ignored(x, t):
+    return F.nll_loss(x, t, ignore_index=1), F.nll_loss(x, t, ignore_index=1, reduction="sum")
+
+
+def l1_losses(x, t):
+    return F.l1_loss(x, t), F.l1_loss(x, t, reduction="sum"), F.l1_loss(x, t, reduction="none")
+
+
+def bce_with_logits(x, t, w, p):
+    return (F.binary_cross_entropy_with_logits(x, t),
+            F.binary_cross_entropy_with_logits(x, t, w, reduction="sum", pos_weight=p),
+            F.binary_cross_entropy_with_logits(x, t, pos_weight=p, reduction="none"),
+            F.binary_cross_entropy_with_logits(x, t, w, reduction="none"))
+
+
+def ones_at(k):
+    """Input k becomes all ones (every target ignored with ignore_index 1)."""
+    def change(inputs):
+        return inputs[:k] + [torch.ones(inputs[k].shape, dtype=torch.int64)] + inputs[k + 1:]
+    return change
+
+
+def masked_fill_mask(x, v):
+    return x.masked_fill(x > 0.5, -1.5) * x, torch.tanh(x).masked_fill(x < 0, v)
+
+
+def masked_fill_broadcast(x, y):
+    return x.masked_fill(y > 0, 2.0) * y
+
+
+def gather_dims(x, i):
+    return torch.gather(x, 1, i) * 2.0, x.gather(0, i) * torch.tanh(x[:, :2])
+
+
+def scatter_add_dim1(x, i, s):
+    return x.scatter_add(1, i, s) * torch.tanh(x)
+
+
+def baddbmm_scaled(s, a, b):
+    return torch.baddbmm(s, a, b, beta=0.5, alpha=2.0), torch.baddbmm(s, a, b) * s
+
+
+def clamp_min_max(x):
+    return (x.clamp_min(-0.5), x.clamp_max(1.0) * 2.0, torch.clamp_min(x, float("nan")),
+            torch.clamp_max(x, float("inf")))
+
+
+def with_nan_inf(inputs):
+    """NaN and both infinities among ordinary numbers."""
+    x = inputs[0].clone()
+    x[0, 0] = float("nan")
+    x[0, 1] = float("inf")
+    x[1, 0] = -float("inf")
+    return [x] + inputs[1:]
+
+
+def factories(x):
+    return (x + torch.zeros(3, 4) + torch.ones([3, 4]) * x + torch.full([3, 4], 2.5) * x,
+            torch.ones([2, 3], dtype=torch.float64),
+            torch.arange(4) * x, torch.arange(0, 8, 2, dtype=torch.float32) + x,
+            torch.arange(1.0, 2.0, 0.25) * x, torch.full([2], 3), torch.arange(-3, 4, 3),
+            torch.zeros_like(x, dtype=torch.float64) + torch.ones_like(x))
+
+
+def to_dtypes(x, y):
+    d = x.to(torch.float64)
+    return (d * 2.0, y.to(d) * d, x.to("cpu") * x, (x * 3).to(torch.int64),
+            x.to(torch.float32, copy=True) * y)
+
+
+def detach_broadcast(x, y):
+    a, b = torch.broadcast_tensors(x, y)
+    return x.detach() * x, a * b + torch.tanh(a), x * float(x.sum()) + int(x.sum())
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -262,6 +377,23 @@ FUNCTIONS = [
     (embedding_padded, [(2, 3), (5, 4)], indices_at(0, 5, (2, 3))),
     (cumsum_dims, [(3, 4)]),
     (mse_losses, [(3, 4), (3, 4)]),
+    (classifier_cross_entropy, [(4, 5), (3, 5), (3,), (4,)], indices_at(3, 3, (4,))),
+    (cross_entropy_weighted, [(6, 4), (6,), (4,)], indices_at(1, 4, (6,)), frozen(2)),
+    (cross_entropy_nd, [(2, 3, 4, 2), (2, 4, 2)], indices_at(1, 3, (2, 4, 2))),
+    (cross_entropy_1d, [(5,), ()], indices_at(1, 5, ())),
+    (nll_losses, [(5, 3), (5,), (3,)], indices_at(1, 3, (5,)), frozen(2)),
+    (nll_loss_all_ignored, [(3, 4), (3,)], ones_at(1)),
+    (l1_losses, [(3, 4), (1, 4)]),
+    (bce_with_logits, [(3, 4), (3, 4), (4,), (3, 4)], probabilities_at(1), frozen(2, 3)),
+    (masked_fill_mask, [(3, 4), ()]),
+    (masked_fill_broadcast, [(1, 4), (3, 4)]),
+    (gather_dims, [(3, 4), (3, 2)], indices_at(1, 3, (3, 2))),
+    (scatter_add_dim1, [(3, 4), (3, 5), (3, 5)], indices_at(1, 4, (3, 5))),
+    (baddbmm_scaled, [(3, 1, 5), (3, 2, 4), (3, 4, 5)]),
+    (clamp_min_max, [(3, 4)], with_nan_inf),
+    (factories, [(3, 4)]),
+    (to_dtypes, [(3, 4), (3, 4)]),
+    (detach_broadcast, [(3, 1), (1, 4)]),
 ]
 
 
@@ -286,10 +418,13 @@ def main():
         gen = torch.Generator().manual_seed(len(index) + 11)
         # Scaled so that every branch of the piecewise activations is taken.
         inputs = [torch.randn(s, generator=gen) * 3 for s in shapes]
+        no_grad = set()
         for change in prepare:
             inputs = change(inputs)
-        inputs = [x.requires_grad_() if x.is_floating_point() else x for x in inputs]
-        floats = [x for x in inputs if x.is_floating_point()]
+            no_grad |= getattr(change, "frozen", set())
+        inputs = [x.requires_grad_() if x.is_floating_point() and k not in no_grad else x
+                  for k, x in enumerate(inputs)]
+        floats = [x for x in inputs if x.requires_grad]
         for _ in range(2):
             scripted(*inputs)
         outs = scripted(*inputs)
@@ -300,11 +435,11 @@ def main():
         grad_files = []
         for k, x in enumerate(inputs):
             np.save(os.path.join(case, "in%d.npy" % k), x.detach().numpy())
-            if x.is_floating_point():
+            if x.requires_grad:
                 args.append("in%d.npy:requires_grad=1" % k)
                 np.save(os.path.join(case, "grad%d.npy" % k), grads.pop(0).numpy())
                 grad_files.append("grad%d.npy" % k)
-            else:  # indices: no gradient
+            else:  # indices and loss weights: no gradient
                 args.append("in%d.npy" % k)
                 grad_files.append(None)
         for k, o in enumerate(outs):

@@ -1,4 +1,5 @@
-/* Scalar arithmetic, conversions, identity, type_as and ones_like/zeros_like. */
+/* Scalar arithmetic, conversions (NumToTensor included), identity, type_as and
+ * ones_like/zeros_like. */
 #include <math.h>
 
 #include "kernels_test_util.h"
@@ -187,6 +188,24 @@ static void test_type_as_like(void) {
   kt_unref_args(a, 2);
 }
 
+/* NumToTensor: the number's kind picks the dtype; an int keeps every bit. */
+static void test_num_to_tensor(void) {
+  RtValue a[1] = {rt_int(G_MAXINT64)};
+  RtTensor *r = kt_run("prim::NumToTensor.Scalar(", a, 1);
+  g_assert_cmpint(r->dtype, ==, I64);
+  g_assert_cmpint(r->ndim, ==, 0);
+  g_assert_cmpint(*(gint64 *)rt_tensor_data(r), ==, G_MAXINT64);
+  rt_tensor_unref(r);
+  a[0] = rt_double(2.5);
+  r = kt_run("prim::NumToTensor.Scalar(", a, 1);
+  kt_assert_tensor(r, F64, 0, NULL, KT_VALUES(2.5), 0);
+  rt_tensor_unref(r);
+  a[0] = rt_bool(true);
+  r = kt_run("prim::NumToTensor.Scalar(", a, 1);
+  kt_assert_tensor(r, BOOL, 0, NULL, KT_VALUES(1), 0);
+  rt_tensor_unref(r);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/scalar/int", test_int_arith);
@@ -194,5 +213,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/scalar/convert", test_convert);
   g_test_add_func("/kernels/scalar/is", test_is);
   g_test_add_func("/kernels/scalar/type-as-like", test_type_as_like);
+  g_test_add_func("/kernels/scalar/num-to-tensor", test_num_to_tensor);
   return g_test_run();
 }

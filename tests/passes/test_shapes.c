@@ -130,6 +130,84 @@ test_shapes_keep_requires_grad(void)
            true);
 }
 
+/* The rules of the issue-11 ops: losses (per target for reduction none, 0-dim otherwise),
+ * gather / masked_fill / baddbmm, factories (constant sizes, PyTorch's default dtypes), to,
+ * NumToTensor, and clamp_min's promotion by a float bound. */
+static void
+test_shapes_issue_11_rules(void)
+{
+  pt_check(pass_propagate_input_shapes,
+           "graph(%x : Float(4, 3, strides=[3, 1], device=cpu),\n"
+           "      %t : Long(4, strides=[1], device=cpu),\n"
+           "      %i : Long(4, 2, strides=[2, 1], device=cpu),\n"
+           "      %b : Bool(1, 3, strides=[3, 1], device=cpu),\n"
+           "      %m : Float(2, 4, 3, strides=[12, 3, 1], device=cpu),\n"
+           "      %k : Long(2, device=cpu),\n"
+           "      %n : Float(2, 3, 5, strides=[15, 5, 1], device=cpu),\n"
+           "      %s : Float(4, 5, strides=[5, 1], device=cpu)):\n"
+           "  %none : NoneType = prim::Constant()\n"
+           "  %0 : int = prim::Constant[value=0]()\n"
+           "  %1 : int = prim::Constant[value=1]()\n"
+           "  %ii : int = prim::Constant[value=-100]()\n"
+           "  %h : float = prim::Constant[value=0.5]()\n"
+           "  %f64 : int = prim::Constant[value=7]()\n"
+           "  %no : bool = prim::Constant[value=0]()\n"
+           "  %l1 : Tensor = aten::nll_loss_nd(%x, %t, %none, %0, %ii)\n"
+           "  %l2 : Tensor = aten::cross_entropy_loss(%x, %t, %none, %1, %ii, %h)\n"
+           "  %l3 : Tensor = aten::binary_cross_entropy_with_logits(%x, %x, %none, %none, %0)\n"
+           "  %g : Tensor = aten::gather(%x, %1, %i, %no)\n"
+           "  %mf : Tensor = aten::masked_fill(%x, %b, %h)\n"
+           "  %bb : Tensor = aten::baddbmm(%s, %m, %n, %1, %1)\n"
+           "  %sz : int[] = prim::ListConstruct(%1, %1)\n"
+           "  %z : Tensor = aten::zeros(%sz, %none, %none, %none, %none)\n"
+           "  %fl : Tensor = aten::full(%sz, %1, %none, %none, %none, %none)\n"
+           "  %ar : Tensor = aten::arange(%ii, %1, %1, %none, %none, %none, %none)\n"
+           "  %to : Tensor = aten::to(%x, %f64, %no, %no, %none)\n"
+           "  %nt : Tensor = prim::NumToTensor(%h)\n"
+           "  %cm : Tensor = aten::clamp_min(%k, %h)\n"
+           "  return (%l1, %l2, %l3, %g, %mf, %bb, %z, %fl, %ar, %to, %nt, %cm)\n",
+           "graph(%x : Float(4, 3, strides=[3, 1], device=cpu),\n"
+           "      %t : Long(4, strides=[1], device=cpu),\n"
+           "      %i : Long(4, 2, strides=[2, 1], device=cpu),\n"
+           "      %b : Bool(1, 3, strides=[3, 1], device=cpu),\n"
+           "      %m : Float(2, 4, 3, strides=[12, 3, 1], device=cpu),\n"
+           "      %k : Long(2, device=cpu),\n"
+           "      %n : Float(2, 3, 5, strides=[15, 5, 1], device=cpu),\n"
+           "      %s : Float(4, 5, strides=[5, 1], device=cpu)):\n"
+           "  %none : NoneType = prim::Constant()\n"
+           "  %0 : int = prim::Constant[value=0]()\n"
+           "  %1 : int = prim::Constant[value=1]()\n"
+           "  %ii : int = prim::Constant[value=-100]()\n"
+           "  %h : float = prim::Constant[value=0.5]()\n"
+           "  %f64 : int = prim::Constant[value=7]()\n"
+           "  %no : bool = prim::Constant[value=0]()\n"
+           "  %l1 : Float(4, strides=[1], device=cpu) = "
+           "aten::nll_loss_nd(%x, %t, %none, %0, %ii)\n"
+           "  %l2 : Float(device=cpu) = "
+           "aten::cross_entropy_loss(%x, %t, %none, %1, %ii, %h)\n"
+           "  %l3 : Float(4, 3, strides=[3, 1], device=cpu) = "
+           "aten::binary_cross_entropy_with_logits(%x, %x, %none, %none, %0)\n"
+           "  %g : Float(4, 2, strides=[2, 1], device=cpu) = "
+           "aten::gather(%x, %1, %i, %no)\n"
+           "  %mf : Float(4, 3, strides=[3, 1], device=cpu) = "
+           "aten::masked_fill(%x, %b, %h)\n"
+           "  %bb : Float(2, 4, 5, strides=[20, 5, 1], device=cpu) = "
+           "aten::baddbmm(%s, %m, %n, %1, %1)\n"
+           "  %sz : int[] = prim::ListConstruct(%1, %1)\n"
+           "  %z : Float(1, 1, strides=[1, 1], device=cpu) = "
+           "aten::zeros(%sz, %none, %none, %none, %none)\n"
+           "  %fl : Long(1, 1, strides=[1, 1], device=cpu) = "
+           "aten::full(%sz, %1, %none, %none, %none, %none)\n"
+           "  %ar : Long(101, strides=[1], device=cpu) = "
+           "aten::arange(%ii, %1, %1, %none, %none, %none, %none)\n"
+           "  %to : Double(4, 3, strides=[3, 1], device=cpu) = "
+           "aten::to(%x, %f64, %no, %no, %none)\n"
+           "  %nt : Double(device=cpu) = prim::NumToTensor(%h)\n"
+           "  %cm : Float(2, strides=[1], device=cpu) = aten::clamp_min(%k, %h)\n"
+           "  return (%l1, %l2, %l3, %g, %mf, %bb, %z, %fl, %ar, %to, %nt, %cm)\n",
+           true);
+}
+
 static const char rg_out[] =
   "graph(%x : Float(*, *, requires_grad=0),\n"
   "      %w : Float(*, *, requires_grad=1),\n"
@@ -187,6 +265,7 @@ main(int argc, char **argv)
   g_test_add_func("/passes/shapes/lstm", test_shapes_lstm);
   g_test_add_func("/passes/shapes/rules-and-blocks", test_shapes_rules_and_blocks);
   g_test_add_func("/passes/shapes/keep-requires-grad", test_shapes_keep_requires_grad);
+  g_test_add_func("/passes/shapes/issue-11-rules", test_shapes_issue_11_rules);
   g_test_add_func("/passes/requires-grad/blocks-and-loops", test_requires_grad);
   return g_test_run();
 }

@@ -1,0 +1,12 @@
+/* The text prim::Print writes (print_op.c): PyTorch 1.13's, for the interpreter and tests. */
+#ifndef JITSCOPE_RUNTIME_PRINT_OP_H
+#define JITSCOPE_RUNTIME_PRINT_OP_H
+
+#include <glib.h>
+
+#include "runtime/value.h"
+
+/* Appends the n values as prim::Print prints them, newline included. */
+void rt_print_format(GString *out, const RtValue *values, guint n);
+
+#endif
