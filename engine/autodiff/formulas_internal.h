@@ -154,4 +154,7 @@ void ad_grad_mse_loss(Ctx *c, IrValue *g);
 void ad_grad_slice(Ctx *c, IrValue *g);
 void ad_grad_layer_norm(Ctx *c, IrValue *g);
 
+/* Builders of formulas_conv.c. */
+void ad_grad_conv(Ctx *c, IrValue *g);
+
 #endif

@@ -46,6 +46,9 @@ bool shape_rule_stack(const IrNode *node, ShapeInfo *out);
 bool shape_rule_index_select(const IrNode *node, ShapeInfo *out);
 bool shape_rule_embedding(const IrNode *node, ShapeInfo *out);
 
+/* Rules of shape_rules_conv.c. */
+bool shape_rule_conv(const IrNode *node, ShapeInfo *out);
+
 /* Piece `index` of chunking `self` into `chunks` along `dim` (ConstantChunk / chunk). */
 bool shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,
                             ShapeInfo *out);

@@ -211,6 +211,18 @@ def mse_losses(x, t):
     return F.mse_loss(x, t) + torch._C._nn.mse_loss(x, t, 2) * torch._C._nn.mse_loss(x, t, 0)
 
 
+def conv2d_strided(x, w, b):
+    return torch.tanh(torch.conv2d(x, w, b, 2, 1))
+
+
+def conv2d_groups_dilated(x, w):
+    return torch.conv2d(x, w, None, [1, 2], [2, 1], 2, 2) * x.sum()
+
+
+def conv1d_padded(x, w, b):
+    return torch.conv1d(x, w, b, 1, 2, 1, 1) ** 2
+
+
 def indices_at(k, high, shape):
     """Input k becomes int64 indices in [0, high), repeated ones included."""
     def change(inputs):
@@ -262,6 +274,9 @@ FUNCTIONS = [
     (embedding_padded, [(2, 3), (5, 4)], indices_at(0, 5, (2, 3))),
     (cumsum_dims, [(3, 4)]),
     (mse_losses, [(3, 4), (3, 4)]),
+    (conv2d_strided, [(2, 3, 7, 6), (4, 3, 3, 3), (4,)]),
+    (conv2d_groups_dilated, [(2, 4, 8, 7), (6, 2, 3, 2)]),
+    (conv1d_padded, [(2, 3, 9), (5, 3, 4), (5,)]),
 ]
 
 

@@ -294,6 +294,10 @@ static const Case cases[] = {
   {"aten::embedding", "TT", ""},    {"aten::embedding_backward", "TTiibb", ""},
   {"aten::cumsum", "Tin", ""},      {"aten::cumsum", "Ti", ""},      {"aten::cumsum", "T", NULL},
   {"aten::mse_loss", "TTi", ""},    {"aten::mse_loss", "TT", ""},    {"aten::mse_loss", "Ti", NULL},
+  {"aten::conv2d", "TTTllli", ""},  {"aten::conv2d", "TTn", ""},    {"aten::conv2d", "TT", ""},
+  {"aten::conv2d", "T", NULL},      {"aten::conv1d", "TTnllli", ""}, {"aten::conv1d", "Ti", NULL},
+  {"aten::convolution_backward", "TTTllllbliB", ""},
+  {"aten::convolution_backward", "TTTnlllbliB", ""},
 };
 
 static const char *unary_kinds[] = {
