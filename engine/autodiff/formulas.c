@@ -212,6 +212,9 @@ ad_formula_exists(const IrNode *node)
     return ir_n_inputs(node) >= 5 &&
            constant_ints(ir_input(node, 1), shape, &n, IR_MAX_RANK) && n > 0;
   }
+  case IR_ATEN_MAX_POOL2D: /* every argument, passed on to the backward op */
+  case IR_ATEN_AVG_POOL2D:
+    return ir_n_inputs(node) == node->schema->n_args;
   case IR_ATEN_SLICE: /* slice_backward takes ints: None or int bounds, not int? values */
     for (guint i = 2; i < 4 && i < ir_n_inputs(node); i++)
       if (!value_is_none(ir_input(node, i)) && ir_input(node, i)->type->kind != IR_TYPE_INT)
@@ -265,6 +268,9 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
     break;
   case IR_ATEN_LAYER_NORM:
     ad_fw_layer_norm(c);
+    break;
+  case IR_ATEN_MAX_POOL2D:
+    ad_fw_max_pool2d(c);
     break;
   case IR_ATEN_INDEX_SELECT:
     fw_self_size(c);

@@ -1,5 +1,8 @@
-/* Gradient formulas of the convolutions and, as PyTorch 1.13's derivatives.yaml, their one
- * backward op: conv1d / conv2d through aten::convolution_backward. */
+/* Gradient formulas of the convolutions and poolings through their backward ops, as PyTorch
+ * 1.13's derivatives.yaml: conv1d / conv2d through convolution_backward, max_pool2d through
+ * max_pool2d_with_indices_backward (the indices from a max_pool2d_with_indices in the forward
+ * part), avg_pool2d through avg_pool2d_backward, adaptive_avg_pool2d through
+ * _adaptive_avg_pool2d_backward. */
 #include "autodiff/formulas_internal.h"
 
 /* A bool[3] output_mask as a ListConstruct of constants. */
@@ -48,4 +51,34 @@ ad_grad_conv(Ctx *c, IrValue *g)
   c->gin[1] = ir_output(bw, 1);
   if (has_bias)
     c->gin[2] = ir_output(bw, 2);
+}
+
+/* max_pool2d's forward part: the indices of the maxima, from max_pool2d_with_indices with the
+ * same arguments (its output 0 is max_pool2d's result again). */
+void
+ad_fw_max_pool2d(Ctx *c)
+{
+  IrNode *with_indices = ir_graph_insert_op(c->g, IR_ATEN_MAX_POOL2D_WITH_INDICES, c->in, 6, 2);
+  save(c, ir_output(with_indices, 1));
+}
+
+void
+ad_grad_max_pool2d(Ctx *c, IrValue *g)
+{
+  IrValue *args[] = {g, c->in[0], c->in[1], c->in[2], c->in[3], c->in[4], c->in[5],
+                     c->saved[0]};
+  c->gin[0] = emit(c, IR_ATEN_MAX_POOL2D_WITH_INDICES_BACKWARD, G_N_ELEMENTS(args), args);
+}
+
+void
+ad_grad_avg_pool2d(Ctx *c, IrValue *g)
+{
+  IrValue *args[] = {g, c->in[0], c->in[1], c->in[2], c->in[3], c->in[4], c->in[5], c->in[6]};
+  c->gin[0] = emit(c, IR_ATEN_AVG_POOL2D_BACKWARD, G_N_ELEMENTS(args), args);
+}
+
+void
+ad_grad_adaptive_avg_pool2d(Ctx *c, IrValue *g)
+{
+  c->gin[0] = E2(ATEN__ADAPTIVE_AVG_POOL2D_BACKWARD, g, c->in[0]);
 }

@@ -156,5 +156,9 @@ void ad_grad_layer_norm(Ctx *c, IrValue *g);
 
 /* Builders of formulas_conv.c. */
 void ad_grad_conv(Ctx *c, IrValue *g);
+void ad_fw_max_pool2d(Ctx *c);
+void ad_grad_max_pool2d(Ctx *c, IrValue *g);
+void ad_grad_avg_pool2d(Ctx *c, IrValue *g);
+void ad_grad_adaptive_avg_pool2d(Ctx *c, IrValue *g);
 
 #endif

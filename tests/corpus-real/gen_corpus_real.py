@@ -223,6 +223,29 @@ def conv1d_padded(x, w, b):
     return torch.conv1d(x, w, b, 1, 2, 1, 1) ** 2
 
 
+def max_pool2d_ceil(x):
+    return torch.max_pool2d(x, [3, 2], [2, 2], [1, 0], [1, 1], True) * torch.tanh(x).sum()
+
+
+def max_pool2d_dilated(x):
+    return torch.max_pool2d(x, 2, [], 0, 2) ** 2
+
+
+def avg_pool2d_padded(x):
+    return torch.tanh(F.avg_pool2d(x, 3, 2, 1)), F.avg_pool2d(x, [2, 3], [1, 2], [1, 1], True,
+                                                               False)
+
+
+def adaptive_avg_pool2d_sizes(x):
+    return (torch._C._nn.adaptive_avg_pool2d(x, [1, 1]) * 2.0,
+            torch._C._nn.adaptive_avg_pool2d(torch.tanh(x), [3, 4]))
+
+
+def lenet_block(x, w, b, fc_w, fc_b):
+    y = torch.max_pool2d(F.relu(torch.conv2d(x, w, b, 1, 1)), 2)
+    return F.linear(torch.flatten(y, 1), fc_w, fc_b)
+
+
 def indices_at(k, high, shape):
     """Input k becomes int64 indices in [0, high), repeated ones included."""
     def change(inputs):
@@ -277,6 +300,11 @@ FUNCTIONS = [
     (conv2d_strided, [(2, 3, 7, 6), (4, 3, 3, 3), (4,)]),
     (conv2d_groups_dilated, [(2, 4, 8, 7), (6, 2, 3, 2)]),
     (conv1d_padded, [(2, 3, 9), (5, 3, 4), (5,)]),
+    (max_pool2d_ceil, [(2, 3, 6, 5)]),
+    (max_pool2d_dilated, [(1, 2, 7, 7)]),
+    (avg_pool2d_padded, [(2, 2, 7, 8)]),
+    (adaptive_avg_pool2d_sizes, [(2, 3, 7, 10)]),
+    (lenet_block, [(2, 1, 8, 8), (4, 1, 3, 3), (4,), (10, 64), (10,)]),
 ]
 
 

@@ -298,6 +298,12 @@ static const Case cases[] = {
   {"aten::conv2d", "T", NULL},      {"aten::conv1d", "TTnllli", ""}, {"aten::conv1d", "Ti", NULL},
   {"aten::convolution_backward", "TTTllllbliB", ""},
   {"aten::convolution_backward", "TTTnlllbliB", ""},
+  {"aten::max_pool2d", "Tllllb", ""}, {"aten::max_pool2d", "Tl", ""},  {"aten::max_pool2d", "T", NULL},
+  {"aten::max_pool2d_with_indices", "Tllllb", ""},
+  {"aten::max_pool2d_with_indices_backward", "TTllllbT", ""},
+  {"aten::avg_pool2d", "Tlllbbn", ""}, {"aten::avg_pool2d", "Tlllbbi", ""},
+  {"aten::avg_pool2d_backward", "TTlllbbn", ""}, {"aten::adaptive_avg_pool2d", "Tl", ""},
+  {"aten::adaptive_avg_pool2d", "T", NULL}, {"aten::_adaptive_avg_pool2d_backward", "TT", ""},
 };
 
 static const char *unary_kinds[] = {
