@@ -212,6 +212,10 @@ ad_formula_exists(const IrNode *node)
     return ir_n_inputs(node) >= 5 &&
            constant_ints(ir_input(node, 1), shape, &n, IR_MAX_RANK) && n > 0;
   }
+  case IR_ATEN_BATCH_NORM: /* every argument, passed on to the backward op */
+    return ir_n_inputs(node) == node->schema->n_args;
+  case IR_ATEN_GROUP_NORM: /* the rank, for HxW */
+    return ir_input(node, 0)->type->rank >= 2;
   case IR_ATEN_MAX_POOL2D: /* every argument, passed on to the backward op */
   case IR_ATEN_AVG_POOL2D:
     return ir_n_inputs(node) == node->schema->n_args;
@@ -271,6 +275,9 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
     break;
   case IR_ATEN_MAX_POOL2D:
     ad_fw_max_pool2d(c);
+    break;
+  case IR_ATEN_GROUP_NORM:
+    ad_fw_group_norm(c);
     break;
   case IR_ATEN_INDEX_SELECT:
     fw_self_size(c);

@@ -5,18 +5,6 @@
  * _adaptive_avg_pool2d_backward. */
 #include "autodiff/formulas_internal.h"
 
-/* A bool[3] output_mask as a ListConstruct of constants. */
-static IrValue *
-mask_of(Ctx *c, const bool asks[3])
-{
-  IrNode *mask = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
-  for (int i = 0; i < 3; i++)
-    ir_node_add_input(mask, ir_graph_insert_constant_bool(c->g, asks[i]));
-  ir_value_set_type(ir_output(mask, 0), ir_type_list(ir_type_bool()));
-  ir_graph_insert(c->g, mask);
-  return ir_output(mask, 0);
-}
-
 /* Argument i, or the constant int[] `fill` (the schema's default) when the node omits it. */
 static IrValue *
 int_list_arg(Ctx *c, guint i, gint64 fill)
@@ -43,7 +31,7 @@ ad_grad_conv(Ctx *c, IrValue *g)
     ir_graph_insert_constant_bool(c->g, false),
     ir_graph_insert_constant_int_list(c->g, &zero, 1),
     arg(c, 6) ? c->in[6] : cint(c, 1),
-    mask_of(c, asks),
+    output_mask_of(c, asks),
   };
   IrNode *bw = ir_graph_insert_op(c->g, IR_ATEN_CONVOLUTION_BACKWARD, args,
                                   G_N_ELEMENTS(args), 3);

@@ -246,12 +246,37 @@ def lenet_block(x, w, b, fc_w, fc_b):
     return F.linear(torch.flatten(y, 1), fc_w, fc_b)
 
 
+def batch_norm_eval(x, w, b, running_mean, running_var):
+    return F.batch_norm(x, running_mean, running_var, w, b, False, 0.1, 1e-3) * torch.tanh(x)
+
+
+def batch_norm_train(x, w, b):
+    return torch.tanh(torch.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False))
+
+
+def group_norm_affine(x, w, b):
+    return torch.group_norm(x, 2, w, b, 1e-5, False) * torch.tanh(x) + torch.group_norm(x, 4)
+
+
 def indices_at(k, high, shape):
     """Input k becomes int64 indices in [0, high), repeated ones included."""
     def change(inputs):
         gen = torch.Generator().manual_seed(5)
         return inputs[:k] + [torch.randint(0, high, shape, generator=gen)] + inputs[k + 1:]
     return change
+
+
+def positive_at(k):
+    """Input k becomes positive (a running variance)."""
+    def change(inputs):
+        return inputs[:k] + [inputs[k].abs() + 0.5] + inputs[k + 1:]
+    return change
+
+
+class NoGrad:
+    """Inputs that get no gradient though they are floating (running statistics)."""
+    def __init__(self, *indices):
+        self.indices = indices
 
 
 FUNCTIONS = [
@@ -305,6 +330,9 @@ FUNCTIONS = [
     (avg_pool2d_padded, [(2, 2, 7, 8)]),
     (adaptive_avg_pool2d_sizes, [(2, 3, 7, 10)]),
     (lenet_block, [(2, 1, 8, 8), (4, 1, 3, 3), (4,), (10, 64), (10,)]),
+    (batch_norm_eval, [(3, 4, 5, 2), (4,), (4,), (4,), (4,)], positive_at(4), NoGrad(3, 4)),
+    (batch_norm_train, [(4, 3, 5), (3,), (3,)]),
+    (group_norm_affine, [(2, 4, 3, 3), (4,), (4,)]),
 ]
 
 
@@ -329,10 +357,13 @@ def main():
         gen = torch.Generator().manual_seed(len(index) + 11)
         # Scaled so that every branch of the piecewise activations is taken.
         inputs = [torch.randn(s, generator=gen) * 3 for s in shapes]
+        no_grad = {k for p in prepare if isinstance(p, NoGrad) for k in p.indices}
         for change in prepare:
-            inputs = change(inputs)
-        inputs = [x.requires_grad_() if x.is_floating_point() else x for x in inputs]
-        floats = [x for x in inputs if x.is_floating_point()]
+            if not isinstance(change, NoGrad):
+                inputs = change(inputs)
+        wants_grad = [x.is_floating_point() and k not in no_grad for k, x in enumerate(inputs)]
+        inputs = [x.requires_grad_() if g else x for x, g in zip(inputs, wants_grad)]
+        floats = [x for x, g in zip(inputs, wants_grad) if g]
         for _ in range(2):
             scripted(*inputs)
         outs = scripted(*inputs)
@@ -343,11 +374,11 @@ def main():
         grad_files = []
         for k, x in enumerate(inputs):
             np.save(os.path.join(case, "in%d.npy" % k), x.detach().numpy())
-            if x.is_floating_point():
+            if wants_grad[k]:
                 args.append("in%d.npy:requires_grad=1" % k)
                 np.save(os.path.join(case, "grad%d.npy" % k), grads.pop(0).numpy())
                 grad_files.append("grad%d.npy" % k)
-            else:  # indices: no gradient
+            else:  # indices, running statistics: no gradient
                 args.append("in%d.npy" % k)
                 grad_files.append(None)
         for k, o in enumerate(outs):

@@ -304,6 +304,11 @@ static const Case cases[] = {
   {"aten::avg_pool2d", "Tlllbbn", ""}, {"aten::avg_pool2d", "Tlllbbi", ""},
   {"aten::avg_pool2d_backward", "TTlllbbn", ""}, {"aten::adaptive_avg_pool2d", "Tl", ""},
   {"aten::adaptive_avg_pool2d", "T", NULL}, {"aten::_adaptive_avg_pool2d_backward", "TT", ""},
+  {"aten::batch_norm", "TTTTTbffb", ""}, {"aten::batch_norm", "TnnnnbffB", NULL},
+  {"aten::native_batch_norm_backward", "TTTTTnnbfB", ""},
+  {"aten::group_norm", "TiTTfb", ""},  {"aten::group_norm", "Ti", ""},  {"aten::group_norm", "TT", NULL},
+  {"aten::native_group_norm", "TnniiiifF", NULL}, {"aten::native_group_norm", "TTTiiiif", ""},
+  {"aten::native_group_norm_backward", "TTTTniiiiB", ""},
 };
 
 static const char *unary_kinds[] = {
