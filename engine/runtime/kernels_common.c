@@ -172,7 +172,7 @@ bool k_window_count(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int
   int64_t span, padded, num;
   if (__builtin_mul_overflow(dilation, kernel - 1, &span) ||
       __builtin_mul_overflow(pad, 2, &padded) || __builtin_add_overflow(in, padded, &num) ||
-      __builtin_sub_overflow(num, span + 1, &num) ||
+      __builtin_sub_overflow(num, span, &num) || __builtin_sub_overflow(num, 1, &num) ||
       (ceil_mode && __builtin_add_overflow(num, stride - 1, &num)))
     return false;
   /* floor division: a negative numerator means no window fits */

@@ -141,7 +141,15 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
                 in_text);
     return false;
   }
-  return true;
+  /* the im2col buffer grows with the padding the user chose: within the memory budget */
+  int64_t col_bytes;
+  if (__builtin_mul_overflow(cgk, g->oh * g->ow, &col_bytes) ||
+      __builtin_mul_overflow(col_bytes, (int64_t)sizeof(double), &col_bytes)) {
+    K_ERR_SHAPE(error, "%s(): the unfolded input of %s overflows", k_op_short_name(schema),
+                in_text);
+    return false;
+  }
+  return rt_memory_check((guint64)col_bytes, error);
 }
 
 /* The output's (or grad_output's) sizes for g. */
@@ -223,7 +231,9 @@ bool rt_kernel_conv(const IrSchema *schema, const IrNode *node, RtValue *args, g
     return false;
   int64_t sizes[4];
   int nd = conv_out_sizes(&g, sizes);
-  RtTensor *y = rt_tensor_new(IR_DTYPE_FLOAT64, nd, sizes);
+  RtTensor *y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, nd, sizes, error);
+  if (!y)
+    return false;
   RtTensor *xh = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64);
   RtTensor *wh = rt_tensor_to_dtype(weight, IR_DTYPE_FLOAT64);
   RtTensor *bh = bias ? rt_tensor_to_dtype(bias, IR_DTYPE_FLOAT64) : NULL;

@@ -141,9 +141,14 @@ bool rt_kernel_max_pool2d(const IrSchema *schema, const IrNode *node, RtValue *a
     return false;
   int64_t sizes[RT_MAX_DIMS];
   pooled_sizes(self, g.oh, g.ow, sizes);
+  RtTensor *y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, self->ndim, sizes, error);
+  RtTensor *idx = y ? rt_tensor_new_checked(IR_DTYPE_INT64, self->ndim, sizes, error) : NULL;
+  if (!idx) {
+    if (y)
+      rt_tensor_unref(y);
+    return false;
+  }
   RtTensor *xh = rt_tensor_to_dtype(self, IR_DTYPE_FLOAT64);
-  RtTensor *y = rt_tensor_new(IR_DTYPE_FLOAT64, self->ndim, sizes);
-  RtTensor *idx = rt_tensor_new(IR_DTYPE_INT64, self->ndim, sizes);
   const double *x = rt_tensor_data(xh);
   double *out = rt_tensor_data(y);
   int64_t *at = rt_tensor_data(idx);
@@ -273,8 +278,10 @@ bool rt_kernel_avg_pool2d(const IrSchema *schema, const IrNode *node, RtValue *a
     return false;
   int64_t sizes[RT_MAX_DIMS];
   pooled_sizes(self, g.oh, g.ow, sizes);
+  RtTensor *y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, self->ndim, sizes, error);
+  if (!y)
+    return false;
   RtTensor *xh = rt_tensor_to_dtype(self, IR_DTYPE_FLOAT64);
-  RtTensor *y = rt_tensor_new(IR_DTYPE_FLOAT64, self->ndim, sizes);
   const double *x = rt_tensor_data(xh);
   double *out = rt_tensor_data(y);
   for (int64_t p = 0; p < g.planes; p++) {
@@ -375,8 +382,10 @@ bool rt_kernel_adaptive_avg_pool2d(const IrSchema *schema, const IrNode *node, R
     return false;
   int64_t sizes[RT_MAX_DIMS];
   pooled_sizes(self, g.oh, g.ow, sizes);
+  RtTensor *y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, self->ndim, sizes, error);
+  if (!y)
+    return false;
   RtTensor *xh = rt_tensor_to_dtype(self, IR_DTYPE_FLOAT64);
-  RtTensor *y = rt_tensor_new(IR_DTYPE_FLOAT64, self->ndim, sizes);
   const double *x = rt_tensor_data(xh);
   double *out = rt_tensor_data(y);
   for (int64_t p = 0; p < g.planes; p++) {
