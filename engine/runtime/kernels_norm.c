@@ -75,7 +75,9 @@ static double *f64_copy(const RtTensor *t) {
   if (!t)
     return NULL;
   RtTensor *h = rt_tensor_to_dtype(t, IR_DTYPE_FLOAT64);
-  double *copy = g_memdup2(rt_tensor_data(h), sizeof(double) * (gsize)rt_tensor_numel(h) + 1);
+  gsize n = (gsize)rt_tensor_numel(h);
+  double *copy = g_new(double, n + 1); /* never NULL, even for no elements */
+  memcpy(copy, rt_tensor_data(h), sizeof(double) * n);
   rt_tensor_unref(h);
   return copy;
 }
