@@ -12,11 +12,14 @@ int_list_arg(Ctx *c, guint i, gint64 fill)
   return arg(c, i) ? c->in[i] : ir_graph_insert_constant_int_list(c->g, &fill, 1);
 }
 
-/* conv1d, conv2d: the gradients of input, weight and (when given) bias from one
- * convolution_backward, as PyTorch's convolution_backward with transposed = False. */
+/* conv1d, conv2d, _convolution: the gradients of input, weight and (when given) bias from one
+ * convolution_backward, as PyTorch's; _convolution passes its own transposed (which the
+ * kernels refuse) and groups. */
 void
 ad_grad_conv(Ctx *c, IrValue *g)
 {
+  bool general = c->node->kind == IR_ATEN__CONVOLUTION;
+  guint groups_at = general ? 8 : 6;
   bool has_bias = is_tensor(arg(c, 2));
   bool asks[3] = {true, true, has_bias};
   gint64 zero = 0;
@@ -28,9 +31,9 @@ ad_grad_conv(Ctx *c, IrValue *g)
     int_list_arg(c, 3, 1),
     int_list_arg(c, 4, 0),
     int_list_arg(c, 5, 1),
-    ir_graph_insert_constant_bool(c->g, false),
+    general ? c->in[6] : ir_graph_insert_constant_bool(c->g, false),
     ir_graph_insert_constant_int_list(c->g, &zero, 1),
-    arg(c, 6) ? c->in[6] : cint(c, 1),
+    arg(c, groups_at) ? c->in[groups_at] : cint(c, 1),
     output_mask_of(c, asks),
   };
   IrNode *bw = ir_graph_insert_op(c->g, IR_ATEN_CONVOLUTION_BACKWARD, args,

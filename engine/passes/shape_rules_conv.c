@@ -23,16 +23,25 @@ spatial_arg(const IrNode *node, const char *name, guint count, gint64 *out)
   return true;
 }
 
-/* input [N,] C, *spatial with weight [OC, C / groups, *kernel]: [N,] OC, *windows. */
+/* input [N,] C, *spatial with weight [OC, C / groups, *kernel]: [N,] OC, *windows
+ * (_convolution: the spatial dims by the weight's rank, never transposed). */
 bool
 shape_rule_conv(const IrNode *node, ShapeInfo *out)
 {
   guint sp = node->kind == IR_ATEN_CONV1D ? 1 : 2;
   ShapeInfo weight;
+  bool weight_known = shape_tensor_input(node, 1, &weight);
+  bool transposed = false;
+  if (node->kind == IR_ATEN__CONVOLUTION) {
+    if (!weight_known || (weight.rank != 3 && weight.rank != 4) ||
+        !pu_arg_bool(node, "transposed", &transposed) || transposed)
+      return false;
+    sp = (guint)weight.rank - 2;
+  }
   if (!shape_tensor_input(node, 0, out) || (out->rank != (int)sp + 1 && out->rank != (int)sp + 2))
     return false;
   gint64 stride[2], pad[2], dil[2], groups;
-  bool sized = shape_tensor_input(node, 1, &weight) && weight.has_sizes && out->has_sizes &&
+  bool sized = weight_known && weight.has_sizes && out->has_sizes &&
                weight.rank == (int)sp + 2 && spatial_arg(node, "stride", sp, stride) &&
                spatial_arg(node, "padding", sp, pad) &&
                spatial_arg(node, "dilation", sp, dil) && pu_arg_int(node, "groups", &groups) &&

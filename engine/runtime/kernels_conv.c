@@ -1,10 +1,13 @@
-/* Convolutions: rt_kernel_conv (conv1d, conv2d) and rt_kernel_conv_backward
+/* Convolutions: rt_kernel_conv (conv1d, conv2d, _convolution) and rt_kernel_conv_backward
  * (convolution_backward), as im2col plus one BLAS GEMM per image and group.
  *
  * Contracts as PyTorch 1.13:
  * - conv2d(input [N, C, H, W] or unbatched [C, H, W], weight [OC, C / groups, KH, KW], bias
  *   [OC] or None, stride, padding, dilation, groups); conv1d the same with one spatial dim
  *   (run as a conv2d of height 1). int[] arguments take one value for every dim.
+ * - _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+ *   groups, benchmark, deterministic, cudnn_enabled[, allow_tf32]), what torch.jit.trace
+ *   records: conv1d or conv2d by the weight's rank; transposed convolutions are refused.
  * - stride and dilation positive, padding non-negative, groups positive, C and OC divisible
  *   by groups, input and weight of one floating dtype, a kernel no larger than the padded
  *   input: PyTorch's errors otherwise. Output sizes are checked for int64 overflow.
@@ -152,6 +155,23 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
   return rt_memory_check((guint64)col_bytes, error);
 }
 
+/* The convolution of a general op (_convolution, convolution_backward): 1-D or 2-D by the
+ * weight's rank, never transposed. */
+static bool general_conv(const IrSchema *schema, const RtTensor *weight, bool transposed,
+                         int *spatial, GError **error) {
+  if (weight->ndim != 3 && weight->ndim != 4) {
+    K_ERR_SHAPE(error, "%s(): only 1-D and 2-D convolutions are supported, but got a %d-D "
+                "weight", k_op_short_name(schema), weight->ndim);
+    return false;
+  }
+  if (transposed) {
+    K_ERR(error, "%s(): transposed convolutions are not supported", k_op_short_name(schema));
+    return false;
+  }
+  *spatial = weight->ndim - 2;
+  return true;
+}
+
 /* The output's (or grad_output's) sizes for g. */
 static int conv_out_sizes(const ConvGeom *g, int64_t *sizes) {
   int nd = 0;
@@ -222,11 +242,16 @@ bool rt_kernel_conv(const IrSchema *schema, const IrNode *node, RtValue *args, g
   k_check_call(schema, n_args, n_outs);
   RtTensor *input, *weight, *bias;
   ConvGeom g = {.spatial = schema->kind == IR_ATEN_CONV1D ? 1 : 2};
+  /* _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+   * groups, ...) says its dims by the weight's rank */
+  bool general = schema->kind == IR_ATEN__CONVOLUTION, transposed = false;
   if (!k_arg_tensor(schema, args, 0, &input, error) ||
       !k_arg_tensor(schema, args, 1, &weight, error) ||
       !optional_tensor(schema, args, 2, &bias, error) ||
+      (general && (!k_arg_bool(schema, args, 6, &transposed, error) ||
+                   !general_conv(schema, weight, transposed, &g.spatial, error))) ||
       !conv_params(schema, args, 3, g.spatial, &g, error) ||
-      !k_arg_int(schema, args, 6, &g.groups, error) ||
+      !k_arg_int(schema, args, general ? 8 : 6, &g.groups, error) ||
       !conv_geometry(schema, input, weight, bias, &g, error))
     return false;
   int64_t sizes[4];
@@ -287,20 +312,12 @@ bool rt_kernel_conv_backward(const IrSchema *schema, const IrNode *node, RtValue
       !k_arg_tensor(schema, args, 1, &input, error) ||
       !k_arg_tensor(schema, args, 2, &weight, error))
     return false;
-  if (weight->ndim != 3 && weight->ndim != 4) {
-    K_ERR_SHAPE(error, "convolution_backward(): only 1-D and 2-D convolutions are supported");
-    return false;
-  }
-  g.spatial = weight->ndim == 3 ? 1 : 2;
-  if (!conv_params(schema, args, 4, g.spatial, &g, error) ||
-      !k_arg_bool(schema, args, 7, &transposed, error) ||
+  if (!k_arg_bool(schema, args, 7, &transposed, error) ||
+      !general_conv(schema, weight, transposed, &g.spatial, error) ||
+      !conv_params(schema, args, 4, g.spatial, &g, error) ||
       !k_arg_int(schema, args, 9, &g.groups, error) ||
       !output_mask(schema, args[10], mask, error))
     return false;
-  if (transposed) {
-    K_ERR(error, "convolution_backward(): transposed convolutions are not supported");
-    return false;
-  }
   if (!conv_geometry(schema, input, weight, NULL, &g, error))
     return false;
   int64_t sizes[4];

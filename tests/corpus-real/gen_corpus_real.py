@@ -258,6 +258,15 @@ def group_norm_affine(x, w, b):
     return torch.group_norm(x, 2, w, b, 1e-5, False) * torch.tanh(x) + torch.group_norm(x, 4)
 
 
+def convolution_traced_form(x, w, b, w1):
+    """aten::_convolution, what torch.jit.trace records for nn.Conv1d / nn.Conv2d."""
+    y = torch._convolution(x, w, b, [2, 1], [1, 0], [1, 1], False, [0, 0], 1, False, False,
+                           True, True)
+    z = torch._convolution(torch.flatten(x, 2), w1, None, [1], [2], [2], False, [0], 3, False,
+                           False, True, True)
+    return y, torch.tanh(z)
+
+
 def indices_at(k, high, shape):
     """Input k becomes int64 indices in [0, high), repeated ones included."""
     def change(inputs):
@@ -333,6 +342,7 @@ FUNCTIONS = [
     (batch_norm_eval, [(3, 4, 5, 2), (4,), (4,), (4,), (4,)], positive_at(4), NoGrad(3, 4)),
     (batch_norm_train, [(4, 3, 5), (3,), (3,)]),
     (group_norm_affine, [(2, 4, 3, 3), (4,), (4,)]),
+    (convolution_traced_form, [(2, 3, 5, 4), (2, 3, 3, 2), (2,), (6, 1, 3)]),
 ]
 
 

@@ -298,6 +298,8 @@ static const Case cases[] = {
   {"aten::conv2d", "T", NULL},      {"aten::conv1d", "TTnllli", ""}, {"aten::conv1d", "Ti", NULL},
   {"aten::convolution_backward", "TTTllllbliB", ""},
   {"aten::convolution_backward", "TTTnlllbliB", ""},
+  {"aten::_convolution", "TTTlllblibbbb", ""}, {"aten::_convolution", "TTnlllblibbb", "deprecated"},
+  {"aten::_convolution", "TTnlllbli", NULL},
   {"aten::max_pool2d", "Tllllb", ""}, {"aten::max_pool2d", "Tl", ""},  {"aten::max_pool2d", "T", NULL},
   {"aten::max_pool2d_with_indices", "Tllllb", ""},
   {"aten::max_pool2d_with_indices_backward", "TTllllbT", ""},

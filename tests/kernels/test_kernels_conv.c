@@ -76,6 +76,30 @@ static void test_convolution_backward(void) {
   kt_unref_args(a, 11);
 }
 
+static void test_convolution(void) {
+  /* _convolution: conv1d by the weight's rank (the groups test's numbers); no transposed */
+  RtValue a[12] = {KT_T(kt_tensor(F64, 3, KT_SIZES(1, 2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
+                   KT_T(ones(3, KT_SIZES(2, 1, 2))), rt_none(),
+                   rt_int_list((const gint64[]){1}, 1), rt_int_list((const gint64[]){0}, 1),
+                   rt_int_list((const gint64[]){1}, 1), rt_bool(false),
+                   rt_int_list((const gint64[]){0}, 1), rt_int(2), rt_bool(false),
+                   rt_bool(false), rt_bool(true)};
+  RtTensor *r = kt_run("aten::_convolution.deprecated(", a, 12);
+  kt_assert_tensor(r, F64, 3, KT_SIZES(1, 2, 2), KT_VALUES(3, 5, 9, 11), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[6]);
+  a[6] = rt_bool(true);
+  kt_expect_error("aten::_convolution.deprecated(", a, 12,
+                  "_convolution(): transposed convolutions are not supported");
+  rt_value_unref(a[6]);
+  a[6] = rt_bool(false);
+  rt_value_unref(a[1]);
+  a[1] = KT_T(ones(5, KT_SIZES(2, 1, 1, 1, 1)));
+  kt_expect_error("aten::_convolution.deprecated(", a, 12,
+                  "only 1-D and 2-D convolutions are supported, but got a 5-D weight");
+  kt_unref_args(a, 12);
+}
+
 static void test_conv_errors(void) {
   RtValue a[7] = {KT_T(nine(F64)), KT_T(ones(4, KT_SIZES(1, 2, 2, 2))), rt_none(), pair(1, 1),
                   pair(0, 0), pair(1, 1), rt_int(1)};
@@ -129,6 +153,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/conv/conv2d", test_conv2d);
   g_test_add_func("/kernels/conv/conv1d-groups", test_conv1d_groups);
   g_test_add_func("/kernels/conv/backward", test_convolution_backward);
+  g_test_add_func("/kernels/conv/_convolution", test_convolution);
   g_test_add_func("/kernels/conv/errors", test_conv_errors);
   return g_test_run();
 }
