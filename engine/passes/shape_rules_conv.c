@@ -1,8 +1,8 @@
 /* shape_rules_conv: the result rules of conv1d / conv2d and of the 2-D poolings (see
  * shape_rules.h): the input's rank and dtype, contiguous, with the window counts of the
  * kernels (runtime/kernel_args.h's k_window_count) when every size and argument is a
- * constant. Arguments the kernel would reject leave the sizes unknown; the kernel reports
- * the error. */
+ * constant. Where the arguments give no window count the sizes stay unknown, and the kernel
+ * reports what is wrong. */
 #include "passes/shape_rules.h"
 #include "passes/pass_util.h"
 #include "runtime/kernel_args.h"

@@ -140,8 +140,8 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
   /* one group's GEMM dims go to BLAS as int */
   int64_t cgk = g->c / g->groups * g->kh * g->kw;
   if (g->oh > INT_MAX / g->ow || cgk > INT_MAX || g->oc > INT_MAX) {
-    K_ERR_SHAPE(error, "%s(): input %s is too large for one GEMM per image", k_op_short_name(schema),
-                in_text);
+    K_ERR_SHAPE(error, "%s(): input %s is too large for one GEMM per image",
+                k_op_short_name(schema), in_text);
     return false;
   }
   /* the im2col buffer grows with the padding the user chose: within the memory budget */

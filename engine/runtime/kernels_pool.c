@@ -115,9 +115,9 @@ static void store_as(RtTensor *r, IrDtype dtype, RtValue *out) {
   *out = rt_tensor(cast);
 }
 
-/* grad_output must have the pooled shape of self. */
-static bool grad_matches(const IrSchema *schema, const RtTensor *grad, const RtTensor *self,
-                         int64_t oh, int64_t ow, GError **error) {
+/* grad_output (or the indices, `what`) must have the pooled shape of self. */
+static bool pooled_like(const IrSchema *schema, const char *what, const RtTensor *grad,
+                        const RtTensor *self, int64_t oh, int64_t ow, GError **error) {
   int64_t want[RT_MAX_DIMS];
   pooled_sizes(self, oh, ow, want);
   if (grad->ndim == self->ndim &&
@@ -126,8 +126,8 @@ static bool grad_matches(const IrSchema *schema, const RtTensor *grad, const RtT
   char have[256], expected[256];
   k_shape_text(have, sizeof have, grad->ndim, grad->sizes);
   k_shape_text(expected, sizeof expected, self->ndim, want);
-  K_ERR_SHAPE(error, "%s(): grad_output of size %s does not match the output size %s",
-              k_op_short_name(schema), have, expected);
+  K_ERR_SHAPE(error, "%s(): %s of size %s does not match the output size %s",
+              k_op_short_name(schema), what, have, expected);
   return false;
 }
 
@@ -198,8 +198,8 @@ bool rt_kernel_max_pool2d_backward(const IrSchema *schema, const IrNode *node, R
       !k_arg_tensor(schema, args, 1, &self, error) ||
       !pool_params(schema, args, 2, true, self, &g, error) ||
       !k_arg_tensor(schema, args, 7, &indices, error) ||
-      !grad_matches(schema, grad, self, g.oh, g.ow, error) ||
-      !grad_matches(schema, indices, self, g.oh, g.ow, error))
+      !pooled_like(schema, "grad_output", grad, self, g.oh, g.ow, error) ||
+      !pooled_like(schema, "indices", indices, self, g.oh, g.ow, error))
     return false;
   if (indices->dtype != IR_DTYPE_INT64) {
     K_ERR_DTYPE(error, "%s(): expected int64 indices, but got %s", k_op_short_name(schema),
@@ -315,7 +315,7 @@ bool rt_kernel_avg_pool2d_backward(const IrSchema *schema, const IrNode *node, R
       !k_arg_tensor(schema, args, 1, &self, error) ||
       !pool_params(schema, args, 2, false, self, &g, error) ||
       !avg_params(schema, args, 2, &include_pad, &divisor, error) ||
-      !grad_matches(schema, grad, self, g.oh, g.ow, error))
+      !pooled_like(schema, "grad_output", grad, self, g.oh, g.ow, error))
     return false;
   RtTensor *gh = rt_tensor_to_dtype(grad, IR_DTYPE_FLOAT64);
   RtTensor *dx = rt_tensor_zeros(IR_DTYPE_FLOAT64, self->ndim, self->sizes);
@@ -423,7 +423,7 @@ bool rt_kernel_adaptive_avg_pool2d_backward(const IrSchema *schema, const IrNode
   }
   int64_t out_size[2] = {grad->sizes[grad->ndim - 2], grad->sizes[grad->ndim - 1]};
   if (!adaptive_geometry(schema, self, out_size, &g, error) ||
-      !grad_matches(schema, grad, self, g.oh, g.ow, error))
+      !pooled_like(schema, "grad_output", grad, self, g.oh, g.ow, error))
     return false;
   RtTensor *gh = rt_tensor_to_dtype(grad, IR_DTYPE_FLOAT64);
   RtTensor *dx = rt_tensor_zeros(IR_DTYPE_FLOAT64, self->ndim, self->sizes);
