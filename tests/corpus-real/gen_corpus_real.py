@@ -267,6 +267,13 @@ def convolution_traced_form(x, w, b, w1):
     return y, torch.tanh(z)
 
 
+def functional_pool_norm(x, w):
+    """F.max_pool2d (stride None and given), F.adaptive_avg_pool2d and F.group_norm: calls of
+    torch.nn.functional's Python functions."""
+    y = F.adaptive_avg_pool2d(F.max_pool2d(x, 2), (1, 1)) * F.group_norm(x, 2, w).sum()
+    return y + F.max_pool2d(x, 3, 1, 1).sum()
+
+
 def indices_at(k, high, shape):
     """Input k becomes int64 indices in [0, high), repeated ones included."""
     def change(inputs):
@@ -343,6 +350,7 @@ FUNCTIONS = [
     (batch_norm_train, [(4, 3, 5), (3,), (3,)]),
     (group_norm_affine, [(2, 4, 3, 3), (4,), (4,)]),
     (convolution_traced_form, [(2, 3, 5, 4), (2, 3, 3, 2), (2,), (6, 1, 3)]),
+    (functional_pool_norm, [(2, 4, 6, 6), (4,)]),
 ]
 
 
