@@ -274,6 +274,35 @@ def functional_pool_norm(x, w):
     return y + F.max_pool2d(x, 3, 1, 1).sum()
 
 
+# One op alone is too small for a DifferentiableGraph: its gradient comes from the eager tape.
+def conv2d_alone(x, w, b):
+    return torch.conv2d(x, w, b, 1, 1, 1, 1)
+
+
+def max_pool2d_alone(x):
+    return torch.max_pool2d(x, 2, [], 0, 1, True)
+
+
+def avg_pool2d_alone(x):
+    return F.avg_pool2d(x, 3, 2, 1)
+
+
+def adaptive_avg_pool2d_alone(x):
+    return torch._C._nn.adaptive_avg_pool2d(x, [2, 3])
+
+
+def group_norm_alone(x, w, b):
+    return torch.group_norm(x, 2, w, b, 1e-5, False)
+
+
+def batch_norm_alone(x, w, b):
+    return torch.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False)
+
+
+def convolution_alone(x, w):
+    return torch._convolution(x, w, None, [1], [1], [1], False, [0], 1, False, False, True, True)
+
+
 def indices_at(k, high, shape):
     """Input k becomes int64 indices in [0, high), repeated ones included."""
     def change(inputs):
@@ -351,6 +380,13 @@ FUNCTIONS = [
     (group_norm_affine, [(2, 4, 3, 3), (4,), (4,)]),
     (convolution_traced_form, [(2, 3, 5, 4), (2, 3, 3, 2), (2,), (6, 1, 3)]),
     (functional_pool_norm, [(2, 4, 6, 6), (4,)]),
+    (conv2d_alone, [(2, 3, 5, 5), (4, 3, 3, 3), (4,)]),
+    (max_pool2d_alone, [(2, 3, 5, 5)]),
+    (avg_pool2d_alone, [(2, 3, 5, 5)]),
+    (adaptive_avg_pool2d_alone, [(2, 3, 5, 7)]),
+    (group_norm_alone, [(2, 4, 3, 3), (4,), (4,)]),
+    (batch_norm_alone, [(3, 2, 4), (2,), (2,)]),
+    (convolution_alone, [(2, 3, 6), (2, 3, 2)]),
 ]
 
 
