@@ -175,8 +175,8 @@ bool k_window_count(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int
       __builtin_sub_overflow(num, span, &num) || __builtin_sub_overflow(num, 1, &num) ||
       (ceil_mode && __builtin_add_overflow(num, stride - 1, &num)))
     return false;
-  /* floor division: a negative numerator means no window fits */
-  int64_t q = num >= 0 ? num / stride : -((-num + stride - 1) / stride);
+  /* floor division (C's rounds toward 0): a negative numerator means no window fits */
+  int64_t q = num / stride - (num % stride != 0 && num < 0 ? 1 : 0);
   *out = q + 1;
   /* the last window must start inside the input or the left padding */
   if (ceil_mode && (*out - 1) * stride >= in + pad)

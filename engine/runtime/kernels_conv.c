@@ -130,11 +130,13 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
     return false;
   }
   if (g->oh <= 0 || g->ow <= 0) {
+    /* the kernel and dilation apart: their dilated extent may not fit int64 */
     K_ERR_SHAPE(error, "%s(): calculated padded input size per channel: (%" G_GINT64_FORMAT
                 " x %" G_GINT64_FORMAT "). Kernel size: (%" G_GINT64_FORMAT " x %"
-                G_GINT64_FORMAT "). Kernel size can't be greater than actual input size",
-                k_op_short_name(schema), g->h + 2 * g->pad[0], g->w + 2 * g->pad[1],
-                g->dil[0] * (g->kh - 1) + 1, g->dil[1] * (g->kw - 1) + 1);
+                G_GINT64_FORMAT ") with dilation (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
+                "). Kernel size can't be greater than actual input size",
+                k_op_short_name(schema), g->h + 2 * g->pad[0], g->w + 2 * g->pad[1], g->kh,
+                g->kw, g->dil[0], g->dil[1]);
     return false;
   }
   /* one group's GEMM dims go to BLAS as int */

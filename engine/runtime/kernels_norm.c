@@ -329,10 +329,17 @@ bool rt_kernel_group_norm(const IrSchema *schema, const IrNode *node, RtValue *a
       !channel_arg(schema, args, w_at + 1, sh.c, &bias, error) ||
       !k_arg_scalar(schema, args, eps_at, &eps, error))
     return false;
-  RtTensor *y = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64);
+  /* num_groups is the user's: with no channels any count divides them */
   int64_t stat_sizes[2] = {sh.n, groups};
-  RtTensor *mean_t = rt_tensor_new(IR_DTYPE_FLOAT64, 2, stat_sizes);
-  RtTensor *rstd_t = rt_tensor_new(IR_DTYPE_FLOAT64, 2, stat_sizes);
+  RtTensor *mean_t = rt_tensor_new_checked(IR_DTYPE_FLOAT64, 2, stat_sizes, error);
+  RtTensor *rstd_t = mean_t ? rt_tensor_new_checked(IR_DTYPE_FLOAT64, 2, stat_sizes, error)
+                            : NULL;
+  if (!rstd_t) {
+    if (mean_t)
+      rt_tensor_unref(mean_t);
+    return false;
+  }
+  RtTensor *y = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64);
   double *x = rt_tensor_data(y), *mean = rt_tensor_data(mean_t), *rstd = rt_tensor_data(rstd_t);
   g_autofree double *w = f64_copy(weight);
   g_autofree double *b = f64_copy(bias);

@@ -141,6 +141,19 @@ static void test_conv_errors(void) {
   kt_expect_error("aten::conv2d(", a, 7, "too large");
   rt_value_unref(a[4]);
   a[4] = pair(0, 0);
+  /* a 2-tap kernel dilated by INT64_MAX spans INT64_MAX + 1 elements */
+  rt_value_unref(a[1]);
+  a[1] = KT_T(ones(4, KT_SIZES(1, 1, 2, 1)));
+  rt_value_unref(a[5]);
+  a[5] = pair(G_MAXINT64, 1);
+  kt_expect_error("aten::conv2d(", a, 7, "Kernel size can't be greater than actual input size");
+  rt_value_unref(a[3]);
+  a[3] = pair(G_MAXINT64, 1);
+  kt_expect_error("aten::conv2d(", a, 7, "Kernel size can't be greater than actual input size");
+  rt_value_unref(a[3]);
+  a[3] = pair(1, 1);
+  rt_value_unref(a[5]);
+  a[5] = pair(1, 1);
   rt_value_unref(a[0]);
   a[0] = KT_T(ones(2, KT_SIZES(3, 3)));
   kt_expect_error("aten::conv2d(", a, 7, "Expected 3D (unbatched) or 4D (batched) input to "

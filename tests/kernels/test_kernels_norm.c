@@ -56,6 +56,15 @@ static void test_group_norm(void) {
   a[1] = rt_int(0);
   kt_expect_error("aten::group_norm(", a, 6, "num_groups=0");
   kt_unref_args(a, 6);
+  /* no channels: any num_groups divides them, but its statistics must fit in memory */
+  RtValue e[6] = {KT_T(rt_tensor_new(F64, 3, KT_SIZES(2, 0, 3))), rt_int(G_MAXINT64 / 4),
+                  rt_none(), rt_none(), rt_double(1e-5), rt_bool(false)};
+  GError *error = NULL;
+  RtValue out;
+  g_assert_false(kt_call("aten::group_norm(", e, 6, &out, &error));
+  g_assert_nonnull(error);
+  g_error_free(error);
+  kt_unref_args(e, 6);
 }
 
 int main(int argc, char **argv) {
