@@ -131,6 +131,14 @@ static bool pooled_like(const IrSchema *schema, const char *what, const RtTensor
   return false;
 }
 
+/* The taps [*lo, *hi) of a window starting at `start` (dilated by dil, kernel taps) that fall
+ * inside [0, size): the window's size is the user's, so the taps outside are never walked. */
+static void tap_range(int64_t start, int64_t dil, int64_t kernel, int64_t size, int64_t *lo,
+                      int64_t *hi) {
+  *lo = start >= 0 ? 0 : -start / dil + (-start % dil != 0);
+  *hi = start > size - 1 ? 0 : MIN(kernel, (size - 1 - start) / dil + 1);
+}
+
 bool rt_kernel_max_pool2d(const IrSchema *schema, const IrNode *node, RtValue *args,
                           guint n_args, RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
@@ -157,14 +165,15 @@ bool rt_kernel_max_pool2d(const IrSchema *schema, const IrNode *node, RtValue *a
     for (int64_t oy = 0; oy < g.oh; oy++) {
       for (int64_t ox = 0; ox < g.ow; ox++) {
         int64_t y0 = oy * g.stride[0] - g.pad[0], x0 = ox * g.stride[1] - g.pad[1];
+        int64_t i0, i1, j0, j1;
+        tap_range(y0, g.dil[0], g.kernel[0], g.h, &i0, &i1);
+        tap_range(x0, g.dil[1], g.kernel[1], g.w, &j0, &j1);
         double best = -INFINITY;
         int64_t best_at = -1;
-        for (int64_t i = 0; i < g.kernel[0]; i++) {
+        for (int64_t i = i0; i < i1; i++) {
           int64_t yy = y0 + i * g.dil[0];
-          for (int64_t j = 0; yy >= 0 && yy < g.h && j < g.kernel[1]; j++) {
+          for (int64_t j = j0; j < j1; j++) {
             int64_t xx = x0 + j * g.dil[1];
-            if (xx < 0 || xx >= g.w)
-              continue;
             double v = plane[yy * g.w + xx];
             /* the first in-bounds element starts the search, so that a window of -inf
              * still names one; a later NaN replaces an earlier one, as PyTorch's */
@@ -256,13 +265,14 @@ static void avg_window(const PoolGeom *g, int64_t oy, int64_t ox, bool include_p
   int64_t y0 = oy * g->stride[0] - g->pad[0], x0 = ox * g->stride[1] - g->pad[1];
   int64_t y1 = MIN(y0 + g->kernel[0], g->h + g->pad[0]);
   int64_t x1 = MIN(x0 + g->kernel[1], g->w + g->pad[1]);
-  int64_t padded = (y1 - y0) * (x1 - x0);
+  /* in double: a huge kernel's padded window may hold more than int64 counts */
+  double padded = (double)(y1 - y0) * (double)(x1 - x0);
   win[0] = MAX(y0, 0);
   win[1] = MAX(x0, 0);
   win[2] = MIN(y1, g->h);
   win[3] = MIN(x1, g->w);
-  int64_t inside = (win[2] - win[0]) * (win[3] - win[1]);
-  *count = (double)(divisor ? divisor : include_pad ? padded : inside);
+  double inside = (double)(win[2] - win[0]) * (double)(win[3] - win[1]);
+  *count = divisor ? (double)divisor : include_pad ? padded : inside;
 }
 
 bool rt_kernel_avg_pool2d(const IrSchema *schema, const IrNode *node, RtValue *args,

@@ -36,6 +36,18 @@ static void test_max_pool2d(void) {
   kt_assert_tensor(r, F64, 3, KT_SIZES(1, 1, 1), KT_VALUES(NAN), 0);
   rt_tensor_unref(r);
   kt_unref_args(n, 6);
+  /* a window of 2^40 x 2^40 taps over a 1 x 1 plane walks only the one inside */
+  gint64 big = G_GINT64_CONSTANT(1) << 40;
+  RtValue w[6] = {KT_T(kt_tensor(F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(7))), pair(big, big),
+                  empty(), pair(big / 2, big / 2), pair(1, 1), rt_bool(false)};
+  r = kt_run("aten::max_pool2d(", w, 6);
+  kt_assert_tensor(r, F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(7), 0);
+  rt_tensor_unref(r);
+  r = kt_run("aten::avg_pool2d(", (RtValue[]){w[0], w[1], w[2], w[3], rt_bool(false),
+                                             rt_bool(false), rt_none()}, 7);
+  kt_assert_tensor(r, F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(7), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(w, 6);
 }
 
 static void test_max_pool2d_backward(void) {
