@@ -11,7 +11,8 @@
  *   ("Output size is too small" otherwise).
  * - max_pool2d: the largest value of each window (a NaN wins, the last one; of equal maxima
  *   the first), its index h * W + w in the plane returned by max_pool2d_with_indices; the
- *   backward adds each gradient to the input element at its index.
+ *   backward adds each gradient to the input element at its index. A dilated window may miss
+ *   the plane entirely: -inf, index -1, and no gradient (PyTorch's is -inf and 0 too).
  * - avg_pool2d: the window's sum over its size: divisor_override when given, else the window
  *   clipped to the padded input (count_include_pad) or to the input itself.
  * - adaptive_avg_pool2d(self, output_size): output (i, j) averages rows [floor(i H / OH),
@@ -225,6 +226,8 @@ bool rt_kernel_max_pool2d_backward(const IrSchema *schema, const IrNode *node, R
   bool ok = true;
   for (int64_t p = 0; ok && p < g.planes; p++) {
     for (int64_t o = p * per_plane; o < (p + 1) * per_plane; o++) {
+      if (at[o] == -1) /* a window with no element of the plane (dilated over it) */
+        continue;
       if (at[o] < 0 || at[o] >= plane_size) {
         K_ERR(error, "%s(): index %" G_GINT64_FORMAT " is outside a plane of %" G_GINT64_FORMAT
               " elements", k_op_short_name(schema), at[o], plane_size);

@@ -63,6 +63,20 @@ static void test_max_pool2d_backward(void) {
   kt_expect_error("aten::max_pool2d_with_indices_backward(", a, 8,
                   "index 9 is outside a plane of 9 elements");
   kt_unref_args(a, 8);
+  /* a window dilated over a 1 x 1 plane holds none of it: -inf forward, no gradient */
+  RtValue m[6] = {KT_T(kt_tensor(F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(5))), pair(1, 2),
+                  pair(1, 1), pair(0, 1), pair(1, 2), rt_bool(false)};
+  r = kt_run("aten::max_pool2d(", m, 6);
+  kt_assert_tensor(r, F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(-INFINITY), 0);
+  rt_tensor_unref(r);
+  RtValue b[8] = {KT_T(kt_tensor(F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(1))), rt_value_ref(m[0]),
+                  pair(1, 2), pair(1, 1), pair(0, 1), pair(1, 2), rt_bool(false),
+                  KT_T(kt_tensor(I64, 3, KT_SIZES(1, 1, 1), KT_VALUES(-1)))};
+  r = kt_run("aten::max_pool2d_with_indices_backward(", b, 8);
+  kt_assert_tensor(r, F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(0), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(b, 8);
+  kt_unref_args(m, 6);
 }
 
 static void test_avg_pool2d(void) {
