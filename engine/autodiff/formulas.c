@@ -213,6 +213,13 @@ ad_formula_exists(const IrNode *node)
     return ir_n_inputs(node) >= 5 &&
            constant_ints(ir_input(node, 1), shape, &n, IR_MAX_RANK) && n > 0;
   }
+  case IR_ATEN_BATCH_NORM: /* every argument, passed on to the backward op */
+    return ir_n_inputs(node) == node->schema->n_args;
+  case IR_ATEN_GROUP_NORM: /* the rank, for HxW */
+    return ir_input(node, 0)->type->rank >= 2;
+  case IR_ATEN_MAX_POOL2D: /* every argument, passed on to the backward op */
+  case IR_ATEN_AVG_POOL2D:
+    return ir_n_inputs(node) == node->schema->n_args;
   case IR_ATEN_SLICE: /* slice_backward takes ints: None or int bounds, not int? values */
     for (guint i = 2; i < 4 && i < ir_n_inputs(node); i++)
       if (!value_is_none(ir_input(node, i)) && ir_input(node, i)->type->kind != IR_TYPE_INT)
@@ -272,6 +279,12 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
   case IR_ATEN_NLL_LOSS_ND:
   case IR_ATEN_CROSS_ENTROPY_LOSS:
     ad_fw_nll_loss(c);
+    break;
+  case IR_ATEN_MAX_POOL2D:
+    ad_fw_max_pool2d(c);
+    break;
+  case IR_ATEN_GROUP_NORM:
+    ad_fw_group_norm(c);
     break;
   case IR_ATEN_INDEX_SELECT:
     fw_self_size(c);

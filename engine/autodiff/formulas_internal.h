@@ -127,6 +127,18 @@ save(Ctx *c, IrValue *v)
   g_ptr_array_add(c->saved_out, v);
 }
 
+/* The bool[3] output_mask of the native_*_backward ops, a ListConstruct of constants. */
+static inline IrValue *
+output_mask_of(Ctx *c, const bool asks[3])
+{
+  IrNode *mask = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
+  for (int i = 0; i < 3; i++)
+    ir_node_add_input(mask, ir_graph_insert_constant_bool(c->g, asks[i]));
+  ir_value_set_type(ir_output(mask, 0), ir_type_list(ir_type_bool()));
+  ir_graph_insert(c->g, mask);
+  return ir_output(mask, 0);
+}
+
 /* self @ mat2's gradients (times alpha when given) into gin[0..1] (gin[1..2] for addmm). */
 void ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha);
 
@@ -166,5 +178,17 @@ void ad_grad_bce_with_logits(Ctx *c, IrValue *g);
 void ad_grad_masked_fill(Ctx *c, IrValue *g);
 void ad_grad_gather(Ctx *c, IrValue *g);
 void ad_grad_baddbmm(Ctx *c, IrValue *g);
+
+/* Builders of formulas_conv.c. */
+void ad_grad_conv(Ctx *c, IrValue *g);
+void ad_fw_max_pool2d(Ctx *c);
+void ad_grad_max_pool2d(Ctx *c, IrValue *g);
+void ad_grad_avg_pool2d(Ctx *c, IrValue *g);
+void ad_grad_adaptive_avg_pool2d(Ctx *c, IrValue *g);
+
+/* Builders of formulas_norm.c. */
+void ad_grad_batch_norm(Ctx *c, IrValue *g);
+void ad_fw_group_norm(Ctx *c);
+void ad_grad_group_norm(Ctx *c, IrValue *g);
 
 #endif

@@ -152,16 +152,11 @@ void
 ad_grad_layer_norm(Ctx *c, IrValue *g)
 {
   bool has_weight = is_tensor(arg(c, 2)), has_bias = is_tensor(arg(c, 3));
-  IrNode *mask = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
   bool asks[3] = {true, has_weight, has_bias};
-  for (int i = 0; i < 3; i++)
-    ir_node_add_input(mask, ir_graph_insert_constant_bool(c->g, asks[i]));
-  ir_value_set_type(ir_output(mask, 0), ir_type_list(ir_type_bool()));
-  ir_graph_insert(c->g, mask);
   IrValue *none = ir_graph_insert_constant_none(c->g);
   IrValue *args[] = {g, c->in[0], c->in[1], c->saved[0], c->saved[1],
                      has_weight ? c->in[2] : none, has_bias ? c->in[3] : none,
-                     ir_output(mask, 0)};
+                     output_mask_of(c, asks)};
   IrNode *bw = ir_graph_insert_op(c->g, IR_ATEN_NATIVE_LAYER_NORM_BACKWARD, args,
                                   G_N_ELEMENTS(args), 3);
   c->gin[0] = ir_output(bw, 0);

@@ -5,8 +5,8 @@
  *
  * INT -> i; FLOAT/inf/nan -> f; STRING and bare identifiers (the early-2019
  * `prim::GradOf[name=aten::add]`) -> s, except True/False which are the ints 1/0 (bools are
- * stored as ints); homogeneous lists -> is/fs/ss (`[]` is an empty int list); `{v}` -> a 0-dim
- * tensor (Long for an integer, Double otherwise). `<Tensor>` and a tensor printed by its
+ * stored as ints); homogeneous lists -> is/fs/ss (`[]` and `annotate(List[int], [])` are an
+ * empty int list); `{v}` -> a 0-dim tensor (Long for an integer, Double otherwise). `<Tensor>` and a tensor printed by its
  * rounded contents (PyTorch 1.13's frozen modules: ` 0.57 -0.33 [ CPUFloatType{2} ]`) say
  * what a value is without giving it exactly: they are kept as raw text (IR_ATTR_RAW),
  * printed back verbatim and never run. `<Graph>` is an error. */
@@ -249,7 +249,12 @@ parse_raw_type(Lexer *lx, IrNode *node, const char *name, const Token *at, GErro
     text_error(error, lx, line, col, "bad attribute: unterminated type value");
     return false;
   }
-  ir_node_set_attr_raw(node, name, raw);
+  /* PyTorch's print of an empty int list (max_pool2d's default stride) is the one type
+   * value whose meaning we know exactly */
+  if (strcmp(raw, "annotate(List[int], [])") == 0)
+    ir_node_set_attr_is(node, name, NULL, 0);
+  else
+    ir_node_set_attr_raw(node, name, raw);
   g_free(raw);
   return true;
 }

@@ -78,6 +78,30 @@ static const struct {
                  "  %r : Tensor = aten::batch_norm(%input, %weight, %bias, %running_mean, "
                  "%running_var, %training, %momentum, %eps, %cudnn)\n"
                  "  return (%r)\n"},
+  /* F.max_pool2d without return_indices: stride None means the kernel size, an empty list */
+  {"_max_pool2d", "graph(%input : Tensor, %kernel_size : int[], %stride : NoneType,\n"
+                  "      %padding : int[], %dilation : int[], %ceil_mode : bool,\n"
+                  "      %return_indices : bool):\n"
+                  "  %empty : int[] = prim::Constant[value=[]]()\n"
+                  "  %r : Tensor = aten::max_pool2d(%input, %kernel_size, %empty, %padding, "
+                  "%dilation, %ceil_mode)\n"
+                  "  return (%r)\n"},
+  {"_max_pool2d", "graph(%input : Tensor, %kernel_size : int[], %stride : int[],\n"
+                  "      %padding : int[], %dilation : int[], %ceil_mode : bool,\n"
+                  "      %return_indices : bool):\n"
+                  "  %r : Tensor = aten::max_pool2d(%input, %kernel_size, %stride, %padding, "
+                  "%dilation, %ceil_mode)\n"
+                  "  return (%r)\n"},
+  /* an int[] output_size has no None entries for _list_with_default to fill */
+  {"adaptive_avg_pool2d", "graph(%input : Tensor, %output_size : int[]):\n"
+                          "  %r : Tensor = aten::adaptive_avg_pool2d(%input, %output_size)\n"
+                          "  return (%r)\n"},
+  {"group_norm", "graph(%input : Tensor, %num_groups : int, %weight : Tensor?,\n"
+                 "      %bias : Tensor?, %eps : float):\n"
+                 "  %cudnn : bool = prim::Constant[value=1]()\n"
+                 "  %r : Tensor = aten::group_norm(%input, %num_groups, %weight, %bias, %eps, "
+                 "%cudnn)\n"
+                 "  return (%r)\n"},
   {"embedding", "graph(%input : Tensor, %weight : Tensor, %padding_idx : NoneType,\n"
                 "      %max_norm : NoneType, %norm_type : float, %scale_grad_by_freq : bool,\n"
                 "      %sparse : bool):\n"
@@ -152,10 +176,10 @@ static const struct {
 };
 
 const char *
-functional_definition(const char *name)
+functional_definition(const char *name, guint index)
 {
   for (gsize i = 0; i < G_N_ELEMENTS(functions); i++)
-    if (strcmp(functions[i].name, name) == 0)
+    if (strcmp(functions[i].name, name) == 0 && index-- == 0)
       return functions[i].text;
   return NULL;
 }

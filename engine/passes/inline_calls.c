@@ -26,14 +26,15 @@ attr_string(const IrNode *node, const char *name)
   return a != NULL && a->kind == IR_ATTR_S ? a->v.s : NULL;
 }
 
-/* The callee's definition text and the name its inlined nodes are grouped under, or NULL. */
+/* The callee's definition text number `index` (functions may have several forms) and the
+ * name its inlined nodes are grouped under, or NULL. */
 static const char *
-call_definition(const IrNode *call, char **call_name, guint *first_arg)
+call_definition(const IrNode *call, guint index, char **call_name, guint *first_arg)
 {
   if (call->kind == IR_PRIM_CALL_FUNCTION && ir_n_inputs(call) >= 1) {
     const IrNode *fn = ir_input(call, 0)->node;
     const char *name = fn->kind == IR_PRIM_CONSTANT ? attr_string(fn, IR_ATTR_NAME) : NULL;
-    const char *text = name ? functional_definition(name) : NULL;
+    const char *text = name ? functional_definition(name, index) : NULL;
     if (text) {
       *call_name = g_strdup_printf("F.%s", name);
       *first_arg = 1;
@@ -43,7 +44,7 @@ call_definition(const IrNode *call, char **call_name, guint *first_arg)
   if (call->kind == IR_PRIM_CALL_METHOD && ir_n_inputs(call) >= 1) {
     const IrValue *module = ir_input(call, 0);
     const char *method = attr_string(call, IR_ATTR_NAME);
-    if (module->type->kind != IR_TYPE_CLASS || method == NULL)
+    if (module->type->kind != IR_TYPE_CLASS || method == NULL || index > 0)
       return NULL;
     const char *text = module_method_definition(module->type->name, method);
     if (text) {
@@ -74,12 +75,15 @@ arguments_fit(const IrNode *call, guint first_arg, const IrGraph *def)
   return true;
 }
 
+/* Inlines definition `index` of call's callee when the call fits it; *none_left when there
+ * is no such definition. */
 static bool
-inline_call(IrNode *call)
+inline_definition(IrNode *call, guint index, bool *none_left)
 {
   char *call_name = NULL;
   guint first_arg = 0;
-  const char *text = call_definition(call, &call_name, &first_arg);
+  const char *text = call_definition(call, index, &call_name, &first_arg);
+  *none_left = text == NULL;
   if (text == NULL)
     return false;
   IrGraph *def = ir_graph_parse(text, strlen(text), call_name, NULL);
@@ -118,6 +122,16 @@ inline_call(IrNode *call)
   ir_graph_free(def);
   g_free(call_name);
   return fits;
+}
+
+static bool
+inline_call(IrNode *call)
+{
+  bool none_left = false;
+  for (guint index = 0; !none_left; index++)
+    if (inline_definition(call, index, &none_left))
+      return true;
+  return false;
 }
 
 static guint

@@ -8,9 +8,11 @@
 
 #include "ir/ir.h"
 
-/* The definition (graph text) of a function called through a `Function` constant
- * (`prim::Constant[name="silu"]`, torch.nn.functional), or NULL. */
-const char *functional_definition(const char *name);
+/* Definition `index` (graph text) of a function called through a `Function` constant
+ * (`prim::Constant[name="silu"]`, torch.nn.functional), or NULL past the last. A function
+ * whose parameter types differ between calls (an Optional given or None) has one definition
+ * per form; the first whose parameters the call's arguments fit is inlined. */
+const char *functional_definition(const char *name, guint index);
 /* The definition of method `method` of module class `class_name` (a printed type name such as
  * `__torch__.torch.nn.modules.linear.___torch_mangle_1.Linear`; mangling ignored), or NULL.
  * Its first parameter is the module. */

@@ -46,6 +46,18 @@ bool k_arg_is_none(RtValue *args, guint i);
 /* An int[] argument (at most RT_MAX_DIMS entries). */
 bool k_arg_int_list(const IrSchema *schema, RtValue *args, guint i, int64_t *out, int *n,
                     GError **error);
+/* An int[N] argument of a convolution or pooling op as `count` entries: a single entry is
+ * repeated (PyTorch's int[2] taking one int), an empty list gives `empty` when that is not
+ * NULL (pooling's stride=[] means the kernel size); other lengths are an error. */
+bool k_arg_spatial_list(const IrSchema *schema, RtValue *args, guint i, int count,
+                        const int64_t *empty, int64_t *out, GError **error);
+/* The number of windows along one dim, as PyTorch's pooling_output_shape (convolutions are
+ * the ceil_mode = false case): floor((in + 2 pad - dilation (kernel - 1) - 1 [+ stride - 1
+ * with ceil_mode]) / stride) + 1, less the last window when ceil_mode starts it in the right
+ * padding. Positive stride and dilation, non-negative pad; false where int64 overflows (the
+ * result may be <= 0: the caller's error). */
+bool k_window_count(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
+                    bool ceil_mode, int64_t *out);
 /* Optional ScalarType argument (PyTorch's numbering: 5 Half, 6 Float, 7 Double, 4 Long,
  * 11 Bool): *has = false for None. */
 bool k_arg_dtype(const IrSchema *schema, RtValue *args, guint i, bool *has, IrDtype *out,

@@ -147,6 +147,43 @@ bool k_arg_int_list(const IrSchema *schema, RtValue *args, guint i, int64_t *out
   return true;
 }
 
+bool k_arg_spatial_list(const IrSchema *schema, RtValue *args, guint i, int count,
+                        const int64_t *empty, int64_t *out, GError **error) {
+  int64_t vals[RT_MAX_DIMS];
+  int n;
+  if (!k_arg_int_list(schema, args, i, vals, &n, error))
+    return false;
+  if (n == 0 && empty) {
+    memcpy(out, empty, sizeof(int64_t) * (size_t)count);
+    return true;
+  }
+  if (n != 1 && n != count) {
+    K_ERR(error, "%s(): expected %s to be a single integer value or a list of %d values, but "
+          "got %d values", k_op_short_name(schema), arg_name(schema, i), count, n);
+    return false;
+  }
+  for (int k = 0; k < count; k++)
+    out[k] = vals[n == 1 ? 0 : k];
+  return true;
+}
+
+bool k_window_count(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
+                    bool ceil_mode, int64_t *out) {
+  int64_t span, padded, num;
+  if (__builtin_mul_overflow(dilation, kernel - 1, &span) ||
+      __builtin_mul_overflow(pad, 2, &padded) || __builtin_add_overflow(in, padded, &num) ||
+      __builtin_sub_overflow(num, span, &num) || __builtin_sub_overflow(num, 1, &num) ||
+      (ceil_mode && __builtin_add_overflow(num, stride - 1, &num)))
+    return false;
+  /* floor division (C's rounds toward 0): a negative numerator means no window fits */
+  int64_t q = num / stride - (num % stride != 0 && num < 0 ? 1 : 0);
+  *out = q + 1;
+  /* the last window must start inside the input or the left padding */
+  if (ceil_mode && (*out - 1) * stride >= in + pad)
+    (*out)--;
+  return true;
+}
+
 bool k_dtype_from_scalar_type(gint64 code, IrDtype *out) {
   switch (code) {
   case 4: *out = IR_DTYPE_INT64; return true;

@@ -211,6 +211,98 @@ def mse_losses(x, t):
     return F.mse_loss(x, t) + torch._C._nn.mse_loss(x, t, 2) * torch._C._nn.mse_loss(x, t, 0)
 
 
+def conv2d_strided(x, w, b):
+    return torch.tanh(torch.conv2d(x, w, b, 2, 1))
+
+
+def conv2d_groups_dilated(x, w):
+    return torch.conv2d(x, w, None, [1, 2], [2, 1], 2, 2) * x.sum()
+
+
+def conv1d_padded(x, w, b):
+    return torch.conv1d(x, w, b, 1, 2, 1, 1) ** 2
+
+
+def max_pool2d_ceil(x):
+    return torch.max_pool2d(x, [3, 2], [2, 2], [1, 0], [1, 1], True) * torch.tanh(x).sum()
+
+
+def max_pool2d_dilated(x):
+    return torch.max_pool2d(x, 2, [], 0, 2) ** 2
+
+
+def avg_pool2d_padded(x):
+    return torch.tanh(F.avg_pool2d(x, 3, 2, 1)), F.avg_pool2d(x, [2, 3], [1, 2], [1, 1], True,
+                                                               False)
+
+
+def adaptive_avg_pool2d_sizes(x):
+    return (torch._C._nn.adaptive_avg_pool2d(x, [1, 1]) * 2.0,
+            torch._C._nn.adaptive_avg_pool2d(torch.tanh(x), [3, 4]))
+
+
+def lenet_block(x, w, b, fc_w, fc_b):
+    y = torch.max_pool2d(F.relu(torch.conv2d(x, w, b, 1, 1)), 2)
+    return F.linear(torch.flatten(y, 1), fc_w, fc_b)
+
+
+def batch_norm_eval(x, w, b, running_mean, running_var):
+    return F.batch_norm(x, running_mean, running_var, w, b, False, 0.1, 1e-3) * torch.tanh(x)
+
+
+def batch_norm_train(x, w, b):
+    return torch.tanh(torch.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False))
+
+
+def group_norm_affine(x, w, b):
+    return torch.group_norm(x, 2, w, b, 1e-5, False) * torch.tanh(x) + torch.group_norm(x, 4)
+
+
+def convolution_traced_form(x, w, b, w1):
+    """aten::_convolution, what torch.jit.trace records for nn.Conv1d / nn.Conv2d."""
+    y = torch._convolution(x, w, b, [2, 1], [1, 0], [1, 1], False, [0, 0], 1, False, False,
+                           True, True)
+    z = torch._convolution(torch.flatten(x, 2), w1, None, [1], [2], [2], False, [0], 3, False,
+                           False, True, True)
+    return y, torch.tanh(z)
+
+
+def functional_pool_norm(x, w):
+    """F.max_pool2d (stride None and given), F.adaptive_avg_pool2d and F.group_norm: calls of
+    torch.nn.functional's Python functions."""
+    y = F.adaptive_avg_pool2d(F.max_pool2d(x, 2), (1, 1)) * F.group_norm(x, 2, w).sum()
+    return y + F.max_pool2d(x, 3, 1, 1).sum()
+
+
+# One op alone is too small for a DifferentiableGraph: its gradient comes from the eager tape.
+def conv2d_alone(x, w, b):
+    return torch.conv2d(x, w, b, 1, 1, 1, 1)
+
+
+def max_pool2d_alone(x):
+    return torch.max_pool2d(x, 2, [], 0, 1, True)
+
+
+def avg_pool2d_alone(x):
+    return F.avg_pool2d(x, 3, 2, 1)
+
+
+def adaptive_avg_pool2d_alone(x):
+    return torch._C._nn.adaptive_avg_pool2d(x, [2, 3])
+
+
+def group_norm_alone(x, w, b):
+    return torch.group_norm(x, 2, w, b, 1e-5, False)
+
+
+def batch_norm_alone(x, w, b):
+    return torch.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False)
+
+
+def convolution_alone(x, w):
+    return torch._convolution(x, w, None, [1], [1], [1], False, [0], 1, False, False, True, True)
+
+
 def indices_at(k, high, shape):
     """Input k becomes int64 indices in [0, high), repeated ones included."""
     def change(inputs):
@@ -334,6 +426,13 @@ def detach_broadcast(x, y):
     return x.detach() * x, a * b + torch.tanh(a), x * float(x.sum()) + int(x.sum())
 
 
+def positive_at(k):
+    """Input k becomes positive (a running variance)."""
+    def change(inputs):
+        return inputs[:k] + [inputs[k].abs() + 0.5] + inputs[k + 1:]
+    return change
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -394,6 +493,26 @@ FUNCTIONS = [
     (factories, [(3, 4)]),
     (to_dtypes, [(3, 4), (3, 4)]),
     (detach_broadcast, [(3, 1), (1, 4)]),
+    (conv2d_strided, [(2, 3, 7, 6), (4, 3, 3, 3), (4,)]),
+    (conv2d_groups_dilated, [(2, 4, 8, 7), (6, 2, 3, 2)]),
+    (conv1d_padded, [(2, 3, 9), (5, 3, 4), (5,)]),
+    (max_pool2d_ceil, [(2, 3, 6, 5)]),
+    (max_pool2d_dilated, [(1, 2, 7, 7)]),
+    (avg_pool2d_padded, [(2, 2, 7, 8)]),
+    (adaptive_avg_pool2d_sizes, [(2, 3, 7, 10)]),
+    (lenet_block, [(2, 1, 8, 8), (4, 1, 3, 3), (4,), (10, 64), (10,)]),
+    (batch_norm_eval, [(3, 4, 5, 2), (4,), (4,), (4,), (4,)], positive_at(4), frozen(3, 4)),
+    (batch_norm_train, [(4, 3, 5), (3,), (3,)]),
+    (group_norm_affine, [(2, 4, 3, 3), (4,), (4,)]),
+    (convolution_traced_form, [(2, 3, 5, 4), (2, 3, 3, 2), (2,), (6, 1, 3)]),
+    (functional_pool_norm, [(2, 4, 6, 6), (4,)]),
+    (conv2d_alone, [(2, 3, 5, 5), (4, 3, 3, 3), (4,)]),
+    (max_pool2d_alone, [(2, 3, 5, 5)]),
+    (avg_pool2d_alone, [(2, 3, 5, 5)]),
+    (adaptive_avg_pool2d_alone, [(2, 3, 5, 7)]),
+    (group_norm_alone, [(2, 4, 3, 3), (4,), (4,)]),
+    (batch_norm_alone, [(3, 2, 4), (2,), (2,)]),
+    (convolution_alone, [(2, 3, 6), (2, 3, 2)]),
 ]
 
 

@@ -322,6 +322,23 @@ static const Case cases[] = {
   {"aten::detach", "T", ""},        {"aten::detach", "i", NULL},
   {"aten::broadcast_tensors", "L", ""}, {"aten::broadcast_tensors", "T", NULL},
   {"aten::dim", "T", ""},           {"aten::dim", "i", NULL},
+  {"aten::conv2d", "TTTllli", ""},  {"aten::conv2d", "TTn", ""},    {"aten::conv2d", "TT", ""},
+  {"aten::conv2d", "T", NULL},      {"aten::conv1d", "TTnllli", ""}, {"aten::conv1d", "Ti", NULL},
+  {"aten::convolution_backward", "TTTllllbliB", ""},
+  {"aten::convolution_backward", "TTTnlllbliB", ""},
+  {"aten::_convolution", "TTTlllblibbbb", ""}, {"aten::_convolution", "TTnlllblibbb", "deprecated"},
+  {"aten::_convolution", "TTnlllbli", NULL},
+  {"aten::max_pool2d", "Tllllb", ""}, {"aten::max_pool2d", "Tl", ""},  {"aten::max_pool2d", "T", NULL},
+  {"aten::max_pool2d_with_indices", "Tllllb", ""},
+  {"aten::max_pool2d_with_indices_backward", "TTllllbT", ""},
+  {"aten::avg_pool2d", "Tlllbbn", ""}, {"aten::avg_pool2d", "Tlllbbi", ""},
+  {"aten::avg_pool2d_backward", "TTlllbbn", ""}, {"aten::adaptive_avg_pool2d", "Tl", ""},
+  {"aten::adaptive_avg_pool2d", "T", NULL}, {"aten::_adaptive_avg_pool2d_backward", "TT", ""},
+  {"aten::batch_norm", "TTTTTbffb", ""}, {"aten::batch_norm", "TnnnnbffB", NULL},
+  {"aten::native_batch_norm_backward", "TTTTTnnbfB", ""},
+  {"aten::group_norm", "TiTTfb", ""},  {"aten::group_norm", "Ti", ""},  {"aten::group_norm", "TT", NULL},
+  {"aten::native_group_norm", "TnniiiifF", NULL}, {"aten::native_group_norm", "TTTiiiif", ""},
+  {"aten::native_group_norm_backward", "TTTTniiiiB", ""},
 };
 
 static const char *unary_kinds[] = {

@@ -107,6 +107,64 @@ test_shapes_rules_and_blocks(void)
   ir_graph_free(g);
 }
 
+/* conv2d, max_pool2d (an empty stride, ceil_mode), adaptive_avg_pool2d and group_norm on
+ * complete inputs; conv1d on sizes unknown keeps the rank and dtype. */
+static const char conv_pool_in[] =
+  "graph(%x : Float(2, 3, 7, 6, strides=[126, 42, 6, 1], device=cpu),\n"
+  "      %w : Float(4, 3, 3, 3, strides=[27, 9, 3, 1], device=cpu),\n"
+  "      %u : Double(*, *, *, device=cpu),\n"
+  "      %v : Double(*, *, *, device=cpu)):\n"
+  "  %none : NoneType = prim::Constant()\n"
+  "  %t : bool = prim::Constant[value=1]()\n"
+  "  %1 : int = prim::Constant[value=1]()\n"
+  "  %2 : int = prim::Constant[value=2]()\n"
+  "  %eps : float = prim::Constant[value=0.10000000000000001]()\n"
+  "  %ones : int[] = prim::Constant[value=[1, 1]]()\n"
+  "  %zeros : int[] = prim::Constant[value=[0, 0]]()\n"
+  "  %empty : int[] = prim::Constant[value=annotate(List[int], [])]()\n"
+  "  %s : int[] = prim::ListConstruct(%2, %2)\n"
+  "  %p : int[] = prim::ListConstruct(%1)\n"
+  "  %c : Tensor = aten::conv2d(%x, %w, %none, %s, %p, %ones, %1)\n"
+  "  %m : Tensor = aten::max_pool2d(%x, %s, %empty, %zeros, %ones, %t)\n"
+  "  %a : Tensor = aten::adaptive_avg_pool2d(%x, %ones)\n"
+  "  %g : Tensor = aten::group_norm(%x, %1, %none, %none, %eps, %t)\n"
+  "  %d : Tensor = aten::conv1d(%u, %v, %none, %p, %p, %p, %1)\n"
+  "  return (%c, %m, %a, %g, %d)\n";
+
+static const char conv_pool_out[] =
+  "graph(%x : Float(2, 3, 7, 6, strides=[126, 42, 6, 1], device=cpu),\n"
+  "      %w : Float(4, 3, 3, 3, strides=[27, 9, 3, 1], device=cpu),\n"
+  "      %u : Double(*, *, *, device=cpu),\n"
+  "      %v : Double(*, *, *, device=cpu)):\n"
+  "  %none : NoneType = prim::Constant()\n"
+  "  %t : bool = prim::Constant[value=1]()\n"
+  "  %1 : int = prim::Constant[value=1]()\n"
+  "  %2 : int = prim::Constant[value=2]()\n"
+  "  %eps : float = prim::Constant[value=0.10000000000000001]()\n"
+  "  %ones : int[] = prim::Constant[value=[1, 1]]()\n"
+  "  %zeros : int[] = prim::Constant[value=[0, 0]]()\n"
+  "  %empty : int[] = prim::Constant[value=[]]()\n"
+  "  %s : int[] = prim::ListConstruct(%2, %2)\n"
+  "  %p : int[] = prim::ListConstruct(%1)\n"
+  "  %c : Float(2, 4, 4, 3, strides=[48, 12, 3, 1], device=cpu) = "
+  "aten::conv2d(%x, %w, %none, %s, %p, %ones, %1)\n"
+  "  %m : Float(2, 3, 4, 3, strides=[36, 12, 3, 1], device=cpu) = "
+  "aten::max_pool2d(%x, %s, %empty, %zeros, %ones, %t)\n"
+  "  %a : Float(2, 3, 1, 1, strides=[3, 1, 1, 1], device=cpu) = "
+  "aten::adaptive_avg_pool2d(%x, %ones)\n"
+  "  %g : Float(2, 3, 7, 6, strides=[126, 42, 6, 1], device=cpu) = "
+  "aten::group_norm(%x, %1, %none, %none, %eps, %t)\n"
+  "  %d : Double(*, *, *, device=cpu) = aten::conv1d(%u, %v, %none, %p, %p, %p, %1)\n"
+  "  return (%c, %m, %a, %g, %d)\n";
+
+static void
+test_shapes_conv_pool(void)
+{
+  IrGraph *g = pt_parse(conv_pool_in);
+  pt_check_graph(pass_propagate_input_shapes, g, conv_pool_out, true);
+  ir_graph_free(g);
+}
+
 /* requires_grad is the other pass's business: shape propagation keeps it; an unknown
  * _grad_sum_to_size size gives Tensor; a None size keeps the input's type. */
 static void
@@ -266,6 +324,7 @@ main(int argc, char **argv)
   g_test_add_func("/passes/shapes/rules-and-blocks", test_shapes_rules_and_blocks);
   g_test_add_func("/passes/shapes/keep-requires-grad", test_shapes_keep_requires_grad);
   g_test_add_func("/passes/shapes/issue-11-rules", test_shapes_issue_11_rules);
+  g_test_add_func("/passes/shapes/conv-and-pool", test_shapes_conv_pool);
   g_test_add_func("/passes/requires-grad/blocks-and-loops", test_requires_grad);
   return g_test_run();
 }

@@ -1,0 +1,123 @@
+/* shape_rules_conv: the result rules of conv1d / conv2d and of the 2-D poolings (see
+ * shape_rules.h): the input's rank and dtype, contiguous, with the window counts of the
+ * kernels (runtime/kernel_args.h's k_window_count) when every size and argument is a
+ * constant. Where the arguments give no window count the sizes stay unknown, and the kernel
+ * reports what is wrong. */
+#include "passes/shape_rules.h"
+#include "passes/pass_util.h"
+#include "runtime/kernel_args.h"
+
+/* An int[] argument of `count` spatial entries, a single value repeated; false unless every
+ * entry is a constant. */
+static bool
+spatial_arg(const IrNode *node, const char *name, guint count, gint64 *out)
+{
+  gint64 vals[IR_MAX_RANK];
+  guint n;
+  bool all_known;
+  if (!shape_int_list_arg(node, name, vals, &n, &all_known) || !all_known ||
+      (n != 1 && n != count))
+    return false;
+  for (guint k = 0; k < count; k++)
+    out[k] = vals[n == 1 ? 0 : k];
+  return true;
+}
+
+/* input [N,] C, *spatial with weight [OC, C / groups, *kernel]: [N,] OC, *windows
+ * (_convolution: the spatial dims by the weight's rank, never transposed). */
+bool
+shape_rule_conv(const IrNode *node, ShapeInfo *out)
+{
+  guint sp = node->kind == IR_ATEN_CONV1D ? 1 : 2;
+  ShapeInfo weight;
+  bool weight_known = shape_tensor_input(node, 1, &weight);
+  bool transposed = false;
+  if (node->kind == IR_ATEN__CONVOLUTION) {
+    if (!weight_known || (weight.rank != 3 && weight.rank != 4) ||
+        !pu_arg_bool(node, "transposed", &transposed) || transposed)
+      return false;
+    sp = (guint)weight.rank - 2;
+  }
+  if (!shape_tensor_input(node, 0, out) || (out->rank != (int)sp + 1 && out->rank != (int)sp + 2))
+    return false;
+  gint64 stride[2], pad[2], dil[2], groups;
+  bool sized = weight_known && weight.has_sizes && out->has_sizes &&
+               weight.rank == (int)sp + 2 && spatial_arg(node, "stride", sp, stride) &&
+               spatial_arg(node, "padding", sp, pad) &&
+               spatial_arg(node, "dilation", sp, dil) && pu_arg_int(node, "groups", &groups) &&
+               groups > 0 && weight.sizes[0] % groups == 0;
+  int first = out->rank - (int)sp; /* the first spatial dim */
+  for (guint k = 0; sized && k < sp; k++) {
+    gint64 windows = IR_SIZE_UNKNOWN;
+    sized = stride[k] > 0 && pad[k] >= 0 && dil[k] > 0 &&
+            k_window_count(out->sizes[first + (int)k], weight.sizes[2 + k], stride[k], pad[k],
+                           dil[k], false, &windows) &&
+            windows > 0;
+    out->sizes[first + (int)k] = windows;
+  }
+  if (sized)
+    out->sizes[first - 1] = weight.sizes[0];
+  out->has_sizes = sized;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* A pooling's stride: an empty list is the kernel size. */
+static bool
+pool_stride(const IrNode *node, const gint64 kernel[2], gint64 stride[2])
+{
+  gint64 vals[IR_MAX_RANK];
+  guint n;
+  bool all_known;
+  if (!shape_int_list_arg(node, "stride", vals, &n, &all_known) || !all_known)
+    return false;
+  if (n > 0)
+    return spatial_arg(node, "stride", 2, stride);
+  stride[0] = kernel[0];
+  stride[1] = kernel[1];
+  return true;
+}
+
+/* max_pool2d, avg_pool2d (output 0 of max_pool2d_with_indices): self's plane pooled into
+ * windows; an empty stride is the kernel size. */
+bool
+shape_rule_pool(const IrNode *node, ShapeInfo *out)
+{
+  if (!shape_tensor_input(node, 0, out) || (out->rank != 3 && out->rank != 4))
+    return false;
+  bool dilated = node->kind != IR_ATEN_AVG_POOL2D;
+  gint64 kernel[2], stride[2], pad[2], dil[2] = {1, 1};
+  bool ceil_mode;
+  bool sized = out->has_sizes && spatial_arg(node, "kernel_size", 2, kernel) &&
+               pool_stride(node, kernel, stride) && spatial_arg(node, "padding", 2, pad) &&
+               (!dilated || spatial_arg(node, "dilation", 2, dil)) &&
+               pu_arg_bool(node, "ceil_mode", &ceil_mode);
+  for (int k = 0; sized && k < 2; k++) {
+    gint64 windows = IR_SIZE_UNKNOWN;
+    sized = kernel[k] > 0 && stride[k] > 0 && dil[k] > 0 && pad[k] >= 0 &&
+            pad[k] <= kernel[k] / 2 &&
+            k_window_count(out->sizes[out->rank - 2 + k], kernel[k], stride[k], pad[k], dil[k],
+                           ceil_mode, &windows) &&
+            windows > 0;
+    out->sizes[out->rank - 2 + k] = windows;
+  }
+  out->has_sizes = sized;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* adaptive_avg_pool2d: self's plane becomes output_size. */
+bool
+shape_rule_adaptive_pool(const IrNode *node, ShapeInfo *out)
+{
+  gint64 size[2];
+  if (!shape_tensor_input(node, 0, out) || (out->rank != 3 && out->rank != 4))
+    return false;
+  bool sized = out->has_sizes && spatial_arg(node, "output_size", 2, size) && size[0] >= 0 &&
+               size[1] >= 0;
+  for (int k = 0; sized && k < 2; k++)
+    out->sizes[out->rank - 2 + k] = size[k];
+  out->has_sizes = sized;
+  shape_info_contiguous(out);
+  return true;
+}

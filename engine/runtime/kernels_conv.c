@@ -1,0 +1,380 @@
+/* Convolutions: rt_kernel_conv (conv1d, conv2d, _convolution) and rt_kernel_conv_backward
+ * (convolution_backward), as im2col plus one BLAS GEMM per image and group.
+ *
+ * Contracts as PyTorch 1.13:
+ * - conv2d(input [N, C, H, W] or unbatched [C, H, W], weight [OC, C / groups, KH, KW], bias
+ *   [OC] or None, stride, padding, dilation, groups); conv1d the same with one spatial dim
+ *   (run as a conv2d of height 1). int[] arguments take one value for every dim.
+ * - _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+ *   groups, benchmark, deterministic, cudnn_enabled[, allow_tf32]), what torch.jit.trace
+ *   records: conv1d or conv2d by the weight's rank; transposed convolutions are refused.
+ * - stride and dilation positive, padding non-negative, groups positive, C and OC divisible
+ *   by groups, input and weight of one floating dtype, a kernel no larger than the padded
+ *   input: PyTorch's errors otherwise. Output sizes are checked for int64 overflow.
+ * - convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+ *   transposed, output_padding, groups, output_mask): the gradients of input, weight and
+ *   bias where output_mask asks, undefined elsewhere; transposed convolutions are refused.
+ * Everything is computed in float64 (cblas_dgemm) and stored in the input's dtype, so float32
+ * results are at least as accurate as PyTorch's sgemm path. */
+#include "runtime/kernels.h"
+#include "runtime/kernels_internal.h"
+
+#include <cblas.h>
+#include <limits.h>
+#include <string.h>
+
+/* One convolution as 2-D: n images of c channels h x w, oc filters kh x kw. */
+typedef struct {
+  bool batched;
+  int spatial; /* 1 for conv1d, 2 for conv2d */
+  int64_t n, c, h, w, oc, kh, kw, oh, ow, groups;
+  int64_t stride[2], pad[2], dil[2];
+} ConvGeom;
+
+/* The spatial int[] arguments at args[at..at+2] (stride, padding, dilation) into g, as
+ * [height, width] with height's identity for conv1d. */
+static bool conv_params(const IrSchema *schema, RtValue *args, guint at, int spatial,
+                        ConvGeom *g, GError **error) {
+  int64_t vals[3][2];
+  for (int k = 0; k < 3; k++)
+    if (!k_arg_spatial_list(schema, args, at + (guint)k, spatial, NULL, vals[k], error))
+      return false;
+  for (int d = 0; d < 2; d++) {
+    int from = spatial == 2 ? d : 0;
+    bool height_of_1d = spatial == 1 && d == 0;
+    g->stride[d] = height_of_1d ? 1 : vals[0][from];
+    g->pad[d] = height_of_1d ? 0 : vals[1][from];
+    g->dil[d] = height_of_1d ? 1 : vals[2][from];
+    if (g->stride[d] <= 0) {
+      K_ERR(error, "%s(): non-positive stride is not supported", k_op_short_name(schema));
+      return false;
+    }
+    if (g->pad[d] < 0) {
+      K_ERR(error, "%s(): negative padding is not supported", k_op_short_name(schema));
+      return false;
+    }
+    if (g->dil[d] <= 0) {
+      K_ERR(error, "%s(): dilation should be greater than zero", k_op_short_name(schema));
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Checks input against weight (and bias) and computes the output size. */
+static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const RtTensor *weight,
+                          const RtTensor *bias, ConvGeom *g, GError **error) {
+  int sp = g->spatial;
+  char in_text[256], w_text[256];
+  k_shape_text(in_text, sizeof in_text, input->ndim, input->sizes);
+  k_shape_text(w_text, sizeof w_text, weight->ndim, weight->sizes);
+  if (input->ndim != sp + 1 && input->ndim != sp + 2) {
+    K_ERR_SHAPE(error, "Expected %dD (unbatched) or %dD (batched) input to %s, but got input "
+                "of size: %s", sp + 1, sp + 2, k_op_short_name(schema), in_text);
+    return false;
+  }
+  if (weight->ndim != sp + 2) {
+    K_ERR_SHAPE(error, "%s(): expected a %d-dimensional weight, but got weight of size %s",
+                k_op_short_name(schema), sp + 2, w_text);
+    return false;
+  }
+  if (g->groups <= 0) {
+    K_ERR(error, "%s(): non-positive groups is not supported", k_op_short_name(schema));
+    return false;
+  }
+  if (!k_dtype_is_float(input->dtype) || input->dtype != weight->dtype ||
+      (bias && bias->dtype != input->dtype)) {
+    K_ERR_DTYPE(error, "%s(): input (%s), weight (%s) and bias must have one floating dtype",
+                k_op_short_name(schema), k_dtype_c10_name(input->dtype),
+                k_dtype_c10_name(weight->dtype));
+    return false;
+  }
+  g->batched = input->ndim == sp + 2;
+  int b = g->batched ? 1 : 0;
+  g->n = g->batched ? input->sizes[0] : 1;
+  g->c = input->sizes[b];
+  g->h = sp == 2 ? input->sizes[b + 1] : 1;
+  g->w = input->sizes[b + sp];
+  g->oc = weight->sizes[0];
+  g->kh = sp == 2 ? weight->sizes[2] : 1;
+  g->kw = weight->sizes[1 + sp];
+  if (g->oc % g->groups != 0 || g->oc == 0) {
+    K_ERR_SHAPE(error, "Given groups=%" G_GINT64_FORMAT ", expected weight to be at least %"
+                G_GINT64_FORMAT " at dimension 0 and divisible by it, but got weight of size %s "
+                "instead", g->groups, g->groups, w_text);
+    return false;
+  }
+  if (g->c != weight->sizes[1] * g->groups) {
+    K_ERR_SHAPE(error, "Given groups=%" G_GINT64_FORMAT ", weight of size %s, expected input%s "
+                "to have %" G_GINT64_FORMAT " channels, but got %" G_GINT64_FORMAT " channels "
+                "instead", g->groups, w_text, in_text, weight->sizes[1] * g->groups, g->c);
+    return false;
+  }
+  if (bias && (bias->ndim != 1 || bias->sizes[0] != g->oc)) {
+    char b_text[256];
+    k_shape_text(b_text, sizeof b_text, bias->ndim, bias->sizes);
+    K_ERR_SHAPE(error, "Given weight of size %s, expected bias to be 1-dimensional with %"
+                G_GINT64_FORMAT " elements, but got bias of size %s instead", w_text, g->oc,
+                b_text);
+    return false;
+  }
+  if (g->kh <= 0 || g->kw <= 0) {
+    K_ERR_SHAPE(error, "%s(): kernel sizes must be positive, but got weight of size %s",
+                k_op_short_name(schema), w_text);
+    return false;
+  }
+  if (!k_window_count(g->h, g->kh, g->stride[0], g->pad[0], g->dil[0], false, &g->oh) ||
+      !k_window_count(g->w, g->kw, g->stride[1], g->pad[1], g->dil[1], false, &g->ow)) {
+    K_ERR_SHAPE(error, "%s(): the output size of input %s overflows", k_op_short_name(schema),
+                in_text);
+    return false;
+  }
+  if (g->oh <= 0 || g->ow <= 0) {
+    /* the kernel and dilation apart: their dilated extent may not fit int64 */
+    K_ERR_SHAPE(error, "%s(): calculated padded input size per channel: (%" G_GINT64_FORMAT
+                " x %" G_GINT64_FORMAT "). Kernel size: (%" G_GINT64_FORMAT " x %"
+                G_GINT64_FORMAT ") with dilation (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
+                "). Kernel size can't be greater than actual input size",
+                k_op_short_name(schema), g->h + 2 * g->pad[0], g->w + 2 * g->pad[1], g->kh,
+                g->kw, g->dil[0], g->dil[1]);
+    return false;
+  }
+  /* one group's GEMM dims go to BLAS as int */
+  int64_t cgk = g->c / g->groups * g->kh * g->kw;
+  if (g->oh > INT_MAX / g->ow || cgk > INT_MAX || g->oc > INT_MAX) {
+    K_ERR_SHAPE(error, "%s(): input %s is too large for one GEMM per image",
+                k_op_short_name(schema), in_text);
+    return false;
+  }
+  /* the im2col buffer grows with the padding the user chose: within the memory budget */
+  int64_t col_bytes;
+  if (__builtin_mul_overflow(cgk, g->oh * g->ow, &col_bytes) ||
+      __builtin_mul_overflow(col_bytes, (int64_t)sizeof(double), &col_bytes)) {
+    K_ERR_SHAPE(error, "%s(): the unfolded input of %s overflows", k_op_short_name(schema),
+                in_text);
+    return false;
+  }
+  return rt_memory_check((guint64)col_bytes, error);
+}
+
+/* The convolution of a general op (_convolution, convolution_backward): 1-D or 2-D by the
+ * weight's rank, never transposed. */
+static bool general_conv(const IrSchema *schema, const RtTensor *weight, bool transposed,
+                         int *spatial, GError **error) {
+  if (weight->ndim != 3 && weight->ndim != 4) {
+    K_ERR_SHAPE(error, "%s(): only 1-D and 2-D convolutions are supported, but got a %d-D "
+                "weight", k_op_short_name(schema), weight->ndim);
+    return false;
+  }
+  if (transposed) {
+    K_ERR(error, "%s(): transposed convolutions are not supported", k_op_short_name(schema));
+    return false;
+  }
+  *spatial = weight->ndim - 2;
+  return true;
+}
+
+/* The output's (or grad_output's) sizes for g. */
+static int conv_out_sizes(const ConvGeom *g, int64_t *sizes) {
+  int nd = 0;
+  if (g->batched)
+    sizes[nd++] = g->n;
+  sizes[nd++] = g->oc;
+  if (g->spatial == 2)
+    sizes[nd++] = g->oh;
+  sizes[nd++] = g->ow;
+  return nd;
+}
+
+/* im2col of one image's group: col[(c * kh + i) * kw + j][oh * ow] = the input under the
+ * kernel tap (i, j), 0 in the padding. x points at the group's first channel. */
+static void im2col(const ConvGeom *g, const double *x, int64_t cg, double *col) {
+  int64_t l = g->oh * g->ow;
+  for (int64_t c = 0; c < cg; c++)
+    for (int64_t i = 0; i < g->kh; i++)
+      for (int64_t j = 0; j < g->kw; j++) {
+        double *row = col + ((c * g->kh + i) * g->kw + j) * l;
+        for (int64_t oy = 0; oy < g->oh; oy++) {
+          int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
+          for (int64_t ox = 0; ox < g->ow; ox++) {
+            int64_t xx = ox * g->stride[1] - g->pad[1] + j * g->dil[1];
+            bool inside = y >= 0 && y < g->h && xx >= 0 && xx < g->w;
+            row[oy * g->ow + ox] = inside ? x[(c * g->h + y) * g->w + xx] : 0.0;
+          }
+        }
+      }
+}
+
+/* The adjoint of im2col: adds each column entry back to the input position it came from. */
+static void col2im_add(const ConvGeom *g, const double *col, int64_t cg, double *dx) {
+  int64_t l = g->oh * g->ow;
+  for (int64_t c = 0; c < cg; c++)
+    for (int64_t i = 0; i < g->kh; i++)
+      for (int64_t j = 0; j < g->kw; j++) {
+        const double *row = col + ((c * g->kh + i) * g->kw + j) * l;
+        for (int64_t oy = 0; oy < g->oh; oy++) {
+          int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
+          if (y < 0 || y >= g->h)
+            continue;
+          for (int64_t ox = 0; ox < g->ow; ox++) {
+            int64_t xx = ox * g->stride[1] - g->pad[1] + j * g->dil[1];
+            if (xx >= 0 && xx < g->w)
+              dx[(c * g->h + y) * g->w + xx] += row[oy * g->ow + ox];
+          }
+        }
+      }
+}
+
+/* An optional tensor argument: NULL for None or an undefined tensor. */
+static bool optional_tensor(const IrSchema *schema, RtValue *args, guint i, RtTensor **out,
+                            GError **error) {
+  *out = NULL;
+  return k_arg_is_none(args, i) || (args[i].tag == RT_TENSOR && args[i].u.tensor == NULL) ||
+         k_arg_tensor(schema, args, i, out, error);
+}
+
+static void store_as(RtTensor *r, IrDtype dtype, RtValue *out) {
+  RtTensor *cast = k_to_dtype(r, dtype);
+  rt_tensor_unref(r);
+  *out = rt_tensor(cast);
+}
+
+bool rt_kernel_conv(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *input, *weight, *bias;
+  ConvGeom g = {.spatial = schema->kind == IR_ATEN_CONV1D ? 1 : 2};
+  /* _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+   * groups, ...) says its dims by the weight's rank */
+  bool general = schema->kind == IR_ATEN__CONVOLUTION, transposed = false;
+  if (!k_arg_tensor(schema, args, 0, &input, error) ||
+      !k_arg_tensor(schema, args, 1, &weight, error) ||
+      !optional_tensor(schema, args, 2, &bias, error) ||
+      (general && (!k_arg_bool(schema, args, 6, &transposed, error) ||
+                   !general_conv(schema, weight, transposed, &g.spatial, error))) ||
+      !conv_params(schema, args, 3, g.spatial, &g, error) ||
+      !k_arg_int(schema, args, general ? 8 : 6, &g.groups, error) ||
+      !conv_geometry(schema, input, weight, bias, &g, error))
+    return false;
+  int64_t sizes[4];
+  int nd = conv_out_sizes(&g, sizes);
+  RtTensor *y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, nd, sizes, error);
+  if (!y)
+    return false;
+  RtTensor *xh = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64);
+  RtTensor *wh = rt_tensor_to_dtype(weight, IR_DTYPE_FLOAT64);
+  RtTensor *bh = bias ? rt_tensor_to_dtype(bias, IR_DTYPE_FLOAT64) : NULL;
+  const double *x = rt_tensor_data(xh), *w = rt_tensor_data(wh);
+  const double *b = bh ? rt_tensor_data(bh) : NULL;
+  double *out = rt_tensor_data(y);
+  int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, cgk = cg * g.kh * g.kw;
+  int64_t l = g.oh * g.ow;
+  g_autofree double *col = g_new(double, (gsize)(cgk * l) + 1);
+  for (int64_t n = 0; n < g.n; n++) {
+    for (int64_t gi = 0; gi < g.groups; gi++) {
+      double *o = out + (n * g.oc + gi * ocg) * l;
+      /* the bias first, so that the GEMM adds onto it (beta = 1) */
+      for (int64_t k = 0; k < ocg; k++)
+        for (int64_t p = 0; p < l; p++)
+          o[k * l + p] = b ? b[gi * ocg + k] : 0.0;
+      if (cgk == 0)
+        continue;
+      im2col(&g, x + (n * g.c + gi * cg) * g.h * g.w, cg, col);
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)ocg, (int)l, (int)cgk, 1.0,
+                  w + gi * ocg * cgk, (int)cgk, col, (int)l, 1.0, o, (int)l);
+    }
+  }
+  rt_tensor_unref(xh);
+  rt_tensor_unref(wh);
+  if (bh)
+    rt_tensor_unref(bh);
+  store_as(y, input->dtype, &outs[0]);
+  return true;
+}
+
+/* A bool[3] argument. */
+static bool output_mask(const IrSchema *schema, RtValue v, bool mask[3], GError **error) {
+  bool ok = (v.tag == RT_LIST || v.tag == RT_TUPLE) && v.u.seq->len == 3;
+  for (guint i = 0; ok && i < 3; i++) {
+    ok = v.u.seq->items[i].tag == RT_BOOL;
+    mask[i] = ok && v.u.seq->items[i].u.b;
+  }
+  if (!ok)
+    K_ERR(error, "%s(): output_mask must be a list of 3 bools", k_op_short_name(schema));
+  return ok;
+}
+
+bool rt_kernel_conv_backward(const IrSchema *schema, const IrNode *node, RtValue *args,
+                             guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *grad, *input, *weight;
+  bool transposed, mask[3];
+  ConvGeom g = {0};
+  if (!k_arg_tensor(schema, args, 0, &grad, error) ||
+      !k_arg_tensor(schema, args, 1, &input, error) ||
+      !k_arg_tensor(schema, args, 2, &weight, error))
+    return false;
+  if (!k_arg_bool(schema, args, 7, &transposed, error) ||
+      !general_conv(schema, weight, transposed, &g.spatial, error) ||
+      !conv_params(schema, args, 4, g.spatial, &g, error) ||
+      !k_arg_int(schema, args, 9, &g.groups, error) ||
+      !output_mask(schema, args[10], mask, error))
+    return false;
+  if (!conv_geometry(schema, input, weight, NULL, &g, error))
+    return false;
+  int64_t sizes[4];
+  int nd = conv_out_sizes(&g, sizes);
+  if (grad->ndim != nd || memcmp(grad->sizes, sizes, sizeof(int64_t) * (size_t)nd) != 0) {
+    char have[256], want[256];
+    k_shape_text(have, sizeof have, grad->ndim, grad->sizes);
+    k_shape_text(want, sizeof want, nd, sizes);
+    K_ERR_SHAPE(error, "convolution_backward(): grad_output of size %s does not match the "
+                "output size %s", have, want);
+    return false;
+  }
+  RtTensor *dx = rt_tensor_zeros(IR_DTYPE_FLOAT64, input->ndim, input->sizes);
+  RtTensor *dw = rt_tensor_zeros(IR_DTYPE_FLOAT64, weight->ndim, weight->sizes);
+  RtTensor *db = rt_tensor_zeros(IR_DTYPE_FLOAT64, 1, &g.oc);
+  RtTensor *gh = rt_tensor_to_dtype(grad, IR_DTYPE_FLOAT64);
+  RtTensor *xh = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64);
+  RtTensor *wh = rt_tensor_to_dtype(weight, IR_DTYPE_FLOAT64);
+  const double *go = rt_tensor_data(gh), *x = rt_tensor_data(xh), *w = rt_tensor_data(wh);
+  double *pdx = rt_tensor_data(dx), *pdw = rt_tensor_data(dw), *pdb = rt_tensor_data(db);
+  int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, cgk = cg * g.kh * g.kw;
+  int64_t l = g.oh * g.ow;
+  g_autofree double *col = g_new(double, (gsize)(cgk * l) + 1);
+  for (int64_t n = 0; n < g.n; n++) {
+    for (int64_t gi = 0; gi < g.groups; gi++) {
+      const double *gout = go + (n * g.oc + gi * ocg) * l;
+      for (int64_t k = 0; mask[2] && k < ocg; k++)
+        for (int64_t p = 0; p < l; p++)
+          pdb[gi * ocg + k] += gout[k * l + p];
+      if (cgk == 0 || l == 0)
+        continue;
+      if (mask[1]) { /* dW_g += gout_g @ col^T */
+        im2col(&g, x + (n * g.c + gi * cg) * g.h * g.w, cg, col);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)ocg, (int)cgk, (int)l, 1.0,
+                    gout, (int)l, col, (int)l, 1.0, pdw + gi * ocg * cgk, (int)cgk);
+      }
+      if (mask[0]) { /* dcol = W_g^T @ gout_g, scattered back by col2im */
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)cgk, (int)l, (int)ocg, 1.0,
+                    w + gi * ocg * cgk, (int)cgk, gout, (int)l, 0.0, col, (int)l);
+        col2im_add(&g, col, cg, pdx + (n * g.c + gi * cg) * g.h * g.w);
+      }
+    }
+  }
+  rt_tensor_unref(gh);
+  rt_tensor_unref(xh);
+  rt_tensor_unref(wh);
+  RtTensor *results[3] = {dx, dw, db};
+  IrDtype dtypes[3] = {input->dtype, weight->dtype, weight->dtype};
+  for (int i = 0; i < 3; i++) {
+    if (mask[i]) {
+      store_as(results[i], dtypes[i], &outs[i]);
+    } else {
+      rt_tensor_unref(results[i]);
+      outs[i] = rt_tensor(NULL);
+    }
+  }
+  return true;
+}
