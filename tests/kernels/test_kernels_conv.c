@@ -1,7 +1,7 @@
 /* conv2d, conv1d and convolution_backward: small products computed by hand (padding, stride,
  * groups), the three gradients, and the errors for channels, groups, kernel sizes, strides,
  * paddings and sizes that overflow. */
-#include "kernels-test-util.h"
+#include "kernels_test_util.h"
 #include "runtime/kernels.h"
 
 #define F32 IR_DTYPE_FLOAT32

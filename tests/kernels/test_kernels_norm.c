@@ -3,7 +3,7 @@
  * errors for missing running statistics, channel counts and parameter sizes. */
 #include <math.h>
 
-#include "kernels-test-util.h"
+#include "kernels_test_util.h"
 
 #define F32 IR_DTYPE_FLOAT32
 #define F64 IR_DTYPE_FLOAT64
