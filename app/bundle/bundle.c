@@ -7,11 +7,9 @@
 G_DEFINE_QUARK(jitscope-bundle-error-quark, app_bundle_error)
 
 char *app_bundle_sha256(const void *data, gsize length) {
-  GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+  g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
   g_checksum_update(sum, data, (gssize)length);
-  char *hex = g_strdup(g_checksum_get_string(sum));
-  g_checksum_free(sum);
-  return hex;
+  return g_strdup(g_checksum_get_string(sum));
 }
 
 char *app_bundle_safe_name(const char *text) {
@@ -32,17 +30,13 @@ char *app_bundle_safe_name(const char *text) {
 }
 
 char *app_bundle_plan_dir(guint plan_index, const char *graph_name) {
-  char *safe = app_bundle_safe_name(graph_name);
-  char *dir = g_strdup_printf("plans/%02u-%s", plan_index, safe);
-  g_free(safe);
-  return dir;
+  g_autofree char *safe = app_bundle_safe_name(graph_name);
+  return g_strdup_printf("plans/%02u-%s", plan_index, safe);
 }
 
 char *app_bundle_stage_base(const char *plan_dir, guint stage_index, const char *stage_name) {
-  char *safe = app_bundle_safe_name(stage_name);
-  char *base = g_strdup_printf("%s/%02u-%s", plan_dir, stage_index, safe);
-  g_free(safe);
-  return base;
+  g_autofree char *safe = app_bundle_safe_name(stage_name);
+  return g_strdup_printf("%s/%02u-%s", plan_dir, stage_index, safe);
 }
 
 char *app_bundle_value_path(const char *kind, const char *stem, guint call, guint index) {
@@ -54,11 +48,10 @@ char *app_bundle_value_path(const char *kind, const char *stem, guint call, guin
 bool app_bundle_path_is_safe(const char *path) {
   if (path == NULL || path[0] == '\0' || path[0] == '/' || strchr(path, '\\'))
     return false;
-  gchar **parts = g_strsplit(path, "/", -1);
+  g_auto(GStrv) parts = g_strsplit(path, "/", -1);
   bool ok = true;
   for (gchar **p = parts; *p && ok; p++)
     ok = **p != '\0' && strcmp(*p, "..") != 0 && strcmp(*p, ".") != 0;
-  g_strfreev(parts);
   return ok;
 }
 
@@ -105,10 +98,8 @@ double app_bundle_tolerance(IrDtype dtype) {
 }
 
 char *app_bundle_describe_tensor(const RtTensor *t) {
-  char *shape = rt_shape_to_string(t->ndim, t->sizes);
-  char *text = g_strdup_printf("%s %s", ir_dtype_name(t->dtype), shape);
-  g_free(shape);
-  return text;
+  g_autofree char *shape = rt_shape_to_string(t->ndim, t->sizes);
+  return g_strdup_printf("%s %s", ir_dtype_name(t->dtype), shape);
 }
 
 static bool same_shape(const RtTensor *a, const RtTensor *b) {
@@ -127,10 +118,9 @@ bool app_bundle_compare_tensors(const RtTensor *ref, const RtTensor *got, double
   *rel_error = INFINITY;
   if (ref->dtype != got->dtype || !same_shape(ref, got)) {
     if (why) {
-      char *a = app_bundle_describe_tensor(got), *b = app_bundle_describe_tensor(ref);
+      g_autofree char *a = app_bundle_describe_tensor(got);
+      g_autofree char *b = app_bundle_describe_tensor(ref);
       *why = g_strdup_printf("%s, the bundle has %s", a, b);
-      g_free(a);
-      g_free(b);
     }
     return false;
   }

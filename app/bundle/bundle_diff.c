@@ -79,13 +79,14 @@ static void hunk_range(GString *out, guint start, guint count) {
 
 char *app_unified_diff(const char *a_text, const char *b_text, const char *a_label,
                        const char *b_label, guint context) {
-  GPtrArray *a = split_lines(a_text), *b = split_lines(b_text);
+  g_autoptr(GPtrArray) a = split_lines(a_text);
+  g_autoptr(GPtrArray) b = split_lines(b_text);
   guint na = a->len, nb = b->len, pre = 0, suf = 0;
   while (pre < na && pre < nb && line_eq(a, pre, b, pre))
     pre++;
   while (suf < na - pre && suf < nb - pre && line_eq(a, na - 1 - suf, b, nb - 1 - suf))
     suf++;
-  GArray *ops = g_array_new(FALSE, FALSE, sizeof(DiffLine));
+  g_autoptr(GArray) ops = g_array_new(FALSE, FALSE, sizeof(DiffLine));
   for (guint i = 0; i < pre; i++)
     push(ops, OP_SAME, i, i);
   align_middle(a, pre, na - suf, b, pre, nb - suf, ops);
@@ -144,8 +145,5 @@ char *app_unified_diff(const char *a_text, const char *b_text, const char *a_lab
     }
     k = end;
   }
-  g_array_unref(ops);
-  g_ptr_array_unref(a);
-  g_ptr_array_unref(b);
   return g_string_free(out, FALSE);
 }

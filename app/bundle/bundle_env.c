@@ -9,33 +9,30 @@
 
 /* The value of KEY=VALUE in os-release, unquoted. */
 static char *os_release_value(const char *text, const char *key) {
-  gchar **lines = g_strsplit(text, "\n", -1);
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   char *value = NULL;
   gsize key_len = strlen(key);
   for (gchar **l = lines; *l && !value; l++) {
     if (strncmp(*l, key, key_len) != 0 || (*l)[key_len] != '=')
       continue;
-    char *v = g_strstrip(g_strdup(*l + key_len + 1));
+    g_autofree char *v = g_strstrip(g_strdup(*l + key_len + 1));
     gsize n = strlen(v);
     if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
       memmove(v, v + 1, n - 2);
       v[n - 2] = '\0';
     }
     if (*v)
-      value = v;
-    else
-      g_free(v);
+      value = g_steal_pointer(&v);
   }
-  g_strfreev(lines);
   return value;
 }
 
 static char *probe_cpu(void) {
-  char *text = NULL;
+  g_autofree char *text = NULL;
   if (!g_file_get_contents("/proc/cpuinfo", &text, NULL, NULL))
     return g_strdup("unknown");
-  gchar **lines = g_strsplit(text, "\n", -1);
-  char *model = NULL;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  g_autofree char *model = NULL;
   guint processors = 0;
   for (gchar **l = lines; *l; l++) {
     if (g_str_has_prefix(*l, "processor"))
@@ -47,16 +44,12 @@ static char *probe_cpu(void) {
         model = g_strstrip(g_strdup(colon + 1));
     }
   }
-  g_strfreev(lines);
-  g_free(text);
   if (!model || !*model) {
     g_free(model);
     model = g_strdup("unknown model");
   }
-  char *cpu = processors ? g_strdup_printf("%s (%u logical CPUs)", model, processors)
-                         : g_strdup(model);
-  g_free(model);
-  return cpu;
+  return processors ? g_strdup_printf("%s (%u logical CPUs)", model, processors)
+                    : g_strdup(model);
 }
 
 /* What the CUDA loader found (driver, nvrtc, cuBLAS, devices), on one line. */
@@ -75,10 +68,9 @@ void app_bundle_env_probe(AppBundleEnv *env) {
   bool have_uname = uname(&u) == 0;
   env->kernel = have_uname ? g_strdup_printf("%s %s %s", u.sysname, u.release, u.machine)
                            : g_strdup("unknown");
-  char *text = NULL;
+  g_autofree char *text = NULL;
   if (g_file_get_contents("/etc/os-release", &text, NULL, NULL))
     env->os = os_release_value(text, "PRETTY_NAME");
-  g_free(text);
   if (!env->os)
     env->os = g_strdup(env->kernel);
   env->cpu = probe_cpu();

@@ -58,9 +58,9 @@ bool app_bundle_writer_put(AppBundleWriter *w, const char *rel, const void *data
                            GError **error) {
   if (!app_bundle_writer_may_write(w, error))
     return false;
-  char *path = g_build_filename(w->root, rel, NULL);
-  char *parent = g_path_get_dirname(path);
-  GError *local = NULL;
+  g_autofree char *path = g_build_filename(w->root, rel, NULL);
+  g_autofree char *parent = g_path_get_dirname(path);
+  g_autoptr(GError) local = NULL;
   bool ok = true;
   if (g_mkdir_with_parents(parent, 0755) != 0) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_IO, "cannot create the folder for %s: %s",
@@ -69,31 +69,24 @@ bool app_bundle_writer_put(AppBundleWriter *w, const char *rel, const void *data
   } else if (!g_file_set_contents(path, data, (gssize)length, &local)) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_IO, "cannot write %s: %s", rel,
                 local->message);
-    g_error_free(local);
     ok = false;
   }
   if (ok)
     record(w, rel, data, length);
-  g_free(parent);
-  g_free(path);
   return ok;
 }
 
 bool app_bundle_writer_adopt(AppBundleWriter *w, const char *rel, GError **error) {
-  char *path = g_build_filename(w->root, rel, NULL);
-  char *data = NULL;
+  g_autofree char *path = g_build_filename(w->root, rel, NULL);
+  g_autofree char *data = NULL;
   gsize length = 0;
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   bool ok = g_file_get_contents(path, &data, &length, &local);
   if (ok)
     record(w, rel, data, length);
-  else {
+  else
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_IO, "cannot read back %s: %s", rel,
                 local->message);
-    g_error_free(local);
-  }
-  g_free(data);
-  g_free(path);
   return ok;
 }
 
@@ -115,9 +108,8 @@ void app_bundle_remove_tree(const char *path) {
     if (d) {
       const char *name;
       while ((name = g_dir_read_name(d))) {
-        char *child = g_build_filename(path, name, NULL);
+        g_autofree char *child = g_build_filename(path, name, NULL);
         app_bundle_remove_tree(child);
-        g_free(child);
       }
       g_dir_close(d);
     }
@@ -128,12 +120,10 @@ void app_bundle_remove_tree(const char *path) {
 }
 
 static bool dir_is_empty(const char *dir) {
-  GDir *d = g_dir_open(dir, 0, NULL);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
   if (d == NULL)
     return false;
-  bool empty = g_dir_read_name(d) == NULL;
-  g_dir_close(d);
-  return empty;
+  return g_dir_read_name(d) == NULL;
 }
 
 bool app_bundle_check_target(const char *dir, bool force, GError **error) {
@@ -180,33 +170,26 @@ bool app_bundle_check_target(const char *dir, bool force, GError **error) {
 }
 
 static char *sibling_template(const char *dir, const char *what) {
-  char *trimmed = g_strdup(dir);
+  g_autofree char *trimmed = g_strdup(dir);
   gsize n = strlen(trimmed);
   while (n > 1 && trimmed[n - 1] == '/')
     trimmed[--n] = '\0';
-  char *parent = g_path_get_dirname(trimmed);
-  char *base = g_path_get_basename(trimmed);
-  char *name = g_strdup_printf(".%s.%s-XXXXXX", base, what);
-  char *tmpl = g_build_filename(parent, name, NULL);
-  g_free(name);
-  g_free(base);
-  g_free(parent);
-  g_free(trimmed);
-  return tmpl;
+  g_autofree char *parent = g_path_get_dirname(trimmed);
+  g_autofree char *base = g_path_get_basename(trimmed);
+  g_autofree char *name = g_strdup_printf(".%s.%s-XXXXXX", base, what);
+  return g_build_filename(parent, name, NULL);
 }
 
 char *app_bundle_make_temp_dir(const char *dir, GError **error) {
-  char *tmpl = sibling_template(dir, "tmp");
+  g_autofree char *tmpl = sibling_template(dir, "tmp");
   if (g_mkdtemp(tmpl) == NULL) {
     int e = errno;
-    char *parent = g_path_get_dirname(tmpl);
+    g_autofree char *parent = g_path_get_dirname(tmpl);
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_IO,
                 "cannot create a temporary folder in %s: %s", parent, g_strerror(e));
-    g_free(parent);
-    g_free(tmpl);
     return NULL;
   }
-  return tmpl;
+  return g_steal_pointer(&tmpl);
 }
 
 bool app_bundle_move_into_place(const char *tmp, const char *dir, bool force, GError **error) {
@@ -227,7 +210,7 @@ bool app_bundle_move_into_place(const char *tmp, const char *dir, bool force, GE
   }
   /* A non-empty folder (allowed by --force): move it aside, move the bundle in, then remove
    * the old one; put it back when the second rename fails. */
-  char *old = sibling_template(dir, "old");
+  g_autofree char *old = sibling_template(dir, "old");
   bool ok = false;
   if (g_mkdtemp(old) == NULL || g_rename(dir, old) != 0) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_IO, "cannot move %s aside: %s", dir,
@@ -242,6 +225,5 @@ bool app_bundle_move_into_place(const char *tmp, const char *dir, bool force, GE
     app_bundle_remove_tree(old);
     ok = true;
   }
-  g_free(old);
   return ok;
 }

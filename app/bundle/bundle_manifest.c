@@ -10,10 +10,9 @@ static void malformed(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 
 static void malformed(GError **error, const char *format, ...) {
   va_list args;
   va_start(args, format);
-  char *message = g_strdup_vprintf(format, args);
+  g_autofree char *message = g_strdup_vprintf(format, args);
   va_end(args);
   g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "manifest.json: %s", message);
-  g_free(message);
 }
 
 static JsonNode *member(JsonObject *o, const char *where, const char *name, JsonNodeType type,
@@ -129,7 +128,7 @@ static bool verify_files(AppBundleManifest *m, GError **error) {
   JsonArray *files = app_manifest_array(m->root, "", "files", error);
   if (files == NULL)
     return false;
-  GString *problems = g_string_new(NULL);
+  g_autoptr(GString) problems = g_string_new(NULL);
   guint n_problems = 0;
   for (guint i = 0; i < json_array_get_length(files); i++) {
     char where[48];
@@ -138,97 +137,83 @@ static bool verify_files(AppBundleManifest *m, GError **error) {
     const char *rel = f ? app_manifest_string(f, where, "path", error) : NULL;
     const char *hash = rel ? app_manifest_string(f, where, "sha256", error) : NULL;
     if (hash == NULL)
-      goto fail;
+      return false;
     if (!app_bundle_path_is_safe(rel) || strcmp(rel, "manifest.json") == 0) {
       malformed(error, "%s.path: '%s' is not a file path inside the bundle", where, rel);
-      goto fail;
+      return false;
     }
     if (g_hash_table_contains(m->hashes, rel)) {
       malformed(error, "%s.path: %s is listed twice", where, rel);
-      goto fail;
+      return false;
     }
     g_hash_table_insert(m->hashes, g_strdup(rel), g_strdup(hash));
-    char *data = NULL;
+    g_autofree char *data = NULL;
     gsize length = 0;
-    GError *local = NULL;
+    g_autoptr(GError) local = NULL;
     if (!app_bundle_read_member(m->dir, rel, &data, &length, &local)) {
       g_string_append_printf(problems, "%s%s", n_problems ? "; " : "", local->message);
       n_problems++;
-      g_error_free(local);
     } else {
-      char *actual = app_bundle_sha256(data, length);
+      g_autofree char *actual = app_bundle_sha256(data, length);
       if (g_ascii_strcasecmp(actual, hash) != 0) {
         g_string_append_printf(problems,
                                "%s%s is corrupted (its SHA-256 differs from the manifest's)",
                                n_problems ? "; " : "", rel);
         n_problems++;
       }
-      g_free(actual);
     }
-    g_free(data);
   }
   if (n_problems) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s", problems->str);
-    g_string_free(problems, TRUE);
     return false;
   }
-  g_string_free(problems, TRUE);
   return true;
-fail:
-  g_string_free(problems, TRUE);
-  return false;
 }
 
 AppBundleManifest *app_bundle_manifest_open(const char *dir, GError **error) {
-  AppBundleManifest *m = g_new0(AppBundleManifest, 1);
+  g_autoptr(AppBundleManifest) m = g_new0(AppBundleManifest, 1);
   m->dir = g_strdup(dir);
   m->hashes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   m->parser = json_parser_new();
-  char *text = NULL;
+  g_autofree char *text = NULL;
   gsize length = 0;
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s is not a folder", dir);
-    goto fail;
+    return NULL;
   }
   if (!app_bundle_read_member(dir, "manifest.json", &text, &length, error))
-    goto fail;
+    return NULL;
   if (!app_json_check_depth(text, length, APP_JSON_MAX_DEPTH, &local) ||
       !json_parser_load_from_data(m->parser, text, (gssize)length, &local)) {
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED,
                 "manifest.json is not valid JSON: %s", local->message);
-    g_error_free(local);
-    goto fail;
+    return NULL;
   }
   JsonNode *root = json_parser_get_root(m->parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
     malformed(error, "expected an object at the top");
-    goto fail;
+    return NULL;
   }
   m->root = json_node_get_object(root);
   const char *format = app_manifest_string(m->root, "", "format", error);
   if (format == NULL)
-    goto fail;
+    return NULL;
   if (strcmp(format, APP_BUNDLE_FORMAT) != 0) {
     malformed(error, "format is '%s', not '%s'", format, APP_BUNDLE_FORMAT);
-    goto fail;
+    return NULL;
   }
   gint64 version = 0;
   if (!app_manifest_int(m->root, "", "format_version", &version, error))
-    goto fail;
+    return NULL;
   if (version != APP_BUNDLE_FORMAT_VERSION) {
     malformed(error, "format_version %" G_GINT64_FORMAT " is not one this jitscope reads (%d)",
               version, APP_BUNDLE_FORMAT_VERSION);
-    goto fail;
+    return NULL;
   }
   if (!verify_files(m, error))
-    goto fail;
-  g_free(text);
-  return m;
-fail:
-  g_free(text);
-  app_bundle_manifest_free(m);
-  return NULL;
+    return NULL;
+  return g_steal_pointer(&m);
 }
 
 void app_bundle_manifest_free(AppBundleManifest *m) {

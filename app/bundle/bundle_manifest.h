@@ -20,6 +20,7 @@ typedef struct {
  * with files are all named in one message. */
 AppBundleManifest *app_bundle_manifest_open(const char *dir, GError **error);
 void app_bundle_manifest_free(AppBundleManifest *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppBundleManifest, app_bundle_manifest_free)
 
 /* Typed members; `where` names the object in messages ("plans[2]"). */
 JsonObject *app_manifest_object(JsonObject *o, const char *where, const char *name,

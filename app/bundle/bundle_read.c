@@ -51,14 +51,13 @@ bool app_bundle_read_member(const char *dir, const char *rel, char **contents, g
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s is missing", rel);
     return false;
   }
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   if (!rt_file_read_regular(path, RT_FILE_READ_NO_SYMLINK, contents, length, &local)) {
     /* The reader's message starts with the full path: name the member instead. */
     const char *why = local->message;
     if (g_str_has_prefix(why, path) && why[strlen(path)] == ':')
       why += strlen(path) + 2;
     member_error(error, rel, "%s", why);
-    g_error_free(local);
     return false;
   }
   return true;

@@ -123,10 +123,9 @@ static bool read_input(AppBundleManifest *m, JsonObject *in, const char *where, 
                 "manifest.json: %s.file: %s is not a .npy file", where, file);
     return false;
   }
-  char *path = app_manifest_path(m, file);
+  g_autofree char *path = app_manifest_path(m, file);
   g_ptr_array_add(specs, g_strdup_printf("%s:requires_grad=%d,device=%s", path,
                                          requires_grad ? 1 : 0, device));
-  g_free(path);
   return true;
 }
 
@@ -144,13 +143,11 @@ static CallRecord *read_call(AppBundleManifest *m, JsonObject *call, guint c, GE
   rec->spec_texts = g_ptr_array_new_with_free_func(g_free);
   rec->outputs = g_ptr_array_new();
   rec->grads = grads;
-  char *list = g_strdup_printf("%s.inputs", where);
+  g_autofree char *list = g_strdup_printf("%s.inputs", where);
   for (guint i = 0; i < json_array_get_length(inputs); i++) {
-    char *w = g_strdup_printf("%s[%u]", list, i);
+    g_autofree char *w = g_strdup_printf("%s[%u]", list, i);
     JsonObject *in = app_manifest_element_object(inputs, i, list, error);
-    bool ok = in && read_input(m, in, w, rec->spec_texts, error);
-    g_free(w);
-    if (!ok)
+    if (!in || !read_input(m, in, w, rec->spec_texts, error))
       goto fail;
   }
   g_free(list);
@@ -161,10 +158,8 @@ static CallRecord *read_call(AppBundleManifest *m, JsonObject *call, guint c, GE
       goto fail;
     g_ptr_array_add(rec->outputs, out);
   }
-  g_free(list);
   return rec;
 fail:
-  g_free(list);
   call_record_free(rec);
   return NULL;
 }
@@ -176,13 +171,11 @@ static RtTensor *load_npy(AppBundleManifest *m, const char *rel, GError **error)
   gsize length = 0;
   if (!app_bundle_read_member(m->dir, rel, &bytes, &length, error))
     return NULL;
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   RtTensor *t = rt_npy_load_bytes((const guint8 *)bytes, length, rel, &local);
-  if (t == NULL) {
+  if (t == NULL)
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s: %s", rel,
                 local->message);
-    g_error_free(local);
-  }
   return t;
 }
 
@@ -242,14 +235,12 @@ static bool compare_call(AppBundleReplay *r, AppBundleManifest *m, const CallRec
       return false;
     }
     AppReplayValue *val = add_value(r->values, label, NULL);
-    JsonNode *actual = json_out_value(v);
+    g_autoptr(JsonNode) actual = json_out_value(v);
     if (!json_node_equal(expected, actual)) {
-      char *a = json_to_string(actual, FALSE), *e = json_to_string(expected, FALSE);
+      g_autofree char *a = json_to_string(actual, FALSE);
+      g_autofree char *e = json_to_string(expected, FALSE);
       value_differs(r, val, g_strdup_printf("%s, the bundle has %s", a, e));
-      g_free(a);
-      g_free(e);
     }
-    json_node_unref(actual);
   }
   guint n_grads = json_array_get_length(rec->grads);
   for (guint i = 0; i < MAX(n_grads, got->grads->len); i++) {
@@ -295,7 +286,7 @@ static bool compare_stages(AppBundleReplay *r, AppBundleManifest *m, AppReplayPl
                            JsonArray *stages, const char *where, const ExecPlan *plan,
                            GError **error) {
   guint n_ref = json_array_get_length(stages), n_got = plan->stages->len;
-  char *list = g_strdup_printf("%s.stages", where);
+  g_autofree char *list = g_strdup_printf("%s.stages", where);
   bool ok = true;
   for (guint s = 0; s < MAX(n_ref, n_got) && ok; s++) {
     AppReplayStage *st = g_new0(AppReplayStage, 1);
@@ -309,15 +300,14 @@ static bool compare_stages(AppBundleReplay *r, AppBundleManifest *m, AppReplayPl
       st->why = g_strdup("the bundle has no such stage (the replay ran more stages)");
       continue;
     }
-    char *w = g_strdup_printf("%s[%u]", list, s);
+    g_autofree char *w = g_strdup_printf("%s[%u]", list, s);
     JsonObject *rec = app_manifest_element_object(stages, s, list, error);
     const char *name = rec ? app_manifest_string(rec, w, "name", error) : NULL;
     const char *file = name ? app_manifest_file(m, rec, w, "ir", "sha256", error) : NULL;
-    char *text = NULL;
+    g_autofree char *text = NULL;
     gsize length = 0;
     if (file)
       app_bundle_read_member(m->dir, file, &text, &length, error);
-    g_free(w);
     if (text == NULL) {
       ok = false;
       break;
@@ -332,15 +322,11 @@ static bool compare_stages(AppBundleReplay *r, AppBundleManifest *m, AppReplayPl
       st->why = g_strdup_printf("the replay ran '%s' here", got->name);
     } else if (strcmp(got->ir, text) != 0) {
       st->match = false;
-      char *a = g_strdup_printf("bundle/%s", file);
-      char *b = g_strdup_printf("replay/%s", file);
+      g_autofree char *a = g_strdup_printf("bundle/%s", file);
+      g_autofree char *b = g_strdup_printf("replay/%s", file);
       st->diff = app_unified_diff(text, got->ir, a, b, 3);
-      g_free(a);
-      g_free(b);
     }
-    g_free(text);
   }
-  g_free(list);
   for (guint s = 0; s < p->stages->len; s++) {
     const AppReplayStage *st = g_ptr_array_index(p->stages, s);
     if (st->match)
@@ -413,11 +399,11 @@ static bool compare_kernels(AppBundleReplay *r, AppBundleManifest *m, ExecSessio
   if (kernels == NULL)
     return false;
   guint n = json_array_get_length(kernels);
-  GHashTable *sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) sources = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   bool have_sources = false;
   if (n) {
-    GError *local = NULL;
-    GPtrArray *reports = exec_session_kernel_reports(session, false, NULL, &local);
+    g_autoptr(GError) local = NULL;
+    g_autoptr(GPtrArray) reports = exec_session_kernel_reports(session, false, NULL, &local);
     if (reports) {
       have_sources = true;
       for (guint i = 0; i < reports->len; i++) {
@@ -426,9 +412,7 @@ static bool compare_kernels(AppBundleReplay *r, AppBundleManifest *m, ExecSessio
           g_hash_table_insert(sources, g_strdup_printf("%u/%s", k->plan_index, k->group),
                               g_strdup(k->source));
       }
-      g_ptr_array_free(reports, TRUE);
     }
-    g_clear_error(&local);
   }
   bool ok = true;
   for (guint i = 0; i < n && ok; i++) {
@@ -442,10 +426,9 @@ static bool compare_kernels(AppBundleReplay *r, AppBundleManifest *m, ExecSessio
          (file = app_manifest_file(m, rec, where, "file", "sha256", error));
     if (!ok || !have_sources)
       continue;
-    char *key = g_strdup_printf("%" G_GINT64_FORMAT "/%s", plan, group);
+    g_autofree char *key = g_strdup_printf("%" G_GINT64_FORMAT "/%s", plan, group);
     const char *got = g_hash_table_lookup(sources, key);
-    g_free(key);
-    char *text = NULL;
+    g_autofree char *text = NULL;
     gsize length = 0;
     app_bundle_read_member(m->dir, file, &text, &length, NULL);
     AppReplayValue *v = add_value(r->kernels,
@@ -456,17 +439,14 @@ static bool compare_kernels(AppBundleReplay *r, AppBundleManifest *m, ExecSessio
       value_differs(r, v, g_strdup("the replay generated no kernel for this group"));
     else if (text && strcmp(text, got) != 0) {
       value_differs(r, v, g_strdup("the generated source differs"));
-      char *b = g_strdup_printf("replay/%s", file), *a = g_strdup_printf("bundle/%s", file);
+      g_autofree char *b = g_strdup_printf("replay/%s", file);
+      g_autofree char *a = g_strdup_printf("bundle/%s", file);
       v->diff = app_unified_diff(text, got, a, b, 3);
-      g_free(a);
-      g_free(b);
     }
-    g_free(text);
   }
   if (ok && n && !have_sources)
     g_ptr_array_add(r->notes, g_strdup("the bundle's CUDA sources were not compared: this "
                                        "build does not generate them"));
-  g_hash_table_unref(sources);
   return ok;
 }
 
@@ -478,9 +458,9 @@ static IrGraph *load_program(AppBundleManifest *m, GError **error) {
       program ? app_manifest_file(m, program, "program", "file", "sha256", error) : NULL;
   if (file == NULL)
     return NULL;
-  char *text = NULL;
+  g_autofree char *text = NULL;
   gsize length = 0;
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   if (!app_bundle_read_member(m->dir, file, &text, &length, error))
     return NULL;
   IrGraph *graph = ir_graph_parse(text, length, file, &local);
@@ -488,12 +468,9 @@ static IrGraph *load_program(AppBundleManifest *m, GError **error) {
     ir_graph_free(graph);
     graph = NULL;
   }
-  if (graph == NULL) {
+  if (graph == NULL)
     g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s: %s", file,
                 local->message);
-    g_error_free(local);
-  }
-  g_free(text);
   return graph;
 }
 
@@ -508,8 +485,8 @@ static bool replay_calls(AppBundleReplay *r, AppBundleManifest *m, const IrGraph
                 "manifest.json: calls: the bundle records no call");
     return false;
   }
-  GPtrArray *records = g_ptr_array_new_with_free_func(call_record_free);
-  GPtrArray *inputs = g_ptr_array_new_with_free_func((GDestroyNotify)app_inputs_free);
+  g_autoptr(GPtrArray) records = g_ptr_array_new_with_free_func(call_record_free);
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func((GDestroyNotify)app_inputs_free);
   AppBundleRuns *runs = NULL;
   bool ok = true;
   for (guint c = 0; c < json_array_get_length(calls) && ok; c++) {
@@ -520,14 +497,13 @@ static bool replay_calls(AppBundleReplay *r, AppBundleManifest *m, const IrGraph
       break;
     }
     g_ptr_array_add(records, rec);
-    GError *local = NULL;
+    g_autoptr(GError) local = NULL;
     AppInputs *in = app_inputs_bind(graph, (char *const *)rec->spec_texts->pdata,
                                     rec->spec_texts->len, (guint64)seed, &local);
     if (in == NULL) {
       g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED,
                   "the inputs of calls[%u] (%s) do not fit program.ir: %s", c, rec->option,
                   local->message);
-      g_error_free(local);
       ok = false;
       break;
     }
@@ -535,14 +511,13 @@ static bool replay_calls(AppBundleReplay *r, AppBundleManifest *m, const IrGraph
   }
   if (ok) {
     guint failed = 0;
-    GError *local = NULL;
+    g_autoptr(GError) local = NULL;
     runs = app_bundle_runs_new(graph, inputs, r->notes, &failed, &local);
     if (runs == NULL) {
       const CallRecord *rec = g_ptr_array_index(records, failed);
       r->run_error = g_strdup_printf("the %s call failed to run: %s", rec->option,
                                      local->message);
       r->differences++;
-      g_error_free(local);
     }
   }
   for (guint c = 0; ok && runs && c < records->len; c++) {
@@ -552,13 +527,11 @@ static bool replay_calls(AppBundleReplay *r, AppBundleManifest *m, const IrGraph
   if (ok && runs)
     ok = compare_plans(r, m, runs->session, error) && compare_kernels(r, m, runs->session, error);
   app_bundle_runs_free(runs);
-  g_ptr_array_unref(inputs);
-  g_ptr_array_unref(records);
   return ok;
 }
 
 AppBundleReplay *app_bundle_replay(const char *dir, GError **error) {
-  AppBundleManifest *m = app_bundle_manifest_open(dir, error);
+  g_autoptr(AppBundleManifest) m = app_bundle_manifest_open(dir, error);
   if (m == NULL)
     return NULL;
   AppBundleReplay *r = g_new0(AppBundleReplay, 1);
@@ -583,7 +556,6 @@ AppBundleReplay *app_bundle_replay(const char *dir, GError **error) {
   }
   if (graph)
     ir_graph_free(graph);
-  app_bundle_manifest_free(m);
   if (!ok) {
     app_bundle_replay_free(r);
     return NULL;

@@ -70,16 +70,14 @@ static void section_program(GString *out, const AppBundleModel *m) {
 
 static void describe_input(GString *out, RtValue v) {
   if (v.tag == RT_TENSOR && v.u.tensor) {
-    char *d = app_bundle_describe_tensor(v.u.tensor);
+    g_autofree char *d = app_bundle_describe_tensor(v.u.tensor);
     g_string_append(out, d);
-    g_free(d);
     if (v.u.tensor->requires_grad)
       g_string_append(out, ", requires grad");
   } else {
-    GString *t = g_string_new(NULL);
+    g_autoptr(GString) t = g_string_new(NULL);
     rt_value_print(t, v);
     cell(out, t->str);
-    g_string_free(t, TRUE);
   }
 }
 
@@ -96,8 +94,8 @@ static void section_inputs(GString *out, const AppBundleModel *m) {
     g_string_append(out, "| # | spec | value | file |\n|---:|---|---|---|\n");
     for (guint i = 0; i < call->inputs->values->len; i++) {
       const InputSpec *spec = g_ptr_array_index(call->inputs->specs, i);
-      char *text = spec->kind == INPUT_SPEC_NPY ? g_path_get_basename(spec->text)
-                                                : g_strdup(spec->text);
+      g_autofree char *text = spec->kind == INPUT_SPEC_NPY ? g_path_get_basename(spec->text)
+                                                           : g_strdup(spec->text);
       g_string_append_printf(out, "| %u | ", i);
       code_cell(out, text);
       g_string_append(out, " | ");
@@ -111,7 +109,6 @@ static void section_inputs(GString *out, const AppBundleModel *m) {
       else
         g_string_append(out, "(in the manifest)");
       g_string_append(out, " |\n");
-      g_free(text);
     }
     g_string_append(out, "\n");
   }
@@ -125,9 +122,8 @@ static void env_row(GString *out, const char *name, const char *value) {
 
 static void section_environment(GString *out, const AppBundleModel *m) {
   g_string_append(out, "## Environment\n\n");
-  char *js = g_strdup_printf("%s (%s)", m->env.version, m->env.build_options);
+  g_autofree char *js = g_strdup_printf("%s (%s)", m->env.version, m->env.build_options);
   env_row(out, "jitscope", js);
-  g_free(js);
   env_row(out, "OS", m->env.os);
   env_row(out, "kernel", m->env.kernel);
   env_row(out, "CPU", m->env.cpu);
@@ -246,7 +242,7 @@ static void section_plans(GString *out, const AppBundleModel *m) {
 
 /* One row of a tensor summary: dtype, shape, min, max, mean (NaNs counted apart). */
 static void tensor_row(GString *out, const char *label, const RtTensor *t, const char *rel) {
-  char *shape = rt_shape_to_string(t->ndim, t->sizes);
+  g_autofree char *shape = rt_shape_to_string(t->ndim, t->sizes);
   int64_t n = rt_tensor_numel(t), nans = 0, finite = 0;
   double lo = INFINITY, hi = -INFINITY, sum = 0.0;
   for (int64_t k = 0; k < n; k++) {
@@ -270,7 +266,6 @@ static void tensor_row(GString *out, const char *label, const RtTensor *t, const
   g_string_append(out, " | ");
   md_link(out, rel, rel);
   g_string_append(out, " |\n");
-  g_free(shape);
 }
 
 static void section_results(GString *out, const AppBundleModel *m) {
@@ -284,27 +279,24 @@ static void section_results(GString *out, const AppBundleModel *m) {
                          "|---|---|---|---:|---:|---:|---|\n");
     for (guint o = 0; o < r->outputs->len; o++) {
       RtValue v = g_array_index(r->outputs, RtValue, o);
-      char *label = g_strdup_printf("output %u", o);
+      g_autofree char *label = g_strdup_printf("output %u", o);
       const char *rel = g_ptr_array_index(call->outputs_npy, o);
       if (rel) {
         tensor_row(out, label, v.u.tensor, rel);
       } else {
-        GString *t = g_string_new(NULL);
+        g_autoptr(GString) t = g_string_new(NULL);
         rt_value_print(t, v);
         g_string_append_printf(out, "| %s | ", label);
         code_cell(out, t->str);
         g_string_append(out, " | | | | | (in the manifest) |\n");
-        g_string_free(t, TRUE);
       }
-      g_free(label);
     }
     for (guint i = 0; i < r->grads->len; i++) {
       const char *rel = g_ptr_array_index(call->grads_npy, i);
       if (!rel)
         continue;
-      char *label = g_strdup_printf("gradient of input %u", i);
+      g_autofree char *label = g_strdup_printf("gradient of input %u", i);
       tensor_row(out, label, g_ptr_array_index(r->grads, i), rel);
-      g_free(label);
     }
     g_string_append(out, "\n");
   }

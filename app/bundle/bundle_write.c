@@ -78,14 +78,11 @@ static AppBundleCallFiles *call_new(char *option, AppInputs *inputs) {
 /* Binds `--spec K`'s 'SPEC; SPEC' text. */
 static AppInputs *bind_group(const IrGraph *graph, const char *group, guint k, guint64 seed,
                              GError **error) {
-  GPtrArray *texts = app_spec_group_split(group);
-  GError *local = NULL;
+  g_autoptr(GPtrArray) texts = app_spec_group_split(group);
+  g_autoptr(GError) local = NULL;
   AppInputs *inputs = app_inputs_bind(graph, (char *const *)texts->pdata, texts->len, seed, &local);
-  if (!inputs) {
+  if (!inputs)
     g_set_error(error, local->domain, local->code, "--spec %u: %s", k, local->message);
-    g_error_free(local);
-  }
-  g_ptr_array_free(texts, TRUE);
   return inputs;
 }
 
@@ -94,11 +91,10 @@ static IrGraph *load_program(const AppBundleRequest *req, GError **error) {
                                   req->program_name, error);
   if (graph == NULL)
     return NULL;
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   if (!ir_graph_verify(graph, &local)) {
     g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_LOCATED, "%s: error: invalid graph: %s",
                 req->program_name, local->message);
-    g_error_free(local);
     ir_graph_free(graph);
     return NULL;
   }
@@ -112,13 +108,11 @@ static bool put_tensor(AppBundleWriter *w, const char *rel, RtTensor *t, GError 
   RtTensor *host = rt_tensor_to_host(t, error);
   if (!host)
     return false;
-  GBytes *bytes = rt_npy_to_bytes(host);
+  g_autoptr(GBytes) bytes = rt_npy_to_bytes(host);
   rt_tensor_unref(host);
   gsize n = 0;
   const void *data = g_bytes_get_data(bytes, &n);
-  bool ok = app_bundle_writer_put(w, rel, data, n, error);
-  g_bytes_unref(bytes);
-  return ok;
+  return app_bundle_writer_put(w, rel, data, n, error);
 }
 
 static bool write_call(AppBundleWriter *w, AppBundleCallFiles *c, guint k, GError **error) {
@@ -170,29 +164,25 @@ static bool render_svg(AppBundleWriter *w, const char *dot_program, const char *
                        const char *svg_rel, char **note, GError **error) {
   if (!app_bundle_writer_may_write(w, error))
     return false;
-  char *dot_path = g_build_filename(w->root, dot_rel, NULL);
-  char *svg_path = g_build_filename(w->root, svg_rel, NULL);
+  g_autofree char *dot_path = g_build_filename(w->root, dot_rel, NULL);
+  g_autofree char *svg_path = g_build_filename(w->root, svg_rel, NULL);
   char *argv[] = {(char *)dot_program, "-Tsvg", "-o", svg_path, dot_path, NULL};
-  char *err_text = NULL;
+  g_autofree char *err_text = NULL;
   int wait_status = 0;
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   bool ok = g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
                          &err_text, &wait_status, &local) &&
             g_spawn_check_wait_status(wait_status, &local) &&
             g_file_test(svg_path, G_FILE_TEST_IS_REGULAR);
   if (!ok) {
-    char *first = g_strdup(err_text && *err_text ? err_text : local ? local->message : "no output");
+    g_autofree char *first =
+        g_strdup(err_text && *err_text ? err_text : local ? local->message : "no output");
     char *nl = strchr(first, '\n');
     if (nl)
       *nl = '\0';
     *note = g_strdup_printf("dot did not render the picture: %s", first);
-    g_free(first);
     remove(svg_path);
   }
-  g_clear_error(&local);
-  g_free(err_text);
-  g_free(dot_path);
-  g_free(svg_path);
   return ok ? app_bundle_writer_adopt(w, svg_rel, error) : true;
 }
 
@@ -200,38 +190,32 @@ static bool write_stage_picture(AppBundleWriter *w, const AppBundleModel *m,
                                 const ExecPlan *plan, bool last, AppBundleStageFiles *sf,
                                 const char *base, GError **error) {
   const ExecStage *stage = sf->stage;
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   IrGraph *parsed = ir_graph_parse(stage->ir, strlen(stage->ir), sf->ir, &local);
   const IrGraph *graph = parsed ? parsed : (last ? plan->graph : NULL);
   if (graph == NULL) {
     sf->picture_note = g_strdup_printf("no picture: the stage's IR did not parse back (%s)",
                                        local->message);
-    g_error_free(local);
     return true;
   }
-  g_clear_error(&local);
-  char *dot = app_graphviz_dot(graph, &(AppDotOptions){.collapse = APP_DOT_EXPAND_ALL}, NULL);
+  g_autofree char *dot =
+      app_graphviz_dot(graph, &(AppDotOptions){.collapse = APP_DOT_EXPAND_ALL}, NULL);
   sf->dot = g_strdup_printf("%s.dot", base);
   bool ok = app_bundle_writer_put(w, sf->dot, dot, strlen(dot), error);
-  g_free(dot);
   if (parsed)
     ir_graph_free(parsed);
   if (!ok)
     return false;
   if (m->env.dot == NULL)
     return true;
-  char *svg = g_strdup_printf("%s.svg", base);
+  g_autofree char *svg = g_strdup_printf("%s.svg", base);
   char *note = NULL;
-  if (!render_svg(w, m->env.dot, sf->dot, svg, &note, error)) {
-    g_free(svg);
+  if (!render_svg(w, m->env.dot, sf->dot, svg, &note, error))
     return false;
-  }
-  if (note) {
+  if (note)
     sf->picture_note = note;
-    g_free(svg);
-  } else {
-    sf->svg = svg;
-  }
+  else
+    sf->svg = g_steal_pointer(&svg);
   return true;
 }
 
@@ -249,7 +233,7 @@ static bool write_plans(AppBundleWriter *w, AppBundleModel *m, const ExecSession
       AppBundleStageFiles *sf = g_new0(AppBundleStageFiles, 1);
       sf->stage = stage;
       g_ptr_array_add(pf->stages, sf);
-      char *base = app_bundle_stage_base(pf->dir, s, stage->name);
+      g_autofree char *base = app_bundle_stage_base(pf->dir, s, stage->name);
       sf->ir = g_strdup_printf("%s.ir", base);
       bool last = s + 1 == plan->stages->len;
       bool ok = app_bundle_writer_put(w, sf->ir, stage->ir, strlen(stage->ir), error);
@@ -258,7 +242,6 @@ static bool write_plans(AppBundleWriter *w, AppBundleModel *m, const ExecSession
         if (sf->svg)
           m->pictures++;
       }
-      g_free(base);
       if (!ok)
         return false;
     }
@@ -271,12 +254,11 @@ static bool write_plans(AppBundleWriter *w, AppBundleModel *m, const ExecSession
 static bool collect_and_write_kernels(AppBundleWriter *w, AppBundleModel *m,
                                       ExecSession *session, GError **error) {
   m->kernels_probed = true;
-  GError *local = NULL;
-  GPtrArray *reports = exec_session_kernel_reports(session, false, NULL, &local);
+  g_autoptr(GError) local = NULL;
+  g_autoptr(GPtrArray) reports = exec_session_kernel_reports(session, false, NULL, &local);
   if (reports == NULL) {
     g_ptr_array_add(m->notes, g_strdup_printf("CUDA sources were not generated: %s",
                                               local->message));
-    g_error_free(local);
     return true;
   }
   bool ok = true;
@@ -290,13 +272,11 @@ static bool collect_and_write_kernels(AppBundleWriter *w, AppBundleModel *m,
     k->error = g_strdup(r->error);
     g_ptr_array_add(m->kernels, k);
     if (r->source) {
-      char *safe = app_bundle_safe_name(r->group);
+      g_autofree char *safe = app_bundle_safe_name(r->group);
       k->file = g_strdup_printf("kernels/%02u-%s.cu", r->plan_index, safe);
-      g_free(safe);
       ok = app_bundle_writer_put(w, k->file, r->source, strlen(r->source), error);
     }
   }
-  g_ptr_array_free(reports, TRUE);
   return ok;
 }
 
@@ -348,10 +328,9 @@ static void add_call(JsonBuilder *b, const AppBundleWriter *w, const AppBundleCa
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "spec");
     /* An NPY spec names a file of the exporting machine: keep only its base name. */
-    char *spec_text = spec->kind == INPUT_SPEC_NPY ? g_path_get_basename(spec->text)
-                                                   : g_strdup(spec->text);
+    g_autofree char *spec_text = spec->kind == INPUT_SPEC_NPY ? g_path_get_basename(spec->text)
+                                                              : g_strdup(spec->text);
     json_builder_add_string_value(b, spec_text);
-    g_free(spec_text);
     json_out_member_string(b, "kind", rel ? "tensor" : spec_kind_name(spec->kind));
     if (rel) {
       add_file(b, w, rel, "file", "sha256");
@@ -427,7 +406,7 @@ static void add_plan(JsonBuilder *b, const AppBundleWriter *w, guint index,
 }
 
 static char *manifest_text(const AppBundleModel *m, const AppBundleWriter *w) {
-  JsonBuilder *b = json_builder_new();
+  g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
   json_out_member_string(b, "format", APP_BUNDLE_FORMAT);
   json_out_member_int(b, "format_version", APP_BUNDLE_FORMAT_VERSION);
@@ -490,18 +469,13 @@ static char *manifest_text(const AppBundleModel *m, const AppBundleWriter *w) {
   }
   json_builder_end_array(b);
   json_builder_end_object(b);
-  JsonGenerator *gen = json_generator_new();
-  JsonNode *root = json_builder_get_root(b);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
   json_generator_set_root(gen, root);
   json_generator_set_pretty(gen, TRUE);
   json_generator_set_indent(gen, 1);
-  char *text = json_generator_to_data(gen, NULL);
-  char *with_newline = g_strconcat(text, "\n", NULL);
-  g_free(text);
-  json_node_unref(root);
-  g_object_unref(gen);
-  g_object_unref(b);
-  return with_newline;
+  g_autofree char *text = json_generator_to_data(gen, NULL);
+  return g_strconcat(text, "\n", NULL);
 }
 
 /* ---- the export ---- */
@@ -520,15 +494,11 @@ static bool write_bundle(AppBundleWriter *w, AppBundleModel *m, AppBundleRuns *r
   if (m->env.dot == NULL)
     g_ptr_array_add(m->notes, g_strdup("pictures were not rendered: Graphviz's dot was not "
                                        "found on PATH (the .dot files are in the bundle)"));
-  char *report = app_bundle_report_markdown(m);
-  bool ok = app_bundle_writer_put(w, "REPORT.md", report, strlen(report), error);
-  g_free(report);
-  if (!ok)
+  g_autofree char *report = app_bundle_report_markdown(m);
+  if (!app_bundle_writer_put(w, "REPORT.md", report, strlen(report), error))
     return false;
-  char *manifest = manifest_text(m, w);
-  ok = app_bundle_writer_put(w, "manifest.json", manifest, strlen(manifest), error);
-  g_free(manifest);
-  return ok;
+  g_autofree char *manifest = manifest_text(m, w);
+  return app_bundle_writer_put(w, "manifest.json", manifest, strlen(manifest), error);
 }
 
 AppBundleSummary *app_bundle_export(const AppBundleRequest *req, const char *dir,

@@ -305,7 +305,7 @@ static bool parse_op(Parser *ps, char op, AppShape *shape, bool *made) {
   }
   case 'c':
   case 'C': {
-    char *color = read_string(ps);
+    g_autofree char *color = read_string(ps);
     if (!color)
       return false;
     AppColor parsed = {0, 0, 0, 1};
@@ -314,15 +314,13 @@ static bool parse_op(Parser *ps, char op, AppShape *shape, bool *made) {
       ps->pen = parsed;
     else
       ps->fill = parsed;
-    g_free(color);
     return true;
   }
   case 'S': {
-    char *style = read_string(ps);
+    g_autofree char *style = read_string(ps);
     if (!style)
       return false;
     apply_style(ps, style);
-    g_free(style);
     return true;
   }
   case 't': {
@@ -334,8 +332,7 @@ static bool parse_op(Parser *ps, char op, AppShape *shape, bool *made) {
     if (!read_number(ps, &x) || !read_number(ps, &y) || !read_number(ps, &w) ||
         !read_number(ps, &h))
       return false;
-    char *name = read_string(ps);
-    g_free(name);
+    g_autofree char *name = read_string(ps);
     return name != NULL;
   }
   default:
@@ -359,7 +356,7 @@ int app_scene_add_ops(AppScene *scene, int object, AppObjectKind kind, const cha
   SceneImpl *impl = (SceneImpl *)scene;
   Parser ps = {.p = ops ? ops : "", .bb = &impl->bb, .pen = {0, 0, 0, 1}, .fill = {0, 0, 0, 1},
                .line_width = 1, .font_size = 14};
-  GArray *shapes = g_array_new(FALSE, TRUE, sizeof(AppShape));
+  g_autoptr(GArray) shapes = g_array_new(FALSE, TRUE, sizeof(AppShape));
   for (;;) {
     skip_space(&ps);
     if (*ps.p == '\0')
@@ -375,7 +372,6 @@ int app_scene_add_ops(AppScene *scene, int object, AppObjectKind kind, const cha
                   (long)(at - ops), id ? id : "?", at);
       for (guint i = 0; i < shapes->len; i++)
         shape_clear(&g_array_index(shapes, AppShape, i));
-      g_array_unref(shapes);
       g_free(ps.font);
       return -1;
     }
@@ -402,7 +398,6 @@ int app_scene_add_ops(AppScene *scene, int object, AppObjectKind kind, const cha
     o->n_shapes++;
   }
   g_array_append_vals(scene->shapes, shapes->data, shapes->len);
-  g_array_unref(shapes);
   return object;
 }
 
@@ -452,10 +447,9 @@ AppScene *app_scene_compose(const AppScene *outer, const char *node_id, const Ap
   if (at < 0)
     return NULL;
   const SceneImpl *impl = (const SceneImpl *)outer;
-  char *bb = g_strdup_printf("%.17g,%.17g,%.17g,%.17g", impl->bb.llx, impl->bb.lly, impl->bb.urx,
-                             impl->bb.ury);
+  g_autofree char *bb = g_strdup_printf("%.17g,%.17g,%.17g,%.17g", impl->bb.llx, impl->bb.lly,
+                                        impl->bb.urx, impl->bb.ury);
   AppScene *scene = app_scene_new(bb, NULL);
-  g_free(bb);
   scene->quality = MAX(outer->quality, inner->quality);
   scene->note = g_strdup(outer->note ? outer->note : inner->note);
   append_objects(scene, outer, 1, 0, 0, false);
@@ -585,16 +579,14 @@ GArray *app_scene_search(const AppScene *scene, const char *needle) {
   GArray *found = g_array_new(FALSE, FALSE, sizeof(guint));
   if (!needle || !*needle)
     return found;
-  char *low = g_utf8_strdown(needle, -1);
+  g_autofree char *low = g_utf8_strdown(needle, -1);
   for (guint i = 0; i < scene->objects->len; i++) {
     const AppObject *o = app_scene_object(scene, i);
     if (o->kind != APP_OBJECT_NODE)
       continue;
-    char *text = g_utf8_strdown(o->label ? o->label : o->id, -1);
+    g_autofree char *text = g_utf8_strdown(o->label ? o->label : o->id, -1);
     if (strstr(text, low))
       g_array_append_val(found, i);
-    g_free(text);
   }
-  g_free(low);
   return found;
 }

@@ -186,17 +186,15 @@ bool app_workspace_set_text(AppWorkspace *ws, const char *text, const char *file
 }
 
 bool app_workspace_load_file(AppWorkspace *ws, const char *path, GError **error) {
-  char *text = NULL;
+  g_autofree char *text = NULL;
   gsize length = 0;
   if (!rt_file_read_regular(path, RT_FILE_READ_FOLLOW_SYMLINKS, &text, &length, error))
     return false;
   if (!g_utf8_validate(text, (gssize)length, NULL)) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is not UTF-8 text", path);
-    g_free(text);
     return false;
   }
   app_workspace_set_text(ws, text, path);
-  g_free(text);
   return true;
 }
 
@@ -244,11 +242,9 @@ GPtrArray *app_workspace_split_spec_line(const char *line) {
     else if ((*p == ')' || *p == ']') && depth > 0)
       depth--;
     if (*p == '\0' || (*p == ';' && depth == 0)) {
-      char *part = g_strstrip(g_strndup(start, (gsize)(p - start)));
+      g_autofree char *part = g_strstrip(g_strndup(start, (gsize)(p - start)));
       if (*part)
-        g_ptr_array_add(parts, part);
-      else
-        g_free(part);
+        g_ptr_array_add(parts, g_steal_pointer(&part));
       if (*p == '\0')
         break;
       start = p + 1;
@@ -270,13 +266,11 @@ static void checksum_origins(GChecksum *sum, const IrBlock *block) {
 }
 
 char *app_workspace_stage_fingerprint(const char *ir, const IrGraph *graph) {
-  GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA256);
+  g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
   g_checksum_update(sum, (const guchar *)(ir ? ir : ""), -1);
   if (graph)
     checksum_origins(sum, graph->block);
-  char *hex = g_strdup(g_checksum_get_string(sum));
-  g_checksum_free(sum);
-  return hex;
+  return g_strdup(g_checksum_get_string(sum));
 }
 
 /* ---- running ---- */
@@ -315,10 +309,9 @@ static void find_groups(const AppWorkspacePlan *wp, const IrBlock *block, const 
       g->n_nodes = kernel ? ir_graph_count_nodes(kernel) : 0;
       g_ptr_array_add(wp->fusion_groups, g);
     } else if (n->kind == IR_PRIM_DIFFERENTIABLE_GRAPH && ir_node_attr(n, IR_ATTR_SUBGRAPH)) {
-      char *inner = g_strdup_printf("%sDifferentiableGraph_%u/", prefix, (*diffs)++);
+      g_autofree char *inner = g_strdup_printf("%sDifferentiableGraph_%u/", prefix, (*diffs)++);
       guint g = 0, d = 0;
       find_groups(wp, ir_node_attr_g(n, IR_ATTR_SUBGRAPH)->block, inner, &g, &d);
-      g_free(inner);
     }
     for (guint b = 0; b < ir_n_blocks(n); b++)
       find_groups(wp, ir_block(n, b), prefix, groups, diffs);
@@ -693,19 +686,19 @@ char *app_workspace_describe_node(const IrNode *node, const char *id) {
   g_string_append(text, "\ninputs:\n");
   for (guint i = 0; i < node->inputs->len; i++) {
     const IrValue *v = g_ptr_array_index(node->inputs, i);
-    char buf[32], *type = ir_type_to_string(v->type);
+    char buf[32];
+    g_autofree char *type = ir_type_to_string(v->type);
     const char *arg = node->schema && i < node->schema->n_args ? node->schema->args[i].name : "";
     g_string_append_printf(text, "  %-10s %%%s : %s%s\n", arg, ir_value_display_name(v, buf), type,
                            v->node->kind == IR_PRIM_CONSTANT ? "  (constant)" : "");
-    g_free(type);
   }
   g_string_append(text, "outputs:\n");
   for (guint i = 0; i < node->outputs->len; i++) {
     const IrValue *v = g_ptr_array_index(node->outputs, i);
-    char buf[32], *type = ir_type_to_string(v->type);
+    char buf[32];
+    g_autofree char *type = ir_type_to_string(v->type);
     g_string_append_printf(text, "  %%%s : %s  (%u uses)\n", ir_value_display_name(v, buf), type,
                            v->uses->len);
-    g_free(type);
   }
   if (node->blocks->len)
     g_string_append_printf(text, "blocks: %u\n", node->blocks->len);
@@ -725,10 +718,10 @@ static void append_node_line(GString *text, const IrNode *node) {
 
 char *app_workspace_describe_value(const IrValue *value, const char *id) {
   GString *text = g_string_new(NULL);
-  char buf[32], *type = ir_type_to_string(value->type);
+  char buf[32];
+  g_autofree char *type = ir_type_to_string(value->type);
   g_string_append_printf(text, "%%%s : %s   (id %s)\n", ir_value_display_name(value, buf), type,
                          id ? id : "?");
-  g_free(type);
   g_string_append(text, "producer: ");
   const IrNode *producer = value->node;
   const IrBlock *block = producer->owning_block;

@@ -54,7 +54,7 @@ static char *node_line(const IrNode *node) {
 
 char *app_workspace_origin_history(const AppWorkspacePlan *plan, guint64 origin) {
   GString *out = g_string_new(NULL);
-  char *previous = NULL;
+  g_autofree char *previous = NULL;
   bool present = false;
   guint changes = 0;
   for (guint s = 0; s < plan->stages->len; s++) {
@@ -84,7 +84,6 @@ char *app_workspace_origin_history(const AppWorkspacePlan *plan, guint64 origin)
     g_string_append(out, "  not in any stage of this plan\n");
   else if (present)
     g_string_append_printf(out, "  in the final graph%s\n", changes ? "" : " (never changed)");
-  g_free(previous);
   return g_string_free(out, FALSE);
 }
 
@@ -326,23 +325,20 @@ char *app_workspace_value_values(const IrGraph *graph, const IrValue *value, GAr
       return NULL;
     }
   }
-  GString *text = g_string_new(NULL);
+  g_autoptr(GString) text = g_string_new(NULL);
   char buf[32];
   g_string_append_printf(text, "%%%s: ", ir_value_display_name(value, buf));
   if (producer->kind == IR_PRIM_PARAM && !node_inputs) {
     if (!inputs || value->offset >= inputs->len) {
       g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN,
                   "this plan did not run (its inputs were not recorded)");
-      g_string_free(text, TRUE);
       return NULL;
     }
     value_text_append(text, g_array_index(inputs, RtValue, value->offset), 4);
   } else {
     GPtrArray *values = catch_values(graph, target, node_inputs, inputs, error);
-    if (!values) {
-      g_string_free(text, TRUE);
+    if (!values)
       return NULL;
-    }
     if (value->offset < values->len)
       value_text_append(text, *(RtValue *)g_ptr_array_index(values, value->offset), 4);
     else
@@ -350,25 +346,23 @@ char *app_workspace_value_values(const IrGraph *graph, const IrValue *value, GAr
     free_caught(values);
   }
   g_string_append_c(text, '\n');
-  return g_string_free(text, FALSE);
+  return g_string_free(g_steal_pointer(&text), FALSE);
 }
 
 /* ---- CUDA kernels of a group ---- */
 
 CudaKernelReport *app_workspace_group_kernel(const IrNode *group, bool compile) {
   const CudaStatus *status = cuda_loader_get();
-  GError *error = NULL;
-  char *arch = NULL;
-  char *why_not = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *arch = NULL;
+  g_autofree char *why_not = NULL;
   if (!compile)
     why_not = g_strdup("not compiled (compilation was not asked for)");
   else if (!status->nvrtc.loaded)
     why_not = g_strdup_printf("not compiled: nvrtc did not load: %s",
                               status->nvrtc.error ? status->nvrtc.error : "unknown reason");
-  else if (!(arch = cuda_compile_resolve_arch(NULL, &error))) {
+  else if (!(arch = cuda_compile_resolve_arch(NULL, &error)))
     why_not = g_strdup_printf("not compiled: %s", error->message);
-    g_clear_error(&error);
-  }
   CudaKernelReport *k = cuda_report_group(group, arch);
   if (!k->attempted) {
     char *log = why_not   ? g_steal_pointer(&why_not)
@@ -377,8 +371,6 @@ CudaKernelReport *app_workspace_group_kernel(const IrNode *group, bool compile) 
     g_free(k->log);
     k->log = log;
   }
-  g_free(why_not);
-  g_free(arch);
   return k;
 }
 
@@ -411,7 +403,7 @@ static guint64 hash_text(const char *text) {
 /* The kind and attributes: the line's right-hand side up to the opening parenthesis of the
  * inputs (attributes in brackets may hold parentheses; they are skipped). */
 static guint64 head_hash(const IrNode *node) {
-  GString *line = g_string_new(NULL);
+  g_autoptr(GString) line = g_string_new(NULL);
   ir_node_print_line(line, node);
   const char *rhs = strstr(line->str, " = ");
   rhs = rhs ? rhs + 3 : line->str;
@@ -429,11 +421,8 @@ static guint64 head_hash(const IrNode *node) {
     else if (*end == '(' && depth == 0)
       break;
   }
-  char *head = g_strndup(rhs, (gsize)(end - rhs));
-  guint64 h = hash_text(head);
-  g_free(head);
-  g_string_free(line, TRUE);
-  return h;
+  g_autofree char *head = g_strndup(rhs, (gsize)(end - rhs));
+  return hash_text(head);
 }
 
 guint64 app_workspace_node_signature(const IrNode *node, GHashTable *memo) {
@@ -469,16 +458,14 @@ static void walk_nodes(const IrBlock *block, GPtrArray *out) {
 
 const IrNode *app_workspace_same_node(const IrGraph *copy, const IrGraph *graph,
                                       const IrNode *node) {
-  GPtrArray *a = g_ptr_array_new(), *b = g_ptr_array_new();
+  g_autoptr(GPtrArray) a = g_ptr_array_new();
+  g_autoptr(GPtrArray) b = g_ptr_array_new();
   walk_nodes(graph->block, a);
   walk_nodes(copy->block, b);
-  const IrNode *found = NULL;
   guint index = 0;
   if (a->len == b->len && g_ptr_array_find(a, node, &index))
-    found = g_ptr_array_index(b, index);
-  g_ptr_array_unref(a);
-  g_ptr_array_unref(b);
-  return found;
+    return g_ptr_array_index(b, index);
+  return NULL;
 }
 
 /* signature -> count */
@@ -505,16 +492,16 @@ GHashTable *app_workspace_unshared_nodes(const IrGraph *const *graphs, guint n, 
   GHashTable *result = g_hash_table_new(g_direct_hash, g_direct_equal);
   if (index >= n || !graphs[index])
     return result;
-  GHashTable *memo = app_workspace_signature_memo_new();
-  GPtrArray *nodes = NULL;
-  GHashTable *mine = count_signatures(graphs[index], &nodes, memo);
+  g_autoptr(GHashTable) memo = app_workspace_signature_memo_new();
+  g_autoptr(GPtrArray) nodes = NULL;
+  g_autoptr(GHashTable) mine = count_signatures(graphs[index], &nodes, memo);
   /* Per signature the smallest count among the other graphs. */
-  GHashTable *least = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr(GHashTable) least = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   for (guint g = 0; g < n; g++) {
     if (g == index || !graphs[g])
       continue;
-    GHashTable *other_memo = app_workspace_signature_memo_new();
-    GHashTable *other = count_signatures(graphs[g], NULL, other_memo);
+    g_autoptr(GHashTable) other_memo = app_workspace_signature_memo_new();
+    g_autoptr(GHashTable) other = count_signatures(graphs[g], NULL, other_memo);
     GHashTableIter iter;
     gpointer key, value;
     g_hash_table_iter_init(&iter, mine);
@@ -528,11 +515,9 @@ GHashTable *app_workspace_unshared_nodes(const IrGraph *const *graphs, guint n, 
         g_hash_table_replace(least, k, GUINT_TO_POINTER(theirs));
       }
     }
-    g_hash_table_destroy(other);
-    g_hash_table_destroy(other_memo);
   }
   /* The first `least` occurrences of a signature are shared; later ones are not. */
-  GHashTable *seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   for (guint i = 0; i < nodes->len; i++) {
     const IrNode *node = g_ptr_array_index(nodes, i);
     gint64 sig = (gint64)app_workspace_node_signature(node, memo);
@@ -546,10 +531,5 @@ GHashTable *app_workspace_unshared_nodes(const IrGraph *const *graphs, guint n, 
     if (count > GPOINTER_TO_UINT(allowed))
       g_hash_table_add(result, (gpointer)node);
   }
-  g_hash_table_destroy(seen);
-  g_hash_table_destroy(least);
-  g_hash_table_destroy(mine);
-  g_ptr_array_unref(nodes);
-  g_hash_table_destroy(memo);
   return result;
 }

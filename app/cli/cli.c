@@ -42,19 +42,17 @@ int cli_finish(int status, GError *error) {
 void cli_error(const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  char *message = g_strdup_vprintf(format, ap);
+  g_autofree char *message = g_strdup_vprintf(format, ap);
   va_end(ap);
   fprintf(stderr, "jitscope: error: %s\n", message);
-  g_free(message);
 }
 
 void cli_note(const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  char *message = g_strdup_vprintf(format, ap);
+  g_autofree char *message = g_strdup_vprintf(format, ap);
   va_end(ap);
   fprintf(stderr, "jitscope: note: %s\n", message);
-  g_free(message);
 }
 
 static CliWindowFn window_handler;
@@ -91,17 +89,15 @@ static void print_version(void) {
   printf("jitscope %s\n", JITSCOPE_VERSION);
   printf("build: %s\n", JITSCOPE_BUILD_OPTIONS);
   /* CUDA is loaded at run time: say what loaded and what did not, and why. */
-  GString *cuda = g_string_new(NULL);
+  g_autoptr(GString) cuda = g_string_new(NULL);
   cuda_status_describe(cuda, cuda_loader_get());
   fputs(cuda->str, stdout);
-  g_string_free(cuda, TRUE);
   /* Which execution backends this process can use. */
-  char *why = cuda_status_unavailable_reason(cuda_loader_get());
+  g_autofree char *why = cuda_status_unavailable_reason(cuda_loader_get());
   printf("backends: interpreter, cpu fused loop, cpu-c%s\n",
          why ? "" : ", cuda fusion (generated kernels), cuda runtime (device tensors, cuBLAS)");
   if (why)
     printf("cuda backends: not loaded (%s)\n", why);
-  g_free(why);
 }
 
 /* The window is not part of this build: say so and point at the commands that work. */

@@ -166,11 +166,10 @@ CliParseResult cli_args_parse(const CliCommand *command, int argc, char **argv,
 CliParseResult cli_args_parse_one(const CliCommand *command, int argc, char **argv,
                                   const char **arg, GError **error) {
   g_assert(command->min_positional == 1 && command->max_positional == 1);
-  GPtrArray *positional = g_ptr_array_new();
+  g_autoptr(GPtrArray) positional = g_ptr_array_new();
   CliParseResult parsed = cli_args_parse(command, argc, argv, positional, error);
   if (parsed == CLI_PARSE_OK)
     *arg = g_ptr_array_index(positional, 0);
-  g_ptr_array_unref(positional);
   return parsed;
 }
 
@@ -179,14 +178,14 @@ void cli_args_print_help(const CliCommand *command, FILE *out) {
           command->description);
   fprintf(out, "\nOptions:\n");
   /* The command's own options, then the run limits when it takes them. */
-  GPtrArray *listed = g_ptr_array_new();
+  g_autoptr(GPtrArray) listed = g_ptr_array_new();
   for (guint i = 0; i < command->n_options; i++)
     g_ptr_array_add(listed, (gpointer)&command->options[i]);
   guint n_limits = 0;
   const CliOption *limits = command->run_limits ? cli_run_limit_options(&n_limits) : NULL;
   for (guint i = 0; i < n_limits; i++)
     g_ptr_array_add(listed, (gpointer)&limits[i]);
-  GPtrArray *left = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) left = g_ptr_array_new_with_free_func(g_free);
   gsize width = strlen("-h, --help");
   for (guint i = 0; i < listed->len; i++) {
     const CliOption *o = g_ptr_array_index(listed, i);
@@ -204,6 +203,4 @@ void cli_args_print_help(const CliCommand *command, FILE *out) {
     fprintf(out, "  %-*s  %s\n", (int)width, (const char *)g_ptr_array_index(left, i),
             ((const CliOption *)g_ptr_array_index(listed, i))->help);
   fprintf(out, "  %-*s  %s\n", (int)width, "-h, --help", "Show this help and exit");
-  g_ptr_array_unref(left);
-  g_ptr_array_unref(listed);
 }

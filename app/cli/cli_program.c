@@ -33,11 +33,10 @@ static bool lower_for_running(CliProgram *program, GError **error) {
   guint inlined = 0;
   pass_inline_calls(program->graph, &inlined);
   g_autoptr(GPtrArray) added = g_ptr_array_new_with_free_func(g_free);
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   if (!pass_lower_module_attributes(program->graph, added, &local)) {
     g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_LOCATED, "%s: error: %s", program->path,
                 local->message);
-    g_error_free(local);
     return false;
   }
   if (inlined > 0 || added->len > 0) {
@@ -103,14 +102,12 @@ bool cli_program_place_inputs(CliProgram *program, AppInputs *inputs) {
   if (!program->notes)
     program->notes = g_ptr_array_new_with_free_func(g_free);
   guint said = program->notes->len;
-  char *why = NULL;
+  g_autofree char *why = NULL;
   bool on_device = app_inputs_place(inputs, program->notes, &why);
   for (guint i = said; i < program->notes->len; i++)
     cli_note("%s", (const char *)g_ptr_array_index(program->notes, i));
   if (why && !program->why_cpu)
-    program->why_cpu = why;
-  else
-    g_free(why);
+    program->why_cpu = g_steal_pointer(&why);
   return on_device;
 }
 

@@ -29,7 +29,7 @@ static JsonNode *report_to_json(const AppCheckReport *r) {
 }
 
 int cmd_check_main(int argc, char **argv) {
-  GPtrArray *specs = NULL;
+  g_autoptr(GPtrArray) specs = NULL;
   guint64 seed = 0;
   bool json = false;
   CliProgram program;
@@ -83,7 +83,5 @@ int cmd_check_main(int argc, char **argv) {
   }
   app_check_report_free(report);
   cli_program_clear(&program);
-  if (specs)
-    g_ptr_array_unref(specs);
   return cli_finish(status, error);
 }

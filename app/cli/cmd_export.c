@@ -14,9 +14,11 @@
 #include "spec_header.h"
 
 int cmd_export_main(int argc, char **argv) {
-  GPtrArray *specs = NULL, *groups = NULL;
+  g_autoptr(GPtrArray) specs = NULL;
+  g_autoptr(GPtrArray) groups = NULL;
   guint64 seed = 0;
-  char *out_dir = NULL, *function = NULL;
+  g_autofree char *out_dir = NULL;
+  g_autofree char *function = NULL;
   bool force = false, json = false;
   guint64 graph_number = 0;
   const CliOption options[] = {
@@ -62,7 +64,7 @@ int cmd_export_main(int argc, char **argv) {
   };
   const char *path = NULL;
   GError *error = NULL;
-  char *text = NULL;
+  g_autofree char *text = NULL;
   AppBundleSummary *summary = NULL;
 
   if (cli_args_parse_one(&command, argc, argv, &path, &error) != CLI_PARSE_OK)
@@ -142,12 +144,5 @@ int cmd_export_main(int argc, char **argv) {
 
 out:
   app_bundle_summary_free(summary);
-  g_free(text);
-  g_free(out_dir);
-  g_free(function);
-  if (specs)
-    g_ptr_array_unref(specs);
-  if (groups)
-    g_ptr_array_unref(groups);
   return cli_finish(CLI_EXIT_OK, error);
 }

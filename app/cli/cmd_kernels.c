@@ -62,10 +62,9 @@ static JsonNode *report_json(GPtrArray *reports, const char *arch, GPtrArray *no
   }
   json_builder_end_array(b);
   json_out_member_string(b, "arch", arch);
-  GString *cuda = g_string_new(NULL);
+  g_autoptr(GString) cuda = g_string_new(NULL);
   cuda_status_describe(cuda, cuda_loader_get());
   json_out_member_string(b, "cuda", cuda->str);
-  g_string_free(cuda, TRUE);
   json_out_member_strings(b, "notes", notes);
   json_builder_end_object(b);
   return json_out_builder_finish(b);
@@ -97,10 +96,10 @@ static void report_text(GPtrArray *reports, FILE *out) {
 }
 
 int cmd_kernels_main(int argc, char **argv) {
-  GPtrArray *specs = NULL;
+  g_autoptr(GPtrArray) specs = NULL;
   guint64 seed = 0;
   bool json = false;
-  char *arch = NULL;
+  g_autofree char *arch = NULL;
   CliProgram program;
   const CliOption options[] = {
       CLI_PROGRAM_CHOICE_OPTIONS(program),
@@ -133,14 +132,14 @@ int cmd_kernels_main(int argc, char **argv) {
       .max_positional = 1,
       .run_limits = true,
   };
-  GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
   GError *error = NULL;
   int status = CLI_EXIT_OK;
   ExecSession *session = NULL;
   AppProgramRun *run = NULL;
   GArray *tagged = NULL;
   GPtrArray *reports = NULL;
-  char *resolved = NULL;
+  g_autofree char *resolved = NULL;
 
   if (cli_program_parse(&program, &command, argc, argv, &error) != CLI_PARSE_OK)
     goto out;
@@ -195,16 +194,11 @@ int cmd_kernels_main(int argc, char **argv) {
   }
 
 out:
-  g_free(resolved);
   if (reports)
     g_ptr_array_unref(reports);
   app_program_run_free(run);
   exec_session_free(session);
   free_values(tagged);
   cli_program_clear(&program);
-  if (specs)
-    g_ptr_array_unref(specs);
-  g_free(arch);
-  g_ptr_array_unref(notes);
   return cli_finish(status, error);
 }

@@ -27,8 +27,8 @@ static void spec_run_free(gpointer p) {
 /* Runs one `--spec` group; appends a SpecRun. */
 static bool run_spec(ExecExecutor *executor, CliProgram *program, const char *group,
                      guint group_index, guint64 seed, GPtrArray *runs, GError **error) {
-  GPtrArray *texts = app_spec_group_split(group);
-  GError *local = NULL;
+  g_autoptr(GPtrArray) texts = app_spec_group_split(group);
+  g_autoptr(GError) local = NULL;
   AppInputs *inputs =
       app_inputs_bind(program->graph, (char *const *)texts->pdata, texts->len, seed, &local);
   bool ok = inputs != NULL;
@@ -57,10 +57,8 @@ static bool run_spec(ExecExecutor *executor, CliProgram *program, const char *gr
   if (!ok)
     g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_INPUT, "--spec %u: %s", group_index + 1,
                 local->message);
-  g_clear_error(&local);
   app_program_run_free(run);
   app_inputs_free(inputs);
-  g_ptr_array_free(texts, TRUE);
   return ok;
 }
 
@@ -116,33 +114,32 @@ static char *inputs_of_kind(const ExecPlan *plan, bool optional) {
   return g_string_free(out, FALSE);
 }
 
+/* table_set on the row labelled "<prefix> <what>". */
+static void table_set_prefixed(GPtrArray *rows, guint n_specs, guint spec, const char *prefix,
+                               const char *what, char *cell /* taken */) {
+  g_autofree char *label = g_strdup_printf("%s %s", prefix, what);
+  table_set(rows, n_specs, spec, label, cell);
+}
+
 static void add_plan_rows(GPtrArray *rows, guint n_specs, guint spec, const char *prefix,
                           const ExecPlan *plan) {
   AppPlanSummary s;
   app_plan_summarize(plan, &s);
-  char *label = g_strdup_printf("%s plan", prefix);
-  table_set(rows, n_specs, spec, label, g_strdup_printf("%u", plan->index));
-  g_free(label);
-  label = g_strdup_printf("%s nodes", prefix);
-  table_set(rows, n_specs, spec, label, g_strdup_printf("%u", s.nodes));
-  g_free(label);
-  label = g_strdup_printf("%s _grad_sum_to_size", prefix);
-  table_set(rows, n_specs, spec, label, g_strdup_printf("%u", s.grad_sum_to_size));
-  g_free(label);
+  table_set_prefixed(rows, n_specs, spec, prefix, "plan", g_strdup_printf("%u", plan->index));
+  table_set_prefixed(rows, n_specs, spec, prefix, "nodes", g_strdup_printf("%u", s.nodes));
+  table_set_prefixed(rows, n_specs, spec, prefix, "_grad_sum_to_size",
+                     g_strdup_printf("%u", s.grad_sum_to_size));
   if (plan->kind == EXEC_PLAN_BACKWARD) {
-    label = g_strdup_printf("%s sizes int[] (inputs)", prefix);
-    table_set(rows, n_specs, spec, label, inputs_of_kind(plan, false));
-    g_free(label);
-    label = g_strdup_printf("%s sizes None (inputs)", prefix);
-    table_set(rows, n_specs, spec, label, inputs_of_kind(plan, true));
-    g_free(label);
+    table_set_prefixed(rows, n_specs, spec, prefix, "sizes int[] (inputs)",
+                       inputs_of_kind(plan, false));
+    table_set_prefixed(rows, n_specs, spec, prefix, "sizes None (inputs)",
+                       inputs_of_kind(plan, true));
   }
   GList *keys = g_list_sort(g_hash_table_get_keys(s.kind_counts), (GCompareFunc)g_strcmp0);
   for (GList *k = keys; k; k = k->next) {
-    label = g_strdup_printf("%s   %s", prefix, (const char *)k->data);
+    g_autofree char *label = g_strdup_printf("%s   %s", prefix, (const char *)k->data);
     table_set(rows, n_specs, spec, label,
               g_strdup_printf("%u", GPOINTER_TO_UINT(g_hash_table_lookup(s.kind_counts, k->data))));
-    g_free(label);
   }
   g_list_free(keys);
   app_plan_summary_clear(&s);
@@ -150,7 +147,7 @@ static void add_plan_rows(GPtrArray *rows, guint n_specs, guint spec, const char
 
 static void print_table(GPtrArray *runs) {
   guint n = runs->len;
-  GPtrArray *rows = g_ptr_array_new_with_free_func(table_row_free);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(table_row_free);
   guint most_backward = 0;
   for (guint i = 0; i < n; i++)
     most_backward = MAX(most_backward, ((SpecRun *)g_ptr_array_index(runs, i))->backward->len);
@@ -159,9 +156,9 @@ static void print_table(GPtrArray *runs) {
     table_set(rows, n, i, "backward plans added", g_strdup_printf("%u", r->backward->len));
     add_plan_rows(rows, n, i, "forward", r->forward);
     for (guint k = 0; k < r->backward->len; k++) {
-      char *prefix = most_backward > 1 ? g_strdup_printf("backward %u", k + 1) : g_strdup("backward");
+      g_autofree char *prefix =
+          most_backward > 1 ? g_strdup_printf("backward %u", k + 1) : g_strdup("backward");
       add_plan_rows(rows, n, i, prefix, g_ptr_array_index(r->backward, k));
-      g_free(prefix);
     }
   }
   guint label_width = 4, cell_width = 8;
@@ -175,9 +172,8 @@ static void print_table(GPtrArray *runs) {
     printf("spec %u: %s\n", i + 1, ((SpecRun *)g_ptr_array_index(runs, i))->text);
   printf("\n%-*s", label_width, "");
   for (guint i = 0; i < n; i++) {
-    char *head = g_strdup_printf("spec %u", i + 1);
+    g_autofree char *head = g_strdup_printf("spec %u", i + 1);
     printf("  %*s", cell_width, head);
-    g_free(head);
   }
   printf("\n");
   for (guint r = 0; r < rows->len; r++) {
@@ -191,7 +187,6 @@ static void print_table(GPtrArray *runs) {
     printf("%s\n", differs ? "  <" : "");
   }
   printf("\n'<' marks the rows that differ between specs.\n");
-  g_ptr_array_free(rows, TRUE);
 }
 
 static JsonNode *spec_run_to_json(const SpecRun *r) {
@@ -222,7 +217,7 @@ static JsonNode *spec_run_to_json(const SpecRun *r) {
 }
 
 int cmd_plans_main(int argc, char **argv) {
-  GPtrArray *spec_groups = NULL;
+  g_autoptr(GPtrArray) spec_groups = NULL;
   guint64 seed = 0;
   bool json = false, no_fuse = false;
   CliProgram program;
@@ -304,7 +299,5 @@ out:
   g_ptr_array_free(runs, TRUE);
   exec_session_free(session);
   cli_program_clear(&program);
-  if (spec_groups)
-    g_ptr_array_unref(spec_groups);
   return cli_finish(CLI_EXIT_OK, error);
 }

@@ -30,16 +30,15 @@ static void print_graph(const IrGraph *graph, const char *kind) {
     json_out_print(app_graph_to_json(graph));
     return;
   }
-  char *text = strcmp(kind, "ir") == 0
-                   ? ir_graph_to_string(graph)
-                   : app_graphviz_dot(graph, &(AppDotOptions){.collapse = APP_DOT_EXPAND_ALL},
-                                      NULL);
+  g_autofree char *text =
+      strcmp(kind, "ir") == 0
+          ? ir_graph_to_string(graph)
+          : app_graphviz_dot(graph, &(AppDotOptions){.collapse = APP_DOT_EXPAND_ALL}, NULL);
   fputs(text, stdout);
-  g_free(text);
 }
 
 int cmd_print_main(int argc, char **argv) {
-  char *format = NULL;
+  g_autofree char *format = NULL;
   bool json = false;
   CliProgram program;
   const CliOption options[] = {
@@ -77,6 +76,5 @@ int cmd_print_main(int argc, char **argv) {
       cli_program_load(&program, NULL, NULL, &error))
     print_graph(program.graph, kind);
   cli_program_clear(&program);
-  g_free(format);
   return cli_finish(CLI_EXIT_OK, error);
 }

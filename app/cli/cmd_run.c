@@ -21,19 +21,18 @@ static void add_device_member(JsonNode *root, bool wanted, const char *why) {
     json_object_set_null_member(d, "why_cpu");
   json_object_set_boolean_member(d, "cuda_runtime", rt_device_backend(IR_DEVICE_CUDA) != NULL);
   JsonArray *trips = json_array_new();
-  char **notes = rt_device_notes();
+  g_auto(GStrv) notes = rt_device_notes();
   for (guint i = 0; notes[i]; i++)
     json_array_add_string_element(trips, notes[i]);
-  g_strfreev(notes);
   json_object_set_array_member(d, "host_round_trips", trips);
   json_object_set_object_member(json_node_get_object(root), "device", d);
 }
 
 int cmd_run_main(int argc, char **argv) {
-  GPtrArray *specs = NULL;
+  g_autoptr(GPtrArray) specs = NULL;
   guint64 seed = 0;
   bool json = false, no_optimize = false, no_fuse = false;
-  GPtrArray *grad_output_files = NULL;
+  g_autoptr(GPtrArray) grad_output_files = NULL;
   CliProgram program;
   const CliOption options[] = {
       CLI_PROGRAM_CHOICE_OPTIONS(program),
@@ -86,12 +85,11 @@ int cmd_run_main(int argc, char **argv) {
   if (cli_program_open(&program, &command, argc, argv, &specs, &seed, &error) != CLI_PARSE_OK)
     goto out;
   for (guint i = 0; grad_output_files && i < grad_output_files->len; i++) {
-    GError *load_error = NULL;
+    g_autoptr(GError) load_error = NULL;
     RtTensor *g = rt_npy_load(g_ptr_array_index(grad_output_files, i), &load_error);
     if (!g) {
       error = g_error_new(JITSCOPE_APP_ERROR, APP_ERROR_INPUT, "--grad-output %u: %s", i + 1,
                           load_error->message);
-      g_error_free(load_error);
       goto out;
     }
     g_ptr_array_add(grad_outputs, g);
@@ -114,10 +112,9 @@ int cmd_run_main(int argc, char **argv) {
     json_out_print(root);
   } else {
     app_run_result_print_text(run->result, program.inputs, stdout);
-    char **notes = rt_device_notes();
+    g_auto(GStrv) notes = rt_device_notes();
     for (guint i = 0; notes[i]; i++)
       cli_note("%s", notes[i]);
-    g_strfreev(notes);
   }
 
 out:
@@ -125,9 +122,5 @@ out:
   g_ptr_array_free(grad_outputs, TRUE);
   exec_session_free(session);
   cli_program_clear(&program);
-  if (grad_output_files)
-    g_ptr_array_unref(grad_output_files);
-  if (specs)
-    g_ptr_array_unref(specs);
   return cli_finish(CLI_EXIT_OK, error);
 }

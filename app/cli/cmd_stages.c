@@ -26,7 +26,7 @@ static void print_plans(const ExecSession *session, bool json) {
 }
 
 int cmd_stages_main(int argc, char **argv) {
-  GPtrArray *specs = NULL;
+  g_autoptr(GPtrArray) specs = NULL;
   guint64 seed = 0;
   bool json = false, no_optimize = false, no_fuse = false;
   CliProgram program;
@@ -75,7 +75,5 @@ int cmd_stages_main(int argc, char **argv) {
   app_program_run_free(run);
   exec_session_free(session);
   cli_program_clear(&program);
-  if (specs)
-    g_ptr_array_unref(specs);
   return cli_finish(status, error);
 }

@@ -13,12 +13,10 @@ static char *value_ref(const IrValue *v) {
 
 static JsonNode *value_to_json(const IrValue *v) {
   JsonObject *obj = json_object_new();
-  char *name = value_ref(v);
-  char *type = ir_type_to_string(v->type);
+  g_autofree char *name = value_ref(v);
+  g_autofree char *type = ir_type_to_string(v->type);
   json_object_set_string_member(obj, "name", name);
   json_object_set_string_member(obj, "type", type);
-  g_free(name);
-  g_free(type);
   JsonNode *node = json_node_alloc();
   json_node_init_object(node, obj);
   json_object_unref(obj);
@@ -28,9 +26,8 @@ static JsonNode *value_to_json(const IrValue *v) {
 static JsonArray *refs_to_json(const GPtrArray *values) {
   JsonArray *arr = json_array_sized_new(values->len);
   for (guint i = 0; i < values->len; i++) {
-    char *name = value_ref(g_ptr_array_index(values, i));
+    g_autofree char *name = value_ref(g_ptr_array_index(values, i));
     json_array_add_string_element(arr, name);
-    g_free(name);
   }
   return arr;
 }

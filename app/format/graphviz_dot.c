@@ -106,17 +106,15 @@ static char *source_id(const char *prefix, const IrValue *v) {
     const IrBlock *block = producer->owning_block;
     if (!block || !block->owning_node)
       return g_strdup_printf("%si%u", prefix, v->offset);
-    char *owner = node_id(prefix, block->owning_node);
-    char *id = g_strdup_printf("%s_b%ui", owner, block_index(block));
-    g_free(owner);
-    return id;
+    g_autofree char *owner = node_id(prefix, block->owning_node);
+    return g_strdup_printf("%s_b%ui", owner, block_index(block));
   }
   return node_id(prefix, producer);
 }
 
 /* A constant's value as inlined in labels. */
 static void append_constant(GString *out, const IrValue *v) {
-  GString *line = g_string_new(NULL);
+  g_autoptr(GString) line = g_string_new(NULL);
   ir_node_print_line(line, v->node);
   /* "%c : int = prim::Constant[value=1]()" -> "1"; the attribute list ends at the last "]()",
    * before a trailing ", scope: Net/Linear[fc]" */
@@ -129,7 +127,6 @@ static void append_constant(GString *out, const IrValue *v) {
   } else {
     g_string_append(out, "None");
   }
-  g_string_free(line, TRUE);
 }
 
 static void append_input_name(GString *out, const IrNode *node, guint index) {
@@ -140,7 +137,7 @@ static void append_input_name(GString *out, const IrNode *node, guint index) {
 }
 
 static void append_attrs(GString *label, const IrNode *node) {
-  GString *line = g_string_new(NULL);
+  g_autoptr(GString) line = g_string_new(NULL);
   ir_node_print_line(line, node);
   /* The printed line has the attributes as "kind[a=1, b=2](...)": show the bracket part. */
   const char *kind = ir_node_kind_name(node);
@@ -159,16 +156,14 @@ static void append_attrs(GString *label, const IrNode *node) {
     if (*p == ']')
       g_string_append_len(label, start, p - start + 1);
   }
-  g_string_free(line, TRUE);
 }
 
 static void append_outputs(GString *label, const GPtrArray *outputs) {
   for (guint i = 0; i < outputs->len; i++) {
     const IrValue *v = g_ptr_array_index(outputs, i);
     char buf[32];
-    char *type = ir_type_to_string(v->type);
+    g_autofree char *type = ir_type_to_string(v->type);
     g_string_append_printf(label, "\n%%%s : %s", ir_value_display_name(v, buf), type);
-    g_free(type);
   }
 }
 
@@ -186,26 +181,22 @@ static void append_inlined_constants(GString *label, const IrNode *node) {
 
 /* The value's id (graphviz_dot.h): "<DOT node it comes from>:<output index>". */
 static char *value_id(const char *prefix, const IrValue *v) {
-  char *src = source_id(prefix, v);
+  g_autofree char *src = source_id(prefix, v);
   const IrBlock *block = v->node->owning_block;
   bool own_node = v->node->kind == IR_PRIM_PARAM && !(block && block->owning_node);
-  char *id = g_strdup_printf("%s:%u", src, own_node ? 0 : v->offset);
-  g_free(src);
-  return id;
+  return g_strdup_printf("%s:%u", src, own_node ? 0 : v->offset);
 }
 
 /* ` [id="<value>-><user>:<input>"` and, with edge types on, the value's type as its label. */
 static void append_edge_head(Dot *dot, const char *prefix, const IrValue *v, const char *user_id,
                              guint input, bool type_label, const char *color) {
-  char *vid = value_id(prefix, v);
+  g_autofree char *vid = value_id(prefix, v);
   g_string_append_printf(dot->edges, " [id=\"%s->%s:%u\"", vid, user_id, input);
-  g_free(vid);
   if (type_label) {
-    char *type = ir_type_to_string(v->type);
+    g_autofree char *type = ir_type_to_string(v->type);
     g_string_append(dot->edges, ", label=\"");
     append_escaped(dot->edges, type);
     g_string_append_printf(dot->edges, "\", fontsize=8, fontcolor=\"%s\"", color);
-    g_free(type);
   }
 }
 
@@ -214,7 +205,7 @@ static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const 
   for (guint i = 0; i < inputs->len; i++) {
     const IrValue *v = g_ptr_array_index(inputs, i);
     if (is_none_constant(v)) {
-      char *id = g_strdup_printf("%snone%u", prefix, dot->next_none++);
+      g_autofree char *id = g_strdup_printf("%snone%u", prefix, dot->next_none++);
       if (dot->declared)
         g_hash_table_add(dot->declared, g_strdup(id));
       g_string_append_printf(dot->out,
@@ -224,12 +215,11 @@ static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const 
       g_string_append_printf(dot->edges, "  %s -> %s", id, user_id);
       append_edge_head(dot, prefix, v, user_id, i, false, dot->pal->pen);
       g_string_append_printf(dot->edges, ", style=dotted, color=\"%s\"];\n", dot->pal->pen);
-      g_free(id);
       continue;
     }
     if (v->node->kind == IR_PRIM_CONSTANT)
       continue;
-    char *src = source_id(prefix, v);
+    g_autofree char *src = source_id(prefix, v);
     /* An input of the top graph used many times would pull long edges across the whole
      * drawing (dot's cost follows edge span): give each use its own copy next to the user. */
     if (dot->proxy_inputs && *prefix == '\0' && v->node->kind == IR_PRIM_PARAM &&
@@ -255,7 +245,6 @@ static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const 
       append_edge_head(dot, prefix, v, user_id, i, dot->opt->edge_types, dot->pal->edge_label);
       g_string_append_printf(dot->edges, ", color=\"%s\"];\n", dot->pal->edge);
     }
-    g_free(src);
   }
 }
 
@@ -268,11 +257,9 @@ static int diff_state(Dot *dot, const char *prefix, const IrNode *node) {
   const char *before = g_hash_table_lookup(dot->previous, key);
   if (!before)
     return 1;
-  GString *line = g_string_new(NULL);
+  g_autoptr(GString) line = g_string_new(NULL);
   ir_node_print_line(line, node);
-  int state = strcmp(line->str, before) == 0 ? 0 : 2;
-  g_string_free(line, TRUE);
-  return state;
+  return strcmp(line->str, before) == 0 ? 0 : 2;
 }
 
 static void emit_decl(Dot *dot, const char *id, const char *shape, const char *label, int state,
@@ -321,36 +308,31 @@ static bool is_collapsed(Dot *dot, const char *id) {
 
 /* A Subgraph attribute's body: a cluster with its inputs, nodes and return. */
 static void emit_subgraph(Dot *dot, const char *owner_id, const IrNode *owner, IrGraph *body) {
-  char *title = g_strdup_printf("%s body", ir_kind_name(owner->kind));
+  g_autofree char *title = g_strdup_printf("%s body", ir_kind_name(owner->kind));
   open_cluster(dot, title, owner->kind == IR_PRIM_FUSION_GROUP ? dot->pal->fusion_bg
                                                                : dot->pal->diff_bg);
-  g_free(title);
-  char *prefix = g_strdup_printf("%s_", owner_id);
+  g_autofree char *prefix = g_strdup_printf("%s_", owner_id);
   GPtrArray *params = body->block->param->outputs;
   for (guint i = 0; i < params->len; i++) {
     const IrValue *v = g_ptr_array_index(params, i);
     char buf[32];
-    char *type = ir_type_to_string(v->type);
-    char *label = g_strdup_printf("%%%s : %s", ir_value_display_name(v, buf), type);
-    char *id = g_strdup_printf("%si%u", prefix, i);
+    g_autofree char *type = ir_type_to_string(v->type);
+    g_autofree char *label = g_strdup_printf("%%%s : %s", ir_value_display_name(v, buf), type);
+    g_autofree char *id = g_strdup_printf("%si%u", prefix, i);
     emit_decl(dot, id, "ellipse", label, 0, dot->pal->input_fill, NULL);
     g_string_append_printf(dot->edges, "  %s -> %s [style=dashed, color=\"%s\"];\n", owner_id,
                            id, dot->pal->cluster_pen);
-    g_free(type);
-    g_free(label);
-    g_free(id);
   }
   emit_block(dot, prefix, body->block);
   g_string_append(dot->out, "}\n");
-  g_free(prefix);
 }
 
 static void emit_node(Dot *dot, const char *prefix, const IrNode *node) {
   if (node->kind == IR_PRIM_CONSTANT)
     return;
   dot->stats.nodes++;
-  char *id = node_id(prefix, node);
-  GString *label = g_string_new(NULL);
+  g_autofree char *id = node_id(prefix, node);
+  g_autoptr(GString) label = g_string_new(NULL);
   append_attrs(label, node);
   append_inlined_constants(label, node);
   const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
@@ -374,7 +356,7 @@ static void emit_node(Dot *dot, const char *prefix, const IrNode *node) {
   }
   append_outputs(label, node->outputs);
   int state = diff_state(dot, prefix, node);
-  char *extra = NULL;
+  g_autofree char *extra = NULL;
   if (separate) {
     double w = 0, h = 0;
     sscanf(separate, "%lf,%lf", &w, &h);
@@ -387,19 +369,16 @@ static void emit_node(Dot *dot, const char *prefix, const IrNode *node) {
   }
   emit_decl(dot, id, "box", label->str, state, dot->pal->fill,
             extra ? extra : owner ? ", peripheries=2" : NULL);
-  g_free(extra);
-  g_string_free(label, TRUE);
   emit_edges(dot, prefix, id, node->inputs);
   if (!collapsed && !separate)
     emit_inside(dot, prefix, id, node);
-  g_free(id);
 }
 
 /* An owner's blocks and subgraph body as clusters. */
 static void emit_inside(Dot *dot, const char *prefix, const char *id, const IrNode *node) {
   for (guint b = 0; b < node->blocks->len; b++) {
     const IrBlock *block = g_ptr_array_index(node->blocks, b);
-    char *title;
+    g_autofree char *title = NULL;
     const char *bg = dot->pal->block_bg;
     if (node->kind == IR_PRIM_GRAD_OF) {
       const IrAttr *name = ir_node_attr(node, IR_ATTR_NAME);
@@ -413,19 +392,16 @@ static void emit_inside(Dot *dot, const char *prefix, const char *id, const IrNo
       title = g_strdup_printf("%s block %u", ir_kind_name(node->kind), b);
     }
     open_cluster(dot, title, bg);
-    g_free(title);
-    char *in_id = g_strdup_printf("%s_b%ui", id, b);
-    GString *in_label = g_string_new(b == 0 ? "block 0" : NULL);
+    g_autofree char *in_id = g_strdup_printf("%s_b%ui", id, b);
+    g_autoptr(GString) in_label = g_string_new(b == 0 ? "block 0" : NULL);
     if (b > 0)
       g_string_append_printf(in_label, "block %u", b);
     append_outputs(in_label, block->param->outputs);
     emit_decl(dot, in_id, "cds", in_label->str, 0, dot->pal->input_fill, NULL);
-    g_string_free(in_label, TRUE);
     g_string_append_printf(dot->edges, "  %s -> %s [style=dashed, color=\"%s\"];\n", id, in_id,
                            dot->pal->cluster_pen);
     emit_block(dot, prefix, block);
     g_string_append(dot->out, "}\n");
-    g_free(in_id);
   }
   const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
   if (sub && sub->kind == IR_ATTR_G)
@@ -498,15 +474,14 @@ static void emit_block(Dot *dot, const char *prefix, const IrBlock *block) {
   }
   emit_scope_group(dot, prefix, root);
   scope_group_free(root);
-  char *ret_id;
+  g_autofree char *ret_id = NULL;
   if (block->owning_node) {
-    char *owner = node_id(prefix, block->owning_node);
+    g_autofree char *owner = node_id(prefix, block->owning_node);
     ret_id = g_strdup_printf("%s_b%uo", owner, block_index(block));
-    g_free(owner);
   } else {
     ret_id = g_strdup_printf("%sr", prefix);
   }
-  GString *label = g_string_new(block->owning_node ? "-> block outputs" : "return");
+  g_autoptr(GString) label = g_string_new(block->owning_node ? "-> block outputs" : "return");
   for (guint i = 0; i < block->ret->inputs->len; i++) {
     const IrValue *v = g_ptr_array_index(block->ret->inputs, i);
     if (v->node->kind == IR_PRIM_CONSTANT) {
@@ -515,9 +490,7 @@ static void emit_block(Dot *dot, const char *prefix, const IrBlock *block) {
     }
   }
   emit_decl(dot, ret_id, "invhouse", label->str, 0, dot->pal->input_fill, NULL);
-  g_string_free(label, TRUE);
   emit_edges(dot, prefix, ret_id, block->ret->inputs);
-  g_free(ret_id);
 }
 
 /* Every node's line of `graph`, keyed as diff_state keys them. */
@@ -533,11 +506,9 @@ static void collect_lines(GHashTable *lines, const char *prefix, const IrBlock *
       collect_lines(lines, prefix, g_ptr_array_index(node->blocks, b));
     const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
     if (sub && sub->kind == IR_ATTR_G) {
-      char *id = node_id(prefix, node);
-      char *inner = g_strdup_printf("%s_", id);
+      g_autofree char *id = node_id(prefix, node);
+      g_autofree char *inner = g_strdup_printf("%s_", id);
       collect_lines(lines, inner, sub->v.g->block);
-      g_free(inner);
-      g_free(id);
     }
   }
 }
@@ -580,10 +551,8 @@ static char *removed_source(Dot *dot, const IrValue *v) {
     return p == top->param ? g_strdup_printf("i%u", v->offset) : NULL;
   if (p->kind == IR_PRIM_CONSTANT)
     return NULL;
-  char *key = g_strdup_printf("|%" G_GUINT64_FORMAT, p->origin);
-  bool drawn = g_hash_table_contains(dot->current, key);
-  g_free(key);
-  if (drawn)
+  g_autofree char *key = g_strdup_printf("|%" G_GUINT64_FORMAT, p->origin);
+  if (g_hash_table_contains(dot->current, key))
     return node_id("", p);
   return p->owning_block == top ? g_strdup_printf("x%" G_GUINT64_FORMAT, p->origin) : NULL;
 }
@@ -596,13 +565,11 @@ static void emit_removed(Dot *dot) {
   IR_FOR_EACH_NODE(node, top) {
     if (node->kind == IR_PRIM_CONSTANT)
       continue;
-    char *key = g_strdup_printf("|%" G_GUINT64_FORMAT, node->origin);
-    bool drawn = g_hash_table_contains(dot->current, key);
-    g_free(key);
-    if (drawn)
+    g_autofree char *key = g_strdup_printf("|%" G_GUINT64_FORMAT, node->origin);
+    if (g_hash_table_contains(dot->current, key))
       continue;
     dot->stats.removed_shown++;
-    GString *label = g_string_new("removed: ");
+    g_autoptr(GString) label = g_string_new("removed: ");
     append_attrs(label, node);
     append_outputs(label, node->outputs);
     g_string_append_printf(dot->out,
@@ -611,30 +578,27 @@ static void emit_removed(Dot *dot) {
                            node->origin, p->removed_fill, p->removed_pen, p->removed_font);
     append_escaped(dot->out, label->str);
     g_string_append(dot->out, "\"];\n");
-    g_string_free(label, TRUE);
     for (guint i = 0; i < node->inputs->len; i++) {
-      char *src = removed_source(dot, g_ptr_array_index(node->inputs, i));
+      g_autofree char *src = removed_source(dot, g_ptr_array_index(node->inputs, i));
       if (src)
         g_string_append_printf(dot->edges,
                                "  %s -> x%" G_GUINT64_FORMAT " [style=dashed, color=\"%s\"];\n",
                                src, node->origin, p->removed_pen);
-      g_free(src);
     }
     /* to the users still drawn (removed users have the edge as their input) */
     for (guint o = 0; o < node->outputs->len; o++) {
       const IrValue *v = g_ptr_array_index(node->outputs, o);
       for (guint u = 0; u < v->uses->len; u++) {
         const IrNode *user = g_array_index(v->uses, IrUse, u).user;
-        char *user_key = g_strdup_printf("|%" G_GUINT64_FORMAT, user->origin);
-        char *target = user == top->ret ? g_strdup("r")
-                       : g_hash_table_contains(dot->current, user_key) ? node_id("", user)
-                                                                        : NULL;
+        g_autofree char *user_key = g_strdup_printf("|%" G_GUINT64_FORMAT, user->origin);
+        g_autofree char *target = user == top->ret ? g_strdup("r")
+                                  : g_hash_table_contains(dot->current, user_key)
+                                      ? node_id("", user)
+                                      : NULL;
         if (target)
           g_string_append_printf(dot->edges,
                                  "  x%" G_GUINT64_FORMAT " -> %s [style=dashed, color=\"%s\"];\n",
                                  node->origin, target, p->removed_pen);
-        g_free(target);
-        g_free(user_key);
       }
     }
   }
@@ -645,14 +609,12 @@ static char *dot_end(Dot *dot, AppDotStats *stats) {
   if (dot->opt->show_removed && dot->previous && !dot->declared)
     emit_removed(dot);
   if (dot->declared) {
-    char **lines = g_strsplit(dot->edges->str, "\n", -1);
+    g_auto(GStrv) lines = g_strsplit(dot->edges->str, "\n", -1);
     for (guint i = 0; lines[i]; i++) {
-      char *src = g_strstrip(g_strndup(lines[i], strcspn(lines[i], "-")));
+      g_autofree char *src = g_strstrip(g_strndup(lines[i], strcspn(lines[i], "-")));
       if (*src && g_hash_table_contains(dot->declared, src))
         g_string_append_printf(dot->out, "%s\n", lines[i]);
-      g_free(src);
     }
-    g_strfreev(lines);
     g_hash_table_destroy(dot->declared);
   } else {
     g_string_append(dot->out, dot->edges->str);
@@ -680,13 +642,10 @@ char *app_graphviz_dot(const IrGraph *graph, const AppDotOptions *options, AppDo
   for (guint i = 0; i < inputs->len; i++) {
     const IrValue *v = g_ptr_array_index(inputs, i);
     char buf[32];
-    char *type = ir_type_to_string(v->type);
-    char *label = g_strdup_printf("%%%s : %s", ir_value_display_name(v, buf), type);
-    char *id = g_strdup_printf("i%u", i);
+    g_autofree char *type = ir_type_to_string(v->type);
+    g_autofree char *label = g_strdup_printf("%%%s : %s", ir_value_display_name(v, buf), type);
+    g_autofree char *id = g_strdup_printf("i%u", i);
     emit_decl(&dot, id, "ellipse", label, 0, dot.pal->input_fill, NULL);
-    g_free(type);
-    g_free(label);
-    g_free(id);
   }
   emit_block(&dot, "", graph->block);
   return dot_end(&dot, stats);
@@ -706,9 +665,8 @@ char *app_graphviz_dot_cluster(const IrGraph *graph, const char *owner_id,
   dot_begin(&dot, options, total);
   dot.declared = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   const char *cut = strrchr(owner_id, '_');
-  char *prefix = g_strndup(owner_id, cut ? (gsize)(cut - owner_id + 1) : 0);
+  g_autofree char *prefix = g_strndup(owner_id, cut ? (gsize)(cut - owner_id + 1) : 0);
   emit_inside(&dot, prefix, owner_id, node);
-  g_free(prefix);
   return dot_end(&dot, stats);
 }
 
@@ -773,34 +731,29 @@ static const IrValue *find_owned_input(const IrNode *owner, const char *rest, gu
 
 const IrValue *app_graphviz_dot_find_value(const IrGraph *graph, const char *id) {
   const char *arrow = strstr(id, "->");
-  char *vid = g_strndup(id, arrow ? (gsize)(arrow - id) : strlen(id));
-  const IrValue *found = NULL;
+  g_autofree char *vid = g_strndup(id, arrow ? (gsize)(arrow - id) : strlen(id));
   char *colon = strrchr(vid, ':'), *end = NULL;
   guint64 offset = colon ? g_ascii_strtoull(colon + 1, &end, 10) : 0;
   if (!colon || end == colon + 1 || *end || offset > G_MAXUINT)
-    goto done;
+    return NULL;
   *colon = '\0';
   if (vid[0] == 'i') { /* an input of the top graph */
     guint64 k = g_ascii_strtoull(vid + 1, &end, 10);
     GPtrArray *inputs = ir_graph_inputs(graph);
     if (end != vid + 1 && !*end && offset == 0 && k < inputs->len)
-      found = g_ptr_array_index(inputs, k);
-    goto done;
+      return g_ptr_array_index(inputs, k);
+    return NULL;
   }
   const IrNode *node = app_graphviz_dot_find_node(graph, vid);
-  if (node) {
-    found = offset < node->outputs->len ? g_ptr_array_index(node->outputs, offset) : NULL;
-    goto done;
-  }
+  if (node)
+    return offset < node->outputs->len ? g_ptr_array_index(node->outputs, offset) : NULL;
   /* "<owner>_b<k>i" or "<owner>_i<k>" */
   char *cut = strrchr(vid, '_');
   if (cut) {
     *cut = '\0';
     const IrNode *owner = app_graphviz_dot_find_node(graph, vid);
     if (owner)
-      found = find_owned_input(owner, cut + 1, (guint)offset);
+      return find_owned_input(owner, cut + 1, (guint)offset);
   }
-done:
-  g_free(vid);
-  return found;
+  return NULL;
 }

@@ -36,12 +36,11 @@ JsonNode *json_out_tensor(const RtTensor *t) {
   json_object_set_array_member(obj, "shape", shape);
 
   /* Read a contiguous host copy by dtype, so int64 values keep all 64 bits. */
-  GError *error = NULL;
+  g_autoptr(GError) error = NULL;
   RtTensor *host = rt_tensor_to_host((RtTensor *)t, &error);
   if (host == NULL) {
     json_object_set_null_member(obj, "data");
     json_object_set_string_member(obj, "error", error->message);
-    g_error_free(error);
     return object_node(obj);
   }
   RtTensor *c = rt_tensor_contiguous(host);
@@ -181,19 +180,17 @@ static void repair_exponents(char *text) {
 }
 
 char *json_out_to_text(JsonNode *root) {
-  JsonGenerator *generator = json_generator_new();
+  g_autoptr(JsonGenerator) generator = json_generator_new();
   json_generator_set_root(generator, root);
   char *text = json_generator_to_data(generator, NULL);
-  g_object_unref(generator);
   repair_exponents(text);
   return text;
 }
 
 void json_out_print(JsonNode *root) {
-  char *text = json_out_to_text(root);
+  g_autofree char *text = json_out_to_text(root);
   fputs(text, stdout);
   fputc('\n', stdout);
-  g_free(text);
   json_node_unref(root);
 }
 

@@ -77,14 +77,13 @@ void app_inputs_free(AppInputs *inputs) {
 }
 
 GPtrArray *app_spec_group_split(const char *group) {
-  gchar **parts = g_strsplit(group, ";", -1);
+  g_auto(GStrv) parts = g_strsplit(group, ";", -1);
   GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
   for (gchar **p = parts; *p; p++) {
     g_strstrip(*p);
     if (**p)
       g_ptr_array_add(texts, g_strdup(*p));
   }
-  g_strfreev(parts);
   return texts;
 }
 
@@ -94,19 +93,17 @@ AppInputs *app_inputs_bind(const IrGraph *graph, char *const *spec_texts, guint 
   if (ordered == NULL)
     return NULL;
   spec_texts = ordered;
-  AppInputs *inputs = g_new0(AppInputs, 1);
+  g_autoptr(AppInputs) inputs = g_new0(AppInputs, 1);
   inputs->specs = g_ptr_array_new_with_free_func((GDestroyNotify)input_spec_free);
   inputs->values = g_array_new(FALSE, FALSE, sizeof(RtValue));
   inputs->seed = seed;
 
   for (guint i = 0; i < n_specs; i++) {
-    GError *local = NULL;
+    g_autoptr(GError) local = NULL;
     InputSpec *spec = input_spec_parse(spec_texts[i], &local);
     if (spec == NULL) {
       g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_INPUT, "--input %u ('%s'): %s", i + 1,
                   spec_texts[i], local->message);
-      g_error_free(local);
-      app_inputs_free(inputs);
       return NULL;
     }
     g_ptr_array_add(inputs->specs, spec);
@@ -114,50 +111,41 @@ AppInputs *app_inputs_bind(const IrGraph *graph, char *const *spec_texts, guint 
 
   guint n_graph = ir_graph_inputs(graph)->len;
   if (n_specs != n_graph) {
-    GString *names = g_string_new(NULL);
+    g_autoptr(GString) names = g_string_new(NULL);
     for (guint i = 0; i < n_graph; i++) {
-      char *name = input_name(graph, i);
+      g_autofree char *name = input_name(graph, i);
       g_string_append_printf(names, "%s%s", i ? ", " : "", name);
-      g_free(name);
     }
     g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_INPUT,
                 "the graph has %u input%s%s%s%s but %u --input value%s given", n_graph,
                 n_graph == 1 ? "" : "s", n_graph ? " (" : "", names->str, n_graph ? ")" : "",
                 n_specs, n_specs == 1 ? " was" : "s were");
-    g_string_free(names, TRUE);
-    app_inputs_free(inputs);
     return NULL;
   }
 
   for (guint i = 0; i < n_specs; i++) {
     const InputSpec *spec = g_ptr_array_index(inputs->specs, i);
-    GError *local = NULL;
+    g_autoptr(GError) local = NULL;
     RtValue value;
     if (!input_spec_make_value(spec, seed, i, &value, &local)) {
       g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_INPUT, "--input %u: %s", i + 1,
                   local->message);
-      g_error_free(local);
-      app_inputs_free(inputs);
       return NULL;
     }
     const IrValue *graph_input = g_ptr_array_index(ir_graph_inputs(graph), i);
     if (!value_fits(spec, &value, graph_input->type)) {
-      char *given = input_spec_describe(spec, value);
-      char *declared = ir_type_to_string(graph_input->type);
-      char *name = input_name(graph, i);
+      g_autofree char *given = input_spec_describe(spec, value);
+      g_autofree char *declared = ir_type_to_string(graph_input->type);
+      g_autofree char *name = input_name(graph, i);
       g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_INPUT,
                   "--input %u is %s, which does not fit the graph's input %s : %s", i + 1, given,
                   name, declared);
-      g_free(given);
-      g_free(declared);
-      g_free(name);
       rt_value_unref(value);
-      app_inputs_free(inputs);
       return NULL;
     }
     g_array_append_val(inputs->values, value);
   }
-  return inputs;
+  return g_steal_pointer(&inputs);
 }
 
 bool app_inputs_want_cuda(const AppInputs *inputs) {
@@ -173,10 +161,9 @@ bool app_inputs_to_devices(AppInputs *inputs, char **why) {
   *why = NULL;
   if (!app_inputs_want_cuda(inputs))
     return true;
-  GError *error = NULL;
+  g_autoptr(GError) error = NULL;
   if (!cuda_runtime_enable(&error)) {
     *why = g_strdup(error->message);
-    g_error_free(error);
     return false;
   }
   guint n = inputs->values->len;
@@ -193,7 +180,6 @@ bool app_inputs_to_devices(AppInputs *inputs, char **why) {
     if (d == NULL) {
       *why = g_strdup_printf("--input %u could not be copied to the GPU: %s", i + 1,
                              error->message);
-      g_clear_error(&error);
       ok = false;
       break;
     }
@@ -213,23 +199,19 @@ bool app_inputs_to_devices(AppInputs *inputs, char **why) {
 }
 
 bool app_inputs_place(AppInputs *inputs, GPtrArray *notes, char **why) {
-  char *reason = NULL;
+  g_autofree char *reason = NULL;
   bool on_device = app_inputs_to_devices(inputs, &reason);
   if (reason) {
-    char *note = g_strdup_printf("inputs with device=cuda are kept in CPU memory and computed "
-                                 "on the CPU: %s",
-                                 reason);
+    g_autofree char *note = g_strdup_printf("inputs with device=cuda are kept in CPU memory and "
+                                            "computed on the CPU: %s",
+                                            reason);
     bool said = false;
     for (guint i = 0; !said && i < notes->len; i++)
       said = g_str_equal(g_ptr_array_index(notes, i), note);
-    if (said)
-      g_free(note);
-    else
-      g_ptr_array_add(notes, note);
+    if (!said)
+      g_ptr_array_add(notes, g_steal_pointer(&note));
   }
   if (why)
-    *why = reason;
-  else
-    g_free(reason);
+    *why = g_steal_pointer(&reason);
   return on_device;
 }

@@ -23,6 +23,7 @@ typedef struct {
 AppInputs *app_inputs_bind(const IrGraph *graph, char *const *spec_texts, guint n_specs,
                            guint64 seed, GError **error);
 void app_inputs_free(AppInputs *inputs);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppInputs, app_inputs_free)
 
 /* The SPEC texts of one `--spec 'SPEC; SPEC; ...'` call: split at ';', trimmed, empty parts
  * dropped; a GPtrArray of char* that frees them. */

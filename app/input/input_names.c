@@ -68,7 +68,7 @@ app_inputs_order_by_name(const IrGraph *graph, char *const *texts, guint n, guin
   guint n_graph = ir_graph_inputs(graph)->len;
   guint slots = MAX(n, n_graph);
   char **ordered = g_new0(char *, slots + 1);
-  GPtrArray *unnamed = g_ptr_array_new();
+  g_autoptr(GPtrArray) unnamed = g_ptr_array_new();
   for (guint i = 0; i < n; i++) {
     g_autofree char *name = spec_name(texts[i]);
     if (name == NULL) {
@@ -89,7 +89,6 @@ app_inputs_order_by_name(const IrGraph *graph, char *const *texts, guint n, guin
       for (guint k = 0; k < slots; k++)
         g_free(ordered[k]);
       g_free(ordered);
-      g_ptr_array_free(unnamed, TRUE);
       return NULL;
     }
     ordered[at] = g_strdup(strchr(texts[i], '=') + 1);
@@ -103,7 +102,6 @@ app_inputs_order_by_name(const IrGraph *graph, char *const *texts, guint n, guin
     if (next < slots)
       ordered[next] = g_strdup(g_ptr_array_index(unnamed, i));
   }
-  g_ptr_array_free(unnamed, TRUE);
   /* Compact: a mismatch leaves holes; the count is what the caller checks. */
   guint k = 0;
   for (guint i = 0; i < slots; i++)

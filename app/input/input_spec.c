@@ -15,10 +15,9 @@ static void spec_error(GError **error, const char *format, ...) G_GNUC_PRINTF(2,
 static void spec_error(GError **error, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  char *message = g_strdup_vprintf(format, ap);
+  g_autofree char *message = g_strdup_vprintf(format, ap);
   va_end(ap);
   g_set_error_literal(error, JITSCOPE_APP_ERROR, APP_ERROR_INPUT, message);
-  g_free(message);
 }
 
 static bool parse_bool_flag(const char *key, const char *value, bool *out, GError **error) {
@@ -70,13 +69,11 @@ static char *type_parse_message(const char *message) {
 /* TYPE: parsed by the IR's own type parser, then checked to be a tensor type complete
  * enough to draw values for. */
 static bool parse_type(const char *text, InputSpec *spec, GError **error) {
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   const IrType *t = ir_type_parse(text, strlen(text), &local);
   if (t == NULL) {
-    char *message = type_parse_message(local->message);
+    g_autofree char *message = type_parse_message(local->message);
     spec_error(error, "%s", message);
-    g_free(message);
-    g_error_free(local);
     return false;
   }
   if (t->kind != IR_TYPE_TENSOR || t->undefined) {
@@ -97,10 +94,9 @@ static bool parse_type(const char *text, InputSpec *spec, GError **error) {
     spec->sizes[d] = t->sizes[d];
   }
   guint64 nbytes = 0;
-  GError *shape_error = NULL;
+  g_autoptr(GError) shape_error = NULL;
   if (!rt_shape_checked_bytes(t->dtype, t->rank, spec->sizes, &nbytes, &shape_error)) {
     spec_error(error, "%s", shape_error->message);
-    g_error_free(shape_error);
     return false;
   }
   if (t->strides) {
@@ -120,7 +116,7 @@ static bool parse_type(const char *text, InputSpec *spec, GError **error) {
 
 /* `KEY=VALUE,...` after `x.npy:`. */
 static bool parse_npy_attributes(const char *attrs, InputSpec *spec, GError **error) {
-  char **items = g_strsplit(attrs, ",", -1);
+  g_auto(GStrv) items = g_strsplit(attrs, ",", -1);
   bool ok = true;
   for (char **item = items; ok && *item; item++) {
     char *eq = strchr(*item, '=');
@@ -141,7 +137,6 @@ static bool parse_npy_attributes(const char *attrs, InputSpec *spec, GError **er
       ok = false;
     }
   }
-  g_strfreev(items);
   return ok;
 }
 

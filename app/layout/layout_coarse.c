@@ -53,7 +53,7 @@ static double get_num(void *obj, const char *name, double fallback) {
 /* A DOT label's lines: "\n", "\l", "\r" break lines; "\N" is the node's name. */
 static GPtrArray *label_lines(const char *label, const char *name) {
   GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
-  GString *line = g_string_new(NULL);
+  g_autoptr(GString) line = g_string_new(NULL);
   for (const char *p = label; *p; p++) {
     if (*p == '\\' && p[1]) {
       p++;
@@ -71,7 +71,6 @@ static GPtrArray *label_lines(const char *label, const char *name) {
   }
   if (line->len || lines->len == 0)
     g_ptr_array_add(lines, g_strdup(line->str));
-  g_string_free(line, TRUE);
   return lines;
 }
 
@@ -82,7 +81,7 @@ static const char *node_label(Agnode_t *n) {
 
 static void measure(CNode *c) {
   double fs = get_num(c->node, "fontsize", 14);
-  GPtrArray *lines = label_lines(node_label(c->node), agnameof(c->node));
+  g_autoptr(GPtrArray) lines = label_lines(node_label(c->node), agnameof(c->node));
   glong widest = 0;
   for (guint i = 0; i < lines->len; i++)
     widest = MAX(widest, g_utf8_strlen(g_ptr_array_index(lines, i), -1));
@@ -93,7 +92,6 @@ static void measure(CNode *c) {
     c->w *= 1.3;
     c->h *= 1.3;
   }
-  g_ptr_array_unref(lines);
 }
 
 static void read_graph(Coarse *c, Agraph_t *g) {
@@ -298,7 +296,7 @@ static void draw_node(GString *out, const CNode *c, double height) {
   const char *pen = get(n, "color", "black");
   const char *fill = get(n, "fillcolor", get(n, "color", "lightgrey"));
   const char *shape = get(n, "shape", "ellipse");
-  GString *ops = g_string_new(NULL);
+  g_autoptr(GString) ops = g_string_new(NULL);
   op_style(ops, style);
   op_string(ops, 'c', pen);
   op_string(ops, 'C', fill);
@@ -324,14 +322,12 @@ static void draw_node(GString *out, const CNode *c, double height) {
   if (filled) /* the outline over the fill */
     op_string(ops, 'S', "solid");
   double fs = get_num(n, "fontsize", 14);
-  GPtrArray *lines = label_lines(node_label(n), agnameof(n));
+  g_autoptr(GPtrArray) lines = label_lines(node_label(n), agnameof(n));
   double top = c->y - lines->len * LINE_HEIGHT * fs / 2;
   op_text_lines(ops, lines, c->x, top, fs, get(n, "fontname", "Sans"), get(n, "fontcolor", "black"),
                 height);
   app_records_object(out, APP_OBJECT_NODE, agnameof(n), node_label(n));
   app_records_ops(out, ops->str);
-  g_ptr_array_unref(lines);
-  g_string_free(ops, TRUE);
 }
 
 static void draw_edge(GString *out, const Coarse *c, const CEdge *e, double height) {
@@ -342,7 +338,7 @@ static void draw_edge(GString *out, const Coarse *c, const CEdge *e, double heig
     y1 = h->y;
   }
   const char *color = get(e->edge, "color", "black");
-  GString *ops = g_string_new(NULL);
+  g_autoptr(GString) ops = g_string_new(NULL);
   op_style(ops, get(e->edge, "style", ""));
   op_string(ops, 'c', color);
   double dx = x1 - x0, dy = y1 - y0, len = sqrt(dx * dx + dy * dy);
@@ -363,18 +359,16 @@ static void draw_edge(GString *out, const Coarse *c, const CEdge *e, double heig
   op_polygon(ops, true, head, 3, height);
   const char *label = get(e->edge, "label", NULL);
   if (label) {
-    GPtrArray *lines = label_lines(label, "");
+    g_autoptr(GPtrArray) lines = label_lines(label, "");
     double fs = get_num(e->edge, "fontsize", 14);
     op_text_lines(ops, lines, (x0 + x1) / 2 + 4, (y0 + y1) / 2 - fs / 2, fs,
                   get(e->edge, "fontname", "Sans"), get(e->edge, "fontcolor", "black"), height);
-    g_ptr_array_unref(lines);
   }
   const char *given = get(e->edge, "id", NULL);
-  char *id = given ? g_strdup(given) : g_strdup_printf("%s->%s", agnameof(t->node), agnameof(h->node));
+  g_autofree char *id = given ? g_strdup(given)
+                              : g_strdup_printf("%s->%s", agnameof(t->node), agnameof(h->node));
   app_records_object(out, APP_OBJECT_EDGE, id, NULL);
   app_records_ops(out, ops->str);
-  g_free(id);
-  g_string_free(ops, TRUE);
 }
 
 /* Clusters, outermost first, as the padded bounding boxes of their nodes. */
@@ -393,21 +387,19 @@ static void draw_clusters(GString *out, const Coarse *c, Agraph_t *g, double hei
       double fs = get_num(sub, "fontsize", 14);
       const char *label = get(sub, "label", NULL);
       x0 -= 8, x1 += 8, y1 += 8, y0 -= 8 + (label ? LINE_HEIGHT * fs : 0);
-      GString *ops = g_string_new(NULL);
+      g_autoptr(GString) ops = g_string_new(NULL);
       const char *style = get(sub, "style", "");
       op_string(ops, 'c', get(sub, "color", "black"));
       op_string(ops, 'C', get(sub, "fillcolor", get(sub, "color", "lightgrey")));
       double pts[] = {x0, y0, x1, y0, x1, y1, x0, y1};
       op_polygon(ops, strstr(style, "filled") != NULL, pts, 4, height);
       if (label) {
-        GPtrArray *lines = label_lines(label, name);
+        g_autoptr(GPtrArray) lines = label_lines(label, name);
         op_text_lines(ops, lines, (x0 + x1) / 2, y0 + 2, fs, get(sub, "fontname", "Sans"),
                       get(sub, "fontcolor", "black"), height);
-        g_ptr_array_unref(lines);
       }
       app_records_object(out, APP_OBJECT_CLUSTER, name, label);
       app_records_ops(out, ops->str);
-      g_string_free(ops, TRUE);
     }
     draw_clusters(out, c, sub, height);
   }
@@ -422,9 +414,8 @@ GString *app_layout_coarse(Agraph_t *g) {
   if (c.n)
     place(&c, &width, &height);
   GString *out = g_string_new(NULL);
-  char *bb = g_strdup_printf("0,0,%.1f,%.1f", width, height);
+  g_autofree char *bb = g_strdup_printf("0,0,%.1f,%.1f", width, height);
   app_records_begin(out, bb);
-  g_free(bb);
   app_records_object(out, APP_OBJECT_GRAPH, "graph", NULL);
   draw_clusters(out, &c, g, height);
   for (guint i = 0; i < c.edges->len; i++) {

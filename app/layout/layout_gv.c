@@ -44,10 +44,9 @@ const char *app_gv_errors(void) { return gv_errors ? gv_errors->str : ""; }
 Agraph_t *app_gv_read(const char *dot, GError **error) {
   Agraph_t *g = agmemread(dot);
   if (!g) {
-    char *errors = g_strstrip(g_strdup(app_gv_errors()));
+    g_autofree char *errors = g_strstrip(g_strdup(app_gv_errors()));
     g_set_error(error, APP_LAYOUT_ERROR, APP_LAYOUT_ERROR_SYNTAX,
                 "Graphviz cannot read the graph: %s", *errors ? errors : "syntax error");
-    g_free(errors);
   }
   return g;
 }
@@ -91,10 +90,10 @@ static GString *records_of(Agraph_t *g) {
   for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))
     for (Agedge_t *e = agfstout(g, n); e; e = agnxtout(g, e)) {
       /* the value the edge stands for (graphviz_dot.h), else "tail->head" */
-      char *id = attr(e, "id") ? g_strdup(attr(e, "id"))
-                               : g_strdup_printf("%s->%s", agnameof(agtail(e)), agnameof(aghead(e)));
+      g_autofree char *id =
+          attr(e, "id") ? g_strdup(attr(e, "id"))
+                        : g_strdup_printf("%s->%s", agnameof(agtail(e)), agnameof(aghead(e)));
       add_object(out, e, APP_OBJECT_EDGE, id, edge_attrs);
-      g_free(id);
     }
   for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))
     add_object(out, n, APP_OBJECT_NODE, agnameof(n), node_attrs);
@@ -107,7 +106,7 @@ static void phase(const AppGvJob *job, const char *text) {
 }
 
 static void apply_fast_settings(Agraph_t *g) {
-  char **settings = g_strsplit(APP_GV_FAST_SETTINGS, " ", -1);
+  g_auto(GStrv) settings = g_strsplit(APP_GV_FAST_SETTINGS, " ", -1);
   for (guint i = 0; settings[i]; i++) {
     char *eq = strchr(settings[i], '=');
     if (!eq)
@@ -115,7 +114,6 @@ static void apply_fast_settings(Agraph_t *g) {
     *eq = '\0';
     agsafeset(g, settings[i], eq + 1, "");
   }
-  g_strfreev(settings);
 }
 
 GString *app_gv_layout(const char *dot, const AppGvJob *job, GError **error) {

@@ -17,13 +17,11 @@ void app_gv_unlock(void) { G_UNLOCK(graphviz); }
 AppScene *app_layout_dot(const char *dot, GError **error) {
   AppGvJob job = {.mode = APP_SCENE_FULL, .preview_above = -1};
   app_gv_lock();
-  GString *records = app_gv_layout(dot, &job, error);
+  g_autoptr(GString) records = app_gv_layout(dot, &job, error);
   app_gv_unlock();
   if (!records)
     return NULL;
-  AppScene *scene = app_records_to_scene(records->str, records->len, error);
-  g_string_free(records, TRUE);
-  return scene;
+  return app_records_to_scene(records->str, records->len, error);
 }
 
 bool app_layout_export(const char *dot, const char *format, const char *path, GError **error) {

@@ -144,9 +144,8 @@ static char *get_field(Reader *r, bool *bad) {
 AppScene *app_records_to_scene(const char *records, gsize length, GError **error) {
   Reader r = {records, records + length};
   bool bad = false;
-  char *bb = get_field(&r, &bad);
+  g_autofree char *bb = get_field(&r, &bad);
   AppScene *scene = bb ? app_scene_new(bb, error) : NULL;
-  g_free(bb);
   if (!scene) {
     if (!bb && error && !*error)
       g_set_error(error, PROTOCOL_ERROR, 4, "scene records without a bounding box");
@@ -154,15 +153,16 @@ AppScene *app_records_to_scene(const char *records, gsize length, GError **error
   }
   int object = -1;
   AppObjectKind kind = APP_OBJECT_GRAPH;
-  char *id = NULL, *label = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *label = NULL;
   char *tag;
   while ((tag = get_field(&r, &bad))) {
     if (strcmp(tag, "O") == 0) {
-      char *k = get_field(&r, &bad);
+      g_autofree char *k = get_field(&r, &bad);
       g_free(id);
       g_free(label);
       id = get_field(&r, &bad);
-      char *has = get_field(&r, &bad);
+      g_autofree char *has = get_field(&r, &bad);
       label = get_field(&r, &bad);
       const char *at = k ? strchr("GCNE", k[0]) : NULL;
       if (!k || !k[0] || !at || !id || !has || !label)
@@ -171,15 +171,12 @@ AppScene *app_records_to_scene(const char *records, gsize length, GError **error
         kind = (AppObjectKind)(at - "GCNE");
       if (has && strcmp(has, "1") != 0)
         g_clear_pointer(&label, g_free);
-      g_free(k);
-      g_free(has);
       if (!bad && (object = app_scene_add_ops(scene, -1, kind, id, label, NULL, error)) < 0)
         bad = true;
     } else if (strcmp(tag, "A") == 0 && object >= 0) {
-      char *ops = get_field(&r, &bad);
+      g_autofree char *ops = get_field(&r, &bad);
       if (!ops || app_scene_add_ops(scene, object, kind, id, label, ops, error) < 0)
         bad = true;
-      g_free(ops);
     } else {
       bad = true;
     }
@@ -187,8 +184,6 @@ AppScene *app_records_to_scene(const char *records, gsize length, GError **error
     if (bad)
       break;
   }
-  g_free(id);
-  g_free(label);
   if (bad) {
     if (error && !*error)
       g_set_error(error, PROTOCOL_ERROR, 5, "malformed scene records at byte %ld",

@@ -195,15 +195,13 @@ static gpointer run_inproc(gpointer data) {
     }
     GError *error = NULL;
     app_gv_lock();
-    GString *records = app_gv_layout(j->dot, &j->job, &error);
+    g_autoptr(GString) records = app_gv_layout(j->dot, &j->job, &error);
     app_gv_unlock();
     Message *m = message_new(ip->link, NULL, records ? MSG_RESULT : MSG_ERROR, j->id);
-    if (records) {
+    if (records)
       message_scene(m, records->str, records->len, app_scene_quality_name(j->job.mode));
-      g_string_free(records, TRUE);
-    } else {
+    else
       m->error = error;
-    }
     message_post(m);
     inproc_job_free(j);
   }
@@ -448,14 +446,14 @@ static void start(AppLayoutService *s, Request *r) {
     finish(s, r, NULL, error);
     return;
   }
-  char *keys = g_strdup_printf("mode=%s preview=%d%s", app_scene_quality_name(r->trying), preview,
-                               r->opt.fault == APP_LAYOUT_FAULT_CRASH  ? " fault=crash"
-                               : r->opt.fault == APP_LAYOUT_FAULT_HANG ? " fault=hang"
-                                                                       : "");
+  g_autofree char *keys =
+      g_strdup_printf("mode=%s preview=%d%s", app_scene_quality_name(r->trying), preview,
+                      r->opt.fault == APP_LAYOUT_FAULT_CRASH  ? " fault=crash"
+                      : r->opt.fault == APP_LAYOUT_FAULT_HANG ? " fault=hang"
+                                                              : "");
   Write *wr = g_new(Write, 1);
   wr->worker = worker_ref(s->worker);
   wr->bytes = app_frame_encode("layout", r->id, keys, r->dot, strlen(r->dot));
-  g_free(keys);
   gsize size = 0;
   const void *bytes = g_bytes_get_data(wr->bytes, &size);
   g_main_context_push_thread_default(s->context);
@@ -576,8 +574,8 @@ char *app_layout_worker_path(void) {
   const char *env = g_getenv("JITSCOPE_LAYOUT_WORKER");
   if (env)
     return *env && g_file_test(env, G_FILE_TEST_IS_EXECUTABLE) ? g_strdup(env) : NULL;
-  char *self = g_file_read_link("/proc/self/exe", NULL);
-  char *dir = self ? g_path_get_dirname(self) : NULL;
+  g_autofree char *self = g_file_read_link("/proc/self/exe", NULL);
+  g_autofree char *dir = self ? g_path_get_dirname(self) : NULL;
   char *candidates[] = {dir ? g_build_filename(dir, "jitscope-layout-worker", NULL) : NULL,
                         g_strdup(JITSCOPE_LAYOUT_WORKER_BUILD),
                         g_build_filename(JITSCOPE_LIBEXECDIR, "jitscope-layout-worker", NULL),
@@ -588,8 +586,6 @@ char *app_layout_worker_path(void) {
       found = g_steal_pointer(&candidates[i]);
     g_free(candidates[i]);
   }
-  g_free(dir);
-  g_free(self);
   return found;
 }
 
@@ -617,7 +613,7 @@ AppLayoutService *app_layout_service_new_with_worker(GMainContext *context, cons
 }
 
 AppLayoutService *app_layout_service_new(GMainContext *context) {
-  char *path = app_layout_worker_path();
+  g_autofree char *path = app_layout_worker_path();
   if (!path) {
     static gsize said;
     if (g_once_init_enter(&said)) {
@@ -627,9 +623,7 @@ AppLayoutService *app_layout_service_new(GMainContext *context) {
       g_once_init_leave(&said, 1);
     }
   }
-  AppLayoutService *s = app_layout_service_new_with_worker(context, path);
-  g_free(path);
-  return s;
+  return app_layout_service_new_with_worker(context, path);
 }
 
 void app_layout_service_free(AppLayoutService *s) {
@@ -682,13 +676,13 @@ static Request *request_new(AppLayoutService *s, const char *dot, const AppLayou
     r->opt.preview_above = DEFAULT_PREVIEW_ABOVE;
   r->trying = r->opt.quality;
   const char *q = app_scene_quality_name(r->opt.quality);
-  char *fingerprint = r->opt.key ? NULL : g_compute_checksum_for_string(G_CHECKSUM_SHA256, dot, -1);
+  g_autofree char *fingerprint =
+      r->opt.key ? NULL : g_compute_checksum_for_string(G_CHECKSUM_SHA256, dot, -1);
   const char *fp = r->opt.key ? r->opt.key : fingerprint;
   r->opt.key = NULL; /* the caller's string is not kept */
   r->key = g_strdup_printf("%s %s", q, fp);
   if (r->opt.budget_ms > 0 && r->opt.quality != APP_SCENE_COARSE)
     r->budget_key = g_strdup_printf("%s/budget %s", q, fp);
-  g_free(fingerprint);
   r->started = g_get_monotonic_time();
   return r;
 }

@@ -39,13 +39,12 @@ static void write_all(int fd, const char *data, gsize length) {
 
 static void send_frame(const char *type, guint id, const char *keys, const char *payload,
                        gsize length) {
-  GBytes *bytes = app_frame_encode(type, id, keys, payload, length);
+  g_autoptr(GBytes) bytes = app_frame_encode(type, id, keys, payload, length);
   gsize size = 0;
   const char *data = g_bytes_get_data(bytes, &size);
   g_mutex_lock(&out_lock);
   write_all(STDOUT_FILENO, data, size);
   g_mutex_unlock(&out_lock);
-  g_bytes_unref(bytes);
 }
 
 static void on_phase(const char *phase, gpointer data) {
@@ -72,8 +71,8 @@ static const char *verbose_phase(const char *line, bool *seen_mincross) {
 }
 
 static gpointer read_verbose(gpointer data) {
-  GInputStream *in = g_unix_input_stream_new(GPOINTER_TO_INT(data), TRUE);
-  GDataInputStream *lines = g_data_input_stream_new(in);
+  g_autoptr(GInputStream) in = g_unix_input_stream_new(GPOINTER_TO_INT(data), TRUE);
+  g_autoptr(GDataInputStream) lines = g_data_input_stream_new(in);
   const char *last = NULL;
   guint last_id = 0;
   bool seen_mincross = false;
@@ -95,8 +94,6 @@ static gpointer read_verbose(gpointer data) {
     }
     g_free(line);
   }
-  g_object_unref(lines);
-  g_object_unref(in);
   return NULL;
 }
 
@@ -136,19 +133,17 @@ static void run_layout(const AppFrame *frame) {
     abort();
   } /* test-only: what a Graphviz crash looks like to the service */
   g_atomic_int_set(&current_id, (gint)frame->id);
-  GError *error = NULL;
-  GString *records = app_gv_layout(frame->payload, &job, &error);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) records = app_gv_layout(frame->payload, &job, &error);
   g_atomic_int_set(&current_id, 0);
   if (records) {
     char keys[32];
     g_snprintf(keys, sizeof keys, "quality=%s", app_scene_quality_name(job.mode));
     send_frame("result", frame->id, keys, records->str, records->len);
-    g_string_free(records, TRUE);
   } else {
     char keys[32];
     g_snprintf(keys, sizeof keys, "code=%d", error->code);
     send_frame("error", frame->id, keys, error->message, strlen(error->message));
-    g_error_free(error);
   }
 }
 
@@ -160,16 +155,16 @@ int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   capture_verbose();
   app_gv_context();
-  GInputStream *in = g_unix_input_stream_new(STDIN_FILENO, FALSE);
-  GBufferedInputStream *buffered = G_BUFFERED_INPUT_STREAM(g_buffered_input_stream_new_sized(in, 1 << 16));
+  g_autoptr(GInputStream) in = g_unix_input_stream_new(STDIN_FILENO, FALSE);
+  g_autoptr(GBufferedInputStream) buffered =
+      G_BUFFERED_INPUT_STREAM(g_buffered_input_stream_new_sized(in, 1 << 16));
   int status = 0;
   for (;;) {
     AppFrame frame;
-    GError *error = NULL;
+    g_autoptr(GError) error = NULL;
     if (!app_frame_read(G_INPUT_STREAM(buffered), &frame, &error)) {
       if (error) {
         fprintf(stderr, "jitscope-layout-worker: %s\n", error->message);
-        g_error_free(error);
         status = 1;
       }
       break;
@@ -185,7 +180,5 @@ int main(int argc, char **argv) {
     if (quit)
       break;
   }
-  g_object_unref(buffered);
-  g_object_unref(in);
   return status;
 }

@@ -95,17 +95,15 @@ static char *view_key(const AppStageView *view, const char *owner_id, GHashTable
                          before ? before->fingerprint : "-", (int)view->collapse,
                          view->dark ? 1 : 0, view->edge_types ? 1 : 0, view->show_removed ? 1 : 0,
                          owner_id ? owner_id : "");
-  GPtrArray *toggled = sorted_keys(view->toggled);
+  g_autoptr(GPtrArray) toggled = sorted_keys(view->toggled);
   for (guint i = 0; i < toggled->len; i++)
     g_string_append_printf(key, "%s,", (char *)g_ptr_array_index(toggled, i));
-  g_ptr_array_unref(toggled);
   g_string_append_c(key, '|');
-  GPtrArray *sep = sorted_keys(separate);
+  g_autoptr(GPtrArray) sep = sorted_keys(separate);
   for (guint i = 0; i < sep->len; i++) {
     const char *id = g_ptr_array_index(sep, i);
     g_string_append_printf(key, "%s=%s,", id, (char *)g_hash_table_lookup(separate, id));
   }
-  g_ptr_array_unref(sep);
   return g_string_free(key, FALSE);
 }
 
@@ -141,7 +139,7 @@ GPtrArray *app_stage_layouts_separate_owners(const AppStageView *view) {
       (view->collapse == APP_DOT_COLLAPSE_AUTO && total > APP_STAGE_SEPARATE_ABOVE);
   if (!folded_by_default || total <= APP_STAGE_SEPARATE_ABOVE)
     return owners;
-  GPtrArray *toggled = sorted_keys(view->toggled);
+  g_autoptr(GPtrArray) toggled = sorted_keys(view->toggled);
   for (guint i = 0; i < toggled->len; i++) {
     const char *id = g_ptr_array_index(toggled, i);
     const IrNode *node = app_graphviz_dot_find_node(graph, id);
@@ -149,7 +147,6 @@ GPtrArray *app_stage_layouts_separate_owners(const AppStageView *view) {
     if (node && node->owning_block == graph->block && is_owner(node))
       g_ptr_array_add(owners, g_strdup(id));
   }
-  g_ptr_array_unref(toggled);
   return owners;
 }
 
@@ -157,21 +154,18 @@ GPtrArray *app_stage_layouts_separate_owners(const AppStageView *view) {
 
 static DotEntry *get_dot(AppStageLayouts *l, const AppStageView *view, const char *owner_id,
                          GHashTable *separate) {
-  char *key = view_key(view, owner_id, separate);
+  g_autofree char *key = view_key(view, owner_id, separate);
   DotEntry *e = g_hash_table_lookup(l->dots, key);
   if (e) {
     l->dot_hits++;
-    g_free(key);
     return dot_ref(e);
   }
   AppDotOptions options = dot_options(view, separate);
   AppDotStats stats = {0};
   char *dot = owner_id ? app_graphviz_dot_cluster(view->stage->graph, owner_id, &options, &stats)
                        : app_graphviz_dot(view->stage->graph, &options, &stats);
-  if (!dot) {
-    g_free(key);
+  if (!dot)
     return NULL;
-  }
   l->dot_builds++;
   e = g_new0(DotEntry, 1);
   e->refcount = 1;
@@ -179,8 +173,8 @@ static DotEntry *get_dot(AppStageLayouts *l, const AppStageView *view, const cha
   e->key = g_compute_checksum_for_string(G_CHECKSUM_SHA256, dot, -1);
   e->stats = stats;
   e->bytes = strlen(dot) + strlen(key) + 128;
-  g_hash_table_insert(l->dots, key, e);
-  g_queue_push_tail(&l->dot_order, key);
+  g_hash_table_insert(l->dots, key, e); /* the table owns the key, the queue shares it */
+  g_queue_push_tail(&l->dot_order, g_steal_pointer(&key));
   l->dot_bytes += e->bytes;
   while (g_queue_get_length(&l->dot_order) > 1 &&
          (g_queue_get_length(&l->dot_order) > DOT_MAX || l->dot_bytes > DOT_BYTES)) {
@@ -220,17 +214,15 @@ static GHashTable *separate_sizes(GPtrArray *owners, AppScene **inner) {
  * cached by their layouts' keys. */
 static AppScene *compose(AppStageLayouts *l, AppScene *outer, const DotEntry *main,
                          GPtrArray *owners, DotEntry **clusters, AppScene **inner, bool cache) {
-  char *key = NULL;
+  g_autofree char *key = NULL;
   if (cache) {
     GString *k = g_string_new(main->key);
     for (guint i = 0; i < owners->len; i++)
       g_string_append_printf(k, " %s", clusters[i]->key);
     key = g_string_free(k, FALSE);
     AppScene *hit = g_hash_table_lookup(l->composed, key);
-    if (hit) {
-      g_free(key);
+    if (hit)
       return app_scene_ref(hit);
-    }
   }
   AppScene *scene = app_scene_ref(outer);
   for (guint i = 0; i < owners->len; i++) {
@@ -242,8 +234,8 @@ static AppScene *compose(AppStageLayouts *l, AppScene *outer, const DotEntry *ma
   }
   l->compositions++;
   if (key) {
-    g_hash_table_insert(l->composed, key, app_scene_ref(scene));
-    g_queue_push_tail(&l->composed_order, key);
+    g_hash_table_insert(l->composed, key, app_scene_ref(scene)); /* the queue shares the key */
+    g_queue_push_tail(&l->composed_order, g_steal_pointer(&key));
     while (g_queue_get_length(&l->composed_order) > COMPOSED_MAX)
       g_hash_table_remove(l->composed, g_queue_pop_head(&l->composed_order));
   }
@@ -326,10 +318,8 @@ static void on_main_scene(AppScene *scene, const GError *error, gpointer data) {
 
 /* Every cluster is laid out: the main DOT with their sizes, then its layout. */
 static void request_main(Job *j) {
-  GHashTable *separate = j->owners->len ? separate_sizes(j->owners, j->inner) : NULL;
+  g_autoptr(GHashTable) separate = j->owners->len ? separate_sizes(j->owners, j->inner) : NULL;
   j->main = get_dot(j->owner, &j->view, NULL, separate);
-  if (separate)
-    g_hash_table_destroy(separate);
   j->main_req = request_scene(j->owner, j->main, on_main_scene, on_main_progress, j);
 }
 
@@ -340,11 +330,11 @@ typedef struct {
 
 static void on_cluster_progress(const AppLayoutProgress *p, gpointer data) {
   ClusterRef *ref = data;
-  char *phase = g_strdup_printf("laying out %s on its own: %s",
-                                (char *)g_ptr_array_index(ref->job->owners, ref->index), p->phase);
+  g_autofree char *phase =
+      g_strdup_printf("laying out %s on its own: %s",
+                      (char *)g_ptr_array_index(ref->job->owners, ref->index), p->phase);
   AppStageUpdate u = {.phase = phase};
   emit(ref->job, &u);
-  g_free(phase);
 }
 
 static void on_cluster_scene(AppScene *scene, const GError *error, gpointer data) {
@@ -353,10 +343,9 @@ static void on_cluster_scene(AppScene *scene, const GError *error, gpointer data
   guint i = ref->index;
   j->inner_req[i] = 0;
   if (!scene) {
-    GError *e = g_error_new(error->domain, error->code, "%s (laying out %s on its own)",
-                            error->message, (char *)g_ptr_array_index(j->owners, i));
+    g_autoptr(GError) e = g_error_new(error->domain, error->code, "%s (laying out %s on its own)",
+                                      error->message, (char *)g_ptr_array_index(j->owners, i));
     fail(j, e);
-    g_error_free(e);
     return;
   }
   j->inner[i] = app_scene_ref(scene);
@@ -373,10 +362,9 @@ static Job *job_new(AppStageLayouts *l, const AppStageView *view, GPtrArray *own
   j->id = ++l->next_id;
   j->view = *view;
   j->view.toggled = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  GPtrArray *toggled = sorted_keys(view->toggled);
+  g_autoptr(GPtrArray) toggled = sorted_keys(view->toggled);
   for (guint i = 0; i < toggled->len; i++)
     g_hash_table_add(j->view.toggled, g_strdup(g_ptr_array_index(toggled, i)));
-  g_ptr_array_unref(toggled);
   j->owners = owners;
   j->clusters = g_new0(DotEntry *, owners->len + 1);
   j->inner = g_new0(AppScene *, owners->len + 1);
@@ -395,8 +383,8 @@ guint app_stage_layouts_show(AppStageLayouts *l, const AppStageView *view, AppSc
   *scene = NULL;
   *have_stats = false;
   GPtrArray *owners = app_stage_layouts_separate_owners(view);
-  DotEntry **clusters = g_new0(DotEntry *, owners->len + 1);
-  AppScene **inner = g_new0(AppScene *, owners->len + 1);
+  g_autofree DotEntry **clusters = g_new0(DotEntry *, owners->len + 1);
+  g_autofree AppScene **inner = g_new0(AppScene *, owners->len + 1);
   bool all_inner = true;
   for (guint i = 0; i < owners->len; i++) {
     clusters[i] = get_dot(l, view, g_ptr_array_index(owners, i), NULL);
@@ -406,10 +394,8 @@ guint app_stage_layouts_show(AppStageLayouts *l, const AppStageView *view, AppSc
   DotEntry *main = NULL;
   AppScene *outer = NULL;
   if (all_inner) {
-    GHashTable *separate = owners->len ? separate_sizes(owners, inner) : NULL;
+    g_autoptr(GHashTable) separate = owners->len ? separate_sizes(owners, inner) : NULL;
     main = get_dot(l, view, NULL, separate);
-    if (separate)
-      g_hash_table_destroy(separate);
     *stats = main->stats;
     *have_stats = true;
     outer = lookup_scene(l, main);
@@ -423,8 +409,6 @@ guint app_stage_layouts_show(AppStageLayouts *l, const AppStageView *view, AppSc
       app_scene_unref(inner[i]);
     }
     dot_unref(main);
-    g_free(clusters);
-    g_free(inner);
     g_ptr_array_unref(owners);
     return 0;
   }
@@ -433,8 +417,6 @@ guint app_stage_layouts_show(AppStageLayouts *l, const AppStageView *view, AppSc
     j->clusters[i] = clusters[i];
     j->inner[i] = inner[i];
   }
-  g_free(clusters);
-  g_free(inner);
   if (main) {
     j->main = main;
     j->stats_sent = true; /* the caller has them */

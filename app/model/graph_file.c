@@ -42,23 +42,20 @@ IrGraph *app_graph_file_load(const char *path, AppProgramChoice choice, GPtrArra
                 path);
     return NULL;
   }
-  char *text = NULL;
+  g_autofree char *text = NULL;
   gsize length = 0;
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   if (!rt_file_read_regular(path, RT_FILE_READ_FOLLOW_SYMLINKS, &text, &length, &local)) {
     g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_INPUT, "cannot read %s", local->message);
-    g_error_free(local);
     return NULL;
   }
   IrGraph *graph = is_source ? script_compile(text, length, path, choice.function, error)
                              : pick_graph(text, length, path, choice.index, warnings, error);
-  g_free(text);
   if (graph == NULL)
     return NULL;
   if (!ir_graph_verify(graph, &local)) {
     g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_LOCATED, "%s: error: invalid graph: %s",
                 path, local->message);
-    g_error_free(local);
     ir_graph_free(graph);
     return NULL;
   }

@@ -38,8 +38,8 @@ static bool run_backward(ExecExecutor *executor, const AppInputs *inputs, AppRun
       return false;
     }
   }
-  GPtrArray *roots = g_ptr_array_new();
-  GPtrArray *seeds = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
+  g_autoptr(GPtrArray) roots = g_ptr_array_new();
+  g_autoptr(GPtrArray) seeds = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
   for (guint o = 0; o < n_out; o++) {
     RtValue v = g_array_index(result->outputs, RtValue, o);
     if (v.tag != RT_TENSOR || !v.u.tensor)
@@ -50,16 +50,13 @@ static bool run_backward(ExecExecutor *executor, const AppInputs *inputs, AppRun
                          ? rt_tensor_to_device(grad_outputs[o], rt_tensor_device(v.u.tensor),
                                                error)
                          : NULL;
-    if (grad_outputs && grad_outputs[o] && seed == NULL) {
-      g_ptr_array_free(roots, TRUE);
-      g_ptr_array_free(seeds, TRUE);
+    if (grad_outputs && grad_outputs[o] && seed == NULL)
       return false;
-    }
     g_ptr_array_add(seeds, seed);
   }
   guint n_in = inputs->values->len;
-  RtTensor **leaves = g_new0(RtTensor *, n_in);
-  RtTensor **grads = g_new0(RtTensor *, n_in);
+  g_autofree RtTensor **leaves = g_new0(RtTensor *, n_in);
+  g_autofree RtTensor **grads = g_new0(RtTensor *, n_in);
   for (guint i = 0; i < n_in; i++) {
     RtValue v = g_array_index(inputs->values, RtValue, i);
     if (v.tag == RT_TENSOR && v.u.tensor && v.u.tensor->requires_grad)
@@ -74,10 +71,6 @@ static bool run_backward(ExecExecutor *executor, const AppInputs *inputs, AppRun
     for (guint i = 0; i < n_in; i++)
       if (grads[i])
         rt_tensor_unref(grads[i]);
-  g_free(leaves);
-  g_free(grads);
-  g_ptr_array_free(roots, TRUE);
-  g_ptr_array_free(seeds, TRUE);
   return ok;
 }
 

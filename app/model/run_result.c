@@ -71,16 +71,15 @@ JsonNode *app_run_result_to_json(const AppRunResult *result, const AppInputs *in
 }
 
 void app_run_result_print_text(const AppRunResult *result, const AppInputs *inputs, FILE *out) {
-  GString *text = g_string_new(NULL);
+  g_autoptr(GString) text = g_string_new(NULL);
   g_string_append_printf(text, "inputs (seed %" G_GUINT64_FORMAT "):\n", inputs->seed);
   for (guint i = 0; i < inputs->specs->len; i++) {
     const InputSpec *spec = g_ptr_array_index(inputs->specs, i);
-    char *what = input_spec_describe(spec, g_array_index(inputs->values, RtValue, i));
+    g_autofree char *what = input_spec_describe(spec, g_array_index(inputs->values, RtValue, i));
     g_string_append_printf(text, "  %u: %s", i, spec->text);
     if (g_strcmp0(what, spec->text) != 0)
       g_string_append_printf(text, "  (%s)", what);
     g_string_append_c(text, '\n');
-    g_free(what);
   }
   g_string_append(text, "outputs:\n");
   for (guint i = 0; i < result->outputs->len; i++) {
@@ -104,5 +103,4 @@ void app_run_result_print_text(const AppRunResult *result, const AppInputs *inpu
     }
   }
   fputs(text->str, out);
-  g_string_free(text, TRUE);
 }

@@ -25,9 +25,8 @@ static void append_tensor(GString *out, const RtTensor *t, int indent) {
     g_string_append(out, "undefined tensor");
     return;
   }
-  char *shape = rt_shape_to_string(t->ndim, t->sizes);
+  g_autofree char *shape = rt_shape_to_string(t->ndim, t->sizes);
   g_string_append_printf(out, "%s %s", ir_dtype_name(t->dtype), shape);
-  g_free(shape);
   if (t->requires_grad)
     g_string_append(out, " requires_grad=1");
   if (t->storage && t->storage->device == IR_DEVICE_CUDA)
@@ -35,11 +34,10 @@ static void append_tensor(GString *out, const RtTensor *t, int indent) {
   /* Device memory is read through a host copy (the host cannot read it in place). */
   RtTensor *host = NULL;
   if (rt_tensor_on_device(t)) {
-    GError *error = NULL;
+    g_autoptr(GError) error = NULL;
     host = rt_tensor_to_host((RtTensor *)t, &error);
     if (host == NULL) {
       g_string_append_printf(out, "\n%*s(values not readable: %s)", indent, "", error->message);
-      g_error_free(error);
       return;
     }
     t = host;
