@@ -11,7 +11,9 @@
 #include "ir/text.h"
 #include "tensor/host_allocator.h"
 
-double bench_now_ms(void) { return (double)g_get_monotonic_time() / 1000.0; }
+double bench_now_ms(void) {
+  return (double)g_get_monotonic_time() / 1000.0;
+}
 
 long bench_minor_faults(void) {
   struct rusage usage;

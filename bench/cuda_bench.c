@@ -140,15 +140,17 @@ int main(int argc, char **argv) {
   }
   size_t copy_bytes = smoke ? 1u << 20 : 256u << 20;
   double copy = dtod_gbs(copy_bytes, smoke ? 2 : quick ? 5 : 20);
-  printf("\ndevice copy (cuMemcpyDtoDAsync, %zu MiB): %.1f GB/s (read + write)\n",
-         copy_bytes >> 20, copy);
+  printf("\ndevice copy (cuMemcpyDtoDAsync, %zu MiB): %.1f GB/s (read + write)\n", copy_bytes >> 20,
+         copy);
   printf("\nfused kernels alone (median; launch: host work included, launches back to back;\n"
          "kernel: events around each launch; GB/s and share of copy from the kernel time):\n");
-  printf("%-22s %-12s %12s %12s %10s %10s\n", "kernel", "B x H", "launch ms", "kernel ms",
-         "GB/s", "of copy");
+  printf("%-22s %-12s %12s %12s %10s %10s\n", "kernel", "B x H", "launch ms", "kernel ms", "GB/s",
+         "of copy");
   for (int k = 0; k < 2; k++) {
-    struct { const char *name, *text; double read; } ks[2] = {
-        {"cell pointwise", bench_cell_pointwise, 4}, {"a*b+c", bench_axpy_pointwise, 2}};
+    struct {
+      const char *name, *text;
+      double read;
+    } ks[2] = {{"cell pointwise", bench_cell_pointwise, 4}, {"a*b+c", bench_axpy_pointwise, 2}};
     for (int j = 0; j < 2; j++) {
       double ms, kernel_ms, bytes;
       bench_kernel(ks[j].text, ks[j].read, shapes[k][0], shapes[k][1], iters, &ms, &kernel_ms,
@@ -157,8 +159,8 @@ int main(int argc, char **argv) {
       char label[32];
       g_snprintf(label, sizeof label, "%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, shapes[k][0],
                  shapes[k][1]);
-      printf("%-22s %-12s %12.4f %12.4f %10.1f %9.0f%%\n", ks[j].name, label, ms, kernel_ms,
-             gbs, 100.0 * gbs / copy);
+      printf("%-22s %-12s %12.4f %12.4f %10.1f %9.0f%%\n", ks[j].name, label, ms, kernel_ms, gbs,
+             100.0 * gbs / copy);
     }
   }
   char **notes = rt_device_notes();

@@ -11,7 +11,9 @@
 #include "ir/text.h"
 #include "runtime/autograd.h"
 
-static double now_ms(void) { return (double)g_get_monotonic_time() / 1000.0; }
+static double now_ms(void) {
+  return (double)g_get_monotonic_time() / 1000.0;
+}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -70,8 +72,8 @@ static bool forward_backward(ExecExecutor *executor, RtValue *in) {
   RtTensor *leaves[4], *grads[4] = {0};
   for (int i = 0; i < 4; i++)
     leaves[i] = in[3 + i].u.tensor;
-  bool ok = exec_session_backward(exec_executor_session(executor), roots, NULL, 2, leaves, 4,
-                                  grads, &error);
+  bool ok = exec_session_backward(exec_executor_session(executor), roots, NULL, 2, leaves, 4, grads,
+                                  &error);
   if (!ok)
     fprintf(stderr, "exec_bench: %s\n", error->message);
   for (int i = 0; i < 4; i++)
@@ -167,7 +169,8 @@ static void bench_overhead(guint calls) {
 int main(int argc, char **argv) {
   bool quick = argc > 1 && !strcmp(argv[1], "--quick");
   const char *source = g_getenv("JITSCOPE_SOURCE_DIR");
-  char *path = g_build_filename(source ? source : ".", "resources", "examples", "lstm_cell.ir", NULL);
+  char *path =
+      g_build_filename(source ? source : ".", "resources", "examples", "lstm_cell.ir", NULL);
   IrGraph *graph = load(path);
   g_free(path);
   bench_lstm(graph, quick ? 5 : 51, 64, 512);

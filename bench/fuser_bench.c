@@ -78,7 +78,7 @@ static double memcpy_gbs(int iters) {
 /* Median ms of the LSTM cell's four GEMMs at batch B, hidden H, float32, through CBLAS. */
 static double gemm_floor_ms(int64_t B, int64_t H, int iters) {
   int b = (int)B, h = (int)H;
-  float *x = g_new0(float, B * H), *w = g_new0(float, 4 * H * H);
+  float *x = g_new0(float, B *H), *w = g_new0(float, 4 * H * H);
   float *gates = g_new0(float, B * 4 * H), *dw = g_new0(float, 4 * H * H);
   double *ms = g_new(double, iters);
   for (int it = -1; it < iters; it++) {
@@ -87,8 +87,8 @@ static double gemm_floor_ms(int64_t B, int64_t H, int iters) {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, b, 4 * h, h, 1.0f, x, h, w, h,
                   k == 0 ? 0.0f : 1.0f, gates, 4 * h);
     for (int k = 0; k < 2; k++) /* dw = x^T @ dgates, [H, B] x [B, 4H] */
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, 4 * h, b, 1.0f, x, h, gates,
-                  4 * h, 0.0f, dw, 4 * h);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, 4 * h, b, 1.0f, x, h, gates, 4 * h,
+                  0.0f, dw, 4 * h);
     if (it >= 0)
       ms[it] = bench_now_ms() - start;
   }
@@ -111,7 +111,9 @@ int main(int argc, char **argv) {
   bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   int iters = quick ? 5 : 21;
   IrGraph *graph = bench_load_lstm();
-  struct { int64_t B, H; } sizes[] = {{64, 512}, {1024, 1024}};
+  struct {
+    int64_t B, H;
+  } sizes[] = {{64, 512}, {1024, 1024}};
   bool have_cc = cpu_compile_compiler(NULL) != NULL;
   double copy = memcpy_gbs(quick ? 3 : 9);
   printf("have_cc %d\n", have_cc);
@@ -138,8 +140,10 @@ int main(int argc, char **argv) {
     printf("lstm_%s_minor_faults_per_iter %.1f\n", key, cost.minor_faults_per_iter);
     printf("lstm_%s_peak_mib_per_iter %.1f\n", key, cost.peak_mib_per_iter);
   }
-  struct { const char *name, *text; double pieces; } kernels[] = {
-      {"cell", bench_cell_pointwise, 4}, {"axpy", bench_axpy_pointwise, 2}};
+  struct {
+    const char *name, *text;
+    double pieces;
+  } kernels[] = {{"cell", bench_cell_pointwise, 4}, {"axpy", bench_axpy_pointwise, 2}};
   for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
     int64_t B = sizes[i].B, H = sizes[i].H;
     int n = quick && B > 64 ? 3 : iters * 5;

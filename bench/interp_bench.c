@@ -46,7 +46,8 @@ static bool run_once(const RtCode *code, RtValue *ins, guint n_in) {
     g_error_free(error);
     return false;
   }
-  for (guint i = 0; i < rt_code_n_outputs(code); i++) rt_value_unref(outs[i]);
+  for (guint i = 0; i < rt_code_n_outputs(code); i++)
+    rt_value_unref(outs[i]);
   return true;
 }
 
@@ -101,7 +102,8 @@ static bool bench_chain(guint repeats) {
     rt_value_unref(cur);
     per_node[r] = (now_ns() - t0) / CHAIN_NODES;
   }
-  if (ok) printf("chain_kernel_only_ns %.1f\n", median(per_node, repeats));
+  if (ok)
+    printf("chain_kernel_only_ns %.1f\n", median(per_node, repeats));
 
   /* Dependent scalar float adds: one add's latency per node. */
   volatile float seed = 0.5f;
@@ -152,7 +154,8 @@ static bool bench_int_chain(guint repeats) {
     ok = run_once(code, ins, 1);
     per_node[r] = (now_ns() - t0) / CHAIN_NODES;
   }
-  if (ok) printf("int_chain_ns_per_node %.1f\n", median(per_node, repeats));
+  if (ok)
+    printf("int_chain_ns_per_node %.1f\n", median(per_node, repeats));
   g_free(per_node);
   rt_code_free(code);
   ir_graph_free(g);
@@ -163,8 +166,8 @@ static bool bench_int_chain(guint repeats) {
 
 static double sgemm_peak_gflops(guint repeats) {
   const int n = 1024;
-  float *a = g_new(float, (gsize)n * n), *b = g_new(float, (gsize)n * n),
-        *c = g_new(float, (gsize)n * n);
+  float *a = g_new(float, (gsize)n *n), *b = g_new(float, (gsize)n *n),
+        *c = g_new(float, (gsize)n *n);
   for (gsize i = 0; i < (gsize)n * n; i++) {
     a[i] = (float)(i % 7) * 0.1f;
     b[i] = (float)(i % 5) * 0.1f;
@@ -174,7 +177,8 @@ static double sgemm_peak_gflops(guint repeats) {
     double t0 = now_ns();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
     double t = now_ns() - t0;
-    if (r > 0 && t < best) best = t;
+    if (r > 0 && t < best)
+      best = t;
   }
   g_free(a);
   g_free(b);
@@ -185,9 +189,9 @@ static double sgemm_peak_gflops(guint repeats) {
 /* The LSTM's two GEMMs as sgemm calls: x (B x I) . w_ih^T (I x 4H), hx (B x H) . w_hh^T. */
 static double lstm_gemms_ms(int batch, int input, int hidden, guint repeats) {
   int g4 = 4 * hidden;
-  float *x = g_new0(float, (gsize)batch * input), *h = g_new0(float, (gsize)batch * hidden);
-  float *wi = g_new0(float, (gsize)g4 * input), *wh = g_new0(float, (gsize)g4 * hidden);
-  float *out = g_new0(float, (gsize)batch * g4);
+  float *x = g_new0(float, (gsize)batch *input), *h = g_new0(float, (gsize)batch *hidden);
+  float *wi = g_new0(float, (gsize)g4 *input), *wh = g_new0(float, (gsize)g4 *hidden);
+  float *out = g_new0(float, (gsize)batch *g4);
   double *t = g_new(double, repeats);
   for (guint r = 0; r < repeats; r++) {
     double t0 = now_ns();
@@ -226,14 +230,16 @@ static bool bench_lstm(const char *path, guint iters) {
     ir_graph_free(g);
     return false;
   }
-  int64_t shapes[7][2] = {{batch, input},  {batch, hidden}, {batch, hidden}, {4 * hidden, input},
-                          {4 * hidden, hidden}, {4 * hidden, 0}, {4 * hidden, 0}};
+  int64_t shapes[7][2] = {{batch, input},      {batch, hidden},      {batch, hidden},
+                          {4 * hidden, input}, {4 * hidden, hidden}, {4 * hidden, 0},
+                          {4 * hidden, 0}};
   RtValue ins[7];
   for (int i = 0; i < 7; i++)
-    ins[i] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, shapes[i][1] ? 2 : 1, shapes[i],
-                                       (guint64)i + 1));
+    ins[i] = rt_tensor(
+        rt_tensor_randn(IR_DTYPE_FLOAT32, shapes[i][1] ? 2 : 1, shapes[i], (guint64)i + 1));
   bool ok = true;
-  for (guint r = 0; ok && r < 10; r++) ok = run_once(code, ins, 7);
+  for (guint r = 0; ok && r < 10; r++)
+    ok = run_once(code, ins, 7);
   double *t = g_new(double, iters);
   for (guint r = 0; ok && r < iters; r++) {
     double t0 = now_ns();
@@ -250,7 +256,8 @@ static bool bench_lstm(const char *path, guint iters) {
     printf("lstm_sgemm_calls_ms %.4f\n", lstm_gemms_ms(batch, input, hidden, iters));
   }
   g_free(t);
-  for (int i = 0; i < 7; i++) rt_value_unref(ins[i]);
+  for (int i = 0; i < 7; i++)
+    rt_value_unref(ins[i]);
   rt_code_free(code);
   ir_graph_free(g);
   return ok;
@@ -271,7 +278,8 @@ int main(int argc, char **argv) {
     default_path = g_build_filename(dir ? dir : JITSCOPE_CORPUS_DIR, "lstm_cell", "graph.ir", NULL);
     lstm_path = default_path;
   }
-  bool ok = bench_chain(quick ? 5 : 31) && bench_int_chain(quick ? 5 : 31) && bench_lstm(lstm_path, quick ? 20 : 200);
+  bool ok = bench_chain(quick ? 5 : 31) && bench_int_chain(quick ? 5 : 31) &&
+            bench_lstm(lstm_path, quick ? 20 : 200);
   g_free(default_path);
   return ok ? 0 : 1;
 }

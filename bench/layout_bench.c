@@ -66,7 +66,9 @@ static void sample_worker(Wait *w) {
   }
 }
 
-static double since_ms(gint64 start) { return (double)(g_get_monotonic_time() - start) / 1000.0; }
+static double since_ms(gint64 start) {
+  return (double)(g_get_monotonic_time() - start) / 1000.0;
+}
 
 static void on_progress(const AppLayoutProgress *p, gpointer data) {
   Wait *w = data;
@@ -162,7 +164,8 @@ static Shown show(AppStageLayouts *layouts, const AppWorkspacePlan *plan, guint 
   AppScene *scene = NULL;
   AppDotStats stats;
   bool have_stats;
-  guint id = app_stage_layouts_show(layouts, &view, &scene, &stats, &have_stats, on_stage_update, &w);
+  guint id =
+      app_stage_layouts_show(layouts, &view, &scene, &stats, &have_stats, on_stage_update, &w);
   if (scene) {
     w.first_ms = w.done_ms = since_ms(w.start);
     w.quality = scene->quality;
@@ -212,12 +215,11 @@ static int window_path(guint max_nodes, int budget) {
       if (((AppWorkspaceStage *)g_ptr_array_index(plan->stages, s))->changed)
         changed = (int)s;
     Shown full = show(layouts, plan, 0, true);
-    Shown cached = show(layouts, plan, 1, false);  /* specialize_autograd_zero: unchanged */
+    Shown cached = show(layouts, plan, 1, false); /* specialize_autograd_zero: unchanged */
     Shown revisit = show(layouts, plan, 0, false);
     Shown step = show(layouts, plan, (guint)changed, false);
     printf("%7u %9.1f %10.1f %-7s %10.2f %11.2f %11.1f\n", nodes, full.first_ms, full.done_ms,
-           app_scene_quality_name(full.quality), cached.first_ms, revisit.first_ms,
-           step.first_ms);
+           app_scene_quality_name(full.quality), cached.first_ms, revisit.first_ms, step.first_ms);
     fflush(stdout);
     app_workspace_free(ws);
   }
@@ -242,7 +244,7 @@ int main(int argc, char **argv) {
   if (budget)
     app_layout_service_set_budget(service, budget);
   printf("layout in %s\n", app_layout_service_in_process(service) ? "this process (no worker)"
-                                                                   : "the worker process");
+                                                                  : "the worker process");
   printf("%7s %7s %8s %9s %10s %-7s %10s %10s %9s %8s %9s\n", "nodes", "DOT KB", "DOT ms",
          "first ms", "full ms", "quality", "cached ms", "lookup ms", "step ms", "app MB",
          "worker MB");

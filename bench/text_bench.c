@@ -22,8 +22,8 @@ static GString *chain_text(int n) {
   g_string_append(s, "  %one : int = prim::Constant[value=1]()\n");
   g_string_append(s, "  %v0 : Tensor = aten::add(%x, %y, %one) # big.py:1:1\n");
   for (int i = 1; i < n - 1; i++)
-    g_string_append_printf(s, "  %%v%d : Tensor = aten::mul(%%v%d, %%%s) # big.py:%d:5\n", i,
-                           i - 1, i % 2 ? "x" : "y", i + 1);
+    g_string_append_printf(s, "  %%v%d : Tensor = aten::mul(%%v%d, %%%s) # big.py:%d:5\n", i, i - 1,
+                           i % 2 ? "x" : "y", i + 1);
   g_string_append_printf(s, "  return (%%v%d)\n", n - 2);
   return s;
 }
@@ -32,8 +32,8 @@ int main(int argc, char **argv) {
   bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   const int sizes[] = {1000, 10000, 100000, 1000000};
   guint n_sizes = quick ? 3 : 4;
-  printf("%10s %10s %10s %12s %10s %12s\n", "nodes", "parse ms", "print ms", "ns/node",
-         "MB/s", "memcpy MB/s");
+  printf("%10s %10s %10s %12s %10s %12s\n", "nodes", "parse ms", "print ms", "ns/node", "MB/s",
+         "memcpy MB/s");
   for (guint k = 0; k < n_sizes; k++) {
     GString *s = chain_text(sizes[k]);
     GError *error = NULL;

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-G_DEFINE_QUARK(jitscope-bundle-error-quark, app_bundle_error)
+G_DEFINE_QUARK(jitscope - bundle - error - quark, app_bundle_error)
 
 char *app_bundle_sha256(const void *data, gsize length) {
   g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
@@ -87,13 +87,10 @@ void app_bundle_runs_free(AppBundleRuns *runs) {
 
 double app_bundle_tolerance(IrDtype dtype) {
   switch (dtype) {
-  case IR_DTYPE_FLOAT64:
-    return 1e-10;
+  case IR_DTYPE_FLOAT64: return 1e-10;
   case IR_DTYPE_FLOAT32:
-  case IR_DTYPE_FLOAT16:
-    return 1e-4;
-  default:
-    return 0.0;
+  case IR_DTYPE_FLOAT16: return 1e-4;
+  default: return 0.0;
   }
 }
 
@@ -132,8 +129,8 @@ bool app_bundle_compare_tensors(const RtTensor *ref, const RtTensor *got, double
       bool same = (isnan(r) && isnan(g)) || r == g;
       if (!same) {
         if (why)
-          *why = g_strdup_printf("element %" G_GINT64_FORMAT " is %.9g, the bundle has %.9g", k,
-                                 g, r);
+          *why =
+              g_strdup_printf("element %" G_GINT64_FORMAT " is %.9g, the bundle has %.9g", k, g, r);
         return false;
       }
       continue;

@@ -48,8 +48,8 @@ static void align_middle(GPtrArray *a, guint a0, guint a1, GPtrArray *b, guint b
 #define LEN(i, j) len[(gsize)(i) * (m + 1) + (j)]
   for (guint i = n; i-- > 0;)
     for (guint j = m; j-- > 0;)
-      LEN(i, j) = line_eq(a, a0 + i, b, b0 + j) ? LEN(i + 1, j + 1) + 1
-                                                 : MAX(LEN(i + 1, j), LEN(i, j + 1));
+      LEN(i, j) =
+          line_eq(a, a0 + i, b, b0 + j) ? LEN(i + 1, j + 1) + 1 : MAX(LEN(i + 1, j), LEN(i, j + 1));
   guint i = 0, j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && line_eq(a, a0 + i, b, b0 + j)) {

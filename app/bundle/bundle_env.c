@@ -48,8 +48,7 @@ static char *probe_cpu(void) {
     g_free(model);
     model = g_strdup("unknown model");
   }
-  return processors ? g_strdup_printf("%s (%u logical CPUs)", model, processors)
-                    : g_strdup(model);
+  return processors ? g_strdup_printf("%s (%u logical CPUs)", model, processors) : g_strdup(model);
 }
 
 /* What the CUDA loader found (driver, nvrtc, cuBLAS, devices), on one line. */

@@ -136,8 +136,8 @@ bool app_bundle_check_target(const char *dir, bool force, GError **error) {
     return false;
   }
   if (!S_ISDIR(st.st_mode)) {
-    g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_EXISTS,
-                "%s exists and is not a folder", dir);
+    g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_EXISTS, "%s exists and is not a folder",
+                dir);
     return false;
   }
   if (dir_is_empty(dir))
@@ -219,8 +219,8 @@ bool app_bundle_move_into_place(const char *tmp, const char *dir, bool force, GE
   } else if (g_rename(tmp, dir) != 0) {
     e = errno;
     g_rename(old, dir);
-    g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_IO,
-                "cannot rename the bundle to %s: %s", dir, g_strerror(e));
+    g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_IO, "cannot rename the bundle to %s: %s",
+                dir, g_strerror(e));
   } else {
     app_bundle_remove_tree(old);
     ok = true;

@@ -32,8 +32,7 @@ JsonObject *app_manifest_object(JsonObject *o, const char *where, const char *na
   return n ? json_node_get_object(n) : NULL;
 }
 
-JsonArray *app_manifest_array(JsonObject *o, const char *where, const char *name,
-                              GError **error) {
+JsonArray *app_manifest_array(JsonObject *o, const char *where, const char *name, GError **error) {
   JsonNode *n = member(o, where, name, JSON_NODE_ARRAY, "an array", error);
   return n ? json_node_get_array(n) : NULL;
 }
@@ -81,8 +80,7 @@ bool app_manifest_bool(JsonObject *o, const char *where, const char *name, bool 
   return n != NULL;
 }
 
-JsonObject *app_manifest_element_object(JsonArray *a, guint i, const char *where,
-                                        GError **error) {
+JsonObject *app_manifest_element_object(JsonArray *a, guint i, const char *where, GError **error) {
   JsonNode *n = i < json_array_get_length(a) ? json_array_get_element(a, i) : NULL;
   if (n == NULL || !JSON_NODE_HOLDS_OBJECT(n)) {
     malformed(error, "%s[%u]: expected an object", where, i);
@@ -115,8 +113,8 @@ const char *app_manifest_file(AppBundleManifest *m, JsonObject *o, const char *w
     if (hash == NULL)
       return NULL;
     if (strcmp(hash, listed) != 0) {
-      malformed(error, "%s.%s: the hash of %s differs from the files list's", where,
-                hash_member, rel);
+      malformed(error, "%s.%s: the hash of %s differs from the files list's", where, hash_member,
+                rel);
       return NULL;
     }
   }

@@ -23,12 +23,9 @@ void app_bundle_manifest_free(AppBundleManifest *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AppBundleManifest, app_bundle_manifest_free)
 
 /* Typed members; `where` names the object in messages ("plans[2]"). */
-JsonObject *app_manifest_object(JsonObject *o, const char *where, const char *name,
-                                GError **error);
-JsonArray *app_manifest_array(JsonObject *o, const char *where, const char *name,
-                              GError **error);
-const char *app_manifest_string(JsonObject *o, const char *where, const char *name,
-                                GError **error);
+JsonObject *app_manifest_object(JsonObject *o, const char *where, const char *name, GError **error);
+JsonArray *app_manifest_array(JsonObject *o, const char *where, const char *name, GError **error);
+const char *app_manifest_string(JsonObject *o, const char *where, const char *name, GError **error);
 /* A string or null (NULL) member; absent is an error. */
 bool app_manifest_string_or_null(JsonObject *o, const char *where, const char *name,
                                  const char **out, GError **error);
@@ -37,8 +34,7 @@ bool app_manifest_int(JsonObject *o, const char *where, const char *name, gint64
 bool app_manifest_bool(JsonObject *o, const char *where, const char *name, bool *out,
                        GError **error);
 /* Element i of an array as an object (NULL with an error otherwise). */
-JsonObject *app_manifest_element_object(JsonArray *a, guint i, const char *where,
-                                        GError **error);
+JsonObject *app_manifest_element_object(JsonArray *a, guint i, const char *where, GError **error);
 
 /* A file member: the path (checked safe and listed in "files") and, when hash_member is not
  * NULL, its hash equal to the listed one. Returns the path (borrowed from the manifest). */

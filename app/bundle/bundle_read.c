@@ -25,11 +25,11 @@ static bool folders_stay_inside(const char *dir, const char *rel, GError **error
     at = next;
     GStatBuf st;
     if (g_lstat(at, &st) != 0)
-      return member_error(error, rel, "cannot examine a folder on its path: %s",
-                          g_strerror(errno));
+      return member_error(error, rel, "cannot examine a folder on its path: %s", g_strerror(errno));
     if (S_ISLNK(st.st_mode))
-      return member_error(error, rel, "the folder %s on its path is a symbolic link, which "
-                                      "could lead outside the bundle",
+      return member_error(error, rel,
+                          "the folder %s on its path is a symbolic link, which "
+                          "could lead outside the bundle",
                           parts[i]);
     if (!S_ISDIR(st.st_mode))
       return member_error(error, rel, "%s on its path is not a folder", parts[i]);

@@ -124,8 +124,8 @@ static bool read_input(AppBundleManifest *m, JsonObject *in, const char *where, 
     return false;
   }
   g_autofree char *path = app_manifest_path(m, file);
-  g_ptr_array_add(specs, g_strdup_printf("%s:requires_grad=%d,device=%s", path,
-                                         requires_grad ? 1 : 0, device));
+  g_ptr_array_add(
+      specs, g_strdup_printf("%s:requires_grad=%d,device=%s", path, requires_grad ? 1 : 0, device));
   return true;
 }
 
@@ -174,8 +174,7 @@ static RtTensor *load_npy(AppBundleManifest *m, const char *rel, GError **error)
   g_autoptr(GError) local = NULL;
   RtTensor *t = rt_npy_load_bytes((const guint8 *)bytes, length, rel, &local);
   if (t == NULL)
-    g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s: %s", rel,
-                local->message);
+    g_set_error(error, APP_BUNDLE_ERROR, APP_BUNDLE_ERROR_MALFORMED, "%s: %s", rel, local->message);
   return t;
 }
 
@@ -205,8 +204,8 @@ static bool compare_tensor_record(AppBundleReplay *r, AppBundleManifest *m, Json
   return true;
 }
 
-static bool compare_call(AppBundleReplay *r, AppBundleManifest *m, const CallRecord *rec,
-                         guint c, const AppRunResult *res, GError **error) {
+static bool compare_call(AppBundleReplay *r, AppBundleManifest *m, const CallRecord *rec, guint c,
+                         const AppRunResult *res, GError **error) {
   char where[64];
   const AppRunResult *got = res;
   guint n_ref = rec->outputs->len, n_got = got->outputs->len;
@@ -216,8 +215,8 @@ static bool compare_call(AppBundleReplay *r, AppBundleManifest *m, const CallRec
     RtValue v = o < n_got ? g_array_index(got->outputs, RtValue, o) : rt_none();
     if (o >= n_ref || o >= n_got) {
       AppReplayValue *val = add_value(r->values, label, NULL);
-      value_differs(r, val, g_strdup_printf("the bundle has %u outputs, the replay %u", n_ref,
-                                            n_got));
+      value_differs(r, val,
+                    g_strdup_printf("the bundle has %u outputs, the replay %u", n_ref, n_got));
       continue;
     }
     JsonObject *out = g_ptr_array_index(rec->outputs, o);
@@ -353,9 +352,10 @@ static bool compare_plans(AppBundleReplay *r, AppBundleManifest *m, const ExecSe
     g_ptr_array_add(r->plans, p);
     if (i >= n_ref) {
       p->label = plan_label(got_kind, got->graph_name);
-      plan_differs(r, p, g_strdup_printf("the bundle has no plan %u: the replay compiled an "
-                                         "extra plan for spec %s",
-                                         i, got->spec_text ? got->spec_text : "?"));
+      plan_differs(r, p,
+                   g_strdup_printf("the bundle has no plan %u: the replay compiled an "
+                                   "extra plan for spec %s",
+                                   i, got->spec_text ? got->spec_text : "?"));
       continue;
     }
     char where[32];
@@ -377,14 +377,14 @@ static bool compare_plans(AppBundleReplay *r, AppBundleManifest *m, const ExecSe
       continue;
     }
     if (strcmp(kind, got_kind) != 0 || strcmp(graph, got->graph_name) != 0) {
-      plan_differs(r, p, g_strdup_printf("the replay compiled %s %s here", got_kind,
-                                         got->graph_name));
+      plan_differs(r, p,
+                   g_strdup_printf("the replay compiled %s %s here", got_kind, got->graph_name));
       continue;
     }
     if (g_strcmp0(spec, got->spec_text) != 0)
-      plan_differs(r, p, g_strdup_printf("the replay's spec is %s, the bundle's %s",
-                                         got->spec_text ? got->spec_text : "none",
-                                         spec ? spec : "none"));
+      plan_differs(r, p,
+                   g_strdup_printf("the replay's spec is %s, the bundle's %s",
+                                   got->spec_text ? got->spec_text : "none", spec ? spec : "none"));
     if (!compare_stages(r, m, p, stages, where, got, error))
       return false;
   }
@@ -431,10 +431,8 @@ static bool compare_kernels(AppBundleReplay *r, AppBundleManifest *m, ExecSessio
     g_autofree char *text = NULL;
     gsize length = 0;
     app_bundle_read_member(m->dir, file, &text, &length, NULL);
-    AppReplayValue *v = add_value(r->kernels,
-                                  g_strdup_printf("kernel of plan %" G_GINT64_FORMAT " %s",
-                                                  plan, group),
-                                  file);
+    AppReplayValue *v = add_value(
+        r->kernels, g_strdup_printf("kernel of plan %" G_GINT64_FORMAT " %s", plan, group), file);
     if (got == NULL)
       value_differs(r, v, g_strdup("the replay generated no kernel for this group"));
     else if (text && strcmp(text, got) != 0) {
@@ -515,8 +513,7 @@ static bool replay_calls(AppBundleReplay *r, AppBundleManifest *m, const IrGraph
     runs = app_bundle_runs_new(graph, inputs, r->notes, &failed, &local);
     if (runs == NULL) {
       const CallRecord *rec = g_ptr_array_index(records, failed);
-      r->run_error = g_strdup_printf("the %s call failed to run: %s", rec->option,
-                                     local->message);
+      r->run_error = g_strdup_printf("the %s call failed to run: %s", rec->option, local->message);
       r->differences++;
     }
   }

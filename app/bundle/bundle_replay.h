@@ -26,10 +26,10 @@
 typedef struct {
   guint index;
   char *name;
-  char *file;  /* the bundle's .ir file, or NULL when the bundle has no such stage */
+  char *file; /* the bundle's .ir file, or NULL when the bundle has no such stage */
   bool match;
-  char *why;   /* a sentence when the stage differs other than by text, or NULL */
-  char *diff;  /* unified diff of the IR (bundle vs replay), or NULL */
+  char *why;  /* a sentence when the stage differs other than by text, or NULL */
+  char *diff; /* unified diff of the IR (bundle vs replay), or NULL */
 } AppReplayStage;
 
 typedef struct {
@@ -37,7 +37,7 @@ typedef struct {
   char *dir;   /* the bundle's plan folder, or NULL for a plan only the replay compiled */
   char *label; /* "forward main" */
   bool match;
-  char *why;   /* what differs at the plan level (missing, extra, spec), or NULL */
+  char *why;         /* what differs at the plan level (missing, extra, spec), or NULL */
   GPtrArray *stages; /* of AppReplayStage* */
   guint stages_matching;
 } AppReplayPlan;
@@ -48,12 +48,12 @@ typedef struct {
   char *file;  /* bundle file or NULL */
   bool match;
   double rel_error; /* tensors: the relative error (0 when exact); else 0 or +inf */
-  char *why;   /* when it differs */
-  char *diff;  /* kernels: unified diff of the source, or NULL */
+  char *why;        /* when it differs */
+  char *diff;       /* kernels: unified diff of the source, or NULL */
 } AppReplayValue;
 
 typedef struct {
-  char *bundle_version;  /* the jitscope version that exported it */
+  char *bundle_version; /* the jitscope version that exported it */
   char *program_name;
   guint files_verified;
   GPtrArray *plans;   /* of AppReplayPlan* */
@@ -63,7 +63,7 @@ typedef struct {
                          compared) */
   char *run_error;    /* a call that failed to run again, or NULL */
   guint differences;
-  bool ok;            /* everything matches */
+  bool ok; /* everything matches */
 } AppBundleReplay;
 
 AppBundleReplay *app_bundle_replay(const char *dir, GError **error);

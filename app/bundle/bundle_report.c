@@ -94,8 +94,8 @@ static void section_inputs(GString *out, const AppBundleModel *m) {
     g_string_append(out, "| # | spec | value | file |\n|---:|---|---|---|\n");
     for (guint i = 0; i < call->inputs->values->len; i++) {
       const InputSpec *spec = g_ptr_array_index(call->inputs->specs, i);
-      g_autofree char *text = spec->kind == INPUT_SPEC_NPY ? g_path_get_basename(spec->text)
-                                                           : g_strdup(spec->text);
+      g_autofree char *text =
+          spec->kind == INPUT_SPEC_NPY ? g_path_get_basename(spec->text) : g_strdup(spec->text);
       g_string_append_printf(out, "| %u | ", i);
       code_cell(out, text);
       g_string_append(out, " | ");
@@ -144,8 +144,7 @@ static void section_check(GString *out, const AppBundleModel *m) {
   g_string_append_printf(out, "- optimized vs unoptimized: relative error %.3g\n",
                          r->optimized_vs_unoptimized);
   if (r->finite_diff_elements)
-    g_string_append_printf(out,
-                           "- gradients vs finite differences: %.3g (%u of %u elements)\n",
+    g_string_append_printf(out, "- gradients vs finite differences: %.3g (%u of %u elements)\n",
                            r->gradient_vs_finite_diff, r->finite_diff_elements,
                            r->finite_diff_total);
   g_string_append(out, "- first stage whose results differ: ");

@@ -9,7 +9,7 @@
 
 typedef struct {
   const ExecStage *stage;
-  char *ir;   /* bundle paths; NULL when the file is absent */
+  char *ir; /* bundle paths; NULL when the file is absent */
   char *dot;
   char *svg;
   char *picture_note; /* why a .dot or .svg is missing, or NULL */
@@ -22,17 +22,17 @@ typedef struct {
 } AppBundlePlanFiles;
 
 typedef struct {
-  char *option;          /* "--input", "--spec 2" */
-  AppInputs *inputs;     /* owned */
-  AppProgramRun *run;    /* borrowed from the runs */
-  GPtrArray *inputs_npy; /* char* bundle path or NULL (scalar) per input */
+  char *option;           /* "--input", "--spec 2" */
+  AppInputs *inputs;      /* owned */
+  AppProgramRun *run;     /* borrowed from the runs */
+  GPtrArray *inputs_npy;  /* char* bundle path or NULL (scalar) per input */
   GPtrArray *outputs_npy; /* char* or NULL (not a tensor) per flattened output */
-  GPtrArray *grads_npy;  /* char* or NULL per input */
+  GPtrArray *grads_npy;   /* char* or NULL per input */
 } AppBundleCallFiles;
 
 typedef struct {
   guint plan_index;
-  char *plan;   /* as exec_session_kernel_reports names it */
+  char *plan; /* as exec_session_kernel_reports names it */
   char *group;
   char *kernel; /* NULL when generation failed */
   char *file;   /* NULL when generation failed */
@@ -44,10 +44,10 @@ typedef struct {
   const char *program_text;
   guint64 seed;
   AppBundleEnv env;
-  GPtrArray *calls;   /* AppBundleCallFiles* */
-  GPtrArray *plans;   /* AppBundlePlanFiles* */
-  GPtrArray *kernels; /* AppBundleKernelFile* */
-  bool kernels_probed; /* the build generates CUDA sources */
+  GPtrArray *calls;      /* AppBundleCallFiles* */
+  GPtrArray *plans;      /* AppBundlePlanFiles* */
+  GPtrArray *kernels;    /* AppBundleKernelFile* */
+  bool kernels_probed;   /* the build generates CUDA sources */
   AppCheckReport *check; /* NULL when check could not run */
   char *check_error;
   guint pictures;

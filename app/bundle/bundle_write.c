@@ -3,9 +3,9 @@
 
 #include <string.h>
 
+#include "app_error.h"
 #include "bundle_fs.h"
 #include "bundle_report.h"
-#include "app_error.h"
 #include "exec/kernel_report.h"
 #include "graphviz_dot.h"
 #include "ir/text.h"
@@ -87,8 +87,8 @@ static AppInputs *bind_group(const IrGraph *graph, const char *group, guint k, g
 }
 
 static IrGraph *load_program(const AppBundleRequest *req, GError **error) {
-  IrGraph *graph = ir_graph_parse(req->program_text, strlen(req->program_text),
-                                  req->program_name, error);
+  IrGraph *graph =
+      ir_graph_parse(req->program_text, strlen(req->program_text), req->program_name, error);
   if (graph == NULL)
     return NULL;
   g_autoptr(GError) local = NULL;
@@ -170,13 +170,14 @@ static bool render_svg(AppBundleWriter *w, const char *dot_program, const char *
   g_autofree char *err_text = NULL;
   int wait_status = 0;
   g_autoptr(GError) local = NULL;
-  bool ok = g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
-                         &err_text, &wait_status, &local) &&
+  bool ok = g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err_text,
+                         &wait_status, &local) &&
             g_spawn_check_wait_status(wait_status, &local) &&
             g_file_test(svg_path, G_FILE_TEST_IS_REGULAR);
   if (!ok) {
-    g_autofree char *first =
-        g_strdup(err_text && *err_text ? err_text : local ? local->message : "no output");
+    g_autofree char *first = g_strdup(err_text && *err_text ? err_text
+                                      : local               ? local->message
+                                                            : "no output");
     char *nl = strchr(first, '\n');
     if (nl)
       *nl = '\0';
@@ -186,16 +187,16 @@ static bool render_svg(AppBundleWriter *w, const char *dot_program, const char *
   return ok ? app_bundle_writer_adopt(w, svg_rel, error) : true;
 }
 
-static bool write_stage_picture(AppBundleWriter *w, const AppBundleModel *m,
-                                const ExecPlan *plan, bool last, AppBundleStageFiles *sf,
-                                const char *base, GError **error) {
+static bool write_stage_picture(AppBundleWriter *w, const AppBundleModel *m, const ExecPlan *plan,
+                                bool last, AppBundleStageFiles *sf, const char *base,
+                                GError **error) {
   const ExecStage *stage = sf->stage;
   g_autoptr(GError) local = NULL;
   IrGraph *parsed = ir_graph_parse(stage->ir, strlen(stage->ir), sf->ir, &local);
   const IrGraph *graph = parsed ? parsed : (last ? plan->graph : NULL);
   if (graph == NULL) {
-    sf->picture_note = g_strdup_printf("no picture: the stage's IR did not parse back (%s)",
-                                       local->message);
+    sf->picture_note =
+        g_strdup_printf("no picture: the stage's IR did not parse back (%s)", local->message);
     return true;
   }
   g_autofree char *dot =
@@ -251,14 +252,14 @@ static bool write_plans(AppBundleWriter *w, AppBundleModel *m, const ExecSession
 
 /* ---- kernels ---- */
 
-static bool collect_and_write_kernels(AppBundleWriter *w, AppBundleModel *m,
-                                      ExecSession *session, GError **error) {
+static bool collect_and_write_kernels(AppBundleWriter *w, AppBundleModel *m, ExecSession *session,
+                                      GError **error) {
   m->kernels_probed = true;
   g_autoptr(GError) local = NULL;
   g_autoptr(GPtrArray) reports = exec_session_kernel_reports(session, false, NULL, &local);
   if (reports == NULL) {
-    g_ptr_array_add(m->notes, g_strdup_printf("CUDA sources were not generated: %s",
-                                              local->message));
+    g_ptr_array_add(m->notes,
+                    g_strdup_printf("CUDA sources were not generated: %s", local->message));
     return true;
   }
   bool ok = true;
@@ -303,16 +304,11 @@ static void add_tensor_file(JsonBuilder *b, const AppBundleWriter *w, const char
 
 static const char *spec_kind_name(InputSpecKind kind) {
   switch (kind) {
-  case INPUT_SPEC_INT:
-    return "int";
-  case INPUT_SPEC_FLOAT:
-    return "float";
-  case INPUT_SPEC_BOOL:
-    return "bool";
-  case INPUT_SPEC_NONE:
-    return "none";
-  default:
-    return "tensor";
+  case INPUT_SPEC_INT: return "int";
+  case INPUT_SPEC_FLOAT: return "float";
+  case INPUT_SPEC_BOOL: return "bool";
+  case INPUT_SPEC_NONE: return "none";
+  default: return "tensor";
   }
 }
 
@@ -328,8 +324,8 @@ static void add_call(JsonBuilder *b, const AppBundleWriter *w, const AppBundleCa
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "spec");
     /* An NPY spec names a file of the exporting machine: keep only its base name. */
-    g_autofree char *spec_text = spec->kind == INPUT_SPEC_NPY ? g_path_get_basename(spec->text)
-                                                              : g_strdup(spec->text);
+    g_autofree char *spec_text =
+        spec->kind == INPUT_SPEC_NPY ? g_path_get_basename(spec->text) : g_strdup(spec->text);
     json_builder_add_string_value(b, spec_text);
     json_out_member_string(b, "kind", rel ? "tensor" : spec_kind_name(spec->kind));
     if (rel) {
@@ -501,8 +497,7 @@ static bool write_bundle(AppBundleWriter *w, AppBundleModel *m, AppBundleRuns *r
   return app_bundle_writer_put(w, "manifest.json", manifest, strlen(manifest), error);
 }
 
-AppBundleSummary *app_bundle_export(const AppBundleRequest *req, const char *dir,
-                                    GError **error) {
+AppBundleSummary *app_bundle_export(const AppBundleRequest *req, const char *dir, GError **error) {
   if (!app_bundle_check_target(dir, req->force, error))
     return NULL;
   IrGraph *graph = load_program(req, error);
@@ -557,7 +552,8 @@ AppBundleSummary *app_bundle_export(const AppBundleRequest *req, const char *dir
   if (!(tmp = app_bundle_make_temp_dir(dir, error)))
     goto out;
   app_bundle_writer_init(&w, tmp, req->fail_after_files);
-  if (!write_bundle(&w, &m, runs, error) || !app_bundle_move_into_place(tmp, dir, req->force, error)) {
+  if (!write_bundle(&w, &m, runs, error) ||
+      !app_bundle_move_into_place(tmp, dir, req->force, error)) {
     app_bundle_remove_tree(tmp);
     goto out;
   }

@@ -27,13 +27,13 @@ typedef struct {
 } AppBundleRequest;
 
 typedef struct {
-  guint files;       /* files written, manifest.json included */
+  guint files; /* files written, manifest.json included */
   guint plans;
   guint stages;
-  guint pictures;    /* .svg files rendered */
+  guint pictures; /* .svg files rendered */
   guint kernels;
   bool check_ok;
-  GPtrArray *notes;  /* char*: what the user should know (pictures not rendered, ...) */
+  GPtrArray *notes; /* char*: what the user should know (pictures not rendered, ...) */
 } AppBundleSummary;
 
 /* Errors: APP_BUNDLE_ERROR (EXISTS, IO, INPUT) naming the path or what was refused; a parse

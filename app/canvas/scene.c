@@ -11,7 +11,7 @@ typedef struct {
   double llx, lly, urx, ury;
 } BBox;
 
-G_DEFINE_QUARK(app-scene-error-quark, app_scene_error)
+G_DEFINE_QUARK(app - scene - error - quark, app_scene_error)
 #define APP_SCENE_ERROR app_scene_error_quark()
 
 typedef struct {
@@ -93,8 +93,8 @@ static const struct {
   const char *name;
   guint32 rgb;
 } named_colors[] = {
-    {"black", 0x000000}, {"white", 0xffffff}, {"red", 0xff0000},    {"green", 0x00ff00},
-    {"blue", 0x0000ff},  {"gray", 0xc0c0c0},  {"grey", 0xc0c0c0},   {"lightgrey", 0xd3d3d3},
+    {"black", 0x000000},  {"white", 0xffffff},  {"red", 0xff0000},    {"green", 0x00ff00},
+    {"blue", 0x0000ff},   {"gray", 0xc0c0c0},   {"grey", 0xc0c0c0},   {"lightgrey", 0xd3d3d3},
     {"yellow", 0xffff00}, {"orange", 0xffa500}, {"purple", 0xa020f0},
 };
 
@@ -259,7 +259,7 @@ static bool parse_op(Parser *ps, char op, AppShape *shape, bool *made) {
   case 'L':
   case 'B':
   case 'b': {
-    AppShapeKind kind = op == 'L'   ? APP_SHAPE_POLYLINE
+    AppShapeKind kind = op == 'L'                  ? APP_SHAPE_POLYLINE
                         : (op == 'B' || op == 'b') ? APP_SHAPE_BEZIER
                                                    : APP_SHAPE_POLYGON;
     *shape = new_shape(ps, kind, op == 'P' || op == 'b');
@@ -335,8 +335,7 @@ static bool parse_op(Parser *ps, char op, AppShape *shape, bool *made) {
     g_autofree char *name = read_string(ps);
     return name != NULL;
   }
-  default:
-    return false;
+  default: return false;
   }
 }
 
@@ -354,8 +353,12 @@ static void rect_union(AppRect *r, const AppRect *add, bool first) {
 int app_scene_add_ops(AppScene *scene, int object, AppObjectKind kind, const char *id,
                       const char *label, const char *ops, GError **error) {
   SceneImpl *impl = (SceneImpl *)scene;
-  Parser ps = {.p = ops ? ops : "", .bb = &impl->bb, .pen = {0, 0, 0, 1}, .fill = {0, 0, 0, 1},
-               .line_width = 1, .font_size = 14};
+  Parser ps = {.p = ops ? ops : "",
+               .bb = &impl->bb,
+               .pen = {0, 0, 0, 1},
+               .fill = {0, 0, 0, 1},
+               .line_width = 1,
+               .font_size = 14};
   g_autoptr(GArray) shapes = g_array_new(FALSE, TRUE, sizeof(AppShape));
   for (;;) {
     skip_space(&ps);
@@ -381,7 +384,9 @@ int app_scene_add_ops(AppScene *scene, int object, AppObjectKind kind, const cha
   g_free(ps.font);
 
   if (object < 0) {
-    AppObject o = {.kind = kind, .id = g_strdup(id ? id : ""), .label = g_strdup(label),
+    AppObject o = {.kind = kind,
+                   .id = g_strdup(id ? id : ""),
+                   .label = g_strdup(label),
                    .first_shape = scene->shapes->len};
     g_array_append_val(scene->objects, o);
     object = (int)scene->objects->len - 1;
@@ -427,8 +432,11 @@ static void append_objects(AppScene *to, const AppScene *from, double scale, dou
     const AppObject *o = app_scene_object(from, i);
     if (skip_graph && o->kind == APP_OBJECT_GRAPH)
       continue;
-    AppObject c = {.kind = o->kind, .id = g_strdup(o->id), .label = g_strdup(o->label),
-                   .first_shape = to->shapes->len, .n_shapes = o->n_shapes,
+    AppObject c = {.kind = o->kind,
+                   .id = g_strdup(o->id),
+                   .label = g_strdup(o->label),
+                   .first_shape = to->shapes->len,
+                   .n_shapes = o->n_shapes,
                    .bounds = {o->bounds.x0 * scale + dx, o->bounds.y0 * scale + dy,
                               o->bounds.x1 * scale + dx, o->bounds.y1 * scale + dy}};
     guint index = to->objects->len;
@@ -522,8 +530,7 @@ static double bezier_distance(const AppShape *s, double x, double y) {
 
 static double shape_curve_distance(const AppShape *s, double x, double y) {
   switch (s->kind) {
-  case APP_SHAPE_BEZIER:
-    return bezier_distance(s, x, y);
+  case APP_SHAPE_BEZIER: return bezier_distance(s, x, y);
   case APP_SHAPE_POLYGON:
   case APP_SHAPE_POLYLINE: {
     if (s->kind == APP_SHAPE_POLYGON && s->n_points >= 3 && inside_polygon(s, x, y))
@@ -537,8 +544,7 @@ static double shape_curve_distance(const AppShape *s, double x, double y) {
     }
     return s->n_points == 1 ? hypot(x - s->points[0], y - s->points[1]) : best;
   }
-  default:
-    return G_MAXDOUBLE;
+  default: return G_MAXDOUBLE;
   }
 }
 

@@ -24,14 +24,19 @@ typedef struct {
 } AppColor;
 
 typedef enum {
-  APP_SHAPE_ELLIPSE,  /* points[0] = centre, points[1] = (rx, ry) */
+  APP_SHAPE_ELLIPSE, /* points[0] = centre, points[1] = (rx, ry) */
   APP_SHAPE_POLYGON,
   APP_SHAPE_POLYLINE,
-  APP_SHAPE_BEZIER,   /* 1 + 3k points */
-  APP_SHAPE_TEXT,     /* points[0] = anchor (baseline) */
+  APP_SHAPE_BEZIER, /* 1 + 3k points */
+  APP_SHAPE_TEXT,   /* points[0] = anchor (baseline) */
 } AppShapeKind;
 
-typedef enum { APP_OBJECT_GRAPH, APP_OBJECT_CLUSTER, APP_OBJECT_NODE, APP_OBJECT_EDGE } AppObjectKind;
+typedef enum {
+  APP_OBJECT_GRAPH,
+  APP_OBJECT_CLUSTER,
+  APP_OBJECT_NODE,
+  APP_OBJECT_EDGE
+} AppObjectKind;
 
 /* How a scene was laid out, best first: Graphviz dot with the DOT's own settings; dot with
  * cheap settings (nslimit, mclimit, searchsize, splines=line, newrank); our own layered
@@ -45,32 +50,32 @@ typedef struct {
   double line_width;
   bool dashed, dotted;
   guint n_points;
-  double *points;  /* x, y pairs */
-  char *text;      /* APP_SHAPE_TEXT */
-  int justify;     /* -1 left, 0 centre, 1 right */
+  double *points; /* x, y pairs */
+  char *text;     /* APP_SHAPE_TEXT */
+  int justify;    /* -1 left, 0 centre, 1 right */
   double text_width;
   double font_size;
   char *font;
-  guint object;    /* index into the scene's objects */
+  guint object; /* index into the scene's objects */
   AppRect bounds;
 } AppShape;
 
 typedef struct {
   AppObjectKind kind;
-  char *id;      /* the DOT name: node id, "tail->head" for edges, "cluster_N" */
-  char *label;   /* the label text as given, or NULL */
+  char *id;    /* the DOT name: node id, "tail->head" for edges, "cluster_N" */
+  char *label; /* the label text as given, or NULL */
   AppRect bounds;
   guint first_shape, n_shapes;
 } AppObject;
 
 typedef struct {
   gint refcount;
-  double width, height; /* of the graph's bounding box, in points */
-  GArray *shapes;  /* of AppShape */
-  GArray *objects; /* of AppObject */
-  GHashTable *by_id; /* id -> object index + 1 (GUINT_TO_POINTER) */
+  double width, height;    /* of the graph's bounding box, in points */
+  GArray *shapes;          /* of AppShape */
+  GArray *objects;         /* of AppObject */
+  GHashTable *by_id;       /* id -> object index + 1 (GUINT_TO_POINTER) */
   AppSceneQuality quality; /* APP_SCENE_FULL unless the layout service says otherwise */
-  char *note;        /* why the scene is not a full layout ("Graphviz took longer than ..."), or NULL */
+  char *note; /* why the scene is not a full layout ("Graphviz took longer than ..."), or NULL */
 } AppScene;
 
 /* A scene for a graph whose bounding box is `bb` ("llx,lly,urx,ury" in points). */

@@ -17,7 +17,7 @@
 #include "runtime/run_control.h"
 #include "value_text.h"
 
-G_DEFINE_QUARK(app-workspace-error-quark, app_workspace_error)
+G_DEFINE_QUARK(app - workspace - error - quark, app_workspace_error)
 
 typedef struct Job Job;
 
@@ -169,8 +169,8 @@ bool app_workspace_set_text(AppWorkspace *ws, const char *text, const char *file
   GError *error = NULL;
   IrGraph *graph = app_program_parse(ws->text, strlen(ws->text), ws->filename, NULL, &error);
   if (graph && !ir_graph_verify(graph, &error)) {
-    GError *wrapped = g_error_new(JITSCOPE_VERIFY_ERROR, error->code, "%s: error: invalid graph: %s",
-                                  ws->filename, error->message);
+    GError *wrapped = g_error_new(JITSCOPE_VERIFY_ERROR, error->code,
+                                  "%s: error: invalid graph: %s", ws->filename, error->message);
     g_error_free(error);
     error = wrapped;
     ir_graph_free(graph);
@@ -198,9 +198,15 @@ bool app_workspace_load_file(AppWorkspace *ws, const char *path, GError **error)
   return true;
 }
 
-const char *app_workspace_text(const AppWorkspace *ws) { return ws->text; }
-const char *app_workspace_filename(const AppWorkspace *ws) { return ws->filename; }
-const IrGraph *app_workspace_graph(const AppWorkspace *ws) { return ws->graph; }
+const char *app_workspace_text(const AppWorkspace *ws) {
+  return ws->text;
+}
+const char *app_workspace_filename(const AppWorkspace *ws) {
+  return ws->filename;
+}
+const IrGraph *app_workspace_graph(const AppWorkspace *ws) {
+  return ws->graph;
+}
 
 const GError *app_workspace_parse_error(const AppWorkspace *ws, int *line, int *col) {
   if (line)
@@ -216,14 +222,24 @@ void app_workspace_set_specs(AppWorkspace *ws, char *const *lines, guint n) {
     g_ptr_array_add(ws->specs, g_strdup(lines[i]));
 }
 
-guint app_workspace_n_specs(const AppWorkspace *ws) { return ws->specs->len; }
+guint app_workspace_n_specs(const AppWorkspace *ws) {
+  return ws->specs->len;
+}
 const char *app_workspace_spec(const AppWorkspace *ws, guint index) {
   return index < ws->specs->len ? g_ptr_array_index(ws->specs, index) : NULL;
 }
-void app_workspace_set_seed(AppWorkspace *ws, guint64 seed) { ws->seed = seed; }
-guint64 app_workspace_seed(const AppWorkspace *ws) { return ws->seed; }
-const AppWorkspaceRun *app_workspace_last_run(const AppWorkspace *ws) { return ws->run; }
-bool app_workspace_running(const AppWorkspace *ws) { return ws->job != NULL; }
+void app_workspace_set_seed(AppWorkspace *ws, guint64 seed) {
+  ws->seed = seed;
+}
+guint64 app_workspace_seed(const AppWorkspace *ws) {
+  return ws->seed;
+}
+const AppWorkspaceRun *app_workspace_last_run(const AppWorkspace *ws) {
+  return ws->run;
+}
+bool app_workspace_running(const AppWorkspace *ws) {
+  return ws->job != NULL;
+}
 
 void app_workspace_cancel(AppWorkspace *ws) {
   if (ws->job) {
@@ -389,8 +405,7 @@ static void collect_plans(ExecSession *session, guint from, Capture *capture, Ap
     IR_FOR_EACH_NODE(node, plan->graph->block) {
       if (node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH) {
         ExecDiffState *state = g_hash_table_lookup(plan->diff_states, node);
-        g_ptr_array_add(wp->diff_groups,
-                        g_strdup(state ? state->name : ir_kind_name(node->kind)));
+        g_ptr_array_add(wp->diff_groups, g_strdup(state ? state->name : ir_kind_name(node->kind)));
       }
     }
     if (wp->stages->len > 0) {
@@ -747,8 +762,9 @@ char *app_workspace_describe_value(const IrValue *value, const char *id) {
     if (user->owning_block && user == user->owning_block->ret) {
       const IrNode *owner = user->owning_block ? user->owning_block->owning_node : NULL;
       if (owner)
-        g_string_append_printf(text, "  output %u of a block of %s (origin %" G_GUINT64_FORMAT
-                                     ")\n", use->index, ir_kind_name(owner->kind), owner->origin);
+        g_string_append_printf(text,
+                               "  output %u of a block of %s (origin %" G_GUINT64_FORMAT ")\n",
+                               use->index, ir_kind_name(owner->kind), owner->origin);
       else
         g_string_append_printf(text, "  returned as output %u\n", use->index);
       continue;

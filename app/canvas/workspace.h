@@ -27,18 +27,18 @@ GQuark app_workspace_error_quark(void);
 typedef enum {
   APP_WORKSPACE_ERROR_NO_PROGRAM, /* the program did not parse */
   APP_WORKSPACE_ERROR_NO_SPECS,
-  APP_WORKSPACE_ERROR_BUSY,       /* a run is in flight */
-  APP_WORKSPACE_ERROR_SPEC,       /* a spec line is malformed or does not fit the graph */
-  APP_WORKSPACE_ERROR_RUN,        /* compiling or running failed */
+  APP_WORKSPACE_ERROR_BUSY, /* a run is in flight */
+  APP_WORKSPACE_ERROR_SPEC, /* a spec line is malformed or does not fit the graph */
+  APP_WORKSPACE_ERROR_RUN,  /* compiling or running failed */
 } AppWorkspaceErrorCode;
 
 typedef struct {
-  char *name;  /* "lower_grad_of", "DifferentiableGraph_0.peephole" */
+  char *name; /* "lower_grad_of", "DifferentiableGraph_0.peephole" */
   char *group;
   bool changed;
   double ms;
-  char *ir;       /* the whole graph after the stage */
-  IrGraph *graph; /* copy of the graph after the stage, origins kept */
+  char *ir;          /* the whole graph after the stage */
+  IrGraph *graph;    /* copy of the graph after the stage, origins kept */
   char *fingerprint; /* SHA-256 (hex) of ir and the nodes' origins in print order, computed
                         once when the stage is recorded: stages with equal fingerprints are
                         drawn alike (workspace_layout.h caches their DOT by it) */
@@ -56,39 +56,39 @@ typedef struct {
 
 /* A FusionGroup of a plan's final graph. */
 typedef struct {
-  char *name;         /* "FusionGroup_0", "DifferentiableGraph_0/FusionGroup_1" */
+  char *name; /* "FusionGroup_0", "DifferentiableGraph_0/FusionGroup_1" */
   guint64 origin;
-  int first_stage;    /* the first stage whose graph holds the group's origin, or -1 */
-  guint n_nodes;      /* nodes of its kernel graph */
+  int first_stage; /* the first stage whose graph holds the group's origin, or -1 */
+  guint n_nodes;   /* nodes of its kernel graph */
 } AppWorkspaceGroup;
 
 typedef struct {
   ExecPlanKind kind;
-  char *graph_name; /* "main", "main/DifferentiableGraph_0/backward" */
-  char *spec_text;  /* the argument spec the plan was compiled for */
-  char *title;      /* what lists show: "forward main [Float(3, 10), ...]" */
-  GPtrArray *stages;      /* of AppWorkspaceStage* */
-  GPtrArray *diff_groups; /* of char*: "DifferentiableGraph_0"... in the final graph */
-  GPtrArray *fusion_groups;  /* of AppWorkspaceGroup*, print order, nested ones included */
-  GPtrArray *fuser_records;  /* of AppWorkspaceFuserRecord*: the groups that ran */
-  char *fuser_summary;       /* fuser_plan_records_describe; "" when no group ran */
-  bool has_memory_plan;      /* the plan's static memory plan (exec/memory_plan.h): */
-  size_t memory_peak_bytes;  /* its peak, */
+  char *graph_name;             /* "main", "main/DifferentiableGraph_0/backward" */
+  char *spec_text;              /* the argument spec the plan was compiled for */
+  char *title;                  /* what lists show: "forward main [Float(3, 10), ...]" */
+  GPtrArray *stages;            /* of AppWorkspaceStage* */
+  GPtrArray *diff_groups;       /* of char*: "DifferentiableGraph_0"... in the final graph */
+  GPtrArray *fusion_groups;     /* of AppWorkspaceGroup*, print order, nested ones included */
+  GPtrArray *fuser_records;     /* of AppWorkspaceFuserRecord*: the groups that ran */
+  char *fuser_summary;          /* fuser_plan_records_describe; "" when no group ran */
+  bool has_memory_plan;         /* the plan's static memory plan (exec/memory_plan.h): */
+  size_t memory_peak_bytes;     /* its peak, */
   size_t memory_unshared_bytes; /* what its values take without reuse, */
-  guint memory_buffers;      /* its buffers */
-  GArray *last_inputs;       /* of RtValue (owned): flattened inputs of the plan's latest
+  guint memory_buffers;         /* its buffers */
+  GArray *last_inputs;          /* of RtValue (owned): flattened inputs of the plan's latest
                                 run, or NULL when the plan never ran */
 } AppWorkspacePlan;
 
 typedef struct {
-  char *line;          /* the spec line as given */
+  char *line;                /* the spec line as given */
   AppWorkspacePlan *forward; /* borrowed from the run; NULL when the run failed early */
-  bool forward_cached; /* the forward plan came from the executor's cache */
-  GPtrArray *backward; /* of AppWorkspacePlan* (borrowed): backward plans this spec added */
-  char *outputs_text;  /* outputs, as value_text writes them; NULL on error */
-  char *grads_text;    /* per input its gradient or "none"; NULL without backward */
-  char *error;         /* why this spec failed, or NULL */
-  char *device_note;   /* why its device=cuda inputs ran on the CPU, or NULL */
+  bool forward_cached;       /* the forward plan came from the executor's cache */
+  GPtrArray *backward;       /* of AppWorkspacePlan* (borrowed): backward plans this spec added */
+  char *outputs_text;        /* outputs, as value_text writes them; NULL on error */
+  char *grads_text;          /* per input its gradient or "none"; NULL without backward */
+  char *error;               /* why this spec failed, or NULL */
+  char *device_note;         /* why its device=cuda inputs ran on the CPU, or NULL */
   double ms;
 } AppWorkspaceSpecResult;
 
@@ -96,7 +96,7 @@ typedef struct {
   GPtrArray *plans; /* of AppWorkspacePlan* (owned), compile order */
   GPtrArray *specs; /* of AppWorkspaceSpecResult* (owned), one per spec line */
   guint64 seed;
-  guint n_failed;   /* specs with an error */
+  guint n_failed; /* specs with an error */
   double ms;
 } AppWorkspaceRun;
 

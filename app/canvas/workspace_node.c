@@ -236,15 +236,16 @@ static GPtrArray *catch_values(const IrGraph *graph, const IrNode *node, bool no
   RtValue *outs = NULL;
   guint n_outs = 0;
   GError *local = NULL;
-  bool ok = rt_interpret(graph, &c.hooks, (RtValue *)inputs->data, inputs->len, &outs, &n_outs,
-                         &local);
+  bool ok =
+      rt_interpret(graph, &c.hooks, (RtValue *)inputs->data, inputs->len, &outs, &n_outs, &local);
   for (guint i = 0; ok && i < n_outs; i++)
     rt_value_unref(outs[i]);
   g_free(outs);
   if (!c.values) {
     if (local)
-      g_propagate_prefixed_error(error, local, "re-running this stage on the plan's inputs "
-                                               "failed: ");
+      g_propagate_prefixed_error(error, local,
+                                 "re-running this stage on the plan's inputs "
+                                 "failed: ");
     else
       g_set_error(error, APP_WORKSPACE_ERROR, APP_WORKSPACE_ERROR_RUN,
                   "the node did not run (a branch not taken, or a prim node whose values the "
@@ -272,9 +273,8 @@ char *app_workspace_node_values(const IrGraph *graph, const IrNode *node, GArray
   GString *text = g_string_new(NULL);
   for (guint i = 0; i < values->len; i++) {
     char buf[32];
-    const char *name = i < node->outputs->len
-                           ? ir_value_display_name(ir_output(node, i), buf)
-                           : "?";
+    const char *name =
+        i < node->outputs->len ? ir_value_display_name(ir_output(node, i), buf) : "?";
     g_string_append_printf(text, "%%%s: ", name);
     value_text_append(text, *(RtValue *)g_ptr_array_index(values, i), 4);
     g_string_append_c(text, '\n');
@@ -469,8 +469,7 @@ const IrNode *app_workspace_same_node(const IrGraph *copy, const IrGraph *graph,
 }
 
 /* signature -> count */
-static GHashTable *count_signatures(const IrGraph *graph, GPtrArray **nodes_out,
-                                    GHashTable *memo) {
+static GHashTable *count_signatures(const IrGraph *graph, GPtrArray **nodes_out, GHashTable *memo) {
   GHashTable *counts = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   GPtrArray *nodes = g_ptr_array_new();
   walk_nodes(graph->block, nodes);

@@ -3,8 +3,8 @@
 #include "cli.h"
 
 #include <locale.h>
-#include <stdbool.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,7 +57,9 @@ void cli_note(const char *format, ...) {
 
 static CliWindowFn window_handler;
 
-void cli_set_window_handler(CliWindowFn handler) { window_handler = handler; }
+void cli_set_window_handler(CliWindowFn handler) {
+  window_handler = handler;
+}
 
 static void print_help(FILE *out) {
   fprintf(out,
@@ -73,16 +75,15 @@ static void print_help(FILE *out) {
           window_handler ? "" : "; this build has no window");
   for (guint i = 0; i < G_N_ELEMENTS(commands); i++)
     fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf(out,
-          "\n"
-          "Options:\n"
-          "  -h, --help  Show this help and exit\n"
-          "  --version   Show the version and build options and exit\n"
-          "\n"
-          "Run 'jitscope COMMAND --help' for the options of one command.\n"
-          "Errors go to stderr as 'jitscope: error: ...' (or 'jitscope: FILE:LINE:COL: "
-          "error: ...');\n"
-          "the exit status is 0 on success and 2 on any error.\n");
+  fprintf(out, "\n"
+               "Options:\n"
+               "  -h, --help  Show this help and exit\n"
+               "  --version   Show the version and build options and exit\n"
+               "\n"
+               "Run 'jitscope COMMAND --help' for the options of one command.\n"
+               "Errors go to stderr as 'jitscope: error: ...' (or 'jitscope: FILE:LINE:COL: "
+               "error: ...');\n"
+               "the exit status is 0 on success and 2 on any error.\n");
 }
 
 static void print_version(void) {
@@ -144,8 +145,8 @@ int cli_main(int argc, char **argv) {
     cli_error("unknown option '%s' (see 'jitscope --help')", first);
     return CLI_EXIT_ERROR;
   }
-  if (argc == 2 && (strchr(first, '/') || strchr(first, '.') ||
-                    g_file_test(first, G_FILE_TEST_EXISTS)))
+  if (argc == 2 &&
+      (strchr(first, '/') || strchr(first, '.') || g_file_test(first, G_FILE_TEST_EXISTS)))
     return no_window(first);
   cli_error("unknown command '%s' (see 'jitscope --help')", first);
   return CLI_EXIT_ERROR;

@@ -60,8 +60,7 @@ static bool store_value(const CliOption *o, const char *value, GError **error) {
     g_ptr_array_add(*target, g_strdup(value));
     return true;
   }
-  case CLI_OPTION_FLAG:
-    break;
+  case CLI_OPTION_FLAG: break;
   }
   g_assert_not_reached();
 }

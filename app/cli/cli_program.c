@@ -3,8 +3,8 @@
 
 #include "cli.h"
 #include "graph_file.h"
-#include "spec_header.h"
 #include "passes/module_lowering.h"
+#include "spec_header.h"
 
 CliParseResult cli_program_parse(CliProgram *program, const CliCommand *command, int argc,
                                  char **argv, GError **error) {
@@ -52,8 +52,8 @@ static bool lower_for_running(CliProgram *program, GError **error) {
   if (bad->kind == IR_PRIM_OPAQUE) {
     g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_LOCATED,
                 "%s: error: cannot run op '%s': jitscope does not know it (it was read as an "
-                "opaque node)", bad->opaque_at ? bad->opaque_at : program->path,
-                ir_node_kind_name(bad));
+                "opaque node)",
+                bad->opaque_at ? bad->opaque_at : program->path, ir_node_kind_name(bad));
     return false;
   }
   const IrAttr *name = ir_node_attr(bad, IR_ATTR_NAME);
@@ -134,9 +134,9 @@ void cli_program_clear(CliProgram *program) {
 void cli_program_locate_run_error(const CliProgram *program, GError **error) {
   if (!*error || (*error)->domain == JITSCOPE_APP_ERROR)
     return;
-  GError *located = g_error_new(JITSCOPE_APP_ERROR, APP_ERROR_LOCATED,
-                                "%s: error: running the graph failed: %s", program->path,
-                                (*error)->message);
+  GError *located =
+      g_error_new(JITSCOPE_APP_ERROR, APP_ERROR_LOCATED, "%s: error: running the graph failed: %s",
+                  program->path, (*error)->message);
   g_error_free(*error);
   *error = located;
 }

@@ -9,33 +9,41 @@
 #include "graph_inputs.h"
 
 /* The options of a command that runs a program on inputs. */
-#define CLI_PROGRAM_OPTIONS(specs, seed)                                                       \
-  {"input", 'i', CLI_OPTION_STRINGS, &(specs), "SPEC",                                         \
-   "The graph's inputs in order; repeat --input or give several values after one (they run "   \
-   "up to the next --option, so put FILE first); default: the first `# jitscope: --spec` "    \
-   "line of FILE's header"},                                                                   \
-  {                                                                                            \
-    "seed", 0, CLI_OPTION_UINT64, &(seed), "N",                                                \
-        "Seed for drawn inputs (default 0); input K uses generator seed N + K"                 \
+#define CLI_PROGRAM_OPTIONS(specs, seed)                                                     \
+  {"input",                                                                                  \
+   'i',                                                                                      \
+   CLI_OPTION_STRINGS,                                                                       \
+   &(specs),                                                                                 \
+   "SPEC",                                                                                   \
+   "The graph's inputs in order; repeat --input or give several values after one (they run " \
+   "up to the next --option, so put FILE first); default: the first `# jitscope: --spec` "   \
+   "line of FILE's header"},                                                                 \
+  {                                                                                          \
+    "seed", 0, CLI_OPTION_UINT64, &(seed), "N",                                              \
+        "Seed for drawn inputs (default 0); input K uses generator seed N + K"               \
   }
 
 /* `--graph N` and `--function NAME`: which program of FILE (graph_file.h). */
-#define CLI_PROGRAM_CHOICE_OPTIONS(program)                                                    \
-  {"graph", 0, CLI_OPTION_UINT64, &(program).choice.index, "N",                                \
-   "Which graph of FILE, counting from 0, when it holds several (default 0)"},                 \
-  {                                                                                            \
-    "function", 0, CLI_OPTION_STRING, &(program).function, "NAME",                             \
-        "Which def of a TorchScript source FILE (.py) to compile (default: the first)"         \
+#define CLI_PROGRAM_CHOICE_OPTIONS(program)                                            \
+  {"graph",                                                                            \
+   0,                                                                                  \
+   CLI_OPTION_UINT64,                                                                  \
+   &(program).choice.index,                                                            \
+   "N",                                                                                \
+   "Which graph of FILE, counting from 0, when it holds several (default 0)"},         \
+  {                                                                                    \
+    "function", 0, CLI_OPTION_STRING, &(program).function, "NAME",                     \
+        "Which def of a TorchScript source FILE (.py) to compile (default: the first)" \
   }
 
 /* What the help of every command that runs the program says about device=cuda inputs. */
-#define CLI_PROGRAM_DEVICE_HELP                                                                \
-  "Inputs with device=cuda are copied to the GPU, and plans are compiled and run for\n"        \
-  "device=cuda, when CUDA can run; otherwise they stay in CPU memory, the program runs on\n"   \
+#define CLI_PROGRAM_DEVICE_HELP                                                              \
+  "Inputs with device=cuda are copied to the GPU, and plans are compiled and run for\n"      \
+  "device=cuda, when CUDA can run; otherwise they stay in CPU memory, the program runs on\n" \
   "the CPU and a note on stderr says why.\n"
 
 typedef struct {
-  const char *path; /* FILE: a borrowed pointer into argv */
+  const char *path;        /* FILE: a borrowed pointer into argv */
   AppProgramChoice choice; /* --graph N; its function is `function` (below) */
   char *function;          /* --function NAME (owned) */
   /* Set by `print` before cli_program_load: the graph stays as written. Otherwise a module

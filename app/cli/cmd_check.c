@@ -44,7 +44,8 @@ int cmd_check_main(int argc, char **argv) {
       .description =
           "Checks the compiler on these inputs three ways:\n"
           "  1. optimized against unoptimized (fallback plan) outputs and gradients\n"
-          "     (relative error per tensor max|a-b| / max(1, max|b|); float32 1e-4, float64 1e-9);\n"
+          "     (relative error per tensor max|a-b| / max(1, max|b|); float32 1e-4, float64 "
+          "1e-9);\n"
           "  2. gradients against central finite differences in float64 (at most 256 elements\n"
           "     per input, evenly spread; tolerance 1e-5);\n"
           "  3. every recorded stage of every plan re-run on the inputs that plan saw, its\n"

@@ -8,9 +8,9 @@
 #include "cli_program.h"
 #include "graph_file.h"
 #include "ir/text.h"
-#include "script/script.h"
 #include "json_out.h"
 #include "runtime/file_read.h"
+#include "script/script.h"
 #include "spec_header.h"
 
 int cmd_export_main(int argc, char **argv) {
@@ -25,7 +25,8 @@ int cmd_export_main(int argc, char **argv) {
       {"graph", 0, CLI_OPTION_UINT64, &graph_number, "N",
        "Which graph of FILE, counting from 0, when it holds several (default 0); the bundle's "
        "program.ir is that graph"},
-      {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC", "The graph's inputs in order (as for run)"},
+      {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC",
+       "The graph's inputs in order (as for run)"},
       {"output", 'o', CLI_OPTION_STRING, &out_dir, "DIR", "The bundle folder to write"},
       {"spec", 's', CLI_OPTION_STRINGS, &groups, "'SPEC; SPEC; ...'",
        "A further call's inputs, separated by ';' (as for plans; repeat for each call)"},
@@ -136,9 +137,9 @@ int cmd_export_main(int argc, char **argv) {
     json_out_print(json_out_builder_finish(b));
   } else {
     printf("wrote %s: %u files, %u plan%s, %u stages, %u picture%s, %u kernel%s; check %s\n",
-           out_dir, summary->files, summary->plans, summary->plans == 1 ? "" : "s",
-           summary->stages, summary->pictures, summary->pictures == 1 ? "" : "s",
-           summary->kernels, summary->kernels == 1 ? "" : "s",
+           out_dir, summary->files, summary->plans, summary->plans == 1 ? "" : "s", summary->stages,
+           summary->pictures, summary->pictures == 1 ? "" : "s", summary->kernels,
+           summary->kernels == 1 ? "" : "s",
            summary->check_ok ? "passed" : "FAILED (see REPORT.md)");
   }
 

@@ -103,7 +103,8 @@ int cmd_kernels_main(int argc, char **argv) {
   CliProgram program;
   const CliOption options[] = {
       CLI_PROGRAM_CHOICE_OPTIONS(program),
-      {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC", "The graph's inputs in order (as for run)"},
+      {"input", 'i', CLI_OPTION_STRINGS, &specs, "SPEC",
+       "The graph's inputs in order (as for run)"},
       {"seed", 0, CLI_OPTION_UINT64, &seed, "N", "Seed for drawn inputs (default 0)"},
       {"arch", 0, CLI_OPTION_STRING, &arch, "sm_XY",
        "Compile for this arch (default: the device's, else nvrtc's lowest)"},

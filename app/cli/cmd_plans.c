@@ -242,8 +242,7 @@ int cmd_plans_main(int argc, char **argv) {
           "and which optional size inputs (#index) the backward spec found present (int[])\n"
           "or None; rows that differ between specs are marked.\n"
           "Without --spec: the `# jitscope: --spec 'SPEC; ...'` lines of FILE's header.\n"
-          "SPEC as for run (jitscope run --help).\n" CLI_PROGRAM_DEVICE_HELP
-          "\n"
+          "SPEC as for run (jitscope run --help).\n" CLI_PROGRAM_DEVICE_HELP "\n"
           "With --json: {\"specs\": [{\"spec\": TEXT, \"forward\": PLAN, \"backward\": [PLAN...],\n"
           "\"summary\": [forward's, then each backward's]}]}, PLAN as `stages --json` prints.",
       .options = options,
@@ -275,8 +274,7 @@ int cmd_plans_main(int argc, char **argv) {
   session->fuse = !no_fuse;
   ExecExecutor *executor = exec_executor_new(session, program.graph, "main", EXEC_PLAN_FORWARD);
   for (guint g = 0; g < spec_groups->len; g++)
-    if (!run_spec(executor, &program, g_ptr_array_index(spec_groups, g), g, seed, runs,
-                  &error))
+    if (!run_spec(executor, &program, g_ptr_array_index(spec_groups, g), g, seed, runs, &error))
       goto out;
 
   if (json) {

@@ -4,8 +4,8 @@
 
 #include "cli.h"
 #include "cli_program.h"
-#include "graphviz_dot.h"
 #include "graph_json.h"
+#include "graphviz_dot.h"
 #include "ir/text.h"
 #include "json_out.h"
 
@@ -43,8 +43,7 @@ int cmd_print_main(int argc, char **argv) {
   CliProgram program;
   const CliOption options[] = {
       CLI_PROGRAM_CHOICE_OPTIONS(program),
-      {"format", 'f', CLI_OPTION_STRING, &format, "ir|dot|json",
-       "Output format (default ir)"},
+      {"format", 'f', CLI_OPTION_STRING, &format, "ir|dot|json", "Output format (default ir)"},
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Same as --format json"},
   };
   const CliCommand command = {
@@ -59,7 +58,8 @@ int cmd_print_main(int argc, char **argv) {
           "        constants written into their users' labels, blocks and subgraphs as\n"
           "        clusters; render it with e.g. 'dot -Tsvg'\n"
           "  json  {\"inputs\": [{\"name\", \"type\"}...], \"nodes\": [{\"kind\", \"origin\",\n"
-          "        \"schema\", \"inputs\", \"outputs\", \"attributes\", \"blocks\", \"source\"}...],\n"
+          "        \"schema\", \"inputs\", \"outputs\", \"attributes\", \"blocks\", "
+          "\"source\"}...],\n"
           "        \"outputs\": [...]}\n"
           "Errors go to stderr as 'jitscope: FILE:LINE:COL: error: ...' with exit status 2.",
       .options = options,

@@ -146,9 +146,12 @@ int cmd_replay_main(int argc, char **argv) {
           "malformed: a missing file, a file whose hash is not the manifest's (corruption or an\n"
           "edit), or a manifest that cannot be read; the message names the file.\n"
           "\n"
-          "With --json: {\"ok\", \"differences\", \"files_verified\", \"run_error\", \"plans\": [{\"index\",\n"
-          "\"dir\", \"plan\", \"match\", \"why\", \"stages\": [{\"index\", \"name\", \"file\", \"match\", \"why\",\n"
-          "\"diff\"}]}], \"values\": [{\"label\", \"file\", \"match\", \"relative_error\", \"why\", \"diff\"}],\n"
+          "With --json: {\"ok\", \"differences\", \"files_verified\", \"run_error\", \"plans\": "
+          "[{\"index\",\n"
+          "\"dir\", \"plan\", \"match\", \"why\", \"stages\": [{\"index\", \"name\", \"file\", "
+          "\"match\", \"why\",\n"
+          "\"diff\"}]}], \"values\": [{\"label\", \"file\", \"match\", \"relative_error\", "
+          "\"why\", \"diff\"}],\n"
           "\"kernels\": [...], \"notes\"}.",
       .options = options,
       .n_options = G_N_ELEMENTS(options),
@@ -164,8 +167,8 @@ int cmd_replay_main(int argc, char **argv) {
   if (cli_args_parse_one(&command, argc, argv, &dir, &error) != CLI_PARSE_OK)
     goto out;
   if (!(replay = app_bundle_replay(dir, &error))) {
-    GError *named = g_error_new(error->domain, error->code, "bundle %s is malformed: %s", dir,
-                                error->message);
+    GError *named =
+        g_error_new(error->domain, error->code, "bundle %s is malformed: %s", dir, error->message);
     g_error_free(error);
     error = named;
     goto out;

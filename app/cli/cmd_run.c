@@ -5,8 +5,8 @@
 #include "cli.h"
 #include "cli_program.h"
 #include "json_out.h"
-#include "run_result.h"
 #include "program_run.h"
+#include "run_result.h"
 #include "runtime/device.h"
 #include "runtime/npy.h"
 
@@ -63,10 +63,9 @@ int cmd_run_main(int argc, char **argv) {
           "  x.npy[:requires_grad=1,device=cuda]  a NumPy file, relative to the current folder\n"
           "  3, 2.5, true, false, none       a scalar or None\n"
           "Each input must fit the graph's declared input type (dtype, rank, known sizes,\n"
-          "device; an int is accepted for a float).\n"
-          CLI_PROGRAM_DEVICE_HELP
-          "\n"
-          "With --json: {\"outputs\": [...], \"grads\": [TENSOR or null per input], \"inputs\": [SPEC...],\n"
+          "device; an int is accepted for a float).\n" CLI_PROGRAM_DEVICE_HELP "\n"
+          "With --json: {\"outputs\": [...], \"grads\": [TENSOR or null per input], \"inputs\": "
+          "[SPEC...],\n"
           "\"seed\": N}; a tensor is {\"dtype\", \"shape\", \"data\"} with row-major data,\n"
           "floats written with 17 significant digits, NaN and infinities as the strings\n"
           "\"nan\", \"inf\" and \"-inf\".\n"

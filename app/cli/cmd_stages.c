@@ -47,8 +47,7 @@ int cmd_stages_main(int argc, char **argv) {
           "forward plan, then the backward plans of its DifferentiableGraphs. For each plan,\n"
           "every stage of the pipeline with its group, whether it changed the graph, its time\n"
           "and, for changed stages, the whole graph after it (subgraphs as `with` trailers).\n"
-          "SPEC as for run (jitscope run --help).\n" CLI_PROGRAM_DEVICE_HELP
-          "\n"
+          "SPEC as for run (jitscope run --help).\n" CLI_PROGRAM_DEVICE_HELP "\n"
           "With --json: {\"plans\": [{\"kind\": \"forward\"|\"backward\", \"graph\": NAME,\n"
           "\"spec\": TEXT, \"stages\": [{\"name\", \"group\", \"changed\", \"ms\", \"ir\"}]}]},\n"
           "where every stage carries its whole graph.",

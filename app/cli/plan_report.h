@@ -17,11 +17,11 @@ void app_plan_print_text(const ExecPlan *plan, FILE *out);
 
 /* What `plans` compares across specs, from a plan's final graph (subgraphs included). */
 typedef struct {
-  GHashTable *kind_counts;     /* node kind name -> count (GUINT_TO_POINTER) */
-  guint nodes;                 /* all nodes */
-  guint grad_sum_to_size;      /* aten::_grad_sum_to_size nodes */
-  guint sizes_int_list;        /* int[]? size inputs the spec found present: now int[] */
-  guint sizes_none;            /* int[]? size inputs the spec found None: their uses became a
+  GHashTable *kind_counts; /* node kind name -> count (GUINT_TO_POINTER) */
+  guint nodes;             /* all nodes */
+  guint grad_sum_to_size;  /* aten::_grad_sum_to_size nodes */
+  guint sizes_int_list;    /* int[]? size inputs the spec found present: now int[] */
+  guint sizes_none;        /* int[]? size inputs the spec found None: their uses became a
                                   None constant (the input keeps its declared type) */
 } AppPlanSummary;
 

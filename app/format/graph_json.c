@@ -36,20 +36,12 @@ static JsonNode *attr_to_json(const IrAttr *a) {
   JsonNode *node = json_node_alloc();
   JsonArray *arr;
   switch (a->kind) {
-  case IR_ATTR_I:
-    return json_node_init_int(node, a->v.i);
-  case IR_ATTR_F:
-    json_node_unref(node);
-    return json_out_double(a->v.f);
+  case IR_ATTR_I: return json_node_init_int(node, a->v.i);
+  case IR_ATTR_F: json_node_unref(node); return json_out_double(a->v.f);
   case IR_ATTR_S:
-  case IR_ATTR_RAW:
-    return json_node_init_string(node, a->v.s);
-  case IR_ATTR_T:
-    json_node_unref(node);
-    return json_out_tensor(a->v.t);
-  case IR_ATTR_G:
-    json_node_unref(node);
-    return graph_node(a->v.g);
+  case IR_ATTR_RAW: return json_node_init_string(node, a->v.s);
+  case IR_ATTR_T: json_node_unref(node); return json_out_tensor(a->v.t);
+  case IR_ATTR_G: json_node_unref(node); return graph_node(a->v.g);
   case IR_ATTR_IS:
     arr = json_array_sized_new(a->v.is->len);
     for (guint k = 0; k < a->v.is->len; k++)
@@ -75,8 +67,7 @@ static JsonNode *attr_to_json(const IrAttr *a) {
     for (guint k = 0; k < a->v.gs->len; k++)
       json_array_add_element(arr, graph_node(g_ptr_array_index(a->v.gs, k)));
     break;
-  default:
-    g_assert_not_reached();
+  default: g_assert_not_reached();
   }
   json_node_init_array(node, arr);
   json_array_unref(arr);

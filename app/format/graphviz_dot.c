@@ -17,7 +17,7 @@ typedef struct {
   const char *input_fill, *none_fill, *optional_edge, *edge;
   const char *gradof_bg, *block_bg, *diff_bg, *fusion_bg, *cluster_pen, *edge_label;
   const char *removed_fill, *removed_pen, *removed_font; /* faded: show_removed */
-  const char *scope_bg; /* an inlined call's or a module's scope */
+  const char *scope_bg;                                  /* an inlined call's or a module's scope */
 } Palette;
 
 static const Palette light = {"#ffffff", "#4a4a4a", "#1a1a1a", "#c8f7c5", "#1e7b45", "#ffe0b2",
@@ -33,7 +33,7 @@ typedef struct {
   const AppDotOptions *opt;
   const Palette *pal;
   GString *out;
-  GString *edges; /* written after every node so that no edge pulls a node into a cluster */
+  GString *edges;       /* written after every node so that no edge pulls a node into a cluster */
   GHashTable *previous; /* "prefix|origin" -> the node's line in the previous stage */
   GHashTable *current;  /* keys seen now */
   AppDotStats stats;
@@ -75,7 +75,9 @@ static guint count_block(const IrBlock *block) {
   return n;
 }
 
-guint app_graphviz_count_nodes(const IrGraph *graph) { return count_block(graph->block); }
+guint app_graphviz_count_nodes(const IrGraph *graph) {
+  return count_block(graph->block);
+}
 
 static bool is_none_constant(const IrValue *v) {
   return v->node->kind == IR_PRIM_CONSTANT && ir_node_attr(v->node, IR_ATTR_VALUE) == NULL &&
@@ -229,18 +231,17 @@ static void emit_edges(Dot *dot, const char *prefix, const char *user_id, const 
       src = g_strdup_printf("%snone%u", prefix, dot->next_none++);
       if (dot->declared)
         g_hash_table_add(dot->declared, g_strdup(src));
-      g_string_append_printf(dot->out,
-                             "  %s [shape=ellipse, label=\"%%%s\", fontsize=8, style=\"dashed,filled\", "
-                             "fillcolor=\"%s\", color=\"%s\", fontcolor=\"%s\"];\n",
-                             src, ir_value_display_name(v, buf), dot->pal->input_fill,
-                             dot->pal->pen, dot->pal->font);
+      g_string_append_printf(
+          dot->out,
+          "  %s [shape=ellipse, label=\"%%%s\", fontsize=8, style=\"dashed,filled\", "
+          "fillcolor=\"%s\", color=\"%s\", fontcolor=\"%s\"];\n",
+          src, ir_value_display_name(v, buf), dot->pal->input_fill, dot->pal->pen, dot->pal->font);
     }
     g_string_append_printf(dot->edges, "  %s -> %s", src, user_id);
     if (is_optional_int_list(v->type)) {
       /* always labelled: `int[]?` values are visibly different from plain `int[]` */
       append_edge_head(dot, prefix, v, user_id, i, true, dot->pal->optional_edge);
-      g_string_append_printf(dot->edges, ", color=\"%s\", penwidth=2];\n",
-                             dot->pal->optional_edge);
+      g_string_append_printf(dot->edges, ", color=\"%s\", penwidth=2];\n", dot->pal->optional_edge);
     } else {
       append_edge_head(dot, prefix, v, user_id, i, dot->opt->edge_types, dot->pal->edge_label);
       g_string_append_printf(dot->edges, ", color=\"%s\"];\n", dot->pal->edge);
@@ -290,8 +291,7 @@ static void emit_block(Dot *dot, const char *prefix, const IrBlock *block);
 static void emit_inside(Dot *dot, const char *prefix, const char *id, const IrNode *node);
 
 static void open_cluster(Dot *dot, const char *label, const char *bg) {
-  g_string_append_printf(dot->out,
-                         "subgraph cluster_%u {\n  label=\"", dot->next_cluster++);
+  g_string_append_printf(dot->out, "subgraph cluster_%u {\n  label=\"", dot->next_cluster++);
   append_escaped(dot->out, label);
   g_string_append_printf(dot->out,
                          "\"; style=\"rounded,filled\"; fillcolor=\"%s\"; color=\"%s\"; "
@@ -309,8 +309,8 @@ static bool is_collapsed(Dot *dot, const char *id) {
 /* A Subgraph attribute's body: a cluster with its inputs, nodes and return. */
 static void emit_subgraph(Dot *dot, const char *owner_id, const IrNode *owner, IrGraph *body) {
   g_autofree char *title = g_strdup_printf("%s body", ir_kind_name(owner->kind));
-  open_cluster(dot, title, owner->kind == IR_PRIM_FUSION_GROUP ? dot->pal->fusion_bg
-                                                               : dot->pal->diff_bg);
+  open_cluster(dot, title,
+               owner->kind == IR_PRIM_FUSION_GROUP ? dot->pal->fusion_bg : dot->pal->diff_bg);
   g_autofree char *prefix = g_strdup_printf("%s_", owner_id);
   GPtrArray *params = body->block->param->outputs;
   for (guint i = 0; i < params->len; i++) {
@@ -320,8 +320,8 @@ static void emit_subgraph(Dot *dot, const char *owner_id, const IrNode *owner, I
     g_autofree char *label = g_strdup_printf("%%%s : %s", ir_value_display_name(v, buf), type);
     g_autofree char *id = g_strdup_printf("%si%u", prefix, i);
     emit_decl(dot, id, "ellipse", label, 0, dot->pal->input_fill, NULL);
-    g_string_append_printf(dot->edges, "  %s -> %s [style=dashed, color=\"%s\"];\n", owner_id,
-                           id, dot->pal->cluster_pen);
+    g_string_append_printf(dot->edges, "  %s -> %s [style=dashed, color=\"%s\"];\n", owner_id, id,
+                           dot->pal->cluster_pen);
   }
   emit_block(dot, prefix, body->block);
   g_string_append(dot->out, "}\n");
@@ -362,13 +362,15 @@ static void emit_node(Dot *dot, const char *prefix, const IrNode *node) {
     sscanf(separate, "%lf,%lf", &w, &h);
     char wb[G_ASCII_DTOSTR_BUF_SIZE], hb[G_ASCII_DTOSTR_BUF_SIZE];
     /* the label on top, the body's layout below it (labelloc=t), sizes in inches */
-    extra = g_strdup_printf(", peripheries=2, fixedsize=true, labelloc=t, width=%s, height=%s",
-                            g_ascii_formatd(wb, sizeof wb, "%.3f", w / 72.0),
-                            g_ascii_formatd(hb, sizeof hb, "%.3f",
-                                            (h + 14.0 * (1 + node->outputs->len)) / 72.0));
+    extra = g_strdup_printf(
+        ", peripheries=2, fixedsize=true, labelloc=t, width=%s, height=%s",
+        g_ascii_formatd(wb, sizeof wb, "%.3f", w / 72.0),
+        g_ascii_formatd(hb, sizeof hb, "%.3f", (h + 14.0 * (1 + node->outputs->len)) / 72.0));
   }
   emit_decl(dot, id, "box", label->str, state, dot->pal->fill,
-            extra ? extra : owner ? ", peripheries=2" : NULL);
+            extra   ? extra
+            : owner ? ", peripheries=2"
+                    : NULL);
   emit_edges(dot, prefix, id, node->inputs);
   if (!collapsed && !separate)
     emit_inside(dot, prefix, id, node);
@@ -412,8 +414,8 @@ static void emit_inside(Dot *dot, const char *prefix, const char *id, const IrNo
  * "F.linear" under it), its nodes in block order and the next levels under it. */
 typedef struct ScopeGroup ScopeGroup;
 struct ScopeGroup {
-  char *name;         /* this level's part of the path; NULL at the root */
-  GPtrArray *nodes;   /* const IrNode*, in block order */
+  char *name;          /* this level's part of the path; NULL at the root */
+  GPtrArray *nodes;    /* const IrNode*, in block order */
   GPtrArray *children; /* ScopeGroup*, in order of first appearance */
 };
 
@@ -530,9 +532,8 @@ static void dot_begin(Dot *dot, const AppDotOptions *options, guint total) {
   dot->collapse_default = options->collapse == APP_DOT_COLLAPSE_ALL ||
                           (options->collapse == APP_DOT_COLLAPSE_AUTO && total > above);
 
-  g_string_append_printf(dot->out,
-                         "digraph G {\n  graph [rankdir=TB, ranksep=0.3, nodesep=0.25, "
-                         "fontname=\"Sans\", bgcolor=\"transparent\"");
+  g_string_append_printf(dot->out, "digraph G {\n  graph [rankdir=TB, ranksep=0.3, nodesep=0.25, "
+                                   "fontname=\"Sans\", bgcolor=\"transparent\"");
   if (total > FASTER_LAYOUT_ABOVE)
     g_string_append(dot->out, ", nslimit=0.2, nslimit1=0.2, mclimit=0.1, splines=line, "
                               "searchsize=10, remincross=false");

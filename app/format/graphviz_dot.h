@@ -54,24 +54,24 @@ typedef enum {
 } AppDotCollapse;
 
 typedef struct {
-  const IrGraph *previous;  /* the previous stage's graph, for highlighting; NULL for none */
+  const IrGraph *previous; /* the previous stage's graph, for highlighting; NULL for none */
   AppDotCollapse collapse;
-  guint collapse_above;     /* node count for APP_DOT_COLLAPSE_AUTO; 0 = 150 */
-  GHashTable *toggled;      /* ids (char*) of owner nodes whose default is inverted; may be NULL */
-  bool dark;                /* colours for a dark background */
-  GHashTable *separate;     /* owner id (char*) -> "W,H": the size in points of its own layout
+  guint collapse_above; /* node count for APP_DOT_COLLAPSE_AUTO; 0 = 150 */
+  GHashTable *toggled;  /* ids (char*) of owner nodes whose default is inverted; may be NULL */
+  bool dark;            /* colours for a dark background */
+  GHashTable *separate; /* owner id (char*) -> "W,H": the size in points of its own layout
                                (app_graphviz_dot_cluster); may be NULL */
-  bool edge_types;          /* label every value edge with its value's type */
-  bool show_removed;        /* draw what `previous` had and this graph lost (see above) */
+  bool edge_types;      /* label every value edge with its value's type */
+  bool show_removed;    /* draw what `previous` had and this graph lost (see above) */
 } AppDotOptions;
 
 typedef struct {
-  guint nodes;   /* drawn IR nodes */
-  guint added;   /* relative to options->previous */
+  guint nodes; /* drawn IR nodes */
+  guint added; /* relative to options->previous */
   guint changed;
   guint removed;
   guint removed_shown; /* removed nodes drawn faded (show_removed) */
-  guint collapsed; /* folded subgraph bodies */
+  guint collapsed;     /* folded subgraph bodies */
 } AppDotStats;
 
 /* DOT text; stats may be NULL. */

@@ -56,16 +56,10 @@ JsonNode *json_out_tensor(const RtTensor *t) {
     case IR_DTYPE_FLOAT64:
       json_array_add_element(data, json_out_double(((const double *)p)[k]));
       break;
-    case IR_DTYPE_INT64:
-      json_array_add_int_element(data, ((const int64_t *)p)[k]);
-      break;
-    case IR_DTYPE_BOOL:
-      json_array_add_boolean_element(data, rt_tensor_get(c, k) != 0.0);
-      break;
+    case IR_DTYPE_INT64: json_array_add_int_element(data, ((const int64_t *)p)[k]); break;
+    case IR_DTYPE_BOOL: json_array_add_boolean_element(data, rt_tensor_get(c, k) != 0.0); break;
     case IR_DTYPE_FLOAT16:
-    case IR_DTYPE_COUNT:
-      json_array_add_element(data, json_out_double(rt_tensor_get(c, k)));
-      break;
+    case IR_DTYPE_COUNT: json_array_add_element(data, json_out_double(rt_tensor_get(c, k))); break;
     }
   }
   rt_tensor_unref(c);
@@ -76,20 +70,13 @@ JsonNode *json_out_tensor(const RtTensor *t) {
 JsonNode *json_out_value(RtValue v) {
   JsonNode *node;
   switch (v.tag) {
-  case RT_NONE:
-    return json_node_init_null(json_node_alloc());
-  case RT_TENSOR:
-    return json_out_tensor(v.u.tensor);
-  case RT_INT:
-    return json_node_init_int(json_node_alloc(), v.u.i);
-  case RT_DOUBLE:
-    return json_out_double(v.u.d);
-  case RT_BOOL:
-    return json_node_init_boolean(json_node_alloc(), v.u.b);
-  case RT_STR:
-    return json_node_init_string(json_node_alloc(), v.u.s->text);
-  case RT_DEVICE:
-    return json_node_init_string(json_node_alloc(), ir_device_name(v.u.device));
+  case RT_NONE: return json_node_init_null(json_node_alloc());
+  case RT_TENSOR: return json_out_tensor(v.u.tensor);
+  case RT_INT: return json_node_init_int(json_node_alloc(), v.u.i);
+  case RT_DOUBLE: return json_out_double(v.u.d);
+  case RT_BOOL: return json_node_init_boolean(json_node_alloc(), v.u.b);
+  case RT_STR: return json_node_init_string(json_node_alloc(), v.u.s->text);
+  case RT_DEVICE: return json_node_init_string(json_node_alloc(), ir_device_name(v.u.device));
   case RT_LIST:
   case RT_TUPLE: {
     JsonArray *items = json_array_sized_new(v.u.seq->len);

@@ -36,23 +36,18 @@ static bool tensor_fits(const InputSpec *spec, const RtTensor *t, const IrType *
 /* Checks `*value` against `declared`; may convert an int to a float in place. */
 static bool value_fits(const InputSpec *spec, RtValue *value, const IrType *declared) {
   switch (declared->kind) {
-  case IR_TYPE_ANY:
-    return true;
-  case IR_TYPE_OPTIONAL:
-    return value->tag == RT_NONE || value_fits(spec, value, declared->elem);
-  case IR_TYPE_NONE:
-    return value->tag == RT_NONE;
+  case IR_TYPE_ANY: return true;
+  case IR_TYPE_OPTIONAL: return value->tag == RT_NONE || value_fits(spec, value, declared->elem);
+  case IR_TYPE_NONE: return value->tag == RT_NONE;
   case IR_TYPE_TENSOR:
     return value->tag == RT_TENSOR && value->u.tensor &&
            tensor_fits(spec, value->u.tensor, declared);
-  case IR_TYPE_INT:
-    return value->tag == RT_INT;
+  case IR_TYPE_INT: return value->tag == RT_INT;
   case IR_TYPE_FLOAT:
     if (value->tag == RT_INT)
       *value = rt_double((double)value->u.i);
     return value->tag == RT_DOUBLE;
-  case IR_TYPE_BOOL:
-    return value->tag == RT_BOOL;
+  case IR_TYPE_BOOL: return value->tag == RT_BOOL;
   case IR_TYPE_NUMBER:
     return value->tag == RT_INT || value->tag == RT_DOUBLE || value->tag == RT_BOOL;
   case IR_TYPE_STR:
@@ -60,8 +55,7 @@ static bool value_fits(const InputSpec *spec, RtValue *value, const IrType *decl
   case IR_TYPE_LIST:
   case IR_TYPE_TUPLE:
   case IR_TYPE_CLASS:
-  case IR_TYPE_DICT:
-    return false;
+  case IR_TYPE_DICT: return false;
   }
   return false;
 }
@@ -178,8 +172,8 @@ bool app_inputs_to_devices(AppInputs *inputs, char **why) {
     }
     RtTensor *d = rt_tensor_to_device(v.u.tensor, IR_DEVICE_CUDA, &error);
     if (d == NULL) {
-      *why = g_strdup_printf("--input %u could not be copied to the GPU: %s", i + 1,
-                             error->message);
+      *why =
+          g_strdup_printf("--input %u could not be copied to the GPU: %s", i + 1, error->message);
       ok = false;
       break;
     }

@@ -6,9 +6,7 @@
 #include "app_error.h"
 
 /* The NAME of `NAME=SPEC` (newly allocated), or NULL when the text is a plain SPEC. */
-static char *
-spec_name(const char *text)
-{
+static char *spec_name(const char *text) {
   const char *eq = strchr(text, '=');
   if (eq == NULL || eq == text || !(g_ascii_isalpha(text[0]) || text[0] == '_'))
     return NULL;
@@ -20,9 +18,7 @@ spec_name(const char *text)
 
 /* PyTorch names the first definition of `x` `x.1`: is `name` value's name without such a
  * suffix? */
-static bool
-matches_without_suffix(const char *value_name, const char *name)
-{
+static bool matches_without_suffix(const char *value_name, const char *name) {
   gsize n = strlen(name);
   if (strncmp(value_name, name, n) != 0 || value_name[n] != '.' || value_name[n + 1] == '\0')
     return false;
@@ -33,9 +29,7 @@ matches_without_suffix(const char *value_name, const char *name)
 }
 
 /* The index of the input called `name`, G_MAXUINT for none, G_MAXUINT - 1 for several. */
-static guint
-find_input(const IrGraph *graph, const char *name)
-{
+static guint find_input(const IrGraph *graph, const char *name) {
   const GPtrArray *inputs = ir_graph_inputs(graph);
   char buf[32];
   for (guint i = 0; i < inputs->len; i++)
@@ -49,9 +43,7 @@ find_input(const IrGraph *graph, const char *name)
   return found;
 }
 
-static char *
-input_list(const IrGraph *graph)
-{
+static char *input_list(const IrGraph *graph) {
   const GPtrArray *inputs = ir_graph_inputs(graph);
   GString *s = g_string_new(NULL);
   char buf[32];
@@ -61,10 +53,8 @@ input_list(const IrGraph *graph)
   return g_string_free(s, FALSE);
 }
 
-char **
-app_inputs_order_by_name(const IrGraph *graph, char *const *texts, guint n, guint *n_out,
-                         GError **error)
-{
+char **app_inputs_order_by_name(const IrGraph *graph, char *const *texts, guint n, guint *n_out,
+                                GError **error) {
   guint n_graph = ir_graph_inputs(graph)->len;
   guint slots = MAX(n, n_graph);
   char **ordered = g_new0(char *, slots + 1);
@@ -79,8 +69,8 @@ app_inputs_order_by_name(const IrGraph *graph, char *const *texts, guint n, guin
     if (at >= G_MAXUINT - 1 || ordered[at] != NULL) {
       g_autofree char *names = input_list(graph);
       g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_INPUT,
-                  at == G_MAXUINT     ? "--input %u: the graph has no input named '%s' (its "
-                                        "inputs: %s)"
+                  at == G_MAXUINT       ? "--input %u: the graph has no input named '%s' (its "
+                                          "inputs: %s)"
                   : at == G_MAXUINT - 1 ? "--input %u: '%s' names several inputs (%s); use the "
                                           "full name"
                                         : "--input %u: input '%s' is given twice%s",

@@ -12,7 +12,7 @@
  * with *error (JITSCOPE_APP_ERROR / APP_ERROR_INPUT, "--input N: ...") for an unknown or
  * repeated name. With as many texts as inputs every slot is filled; otherwise the caller's
  * count check reports the mismatch (unnamed texts are then kept in their order). */
-char **app_inputs_order_by_name(const IrGraph *graph, char *const *texts, guint n,
-                                guint *n_out, GError **error);
+char **app_inputs_order_by_name(const IrGraph *graph, char *const *texts, guint n, guint *n_out,
+                                GError **error);
 
 #endif

@@ -248,18 +248,10 @@ bool input_spec_make_value(const InputSpec *spec, guint64 seed, guint index, RtV
                            GError **error) {
   RtTensor *t = NULL;
   switch (spec->kind) {
-  case INPUT_SPEC_NONE:
-    *out = rt_none();
-    return true;
-  case INPUT_SPEC_INT:
-    *out = rt_int(spec->i);
-    return true;
-  case INPUT_SPEC_FLOAT:
-    *out = rt_double(spec->d);
-    return true;
-  case INPUT_SPEC_BOOL:
-    *out = rt_bool(spec->b);
-    return true;
+  case INPUT_SPEC_NONE: *out = rt_none(); return true;
+  case INPUT_SPEC_INT: *out = rt_int(spec->i); return true;
+  case INPUT_SPEC_FLOAT: *out = rt_double(spec->d); return true;
+  case INPUT_SPEC_BOOL: *out = rt_bool(spec->b); return true;
   case INPUT_SPEC_TYPE: {
     /* Drawing takes the tensor and a float64 or float32 draw beside it at most. */
     guint64 nbytes = 0, draw_bytes = 0;
@@ -298,19 +290,15 @@ bool input_spec_make_value(const InputSpec *spec, guint64 seed, guint index, RtV
 
 char *input_spec_describe(const InputSpec *spec, RtValue value) {
   switch (spec->kind) {
-  case INPUT_SPEC_NONE:
-    return g_strdup("None");
-  case INPUT_SPEC_INT:
-    return g_strdup_printf("int %" G_GINT64_FORMAT, spec->i);
+  case INPUT_SPEC_NONE: return g_strdup("None");
+  case INPUT_SPEC_INT: return g_strdup_printf("int %" G_GINT64_FORMAT, spec->i);
   case INPUT_SPEC_FLOAT: {
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
     return g_strdup_printf("float %s", g_ascii_dtostr(buf, sizeof buf, spec->d));
   }
-  case INPUT_SPEC_BOOL:
-    return g_strdup_printf("bool %s", spec->b ? "true" : "false");
+  case INPUT_SPEC_BOOL: return g_strdup_printf("bool %s", spec->b ? "true" : "false");
   case INPUT_SPEC_TYPE:
-  case INPUT_SPEC_NPY:
-    break;
+  case INPUT_SPEC_NPY: break;
   }
   IrDtype dtype = spec->dtype;
   int ndim = spec->ndim;

@@ -24,8 +24,8 @@
 #include "runtime/value.h"
 
 typedef enum {
-  INPUT_SPEC_TYPE,  /* a tensor type: values drawn from the generator */
-  INPUT_SPEC_NPY,   /* a NumPy file */
+  INPUT_SPEC_TYPE, /* a tensor type: values drawn from the generator */
+  INPUT_SPEC_NPY,  /* a NumPy file */
   INPUT_SPEC_INT,
   INPUT_SPEC_FLOAT,
   INPUT_SPEC_BOOL,

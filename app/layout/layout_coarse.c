@@ -354,8 +354,8 @@ static void draw_edge(GString *out, const Coarse *c, const CEdge *e, double heig
   }
   op_string(ops, 'S', "solid");
   op_string(ops, 'C', color);
-  double head[] = {x1, y1, bx - uy * arrow / 2, by + ux * arrow / 2, bx + uy * arrow / 2,
-                   by - ux * arrow / 2};
+  double head[] = {
+      x1, y1, bx - uy * arrow / 2, by + ux * arrow / 2, bx + uy * arrow / 2, by - ux * arrow / 2};
   op_polygon(ops, true, head, 3, height);
   const char *label = get(e->edge, "label", NULL);
   if (label) {
@@ -365,8 +365,8 @@ static void draw_edge(GString *out, const Coarse *c, const CEdge *e, double heig
                   get(e->edge, "fontname", "Sans"), get(e->edge, "fontcolor", "black"), height);
   }
   const char *given = get(e->edge, "id", NULL);
-  g_autofree char *id = given ? g_strdup(given)
-                              : g_strdup_printf("%s->%s", agnameof(t->node), agnameof(h->node));
+  g_autofree char *id =
+      given ? g_strdup(given) : g_strdup_printf("%s->%s", agnameof(t->node), agnameof(h->node));
   app_records_object(out, APP_OBJECT_EDGE, id, NULL);
   app_records_ops(out, ops->str);
 }

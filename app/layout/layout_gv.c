@@ -39,7 +39,9 @@ char *app_gv_end(void) {
   return errors;
 }
 
-const char *app_gv_errors(void) { return gv_errors ? gv_errors->str : ""; }
+const char *app_gv_errors(void) {
+  return gv_errors ? gv_errors->str : "";
+}
 
 Agraph_t *app_gv_read(const char *dot, GError **error) {
   Agraph_t *g = agmemread(dot);
@@ -80,7 +82,7 @@ static void add_clusters(GString *out, Agraph_t *g) {
  * nodes are drawn over edges. */
 static GString *records_of(Agraph_t *g) {
   static const char *const graph_attrs[] = {"_draw_", "_ldraw_", NULL};
-  static const char *const edge_attrs[] = {"_draw_",  "_hdraw_",  "_tdraw_", "_ldraw_",
+  static const char *const edge_attrs[] = {"_draw_",   "_hdraw_",  "_tdraw_", "_ldraw_",
                                            "_hldraw_", "_tldraw_", NULL};
   static const char *const node_attrs[] = {"_draw_", "_ldraw_", NULL};
   GString *out = g_string_new(NULL);
@@ -150,8 +152,8 @@ GString *app_gv_layout(const char *dot, const AppGvJob *job, GError **error) {
   char *data = NULL;
   unsigned int length = 0;
   if (gvRenderData(gvc, g, "xdot", &data, &length) != 0)
-    g_set_error(error, APP_LAYOUT_ERROR, APP_LAYOUT_ERROR_RENDER,
-                "Graphviz cannot render xdot: %s", app_gv_errors());
+    g_set_error(error, APP_LAYOUT_ERROR, APP_LAYOUT_ERROR_RENDER, "Graphviz cannot render xdot: %s",
+                app_gv_errors());
   else
     records = records_of(g);
   if (data)

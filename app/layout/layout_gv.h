@@ -9,16 +9,16 @@
 #include "scene.h"
 
 /* Graph attributes of a FAST layout: dot's most expensive phases cut short. */
-#define APP_GV_FAST_SETTINGS                                                                   \
-  "newrank=true nslimit=0.1 nslimit1=0.1 mclimit=0.05 searchsize=5 splines=line "             \
+#define APP_GV_FAST_SETTINGS                                                      \
+  "newrank=true nslimit=0.1 nslimit1=0.1 mclimit=0.05 searchsize=5 splines=line " \
   "remincross=false"
 
 typedef struct {
-  AppSceneQuality mode;  /* FULL: dot as the DOT says; FAST: dot + APP_GV_FAST_SETTINGS;
+  AppSceneQuality mode; /* FULL: dot as the DOT says; FAST: dot + APP_GV_FAST_SETTINGS;
                             COARSE: layout_coarse.h */
-  int preview_above;     /* >= 0: report a coarse layout through `partial` first when the graph
+  int preview_above;    /* >= 0: report a coarse layout through `partial` first when the graph
                             has more nodes than this */
-  bool hang;             /* test-only: never finish a FULL or FAST layout */
+  bool hang;            /* test-only: never finish a FULL or FAST layout */
   void (*phase)(const char *phase, gpointer data);
   void (*partial)(const GString *records, int nodes, gpointer data);
   gpointer data;

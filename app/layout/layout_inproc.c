@@ -11,8 +11,12 @@
 
 G_LOCK_DEFINE_STATIC(graphviz);
 
-void app_gv_lock(void) { G_LOCK(graphviz); }
-void app_gv_unlock(void) { G_UNLOCK(graphviz); }
+void app_gv_lock(void) {
+  G_LOCK(graphviz);
+}
+void app_gv_unlock(void) {
+  G_UNLOCK(graphviz);
+}
 
 AppScene *app_layout_dot(const char *dot, GError **error) {
   AppGvJob job = {.mode = APP_SCENE_FULL, .preview_above = -1};

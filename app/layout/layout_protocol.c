@@ -6,9 +6,9 @@
 
 #include "layout_service.h"
 
-G_DEFINE_QUARK(app-layout-error-quark, app_layout_error)
+G_DEFINE_QUARK(app - layout - error - quark, app_layout_error)
 
-G_DEFINE_QUARK(app-layout-protocol-error-quark, app_layout_protocol_error)
+G_DEFINE_QUARK(app - layout - protocol - error - quark, app_layout_protocol_error)
 #define PROTOCOL_ERROR app_layout_protocol_error_quark()
 
 void app_frame_clear(AppFrame *frame) {
@@ -17,8 +17,8 @@ void app_frame_clear(AppFrame *frame) {
   memset(frame, 0, sizeof *frame);
 }
 
-const char *app_frame_key(const AppFrame *frame, const char *key, const char *fallback,
-                          char *buf, gsize buf_size) {
+const char *app_frame_key(const AppFrame *frame, const char *key, const char *fallback, char *buf,
+                          gsize buf_size) {
   gsize klen = strlen(key);
   for (const char *p = frame->keys ? frame->keys : ""; (p = strstr(p, key)); p += klen) {
     if ((p != frame->keys && p[-1] != ' ') || p[klen] != '=')
@@ -105,7 +105,9 @@ static void put_field(GString *out, const char *bytes, gsize length) {
   g_string_append_len(out, bytes, (gssize)length);
 }
 
-void app_records_begin(GString *out, const char *bb) { put_field(out, bb, strlen(bb)); }
+void app_records_begin(GString *out, const char *bb) {
+  put_field(out, bb, strlen(bb));
+}
 
 void app_records_object(GString *out, AppObjectKind kind, const char *id, const char *label) {
   static const char kinds[] = {'G', 'C', 'N', 'E'};
@@ -196,12 +198,9 @@ AppScene *app_records_to_scene(const char *records, gsize length, GError **error
 
 const char *app_scene_quality_name(AppSceneQuality quality) {
   switch (quality) {
-  case APP_SCENE_FULL:
-    return "full";
-  case APP_SCENE_FAST:
-    return "fast";
-  case APP_SCENE_COARSE:
-    return "coarse";
+  case APP_SCENE_FULL: return "full";
+  case APP_SCENE_FAST: return "fast";
+  case APP_SCENE_COARSE: return "coarse";
   }
   return "full";
 }

@@ -38,14 +38,14 @@ typedef struct {
   char type[16];
   guint id;
   gsize length;
-  char *keys; /* " key=value..." as received (owned), "" for none */
+  char *keys;    /* " key=value..." as received (owned), "" for none */
   char *payload; /* NUL-terminated (owned) */
 } AppFrame;
 
 void app_frame_clear(AppFrame *frame);
 /* The value of `key` in the frame's header, or `fallback`. */
-const char *app_frame_key(const AppFrame *frame, const char *key, const char *fallback,
-                          char *buf, gsize buf_size);
+const char *app_frame_key(const AppFrame *frame, const char *key, const char *fallback, char *buf,
+                          gsize buf_size);
 
 /* Blocking I/O on a stream. Reading returns false at a clean end of stream (no error set)
  * or with *error on a malformed or truncated frame. */

@@ -108,7 +108,9 @@ static Message *message_new(Link *link, Worker *worker, MessageKind kind, guint 
   return m;
 }
 
-static void message_post(Message *m) { post_to(m->link->context, on_message, m); }
+static void message_post(Message *m) {
+  post_to(m->link->context, on_message, m);
+}
 
 /* A "result"/"partial" payload -> a scene, on the thread that read it. */
 static void message_scene(Message *m, const char *records, gsize length, const char *quality) {
@@ -217,8 +219,8 @@ typedef struct {
   AppLayoutService *service;
   guint id;
   char *dot;
-  char *key;         /* cache key of the quality asked for */
-  char *budget_key;  /* cache key of what a budgeted request may settle for */
+  char *key;        /* cache key of the quality asked for */
+  char *budget_key; /* cache key of what a budgeted request may settle for */
   AppLayoutOptions opt;
   AppLayoutDoneFn done;
   AppLayoutProgressFn progress;
@@ -367,9 +369,8 @@ static Worker *start_worker(AppLayoutService *s, GError **error) {
     signal(SIGPIPE, SIG_IGN); /* a dead worker's stdin must not kill the window */
     g_once_init_leave(&sigpipe_ignored, 1);
   }
-  GSubprocess *proc = g_subprocess_new(G_SUBPROCESS_FLAGS_STDIN_PIPE |
-                                           G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                       error, s->worker_path, NULL);
+  GSubprocess *proc = g_subprocess_new(
+      G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE, error, s->worker_path, NULL);
   if (!proc)
     return NULL;
   Worker *w = g_new0(Worker, 1);
@@ -399,8 +400,9 @@ static void on_written(GObject *stream, GAsyncResult *result, gpointer data) {
 }
 
 static const char *quality_phase(AppSceneQuality q) {
-  return q == APP_SCENE_FULL ? "starting dot" : q == APP_SCENE_FAST ? "retrying dot with cheaper settings"
-                                                                     : "falling back to the quick layout";
+  return q == APP_SCENE_FULL   ? "starting dot"
+         : q == APP_SCENE_FAST ? "retrying dot with cheaper settings"
+                               : "falling back to the quick layout";
 }
 
 static gboolean on_budget(gpointer data);
@@ -484,14 +486,14 @@ static gboolean on_budget(gpointer data) {
                        "no layout within %.1f s, not even the quick one", spent));
     return G_SOURCE_REMOVE;
   }
-  AppSceneQuality next = r->trying == APP_SCENE_FULL && (r->nodes == 0 || r->nodes <= FAST_MAX_NODES)
-                             ? APP_SCENE_FAST
-                             : APP_SCENE_COARSE;
+  AppSceneQuality next =
+      r->trying == APP_SCENE_FULL && (r->nodes == 0 || r->nodes <= FAST_MAX_NODES)
+          ? APP_SCENE_FAST
+          : APP_SCENE_COARSE;
   g_free(r->note);
-  r->note = g_strdup_printf("Graphviz took longer than its %.1f s budget: drawn with %s",
-                            r->opt.budget_ms / 1000.0,
-                            next == APP_SCENE_FAST ? "cheaper dot settings"
-                                                   : "jitscope's quick layered layout");
+  r->note = g_strdup_printf(
+      "Graphviz took longer than its %.1f s budget: drawn with %s", r->opt.budget_ms / 1000.0,
+      next == APP_SCENE_FAST ? "cheaper dot settings" : "jitscope's quick layered layout");
   if (next == APP_SCENE_COARSE && r->preview) {
     finish(s, r, r->preview, NULL);
     return G_SOURCE_REMOVE;
@@ -566,7 +568,6 @@ static gboolean on_message(gpointer data) {
   message_free(m);
   return G_SOURCE_REMOVE;
 }
-
 
 /* ---- the public face ---- */
 
@@ -657,7 +658,9 @@ void app_layout_service_free(AppLayoutService *s) {
   g_free(s);
 }
 
-void app_layout_service_set_budget(AppLayoutService *s, int budget_ms) { s->budget_ms = budget_ms; }
+void app_layout_service_set_budget(AppLayoutService *s, int budget_ms) {
+  s->budget_ms = budget_ms;
+}
 
 /* `copy`: keep the DOT text (a request to lay out; a lookup needs only the keys). */
 static Request *request_new(AppLayoutService *s, const char *dot, const AppLayoutOptions *options,
@@ -746,14 +749,24 @@ void app_layout_service_cancel(AppLayoutService *s, guint id) {
   /* else: being delivered (deliver frees it), or in the in-process thread (on_message does) */
 }
 
-guint app_layout_service_hits(const AppLayoutService *s) { return s->hits; }
-guint app_layout_service_misses(const AppLayoutService *s) { return s->misses; }
+guint app_layout_service_hits(const AppLayoutService *s) {
+  return s->hits;
+}
+guint app_layout_service_misses(const AppLayoutService *s) {
+  return s->misses;
+}
 guint app_layout_service_cache_size(const AppLayoutService *s) {
   return g_hash_table_size(s->cache);
 }
-guint app_layout_service_layouts(const AppLayoutService *s) { return s->layouts; }
-guint app_layout_service_worker_starts(const AppLayoutService *s) { return s->starts; }
+guint app_layout_service_layouts(const AppLayoutService *s) {
+  return s->layouts;
+}
+guint app_layout_service_worker_starts(const AppLayoutService *s) {
+  return s->starts;
+}
 GPid app_layout_service_worker_pid(const AppLayoutService *s) {
   return s->worker ? s->worker->pid : 0;
 }
-bool app_layout_service_in_process(const AppLayoutService *s) { return s->worker_path == NULL; }
+bool app_layout_service_in_process(const AppLayoutService *s) {
+  return s->worker_path == NULL;
+}

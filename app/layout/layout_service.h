@@ -82,7 +82,7 @@ typedef struct {
   int budget_ms;           /* 0: the service's budget; < 0: no limit */
   int preview_above;       /* 0: the service's default (300 nodes); < 0: no coarse preview */
   AppLayoutFault fault;
-  const char *key;         /* a short fingerprint of the DOT text (e.g. its SHA-256, computed
+  const char *key; /* a short fingerprint of the DOT text (e.g. its SHA-256, computed
                               once by the caller) that the cache uses; NULL: the service
                               computes the SHA-256 of the text */
 } AppLayoutOptions;

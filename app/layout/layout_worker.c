@@ -10,9 +10,9 @@
 #include <errno.h>
 #include <gio/gunixinputstream.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "layout_gv.h"
@@ -88,7 +88,8 @@ static gpointer read_verbose(gpointer data) {
     if (phase && id && phase != last) {
       on_phase(phase, GUINT_TO_POINTER(id));
       last = phase;
-    } else if (!phase && (strstr(line, "rror") || strstr(line, "arning") || strstr(line, "ssert"))) {
+    } else if (!phase &&
+               (strstr(line, "rror") || strstr(line, "arning") || strstr(line, "ssert"))) {
       write_all(real_stderr, line, strlen(line));
       write_all(real_stderr, "\n", 1);
     }
@@ -116,8 +117,8 @@ static void run_layout(const AppFrame *frame) {
   char mode_buf[16], preview_buf[16], fault_buf[16];
   const char *mode_name = app_frame_key(frame, "mode", "full", mode_buf, sizeof mode_buf);
   const char *fault = app_frame_key(frame, "fault", "none", fault_buf, sizeof fault_buf);
-  AppGvJob job = {.preview_above = atoi(app_frame_key(frame, "preview", "-1", preview_buf,
-                                                      sizeof preview_buf)),
+  AppGvJob job = {.preview_above =
+                      atoi(app_frame_key(frame, "preview", "-1", preview_buf, sizeof preview_buf)),
                   .hang = strcmp(fault, "hang") == 0,
                   .phase = on_phase,
                   .partial = on_partial,

@@ -37,7 +37,7 @@ typedef struct {
   guint *inner_req;    /* per owner: request id while laying out */
   DotEntry *main;      /* once the clusters' sizes are known */
   guint main_req;
-  GPtrArray *refs;     /* ClusterRef* handed to the service as callback data */
+  GPtrArray *refs; /* ClusterRef* handed to the service as callback data */
   AppStageUpdateFn fn;
   gpointer data;
   gint64 started;
@@ -401,8 +401,8 @@ guint app_stage_layouts_show(AppStageLayouts *l, const AppStageView *view, AppSc
     outer = lookup_scene(l, main);
   }
   if (outer) {
-    *scene = owners->len ? compose(l, outer, main, owners, clusters, inner, true)
-                         : app_scene_ref(outer);
+    *scene =
+        owners->len ? compose(l, outer, main, owners, clusters, inner, true) : app_scene_ref(outer);
     app_scene_unref(outer);
     for (guint i = 0; i < owners->len; i++) {
       dot_unref(clusters[i]);
@@ -448,15 +448,17 @@ void app_stage_layouts_cancel(AppStageLayouts *l, guint id) {
 
 /* ---- the object ---- */
 
-static void dot_entry_drop(gpointer data) { dot_unref(data); }
+static void dot_entry_drop(gpointer data) {
+  dot_unref(data);
+}
 
 AppStageLayouts *app_stage_layouts_new(AppLayoutService *service) {
   AppStageLayouts *l = g_new0(AppStageLayouts, 1);
   l->service = service;
   l->dots = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, dot_entry_drop);
   g_queue_init(&l->dot_order);
-  l->composed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-                                      (GDestroyNotify)app_scene_unref);
+  l->composed =
+      g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)app_scene_unref);
   g_queue_init(&l->composed_order);
   l->jobs = g_hash_table_new(g_direct_hash, g_direct_equal);
   return l;
@@ -477,7 +479,15 @@ void app_stage_layouts_free(AppStageLayouts *l) {
   g_free(l);
 }
 
-AppLayoutService *app_stage_layouts_service(AppStageLayouts *l) { return l->service; }
-guint app_stage_layouts_dot_builds(const AppStageLayouts *l) { return l->dot_builds; }
-guint app_stage_layouts_dot_hits(const AppStageLayouts *l) { return l->dot_hits; }
-guint app_stage_layouts_compositions(const AppStageLayouts *l) { return l->compositions; }
+AppLayoutService *app_stage_layouts_service(AppStageLayouts *l) {
+  return l->service;
+}
+guint app_stage_layouts_dot_builds(const AppStageLayouts *l) {
+  return l->dot_builds;
+}
+guint app_stage_layouts_dot_hits(const AppStageLayouts *l) {
+  return l->dot_hits;
+}
+guint app_stage_layouts_compositions(const AppStageLayouts *l) {
+  return l->compositions;
+}

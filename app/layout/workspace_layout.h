@@ -40,22 +40,22 @@ typedef struct {
   const AppWorkspaceStage *stage;  /* with a graph */
   const AppWorkspaceStage *before; /* the previous stage (highlighting), or NULL */
   AppDotCollapse collapse;
-  GHashTable *toggled;             /* owner ids whose folding the user flipped; may be NULL */
+  GHashTable *toggled; /* owner ids whose folding the user flipped; may be NULL */
   bool dark;
-  bool edge_types;                 /* edges labelled with their values' types */
-  bool show_removed;               /* the nodes `before` had and the stage lost, faded */
+  bool edge_types;   /* edges labelled with their values' types */
+  bool show_removed; /* the nodes `before` had and the stage lost, faded */
 } AppStageView;
 
 typedef struct {
-  AppScene *scene;         /* borrowed: the scene to show now (a preview or the final one), or
+  AppScene *scene;          /* borrowed: the scene to show now (a preview or the final one), or
                               NULL (nothing new to show) */
-  bool done;               /* the last update of this request */
-  const GError *error;     /* done without a scene */
+  bool done;                /* the last update of this request */
+  const GError *error;      /* done without a scene */
   const AppDotStats *stats; /* of the main DOT, once it is built (set on the first update
                                after that), else NULL */
-  const char *phase;       /* while laying out: "dot: ranking", "cluster n12: coarse layout"... */
-  double elapsed_s;        /* since the request was made */
-  guint clusters;          /* owners laid out on their own */
+  const char *phase;        /* while laying out: "dot: ranking", "cluster n12: coarse layout"... */
+  double elapsed_s;         /* since the request was made */
+  guint clusters;           /* owners laid out on their own */
 } AppStageUpdate;
 
 typedef void (*AppStageUpdateFn)(const AppStageUpdate *update, gpointer data);
@@ -72,9 +72,9 @@ AppLayoutService *app_stage_layouts_service(AppStageLayouts *layouts);
  * update with done set. *stats gets the main DOT's stats when it is built here (returns
  * whether it did; with expanded clusters still to lay out it is built later and comes with
  * an update). */
-guint app_stage_layouts_show(AppStageLayouts *layouts, const AppStageView *view,
-                             AppScene **scene, AppDotStats *stats, bool *have_stats,
-                             AppStageUpdateFn fn, gpointer data);
+guint app_stage_layouts_show(AppStageLayouts *layouts, const AppStageView *view, AppScene **scene,
+                             AppDotStats *stats, bool *have_stats, AppStageUpdateFn fn,
+                             gpointer data);
 /* No more updates for this request; its layouts are stopped. */
 void app_stage_layouts_cancel(AppStageLayouts *layouts, guint id);
 

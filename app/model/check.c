@@ -189,8 +189,8 @@ static bool check_finite_differences(const IrGraph *graph, const AppInputs *inpu
       report->finite_diff_elements++;
     }
     rt_tensor_unref(host);
-    g_string_append_printf(report->log, "gradient of input %u vs finite differences: %.3g\n",
-                           i + 1, worst);
+    g_string_append_printf(report->log, "gradient of input %u vs finite differences: %.3g\n", i + 1,
+                           worst);
     report->gradient_vs_finite_diff = fmax(report->gradient_vs_finite_diff, worst);
   }
   app_program_run_free(run);
@@ -308,8 +308,8 @@ static void check_plan_stages(const ExecPlan *plan, AppCheckReport *report) {
     if (!run_stage_graph(stage, plan->last_inputs, &outs, &n_outs, &backends))
       continue;
     if (backends)
-      g_string_append_printf(report->log, "plan %u stage %u %s: %s\n", plan->index, s,
-                             stage->name, backends);
+      g_string_append_printf(report->log, "plan %u stage %u %s: %s\n", plan->index, s, stage->name,
+                             backends);
     if (!ref) {
       ref = outs;
       n_ref = n_outs;
@@ -359,14 +359,15 @@ AppCheckReport *app_check_run(const IrGraph *graph, const AppInputs *inputs, Exe
       RtValue x = g_array_index(a->result->outputs, RtValue, o);
       RtValue y = g_array_index(b->result->outputs, RtValue, o);
       double scaled = value_error_scaled(x, y);
-      double err = x.tag == RT_TENSOR ? app_tensor_relative_error(x.u.tensor, y.u.tensor)
-                                      : scaled * 1e-9;
+      double err =
+          x.tag == RT_TENSOR ? app_tensor_relative_error(x.u.tensor, y.u.tensor) : scaled * 1e-9;
       within &= scaled <= 1;
       report->optimized_vs_unoptimized = fmax(report->optimized_vs_unoptimized, err);
       g_string_append_printf(report->log, "output %u optimized vs unoptimized: %.3g\n", o + 1, err);
     }
     for (guint i = 0; i < a->result->grads->len; i++) {
-      RtTensor *x = g_ptr_array_index(a->result->grads, i), *y = g_ptr_array_index(b->result->grads, i);
+      RtTensor *x = g_ptr_array_index(a->result->grads, i),
+               *y = g_ptr_array_index(b->result->grads, i);
       if (!x && !y)
         continue;
       double err = app_tensor_relative_error(x, y);

@@ -18,9 +18,8 @@ static IrGraph *pick_graph(const char *text, gsize length, const char *path, gui
   IrGraph *graph = NULL;
   if (index >= file->graphs->len)
     g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_USAGE,
-                "--graph %" G_GUINT64_FORMAT ": %s holds %u graph%s (--graph 0 to %u)", index,
-                path, file->graphs->len, file->graphs->len == 1 ? "" : "s",
-                file->graphs->len - 1);
+                "--graph %" G_GUINT64_FORMAT ": %s holds %u graph%s (--graph 0 to %u)", index, path,
+                file->graphs->len, file->graphs->len == 1 ? "" : "s", file->graphs->len - 1);
   else
     graph = ir_parsed_file_steal_graph(file, (guint)index);
   ir_parsed_file_free(file);
@@ -33,7 +32,8 @@ IrGraph *app_graph_file_load(const char *path, AppProgramChoice choice, GPtrArra
   if (is_source && choice.index > 0) {
     g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_USAGE,
                 "--graph picks a graph of IR text; for %s (TorchScript source) name the def "
-                "with --function NAME", path);
+                "with --function NAME",
+                path);
     return NULL;
   }
   if (!is_source && choice.function != NULL) {
@@ -54,16 +54,16 @@ IrGraph *app_graph_file_load(const char *path, AppProgramChoice choice, GPtrArra
   if (graph == NULL)
     return NULL;
   if (!ir_graph_verify(graph, &local)) {
-    g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_LOCATED, "%s: error: invalid graph: %s",
-                path, local->message);
+    g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_LOCATED, "%s: error: invalid graph: %s", path,
+                local->message);
     ir_graph_free(graph);
     return NULL;
   }
   return graph;
 }
 
-IrGraph *app_program_parse(const char *text, gsize length, const char *name,
-                           const char *function, GError **error) {
+IrGraph *app_program_parse(const char *text, gsize length, const char *name, const char *function,
+                           GError **error) {
   return script_is_source_file(name) ? script_compile(text, length, name, function, error)
                                      : ir_graph_parse(text, length, name, error);
 }

@@ -25,7 +25,7 @@ IrGraph *app_graph_file_load(const char *path, AppProgramChoice choice, GPtrArra
 /* The parse step alone (no verification), for text already read: the first graph of graph
  * text (warnings dropped), or script source when `name` ends in .py (its def `function`,
  * NULL: the first). */
-IrGraph *app_program_parse(const char *text, gsize length, const char *name,
-                           const char *function, GError **error);
+IrGraph *app_program_parse(const char *text, gsize length, const char *name, const char *function,
+                           GError **error);
 
 #endif

@@ -47,8 +47,7 @@ static bool run_backward(ExecExecutor *executor, const AppInputs *inputs, AppRun
     g_ptr_array_add(roots, v.u.tensor);
     /* A given gradient goes where its output is (the GPU for device=cuda runs). */
     RtTensor *seed = grad_outputs && grad_outputs[o]
-                         ? rt_tensor_to_device(grad_outputs[o], rt_tensor_device(v.u.tensor),
-                                               error)
+                         ? rt_tensor_to_device(grad_outputs[o], rt_tensor_device(v.u.tensor), error)
                          : NULL;
     if (grad_outputs && grad_outputs[o] && seed == NULL)
       return false;
@@ -62,9 +61,9 @@ static bool run_backward(ExecExecutor *executor, const AppInputs *inputs, AppRun
     if (v.tag == RT_TENSOR && v.u.tensor && v.u.tensor->requires_grad)
       leaves[i] = v.u.tensor;
   }
-  bool ok = exec_session_backward(exec_executor_session(executor), (RtTensor **)roots->pdata,
-                                  (RtTensor **)seeds->pdata, roots->len, leaves, n_in, grads,
-                                  error);
+  bool ok =
+      exec_session_backward(exec_executor_session(executor), (RtTensor **)roots->pdata,
+                            (RtTensor **)seeds->pdata, roots->len, leaves, n_in, grads, error);
   for (guint i = 0; i < n_in; i++)
     app_run_result_set_grad(result, i, ok ? grads[i] : NULL);
   if (!ok)

@@ -20,8 +20,7 @@ typedef struct {
 
 /* grad_outputs: NULL, or one tensor per flattened output (borrowed; NULL entries = ones). */
 AppProgramRun *app_program_run(ExecExecutor *executor, const AppInputs *inputs,
-                               RtTensor *const *grad_outputs, guint n_grad_outputs,
-                               GError **error);
+                               RtTensor *const *grad_outputs, guint n_grad_outputs, GError **error);
 void app_program_run_free(AppProgramRun *run);
 
 /* Does any input tensor require grad? */

@@ -59,27 +59,17 @@ static void append_tensor(GString *out, const RtTensor *t, int indent) {
 
 void value_text_append(GString *out, RtValue v, int indent) {
   switch (v.tag) {
-  case RT_TENSOR:
-    append_tensor(out, v.u.tensor, indent);
-    return;
-  case RT_INT:
-    g_string_append_printf(out, "int %" G_GINT64_FORMAT, v.u.i);
-    return;
+  case RT_TENSOR: append_tensor(out, v.u.tensor, indent); return;
+  case RT_INT: g_string_append_printf(out, "int %" G_GINT64_FORMAT, v.u.i); return;
   case RT_DOUBLE:
     g_string_append(out, "float ");
     append_number(out, IR_DTYPE_FLOAT64, v.u.d);
     return;
-  case RT_BOOL:
-    g_string_append_printf(out, "bool %s", v.u.b ? "true" : "false");
-    return;
-  case RT_NONE:
-    g_string_append(out, "None");
-    return;
+  case RT_BOOL: g_string_append_printf(out, "bool %s", v.u.b ? "true" : "false"); return;
+  case RT_NONE: g_string_append(out, "None"); return;
   case RT_STR:
   case RT_DEVICE:
   case RT_LIST:
-  case RT_TUPLE:
-    rt_value_print(out, v);
-    return;
+  case RT_TUPLE: rt_value_print(out, v); return;
   }
 }

@@ -9,10 +9,10 @@ typedef struct {
   GtkWidget *box;
   GtkLabel *header;
   JitscopeGraphView *view;
-  guint pending;            /* layout request id or 0 */
-  const IrGraph *graph;     /* the stage's graph shown, or NULL */
-  GHashTable *unshared;     /* const IrNode* of graph not in every plan */
-  char *stats;              /* "+1 ~0 -2" relative to the plan's previous stage */
+  guint pending;        /* layout request id or 0 */
+  const IrGraph *graph; /* the stage's graph shown, or NULL */
+  GHashTable *unshared; /* const IrNode* of graph not in every plan */
+  char *stats;          /* "+1 ~0 -2" relative to the plan's previous stage */
 } Column;
 
 struct _JitscopeCompareView {
@@ -24,7 +24,7 @@ struct _JitscopeCompareView {
   guint step;
   AppStageLayouts *layouts;
   gboolean dark;
-  gboolean edge_types; /* the window's canvas.edge-types */
+  gboolean edge_types;        /* the window's canvas.edge-types */
   gboolean orientation_fixed; /* the user chose rows or columns */
 };
 
@@ -100,8 +100,8 @@ static void set_header(Column *c, const char *stage_state) {
                                n ? "" : "same nodes as the other plans");
   if (n) {
     g_free(text);
-    text = g_strdup_printf("%s\n%s · %s · %u node%s not in every plan", c->label,
-                           c->plan->title, stage_state, n, n == 1 ? "" : "s");
+    text = g_strdup_printf("%s\n%s · %s · %u node%s not in every plan", c->label, c->plan->title,
+                           stage_state, n, n == 1 ? "" : "s");
   }
   gtk_label_set_text(c->header, text);
   g_free(text);
@@ -125,7 +125,9 @@ static void cancel_column(Column *c) {
   jitscope_graph_view_layout_cancelled(c->view);
 }
 
-static void on_cancel_layout(JitscopeGraphView *view, Column *c) { cancel_column(c); }
+static void on_cancel_layout(JitscopeGraphView *view, Column *c) {
+  cancel_column(c);
+}
 
 void jitscope_compare_view_cancel_layouts(JitscopeCompareView *self) {
   for (guint i = 0; i < self->columns->len; i++)
@@ -144,8 +146,9 @@ static void show_step(JitscopeCompareView *self) {
   for (guint i = 0; i < n; i++) {
     Column *c = g_ptr_array_index(self->columns, i);
     int index = find_stage(c->plan, name);
-    c->graph = index >= 0 ? ((AppWorkspaceStage *)g_ptr_array_index(c->plan->stages, (guint)index))->graph
-                          : NULL;
+    c->graph = index >= 0
+                   ? ((AppWorkspaceStage *)g_ptr_array_index(c->plan->stages, (guint)index))->graph
+                   : NULL;
     graphs[i] = c->graph;
   }
   guint differing = 0;
@@ -185,8 +188,8 @@ static void show_step(JitscopeCompareView *self) {
     AppScene *scene = NULL;
     AppDotStats stats = {0};
     bool have_stats = false;
-    c->pending = app_stage_layouts_show(self->layouts, &view, &scene, &stats, &have_stats,
-                                        on_update, c);
+    c->pending =
+        app_stage_layouts_show(self->layouts, &view, &scene, &stats, &have_stats, on_update, c);
     char *state = g_strdup_printf("stage %d %s (+%u ~%u -%u)", index + 1,
                                   stage->changed ? "changed" : "unchanged", stats.added,
                                   stats.changed, stats.removed);
@@ -217,9 +220,8 @@ static char *short_title(const AppWorkspacePlan *plan) {
                          plan->graph_name);
 }
 
-void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans,
-                                     GPtrArray *labels, AppStageLayouts *layouts,
-                                     gboolean dark) {
+void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans, GPtrArray *labels,
+                                     AppStageLayouts *layouts, gboolean dark) {
   for (guint i = 0; i < self->columns->len; i++) {
     Column *c = g_ptr_array_index(self->columns, i);
     gtk_box_remove(self->columns_box, c->box);
@@ -234,7 +236,8 @@ void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans
     Column *c = g_new0(Column, 1);
     c->owner = self;
     c->plan = plan;
-    c->label = labels && p < labels->len ? g_strdup(g_ptr_array_index(labels, p)) : short_title(plan);
+    c->label =
+        labels && p < labels->len ? g_strdup(g_ptr_array_index(labels, p)) : short_title(plan);
     c->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
     gtk_widget_add_css_class(c->box, "compare-column");
     c->header = GTK_LABEL(gtk_label_new(c->label));
@@ -259,9 +262,15 @@ void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans
   show_step(self);
 }
 
-guint jitscope_compare_view_get_n_columns(JitscopeCompareView *self) { return self->columns->len; }
-guint jitscope_compare_view_get_n_steps(JitscopeCompareView *self) { return self->steps->len; }
-guint jitscope_compare_view_get_step(JitscopeCompareView *self) { return self->step; }
+guint jitscope_compare_view_get_n_columns(JitscopeCompareView *self) {
+  return self->columns->len;
+}
+guint jitscope_compare_view_get_n_steps(JitscopeCompareView *self) {
+  return self->steps->len;
+}
+guint jitscope_compare_view_get_step(JitscopeCompareView *self) {
+  return self->step;
+}
 
 void jitscope_compare_view_set_step(JitscopeCompareView *self, guint index) {
   if (self->steps->len == 0)
@@ -347,9 +356,10 @@ static void action_orientation(GtkWidget *widget, const char *name, GVariant *pa
   JitscopeCompareView *self = JITSCOPE_COMPARE_VIEW(widget);
   GtkOrientable *box = GTK_ORIENTABLE(self->columns_box);
   self->orientation_fixed = TRUE;
-  gtk_orientable_set_orientation(box, gtk_orientable_get_orientation(box) == GTK_ORIENTATION_VERTICAL
-                                          ? GTK_ORIENTATION_HORIZONTAL
-                                          : GTK_ORIENTATION_VERTICAL);
+  gtk_orientable_set_orientation(box,
+                                 gtk_orientable_get_orientation(box) == GTK_ORIENTATION_VERTICAL
+                                     ? GTK_ORIENTATION_HORIZONTAL
+                                     : GTK_ORIENTATION_VERTICAL);
   jitscope_compare_view_fit_all(self);
 }
 

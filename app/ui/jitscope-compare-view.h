@@ -27,8 +27,8 @@ G_DECLARE_FINAL_TYPE(JitscopeCompareView, jitscope_compare_view, JITSCOPE, COMPA
  * plan, may be NULL) name the columns ("Spec 2: Float(5, 1), ..."). Each column shows its
  * stage as the window's canvas does (workspace_layout.h): cached at once, otherwise
  * progress with Cancel, the quick preview, then the final layout and its note. */
-void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans,
-                                     GPtrArray *labels, AppStageLayouts *layouts, gboolean dark);
+void jitscope_compare_view_set_plans(JitscopeCompareView *self, GPtrArray *plans, GPtrArray *labels,
+                                     AppStageLayouts *layouts, gboolean dark);
 /* Edges labelled with their values' types (the window's canvas.edge-types); re-lays out the
  * step shown. Kept across set_plans. */
 void jitscope_compare_view_set_edge_types(JitscopeCompareView *self, gboolean on);

@@ -93,8 +93,8 @@ static void pending_free(Pending *p) {
 }
 
 static void on_response(GtkNativeDialog *dialog, int response, Pending *p) {
-  GFile *file = response == GTK_RESPONSE_ACCEPT ? gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog))
-                                                : NULL;
+  GFile *file =
+      response == GTK_RESPONSE_ACCEPT ? gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog)) : NULL;
   char *path = file ? g_file_get_path(file) : NULL;
   g_clear_object(&file);
   g_object_unref(dialog);
@@ -156,7 +156,8 @@ static void bundle_in_thread(GTask *task, gpointer source, gpointer data, GCance
                          "Bundle written to %s: %u files, %u plans, %u stages, %u pictures, "
                          "%u kernels; check %s",
                          job->path, summary->files, summary->plans, summary->stages,
-                         summary->pictures, summary->kernels, summary->check_ok ? "passed" : "FAILED");
+                         summary->pictures, summary->kernels,
+                         summary->check_ok ? "passed" : "FAILED");
   for (guint i = 0; summary->notes && i < summary->notes->len; i++)
     g_string_append_printf(message, "\nnote: %s", (char *)g_ptr_array_index(summary->notes, i));
   app_bundle_summary_free(summary);

@@ -22,8 +22,8 @@ void jitscope_export_bundle_to(const char *program_name, const char *program_tex
                                GPtrArray *spec_lines, guint64 seed, const char *dir,
                                JitscopeExportDone done, gpointer data);
 /* Asks for a folder name, then writes the bundle there. */
-void jitscope_export_bundle(GtkWindow *parent, const char *program_name,
-                            const char *program_text, GPtrArray *spec_lines, guint64 seed,
-                            JitscopeExportDone done, gpointer data);
+void jitscope_export_bundle(GtkWindow *parent, const char *program_name, const char *program_text,
+                            GPtrArray *spec_lines, guint64 seed, JitscopeExportDone done,
+                            gpointer data);
 
 #endif

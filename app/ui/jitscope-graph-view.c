@@ -11,13 +11,13 @@ struct _JitscopeGraphView {
   GtkWidget parent_instance;
   AppScene *scene;
   char *message;
-  double zoom;      /* screen pixels per scene point */
-  double ox, oy;    /* screen position of scene (0, 0) */
+  double zoom;   /* screen pixels per scene point */
+  double ox, oy; /* screen position of scene (0, 0) */
   gboolean needs_fit;
-  gboolean fitted;  /* the view is as fit made it: it fits again when resized */
+  gboolean fitted; /* the view is as fit made it: it fits again when resized */
   int fit_w, fit_h;
-  int selected;     /* object index (a node or an edge) or -1 */
-  int hover;        /* the edge under the pointer (object index) or -1: drawn over the cache */
+  int selected; /* object index (a node or an edge) or -1 */
+  int hover;    /* the edge under the pointer (object index) or -1: drawn over the cache */
   guint overlay_count;
   GtkWidget *menu_button; /* over the top right: the canvas menu (template child) */
   double drag_ox, drag_oy;
@@ -87,8 +87,7 @@ static void path_shape(cairo_t *cr, const AppShape *s) {
     if (s->filled)
       cairo_close_path(cr);
     break;
-  case APP_SHAPE_TEXT:
-    break;
+  case APP_SHAPE_TEXT: break;
   }
 }
 
@@ -178,8 +177,8 @@ static void draw_scene(JitscopeGraphView *self, cairo_t *cr, int w, int h) {
       double pad = 4 / self->zoom + 2;
       cairo_set_source_rgba(cr, 0.85, 0.0, 0.55, 0.95);
       cairo_set_line_width(cr, MAX(3.5 / self->zoom, 1.5));
-      cairo_rectangle(cr, o->bounds.x0 - pad, o->bounds.y0 - pad, o->bounds.x1 - o->bounds.x0 + 2 * pad,
-                      o->bounds.y1 - o->bounds.y0 + 2 * pad);
+      cairo_rectangle(cr, o->bounds.x0 - pad, o->bounds.y0 - pad,
+                      o->bounds.x1 - o->bounds.x0 + 2 * pad, o->bounds.y1 - o->bounds.y0 + 2 * pad);
       cairo_stroke(cr);
       double r = MAX(7 / self->zoom, 4);
       cairo_arc(cr, o->bounds.x1 + pad, o->bounds.y0 - pad, r, 0, 2 * G_PI);
@@ -263,10 +262,10 @@ static void draw_canvas(GtkWidget *widget, GtkSnapshot *snapshot) {
   if (self->hover >= 0 && (guint)self->hover < self->scene->objects->len) {
     const AppRect *b = &app_scene_object(self->scene, (guint)self->hover)->bounds;
     double pad = 4 + EDGE_HIT_PIXELS;
-    graphene_rect_t area = GRAPHENE_RECT_INIT(
-        (float)(self->ox + b->x0 * self->zoom - pad), (float)(self->oy + b->y0 * self->zoom - pad),
-        (float)((b->x1 - b->x0) * self->zoom + 2 * pad),
-        (float)((b->y1 - b->y0) * self->zoom + 2 * pad));
+    graphene_rect_t area = GRAPHENE_RECT_INIT((float)(self->ox + b->x0 * self->zoom - pad),
+                                              (float)(self->oy + b->y0 * self->zoom - pad),
+                                              (float)((b->x1 - b->x0) * self->zoom + 2 * pad),
+                                              (float)((b->y1 - b->y0) * self->zoom + 2 * pad));
     cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &area);
     cairo_translate(cr, self->ox, self->oy);
     cairo_scale(cr, self->zoom, self->zoom);
@@ -302,7 +301,8 @@ static gboolean on_scroll(GtkEventControllerScroll *controller, double dx, doubl
   JitscopeGraphView *self = data;
   if (!self->scene)
     return FALSE;
-  GdkModifierType mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(controller));
+  GdkModifierType mods =
+      gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(controller));
   if (mods & GDK_CONTROL_MASK) {
     double x = 0, y = 0;
     GdkEvent *event = gtk_event_controller_get_current_event(GTK_EVENT_CONTROLLER(controller));
@@ -373,15 +373,17 @@ static void on_motion(GtkEventControllerMotion *motion, double x, double y, gpoi
   jitscope_graph_view_hover_at(data, x, y);
 }
 
-static void on_leave(GtkEventControllerMotion *motion, gpointer data) { set_hover(data, -1); }
+static void on_leave(GtkEventControllerMotion *motion, gpointer data) {
+  set_hover(data, -1);
+}
 
 static void emit_activated(JitscopeGraphView *self) {
-  const AppObject *o = self->selected >= 0 ? app_scene_object(self->scene, (guint)self->selected)
-                                           : NULL;
-  g_signal_emit(self,
-                signals[o && o->kind == APP_OBJECT_EDGE ? SIGNAL_EDGE_ACTIVATED
-                                                         : SIGNAL_NODE_ACTIVATED],
-                0, o ? o->id : "");
+  const AppObject *o =
+      self->selected >= 0 ? app_scene_object(self->scene, (guint)self->selected) : NULL;
+  g_signal_emit(
+      self,
+      signals[o && o->kind == APP_OBJECT_EDGE ? SIGNAL_EDGE_ACTIVATED : SIGNAL_NODE_ACTIVATED], 0,
+      o ? o->id : "");
 }
 
 void jitscope_graph_view_click_at(JitscopeGraphView *self, double x, double y) {
@@ -450,8 +452,8 @@ static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
   G_OBJECT_CLASS(klass)->dispose = jitscope_graph_view_dispose;
   widget_class->snapshot = jitscope_graph_view_snapshot;
-  gtk_widget_class_set_template_from_resource(widget_class,
-                                              "/io/github/jitscope/Jitscope/ui/jitscope-graph-view.ui");
+  gtk_widget_class_set_template_from_resource(
+      widget_class, "/io/github/jitscope/Jitscope/ui/jitscope-graph-view.ui");
   gtk_widget_class_set_css_name(widget_class, "graphview");
   gtk_widget_class_bind_template_child(widget_class, JitscopeGraphView, menu_button);
   signals[SIGNAL_NODE_ACTIVATED] =
@@ -462,12 +464,11 @@ static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
       g_signal_new("edge-activated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                    NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   /* The Cancel button or Escape while a layout is in progress (set_progress). */
-  signals[SIGNAL_CANCEL_LAYOUT] = g_signal_new("cancel-layout", G_TYPE_FROM_CLASS(klass),
-                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                               G_TYPE_NONE, 0);
+  signals[SIGNAL_CANCEL_LAYOUT] =
+      g_signal_new("cancel-layout", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                   NULL, G_TYPE_NONE, 0);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
-  gtk_widget_class_install_action(widget_class, "canvas.cancel-layout", NULL,
-                                  action_cancel_layout);
+  gtk_widget_class_install_action(widget_class, "canvas.cancel-layout", NULL, action_cancel_layout);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "canvas.cancel-layout",
                                       NULL);
   /* Local to the focused canvas (each compare column zooms and pans on its own). */
@@ -481,10 +482,14 @@ static void jitscope_graph_view_class_init(JitscopeGraphViewClass *klass) {
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_minus, 0, "canvas.zoom-out", NULL);
   /* The window's (state per window, graphviz_dot.h edge_types); every canvas has the key. */
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_t, 0, "canvas.edge-types", NULL);
-  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Left, GDK_SHIFT_MASK, "canvas.pan", "(ii)", 1, 0);
-  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Right, GDK_SHIFT_MASK, "canvas.pan", "(ii)", -1, 0);
-  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Up, GDK_SHIFT_MASK, "canvas.pan", "(ii)", 0, 1);
-  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Down, GDK_SHIFT_MASK, "canvas.pan", "(ii)", 0, -1);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Left, GDK_SHIFT_MASK, "canvas.pan",
+                                      "(ii)", 1, 0);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Right, GDK_SHIFT_MASK, "canvas.pan",
+                                      "(ii)", -1, 0);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Up, GDK_SHIFT_MASK, "canvas.pan",
+                                      "(ii)", 0, 1);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Down, GDK_SHIFT_MASK, "canvas.pan",
+                                      "(ii)", 0, -1);
 }
 
 static void jitscope_graph_view_init(JitscopeGraphView *self) {
@@ -562,7 +567,9 @@ const char *jitscope_graph_view_get_note(JitscopeGraphView *self) {
   return gtk_widget_get_visible(self->note) ? gtk_label_get_text(GTK_LABEL(self->note)) : NULL;
 }
 
-GtkWidget *jitscope_graph_view_new(void) { return g_object_new(JITSCOPE_TYPE_GRAPH_VIEW, NULL); }
+GtkWidget *jitscope_graph_view_new(void) {
+  return g_object_new(JITSCOPE_TYPE_GRAPH_VIEW, NULL);
+}
 
 void jitscope_graph_view_set_scene(JitscopeGraphView *self, AppScene *scene, gboolean keep_view) {
   const char *selected_id = NULL;
@@ -578,7 +585,8 @@ void jitscope_graph_view_set_scene(JitscopeGraphView *self, AppScene *scene, gbo
   g_clear_pointer(&self->scene, app_scene_unref);
   self->scene = scene;
   self->selected = scene && keep_id ? app_scene_find(scene, keep_id) : -1;
-  if (self->selected >= 0 && app_scene_object(scene, (guint)self->selected)->kind != APP_OBJECT_NODE &&
+  if (self->selected >= 0 &&
+      app_scene_object(scene, (guint)self->selected)->kind != APP_OBJECT_NODE &&
       app_scene_object(scene, (guint)self->selected)->kind != APP_OBJECT_EDGE)
     self->selected = -1;
   set_hover(self, -1);
@@ -590,7 +598,9 @@ void jitscope_graph_view_set_scene(JitscopeGraphView *self, AppScene *scene, gbo
   invalidate(self);
 }
 
-AppScene *jitscope_graph_view_get_scene(JitscopeGraphView *self) { return self->scene; }
+AppScene *jitscope_graph_view_get_scene(JitscopeGraphView *self) {
+  return self->scene;
+}
 
 void jitscope_graph_view_set_message(JitscopeGraphView *self, const char *message) {
   g_free(self->message);
@@ -609,7 +619,9 @@ void jitscope_graph_view_zoom(JitscopeGraphView *self, double factor) {
              gtk_widget_get_height(GTK_WIDGET(self)) / 2.0);
 }
 
-double jitscope_graph_view_get_zoom(JitscopeGraphView *self) { return self->zoom; }
+double jitscope_graph_view_get_zoom(JitscopeGraphView *self) {
+  return self->zoom;
+}
 
 gboolean jitscope_graph_view_select(JitscopeGraphView *self, const char *id) {
   if (!self->scene)
@@ -642,7 +654,8 @@ gboolean jitscope_graph_view_select_origin(JitscopeGraphView *self, const IrGrap
                                            guint64 origin) {
   for (guint i = 0; self->scene && graph && i < self->scene->objects->len; i++) {
     const AppObject *o = app_scene_object(self->scene, i);
-    const IrNode *node = o->kind == APP_OBJECT_NODE ? app_graphviz_dot_find_node(graph, o->id) : NULL;
+    const IrNode *node =
+        o->kind == APP_OBJECT_NODE ? app_graphviz_dot_find_node(graph, o->id) : NULL;
     if (node && node->origin == origin)
       return jitscope_graph_view_select(self, o->id);
   }
@@ -667,8 +680,12 @@ guint jitscope_graph_view_search_next(JitscopeGraphView *self, const char *text)
   return n;
 }
 
-guint jitscope_graph_view_get_draw_count(JitscopeGraphView *self) { return self->draw_count; }
-guint jitscope_graph_view_get_overlay_count(JitscopeGraphView *self) { return self->overlay_count; }
+guint jitscope_graph_view_get_draw_count(JitscopeGraphView *self) {
+  return self->draw_count;
+}
+guint jitscope_graph_view_get_overlay_count(JitscopeGraphView *self) {
+  return self->overlay_count;
+}
 
 const char *jitscope_graph_view_get_hover(JitscopeGraphView *self) {
   return self->scene && self->hover >= 0 ? app_scene_object(self->scene, (guint)self->hover)->id
@@ -714,7 +731,8 @@ static void show_quality_note(JitscopeGraphView *self, const AppScene *scene) {
   const char *what = scene->quality == APP_SCENE_COARSE
                          ? "Quick layout (jitscope's layered layout, straight edges)"
                          : "Fast layout (dot with cheaper settings)";
-  char *note = g_strdup_printf("%s: %s", what, scene->note ? scene->note : "not Graphviz's full layout");
+  char *note =
+      g_strdup_printf("%s: %s", what, scene->note ? scene->note : "not Graphviz's full layout");
   jitscope_graph_view_set_note(self, note);
   g_free(note);
 }
@@ -794,5 +812,9 @@ void jitscope_graph_view_layout_cancelled(JitscopeGraphView *self) {
   }
 }
 
-gboolean jitscope_graph_view_is_waiting(JitscopeGraphView *self) { return self->waiting; }
-gboolean jitscope_graph_view_is_preview(JitscopeGraphView *self) { return self->preview_shown; }
+gboolean jitscope_graph_view_is_waiting(JitscopeGraphView *self) {
+  return self->waiting;
+}
+gboolean jitscope_graph_view_is_preview(JitscopeGraphView *self) {
+  return self->preview_shown;
+}

@@ -22,7 +22,8 @@ static void add_row(JitscopeInputsPane *self, const char *text) {
   gtk_widget_set_hexpand(entry, TRUE);
   gtk_editable_set_text(GTK_EDITABLE(entry), text ? text : "");
   gtk_entry_set_placeholder_text(GTK_ENTRY(entry), "Float(5, 5, requires_grad=1); Float(5, 1); …");
-  gtk_widget_set_tooltip_text(entry, text && *text ? text : "SPEC; SPEC; … in the graph's input order");
+  gtk_widget_set_tooltip_text(entry,
+                              text && *text ? text : "SPEC; SPEC; … in the graph's input order");
   gtk_widget_add_css_class(entry, "monospace");
   g_signal_connect(entry, "activate", G_CALLBACK(on_entry_activate), NULL);
   GtkWidget *remove = gtk_button_new_from_icon_name("list-remove-symbolic");
@@ -75,7 +76,8 @@ guint64 jitscope_inputs_pane_get_seed(JitscopeInputsPane *self) {
   return (guint64)gtk_spin_button_get_value_as_int(self->seed_spin);
 }
 
-void jitscope_inputs_pane_set_progress(JitscopeInputsPane *self, double fraction, const char *text) {
+void jitscope_inputs_pane_set_progress(JitscopeInputsPane *self, double fraction,
+                                       const char *text) {
   gtk_progress_bar_set_fraction(self->progress, CLAMP(fraction, 0, 1));
   gtk_progress_bar_set_text(self->progress, text);
 }
@@ -96,7 +98,8 @@ static void action_add_spec(GtkWidget *widget, const char *name, GVariant *param
   JitscopeInputsPane *self = JITSCOPE_INPUTS_PANE(widget);
   add_row(self, "");
   GtkWidget *row = gtk_widget_get_last_child(GTK_WIDGET(self->specs_list));
-  gtk_widget_grab_focus(gtk_widget_get_first_child(gtk_list_box_row_get_child(GTK_LIST_BOX_ROW(row))));
+  gtk_widget_grab_focus(
+      gtk_widget_get_first_child(gtk_list_box_row_get_child(GTK_LIST_BOX_ROW(row))));
 }
 
 static void action_remove_spec(GtkWidget *widget, const char *name, GVariant *param) {

@@ -19,8 +19,7 @@ GPtrArray *jitscope_inputs_pane_get_specs(JitscopeInputsPane *self);
 guint64 jitscope_inputs_pane_get_seed(JitscopeInputsPane *self);
 /* The run's progress. Static (no spinner): an animation redraws every frame, which on software
  * GL can starve the main loop of the very results the window waits for. */
-void jitscope_inputs_pane_set_progress(JitscopeInputsPane *self, double fraction,
-                                       const char *text);
+void jitscope_inputs_pane_set_progress(JitscopeInputsPane *self, double fraction, const char *text);
 /* The status line under the inputs; `error` shows it in red. */
 void jitscope_inputs_pane_set_status(JitscopeInputsPane *self, const char *text, gboolean error);
 const char *jitscope_inputs_pane_get_status(JitscopeInputsPane *self);

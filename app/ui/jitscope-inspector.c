@@ -71,8 +71,8 @@ static void render(JitscopeInspector *self) {
       g_free(heading);
       gtk_text_buffer_get_end_iter(buffer, &end);
     }
-    gtk_text_buffer_insert_with_tags_by_name(buffer, &end, s->body, -1,
-                                             s->error ? "error" : "body", NULL);
+    gtk_text_buffer_insert_with_tags_by_name(buffer, &end, s->body, -1, s->error ? "error" : "body",
+                                             NULL);
     g_string_append(all, s->body);
     if (*s->body && s->body[strlen(s->body) - 1] != '\n') {
       gtk_text_buffer_get_end_iter(buffer, &end);
@@ -146,8 +146,9 @@ static void job_run(GTask *task, gpointer source, gpointer data, GCancellable *c
   Job *job = data;
   GError *error = NULL;
   if (job->value || job->node) {
-    job->values = job->value ? app_workspace_value_values(job->graph, job->value, job->inputs, &error)
-                             : app_workspace_node_values(job->graph, job->node, job->inputs, &error);
+    job->values = job->value
+                      ? app_workspace_value_values(job->graph, job->value, job->inputs, &error)
+                      : app_workspace_node_values(job->graph, job->node, job->inputs, &error);
     if (!job->values)
       job->values_error = g_strdup(error->message);
     g_clear_error(&error);
@@ -166,8 +167,8 @@ static char *kernel_text(const CudaKernelReport *k) {
   g_string_append_printf(out, "kernel %s\n", k->kernel);
   if (k->attempted) {
     g_string_append_printf(out, "nvrtc (%s): %s in %.1f ms, PTX %" G_GSIZE_FORMAT " bytes\n",
-                           k->arch ? k->arch : "?", k->compiled ? "compiled" : "REJECTED",
-                           k->ms, k->ptx_bytes);
+                           k->arch ? k->arch : "?", k->compiled ? "compiled" : "REJECTED", k->ms,
+                           k->ptx_bytes);
     g_string_append_printf(out, "nvrtc log: %s\n", *k->log ? k->log : "(empty)");
   } else {
     g_string_append_printf(out, "%s\n", k->log);
@@ -235,8 +236,8 @@ static void start_values(JitscopeInspector *self, const AppWorkspacePlan *plan, 
   add_section(self, "VALUES AFTER THE RUN (the stage re-run on the plan's recorded inputs)",
               plan->last_inputs ? "computing…" : "the plan did not run", FALSE);
   render(self);
-  const AppWorkspaceStage *st = stage < plan->stages->len ? g_ptr_array_index(plan->stages, stage)
-                                                          : NULL;
+  const AppWorkspaceStage *st =
+      stage < plan->stages->len ? g_ptr_array_index(plan->stages, stage) : NULL;
   if (!st || !st->graph)
     return;
   Job *job = g_new0(Job, 1);
@@ -286,9 +287,8 @@ void jitscope_inspector_show_value(JitscopeInspector *self, const AppWorkspacePl
 
 gboolean jitscope_inspector_show_item(JitscopeInspector *self, const AppWorkspacePlan *plan,
                                       guint stage, const char *id) {
-  const AppWorkspaceStage *st = plan && stage < plan->stages->len
-                                    ? g_ptr_array_index(plan->stages, stage)
-                                    : NULL;
+  const AppWorkspaceStage *st =
+      plan && stage < plan->stages->len ? g_ptr_array_index(plan->stages, stage) : NULL;
   if (!st || !st->graph || !id || !*id)
     return FALSE;
   const IrNode *node = app_graphviz_dot_find_node(st->graph, id);
@@ -310,12 +310,14 @@ const char *jitscope_inspector_get_text(JitscopeInspector *self) {
   return self->text ? self->text : "";
 }
 
-gboolean jitscope_inspector_is_busy(JitscopeInspector *self) { return self->busy > 0; }
+gboolean jitscope_inspector_is_busy(JitscopeInspector *self) {
+  return self->busy > 0;
+}
 
 static void action_copy(GtkWidget *widget, const char *name, GVariant *param) {
   JitscopeInspector *self = JITSCOPE_INSPECTOR(widget);
-  char *text = g_strdup_printf("%s\n%s", gtk_label_get_text(self->title),
-                               jitscope_inspector_get_text(self));
+  char *text =
+      g_strdup_printf("%s\n%s", gtk_label_get_text(self->title), jitscope_inspector_get_text(self));
   gdk_clipboard_set_text(gtk_widget_get_clipboard(widget), text);
   g_free(text);
 }

@@ -33,7 +33,9 @@ static void plan_row_class_init(PlanRowClass *klass) {
   G_OBJECT_CLASS(klass)->finalize = plan_row_finalize;
 }
 
-static void plan_row_init(PlanRow *row) { row->plan = row->stage = -1; }
+static void plan_row_init(PlanRow *row) {
+  row->plan = row->stage = -1;
+}
 
 static PlanRow *plan_row_add(GListStore *store, JitscopePlanRowKind kind, const char *label,
                              const char *detail, int plan, int stage) {
@@ -108,8 +110,8 @@ static void add_group(GListStore *store, const AppWorkspacePlan *plan, int index
                                           record->backend, record->last_ms)
                         : g_strdup_printf("%u nodes · did not run", group->n_nodes);
   const char *base = strrchr(group->name, '/');
-  PlanRow *row = plan_row_add(store, JITSCOPE_PLAN_ROW_GROUP, base ? base + 1 : group->name,
-                              detail, index, MAX(group->first_stage, 0));
+  PlanRow *row = plan_row_add(store, JITSCOPE_PLAN_ROW_GROUP, base ? base + 1 : group->name, detail,
+                              index, MAX(group->first_stage, 0));
   g_free(detail);
   row->origin = group->origin;
   g_free(row->tooltip);
@@ -118,25 +120,25 @@ static void add_group(GListStore *store, const AppWorkspacePlan *plan, int index
   const AppWorkspaceStage *last = g_ptr_array_index(plan->stages, plan->stages->len - 1);
   const IrNode *node = app_workspace_find_origin(last->graph, group->origin);
   CudaKernelReport *kernel = node ? app_workspace_group_kernel(node, false) : NULL;
-  char *label = g_strdup_printf("kernel %s", kernel && kernel->kernel ? kernel->kernel
-                                                                           : "(not generated)");
-  PlanRow *k = plan_row_add(children_of(row), JITSCOPE_PLAN_ROW_KERNEL, label,
-                            kernel && kernel->error ? kernel->error
-                                                            : "CUDA source in the inspector",
-                            index, (int)plan->stages->len - 1);
+  char *label =
+      g_strdup_printf("kernel %s", kernel && kernel->kernel ? kernel->kernel : "(not generated)");
+  PlanRow *k =
+      plan_row_add(children_of(row), JITSCOPE_PLAN_ROW_KERNEL, label,
+                   kernel && kernel->error ? kernel->error : "CUDA source in the inspector", index,
+                   (int)plan->stages->len - 1);
   k->origin = group->origin;
   g_free(label);
   cuda_kernel_report_free(kernel);
 }
 
-static void add_plan(GListStore *store, const AppWorkspaceRun *run,
-                     const AppWorkspacePlan *plan, gboolean cached) {
+static void add_plan(GListStore *store, const AppWorkspaceRun *run, const AppWorkspacePlan *plan,
+                     gboolean cached) {
   int index = plan_index(run, plan);
   char *label = g_strdup_printf("%s %s", plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward",
                                 plan->graph_name);
-  char *detail = g_strdup_printf("%u stages, %u changed%s%s", plan->stages->len,
-                                 changed_stages(plan), plan->fusion_groups->len ? " · fused" : "",
-                                 cached ? " · cached plan" : "");
+  char *detail =
+      g_strdup_printf("%u stages, %u changed%s%s", plan->stages->len, changed_stages(plan),
+                      plan->fusion_groups->len ? " · fused" : "", cached ? " · cached plan" : "");
   PlanRow *row = plan_row_add(store, JITSCOPE_PLAN_ROW_PLAN, label, detail, index, 0);
   g_free(row->tooltip);
   row->tooltip = g_strdup(plan->title);
@@ -151,8 +153,8 @@ static void add_plan(GListStore *store, const AppWorkspaceRun *run,
     int first_inner = stage_named(plan, prefix, TRUE);
     int n_inner = 0;
     for (guint s = 0; s < plan->stages->len; s++)
-      n_inner += g_str_has_prefix(((AppWorkspaceStage *)g_ptr_array_index(plan->stages, s))->name,
-                                  prefix);
+      n_inner +=
+          g_str_has_prefix(((AppWorkspaceStage *)g_ptr_array_index(plan->stages, s))->name, prefix);
     char *title = g_strdup_printf("f: %s", name);
     char *info = g_strdup_printf("stages %d–%d", (stage >= 0 ? stage : first_inner) + 1,
                                  first_inner + n_inner);
@@ -246,8 +248,9 @@ guint jitscope_plans_tree_get_n_rows(JitscopePlansTree *self) {
   return g_list_model_get_n_items(G_LIST_MODEL(self->tree));
 }
 
-gboolean jitscope_plans_tree_get_row(JitscopePlansTree *self, guint index, JitscopePlanRowKind *kind,
-                                     int *plan, int *stage, guint64 *origin, const char **label) {
+gboolean jitscope_plans_tree_get_row(JitscopePlansTree *self, guint index,
+                                     JitscopePlanRowKind *kind, int *plan, int *stage,
+                                     guint64 *origin, const char **label) {
   PlanRow *row = row_at(self, index);
   if (!row)
     return FALSE;
@@ -378,7 +381,8 @@ static void set_all_expanded(JitscopePlansTree *self, gboolean expand) {
   /* Rows appear and vanish while iterating: walk by index and re-read the count. */
   for (guint i = 0; i < g_list_model_get_n_items(G_LIST_MODEL(self->tree)); i++) {
     GtkTreeListRow *row = g_list_model_get_item(G_LIST_MODEL(self->tree), i);
-    if (gtk_tree_list_row_is_expandable(row) && gtk_tree_list_row_get_depth(row) >= (expand ? 0u : 1u))
+    if (gtk_tree_list_row_is_expandable(row) &&
+        gtk_tree_list_row_get_depth(row) >= (expand ? 0u : 1u))
       gtk_tree_list_row_set_expanded(row, expand);
     g_object_unref(row);
   }

@@ -31,7 +31,7 @@ static void draw_gutter(GtkDrawingArea *area, cairo_t *cr, int width, int height
   JitscopeProgramPane *self = data;
   GdkRGBA fg;
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS /* gtk_widget_get_color is GTK 4.10 */
-  gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(area)), &fg);
+      gtk_style_context_get_color(gtk_widget_get_style_context(GTK_WIDGET(area)), &fg);
   G_GNUC_END_IGNORE_DEPRECATIONS
   GdkRectangle visible;
   gtk_text_view_get_visible_rect(self->view, &visible);
@@ -209,8 +209,8 @@ gboolean jitscope_program_pane_open_file(JitscopeProgramPane *self, const char *
   char *text = NULL;
   gsize length = 0;
   if (!g_file_get_contents(path, &text, &length, &error) || !g_utf8_validate(text, -1, NULL)) {
-    char *message = g_strdup_printf("Cannot open %s: %s", path,
-                                    error ? error->message : "not UTF-8 text");
+    char *message =
+        g_strdup_printf("Cannot open %s: %s", path, error ? error->message : "not UTF-8 text");
     g_signal_emit(self, signals[SIGNAL_MESSAGE], 0, message);
     g_free(message);
     g_clear_error(&error);
@@ -279,9 +279,9 @@ static void on_open_response(GtkNativeDialog *dialog, int response, JitscopeProg
 
 static void action_open(GtkWidget *widget, const char *name, GVariant *param) {
   GtkRoot *root = gtk_widget_get_root(widget);
-  GtkFileChooserNative *dialog = gtk_file_chooser_native_new(
-      "Open Graph", GTK_IS_WINDOW(root) ? GTK_WINDOW(root) : NULL, GTK_FILE_CHOOSER_ACTION_OPEN,
-      "_Open", "_Cancel");
+  GtkFileChooserNative *dialog =
+      gtk_file_chooser_native_new("Open Graph", GTK_IS_WINDOW(root) ? GTK_WINDOW(root) : NULL,
+                                  GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
   GtkFileFilter *filter = gtk_file_filter_new();
   gtk_file_filter_set_name(filter, "Graph text (*.ir, *.txt)");
   gtk_file_filter_add_pattern(filter, "*.ir");
@@ -341,14 +341,14 @@ static void jitscope_program_pane_class_init(JitscopeProgramPaneClass *klass) {
   gtk_widget_class_bind_template_child(widget_class, JitscopeProgramPane, scroller);
   gtk_widget_class_bind_template_child(widget_class, JitscopeProgramPane, recent_section);
   gtk_widget_class_bind_template_child(widget_class, JitscopeProgramPane, recent_button);
-  signals[SIGNAL_PROGRAM_CHANGED] = g_signal_new("program-changed", G_TYPE_FROM_CLASS(klass),
-                                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                                 G_TYPE_NONE, 0);
-  signals[SIGNAL_PROGRAM_LOADED] = g_signal_new("program-loaded", G_TYPE_FROM_CLASS(klass),
-                                                G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                                G_TYPE_NONE, 0);
-  signals[SIGNAL_MESSAGE] = g_signal_new("message", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
-                                         0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[SIGNAL_PROGRAM_CHANGED] =
+      g_signal_new("program-changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                   NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_PROGRAM_LOADED] =
+      g_signal_new("program-loaded", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                   NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_MESSAGE] = g_signal_new("message", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                                         NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   gtk_widget_class_install_action(widget_class, "program.open", NULL, action_open);
   gtk_widget_class_install_action(widget_class, "program.paste", NULL, action_paste);
   gtk_widget_class_install_action(widget_class, "program.open-recent", "s", action_open_recent);

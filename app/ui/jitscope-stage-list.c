@@ -54,7 +54,8 @@ static GtkWidget *stage_row(const AppWorkspaceStage *stage, guint index) {
   return box;
 }
 
-void jitscope_stage_list_set_plan(JitscopeStageList *self, const AppWorkspacePlan *plan, int stage) {
+void jitscope_stage_list_set_plan(JitscopeStageList *self, const AppWorkspacePlan *plan,
+                                  int stage) {
   self->filling = TRUE;
   GtkWidget *child;
   while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->list))))
@@ -166,9 +167,9 @@ static void jitscope_stage_list_class_init(JitscopeStageListClass *klass) {
   gtk_widget_class_bind_template_child(widget_class, JitscopeStageList, heading);
   gtk_widget_class_bind_template_child(widget_class, JitscopeStageList, list);
   gtk_widget_class_bind_template_child(widget_class, JitscopeStageList, scroller);
-  signals[SIGNAL_STAGE_SELECTED] = g_signal_new("stage-selected", G_TYPE_FROM_CLASS(klass),
-                                                G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                                G_TYPE_NONE, 1, G_TYPE_INT);
+  signals[SIGNAL_STAGE_SELECTED] =
+      g_signal_new("stage-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                   NULL, G_TYPE_NONE, 1, G_TYPE_INT);
   gtk_widget_class_install_action(widget_class, "stages.next", NULL, action_next);
   gtk_widget_class_install_action(widget_class, "stages.prev", NULL, action_prev);
   gtk_widget_class_install_action(widget_class, "stages.next-changed", NULL, action_next_changed);
@@ -177,8 +178,10 @@ static void jitscope_stage_list_class_init(JitscopeStageListClass *klass) {
   gtk_widget_class_install_action(widget_class, "stages.last", NULL, action_last);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_n, 0, "stages.next", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_p, 0, "stages.prev", NULL);
-  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_N, GDK_SHIFT_MASK, "stages.next-changed", NULL);
-  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_P, GDK_SHIFT_MASK, "stages.prev-changed", NULL);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_N, GDK_SHIFT_MASK,
+                                      "stages.next-changed", NULL);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_P, GDK_SHIFT_MASK,
+                                      "stages.prev-changed", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Home, 0, "stages.first", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_End, 0, "stages.last", NULL);
 }

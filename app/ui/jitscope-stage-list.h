@@ -19,8 +19,7 @@ G_DECLARE_FINAL_TYPE(JitscopeStageList, jitscope_stage_list, JITSCOPE, STAGE_LIS
 
 /* The plan (borrowed; NULL clears) and the stage to select (clamped); emits
  * "stage-selected" unless the plan has no stages. */
-void jitscope_stage_list_set_plan(JitscopeStageList *self, const AppWorkspacePlan *plan,
-                                  int stage);
+void jitscope_stage_list_set_plan(JitscopeStageList *self, const AppWorkspacePlan *plan, int stage);
 void jitscope_stage_list_select(JitscopeStageList *self, int stage);
 /* Moves by delta (clamped); only_changed skips stages that changed nothing. Returns whether
  * the selection moved. */

@@ -1,7 +1,7 @@
 /* The window's exports: the graph, the IR text, the bug-report bundle (contract in
  * jitscope-window.h and jitscope-window-private.h). */
-#include "jitscope-window.h"
 #include "jitscope-window-private.h"
+#include "jitscope-window.h"
 
 #include <string.h>
 
@@ -57,10 +57,9 @@ static void export_bundle(JitscopeWindow *self, const char *dir) {
                               jitscope_inputs_pane_get_seed(self->inputs_pane), dir, on_exported,
                               g_object_ref(self));
   else
-    jitscope_export_bundle(GTK_WINDOW(self), app_workspace_filename(self->ws),
-                           app_workspace_text(self->ws), lines,
-                           jitscope_inputs_pane_get_seed(self->inputs_pane), on_exported,
-                           g_object_ref(self));
+    jitscope_export_bundle(
+        GTK_WINDOW(self), app_workspace_filename(self->ws), app_workspace_text(self->ws), lines,
+        jitscope_inputs_pane_get_seed(self->inputs_pane), on_exported, g_object_ref(self));
   g_ptr_array_unref(lines);
 }
 

@@ -36,12 +36,12 @@ struct _JitscopeWindow {
   guint64 select_origin; /* node to select once the stage's scene is shown (0: none) */
   GHashTable *toggled;   /* owner ids whose folding the user flipped */
   gboolean fold_all, dark, edge_types; /* edge_types: canvas.edge-types (t) */
-  gboolean show_removed;                /* canvas.removed (r) */
-  int exports;           /* exports in flight */
-  char *searched;        /* the text last searched for */
-  gboolean run_again;    /* a program with specs came in during a run: run it after */
-  gboolean stop_requested; /* win.stop-run during the run in flight */
-  gboolean show_kernel;  /* a kernel row was activated: its group's CUDA source in view */
+  gboolean show_removed;               /* canvas.removed (r) */
+  int exports;                         /* exports in flight */
+  char *searched;                      /* the text last searched for */
+  gboolean run_again;                  /* a program with specs came in during a run: run it after */
+  gboolean stop_requested;             /* win.stop-run during the run in flight */
+  gboolean show_kernel; /* a kernel row was activated: its group's CUDA source in view */
 };
 
 /* The banner over the canvas (NULL or "" hides it); `error` shows it in red. */

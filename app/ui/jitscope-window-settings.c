@@ -32,12 +32,14 @@ static gboolean save_window_state(GtkWindow *window, GSettings *settings) {
 GSettings *jitscope_window_settings_load(GtkWindow *window, GtkPaned *const *panes,
                                          gboolean *dark) {
   GSettingsSchemaSource *source = g_settings_schema_source_get_default();
-  GSettingsSchema *schema = source ? g_settings_schema_source_lookup(source, SCHEMA_ID, TRUE) : NULL;
+  GSettingsSchema *schema =
+      source ? g_settings_schema_source_lookup(source, SCHEMA_ID, TRUE) : NULL;
   if (!schema) {
     static gboolean noted;
     if (!noted)
       g_message("GSettings schema %s is not installed: window size, panes and style are not "
-                "remembered", SCHEMA_ID);
+                "remembered",
+                SCHEMA_ID);
     noted = TRUE;
     return NULL;
   }
@@ -51,7 +53,6 @@ GSettings *jitscope_window_settings_load(GtkWindow *window, GtkPaned *const *pan
     g_settings_bind(settings, jitscope_window_pane_keys[i], panes[i], "position",
                     G_SETTINGS_BIND_DEFAULT);
   *dark = g_settings_get_boolean(settings, "dark-style");
-  g_signal_connect_object(window, "close-request", G_CALLBACK(save_window_state), settings,
-                          0);
+  g_signal_connect_object(window, "close-request", G_CALLBACK(save_window_state), settings, 0);
   return settings;
 }

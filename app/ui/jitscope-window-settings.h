@@ -20,8 +20,7 @@ int jitscope_window_pane_index(const char *key);
 /* Applies the remembered size and style to `window`, binds `panes` (JITSCOPE_WINDOW_N_PANES,
  * in key order) and saves the size on close-request. *dark gets the remembered style. A new
  * reference, or NULL without the schema. */
-GSettings *jitscope_window_settings_load(GtkWindow *window, GtkPaned *const *panes,
-                                         gboolean *dark);
+GSettings *jitscope_window_settings_load(GtkWindow *window, GtkPaned *const *panes, gboolean *dark);
 
 G_END_DECLS
 

@@ -10,7 +10,6 @@
 #include "spec_header.h"
 #include "workspace_layout.h"
 
-
 G_DEFINE_FINAL_TYPE(JitscopeWindow, jitscope_window, GTK_TYPE_APPLICATION_WINDOW)
 
 static const AppWorkspacePlan *current_plan(JitscopeWindow *self) {
@@ -93,12 +92,14 @@ static void scene_ready(JitscopeWindow *self) {
 }
 
 static AppStageView stage_view(JitscopeWindow *self) {
-  const AppWorkspaceStage *before = app_workspace_plan_stage(current_plan(self), (guint)self->stage);
+  const AppWorkspaceStage *before =
+      app_workspace_plan_stage(current_plan(self), (guint)self->stage);
   return (AppStageView){.stage = current_stage(self),
                         .before = before,
                         .collapse = self->fold_all ? APP_DOT_COLLAPSE_ALL : APP_DOT_COLLAPSE_AUTO,
                         .toggled = self->toggled,
-                        .dark = self->dark, .edge_types = self->edge_types,
+                        .dark = self->dark,
+                        .edge_types = self->edge_types,
                         .show_removed = self->show_removed};
 }
 
@@ -112,8 +113,7 @@ static void set_stage_title(JitscopeWindow *self, const AppDotStats *stats) {
   const AppWorkspacePlan *plan = current_plan(self);
   const AppWorkspaceStage *stage = current_stage(self);
   char *counts = stats ? g_strdup_printf("%u nodes: +%u added, ~%u changed, -%u removed%s%s",
-                                         stats->nodes, stats->added, stats->changed,
-                                         stats->removed,
+                                         stats->nodes, stats->added, stats->changed, stats->removed,
                                          !stats->removed      ? ""
                                          : self->show_removed ? " (drawn faded)"
                                                               : " (r draws them)",
@@ -262,9 +262,9 @@ static void on_run_done(AppWorkspace *ws, const AppWorkspaceRun *run, const GErr
     }
   }
   jitscope_inputs_pane_set_progress(self->inputs_pane, 1,
-                                    stopped          ? "stopped"
+                                    stopped         ? "stopped"
                                     : run->n_failed ? "finished with errors"
-                                                     : "done");
+                                                    : "done");
   jitscope_inputs_pane_set_status(self->inputs_pane, status->str, run->n_failed > 0 && !stopped);
   g_string_free(status, TRUE);
   show_canvas(self, FALSE);
@@ -461,8 +461,9 @@ static void on_search(GtkSearchEntry *entry, JitscopeWindow *self) {
   g_free(self->searched);
   self->searched = g_strdup(text);
   guint n = jitscope_graph_view_search_next(self->graph_view, text);
-  char *status = n ? g_strdup_printf("%u node%s match “%s” (Enter: next)", n, n == 1 ? "" : "s", text)
-                   : g_strdup_printf("No node matches “%s” in this stage", text);
+  char *status =
+      n ? g_strdup_printf("%u node%s match “%s” (Enter: next)", n, n == 1 ? "" : "s", text)
+        : g_strdup_printf("No node matches “%s” in this stage", text);
   say(self, status, n == 0);
   g_free(status);
 }
@@ -528,8 +529,10 @@ static void compare_plans(JitscopeWindow *self) {
     }
   }
   if (plans->len < 2) {
-    say(self, "Compare needs two or more spec lines whose runs compiled distinct plans: add "
-              "spec lines (Ctrl+Shift+A) and run", TRUE);
+    say(self,
+        "Compare needs two or more spec lines whose runs compiled distinct plans: add "
+        "spec lines (Ctrl+Shift+A) and run",
+        TRUE);
   } else {
     jitscope_compare_view_set_plans(self->compare_view, plans, labels, self->stage_layouts,
                                     self->dark);
@@ -611,15 +614,18 @@ static void load_settings(JitscopeWindow *self) {
 /* ---- forwarding to the panes ---- */
 
 static void action_open(GtkWidget *widget, const char *name, GVariant *param) {
-  gtk_widget_activate_action(GTK_WIDGET(JITSCOPE_WINDOW(widget)->program_pane), "program.open", NULL);
+  gtk_widget_activate_action(GTK_WIDGET(JITSCOPE_WINDOW(widget)->program_pane), "program.open",
+                             NULL);
 }
 
 static void action_paste(GtkWidget *widget, const char *name, GVariant *param) {
-  gtk_widget_activate_action(GTK_WIDGET(JITSCOPE_WINDOW(widget)->program_pane), "program.paste", NULL);
+  gtk_widget_activate_action(GTK_WIDGET(JITSCOPE_WINDOW(widget)->program_pane), "program.paste",
+                             NULL);
 }
 
 static void action_add_spec(GtkWidget *widget, const char *name, GVariant *param) {
-  gtk_widget_activate_action(GTK_WIDGET(JITSCOPE_WINDOW(widget)->inputs_pane), "inputs.add-spec", NULL);
+  gtk_widget_activate_action(GTK_WIDGET(JITSCOPE_WINDOW(widget)->inputs_pane), "inputs.add-spec",
+                             NULL);
 }
 
 /* ---- the object ---- */
@@ -771,8 +777,8 @@ static void jitscope_window_init(JitscopeWindow *self) {
     void (*changed)(GSimpleAction *, GVariant *, JitscopeWindow *);
   } toggles[] = {{"edge-types", on_edge_types}, {"removed", on_show_removed}};
   for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {
-    g_autoptr(GSimpleAction) toggle = g_simple_action_new_stateful(toggles[i].name, NULL,
-                                                                   g_variant_new_boolean(FALSE));
+    g_autoptr(GSimpleAction) toggle =
+        g_simple_action_new_stateful(toggles[i].name, NULL, g_variant_new_boolean(FALSE));
     g_signal_connect(toggle, "change-state", G_CALLBACK(toggles[i].changed), self);
     g_action_map_add_action(G_ACTION_MAP(canvas), G_ACTION(toggle));
   }
@@ -794,25 +800,41 @@ JitscopeWindow *jitscope_window_new(GtkApplication *app) {
   return g_object_new(JITSCOPE_TYPE_WINDOW, "application", app, NULL);
 }
 
-AppWorkspace *jitscope_window_get_workspace(JitscopeWindow *self) { return self->ws; }
-JitscopeGraphView *jitscope_window_get_graph_view(JitscopeWindow *self) { return self->graph_view; }
+AppWorkspace *jitscope_window_get_workspace(JitscopeWindow *self) {
+  return self->ws;
+}
+JitscopeGraphView *jitscope_window_get_graph_view(JitscopeWindow *self) {
+  return self->graph_view;
+}
 AppStageLayouts *jitscope_window_get_stage_layouts(JitscopeWindow *self) {
   return self->stage_layouts;
 }
 JitscopeCompareView *jitscope_window_get_compare_view(JitscopeWindow *self) {
   return self->compare_view;
 }
-JitscopePlansTree *jitscope_window_get_plans_tree(JitscopeWindow *self) { return self->plans_tree; }
-JitscopeInspector *jitscope_window_get_inspector(JitscopeWindow *self) { return self->inspector; }
-GSettings *jitscope_window_get_settings(JitscopeWindow *self) { return self->settings; }
+JitscopePlansTree *jitscope_window_get_plans_tree(JitscopeWindow *self) {
+  return self->plans_tree;
+}
+JitscopeInspector *jitscope_window_get_inspector(JitscopeWindow *self) {
+  return self->inspector;
+}
+GSettings *jitscope_window_get_settings(JitscopeWindow *self) {
+  return self->settings;
+}
 gboolean jitscope_window_is_busy(JitscopeWindow *self) {
   return app_workspace_running(self->ws) || self->pending != 0 || self->exports > 0 ||
          jitscope_compare_view_is_busy(self->compare_view) ||
          jitscope_inspector_is_busy(self->inspector);
 }
-int jitscope_window_get_plan(JitscopeWindow *self) { return self->plan; }
-int jitscope_window_get_stage(JitscopeWindow *self) { return self->stage; }
-gboolean jitscope_window_is_comparing(JitscopeWindow *self) { return comparing(self); }
+int jitscope_window_get_plan(JitscopeWindow *self) {
+  return self->plan;
+}
+int jitscope_window_get_stage(JitscopeWindow *self) {
+  return self->stage;
+}
+gboolean jitscope_window_is_comparing(JitscopeWindow *self) {
+  return comparing(self);
+}
 const char *jitscope_window_get_program_error(JitscopeWindow *self) {
   return jitscope_program_pane_get_error(self->program_pane);
 }

@@ -8,9 +8,7 @@
 #include "autodiff/subgraph_utils.h"
 #include "passes/passes.h"
 
-static bool
-should_consider(const IrNode *node)
-{
+static bool should_consider(const IrNode *node) {
   if (node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH)
     return true;
   if (node->kind == IR_PRIM_CONSTANT)
@@ -18,9 +16,7 @@ should_consider(const IrNode *node)
   return ad_is_differentiable(node);
 }
 
-static gint
-later_first(gconstpointer a, gconstpointer b)
-{
+static gint later_first(gconstpointer a, gconstpointer b) {
   const IrNode *na = (*(IrValue *const *)a)->node, *nb = (*(IrValue *const *)b)->node;
   if (na == nb)
     return 0;
@@ -28,9 +24,7 @@ later_first(gconstpointer a, gconstpointer b)
 }
 
 /* Tries to merge a producer of one of the group's inputs; true when one was merged. */
-static bool
-merge_one_producer(IrBlock *block, IrNode *group)
-{
+static bool merge_one_producer(IrBlock *block, IrNode *group) {
   GPtrArray *inputs = g_ptr_array_new();
   for (guint i = 0; i < ir_n_inputs(group); i++) {
     IrValue *v = ir_input(group, i);
@@ -52,9 +46,7 @@ merge_one_producer(IrBlock *block, IrNode *group)
   return merged;
 }
 
-static bool
-slice_block(IrBlock *block, guint threshold)
-{
+static bool slice_block(IrBlock *block, guint threshold) {
   bool changed = false;
   bool any = true;
   while (any) {
@@ -78,8 +70,7 @@ slice_block(IrBlock *block, guint threshold)
       }
     }
   }
-  IR_FOR_EACH_NODE(n, block)
-  {
+  IR_FOR_EACH_NODE(n, block) {
     if (n->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
       continue;
     pass_eliminate_common_subexpression(ad_subgraph_body(n));
@@ -88,16 +79,13 @@ slice_block(IrBlock *block, guint threshold)
       changed = true;
     }
   }
-  IR_FOR_EACH_NODE(n, block)
-  {
+  IR_FOR_EACH_NODE(n, block) {
     for (guint b = 0; b < ir_n_blocks(n); b++)
       changed |= slice_block(ir_block(n, b), threshold);
   }
   return changed;
 }
 
-bool
-pass_create_autodiff_subgraphs(IrGraph *graph, guint threshold)
-{
+bool pass_create_autodiff_subgraphs(IrGraph *graph, guint threshold) {
   return slice_block(graph->block, threshold);
 }

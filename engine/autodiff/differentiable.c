@@ -6,9 +6,7 @@
 #include "autodiff/autodiff.h"
 #include "autodiff/formulas.h"
 
-static bool
-is_tensor_comparison(const IrNode *node)
-{
+static bool is_tensor_comparison(const IrNode *node) {
   switch (node->kind) {
   case IR_ATEN_GT:
   case IR_ATEN_LT:
@@ -18,26 +16,20 @@ is_tensor_comparison(const IrNode *node)
   case IR_ATEN_NE:
     return node->schema && (strcmp(node->schema->overload, "Tensor") == 0 ||
                             strcmp(node->schema->overload, "Scalar") == 0);
-  default:
-    return false;
+  default: return false;
   }
 }
 
-bool
-ad_is_differentiable(const IrNode *node)
-{
+bool ad_is_differentiable(const IrNode *node) {
   switch (node->kind) {
   case IR_PRIM_CONSTANT:
   case IR_PRIM_AUTOGRAD_ZERO:
   case IR_PRIM_AUTOGRAD_ADD:
-  case IR_ATEN_SIZE_IF_NOT_EQUAL:
-    return true;
-  case IR_ATEN_SIZE:
-    return node->schema != NULL;
+  case IR_ATEN_SIZE_IF_NOT_EQUAL: return true;
+  case IR_ATEN_SIZE: return node->schema != NULL;
   case IR_PRIM_GRAD_OF: {
     IrBlock *body = ir_block(node, 0);
-    IR_FOR_EACH_NODE(m, body)
-    {
+    IR_FOR_EACH_NODE(m, body) {
       if (!ad_is_differentiable(m))
         return false;
     }
@@ -45,7 +37,6 @@ ad_is_differentiable(const IrNode *node)
   }
   case IR_ATEN_CAT: /* Tensor[] gradients: the eager tape's (symbolic autodiff has no lists) */
     return false;
-  default:
-    return is_tensor_comparison(node) || ad_formula_exists(node);
+  default: return is_tensor_comparison(node) || ad_formula_exists(node);
   }
 }

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "autodiff/autodiff.h"
-#include "autodiff/subgraph_utils.h"
 #include "autodiff/formulas.h"
+#include "autodiff/subgraph_utils.h"
 #include "passes/passes.h"
 
 typedef struct {
@@ -20,9 +20,7 @@ typedef struct {
 
 /* Does v take part in autodiff? Tensors whose requires_grad is yes, or unknown with a
  * floating (or unknown) dtype. */
-static bool
-requires_grad(const IrValue *v)
-{
+static bool requires_grad(const IrValue *v) {
   const IrType *t = v->type;
   if (!ir_type_is_tensor(t) || t->undefined)
     return false;
@@ -31,35 +29,27 @@ requires_grad(const IrValue *v)
   return t->requires_grad != IR_NO;
 }
 
-static bool
-output_requires_grad(const IrNode *node)
-{
+static bool output_requires_grad(const IrNode *node) {
   for (guint i = 0; i < ir_n_outputs(node); i++)
     if (requires_grad(ir_output(node, i)))
       return true;
   return false;
 }
 
-static IrValue *
-insert_autograd_zero(IrGraph *g)
-{
+static IrValue *insert_autograd_zero(IrGraph *g) {
   IrNode *z = ir_node_create(g, IR_PRIM_AUTOGRAD_ZERO, 1);
   ir_graph_insert(g, z);
   return ir_output(z, 0);
 }
 
-static IrNode *
-create_autograd_add(IrGraph *g, IrValue *a, IrValue *b)
-{
+static IrNode *create_autograd_add(IrGraph *g, IrValue *a, IrValue *b) {
   IrNode *n = ir_node_create(g, IR_PRIM_AUTOGRAD_ADD, 1);
   ir_node_add_input(n, a);
   ir_node_add_input(n, b);
   return n;
 }
 
-static IrValue *
-get_grad(Reverse *r, IrValue *v)
-{
+static IrValue *get_grad(Reverse *r, IrValue *v) {
   IrValue *g = g_hash_table_lookup(r->grad_map, v);
   if (!g) {
     g = insert_autograd_zero(r->f);
@@ -68,9 +58,7 @@ get_grad(Reverse *r, IrValue *v)
   return g;
 }
 
-static void
-set_grad(Reverse *r, IrValue *x, IrValue *dx)
-{
+static void set_grad(Reverse *r, IrValue *x, IrValue *dx) {
   IrValue *prev = g_hash_table_lookup(r->grad_map, x);
   if (prev)
     dx = ir_output(ir_graph_insert(r->f, create_autograd_add(r->f, prev, dx)), 0);
@@ -79,9 +67,7 @@ set_grad(Reverse *r, IrValue *x, IrValue *dx)
 
 /* reverse_node with a graph formula (contract at ad_differentiate_with). The original node
  * is left without uses; the final dead code pass removes it. */
-static void
-reverse_node_graph_formula(Reverse *r, IrNode *node, const AdGraphFormula *formula)
-{
+static void reverse_node_graph_formula(Reverse *r, IrNode *node, const AdGraphFormula *formula) {
   IrGraph *f = r->f;
   guint n_in = ir_n_inputs(node), n_out = ir_n_outputs(node);
   g_autoptr(GPtrArray) backward_inputs = g_ptr_array_new();
@@ -89,7 +75,7 @@ reverse_node_graph_formula(Reverse *r, IrNode *node, const AdGraphFormula *formu
     g_ptr_array_add(backward_inputs, get_grad(r, ir_output(node, i)));
   ir_graph_set_insert_point(f, node->next);
   g_autoptr(GPtrArray) forward =
-    ad_insert_graph(f, formula->forward, (IrValue *const *)node->inputs->pdata);
+      ad_insert_graph(f, formula->forward, (IrValue *const *)node->inputs->pdata);
   for (guint i = 0; i < n_out; i++) {
     IrValue *old = ir_output(node, i), *replacement = g_ptr_array_index(forward, i);
     ir_value_set_type(replacement, old->type);
@@ -107,7 +93,7 @@ reverse_node_graph_formula(Reverse *r, IrNode *node, const AdGraphFormula *formu
   IrBlock *body = ir_node_add_block(grad_of);
   ir_graph_set_insert_point(f, body->ret);
   g_autoptr(GPtrArray) grads =
-    ad_insert_graph(f, formula->backward, (IrValue *const *)backward_inputs->pdata);
+      ad_insert_graph(f, formula->backward, (IrValue *const *)backward_inputs->pdata);
   ir_graph_set_insert_point(f, r->rev->ret);
   for (guint i = 0; i < n_in; i++) {
     IrValue *grad = g_ptr_array_index(grads, i);
@@ -122,9 +108,7 @@ reverse_node_graph_formula(Reverse *r, IrNode *node, const AdGraphFormula *formu
 
 /* One GradOf for `node`: the forward part goes right after node, the backward part into the
  * GradOf's block; input gradients are accumulated into grad_map. */
-static void
-reverse_node(Reverse *r, IrNode *node)
-{
+static void reverse_node(Reverse *r, IrNode *node) {
   const AdGraphFormula *formula = r->lookup ? r->lookup(node, r->lookup_data) : NULL;
   if (formula) {
     reverse_node_graph_formula(r, node, formula);
@@ -155,8 +139,7 @@ reverse_node(Reverse *r, IrNode *node)
 
   IrValue **grad_inputs = g_new0(IrValue *, n_in);
   ir_graph_set_insert_point(f, body->ret);
-  ad_formula_backward(f, node, inputs, outputs, (IrValue *const *)saved->pdata, grads,
-                      grad_inputs);
+  ad_formula_backward(f, node, inputs, outputs, (IrValue *const *)saved->pdata, grads, grad_inputs);
   ir_graph_set_insert_point(f, r->rev->ret);
 
   for (guint i = 0; i < n_in; i++) {
@@ -172,9 +155,7 @@ reverse_node(Reverse *r, IrNode *node)
   g_ptr_array_free(saved, TRUE);
 }
 
-static void
-add_reverse_inline(Reverse *r)
-{
+static void add_reverse_inline(Reverse *r) {
   IrGraph *f = r->f;
   AdGradient *gr = r->gradient;
   r->holder = ir_node_create(f, IR_PRIM_GRAD_OF, 0);
@@ -190,8 +171,7 @@ add_reverse_inline(Reverse *r)
     set_grad(r, out, vjp);
     g_array_append_val(gr->df_input_vjps, i);
   }
-  IR_FOR_EACH_NODE_REVERSE(node, f->block)
-  {
+  IR_FOR_EACH_NODE_REVERSE(node, f->block) {
     if (output_requires_grad(node))
       reverse_node(r, node);
   }
@@ -205,18 +185,13 @@ add_reverse_inline(Reverse *r)
   }
 }
 
-static bool
-in_reverse(const Reverse *r, IrNode *user)
-{
+static bool in_reverse(const Reverse *r, IrNode *user) {
   return ir_node_ancestor_in(user, r->rev) != NULL;
 }
 
 /* Constants used by the reverse program are copied into it instead of being captured. */
-static void
-lift_constants_in(Reverse *r, IrBlock *block, GHashTable *copies)
-{
-  IR_FOR_EACH_NODE(n, block)
-  {
+static void lift_constants_in(Reverse *r, IrBlock *block, GHashTable *copies) {
+  IR_FOR_EACH_NODE(n, block) {
     for (guint i = 0; i < ir_n_inputs(n); i++) {
       IrValue *v = ir_input(n, i);
       if (v->node->kind != IR_PRIM_CONSTANT || ir_node_ancestor_in(v->node, r->rev))
@@ -240,9 +215,7 @@ lift_constants_in(Reverse *r, IrBlock *block, GHashTable *copies)
   }
 }
 
-static void
-add_capture_if_used(Reverse *r, IrValue *v, GPtrArray *captures)
-{
+static void add_capture_if_used(Reverse *r, IrValue *v, GPtrArray *captures) {
   for (guint u = 0; u < v->uses->len; u++) {
     if (in_reverse(r, g_array_index(v->uses, IrUse, u).user)) {
       g_ptr_array_add(captures, v);
@@ -252,15 +225,12 @@ add_capture_if_used(Reverse *r, IrValue *v, GPtrArray *captures)
 }
 
 /* Values of f used by the reverse program, in topological order. */
-static GPtrArray *
-reverse_captures(Reverse *r)
-{
+static GPtrArray *reverse_captures(Reverse *r) {
   GPtrArray *captures = g_ptr_array_new();
   GPtrArray *ins = ir_graph_inputs(r->f);
   for (guint i = 0; i < ins->len; i++)
     add_capture_if_used(r, g_ptr_array_index(ins, i), captures);
-  IR_FOR_EACH_NODE(n, r->f->block)
-  {
+  IR_FOR_EACH_NODE(n, r->f->block) {
     for (guint i = 0; i < ir_n_outputs(n); i++)
       add_capture_if_used(r, ir_output(n, i), captures);
   }
@@ -268,9 +238,7 @@ reverse_captures(Reverse *r)
 }
 
 /* An aten::size used only by backward whose operand is captured anyway is recomputed there. */
-static void
-deduplicate_size_captures(Reverse *r)
-{
+static void deduplicate_size_captures(Reverse *r) {
   GPtrArray *captures = reverse_captures(r);
   GHashTable *set = g_hash_table_new(NULL, NULL);
   for (guint i = 0; i < captures->len; i++)
@@ -278,7 +246,8 @@ deduplicate_size_captures(Reverse *r)
   for (guint i = 0; i < captures->len; i++) {
     IrValue *v = g_ptr_array_index(captures, i);
     IrNode *n = v->node;
-    if (n->kind != IR_ATEN_SIZE || ir_n_inputs(n) != 1 || !g_hash_table_contains(set, ir_input(n, 0)))
+    if (n->kind != IR_ATEN_SIZE || ir_n_inputs(n) != 1 ||
+        !g_hash_table_contains(set, ir_input(n, 0)))
       continue;
     bool only_reverse = true;
     for (guint u = 0; u < v->uses->len; u++)
@@ -297,9 +266,7 @@ deduplicate_size_captures(Reverse *r)
   g_ptr_array_free(captures, TRUE);
 }
 
-static bool
-node_outputs_unused(const IrNode *n)
-{
+static bool node_outputs_unused(const IrNode *n) {
   for (guint i = 0; i < ir_n_outputs(n); i++)
     if (ir_value_has_uses(ir_output(n, i)))
       return false;
@@ -308,11 +275,8 @@ node_outputs_unused(const IrNode *n)
 
 /* Dead code in the reverse program: unused GradOf outputs are pruned (with their block
  * outputs), then nodes with no used output go, innermost first. */
-static void
-eliminate_dead_reverse(IrBlock *block)
-{
-  IR_FOR_EACH_NODE_REVERSE(n, block)
-  {
+static void eliminate_dead_reverse(IrBlock *block) {
+  IR_FOR_EACH_NODE_REVERSE(n, block) {
     if (n->kind == IR_PRIM_GRAD_OF) {
       IrBlock *body = ir_block(n, 0);
       for (guint i = ir_n_outputs(n); i-- > 0;) {
@@ -331,9 +295,7 @@ eliminate_dead_reverse(IrBlock *block)
   }
 }
 
-static void
-forget_dead_grads(Reverse *r)
-{
+static void forget_dead_grads(Reverse *r) {
   GHashTableIter it;
   gpointer key, value;
   g_hash_table_iter_init(&it, r->grad_map);
@@ -346,18 +308,14 @@ typedef struct {
   GHashTable *map; /* reverse-block value or captured value -> df value */
 } LiftMap;
 
-static IrValue *
-lift_lookup(IrValue *src, gpointer data)
-{
+static IrValue *lift_lookup(IrValue *src, gpointer data) {
   IrValue *v = g_hash_table_lookup(((LiftMap *)data)->map, src);
   if (!v)
     g_error("autodiff invariant: the reverse program uses a value of f that was not captured");
   return v;
 }
 
-static guint
-index_of(GPtrArray *values, IrValue *v, bool *found)
-{
+static guint index_of(GPtrArray *values, IrValue *v, bool *found) {
   for (guint i = 0; i < values->len; i++)
     if (g_ptr_array_index(values, i) == v) {
       *found = true;
@@ -369,9 +327,7 @@ index_of(GPtrArray *values, IrValue *v, bool *found)
 
 /* Captured values become df inputs (inputs of f, outputs of f, or new temporary outputs);
  * temporaries that received a gradient get a vjp input; the block moves into df. */
-static void
-lambda_lift_reverse(Reverse *r)
-{
+static void lambda_lift_reverse(Reverse *r) {
   IrGraph *f = r->f;
   AdGradient *gr = r->gradient;
   GPtrArray *captures = reverse_captures(r);
@@ -431,8 +387,7 @@ lambda_lift_reverse(Reverse *r)
     if (!g_hash_table_contains(lm.map, v))
       g_hash_table_insert(lm.map, v, ir_graph_add_input(df, v->type, v->name));
   }
-  IR_FOR_EACH_NODE(n, r->rev)
-  {
+  IR_FOR_EACH_NODE(n, r->rev) {
     IrNode *copy = ir_node_clone_into(df, n, lift_lookup, &lm);
     ir_node_append_to(copy, df->block);
     for (guint i = 0; i < ir_n_outputs(n); i++)
@@ -447,12 +402,12 @@ lambda_lift_reverse(Reverse *r)
   /* The reverse block is gone: drop its nodes (their uses of f's values with them). */
   while (ir_n_inputs(r->rev->ret) > 0)
     ir_block_erase_output(r->rev, ir_n_inputs(r->rev->ret) - 1);
-  IR_FOR_EACH_NODE_REVERSE(n, r->rev)
-  {
+  IR_FOR_EACH_NODE_REVERSE(n, r->rev) {
     for (guint i = 0; i < ir_n_outputs(n); i++)
       if (ir_value_has_uses(ir_output(n, i)))
         g_error("autodiff invariant: reverse program value (%s output) used after lifting "
-                "by %s", ir_kind_name(n->kind),
+                "by %s",
+                ir_kind_name(n->kind),
                 ir_kind_name(g_array_index(ir_output(n, i)->uses, IrUse, 0).user->kind));
     ir_node_destroy(n);
   }
@@ -461,15 +416,11 @@ lambda_lift_reverse(Reverse *r)
   gr->df = df;
 }
 
-AdGradient *
-ad_differentiate(IrGraph *graph)
-{
+AdGradient *ad_differentiate(IrGraph *graph) {
   return ad_differentiate_with(graph, NULL, NULL);
 }
 
-AdGradient *
-ad_differentiate_with(IrGraph *graph, AdFormulaLookup lookup, gpointer data)
-{
+AdGradient *ad_differentiate_with(IrGraph *graph, AdFormulaLookup lookup, gpointer data) {
   AdGradient *gr = g_new0(AdGradient, 1);
   gr->f = graph;
   gr->df_input_vjps = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -478,8 +429,11 @@ ad_differentiate_with(IrGraph *graph, AdFormulaLookup lookup, gpointer data)
   gr->df_output_vjps = g_array_new(FALSE, FALSE, sizeof(guint));
   pass_propagate_requires_grad(graph);
 
-  Reverse r = {.f = graph, .grad_map = g_hash_table_new(NULL, NULL), .gradient = gr,
-               .lookup = lookup, .lookup_data = data};
+  Reverse r = {.f = graph,
+               .grad_map = g_hash_table_new(NULL, NULL),
+               .gradient = gr,
+               .lookup = lookup,
+               .lookup_data = data};
   add_reverse_inline(&r);
 
   GHashTable *copies = g_hash_table_new(NULL, NULL);
@@ -496,9 +450,7 @@ ad_differentiate_with(IrGraph *graph, AdFormulaLookup lookup, gpointer data)
   return gr;
 }
 
-void
-ad_gradient_free(AdGradient *gradient)
-{
+void ad_gradient_free(AdGradient *gradient) {
   if (!gradient)
     return;
   if (gradient->f)

@@ -10,34 +10,28 @@
 #include "ir/ops.h"
 
 /* 1 - x, written as PyTorch 1.13 prints it: add(neg(x), 1, 1) */
-static IrValue *
-one_minus(Ctx *c, IrValue *x)
-{
+static IrValue *one_minus(Ctx *c, IrValue *x) {
   IrValue *one = cint(c, 1);
   return E3(ATEN_ADD, neg(c, x), one, one);
 }
 /* x + 1 */
-static IrValue *
-plus_one(Ctx *c, IrValue *x)
-{
+static IrValue *plus_one(Ctx *c, IrValue *x) {
   IrValue *one = cint(c, 1);
   return E3(ATEN_ADD, x, one, one);
 }
 /* comparison as a tensor of g's dtype */
-static IrValue *mask_as(Ctx *c, IrValue *cmp, IrValue *like) { return E2(ATEN_TYPE_AS, cmp, like); }
+static IrValue *mask_as(Ctx *c, IrValue *cmp, IrValue *like) {
+  return E2(ATEN_TYPE_AS, cmp, like);
+}
 
 /* A Scalar argument we can compute 1 - w or w - 1 of: a constant, an int or a float. */
-static bool
-scalar_usable(const IrValue *v)
-{
+static bool scalar_usable(const IrValue *v) {
   double d;
   return constant_number(v, &d) || v->type->kind == IR_TYPE_INT || v->type->kind == IR_TYPE_FLOAT;
 }
 
 /* a - b for scalars where one side is a constant number: folded when both are constants. */
-static IrValue *
-scalar_sub(Ctx *c, double a_const, IrValue *a, IrValue *b, double b_const)
-{
+static IrValue *scalar_sub(Ctx *c, double a_const, IrValue *a, IrValue *b, double b_const) {
   double av = a_const, bv = b_const;
   bool a_known = a == NULL || constant_number(a, &av);
   bool b_known = b == NULL || constant_number(b, &bv);
@@ -55,9 +49,7 @@ scalar_sub(Ctx *c, double a_const, IrValue *a, IrValue *b, double b_const)
 /* --- forward parts --- */
 
 /* _size_if_not_equal(size(in[i]), size(result)) for each listed input. */
-static void
-fw_broadcast_sizes(Ctx *c, const guint *idx, guint n)
-{
+static void fw_broadcast_sizes(Ctx *c, const guint *idx, guint n) {
   IrValue *result_size = NULL;
   for (guint i = 0; i < n; i++) {
     IrValue *s = size_of(c, c->in[idx[i]]);
@@ -67,16 +59,12 @@ fw_broadcast_sizes(Ctx *c, const guint *idx, guint n)
   }
 }
 
-static void
-fw_self_size(Ctx *c)
-{
+static void fw_self_size(Ctx *c) {
   save(c, size_of(c, c->in[0]));
 }
 
 /* Which inputs of a broadcasting op get _size_if_not_equal sizes (NULL: none). */
-static const guint *
-broadcast_inputs(const IrNode *node, guint *n)
-{
+static const guint *broadcast_inputs(const IrNode *node, guint *n) {
   static const guint self_other[] = {0, 1};
   static const guint three[] = {0, 1, 2};
   static const guint where_inputs[] = {1, 2};
@@ -99,35 +87,24 @@ broadcast_inputs(const IrNode *node, guint *n)
   case IR_ATEN_MAX:
   case IR_ATEN_MIN:
   case IR_ATEN_MSE_LOSS:
-  case IR_ATEN_L1_LOSS:
-    *n = 2;
-    return self_other;
+  case IR_ATEN_L1_LOSS: *n = 2; return self_other;
   case IR_ATEN_LERP:
     *n = overload_is(node, "Tensor") ? 3 : 2;
     return overload_is(node, "Tensor") ? three : self_other;
-  case IR_ATEN_ADDCMUL:
-    *n = 3;
-    return three;
-  case IR_ATEN_WHERE:
-    *n = 2;
-    return where_inputs;
+  case IR_ATEN_ADDCMUL: *n = 3; return three;
+  case IR_ATEN_WHERE: *n = 2; return where_inputs;
   case IR_ATEN_ADDMM:
   case IR_ATEN_BADDBMM:
   case IR_ATEN_MASKED_FILL:
   case IR_ATEN_EXPAND:
-  case IR_ATEN_EXPAND_AS:
-    *n = 1;
-    return self_only;
-  default:
-    return NULL;
+  case IR_ATEN_EXPAND_AS: *n = 1; return self_only;
+  default: return NULL;
   }
 }
 
 /* --- existence --- */
 
-bool
-ad_formula_exists(const IrNode *node)
-{
+bool ad_formula_exists(const IrNode *node) {
   if (ir_n_blocks(node) > 0)
     return false;
   if (node->kind == IR_PRIM_CONSTANT_CHUNK)
@@ -138,10 +115,8 @@ ad_formula_exists(const IrNode *node)
   /* Builders that need constant arguments or known ranks. */
   double d;
   switch (node->kind) {
-  case IR_ATEN_POW:
-    return !overload_is(node, "Tensor_Scalar") || scalar_usable(ir_input(node, 1));
-  case IR_ATEN_LERP:
-    return overload_is(node, "Tensor") || scalar_usable(ir_input(node, 2));
+  case IR_ATEN_POW: return !overload_is(node, "Tensor_Scalar") || scalar_usable(ir_input(node, 1));
+  case IR_ATEN_LERP: return overload_is(node, "Tensor") || scalar_usable(ir_input(node, 2));
   case IR_ATEN_MATMUL: /* the formula's shape depends on both ranks */
     return is_tensor(ir_input(node, 0)) && is_tensor(ir_input(node, 1)) &&
            ir_input(node, 0)->type->rank >= 1 && ir_input(node, 1)->type->rank >= 1;
@@ -191,8 +166,7 @@ ad_formula_exists(const IrNode *node)
           return false;
       return true;
     }
-  case IR_ATEN_CHUNK:
-    return constant_number(ir_input(node, 2), &d) || ir_n_inputs(node) < 3;
+  case IR_ATEN_CHUNK: return constant_number(ir_input(node, 2), &d) || ir_n_inputs(node) < 3;
 
   case IR_ATEN_PERMUTE: { /* constant dims naming every dim once */
     gint64 dims[IR_MAX_RANK];
@@ -210,16 +184,14 @@ ad_formula_exists(const IrNode *node)
   case IR_ATEN_LAYER_NORM: { /* the normalized dims' count */
     gint64 shape[IR_MAX_RANK];
     guint n;
-    return ir_n_inputs(node) >= 5 &&
-           constant_ints(ir_input(node, 1), shape, &n, IR_MAX_RANK) && n > 0;
+    return ir_n_inputs(node) >= 5 && constant_ints(ir_input(node, 1), shape, &n, IR_MAX_RANK) &&
+           n > 0;
   }
   case IR_ATEN_BATCH_NORM: /* every argument, passed on to the backward op */
     return ir_n_inputs(node) == node->schema->n_args;
-  case IR_ATEN_GROUP_NORM: /* the rank, for HxW */
-    return ir_input(node, 0)->type->rank >= 2;
+  case IR_ATEN_GROUP_NORM: /* the rank, for HxW */ return ir_input(node, 0)->type->rank >= 2;
   case IR_ATEN_MAX_POOL2D: /* every argument, passed on to the backward op */
-  case IR_ATEN_AVG_POOL2D:
-    return ir_n_inputs(node) == node->schema->n_args;
+  case IR_ATEN_AVG_POOL2D: return ir_n_inputs(node) == node->schema->n_args;
   case IR_ATEN_SLICE: /* slice_backward takes ints: None or int bounds, not int? values */
     for (guint i = 2; i < 4 && i < ir_n_inputs(node); i++)
       if (!value_is_none(ir_input(node, i)) && ir_input(node, i)->type->kind != IR_TYPE_INT)
@@ -229,17 +201,14 @@ ad_formula_exists(const IrNode *node)
   case IR_ATEN_BROADCAST_TENSORS:
   case IR_ATEN_CAT: /* the pieces' count: the list is built in the same graph */
     return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT;
-  default:
-    return true;
+  default: return true;
   }
 }
 
 /* --- forward --- */
 
-void
-ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
-                   IrValue *const *outputs, GPtrArray *saved)
-{
+void ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
+                        IrValue *const *outputs, GPtrArray *saved) {
   if (!ad_formula_exists(node))
     g_error("autodiff invariant: ad_formula_forward called for %s, which has no formula",
             ir_kind_name(node->kind));
@@ -269,29 +238,15 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
     }
     break;
   case IR_ATEN_SOFTMAX:
-  case IR_ATEN_LOG_SOFTMAX:
-    save(c, E1(PRIM_DTYPE, c->in[0]));
-    break;
-  case IR_ATEN_LAYER_NORM:
-    ad_fw_layer_norm(c);
-    break;
+  case IR_ATEN_LOG_SOFTMAX: save(c, E1(PRIM_DTYPE, c->in[0])); break;
+  case IR_ATEN_LAYER_NORM: ad_fw_layer_norm(c); break;
   case IR_ATEN_NLL_LOSS:
   case IR_ATEN_NLL_LOSS_ND:
-  case IR_ATEN_CROSS_ENTROPY_LOSS:
-    ad_fw_nll_loss(c);
-    break;
-  case IR_ATEN_MAX_POOL2D:
-    ad_fw_max_pool2d(c);
-    break;
-  case IR_ATEN_GROUP_NORM:
-    ad_fw_group_norm(c);
-    break;
-  case IR_ATEN_INDEX_SELECT:
-    fw_self_size(c);
-    break;
-  case IR_ATEN_EMBEDDING: /* num_weights */
-    save(c, E2(ATEN_SIZE, c->in[0], cint(c, 0)));
-    break;
+  case IR_ATEN_CROSS_ENTROPY_LOSS: ad_fw_nll_loss(c); break;
+  case IR_ATEN_MAX_POOL2D: ad_fw_max_pool2d(c); break;
+  case IR_ATEN_GROUP_NORM: ad_fw_group_norm(c); break;
+  case IR_ATEN_INDEX_SELECT: fw_self_size(c); break;
+  case IR_ATEN_EMBEDDING: /* num_weights */ save(c, E2(ATEN_SIZE, c->in[0], cint(c, 0))); break;
   case IR_ATEN_LINEAR:
     save(c, size_of(c, c->in[1]));
     if (is_tensor(arg(c, 2)))
@@ -303,9 +258,7 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
   case IR_ATEN_FLATTEN:
   case IR_ATEN_SLICE:
   case IR_ATEN_SELECT:
-  case IR_ATEN_SUM:
-    fw_self_size(c);
-    break;
+  case IR_ATEN_SUM: fw_self_size(c); break;
   case IR_ATEN_MEAN: /* and how many elements each result element averages */
   case IR_ATEN_VAR:
   case IR_ATEN_STD:
@@ -316,16 +269,13 @@ ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
     if (!value_is_none(arg(c, 1)))
       fw_self_size(c);
     break;
-  default:
-    break;
+  default: break;
   }
 }
 
 /* --- backward --- */
 
-static void
-ad_grad_binary_arith(Ctx *c, IrValue *g)
-{
+static void ad_grad_binary_arith(Ctx *c, IrValue *g) {
   bool tensor = overload_is(c->node, "Tensor");
   IrValue *self = c->in[0], *other = c->in[1], *alpha = arg(c, 2);
   IrValue *g_self = NULL, *g_other = NULL;
@@ -376,18 +326,14 @@ ad_grad_binary_arith(Ctx *c, IrValue *g)
 }
 
 /* sign(x) as (x > 0) - (x < 0) in g's dtype */
-static IrValue *
-sign_as(Ctx *c, IrValue *x, IrValue *like)
-{
+static IrValue *sign_as(Ctx *c, IrValue *x, IrValue *like) {
   IrValue *zero = cint(c, 0);
   IrValue *pos = mask_as(c, E2(ATEN_GT, x, zero), like);
   IrValue *negv = mask_as(c, E2(ATEN_LT, x, zero), like);
   return E3(ATEN_SUB, pos, negv, cint(c, 1));
 }
 
-static void
-ad_grad_unary(Ctx *c, IrValue *g)
-{
+static void ad_grad_unary(Ctx *c, IrValue *g) {
   IrValue *x = c->in[0], *r = c->out[0];
   IrValue **gi = &c->gin[0];
   switch (c->node->kind) {
@@ -426,14 +372,11 @@ ad_grad_unary(Ctx *c, IrValue *g)
   case IR_ATEN_ROUND:
   case IR_ATEN_TRUNC: *gi = E1(ATEN_ZEROS_LIKE, g); break;
   case IR_ATEN_FRAC: *gi = g; break;
-  default:
-    g_error("autodiff invariant: ad_grad_unary called for %s", ir_kind_name(c->node->kind));
+  default: g_error("autodiff invariant: ad_grad_unary called for %s", ir_kind_name(c->node->kind));
   }
 }
 
-static void
-ad_grad_pow(Ctx *c, IrValue *g)
-{
+static void ad_grad_pow(Ctx *c, IrValue *g) {
   IrValue *self = c->in[0], *e = c->in[1];
   if (overload_is(c->node, "Tensor_Tensor")) {
     /* PyTorch 1.13: no gradient for self where exponent == 0, none for exponent where
@@ -459,9 +402,7 @@ ad_grad_pow(Ctx *c, IrValue *g)
   c->gin[0] = mul(c, mul(c, g, e), E2(ATEN_POW, self, em1));
 }
 
-static void
-ad_grad_clamp(Ctx *c, IrValue *g)
-{
+static void ad_grad_clamp(Ctx *c, IrValue *g) {
   IrValue *x = c->in[0], *lo = arg(c, 1), *hi = arg(c, 2);
   IrValue *mask = NULL;
   if (!value_is_none(lo))
@@ -473,9 +414,7 @@ ad_grad_clamp(Ctx *c, IrValue *g)
   c->gin[0] = mask ? mul(c, g, mask) : g;
 }
 
-static void
-ad_grad_lerp(Ctx *c, IrValue *g)
-{
+static void ad_grad_lerp(Ctx *c, IrValue *g) {
   IrValue *self = c->in[0], *end = c->in[1], *w = c->in[2];
   if (overload_is(c->node, "Tensor")) {
     c->gin[0] = gsts(c, mul(c, g, one_minus(c, w)), 0);
@@ -487,9 +426,7 @@ ad_grad_lerp(Ctx *c, IrValue *g)
   c->gin[1] = gsts(c, mul(c, g, w), 1);
 }
 
-void
-ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha)
-{
+void ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha) {
   IrValue *g_self = E2(ATEN_MM, g, E1(ATEN_T, mat2));
   IrValue *g_mat2 = E2(ATEN_MM, E1(ATEN_T, self), g);
   if (alpha) {
@@ -502,9 +439,7 @@ ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha)
 }
 
 /* cat of the output gradients along dim; pieces known to be AutogradZero become zeros. */
-static void
-bw_constant_chunk(Ctx *c)
-{
+static void bw_constant_chunk(Ctx *c) {
   guint n = ir_n_outputs(c->node);
   IrNode *list = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
   for (guint i = 0; i < n; i++) {
@@ -519,10 +454,7 @@ bw_constant_chunk(Ctx *c)
   c->gin[0] = E2(ATEN_CAT, ir_output(list, 0), dim);
 }
 
-
-static void
-ad_grad_atan2(Ctx *c, IrValue *g)
-{
+static void ad_grad_atan2(Ctx *c, IrValue *g) {
   IrValue *self = c->in[0], *other = c->in[1];
   IrValue *den = E3(ATEN_ADD, mul(c, self, self), mul(c, other, other), cint(c, 1));
   c->gin[0] = gsts(c, E2(ATEN_DIV, mul(c, g, other), den), 0);
@@ -532,9 +464,7 @@ ad_grad_atan2(Ctx *c, IrValue *g)
 /* PyTorch 1.13's maximum / minimum backward: where(self == other, g / 2, g) masked to 0
  * where the other side wins; NaN on either side gives g to both. As masks: g * (1 - loses -
  * 0.5 * ties), loses = self < other for max (self > other for min). */
-static void
-ad_grad_max_min(Ctx *c, IrValue *g)
-{
+static void ad_grad_max_min(Ctx *c, IrValue *g) {
   IrOpKind loses = c->node->kind == IR_ATEN_MAX ? IR_ATEN_LT : IR_ATEN_GT;
   IrValue *self = c->in[0], *other = c->in[1];
   IrValue *half_tie = mul(c, mask_as(c, E2(ATEN_EQ, self, other), g), cfloat(c, 0.5));
@@ -547,9 +477,7 @@ ad_grad_max_min(Ctx *c, IrValue *g)
   c->gin[1] = gsts(c, mul(c, g, m_other), 1);
 }
 
-static void
-ad_grad_addcmul(Ctx *c, IrValue *g)
-{
+static void ad_grad_addcmul(Ctx *c, IrValue *g) {
   IrValue *value = arg(c, 3);
   IrValue *g1 = mul(c, g, c->in[2]), *g2 = mul(c, g, c->in[1]);
   if (value) {
@@ -561,60 +489,60 @@ ad_grad_addcmul(Ctx *c, IrValue *g)
   c->gin[2] = gsts(c, g2, 2);
 }
 
-static void
-ad_grad_where(Ctx *c, IrValue *g)
-{
+static void ad_grad_where(Ctx *c, IrValue *g) {
   IrValue *cond = mask_as(c, c->in[0], g);
   c->gin[1] = gsts(c, mul(c, g, cond), 0);
   c->gin[2] = gsts(c, mul(c, g, one_minus(c, cond)), 1);
 }
 
-static void ad_grad_type_as(Ctx *c, IrValue *g) { c->gin[0] = E2(ATEN_TYPE_AS, g, c->in[0]); }
+static void ad_grad_type_as(Ctx *c, IrValue *g) {
+  c->gin[0] = E2(ATEN_TYPE_AS, g, c->in[0]);
+}
 
-static void ad_grad_mm(Ctx *c, IrValue *g) { ad_bw_mm_like(c, g, c->in[0], c->in[1], NULL); }
+static void ad_grad_mm(Ctx *c, IrValue *g) {
+  ad_bw_mm_like(c, g, c->in[0], c->in[1], NULL);
+}
 
-static void
-ad_grad_addmm(Ctx *c, IrValue *g)
-{
+static void ad_grad_addmm(Ctx *c, IrValue *g) {
   IrValue *beta = arg(c, 3), *alpha = arg(c, 4);
   c->gin[0] = gsts(c, beta ? mul(c, g, beta) : g, 0);
   ad_bw_mm_like(c, g, c->in[1], c->in[2], alpha);
 }
 
-static void ad_grad_t(Ctx *c, IrValue *g) { c->gin[0] = E1(ATEN_T, g); }
+static void ad_grad_t(Ctx *c, IrValue *g) {
+  c->gin[0] = E1(ATEN_T, g);
+}
 
-static void
-ad_grad_transpose(Ctx *c, IrValue *g)
-{
+static void ad_grad_transpose(Ctx *c, IrValue *g) {
   c->gin[0] = E3(ATEN_TRANSPOSE, g, c->in[1], c->in[2]);
 }
 
-static void ad_grad_unsqueeze(Ctx *c, IrValue *g) { c->gin[0] = E2(ATEN_SQUEEZE, g, c->in[1]); }
+static void ad_grad_unsqueeze(Ctx *c, IrValue *g) {
+  c->gin[0] = E2(ATEN_SQUEEZE, g, c->in[1]);
+}
 
 /* squeeze, view, reshape: back to the saved input size */
-static void ad_grad_reshape(Ctx *c, IrValue *g) { c->gin[0] = E2(ATEN_RESHAPE, g, c->saved[0]); }
+static void ad_grad_reshape(Ctx *c, IrValue *g) {
+  c->gin[0] = E2(ATEN_RESHAPE, g, c->saved[0]);
+}
 
 /* expand, expand_as */
-static void ad_grad_expand(Ctx *c, IrValue *g) { c->gin[0] = gsts(c, g, 0); }
+static void ad_grad_expand(Ctx *c, IrValue *g) {
+  c->gin[0] = gsts(c, g, 0);
+}
 
-static void
-ad_grad_grad_sum_to_size(Ctx *c, IrValue *g)
-{
+static void ad_grad_grad_sum_to_size(Ctx *c, IrValue *g) {
   c->gin[0] = value_is_none(arg(c, 1)) ? g : E2(ATEN_EXPAND, g, c->saved[0]);
 }
 
-static void
-ad_grad_chunk(Ctx *c, IrValue *g)
-{
+static void ad_grad_chunk(Ctx *c, IrValue *g) {
   IrValue *dim = ir_n_inputs(c->node) >= 3 ? c->in[2] : cint(c, 0);
   c->gin[0] = E2(ATEN_CAT, g, dim);
 }
 
 /* cat: the gradient split back into pieces of the inputs' sizes along dim (a Tensor[]
  * gradient for the list input). */
-static void
-ad_grad_cat(Ctx *c, IrValue *g)
-{
+static void ad_grad_cat(Ctx *c, IrValue *g) {
   guint n = ir_n_inputs(ir_input(c->node, 0)->node);
   IrValue *dim = ir_n_inputs(c->node) >= 2 ? c->in[1] : cint(c, 0);
   IrNode *unpack = ir_node_create(c->g, IR_PRIM_LIST_UNPACK, n);
@@ -632,9 +560,7 @@ ad_grad_cat(Ctx *c, IrValue *g)
 
 /* DERIV(d0, d1, ...): G * d_k for the k-th Tensor argument, summed to its size when the op
  * broadcasts (more than one Tensor argument). */
-static void
-ad_grad_deriv(Ctx *c, IrValue *g)
-{
+static void ad_grad_deriv(Ctx *c, IrValue *g) {
   const IrSchema *s = c->node->schema;
   guint n_tensor = 0;
   for (guint i = 0; i < s->n_args; i++)
@@ -665,18 +591,21 @@ static const GradBuilder row_builders[] = {
 #undef OVERLOAD
 };
 
-void
-ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
-                    IrValue *const *outputs, IrValue *const *saved, IrValue *const *grads,
-                    IrValue **grad_inputs)
-{
+void ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
+                         IrValue *const *outputs, IrValue *const *saved, IrValue *const *grads,
+                         IrValue **grad_inputs) {
   if (!ad_formula_exists(node))
     g_error("autodiff invariant: ad_formula_backward called for %s, which has no formula",
             ir_kind_name(node->kind));
   for (guint i = 0; i < ir_n_inputs(node); i++)
     grad_inputs[i] = NULL;
-  Ctx ctx = {.g = graph, .node = node, .in = inputs, .out = outputs, .saved = saved,
-             .grads = grads, .gin = grad_inputs};
+  Ctx ctx = {.g = graph,
+             .node = node,
+             .in = inputs,
+             .out = outputs,
+             .saved = saved,
+             .grads = grads,
+             .gin = grad_inputs};
   if (node->kind == IR_PRIM_CONSTANT_CHUNK)
     bw_constant_chunk(&ctx);
   else
@@ -689,18 +618,14 @@ typedef struct {
   GHashTable *map;
 } CloneMap;
 
-static IrValue *
-map_value(IrValue *src, gpointer user_data)
-{
+static IrValue *map_value(IrValue *src, gpointer user_data) {
   IrValue *v = g_hash_table_lookup(((CloneMap *)user_data)->map, src);
   if (!v)
     g_error("autodiff invariant: ad_formula_backward_graph met an unmapped value");
   return v;
 }
 
-IrGraph *
-ad_formula_backward_graph(const IrNode *node)
-{
+IrGraph *ad_formula_backward_graph(const IrNode *node) {
   if (!ad_formula_exists(node))
     g_error("autodiff invariant: ad_formula_backward_graph called for %s, which has no formula",
             ir_kind_name(node->kind));

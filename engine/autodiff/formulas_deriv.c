@@ -16,15 +16,11 @@ typedef struct {
   const char *text;
 } DerivCtx;
 
-static IrValue *
-op(DerivCtx *c, IrOpKind kind, guint n, IrValue *const *args)
-{
+static IrValue *op(DerivCtx *c, IrOpKind kind, guint n, IrValue *const *args) {
   return ir_output(ir_graph_insert_op(c->g, kind, args, n, 1), 0);
 }
 
-static IrValue *
-number(DerivCtx *c, double v)
-{
+static IrValue *number(DerivCtx *c, double v) {
   if (v == (double)(gint64)v)
     return ir_graph_insert_constant_int(c->g, (gint64)v);
   return ir_graph_insert_constant_float(c->g, v);
@@ -32,9 +28,7 @@ number(DerivCtx *c, double v)
 
 static IrValue *build(DerivCtx *c, const PwExpr *e);
 
-static IrOpKind
-mirrored(IrOpKind cmp)
-{
+static IrOpKind mirrored(IrOpKind cmp) {
   switch (cmp) {
   case IR_ATEN_LT: return IR_ATEN_GT;
   case IR_ATEN_GT: return IR_ATEN_LT;
@@ -44,9 +38,7 @@ mirrored(IrOpKind cmp)
   }
 }
 
-static IrValue *
-binary(DerivCtx *c, const PwExpr *e)
-{
+static IrValue *binary(DerivCtx *c, const PwExpr *e) {
   bool left_number = e->a->op == PW_NUM;
   if (left_number && e->b->op == PW_NUM)
     g_error("autodiff invariant: DERIV \"%s\" has an operator between two numbers", c->text);
@@ -65,13 +57,12 @@ binary(DerivCtx *c, const PwExpr *e)
     return op(c, IR_ATEN_MUL, 2, left_number ? (IrValue *const[]){b, a} : (IrValue *const[]){a, b});
   case PW_DIV:
     if (left_number)
-      return op(c, IR_ATEN_MUL, 2,
-                (IrValue *const[]){op(c, IR_ATEN_RECIPROCAL, 1, &b), a});
+      return op(c, IR_ATEN_MUL, 2, (IrValue *const[]){op(c, IR_ATEN_RECIPROCAL, 1, &b), a});
     return op(c, IR_ATEN_DIV, 2, (IrValue *const[]){a, b});
   default: {
-    static const IrOpKind cmp[] = {[PW_LT] = IR_ATEN_LT, [PW_LE] = IR_ATEN_LE,
-                                   [PW_GT] = IR_ATEN_GT, [PW_GE] = IR_ATEN_GE,
-                                   [PW_EQ] = IR_ATEN_EQ, [PW_NE] = IR_ATEN_NE};
+    static const IrOpKind cmp[] = {
+        [PW_LT] = IR_ATEN_LT, [PW_LE] = IR_ATEN_LE, [PW_GT] = IR_ATEN_GT,
+        [PW_GE] = IR_ATEN_GE, [PW_EQ] = IR_ATEN_EQ, [PW_NE] = IR_ATEN_NE};
     IrOpKind k = cmp[e->op];
     IrValue *mask = left_number ? op(c, mirrored(k), 2, (IrValue *const[]){b, a})
                                 : op(c, k, 2, (IrValue *const[]){a, b});
@@ -81,9 +72,7 @@ binary(DerivCtx *c, const PwExpr *e)
   }
 }
 
-static IrValue *
-build(DerivCtx *c, const PwExpr *e)
-{
+static IrValue *build(DerivCtx *c, const PwExpr *e) {
   switch (e->op) {
   case PW_ARG: return c->in[e->arg];
   case PW_RESULT: return c->result;
@@ -110,9 +99,7 @@ build(DerivCtx *c, const PwExpr *e)
 }
 
 /* The k-th top-level comma-separated part of `text`. */
-static char *
-nth_part(const char *text, guint k)
-{
+static char *nth_part(const char *text, guint k) {
   int depth = 0;
   const char *start = text;
   for (const char *p = text;; p++) {
@@ -131,10 +118,8 @@ nth_part(const char *text, guint k)
   }
 }
 
-IrValue *
-ad_deriv_value(IrGraph *graph, const IrNode *node, guint k, IrValue *const *inputs,
-               IrValue *result)
-{
+IrValue *ad_deriv_value(IrGraph *graph, const IrNode *node, guint k, IrValue *const *inputs,
+                        IrValue *result) {
   const IrOpDef *def = ir_node_op_def(node);
   g_autofree char *part = def && def->deriv ? nth_part(def->deriv, k) : NULL;
   if (!part)

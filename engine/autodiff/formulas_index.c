@@ -4,9 +4,7 @@
 
 /* masked_fill: self's gradient is g with the filled places zeroed, summed to self's size
  * (self broadcasts with the mask); a Tensor value gets the sum of g over the filled places. */
-void
-ad_grad_masked_fill(Ctx *c, IrValue *g)
-{
+void ad_grad_masked_fill(Ctx *c, IrValue *g) {
   IrValue *mask = c->in[1];
   c->gin[0] = gsts(c, emit(c, IR_ATEN_MASKED_FILL, 3, (IrValue *const[]){g, mask, cint(c, 0)}), 0);
   if (is_tensor(c->in[2]))
@@ -15,9 +13,7 @@ ad_grad_masked_fill(Ctx *c, IrValue *g)
 
 /* gather: g scattered back with scatter_add into zeros of self's shape (repeated indices
  * accumulate); scatter_add: g itself for self, g gathered at the indices for src. */
-void
-ad_grad_gather(Ctx *c, IrValue *g)
-{
+void ad_grad_gather(Ctx *c, IrValue *g) {
   IrValue *dim = c->in[1], *index = c->in[2];
   if (c->node->kind == IR_ATEN_GATHER) {
     c->gin[0] = emit(c, IR_ATEN_SCATTER_ADD, 4,
@@ -30,9 +26,7 @@ ad_grad_gather(Ctx *c, IrValue *g)
 
 /* baddbmm = beta self + alpha batch1 @ batch2: beta g summed to self's size, alpha g @
  * batch2^T and alpha batch1^T @ g. */
-void
-ad_grad_baddbmm(Ctx *c, IrValue *g)
-{
+void ad_grad_baddbmm(Ctx *c, IrValue *g) {
   IrValue *beta = arg(c, 3) ? c->in[3] : cint(c, 1), *alpha = arg(c, 4) ? c->in[4] : cint(c, 1);
   IrValue *one = cint(c, 1), *two = cint(c, 2);
   c->gin[0] = gsts(c, mul(c, g, beta), 0);

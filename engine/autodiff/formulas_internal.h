@@ -19,9 +19,7 @@ typedef struct {
   GPtrArray *saved_out;
 } Ctx;
 
-static inline IrValue *
-emit(Ctx *c, IrOpKind kind, guint n, IrValue *const *args)
-{
+static inline IrValue *emit(Ctx *c, IrOpKind kind, guint n, IrValue *const *args) {
   IrNode *node = ir_graph_insert_op(c->g, kind, args, n, 1);
   return ir_output(node, 0);
 }
@@ -30,36 +28,40 @@ emit(Ctx *c, IrOpKind kind, guint n, IrValue *const *args)
 #define E2(k, a, b) emit(c, IR_##k, 2, (IrValue *const[]){(a), (b)})
 #define E3(k, a, b, d) emit(c, IR_##k, 3, (IrValue *const[]){(a), (b), (d)})
 
-static inline IrValue *cint(Ctx *c, gint64 v) { return ir_graph_insert_constant_int(c->g, v); }
-static inline IrValue *cfloat(Ctx *c, double v) { return ir_graph_insert_constant_float(c->g, v); }
+static inline IrValue *cint(Ctx *c, gint64 v) {
+  return ir_graph_insert_constant_int(c->g, v);
+}
+static inline IrValue *cfloat(Ctx *c, double v) {
+  return ir_graph_insert_constant_float(c->g, v);
+}
 
 /* x * y */
-static inline IrValue *mul(Ctx *c, IrValue *x, IrValue *y) { return E2(ATEN_MUL, x, y); }
-static inline IrValue *neg(Ctx *c, IrValue *x) { return E1(ATEN_NEG, x); }
-static inline IrValue *gsts(Ctx *c, IrValue *v, guint k) { return E2(ATEN_GRAD_SUM_TO_SIZE, v, c->saved[k]); }
-static inline IrValue *size_of(Ctx *c, IrValue *v) { return E1(ATEN_SIZE, v); }
+static inline IrValue *mul(Ctx *c, IrValue *x, IrValue *y) {
+  return E2(ATEN_MUL, x, y);
+}
+static inline IrValue *neg(Ctx *c, IrValue *x) {
+  return E1(ATEN_NEG, x);
+}
+static inline IrValue *gsts(Ctx *c, IrValue *v, guint k) {
+  return E2(ATEN_GRAD_SUM_TO_SIZE, v, c->saved[k]);
+}
+static inline IrValue *size_of(Ctx *c, IrValue *v) {
+  return E1(ATEN_SIZE, v);
+}
 
-static inline IrValue *
-arg(const Ctx *c, guint i)
-{
+static inline IrValue *arg(const Ctx *c, guint i) {
   return i < ir_n_inputs(c->node) ? c->in[i] : NULL;
 }
 
-static inline bool
-overload_is(const IrNode *node, const char *name)
-{
+static inline bool overload_is(const IrNode *node, const char *name) {
   return node->schema && strcmp(node->schema->overload, name) == 0;
 }
 
-static inline bool
-value_is_none(const IrValue *v)
-{
+static inline bool value_is_none(const IrValue *v) {
   return v == NULL || v->type->kind == IR_TYPE_NONE;
 }
 
-static inline bool
-constant_number(const IrValue *v, double *out)
-{
+static inline bool constant_number(const IrValue *v, double *out) {
   if (v->node->kind != IR_PRIM_CONSTANT)
     return false;
   const IrAttr *a = ir_node_attr(v->node, IR_ATTR_VALUE);
@@ -74,9 +76,7 @@ constant_number(const IrValue *v, double *out)
   return true;
 }
 
-static inline const GArray *
-constant_int_list(const IrValue *v)
-{
+static inline const GArray *constant_int_list(const IrValue *v) {
   if (v->node->kind != IR_PRIM_CONSTANT)
     return NULL;
   const IrAttr *a = ir_node_attr(v->node, IR_ATTR_VALUE);
@@ -84,9 +84,7 @@ constant_int_list(const IrValue *v)
 }
 
 /* The values of a constant int[] or of a ListConstruct of int constants (at most max). */
-static inline bool
-constant_ints(const IrValue *v, gint64 *out, guint *n, guint max)
-{
+static inline bool constant_ints(const IrValue *v, gint64 *out, guint *n, guint max) {
   const GArray *list = constant_int_list(v);
   if (list) {
     if (list->len > max)
@@ -108,29 +106,20 @@ constant_ints(const IrValue *v, gint64 *out, guint *n, guint max)
   return true;
 }
 
-static inline bool
-is_tensor(const IrValue *v)
-{
+static inline bool is_tensor(const IrValue *v) {
   return v && ir_type_is_tensor(v->type);
 }
 
-static inline bool
-rank_is(const IrValue *v, int rank)
-{
+static inline bool rank_is(const IrValue *v, int rank) {
   return is_tensor(v) && v->type->rank == rank;
 }
 
-
-static inline void
-save(Ctx *c, IrValue *v)
-{
+static inline void save(Ctx *c, IrValue *v) {
   g_ptr_array_add(c->saved_out, v);
 }
 
 /* The bool[3] output_mask of the native_*_backward ops, a ListConstruct of constants. */
-static inline IrValue *
-output_mask_of(Ctx *c, const bool asks[3])
-{
+static inline IrValue *output_mask_of(Ctx *c, const bool asks[3]) {
   IrNode *mask = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
   for (int i = 0; i < 3; i++)
     ir_node_add_input(mask, ir_graph_insert_constant_bool(c->g, asks[i]));

@@ -5,17 +5,13 @@
  * division is then decided when the graph runs. Weights get no gradient. */
 #include "autodiff/formulas_internal.h"
 
-static IrValue *
-arg_or_none(Ctx *c, guint i)
-{
+static IrValue *arg_or_none(Ctx *c, guint i) {
   return arg(c, i) ? c->in[i] : ir_graph_insert_constant_none(c->g);
 }
 
 /* grad over the element count n (an int) for the mean (reduction 1, the default): directly
  * for a constant reduction, else over 1 + (reduction == 1) (n - 1), decided at run time. */
-static IrValue *
-mean_scaled(Ctx *c, IrValue *grad, guint reduction_index, IrValue *n)
-{
+static IrValue *mean_scaled(Ctx *c, IrValue *grad, guint reduction_index, IrValue *n) {
   IrValue *r = arg(c, reduction_index);
   double reduction = 1;
   if (!r || constant_number(r, &reduction))
@@ -27,9 +23,7 @@ mean_scaled(Ctx *c, IrValue *grad, guint reduction_index, IrValue *n)
 
 /* mse_loss as PyTorch's mse_loss_backward: 2 (self - target) g, over the element count for
  * the mean; each side summed to its size (they broadcast). */
-void
-ad_grad_mse_loss(Ctx *c, IrValue *g)
-{
+void ad_grad_mse_loss(Ctx *c, IrValue *g) {
   IrValue *diff = E3(ATEN_SUB, c->in[0], c->in[1], cint(c, 1));
   IrValue *grad = mean_scaled(c, mul(c, mul(c, diff, cint(c, 2)), g), 2, E1(ATEN_NUMEL, diff));
   c->gin[0] = gsts(c, grad, 0);
@@ -38,9 +32,7 @@ ad_grad_mse_loss(Ctx *c, IrValue *g)
 
 /* l1_loss = |self - target| reduced: sign(self - target) g, over the element count for the
  * mean; each side summed to its size (they broadcast). */
-void
-ad_grad_l1_loss(Ctx *c, IrValue *g)
-{
+void ad_grad_l1_loss(Ctx *c, IrValue *g) {
   IrValue *diff = E3(ATEN_SUB, c->in[0], c->in[1], cint(c, 1));
   IrValue *grad = mean_scaled(c, mul(c, E1(ATEN_SIGN, diff), g), 2, E1(ATEN_NUMEL, diff));
   c->gin[0] = gsts(c, grad, 0);
@@ -49,9 +41,7 @@ ad_grad_l1_loss(Ctx *c, IrValue *g)
 
 /* The class dim of cross_entropy_loss: 0 for a 1-D self, else 1; from self's rank when it
  * is known, else 1 - (dim(self) == 1) when the graph runs. */
-static IrValue *
-class_dim(Ctx *c)
-{
+static IrValue *class_dim(Ctx *c) {
   int rank = is_tensor(c->in[0]) ? c->in[0]->type->rank : -1;
   if (rank >= 1)
     return cint(c, rank == 1 ? 0 : 1);
@@ -62,9 +52,7 @@ class_dim(Ctx *c)
 /* nll_loss_backward needs the total weight of the kept targets, which only nll_loss_forward
  * returns: it runs again here (one pass over the targets). cross_entropy_loss also keeps
  * its log_softmax and self's dtype for _log_softmax_backward_data. */
-void
-ad_fw_nll_loss(Ctx *c)
-{
+void ad_fw_nll_loss(Ctx *c) {
   IrValue *scores = c->in[0];
   if (c->node->kind == IR_ATEN_CROSS_ENTROPY_LOSS) {
     scores = emit(c, IR_ATEN_LOG_SOFTMAX, 3,
@@ -80,13 +68,16 @@ ad_fw_nll_loss(Ctx *c)
 
 /* nll_loss, nll_loss_nd: nll_loss_backward for self; cross_entropy_loss: the same at the
  * log_softmax, then _log_softmax_backward_data. The target gets none. */
-void
-ad_grad_nll_loss(Ctx *c, IrValue *g)
-{
+void ad_grad_nll_loss(Ctx *c, IrValue *g) {
   bool ce = c->node->kind == IR_ATEN_CROSS_ENTROPY_LOSS;
   IrValue *scores = ce ? c->saved[0] : c->in[0], *total_weight = c->saved[ce ? 2 : 0];
-  IrValue *args[] = {g, scores, c->in[1], arg_or_none(c, 2), arg(c, 3) ? c->in[3] : cint(c, 1),
-                     arg(c, 4) ? c->in[4] : cint(c, -100), total_weight};
+  IrValue *args[] = {g,
+                     scores,
+                     c->in[1],
+                     arg_or_none(c, 2),
+                     arg(c, 3) ? c->in[3] : cint(c, 1),
+                     arg(c, 4) ? c->in[4] : cint(c, -100),
+                     total_weight};
   IrValue *gx = emit(c, IR_ATEN_NLL_LOSS_BACKWARD, G_N_ELEMENTS(args), args);
   c->gin[0] = ce ? emit(c, IR_ATEN__LOG_SOFTMAX_BACKWARD_DATA, 4,
                         (IrValue *const[]){gx, scores, class_dim(c), c->saved[1]})
@@ -97,9 +88,7 @@ ad_grad_nll_loss(Ctx *c, IrValue *g)
  * _target_backward: self (sigmoid(x) - t) g, or ((pw t + 1 - t) sigmoid(x) - pw t) g with a
  * pos_weight; target -x g, or (pw softplus(-x) - softplus(x)) g (log_sigmoid(x) is
  * -softplus(-x)); both times weight, over the element count for the mean. */
-void
-ad_grad_bce_with_logits(Ctx *c, IrValue *g)
-{
+void ad_grad_bce_with_logits(Ctx *c, IrValue *g) {
   IrValue *x = c->in[0], *t = c->in[1], *one = cint(c, 1);
   IrValue *w = is_tensor(arg(c, 2)) ? c->in[2] : NULL, *pw = is_tensor(arg(c, 3)) ? c->in[3] : NULL;
   IrValue *gx, *gt;

@@ -4,34 +4,26 @@
  * symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
-static IrValue *
-transpose_last(Ctx *c, IrValue *x, int rank)
-{
+static IrValue *transpose_last(Ctx *c, IrValue *x, int rank) {
   return rank < 2 ? x : E3(ATEN_TRANSPOSE, x, cint(c, -1), cint(c, -2));
 }
 
 /* PyTorch 1.13's AD_matmul_size (symbolic_script): m1 @ m2 (ranks r1, r2) brought to a
  * gradient of rank `target`, resolved here since the ranks are known. */
-static IrValue *
-matmul_to_rank(Ctx *c, IrValue *m1, int r1, IrValue *m2, int r2, int target)
-{
+static IrValue *matmul_to_rank(Ctx *c, IrValue *m1, int r1, IrValue *m2, int r2, int target) {
   if (r1 == 0 || r2 == 0)
     return mul(c, m1, m2);
   if (r1 + r2 == target)
     return E2(ATEN_MATMUL, E2(ATEN_UNSQUEEZE, m1, cint(c, r1)),
               E2(ATEN_UNSQUEEZE, m2, cint(c, r2 == 1 ? 0 : -2)));
   if (target == r1 - r2)
-    return E2(ATEN_SQUEEZE, E2(ATEN_MATMUL, m1, E2(ATEN_UNSQUEEZE, m2, cint(c, r2))),
-              cint(c, -1));
+    return E2(ATEN_SQUEEZE, E2(ATEN_MATMUL, m1, E2(ATEN_UNSQUEEZE, m2, cint(c, r2))), cint(c, -1));
   if (target == r2 - r1)
-    return E2(ATEN_SQUEEZE, E2(ATEN_MATMUL, E2(ATEN_UNSQUEEZE, m1, cint(c, -2)), m2),
-              cint(c, -2));
+    return E2(ATEN_SQUEEZE, E2(ATEN_MATMUL, E2(ATEN_UNSQUEEZE, m1, cint(c, -2)), m2), cint(c, -2));
   return E2(ATEN_MATMUL, m1, m2);
 }
 
-static int
-matmul_rank(int ra, int rb)
-{
+static int matmul_rank(int ra, int rb) {
   if (ra == 1 || rb == 1)
     return ra + rb - 2;
   return ra > rb ? ra : rb;
@@ -39,9 +31,7 @@ matmul_rank(int ra, int rb)
 
 /* matmul of any ranks as symbolic_script's: each side's gradient summed to its size (batch
  * broadcasting); two matrices keep the mm formula. */
-void
-ad_grad_matmul(Ctx *c, IrValue *g)
-{
+void ad_grad_matmul(Ctx *c, IrValue *g) {
   IrValue *self = c->in[0], *other = c->in[1];
   int ra = self->type->rank, rb = other->type->rank, rg = matmul_rank(ra, rb);
   if (ra == 2 && rb == 2) {
@@ -52,9 +42,7 @@ ad_grad_matmul(Ctx *c, IrValue *g)
   c->gin[1] = gsts(c, matmul_to_rank(c, transpose_last(c, self, ra), ra, g, rg, rb), 1);
 }
 
-void
-ad_grad_bmm(Ctx *c, IrValue *g)
-{
+void ad_grad_bmm(Ctx *c, IrValue *g) {
   IrValue *one = cint(c, 1), *two = cint(c, 2);
   c->gin[0] = E2(ATEN_BMM, g, E3(ATEN_TRANSPOSE, c->in[1], one, two));
   c->gin[1] = E2(ATEN_BMM, E3(ATEN_TRANSPOSE, c->in[0], one, two), g);
@@ -62,9 +50,7 @@ ad_grad_bmm(Ctx *c, IrValue *g)
 
 /* softmax / log_softmax: PyTorch's backward ops, back in the input's dtype (saved in the
  * forward as prim::dtype(self)). */
-void
-ad_grad_softmax(Ctx *c, IrValue *g)
-{
+void ad_grad_softmax(Ctx *c, IrValue *g) {
   IrOpKind bw = c->node->kind == IR_ATEN_SOFTMAX ? IR_ATEN__SOFTMAX_BACKWARD_DATA
                                                  : IR_ATEN__LOG_SOFTMAX_BACKWARD_DATA;
   c->gin[0] = emit(c, bw, 4, (IrValue *const[]){g, c->out[0], c->in[1], c->saved[0]});
@@ -72,9 +58,7 @@ ad_grad_softmax(Ctx *c, IrValue *g)
 
 /* linear(input, weight, bias) = input @ weight.t() + bias: input's gradient g @ weight,
  * weight's g^T @ input summed over input's batch dims, bias's g summed to its size. */
-void
-ad_grad_linear(Ctx *c, IrValue *g)
-{
+void ad_grad_linear(Ctx *c, IrValue *g) {
   int ri = c->in[0]->type->rank, rg = ri; /* the output has input's rank */
   c->gin[0] = matmul_to_rank(c, g, rg, c->in[1], 2, ri);
   IrValue *gw = matmul_to_rank(c, transpose_last(c, g, rg), rg, c->in[0], ri, 2);
@@ -85,9 +69,7 @@ ad_grad_linear(Ctx *c, IrValue *g)
 
 /* permute: the gradient permuted back by the inverse order (dims are constants of the node
  * itself: the eager tape's formula graph gets a ListConstruct as an input). */
-void
-ad_grad_permute(Ctx *c, IrValue *g)
-{
+void ad_grad_permute(Ctx *c, IrValue *g) {
   gint64 dims[IR_MAX_RANK], inverse[IR_MAX_RANK];
   guint n;
   if (!constant_ints(ir_input(c->node, 1), dims, &n, IR_MAX_RANK))
@@ -98,12 +80,12 @@ ad_grad_permute(Ctx *c, IrValue *g)
 }
 
 /* contiguous, dropout (which runs only where it is the identity: train=False, p = 0). */
-void ad_grad_identity(Ctx *c, IrValue *g) { c->gin[0] = g; }
+void ad_grad_identity(Ctx *c, IrValue *g) {
+  c->gin[0] = g;
+}
 
 /* gelu: PyTorch's gelu_backward with the same approximate. */
-void
-ad_grad_gelu(Ctx *c, IrValue *g)
-{
+void ad_grad_gelu(Ctx *c, IrValue *g) {
   IrValue *approximate = arg(c, 1);
   c->gin[0] = approximate ? E3(ATEN_GELU_BACKWARD, g, c->in[0], approximate)
                           : E2(ATEN_GELU_BACKWARD, g, c->in[0]);
@@ -111,26 +93,23 @@ ad_grad_gelu(Ctx *c, IrValue *g)
 
 /* slice, select: PyTorch's slice_backward / select_backward into zeros of self's size (a
  * None start or end is 0 or INT64_MAX, as slice_backward_wrapper). */
-void
-ad_grad_slice(Ctx *c, IrValue *g)
-{
+void ad_grad_slice(Ctx *c, IrValue *g) {
   IrValue *self_size = c->saved[0], *dim = arg(c, 1) ? arg(c, 1) : cint(c, 0);
   if (c->node->kind == IR_ATEN_SELECT) {
-    c->gin[0] = emit(c, IR_ATEN_SELECT_BACKWARD, 4, (IrValue *const[]){g, self_size, dim, c->in[2]});
+    c->gin[0] =
+        emit(c, IR_ATEN_SELECT_BACKWARD, 4, (IrValue *const[]){g, self_size, dim, c->in[2]});
     return;
   }
   IrValue *start = value_is_none(arg(c, 2)) ? cint(c, 0) : c->in[2];
   IrValue *end = value_is_none(arg(c, 3)) ? cint(c, G_MAXINT64) : c->in[3];
   IrValue *step = arg(c, 4) ? c->in[4] : cint(c, 1);
-  c->gin[0] = emit(c, IR_ATEN_SLICE_BACKWARD, 6,
-                   (IrValue *const[]){g, self_size, dim, start, end, step});
+  c->gin[0] =
+      emit(c, IR_ATEN_SLICE_BACKWARD, 6, (IrValue *const[]){g, self_size, dim, start, end, step});
 }
 
 /* What native_layer_norm returns besides the output, over the trailing normalized dims with
  * them kept: mean, and rstd = 1 / sqrt(biased var + eps). */
-void
-ad_fw_layer_norm(Ctx *c)
-{
+void ad_fw_layer_norm(Ctx *c) {
   gint64 shape[IR_MAX_RANK], dims[IR_MAX_RANK];
   guint n;
   if (!constant_ints(ir_input(c->node, 1), shape, &n, IR_MAX_RANK))
@@ -148,17 +127,20 @@ ad_fw_layer_norm(Ctx *c)
 
 /* layer_norm: PyTorch's native_layer_norm_backward, asked for the gradients of the defined
  * weight and bias too. */
-void
-ad_grad_layer_norm(Ctx *c, IrValue *g)
-{
+void ad_grad_layer_norm(Ctx *c, IrValue *g) {
   bool has_weight = is_tensor(arg(c, 2)), has_bias = is_tensor(arg(c, 3));
   bool asks[3] = {true, has_weight, has_bias};
   IrValue *none = ir_graph_insert_constant_none(c->g);
-  IrValue *args[] = {g, c->in[0], c->in[1], c->saved[0], c->saved[1],
-                     has_weight ? c->in[2] : none, has_bias ? c->in[3] : none,
+  IrValue *args[] = {g,
+                     c->in[0],
+                     c->in[1],
+                     c->saved[0],
+                     c->saved[1],
+                     has_weight ? c->in[2] : none,
+                     has_bias ? c->in[3] : none,
                      output_mask_of(c, asks)};
-  IrNode *bw = ir_graph_insert_op(c->g, IR_ATEN_NATIVE_LAYER_NORM_BACKWARD, args,
-                                  G_N_ELEMENTS(args), 3);
+  IrNode *bw =
+      ir_graph_insert_op(c->g, IR_ATEN_NATIVE_LAYER_NORM_BACKWARD, args, G_N_ELEMENTS(args), 3);
   c->gin[0] = ir_output(bw, 0);
   if (has_weight)
     c->gin[2] = ir_output(bw, 1);
@@ -167,9 +149,7 @@ ad_grad_layer_norm(Ctx *c, IrValue *g)
 }
 
 /* stack: the gradient unbound along the stacking dim (a Tensor[] gradient for the list). */
-void
-ad_grad_stack(Ctx *c, IrValue *g)
-{
+void ad_grad_stack(Ctx *c, IrValue *g) {
   IrValue *dim = arg(c, 1) ? c->in[1] : cint(c, 0);
   IrNode *unbind = ir_graph_insert_op(c->g, IR_ATEN_UNBIND, (IrValue *const[]){g, dim}, 2, 1);
   ir_value_set_type(ir_output(unbind, 0), ir_type_list(ir_type_tensor()));
@@ -178,18 +158,14 @@ ad_grad_stack(Ctx *c, IrValue *g)
 
 /* unbind: the pieces' gradients (a Tensor[] gradient, undefined pieces as zeros) stacked
  * back along dim. */
-void
-ad_grad_unbind(Ctx *c, IrValue *g)
-{
+void ad_grad_unbind(Ctx *c, IrValue *g) {
   IrValue *dim = arg(c, 1) ? c->in[1] : cint(c, 0);
   c->gin[0] = E2(ATEN_STACK, g, dim);
 }
 
 /* index_select, embedding: PyTorch's index_select_backward / embedding_backward for self /
  * weight; the indices get none. */
-void
-ad_grad_index_select(Ctx *c, IrValue *g)
-{
+void ad_grad_index_select(Ctx *c, IrValue *g) {
   if (c->node->kind == IR_ATEN_INDEX_SELECT) {
     c->gin[0] = emit(c, IR_ATEN_INDEX_SELECT_BACKWARD, 4,
                      (IrValue *const[]){g, c->saved[0], c->in[1], c->in[2]});
@@ -204,27 +180,23 @@ ad_grad_index_select(Ctx *c, IrValue *g)
 
 /* cumsum: the gradient summed in reverse along dim, sum(g) - cumsum(g) + g (PyTorch flips,
  * sums and flips back), in self's dtype when a dtype argument changed it. */
-void
-ad_grad_cumsum(Ctx *c, IrValue *g)
-{
+void ad_grad_cumsum(Ctx *c, IrValue *g) {
   IrNode *dims = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
   ir_node_add_input(dims, c->in[1]);
   ir_value_set_type(ir_output(dims, 0), ir_type_list(ir_type_int()));
   ir_graph_insert(c->g, dims);
   IrValue *one = cint(c, 1);
-  IrValue *total = emit(c, IR_ATEN_SUM, 4,
-                        (IrValue *const[]){g, ir_output(dims, 0),
-                                           ir_graph_insert_constant_bool(c->g, true),
-                                           ir_graph_insert_constant_none(c->g)});
+  IrValue *total =
+      emit(c, IR_ATEN_SUM, 4,
+           (IrValue *const[]){g, ir_output(dims, 0), ir_graph_insert_constant_bool(c->g, true),
+                              ir_graph_insert_constant_none(c->g)});
   IrValue *r = E3(ATEN_ADD, E3(ATEN_SUB, total, E2(ATEN_CUMSUM, g, c->in[1]), one), g, one);
   c->gin[0] = value_is_none(arg(c, 2)) ? r : E2(ATEN_TYPE_AS, r, c->in[0]);
 }
 
 /* broadcast_tensors: each gradient summed back to its tensor's size (a Tensor[] gradient for
  * the list input, as stack's). */
-void
-ad_grad_broadcast_tensors(Ctx *c, IrValue *g)
-{
+void ad_grad_broadcast_tensors(Ctx *c, IrValue *g) {
   guint n = ir_n_inputs(ir_input(c->node, 0)->node);
   IrNode *inputs = ir_node_create(c->g, IR_PRIM_LIST_UNPACK, n);
   ir_node_add_input(inputs, c->in[0]);
@@ -238,8 +210,8 @@ ad_grad_broadcast_tensors(Ctx *c, IrValue *g)
   ir_graph_insert(c->g, grads);
   IrNode *list = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
   for (guint i = 0; i < n; i++)
-    ir_node_add_input(list, E2(ATEN_GRAD_SUM_TO_SIZE, ir_output(grads, i),
-                               size_of(c, ir_output(inputs, i))));
+    ir_node_add_input(
+        list, E2(ATEN_GRAD_SUM_TO_SIZE, ir_output(grads, i), size_of(c, ir_output(inputs, i))));
   ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_tensor()));
   ir_graph_insert(c->g, list);
   c->gin[0] = ir_output(list, 0);

@@ -6,9 +6,7 @@
 /* A reduction's gradient with the reduced dims back as size-1 dims when keepdim (input
  * keepdim_index) was false: dims (the node's input 1, constants) sorted and unsqueezed in
  * order. */
-static IrValue *
-unsqueeze_reduced(Ctx *c, IrValue *g, guint keepdim_index)
-{
+static IrValue *unsqueeze_reduced(Ctx *c, IrValue *g, guint keepdim_index) {
   if (ir_n_inputs(c->node) < 2 || c->in[1]->type->kind != IR_TYPE_LIST)
     return g; /* no dims: every dim reduced, a 0-dim result broadcasts as it is */
   double keepdim = 0;
@@ -36,9 +34,7 @@ unsqueeze_reduced(Ctx *c, IrValue *g, guint keepdim_index)
 
 /* sum and mean: the gradient expanded back over the reduced dims (mean's divided by the
  * count it averages), in self's dtype when a dtype argument changed it. */
-void
-ad_grad_sum(Ctx *c, IrValue *g)
-{
+void ad_grad_sum(Ctx *c, IrValue *g) {
   IrValue *self_size = c->saved[0];
   g = unsqueeze_reduced(c, g, 2);
   c->gin[0] = E2(ATEN_EXPAND, g, self_size);
@@ -50,21 +46,18 @@ ad_grad_sum(Ctx *c, IrValue *g)
 
 /* amax / amin as PyTorch 1.13's: the gradient shared evenly among the elements equal to the
  * result; logsumexp's: g * exp(self - result). */
-void
-ad_grad_amax(Ctx *c, IrValue *g)
-{
+void ad_grad_amax(Ctx *c, IrValue *g) {
   IrValue *self = c->in[0], *r = unsqueeze_reduced(c, c->out[0], 2);
   g = unsqueeze_reduced(c, g, 2);
   IrValue *mask = E2(ATEN_TYPE_AS, E2(ATEN_EQ, self, r), g);
-  IrValue *count = emit(c, IR_ATEN_SUM, 4,
-                        (IrValue *const[]){mask, c->in[1], ir_graph_insert_constant_bool(c->g, true),
-                                           ir_graph_insert_constant_none(c->g)});
+  IrValue *count =
+      emit(c, IR_ATEN_SUM, 4,
+           (IrValue *const[]){mask, c->in[1], ir_graph_insert_constant_bool(c->g, true),
+                              ir_graph_insert_constant_none(c->g)});
   c->gin[0] = mul(c, E2(ATEN_DIV, g, count), mask);
 }
 
-void
-ad_grad_logsumexp(Ctx *c, IrValue *g)
-{
+void ad_grad_logsumexp(Ctx *c, IrValue *g) {
   IrValue *r = unsqueeze_reduced(c, c->out[0], 2);
   g = unsqueeze_reduced(c, g, 2);
   c->gin[0] = mul(c, g, E1(ATEN_EXP, E3(ATEN_SUB, c->in[0], r, cint(c, 1))));
@@ -72,9 +65,7 @@ ad_grad_logsumexp(Ctx *c, IrValue *g)
 
 /* var and std as PyTorch 1.13's var_backward: 2 / (N - correction) * g * (self - mean), the
  * mean over the reduced dims kept; std's g first becomes g / (2 * std), 0 where std is 0. */
-void
-ad_grad_var(Ctx *c, IrValue *g)
-{
+void ad_grad_var(Ctx *c, IrValue *g) {
   IrValue *self = c->in[0], *result = c->out[0];
   bool all = overload_is(c->node, "") || value_is_none(c->in[1]);
   double unbiased = 1;
@@ -83,11 +74,11 @@ ad_grad_var(Ctx *c, IrValue *g)
     g = E3(ATEN_WHERE, E2(ATEN_EQ, result, cint(c, 0)), E1(ATEN_ZEROS_LIKE, g),
            E2(ATEN_DIV, g, mul(c, result, cint(c, 2))));
   g = unsqueeze_reduced(c, g, 3);
-  IrValue *mean = all ? E1(ATEN_MEAN, self)
-                      : emit(c, IR_ATEN_MEAN, 4,
-                             (IrValue *const[]){self, c->in[1],
-                                                ir_graph_insert_constant_bool(c->g, true),
-                                                ir_graph_insert_constant_none(c->g)});
+  IrValue *mean =
+      all ? E1(ATEN_MEAN, self)
+          : emit(c, IR_ATEN_MEAN, 4,
+                 (IrValue *const[]){self, c->in[1], ir_graph_insert_constant_bool(c->g, true),
+                                    ir_graph_insert_constant_none(c->g)});
   IrValue *dof = E2(ATEN_SUB, c->saved[1], cfloat(c, unbiased != 0 ? 1.0 : 0.0));
   IrValue *factor = E2(ATEN_DIV, cfloat(c, 2.0), dof);
   c->gin[0] = mul(c, mul(c, g, E3(ATEN_SUB, self, mean, cint(c, 1))), factor);

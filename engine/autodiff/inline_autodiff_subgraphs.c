@@ -5,11 +5,8 @@
 #include "autodiff/autodiff.h"
 #include "autodiff/subgraph_utils.h"
 
-static bool
-block_can_run_with_autograd(const IrBlock *block)
-{
-  IR_FOR_EACH_NODE(n, block)
-  {
+static bool block_can_run_with_autograd(const IrBlock *block) {
+  IR_FOR_EACH_NODE(n, block) {
     if (n->kind == IR_PRIM_FUSION_GROUP)
       return false;
     for (guint b = 0; b < ir_n_blocks(n); b++)
@@ -19,12 +16,9 @@ block_can_run_with_autograd(const IrBlock *block)
   return true;
 }
 
-static bool
-inline_block(IrBlock *block, guint threshold)
-{
+static bool inline_block(IrBlock *block, guint threshold) {
   bool changed = false;
-  IR_FOR_EACH_NODE(n, block)
-  {
+  IR_FOR_EACH_NODE(n, block) {
     for (guint b = 0; b < ir_n_blocks(n); b++)
       changed |= inline_block(ir_block(n, b), threshold);
     if (n->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
@@ -39,8 +33,6 @@ inline_block(IrBlock *block, guint threshold)
   return changed;
 }
 
-bool
-pass_inline_autodiff_subgraphs(IrGraph *graph, guint threshold)
-{
+bool pass_inline_autodiff_subgraphs(IrGraph *graph, guint threshold) {
   return inline_block(graph->block, threshold);
 }

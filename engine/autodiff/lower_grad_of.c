@@ -4,12 +4,9 @@
  * Recurses into nested blocks. */
 #include "autodiff/autodiff.h"
 
-static bool
-lower_block(IrGraph *graph, IrBlock *block)
-{
+static bool lower_block(IrGraph *graph, IrBlock *block) {
   bool changed = false;
-  IR_FOR_EACH_NODE(n, block)
-  {
+  IR_FOR_EACH_NODE(n, block) {
     for (guint b = 0; b < ir_n_blocks(n); b++)
       changed |= lower_block(graph, ir_block(n, b));
     if (n->kind != IR_PRIM_GRAD_OF)
@@ -26,8 +23,7 @@ lower_block(IrGraph *graph, IrBlock *block)
     IrBlock *then_block = ir_node_add_block(if_node);
     IrBlock *else_block = ir_node_add_block(if_node);
     IrBlock *body = ir_block(n, 0);
-    IR_FOR_EACH_NODE(m, body)
-    {
+    IR_FOR_EACH_NODE(m, body) {
       ir_node_move_before(m, then_block->ret);
     }
     IrNode *zero = ir_node_create(graph, IR_PRIM_AUTOGRAD_ZERO, 1);
@@ -46,8 +42,6 @@ lower_block(IrGraph *graph, IrBlock *block)
   return changed;
 }
 
-bool
-pass_lower_grad_of(IrGraph *graph)
-{
+bool pass_lower_grad_of(IrGraph *graph) {
   return lower_block(graph, graph->block);
 }

@@ -7,21 +7,15 @@
 
 typedef enum { STATE_UNKNOWN = 0, STATE_ZERO, STATE_NONZERO } ZeroState;
 
-static ZeroState
-state_of(GHashTable *state, IrValue *v)
-{
+static ZeroState state_of(GHashTable *state, IrValue *v) {
   return (ZeroState)GPOINTER_TO_INT(g_hash_table_lookup(state, v));
 }
 
-static void
-set_state(GHashTable *state, IrValue *v, ZeroState s)
-{
+static void set_state(GHashTable *state, IrValue *v, ZeroState s) {
   g_hash_table_insert(state, v, GINT_TO_POINTER(s));
 }
 
-static bool
-specialize_grad_of(IrGraph *graph, IrNode *n, GHashTable *state)
-{
+static bool specialize_grad_of(IrGraph *graph, IrNode *n, GHashTable *state) {
   bool all_zero = true, all_known = true;
   for (guint i = 0; i < ir_n_inputs(n); i++) {
     ZeroState s = state_of(state, ir_input(n, i));
@@ -43,8 +37,7 @@ specialize_grad_of(IrGraph *graph, IrNode *n, GHashTable *state)
     return false;
   }
   IrBlock *body = ir_block(n, 0);
-  IR_FOR_EACH_NODE(m, body)
-  {
+  IR_FOR_EACH_NODE(m, body) {
     ir_node_move_before(m, n);
   }
   for (guint i = 0; i < ir_n_outputs(n); i++) {
@@ -58,9 +51,7 @@ specialize_grad_of(IrGraph *graph, IrNode *n, GHashTable *state)
   return true;
 }
 
-static bool
-specialize_autograd_add(IrGraph *graph, IrNode *n, GHashTable *state)
-{
+static bool specialize_autograd_add(IrGraph *graph, IrNode *n, GHashTable *state) {
   IrValue *a = ir_input(n, 0), *b = ir_input(n, 1), *out = ir_output(n, 0);
   ZeroState sa = state_of(state, a), sb = state_of(state, b);
   if (sa == STATE_ZERO || sb == STATE_ZERO) {
@@ -84,9 +75,7 @@ specialize_autograd_add(IrGraph *graph, IrNode *n, GHashTable *state)
   return false;
 }
 
-bool
-pass_specialize_autograd_zero(IrGraph *graph)
-{
+bool pass_specialize_autograd_zero(IrGraph *graph) {
   GHashTable *state = g_hash_table_new(NULL, NULL);
   GPtrArray *inputs = ir_graph_inputs(graph);
   for (guint i = 0; i < inputs->len; i++) {
@@ -95,20 +84,12 @@ pass_specialize_autograd_zero(IrGraph *graph)
       set_state(state, in, in->type->undefined ? STATE_ZERO : STATE_NONZERO);
   }
   bool changed = false;
-  IR_FOR_EACH_NODE(n, graph->block)
-  {
+  IR_FOR_EACH_NODE(n, graph->block) {
     switch (n->kind) {
-    case IR_PRIM_GRAD_OF:
-      changed |= specialize_grad_of(graph, n, state);
-      break;
-    case IR_PRIM_AUTOGRAD_ADD:
-      changed |= specialize_autograd_add(graph, n, state);
-      break;
-    case IR_PRIM_AUTOGRAD_ZERO:
-      set_state(state, ir_output(n, 0), STATE_ZERO);
-      break;
-    default:
-      break;
+    case IR_PRIM_GRAD_OF: changed |= specialize_grad_of(graph, n, state); break;
+    case IR_PRIM_AUTOGRAD_ADD: changed |= specialize_autograd_add(graph, n, state); break;
+    case IR_PRIM_AUTOGRAD_ZERO: set_state(state, ir_output(n, 0), STATE_ZERO); break;
+    default: break;
     }
   }
   g_hash_table_destroy(state);

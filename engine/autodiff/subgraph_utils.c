@@ -1,9 +1,7 @@
 /* Subgraph nodes: create, merge into, unmerge (PyTorch's SubgraphUtils). */
 #include "autodiff/subgraph_utils.h"
 
-IrGraph *
-ad_subgraph_body(const IrNode *subgraph_node)
-{
+IrGraph *ad_subgraph_body(const IrNode *subgraph_node) {
   const IrAttr *a = ir_node_attr(subgraph_node, IR_ATTR_SUBGRAPH);
   if (!a || a->kind != IR_ATTR_G)
     g_error("autodiff invariant: %s node without a Subgraph attribute",
@@ -11,16 +9,12 @@ ad_subgraph_body(const IrNode *subgraph_node)
   return a->v.g;
 }
 
-static bool
-has_subgraph(const IrNode *node)
-{
+static bool has_subgraph(const IrNode *node) {
   const IrAttr *a = ir_node_attr(node, IR_ATTR_SUBGRAPH);
   return a && a->kind == IR_ATTR_G;
 }
 
-IrNode *
-ad_subgraph_create_singleton(IrNode *node, IrOpKind kind)
-{
+IrNode *ad_subgraph_create_singleton(IrNode *node, IrOpKind kind) {
   IrNode *group = ir_node_create(ir_node_graph(node), kind, 0);
   ir_node_set_attr_g(group, IR_ATTR_SUBGRAPH, ir_graph_new());
   ir_node_insert_before(group, node);
@@ -32,18 +26,14 @@ typedef struct {
   GHashTable *map;
 } ValueMap;
 
-static IrValue *
-map_lookup(IrValue *src, gpointer data)
-{
+static IrValue *map_lookup(IrValue *src, gpointer data) {
   IrValue *v = g_hash_table_lookup(((ValueMap *)data)->map, src);
   if (!v)
     g_error("autodiff invariant: subgraph merge met a value with no mapping");
   return v;
 }
 
-static void
-merge_subgraph(IrNode *merge_to, IrNode *merge_from)
-{
+static void merge_subgraph(IrNode *merge_to, IrNode *merge_from) {
   IrNode *before = merge_from->prev;
   IrNode *after = merge_from->next;
   ad_subgraph_unmerge(merge_from);
@@ -54,9 +44,7 @@ merge_subgraph(IrNode *merge_to, IrNode *merge_from)
   }
 }
 
-void
-ad_subgraph_merge_node(IrNode *to_merge, IrNode *group)
-{
+void ad_subgraph_merge_node(IrNode *to_merge, IrNode *group) {
   if (!has_subgraph(group) || to_merge == group)
     g_error("autodiff invariant: merge target must be another subgraph node");
   if (has_subgraph(to_merge)) {
@@ -123,9 +111,7 @@ ad_subgraph_merge_node(IrNode *to_merge, IrNode *group)
   ir_node_destroy(to_merge);
 }
 
-void
-ad_subgraph_unmerge(IrNode *group)
-{
+void ad_subgraph_unmerge(IrNode *group) {
   IrGraph *body = ad_subgraph_body(group);
   IrGraph *outer = ir_node_graph(group);
   GPtrArray *body_inputs = ir_graph_inputs(body);
@@ -137,8 +123,7 @@ ad_subgraph_unmerge(IrNode *group)
   ValueMap vm = {g_hash_table_new(NULL, NULL)};
   for (guint i = 0; i < ir_n_inputs(group); i++)
     g_hash_table_insert(vm.map, g_ptr_array_index(body_inputs, i), ir_input(group, i));
-  IR_FOR_EACH_NODE(n, body->block)
-  {
+  IR_FOR_EACH_NODE(n, body->block) {
     IrNode *copy = ir_node_clone_into(outer, n, map_lookup, &vm);
     ir_node_insert_before(copy, group);
     for (guint i = 0; i < ir_n_outputs(n); i++)
@@ -153,36 +138,28 @@ ad_subgraph_unmerge(IrNode *group)
   ir_node_destroy(group);
 }
 
-guint
-ad_subgraph_size(const IrNode *subgraph_node)
-{
+guint ad_subgraph_size(const IrNode *subgraph_node) {
   guint n = 0;
-  IR_FOR_EACH_NODE(m, ad_subgraph_body(subgraph_node)->block)
-  {
+  IR_FOR_EACH_NODE(m, ad_subgraph_body(subgraph_node)->block) {
     if (m->kind != IR_PRIM_CONSTANT)
       n++;
   }
   return n;
 }
 
-static IrValue *
-map_inserted(IrValue *src, gpointer map)
-{
+static IrValue *map_inserted(IrValue *src, gpointer map) {
   IrValue *v = g_hash_table_lookup(map, src);
   if (v == NULL)
     g_error("autodiff invariant: inserted graph reads a value it does not define");
   return v;
 }
 
-GPtrArray *
-ad_insert_graph(IrGraph *graph, const IrGraph *body, IrValue *const *inputs)
-{
+GPtrArray *ad_insert_graph(IrGraph *graph, const IrGraph *body, IrValue *const *inputs) {
   g_autoptr(GHashTable) map = g_hash_table_new(NULL, NULL);
   GPtrArray *body_inputs = ir_graph_inputs(body);
   for (guint i = 0; i < body_inputs->len; i++)
     g_hash_table_insert(map, g_ptr_array_index(body_inputs, i), inputs[i]);
-  IR_FOR_EACH_NODE(n, body->block)
-  {
+  IR_FOR_EACH_NODE(n, body->block) {
     IrNode *copy = ir_graph_insert(graph, ir_node_clone_into(graph, n, map_inserted, map));
     for (guint i = 0; i < ir_n_outputs(n); i++)
       g_hash_table_insert(map, ir_output(n, i), ir_output(copy, i));

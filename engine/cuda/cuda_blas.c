@@ -75,7 +75,9 @@ static bool operand_of(const RtTensor *t, Operand *o) {
   return true;
 }
 
-static bool fits_int(int64_t v) { return v >= 0 && v <= G_MAXINT; }
+static bool fits_int(int64_t v) {
+  return v >= 0 && v <= G_MAXINT;
+}
 
 /* C (contiguous [m, n] at c) = alpha a b + beta C, with a [m, k] and b [k, n] 2-d device
  * views; call between blas_begin and cuda_runtime_end. */
@@ -93,10 +95,9 @@ static bool gemm(IrDtype dtype, RtTensor *a, RtTensor *b, CudaDevicePtr c, doubl
   int m = (int)a->sizes[0], k = (int)a->sizes[1], n = (int)b->sizes[1];
   if (ok && dtype == IR_DTYPE_FLOAT32) {
     float fa = (float)alpha, fb = (float)beta;
-    ok = blas_check(api->cublasSgemm(handle, x.op, y.op, n, m, k, &fa,
-                                     (const float *)(guintptr)x.ptr, x.ld,
-                                     (const float *)(guintptr)y.ptr, y.ld, &fb,
-                                     (float *)(guintptr)c, MAX(n, 1)),
+    ok = blas_check(api->cublasSgemm(
+                        handle, x.op, y.op, n, m, k, &fa, (const float *)(guintptr)x.ptr, x.ld,
+                        (const float *)(guintptr)y.ptr, y.ld, &fb, (float *)(guintptr)c, MAX(n, 1)),
                     "cublasSgemm", error);
   } else if (ok) {
     ok = blas_check(api->cublasDgemm(handle, x.op, y.op, n, m, k, &alpha,
@@ -117,8 +118,10 @@ static bool float_pair(const RtTensor *a, const RtTensor *b, GError **error) {
   if (!a || !b || a->storage->device != IR_DEVICE_CUDA || b->storage->device != IR_DEVICE_CUDA)
     return decline(error, "an operand is not a CUDA tensor");
   if (a->dtype != b->dtype || (a->dtype != IR_DTYPE_FLOAT32 && a->dtype != IR_DTYPE_FLOAT64))
-    return decline(error, "cuBLAS products take float32 or float64 operands of one dtype, not "
-                          "%s and %s", ir_dtype_name(a->dtype), ir_dtype_name(b->dtype));
+    return decline(error,
+                   "cuBLAS products take float32 or float64 operands of one dtype, not "
+                   "%s and %s",
+                   ir_dtype_name(a->dtype), ir_dtype_name(b->dtype));
   return true;
 }
 
@@ -178,8 +181,8 @@ bool cuda_kernel_mm(const IrSchema *schema, const IrNode *node, RtValue *args, g
   return true;
 }
 
-bool cuda_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args,
-                       guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool cuda_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                       RtValue *outs, guint n_outs, GError **error) {
   (void)schema, (void)node, (void)n_outs;
   RtTensor *self = tensor_arg(args, 0), *a = tensor_arg(args, 1), *b = tensor_arg(args, 2);
   double beta = 1.0, alpha = 1.0;
@@ -218,8 +221,7 @@ bool cuda_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args
 }
 
 /* Batched: a [..., m, k] and b [..., k, n] with broadcast batch dims. */
-static RtTensor *batched(RtTensor *a, RtTensor *b, int *batch_nd, int64_t *batch,
-                         GError **error) {
+static RtTensor *batched(RtTensor *a, RtTensor *b, int *batch_nd, int64_t *batch, GError **error) {
   int64_t m = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1];
   int64_t n = b->sizes[b->ndim - 1];
   if (b->sizes[b->ndim - 2] != k ||
@@ -284,8 +286,8 @@ static RtTensor *batched(RtTensor *a, RtTensor *b, int *batch_nd, int64_t *batch
   return out;
 }
 
-bool cuda_kernel_matmul(const IrSchema *schema, const IrNode *node, RtValue *args,
-                        guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool cuda_kernel_matmul(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                        RtValue *outs, guint n_outs, GError **error) {
   (void)schema, (void)node, (void)n_args, (void)n_outs;
   RtTensor *a = tensor_arg(args, 0), *b = tensor_arg(args, 1);
   if (!float_pair(a, b, error))

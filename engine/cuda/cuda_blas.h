@@ -19,9 +19,9 @@
 
 bool cuda_kernel_mm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                     RtValue *outs, guint n_outs, GError **error);
-bool cuda_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args,
-                       guint n_args, RtValue *outs, guint n_outs, GError **error);
-bool cuda_kernel_matmul(const IrSchema *schema, const IrNode *node, RtValue *args,
-                        guint n_args, RtValue *outs, guint n_outs, GError **error);
+bool cuda_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                       RtValue *outs, guint n_outs, GError **error);
+bool cuda_kernel_matmul(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                        RtValue *outs, guint n_outs, GError **error);
 
 #endif

@@ -75,8 +75,7 @@ CudaCompileResult *cuda_compile_ptx(const char *source, const char *name, const 
   g_free(file);
   if (r != 0) {
     char *why = nvrtc_describe(s, r);
-    g_set_error(error, JITSCOPE_CUDA_ERROR, CUDA_ERROR_UNAVAILABLE, "nvrtcCreateProgram: %s",
-                why);
+    g_set_error(error, JITSCOPE_CUDA_ERROR, CUDA_ERROR_UNAVAILABLE, "nvrtcCreateProgram: %s", why);
     g_free(why);
     return NULL;
   }
@@ -194,8 +193,8 @@ CudaKernelEntry *cuda_kernel_cache_get(const IrGraph *graph, const IrDtype *inpu
                                        const char *arch, GError **error) {
   guint n_in = cuda_codegen_n_tensor_inputs(graph);
   guint n_out = ir_graph_outputs(graph)->len;
-  char *key = cuda_compile_signature_key(n_in, input_dtypes, input_ndims, n_out, output_ndims,
-                                         arch);
+  char *key =
+      cuda_compile_signature_key(n_in, input_dtypes, input_ndims, n_out, output_ndims, arch);
   g_mutex_lock(&cache_lock);
   CudaGroupSpec *spec = group_spec(graph);
   CudaKernelEntry *e = g_hash_table_lookup(spec->kernels, key);

@@ -15,11 +15,11 @@
 
 typedef struct {
   bool ok;
-  char *arch;     /* "compute_90" */
-  char *log;      /* nvrtc's program log ("" when empty) */
-  char *ptx;      /* NULL unless ok */
+  char *arch; /* "compute_90" */
+  char *log;  /* nvrtc's program log ("" when empty) */
+  char *ptx;  /* NULL unless ok */
   gsize ptx_bytes;
-  double ms;      /* wall time of nvrtcCompileProgram */
+  double ms; /* wall time of nvrtcCompileProgram */
 } CudaCompileResult;
 
 /* The arch to compile for, as "compute_XY": `requested` ("sm_90", "compute_90" or "90") when

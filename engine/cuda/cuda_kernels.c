@@ -140,9 +140,9 @@ static const char sum_body[] =
     "}\n";
 
 char *cuda_rt_kernel_source(CudaRtKernelKind kind, IrDtype src, IrDtype dst, const char *name) {
-  GString *s = g_string_new(kind == CUDA_RT_COPY
-                                ? "// jitscope: CUDA runtime kernel (strided copy)\n"
-                                : "// jitscope: CUDA runtime kernel (sum over dims)\n");
+  GString *s =
+      g_string_new(kind == CUDA_RT_COPY ? "// jitscope: CUDA runtime kernel (strided copy)\n"
+                                        : "// jitscope: CUDA runtime kernel (sum over dims)\n");
   g_string_append_printf(s, prelude, RT_MAX_DIMS, storage_type(src), storage_type(dst),
                          value_type(src), src == IR_DTYPE_FLOAT16 ? "h2f(*p)" : "*p");
   if (kind == CUDA_RT_COPY) {
@@ -176,8 +176,8 @@ static RtKernel *kernel_get(CudaRtKernelKind kind, IrDtype src, IrDtype dst, GEr
                 ir_dtype_name(dst));
     return NULL;
   }
-  char *key = g_strdup_printf("%s %s %s", kind == CUDA_RT_COPY ? "copy" : "sum",
-                              ir_dtype_name(src), ir_dtype_name(dst));
+  char *key = g_strdup_printf("%s %s %s", kind == CUDA_RT_COPY ? "copy" : "sum", ir_dtype_name(src),
+                              ir_dtype_name(dst));
   g_mutex_lock(&cache_lock);
   if (cache == NULL)
     cache = g_hash_table_new(g_str_hash, g_str_equal);
@@ -211,8 +211,8 @@ static RtKernel *kernel_get(CudaRtKernelKind kind, IrDtype src, IrDtype dst, GEr
   return k;
 }
 
-const CudaCompileResult *cuda_rt_kernel_compile(CudaRtKernelKind kind, IrDtype src,
-                                                IrDtype dst, GError **error) {
+const CudaCompileResult *cuda_rt_kernel_compile(CudaRtKernelKind kind, IrDtype src, IrDtype dst,
+                                                GError **error) {
   RtKernel *k = kernel_get(kind, src, dst, error);
   return k ? k->compiled : NULL;
 }
@@ -224,8 +224,8 @@ static bool kernel_functions(CudaRtKernelKind kind, IrDtype src, IrDtype dst, Cu
   if (k == NULL)
     return false;
   if (!k->compiled->ok) {
-    g_set_error(error, JITSCOPE_CUDA_ERROR, CUDA_ERROR_COMPILE, "nvrtc failed for %s: %s",
-                k->name, k->compiled->log);
+    g_set_error(error, JITSCOPE_CUDA_ERROR, CUDA_ERROR_COMPILE, "nvrtc failed for %s: %s", k->name,
+                k->compiled->log);
     return false;
   }
   const CudaStatus *s = cuda_loader_get();
@@ -325,8 +325,7 @@ RtTensor *cuda_contiguous(RtTensor *t, GError **error) {
   return cuda_to_dtype(t, t->dtype, error);
 }
 
-RtTensor *cuda_full(IrDtype dtype, int ndim, const int64_t *sizes, double value,
-                    GError **error) {
+RtTensor *cuda_full(IrDtype dtype, int ndim, const int64_t *sizes, double value, GError **error) {
   RtTensor *one = rt_tensor_scalar(dtype, value);
   RtTensor *src = cuda_tensor_from_host(one, error);
   rt_tensor_unref(one);
@@ -390,8 +389,7 @@ RtTensor *cuda_sum_dims(RtTensor *t, const bool *reduce, bool keepdim, IrDtype o
     if (r <= SMALL_REDUCTION)
       ok = cuda_runtime_launch(fn[1], grid_for(n_out, 128), 128, 0, params, error);
     else
-      ok = cuda_runtime_launch(fn[0], (guint)MIN(n_out, 65535 * 16), SUM_BLOCK, 0, params,
-                               error);
+      ok = cuda_runtime_launch(fn[0], (guint)MIN(n_out, 65535 * 16), SUM_BLOCK, 0, params, error);
   }
   cuda_runtime_end();
   if (!ok)

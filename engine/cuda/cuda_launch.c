@@ -11,7 +11,7 @@
 
 /* The stream, module loading and launches are the CUDA runtime's (cuda_tensor.h): one stream
  * and one lock for the fusion backend and the device kernels. */
-static gint offload_host = -1; /* -1: read JITSCOPE_CUDA_OFFLOAD on first use */
+static gint offload_host = -1;         /* -1: read JITSCOPE_CUDA_OFFLOAD on first use */
 static gint time_device_launches = -1; /* -1: read JITSCOPE_CUDA_TIMING on first use */
 
 /* --- geometry --- */
@@ -118,8 +118,8 @@ void cuda_group_assumed_ndims(const IrGraph *graph, guint *input_ndims, guint *o
   GPtrArray *outs = ir_graph_outputs(graph);
   for (guint o = 0; o < outs->len; o++) {
     const IrNode *p = ((IrValue *)g_ptr_array_index(outs, o))->node;
-    output_ndims[o] = p->kind == IR_PRIM_FUSED_CONCAT && ir_node_attr_i(p, IR_ATTR_DIM) != 0 ? 2
-                                                                                             : 1;
+    output_ndims[o] =
+        p->kind == IR_PRIM_FUSED_CONCAT && ir_node_attr_i(p, IR_ATTR_DIM) != 0 ? 2 : 1;
   }
 }
 
@@ -210,7 +210,9 @@ static bool timing_enabled(void) {
   return g_atomic_int_get(&time_device_launches) == 1;
 }
 
-void cuda_launch_set_timing(bool on) { g_atomic_int_set(&time_device_launches, on ? 1 : 0); }
+void cuda_launch_set_timing(bool on) {
+  g_atomic_int_set(&time_device_launches, on ? 1 : 0);
+}
 
 static GMutex last_kernel_lock;
 static double last_kernel_ms;
@@ -348,9 +350,9 @@ static bool input_params(RunState *st, const IrGraph *kg, guint i, RtTensor *t, 
     CudaDevicePtr d;
     if (!device_alloc(bytes, &d, st->owned, error))
       return false;
-    if (bytes && !cu_check(s->cu.cuMemcpyHtoDAsync(d, rt_tensor_data(src), bytes,
-                                                   cuda_runtime_stream()),
-                           "cuMemcpyHtoDAsync", error))
+    if (bytes &&
+        !cu_check(s->cu.cuMemcpyHtoDAsync(d, rt_tensor_data(src), bytes, cuda_runtime_stream()),
+                  "cuMemcpyHtoDAsync", error))
       return false;
     base = d - (CudaDevicePtr)(src->offset * (int64_t)es);
   }
@@ -370,8 +372,7 @@ static bool input_params(RunState *st, const IrGraph *kg, guint i, RtTensor *t, 
     cuda_layout_merge(view->ndim, view->sizes, view->strides, &prm.layout);
     prm.ptr = base + (CudaDevicePtr)(view->offset * (int64_t)es);
     if (!fits_32bit(&prm.layout))
-      return launch_fail(error, CUDA_ERROR_ARGUMENT,
-                         "input %u does not fit 32-bit indexing", i);
+      return launch_fail(error, CUDA_ERROR_ARGUMENT, "input %u does not fit 32-bit indexing", i);
     g_array_append_val(st->params, prm);
     *ndim = prm.layout.ndim;
   }
@@ -415,8 +416,8 @@ static bool cuda_run(const FuserBackend *backend, FuserPlanState *state, const I
   CudaDevicePtr *out_ptr = g_new0(CudaDevicePtr, n_outputs + 1);
   FuserShape *out_shapes = g_new0(FuserShape, n_outputs + 1);
   for (guint i = 0; ok && i < n; i++)
-    ok = input_params(&st, kg, i, inputs[i].u.tensor, on_device(inputs[i].u.tensor), map_nd,
-                      map, &dtypes[i], &in_nd[i], error);
+    ok = input_params(&st, kg, i, inputs[i].u.tensor, on_device(inputs[i].u.tensor), map_nd, map,
+                      &dtypes[i], &in_nd[i], error);
   IrDtype *out_dtypes = g_new0(IrDtype, n_outputs + 1);
   ok = ok && cuda_codegen_output_dtypes(kg, dtypes, out_dtypes, error);
   /* Outputs: fresh contiguous tensors of their natural shape (group_shapes.h), each piece
@@ -473,8 +474,8 @@ static bool cuda_run(const FuserBackend *backend, FuserPlanState *state, const I
       RtStorage *storage = cuda_storage_wrap(out_ptr[o], bytes);
       int64_t strides[RT_MAX_DIMS];
       rt_contiguous_strides(shape->nd, shape->sizes, strides);
-      outputs[o] = rt_tensor(rt_tensor_new_strided(storage, out_dtypes[o], shape->nd,
-                                                   shape->sizes, strides, 0));
+      outputs[o] = rt_tensor(
+          rt_tensor_new_strided(storage, out_dtypes[o], shape->nd, shape->sizes, strides, 0));
       rt_storage_unref(storage);
       for (guint k = 0; k < st.owned->len; k++)
         if (g_array_index(st.owned, CudaDevicePtr, k) == out_ptr[o]) {
@@ -485,9 +486,9 @@ static bool cuda_run(const FuserBackend *backend, FuserPlanState *state, const I
       RtTensor *host = rt_tensor_new(out_dtypes[o], shape->nd, shape->sizes);
       outputs[o] = rt_tensor(host);
       if (bytes)
-        ok = cu_check(s->cu.cuMemcpyDtoHAsync(rt_tensor_data(host), out_ptr[o], bytes,
-                                              cuda_runtime_stream()),
-                      "cuMemcpyDtoHAsync", error);
+        ok = cu_check(
+            s->cu.cuMemcpyDtoHAsync(rt_tensor_data(host), out_ptr[o], bytes, cuda_runtime_stream()),
+            "cuMemcpyDtoHAsync", error);
     }
   }
   run_state_clear(&st, !device);
@@ -512,7 +513,9 @@ static const FuserBackend cuda_backend = {
     .data = NULL,
 };
 
-const FuserBackend *cuda_launch_backend(void) { return &cuda_backend; }
+const FuserBackend *cuda_launch_backend(void) {
+  return &cuda_backend;
+}
 
 void cuda_launch_enable(bool offload) {
   g_atomic_int_set(&offload_host, offload ? 1 : 0);

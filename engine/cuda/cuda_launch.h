@@ -37,8 +37,7 @@ void cuda_layout_merge(int ndim, const int64_t *sizes, const int64_t *strides, C
 /* TensorInfo ranks a group's kernel has when every input is contiguous and already of the map
  * size (what `jitscope kernels` shows without running): 1 per input and output, except chunk
  * pieces and FusedConcat pieces split along a dim > 0, which keep 2. */
-void cuda_group_assumed_ndims(const IrGraph *kernel_graph, guint *input_ndims,
-                              guint *output_ndims);
+void cuda_group_assumed_ndims(const IrGraph *kernel_graph, guint *input_ndims, guint *output_ndims);
 
 /* The backend; register it with cuda_launch_enable. */
 const FuserBackend *cuda_launch_backend(void);

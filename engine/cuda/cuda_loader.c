@@ -112,7 +112,8 @@ typedef struct {
   bool optional;
 } Symbol;
 
-#define SYMBOL(api, field, first, second, optional) {offsetof(api, field), first, second, optional}
+#define SYMBOL(api, field, first, second, optional) \
+  { offsetof(api, field), first, second, optional }
 
 /* Looks up `first`, else `second` (may be NULL); a missing required symbol is appended to
  * `missing`. */
@@ -131,8 +132,8 @@ static void *sym(void *h, GString *missing, const Symbol *y) {
 /* Opens the library and fills `api` (of `api_size` bytes) from `symbols`; a library that lacks
  * a required entry point is closed again and reported as not loaded, and `api` zeroed.
  * Returns the handle, or NULL when the library is not usable. */
-static void *load_library(const LibSearch *search, const char *label, CudaLibStatus *st,
-                          void *api, size_t api_size, const Symbol *symbols, guint n_symbols) {
+static void *load_library(const LibSearch *search, const char *label, CudaLibStatus *st, void *api,
+                          size_t api_size, const Symbol *symbols, guint n_symbols) {
   void *h = open_library(search, st);
   if (h == NULL)
     return NULL;
@@ -203,8 +204,8 @@ static void load_cublas(CudaStatus *s) {
   static const char *const names[] = {"libcublas.so", NULL};
   static const char *const exclude[] = {"Lt", NULL};
   static const LibSearch search = {"libcublas.so", names, "libcublas.so.", exclude, true};
-  load_library(&search, "cuBLAS", &s->cublas, &s->cublas_api, sizeof s->cublas_api,
-               cublas_symbols, G_N_ELEMENTS(cublas_symbols));
+  load_library(&search, "cuBLAS", &s->cublas, &s->cublas_api, sizeof s->cublas_api, cublas_symbols,
+               G_N_ELEMENTS(cublas_symbols));
 }
 
 char *cuda_result_describe(const CudaStatus *status, CudaResult result) {
@@ -239,10 +240,10 @@ static void probe_device(CudaStatus *s) {
   }
   if ((r = cu->cuDeviceGet(&s->device, 0)) != 0 ||
       (r = cu->cuDeviceGetName(s->device_name, sizeof s->device_name - 1, s->device)) != 0 ||
-      (r = cu->cuDeviceGetAttribute(&s->cc_major, CUDA_ATTR_COMPUTE_CAPABILITY_MAJOR,
-                                    s->device)) != 0 ||
-      (r = cu->cuDeviceGetAttribute(&s->cc_minor, CUDA_ATTR_COMPUTE_CAPABILITY_MINOR,
-                                    s->device)) != 0 ||
+      (r = cu->cuDeviceGetAttribute(&s->cc_major, CUDA_ATTR_COMPUTE_CAPABILITY_MAJOR, s->device)) !=
+          0 ||
+      (r = cu->cuDeviceGetAttribute(&s->cc_minor, CUDA_ATTR_COMPUTE_CAPABILITY_MINOR, s->device)) !=
+          0 ||
       (r = cu->cuDeviceGetAttribute(&s->sm_count, CUDA_ATTR_MULTIPROCESSOR_COUNT, s->device)) !=
           0 ||
       (r = cu->cuDeviceTotalMem(&s->total_mem, s->device)) != 0 ||

@@ -86,9 +86,9 @@ typedef struct {
   CudaResult (*cuModuleLoadData)(CudaModule *module, const void *image);
   CudaResult (*cuModuleGetFunction)(CudaFunction *fn, CudaModule module, const char *name);
   CudaResult (*cuModuleUnload)(CudaModule module);
-  CudaResult (*cuLaunchKernel)(CudaFunction fn, unsigned gx, unsigned gy, unsigned gz,
-                               unsigned bx, unsigned by, unsigned bz, unsigned shared_bytes,
-                               CudaStream stream, void **params, void **extra);
+  CudaResult (*cuLaunchKernel)(CudaFunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                               unsigned by, unsigned bz, unsigned shared_bytes, CudaStream stream,
+                               void **params, void **extra);
   CudaResult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *blocks, CudaFunction fn,
                                                             int block_size, size_t dyn_smem);
   CudaResult (*cuStreamCreate)(CudaStream *stream, unsigned int flags);
@@ -98,14 +98,13 @@ typedef struct {
   CudaResult (*cuMemFreeAsync)(CudaDevicePtr ptr, CudaStream stream);
   CudaResult (*cuMemcpyHtoDAsync)(CudaDevicePtr dst, const void *src, size_t bytes,
                                   CudaStream stream);
-  CudaResult (*cuMemcpyDtoHAsync)(void *dst, CudaDevicePtr src, size_t bytes,
-                                  CudaStream stream);
+  CudaResult (*cuMemcpyDtoHAsync)(void *dst, CudaDevicePtr src, size_t bytes, CudaStream stream);
   CudaResult (*cuMemcpyDtoDAsync)(CudaDevicePtr dst, CudaDevicePtr src, size_t bytes,
                                   CudaStream stream);
   /* Optional (NULL when absent): the default pool's release threshold. */
   CudaResult (*cuDeviceGetDefaultMemPool)(CudaMemPool *pool, CudaDevice device);
   CudaResult (*cuMemPoolSetAttribute)(CudaMemPool pool, CudaMemPoolAttribute attribute,
-                                       void *value);
+                                      void *value);
   CudaResult (*cuEventCreate)(CudaEvent *event, unsigned int flags);
   CudaResult (*cuEventDestroy)(CudaEvent event);
   CudaResult (*cuEventRecord)(CudaEvent event, CudaStream stream);
@@ -119,8 +118,7 @@ typedef struct {
   NvrtcResult (*nvrtcCreateProgram)(NvrtcProgram *prog, const char *src, const char *name,
                                     int n_headers, const char *const *headers,
                                     const char *const *include_names);
-  NvrtcResult (*nvrtcCompileProgram)(NvrtcProgram prog, int n_options,
-                                     const char *const *options);
+  NvrtcResult (*nvrtcCompileProgram)(NvrtcProgram prog, int n_options, const char *const *options);
   NvrtcResult (*nvrtcGetPTXSize)(NvrtcProgram prog, size_t *size);
   NvrtcResult (*nvrtcGetPTX)(NvrtcProgram prog, char *ptx);
   NvrtcResult (*nvrtcGetProgramLogSize)(NvrtcProgram prog, size_t *size);
@@ -136,14 +134,12 @@ typedef struct {
   CublasStatus (*cublasDestroy)(CublasHandle handle);
   CublasStatus (*cublasSetStream)(CublasHandle handle, CudaStream stream);
   CublasStatus (*cublasGetVersion)(CublasHandle handle, int *version);
-  CublasStatus (*cublasSgemm)(CublasHandle handle, CublasOperation transa,
-                              CublasOperation transb, int m, int n, int k, const float *alpha,
-                              const float *a, int lda, const float *b, int ldb,
-                              const float *beta, float *c, int ldc);
-  CublasStatus (*cublasDgemm)(CublasHandle handle, CublasOperation transa,
-                              CublasOperation transb, int m, int n, int k, const double *alpha,
-                              const double *a, int lda, const double *b, int ldb,
-                              const double *beta, double *c, int ldc);
+  CublasStatus (*cublasSgemm)(CublasHandle handle, CublasOperation transa, CublasOperation transb,
+                              int m, int n, int k, const float *alpha, const float *a, int lda,
+                              const float *b, int ldb, const float *beta, float *c, int ldc);
+  CublasStatus (*cublasDgemm)(CublasHandle handle, CublasOperation transa, CublasOperation transb,
+                              int m, int n, int k, const double *alpha, const double *a, int lda,
+                              const double *b, int ldb, const double *beta, double *c, int ldc);
 } CudaCublasApi;
 
 /* One library: whether it loaded, from where, and why not. */

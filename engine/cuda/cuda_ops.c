@@ -34,8 +34,8 @@ static bool is_cuda(const RtTensor *t) {
 static bool constant_line(GString *s, guint i, RtValue v) {
   switch (v.tag) {
   case RT_INT:
-    g_string_append_printf(s, "  %%c%u : int = prim::Constant[value=%" G_GINT64_FORMAT "]()\n",
-                           i, v.u.i);
+    g_string_append_printf(s, "  %%c%u : int = prim::Constant[value=%" G_GINT64_FORMAT "]()\n", i,
+                           v.u.i);
     return true;
   case RT_BOOL:
     g_string_append_printf(s, "  %%c%u : bool = prim::Constant[value=%d]()\n", i, v.u.b ? 1 : 0);
@@ -88,8 +88,9 @@ char *cuda_elementwise_group_text(const IrSchema *schema, const RtValue *args, g
     for (guint i = 0, k = 0; i < n_args; i++)
       if (args[i].tag == RT_TENSOR)
         g_string_append_printf(t, "%s%%t%u", k++ ? ", " : "", i);
-    g_string_append_printf(t, ")\n  return (%%r)\nwith prim::FusionGroup_0 = graph(%s):\n%s"
-                              "  %%r : Tensor = %s(%s)\n  return (%%r)\n",
+    g_string_append_printf(t,
+                           ")\n  return (%%r)\nwith prim::FusionGroup_0 = graph(%s):\n%s"
+                           "  %%r : Tensor = %s(%s)\n  return (%%r)\n",
                            params->str, body->str, schema->name, call->str);
     text = g_string_free(t, FALSE);
   }
@@ -101,8 +102,8 @@ char *cuda_elementwise_group_text(const IrSchema *schema, const RtValue *args, g
 }
 
 typedef struct {
-  IrGraph *graph;   /* NULL when the op cannot be a group */
-  char *why;        /* why not */
+  IrGraph *graph;            /* NULL when the op cannot be a group */
+  char *why;                 /* why not */
   GHashTable *dtype_checked; /* input signature -> GINT_TO_POINTER(1 ok, 2 mismatch) */
 } GroupEntry;
 
@@ -334,8 +335,8 @@ static bool sum_op(const IrSchema *schema, const IrNode *node, RtValue *args, gu
   bool has_dtype = sum.has_dtype, keepdim = sum.keepdim;
   IrDtype given = sum.given, out_dtype = sum.out_dtype;
   const bool *reduce = sum.reduce;
-  RtTensor *src = has_dtype && given != self->dtype ? cuda_to_dtype(self, given, error)
-                                                    : rt_tensor_ref(self);
+  RtTensor *src =
+      has_dtype && given != self->dtype ? cuda_to_dtype(self, given, error) : rt_tensor_ref(self);
   if (src == NULL)
     return false;
   RtTensor *r = cuda_sum_dims(src, reduce, keepdim, out_dtype, error);
@@ -425,16 +426,15 @@ static bool cat_op(const IrSchema *schema, const IrNode *node, RtValue *args, gu
   return true;
 }
 
-static bool fill_like_op(const IrSchema *schema, const IrNode *node, RtValue *args,
-                         guint n_args, RtValue *outs, guint n_outs, GError **error) {
+static bool fill_like_op(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                         RtValue *outs, guint n_outs, GError **error) {
   (void)node;
   k_check_call(schema, n_args, n_outs);
   RtTensor *self = args[0].tag == RT_TENSOR ? args[0].u.tensor : NULL;
   if (!is_cuda(self))
     return decline(error, "*_like of a non-CUDA tensor");
   if (n_args > 3 && args[3].tag == RT_DEVICE && args[3].u.device != IR_DEVICE_CUDA)
-    return decline(error, "the result is asked for on device %s",
-                   ir_device_name(args[3].u.device));
+    return decline(error, "the result is asked for on device %s", ir_device_name(args[3].u.device));
   bool has_dtype;
   IrDtype dtype;
   if (!k_arg_dtype(schema, args, 1, &has_dtype, &dtype, error))

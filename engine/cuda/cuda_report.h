@@ -17,13 +17,13 @@ typedef struct {
   guint plan_index; /* position in session->plans */
   char *group;      /* "FusionGroup_0", "DifferentiableGraph_0/FusionGroup_1" */
 
-  char *kernel;     /* the kernel's name; NULL when generation failed */
-  char *source;     /* NULL when generation failed */
-  char *error;      /* why generation failed, else NULL */
-  bool attempted;   /* nvrtc ran */
+  char *kernel;   /* the kernel's name; NULL when generation failed */
+  char *source;   /* NULL when generation failed */
+  char *error;    /* why generation failed, else NULL */
+  bool attempted; /* nvrtc ran */
   bool compiled;
-  char *arch;       /* "compute_90" when attempted */
-  char *log;        /* nvrtc's log ("" when empty); when not attempted, why ("" when not asked) */
+  char *arch; /* "compute_90" when attempted */
+  char *log;  /* nvrtc's log ("" when empty); when not attempted, why ("" when not asked) */
   gsize ptx_bytes;
   double ms;
 } CudaKernelReport;

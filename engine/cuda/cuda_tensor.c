@@ -58,9 +58,13 @@ bool cuda_runtime_begin(GError **error) {
   return true;
 }
 
-void cuda_runtime_end(void) { g_rec_mutex_unlock(&runtime_lock); }
+void cuda_runtime_end(void) {
+  g_rec_mutex_unlock(&runtime_lock);
+}
 
-CudaStream cuda_runtime_stream(void) { return runtime_stream; }
+CudaStream cuda_runtime_stream(void) {
+  return runtime_stream;
+}
 
 bool cuda_device_alloc(size_t bytes, CudaDevicePtr *ptr, GError **error) {
   if (!cuda_runtime_begin(error))
@@ -183,9 +187,8 @@ RtTensor *cuda_tensor_to_host(const RtTensor *t, GError **error) {
 
 bool cuda_runtime_launch(CudaFunction fn, guint grid, guint block, guint shared_bytes,
                          void **params, GError **error) {
-  return cuda_check(cuda_loader_get()->cu.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1,
-                                                         shared_bytes, runtime_stream, params,
-                                                         NULL),
+  return cuda_check(cuda_loader_get()->cu.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, shared_bytes,
+                                                         runtime_stream, params, NULL),
                     "cuLaunchKernel", error);
 }
 

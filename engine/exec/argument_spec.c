@@ -61,7 +61,9 @@ void exec_argument_spec_free(ExecArgumentSpec *spec) {
   g_free(spec);
 }
 
-guint exec_argument_spec_hash(gconstpointer spec) { return ((const ExecArgumentSpec *)spec)->hash; }
+guint exec_argument_spec_hash(gconstpointer spec) {
+  return ((const ExecArgumentSpec *)spec)->hash;
+}
 
 gboolean exec_argument_spec_equal(gconstpointer pa, gconstpointer pb) {
   const ExecArgumentSpec *a = pa, *b = pb;
@@ -100,22 +102,14 @@ static const IrType *spec_tensor_type(const ExecArgInfo *a) {
 
 static const char *other_kind_name(RtTag tag) {
   switch (tag) {
-  case RT_INT:
-    return "int";
-  case RT_DOUBLE:
-    return "float";
-  case RT_BOOL:
-    return "bool";
-  case RT_STR:
-    return "str";
-  case RT_DEVICE:
-    return "Device";
-  case RT_LIST:
-    return "int[]";
-  case RT_NONE:
-    return "None";
-  default:
-    return "value";
+  case RT_INT: return "int";
+  case RT_DOUBLE: return "float";
+  case RT_BOOL: return "bool";
+  case RT_STR: return "str";
+  case RT_DEVICE: return "Device";
+  case RT_LIST: return "int[]";
+  case RT_NONE: return "None";
+  default: return "value";
   }
 }
 
@@ -193,8 +187,8 @@ bool exec_argument_spec_apply(const ExecArgumentSpec *spec, IrGraph *graph, GErr
   for (guint i = 0; i < inputs->len; i++)
     expected += flattened_width(((IrValue *)g_ptr_array_index(inputs, i))->type);
   if (expected != spec->n_args) {
-    g_set_error(error, JITSCOPE_RUNTIME_ERROR, 0,
-                "the graph takes %u inputs but %u were given", expected, spec->n_args);
+    g_set_error(error, JITSCOPE_RUNTIME_ERROR, 0, "the graph takes %u inputs but %u were given",
+                expected, spec->n_args);
     return false;
   }
   for (guint i = 0; i < inputs->len; i++) {
@@ -214,8 +208,7 @@ bool exec_argument_spec_apply(const ExecArgumentSpec *spec, IrGraph *graph, GErr
       continue;
     }
     if (ir_type_is_tensor(declared)) {
-      g_set_error(error, JITSCOPE_RUNTIME_ERROR, 0,
-                  "input %u must be a tensor but is not", i);
+      g_set_error(error, JITSCOPE_RUNTIME_ERROR, 0, "input %u must be a tensor but is not", i);
       return false;
     }
     if (declared->kind != IR_TYPE_OPTIONAL)

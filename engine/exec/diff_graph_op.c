@@ -12,9 +12,8 @@ static bool run_df_through_executor(void *ctx, RtValue *stack, guint n, RtValue 
   return exec_executor_run(state->backward, stack, n, results, n_results, error);
 }
 
-bool exec_diff_graph_run(ExecPlan *plan, ExecDiffState *state, const IrNode *node,
-                         RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
-                         GError **error) {
+bool exec_diff_graph_run(ExecPlan *plan, ExecDiffState *state, const IrNode *node, RtValue *inputs,
+                         guint n_inputs, RtValue *outputs, guint n_outputs, GError **error) {
   const AdGradient *gradient = state->gradient;
   IrGraph *f = ir_node_attr_g(node, IR_ATTR_SUBGRAPH);
   if (!state->f_code && !(state->f_code = rt_code_compile(f, error)))

@@ -7,9 +7,8 @@
 /* Runs f on detached inputs and, when an input that df differentiates for is tracked by
  * autograd, links the real outputs to a grad node whose backward runs df through the
  * state's backward executor. Inputs borrowed; outputs new references. */
-bool exec_diff_graph_run(ExecPlan *plan, ExecDiffState *state, const IrNode *node,
-                         RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
-                         GError **error);
+bool exec_diff_graph_run(ExecPlan *plan, ExecDiffState *state, const IrNode *node, RtValue *inputs,
+                         guint n_inputs, RtValue *outputs, guint n_outputs, GError **error);
 
 /* The interpreter hook of a plan (ctx = ExecPlan*): DifferentiableGraph and FusionGroup. */
 bool exec_plan_run_special(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,

@@ -6,8 +6,8 @@
 #include "exec/eager_tape.h"
 
 #include "autodiff/formulas.h"
-#include "ir/ops.h"
 #include "exec/gradient_node.h"
+#include "ir/ops.h"
 #include "runtime/autograd.h"
 #include "runtime/code.h"
 
@@ -25,8 +25,8 @@ static void tape_formula_free(gpointer p) {
 
 static const TapeFormula *formula_for(ExecPlan *plan, const IrNode *node) {
   if (!plan->tape_formulas)
-    plan->tape_formulas = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                                tape_formula_free);
+    plan->tape_formulas =
+        g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, tape_formula_free);
   TapeFormula *formula = g_hash_table_lookup(plan->tape_formulas, node);
   if (formula)
     return formula;
@@ -36,8 +36,8 @@ static const TapeFormula *formula_for(ExecPlan *plan, const IrNode *node) {
   GError *error = NULL;
   formula->code = rt_code_compile(formula->graph, &error);
   if (!formula->code)
-    g_error("eager tape: the gradient formula of %s does not compile: %s",
-            ir_kind_name(node->kind), error->message);
+    g_error("eager tape: the gradient formula of %s does not compile: %s", ir_kind_name(node->kind),
+            error->message);
   g_hash_table_insert(plan->tape_formulas, (gpointer)node, formula);
   return formula;
 }
@@ -136,7 +136,9 @@ static bool tape_backward_apply(RtGradNode *node, RtTensor **grad_outputs, RtTen
   return ok;
 }
 
-static bool float_tensor(RtTensor *t) { return t && ir_type_is_float_dtype(t->dtype); }
+static bool float_tensor(RtTensor *t) {
+  return t && ir_type_is_float_dtype(t->dtype);
+}
 
 bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
                             RtValue *outputs, guint n_outputs, GError **error) {
@@ -177,8 +179,8 @@ bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guin
   for (guint i = 0; i < n_inputs; i++)
     b->input_shapes[i] = exec_detached(inputs[i]);
 
-  RtGradNode *grad_node = rt_grad_node_new(b->op, n_flat_outputs, n_edges, tape_backward_apply,
-                                           b, tape_backward_free);
+  RtGradNode *grad_node =
+      rt_grad_node_new(b->op, n_flat_outputs, n_edges, tape_backward_apply, b, tape_backward_free);
   guint edge = 0;
   for (guint i = 0; i < n_inputs; i++)
     for (guint k = 0; k < flat_count(inputs[i]); k++)

@@ -95,11 +95,21 @@ ExecExecutor *exec_executor_new(ExecSession *session, const IrGraph *graph, cons
   return executor;
 }
 
-ExecSession *exec_executor_session(const ExecExecutor *executor) { return executor->session; }
-const char *exec_executor_name(const ExecExecutor *executor) { return executor->name; }
-guint exec_executor_cache_hits(const ExecExecutor *executor) { return executor->hits; }
-ExecPlan *exec_executor_last_plan(const ExecExecutor *executor) { return executor->last_plan; }
-guint exec_executor_cache_misses(const ExecExecutor *executor) { return executor->misses; }
+ExecSession *exec_executor_session(const ExecExecutor *executor) {
+  return executor->session;
+}
+const char *exec_executor_name(const ExecExecutor *executor) {
+  return executor->name;
+}
+guint exec_executor_cache_hits(const ExecExecutor *executor) {
+  return executor->hits;
+}
+ExecPlan *exec_executor_last_plan(const ExecExecutor *executor) {
+  return executor->last_plan;
+}
+guint exec_executor_cache_misses(const ExecExecutor *executor) {
+  return executor->misses;
+}
 
 static bool grad_mode(const ExecExecutor *executor) {
   /* Backward graphs run with grad mode off, as PyTorch's engine runs them. */
@@ -147,7 +157,7 @@ ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, 
 }
 
 bool exec_plan_run_special(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
-                        RtValue *outputs, guint n_outputs, GError **error) {
+                           RtValue *outputs, guint n_outputs, GError **error) {
   ExecPlan *plan = ctx;
   if (node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH) {
     ExecDiffState *state = g_hash_table_lookup(plan->diff_states, node);

@@ -22,7 +22,7 @@ typedef struct {
   const char *group; /* "specialize", "required", "propagate", "optimize", "autodiff", "nondiff" */
   bool changed;      /* the graph text differs from the previous stage's */
   double ms;
-  char *ir;          /* the whole graph after the stage, subgraphs as `with` trailers */
+  char *ir; /* the whole graph after the stage, subgraphs as `with` trailers */
 } ExecStage;
 
 typedef struct ExecSession ExecSession;
@@ -43,16 +43,17 @@ struct ExecPlan {
   ExecPlanKind kind;
   char *graph_name; /* "main", "main/DifferentiableGraph_0/backward" */
   char *spec_text;
-  guint index;      /* position in the session's plan list */
+  guint index;       /* position in the session's plan list */
   GPtrArray *stages; /* of ExecStage* */
   IrGraph *graph;    /* the final optimized graph */
   RtCode *code;      /* graph compiled for the interpreter */
   ExecExecutor *executor;
-  GHashTable *diff_states; /* const IrNode* (a DifferentiableGraph node of graph) -> ExecDiffState* */
+  GHashTable
+      *diff_states; /* const IrNode* (a DifferentiableGraph node of graph) -> ExecDiffState* */
   GHashTable *tape_formulas; /* const IrNode* -> eager tape formula cache (eager_tape.c) */
-  GArray *last_inputs; /* of RtValue: the flattened inputs of the plan's latest run, kept
+  GArray *last_inputs;       /* of RtValue: the flattened inputs of the plan's latest run, kept
                           when the session records inputs (check, the workbench); else NULL */
-  FuserPlanState *fuser; /* the fusion groups' records and backend caches (fuser.h), owned */
+  FuserPlanState *fuser;     /* the fusion groups' records and backend caches (fuser.h), owned */
   struct ExecMemoryPlan *memory; /* the static memory plan for the spec's inputs
                                     (memory_plan.h), made with the code */
 };
@@ -61,11 +62,11 @@ struct ExecPlan {
 typedef void (*ExecStageHook)(ExecPlan *plan, const char *stage_name, IrGraph *graph, void *data);
 
 struct ExecSession {
-  bool optimize;     /* false: the fallback plan (specialization and required passes only) */
-  bool fuse;         /* the fuser's switch */
-  bool grad_enabled; /* grad mode for forward runs */
-  bool verify;       /* run the verifier after every stage (on by default unless NDEBUG) */
-  bool record_inputs; /* keep each plan's latest inputs in ExecPlan.last_inputs */
+  bool optimize;        /* false: the fallback plan (specialization and required passes only) */
+  bool fuse;            /* the fuser's switch */
+  bool grad_enabled;    /* grad mode for forward runs */
+  bool verify;          /* run the verifier after every stage (on by default unless NDEBUG) */
+  bool record_inputs;   /* keep each plan's latest inputs in ExecPlan.last_inputs */
   GPtrArray *plans;     /* every plan compiled, in compile order (owned by their executors) */
   GPtrArray *executors; /* owned */
   ExecStageHook stage_hook;

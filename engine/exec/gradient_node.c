@@ -25,7 +25,9 @@ RtValue exec_detached(RtValue v) {
   return rt_value_ref(v);
 }
 
-static guint index_at(const GArray *a, guint i) { return g_array_index(a, guint, i); }
+static guint index_at(const GArray *a, guint i) {
+  return g_array_index(a, guint, i);
+}
 
 static bool gradient_backward_apply(RtGradNode *node, RtTensor **grad_outputs,
                                     RtTensor **grad_inputs, GError **error) {
@@ -84,9 +86,9 @@ void exec_gradient_link(const ExecGradientLink *link, RtValue *outputs, guint n_
     b->saved[n_ci + i] =
         exec_detached(link->f_outputs[index_at(gradient->df_input_captured_outputs, i)]);
 
-  RtGradNode *node = rt_grad_node_new(link->name, gradient->df_input_vjps->len,
-                                      gradient->df_output_vjps->len, gradient_backward_apply, b,
-                                      gradient_backward_free);
+  RtGradNode *node =
+      rt_grad_node_new(link->name, gradient->df_input_vjps->len, gradient->df_output_vjps->len,
+                       gradient_backward_apply, b, gradient_backward_free);
   for (guint k = 0; k < gradient->df_output_vjps->len; k++) {
     RtValue in = link->inputs[index_at(gradient->df_output_vjps, k)];
     rt_grad_node_set_edge(node, k, in.tag == RT_TENSOR ? in.u.tensor : NULL);

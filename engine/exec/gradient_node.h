@@ -9,8 +9,8 @@
 
 /* Runs df on `stack` (incoming gradients, then saved values; borrowed); results are new
  * references, either one per df output or a single tuple of them. */
-typedef bool (*ExecRunDf)(void *ctx, RtValue *stack, guint n, RtValue **results,
-                          guint *n_results, GError **error);
+typedef bool (*ExecRunDf)(void *ctx, RtValue *stack, guint n, RtValue **results, guint *n_results,
+                          GError **error);
 
 typedef struct {
   const AdGradient *gradient;

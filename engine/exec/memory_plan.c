@@ -11,13 +11,32 @@
 /* Schema ops whose result may share its input's storage (views, and ops that return their
  * input unchanged when nothing needs doing). */
 static const char *const aliasing_ops[] = {
-    "aten::t",          "aten::transpose",   "aten::permute",       "aten::view",
-    "aten::view_as",    "aten::reshape",     "aten::reshape_as",    "aten::expand",
-    "aten::expand_as",  "aten::narrow",      "aten::select",        "aten::slice",
-    "aten::squeeze",    "aten::unsqueeze",   "aten::chunk",         "aten::split",
-    "aten::unbind",     "aten::flatten",     "aten::contiguous",    "aten::to",
-    "aten::type_as",    "aten::detach",      "aten::alias",         "aten::sum_to_size",
-    "aten::_grad_sum_to_size", "aten::broadcast_tensors",
+    "aten::t",
+    "aten::transpose",
+    "aten::permute",
+    "aten::view",
+    "aten::view_as",
+    "aten::reshape",
+    "aten::reshape_as",
+    "aten::expand",
+    "aten::expand_as",
+    "aten::narrow",
+    "aten::select",
+    "aten::slice",
+    "aten::squeeze",
+    "aten::unsqueeze",
+    "aten::chunk",
+    "aten::split",
+    "aten::unbind",
+    "aten::flatten",
+    "aten::contiguous",
+    "aten::to",
+    "aten::type_as",
+    "aten::detach",
+    "aten::alias",
+    "aten::sum_to_size",
+    "aten::_grad_sum_to_size",
+    "aten::broadcast_tensors",
 };
 
 typedef struct {
@@ -30,7 +49,7 @@ typedef struct {
 } Group;
 
 typedef struct {
-  GArray *groups;         /* of Group */
+  GArray *groups;          /* of Group */
   GHashTable *value_group; /* const IrValue* -> group index + 1 */
   ExecMemoryPlan *plan;
 } Planner;
@@ -83,8 +102,12 @@ static guint find(Planner *p, guint g) {
 }
 
 static guint new_group(Planner *p, const IrValue *v, guint pos, size_t bytes, bool elsewhere) {
-  Group group = {.parent = p->groups->len, .value_id = v->id, .bytes = bytes, .first = pos,
-                 .last = pos, .owned_elsewhere = elsewhere};
+  Group group = {.parent = p->groups->len,
+                 .value_id = v->id,
+                 .bytes = bytes,
+                 .first = pos,
+                 .last = pos,
+                 .owned_elsewhere = elsewhere};
   g_array_append_val(p->groups, group);
   g_hash_table_insert(p->value_group, (gpointer)v, GUINT_TO_POINTER(group.parent + 1));
   return group.parent;
@@ -191,8 +214,8 @@ static void assign_buffers(ExecMemoryPlan *plan) {
       GArray *in = g_ptr_array_index(members, b);
       bool free_then = true;
       for (guint k = 0; k < in->len && free_then; k++)
-        free_then = !overlaps(group, &g_array_index(plan->groups, ExecPlannedGroup,
-                                                    g_array_index(in, guint, k)));
+        free_then = !overlaps(
+            group, &g_array_index(plan->groups, ExecPlannedGroup, g_array_index(in, guint, k)));
       if (free_then)
         chosen = b;
     }
@@ -213,7 +236,8 @@ ExecMemoryPlan *exec_memory_plan_of_typed_graph(const IrGraph *graph) {
   plan->groups = g_array_new(FALSE, FALSE, sizeof(ExecPlannedGroup));
   plan->buffer_bytes = g_array_new(FALSE, FALSE, sizeof(size_t));
   Planner p = {.groups = g_array_new(FALSE, FALSE, sizeof(Group)),
-               .value_group = g_hash_table_new(NULL, NULL), .plan = plan};
+               .value_group = g_hash_table_new(NULL, NULL),
+               .plan = plan};
   GPtrArray *inputs = ir_graph_inputs(graph);
   for (guint i = 0; i < inputs->len; i++)
     new_group(&p, g_ptr_array_index(inputs, i), 0, 0, true);
@@ -240,9 +264,11 @@ ExecMemoryPlan *exec_memory_plan_of_typed_graph(const IrGraph *graph) {
     Group *group = &g_array_index(p.groups, Group, g);
     if (group->parent != g || group->owned_elsewhere)
       continue;
-    ExecPlannedGroup planned = {.value_id = group->value_id, .first = group->first,
+    ExecPlannedGroup planned = {.value_id = group->value_id,
+                                .first = group->first,
                                 .last = group->escapes ? pos : group->last,
-                                .bytes = group->bytes, .escapes = group->escapes};
+                                .bytes = group->bytes,
+                                .escapes = group->escapes};
     g_array_append_val(plan->groups, planned);
   }
   g_array_append_vals(plan->groups, nested->data, nested->len);
@@ -327,8 +353,7 @@ static bool fold_size_lists(IrBlock *block) {
  * size -> BroadcastSizes -> expand -> group. */
 #define SIZING_ROUNDS 4
 
-ExecMemoryPlan *exec_memory_plan_new(const IrGraph *graph, const RtValue *inputs,
-                                     guint n_inputs) {
+ExecMemoryPlan *exec_memory_plan_new(const IrGraph *graph, const RtValue *inputs, guint n_inputs) {
   IrGraph *sized = ir_graph_copy(graph);
   GPtrArray *params = ir_graph_inputs(sized);
   IrNode *first = NULL;

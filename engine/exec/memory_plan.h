@@ -28,10 +28,10 @@
 #include "runtime/value.h"
 
 typedef struct {
-  guint64 value_id; /* id (in the plan's graph) of the group's first value; 0 for a nested plan */
+  guint64 value_id;  /* id (in the plan's graph) of the group's first value; 0 for a nested plan */
   guint first, last; /* live from node position first to last, inclusive */
   size_t bytes;
-  guint buffer;     /* index into ExecMemoryPlan.buffer_bytes */
+  guint buffer; /* index into ExecMemoryPlan.buffer_bytes */
   bool escapes;
 } ExecPlannedGroup;
 
@@ -46,8 +46,7 @@ typedef struct ExecMemoryPlan {
 
 /* The memory plan of `graph` run on `inputs` (flattened as the plan's graph takes them;
  * borrowed). */
-ExecMemoryPlan *exec_memory_plan_new(const IrGraph *graph, const RtValue *inputs,
-                                     guint n_inputs);
+ExecMemoryPlan *exec_memory_plan_new(const IrGraph *graph, const RtValue *inputs, guint n_inputs);
 /* The memory plan of a graph whose values already carry the types to size them with. */
 ExecMemoryPlan *exec_memory_plan_of_typed_graph(const IrGraph *graph);
 void exec_memory_plan_free(ExecMemoryPlan *plan);

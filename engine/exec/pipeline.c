@@ -42,7 +42,9 @@ static bool stage_inline_autodiff_subgraphs(ExecCompile *c, IrGraph *graph) {
   return pass_inline_autodiff_subgraphs(graph, 5);
 }
 
-static bool stage_lower_grad_of(ExecCompile *c, IrGraph *graph) { return pass_lower_grad_of(graph); }
+static bool stage_lower_grad_of(ExecCompile *c, IrGraph *graph) {
+  return pass_lower_grad_of(graph);
+}
 
 static bool stage_differentiate(ExecCompile *c, IrGraph *graph);
 
@@ -86,9 +88,11 @@ static const ExecStageDef stages[] = {
     {"propagate_requires_grad", "propagate", EXEC_WHEN_OPTIMIZING, pass_propagate_requires_grad,
      NULL},
     /* runOptimization is spliced in here: see exec_pipeline_compile. */
-    {"create_autodiff_subgraphs", "autodiff", EXEC_WHEN_GRAD, NULL, stage_create_autodiff_subgraphs},
+    {"create_autodiff_subgraphs", "autodiff", EXEC_WHEN_GRAD, NULL,
+     stage_create_autodiff_subgraphs},
     {"differentiate", "autodiff", EXEC_WHEN_GRAD, NULL, stage_differentiate},
-    {"inline_autodiff_subgraphs", "autodiff", EXEC_WHEN_GRAD, NULL, stage_inline_autodiff_subgraphs},
+    {"inline_autodiff_subgraphs", "autodiff", EXEC_WHEN_GRAD, NULL,
+     stage_inline_autodiff_subgraphs},
     /* runNondiffOptimization is spliced in here. */
     {"final_dead_code", "optimize", EXEC_WHEN_ALWAYS, pass_eliminate_dead_code, NULL},
 };
@@ -114,12 +118,9 @@ const ExecStageDef *exec_pipeline_nondiff_stages(guint *n) {
 
 static bool stage_applies(const ExecCompile *c, ExecStageWhen when) {
   switch (when) {
-  case EXEC_WHEN_ALWAYS:
-    return true;
-  case EXEC_WHEN_OPTIMIZING:
-    return c->session->optimize;
-  case EXEC_WHEN_GRAD:
-    return c->session->optimize && exec_argument_spec_needs_gradient(c->spec);
+  case EXEC_WHEN_ALWAYS: return true;
+  case EXEC_WHEN_OPTIMIZING: return c->session->optimize;
+  case EXEC_WHEN_GRAD: return c->session->optimize && exec_argument_spec_needs_gradient(c->spec);
   case EXEC_WHEN_NO_GRAD:
     return c->session->optimize && !exec_argument_spec_needs_gradient(c->spec);
   }
@@ -197,7 +198,8 @@ static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
     state->gradient = gradient;
     state->name = group_name;
     char *backward_name = g_strdup_printf("%s/%s/backward", c->plan->graph_name, group_name);
-    state->backward = exec_executor_new(c->session, gradient->df, backward_name, EXEC_PLAN_BACKWARD);
+    state->backward =
+        exec_executor_new(c->session, gradient->df, backward_name, EXEC_PLAN_BACKWARD);
     g_free(backward_name);
     g_hash_table_insert(c->plan->diff_states, node, state);
   }

@@ -9,9 +9,9 @@
 
 typedef enum {
   EXEC_WHEN_ALWAYS,
-  EXEC_WHEN_OPTIMIZING,    /* skipped for the fallback plan (--no-optimize) */
-  EXEC_WHEN_GRAD,          /* optimizing and some input requires grad */
-  EXEC_WHEN_NO_GRAD,       /* optimizing and no input requires grad */
+  EXEC_WHEN_OPTIMIZING, /* skipped for the fallback plan (--no-optimize) */
+  EXEC_WHEN_GRAD,       /* optimizing and some input requires grad */
+  EXEC_WHEN_NO_GRAD,    /* optimizing and no input requires grad */
 } ExecStageWhen;
 
 typedef struct ExecCompile ExecCompile;

@@ -82,8 +82,8 @@ static bool c_can_run(const FuserBackend *backend, const IrNode *group, const Rt
 }
 
 /* Right-aligned strides of a view broadcast to the map. */
-static void broadcast_strides(const FuserShape *view, const int64_t *strides,
-                              const FuserShape *map, int64_t *out) {
+static void broadcast_strides(const FuserShape *view, const int64_t *strides, const FuserShape *map,
+                              int64_t *out) {
   for (int d = 0; d < map->nd; d++) {
     int sd = d - (map->nd - view->nd);
     out[d] = (sd < 0 || view->sizes[sd] == 1 || map->sizes[d] == 1) ? 0 : strides[sd];
@@ -199,8 +199,8 @@ static CpuCompiled *kernel_for(GroupKernels *g, const char *canonical, const IrG
 }
 
 /* Operand k's view (shape and strides before broadcasting) and its first element. */
-static void operand_view(const CpuKernelArg *a, RtValue *inputs, RtValue *outputs,
-                         FuserShape *view, int64_t *strides, char **data) {
+static void operand_view(const CpuKernelArg *a, RtValue *inputs, RtValue *outputs, FuserShape *view,
+                         int64_t *strides, char **data) {
   const RtTensor *t = a->is_output ? outputs[a->index].u.tensor : inputs[a->index].u.tensor;
   int64_t offset = 0;
   *view = (FuserShape){t->ndim, {0}};
@@ -225,7 +225,8 @@ static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNo
     return false;
   }
   bool owned = false;
-  char *canonical = fuser_group_cache(state, group, backend, canonical_create, g_free, &owned, error);
+  char *canonical =
+      fuser_group_cache(state, group, backend, canonical_create, g_free, &owned, error);
   IrDtype *dtypes = g_new0(IrDtype, n + 1);
   for (guint i = 0; i < n; i++)
     dtypes[i] = inputs[i].u.tensor->dtype;
@@ -270,7 +271,7 @@ static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNo
       count *= s->sizes[d];
     const IrNode *producer = ((IrValue *)g_ptr_array_index(ir_graph_outputs(kg), o))->node;
     full &= producer->kind == IR_PRIM_FUSED_CONCAT ? count == numel * (int64_t)ir_n_inputs(producer)
-                                                  : count == numel;
+                                                   : count == numel;
   }
   if (ok && numel > 0) {
     l.n_ops = args->len;
@@ -319,4 +320,6 @@ static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNo
 
 static const FuserBackend c_backend = {"cpu-c", c_can_run, c_run, NULL};
 
-const FuserBackend *fuser_cpu_codegen_backend(void) { return &c_backend; }
+const FuserBackend *fuser_cpu_codegen_backend(void) {
+  return &c_backend;
+}

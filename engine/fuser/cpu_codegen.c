@@ -16,8 +16,8 @@ static bool analyse(KernelAnalysis *ka, const IrGraph *graph, const IrDtype *inp
   for (guint i = 0; i < n; i++)
     if (input_dtypes[i] != IR_DTYPE_FLOAT32 && input_dtypes[i] != IR_DTYPE_FLOAT64 &&
         input_dtypes[i] != IR_DTYPE_INT64 && input_dtypes[i] != IR_DTYPE_BOOL) {
-      g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
-                  "C backend: input %u has dtype %s", i, ir_dtype_name(input_dtypes[i]));
+      g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE, "C backend: input %u has dtype %s",
+                  i, ir_dtype_name(input_dtypes[i]));
       return false;
     }
   return kernel_analysis_run(ka, graph, input_dtypes, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
@@ -56,8 +56,8 @@ static bool collect_operands(KernelAnalysis *ka, CpuKernelSource *k) {
     if (v->node->kind == IR_PRIM_FUSED_CONCAT) {
       int pieces = (int)ir_n_inputs(v->node);
       for (int p = 0; p < pieces; p++)
-        add_arg(k->args, true, o, p, pieces, (int)ir_node_attr_i(v->node, IR_ATTR_DIM),
-                vi->dtype, true);
+        add_arg(k->args, true, o, p, pieces, (int)ir_node_attr_i(v->node, IR_ATTR_DIM), vi->dtype,
+                true);
     } else {
       add_arg(k->args, true, o, -1, 0, -1, vi->dtype, true);
     }
@@ -188,7 +188,9 @@ static const IrValue *operand_value(const IrGraph *graph, const CpuKernelArg *a)
   return v;
 }
 
-static bool passed(const CpuKernelArg *a) { return a->is_output || a->used; }
+static bool passed(const CpuKernelArg *a) {
+  return a->is_output || a->used;
+}
 
 /* The row function's parameters: n, a restrict pointer per operand read or written, the
  * innermost stride of each strided one. */
@@ -248,8 +250,9 @@ static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
     if (a->is_output || !a->used || inner[p] != CPU_INNER_BROADCAST)
       continue;
     const KernelValue *vi = kernel_analysis_value(ka, operand_value(graph, a));
-    g_string_append_printf(s, "  const %s n%u = %s%s;\n", kernel_compute_spelling(a->dtype), vi->var,
-                           element(el, p, inner[p]), a->dtype == IR_DTYPE_BOOL ? " != 0" : "");
+    g_string_append_printf(s, "  const %s n%u = %s%s;\n", kernel_compute_spelling(a->dtype),
+                           vi->var, element(el, p, inner[p]),
+                           a->dtype == IR_DTYPE_BOOL ? " != 0" : "");
   }
   g_string_append(s, "  for (int64_t i = 0; i < n; i++) {\n");
   for (guint p = 0; p < k->args->len; p++) {
@@ -280,9 +283,8 @@ static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
       continue;
     const KernelValue *vi = kernel_analysis_value(ka, operand_value(graph, a));
     bool cast = strcmp(kernel_compute_spelling(vi->dtype), storage_spelling(a->dtype)) != 0;
-    g_string_append_printf(s, "    %s = %s%s%sn%u;\n", element(el, p, inner[p]),
-                           cast ? "(" : "", cast ? storage_spelling(a->dtype) : "", cast ? ")" : "",
-                           vi->var);
+    g_string_append_printf(s, "    %s = %s%s%sn%u;\n", element(el, p, inner[p]), cast ? "(" : "",
+                           cast ? storage_spelling(a->dtype) : "", cast ? ")" : "", vi->var);
   }
   g_string_append(s, "  }\n}\n");
   g_string_free(el, TRUE);
@@ -311,8 +313,8 @@ static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const CpuInner *inn
   } else {
     g_string_append_printf(s, "  int64_t index[%u];\n  int64_t rest = start;\n", rank);
     for (guint d = last; d > 0; d--)
-      g_string_append_printf(s, "  index[%u] = rest %% sizes[%u];\n  rest /= sizes[%u];\n", d,
-                             d, d);
+      g_string_append_printf(s, "  index[%u] = rest %% sizes[%u];\n  rest /= sizes[%u];\n", d, d,
+                             d);
     g_string_append(s, "  index[0] = rest;\n");
     g_string_append(s, "  for (int64_t linear = start; linear < end;) {\n");
     g_string_append_printf(s, "    int64_t n = sizes[%u] - index[%u];\n", last, last);
@@ -329,8 +331,8 @@ static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const CpuInner *inn
 }
 
 CpuKernelSource *cpu_codegen_kernel(const IrGraph *graph, const char *name,
-                                    const IrDtype *input_dtypes, const CpuInner *inner,
-                                    guint rank, GError **error) {
+                                    const IrDtype *input_dtypes, const CpuInner *inner, guint rank,
+                                    GError **error) {
   KernelAnalysis ka = {0};
   CpuKernelSource *k = kernel_source_new(name, sizeof(CpuKernelArg));
   bool ok = analyse(&ka, graph, input_dtypes, error) && collect_operands(&ka, k) &&

@@ -57,8 +57,8 @@ CpuKernelSource *cpu_codegen_operands(const IrGraph *graph, const IrDtype *input
 /* Generates the function `name`; `inner` has one entry per operand (cpu_codegen_operands'
  * order), rank >= 1. */
 CpuKernelSource *cpu_codegen_kernel(const IrGraph *graph, const char *name,
-                                    const IrDtype *input_dtypes, const CpuInner *inner,
-                                    guint rank, GError **error);
+                                    const IrDtype *input_dtypes, const CpuInner *inner, guint rank,
+                                    GError **error);
 
 /* The layout part of a kernel's cache key: "f32c f32s f32b -> f32c @2". */
 char *cpu_codegen_signature_key(const GArray *args, const CpuInner *inner, guint rank);

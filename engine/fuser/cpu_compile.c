@@ -4,11 +4,11 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <signal.h>
-#include <unistd.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tensor/tensor.h"
 
@@ -142,10 +142,10 @@ const char *cpu_compile_cache_dir(void) {
 }
 
 /* One run of the compiler; returns whether it exited 0 and appends its output to `log`. */
-static bool run_compiler(const char *cc, const char *src, const char *so, bool mvec,
-                         GString *log, char **command) {
+static bool run_compiler(const char *cc, const char *src, const char *so, bool mvec, GString *log,
+                         char **command) {
   GPtrArray *argv = g_ptr_array_new();
-  const char *flags[] = {"-std=gnu11", "-O3", "-march=native", "-ffp-contract=off",
+  const char *flags[] = {"-std=gnu11",      "-O3",     "-march=native", "-ffp-contract=off",
                          "-fno-math-errno", "-shared", "-fPIC"};
   g_ptr_array_add(argv, (gpointer)cc);
   for (guint i = 0; i < G_N_ELEMENTS(flags); i++)
@@ -164,8 +164,8 @@ static bool run_compiler(const char *cc, const char *src, const char *so, bool m
   char *out = NULL, *err = NULL;
   int status = 0;
   GError *spawn_error = NULL;
-  bool ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
-                         &err, &status, &spawn_error);
+  bool ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                         &status, &spawn_error);
   if (!ok) {
     g_string_append_printf(log, "%s: %s\n", cc, spawn_error->message);
     g_error_free(spawn_error);
@@ -318,7 +318,8 @@ void cpu_compile_parallel_for(int64_t n, bool parallel,
                               void (*fn)(gpointer data, int64_t start, int64_t end),
                               gpointer data) {
   static GOnce once = G_ONCE_INIT;
-  GThreadPool *pool = parallel && g_get_num_processors() > 1 ? g_once(&once, make_pool, NULL) : NULL;
+  GThreadPool *pool =
+      parallel && g_get_num_processors() > 1 ? g_once(&once, make_pool, NULL) : NULL;
   if (!pool || n < 2) {
     fn(data, 0, n);
     return;

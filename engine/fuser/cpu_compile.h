@@ -22,16 +22,16 @@
 #include <glib.h>
 
 typedef struct {
-  char *hash;     /* sha256 of the source */
-  char *symbol;   /* the function looked up */
+  char *hash;   /* sha256 of the source */
+  char *symbol; /* the function looked up */
   char *source;
-  char *command;  /* the compiler command line that ran (the last, after a retry) */
-  char *log;      /* the compiler's output ("" when silent), with the first try's on a retry */
-  bool ok;        /* compiled and loaded */
-  bool mvec;      /* linked against libmvec */
-  double ms;      /* compilation wall time */
-  void *fn;       /* the loaded function, NULL unless ok */
-  guint runs;     /* statistics, updated by the runner */
+  char *command; /* the compiler command line that ran (the last, after a retry) */
+  char *log;     /* the compiler's output ("" when silent), with the first try's on a retry */
+  bool ok;       /* compiled and loaded */
+  bool mvec;     /* linked against libmvec */
+  double ms;     /* compilation wall time */
+  void *fn;      /* the loaded function, NULL unless ok */
+  guint runs;    /* statistics, updated by the runner */
   double last_ms;
 } CpuCompiled;
 
@@ -56,7 +56,6 @@ void cpu_compile_stats(guint *compiles, guint *hits);
 /* Runs fn(data, start, end) over [0, n): split in two halves on the process's worker thread
  * and the caller when `parallel`, else in the caller. Returns when every part is done. */
 void cpu_compile_parallel_for(int64_t n, bool parallel,
-                              void (*fn)(gpointer data, int64_t start, int64_t end),
-                              gpointer data);
+                              void (*fn)(gpointer data, int64_t start, int64_t end), gpointer data);
 
 #endif

@@ -149,8 +149,11 @@ static void *program_create(const IrNode *group, GError **error) {
         break;
       }
       for (guint k = 0; k < ir_n_outputs(n); k++) {
-        Slot s = {.kind = SLOT_CHUNK, .input = (int)index, .piece = (int)k,
-                  .chunks = (int)ir_node_attr_i(n, IR_ATTR_CHUNKS), .dim = ir_node_attr_i(n, IR_ATTR_DIM)};
+        Slot s = {.kind = SLOT_CHUNK,
+                  .input = (int)index,
+                  .piece = (int)k,
+                  .chunks = (int)ir_node_attr_i(n, IR_ATTR_CHUNKS),
+                  .dim = ir_node_attr_i(n, IR_ATTR_DIM)};
         g_array_append_val(prog->slots, s);
         g_hash_table_insert(slot_of, ir_output(n, k), GINT_TO_POINTER(prog->slots->len));
       }
@@ -177,7 +180,9 @@ static void *program_create(const IrNode *group, GError **error) {
       } else {
         const IrDefault *d = &n->schema->args[k].def;
         Slot c = {.kind = SLOT_CONST};
-        c.value = d->kind == IR_DEFAULT_INT ? (double)d->i : d->kind == IR_DEFAULT_FLOAT ? d->f : NAN;
+        c.value = d->kind == IR_DEFAULT_INT     ? (double)d->i
+                  : d->kind == IR_DEFAULT_FLOAT ? d->f
+                                                : NAN;
         g_array_append_val(prog->slots, c);
         s.args[k] = (int)prog->slots->len - 1;
       }
@@ -191,7 +196,8 @@ static void *program_create(const IrNode *group, GError **error) {
     int first = (int)prog->outputs->len;
     g_array_append_val(prog->out_of, first);
     const IrType *t = v->type;
-    OutSpec o = {.has_dtype = t->kind == IR_TYPE_TENSOR && t->has_dtype, .dtype = t->dtype, .n_pieces = 1};
+    OutSpec o = {
+        .has_dtype = t->kind == IR_TYPE_TENSOR && t->has_dtype, .dtype = t->dtype, .n_pieces = 1};
     if (v->node->kind == IR_PRIM_FUSED_CONCAT) {
       o.n_pieces = (int)ir_n_inputs(v->node);
       o.dim = ir_node_attr_i(v->node, IR_ATTR_DIM);
@@ -419,9 +425,8 @@ static bool loop_is_single(const Loop *L) {
       return false;
   const Slot *slots = (const Slot *)L->prog->slots->data;
   for (guint s = 0; s < L->prog->slots->len; s++)
-    if (slots[s].kind == SLOT_NODE &&
-        (!slots[s].has_dtype ||
-         (slots[s].dtype != IR_DTYPE_FLOAT32 && slots[s].dtype != IR_DTYPE_BOOL)))
+    if (slots[s].kind == SLOT_NODE && (!slots[s].has_dtype || (slots[s].dtype != IR_DTYPE_FLOAT32 &&
+                                                               slots[s].dtype != IR_DTYPE_BOOL)))
       return false;
   return any_float;
 }
@@ -451,8 +456,8 @@ static bool program_run(const CpuProgram *prog, RtValue *inputs, guint n_inputs,
   int64_t map[RT_MAX_DIMS];
   /* Piece views of the loads: shape, strides, offset. */
   guint n_slots = prog->slots->len;
-  int64_t (*vs)[RT_MAX_DIMS] = g_malloc0_n(n_slots, sizeof(int64_t[RT_MAX_DIMS]));
-  int64_t (*vst)[RT_MAX_DIMS] = g_malloc0_n(n_slots, sizeof(int64_t[RT_MAX_DIMS]));
+  int64_t(*vs)[RT_MAX_DIMS] = g_malloc0_n(n_slots, sizeof(int64_t[RT_MAX_DIMS]));
+  int64_t(*vst)[RT_MAX_DIMS] = g_malloc0_n(n_slots, sizeof(int64_t[RT_MAX_DIMS]));
   int64_t *voff = g_new0(int64_t, n_slots);
   int *vnd = g_new0(int, n_slots);
   bool ok = true;
@@ -460,7 +465,8 @@ static bool program_run(const CpuProgram *prog, RtValue *inputs, guint n_inputs,
     const Slot *sl = &slots[s];
     if (sl->kind != SLOT_INPUT && sl->kind != SLOT_CHUNK)
       continue;
-    if ((guint)sl->input >= n_inputs || inputs[sl->input].tag != RT_TENSOR || !inputs[sl->input].u.tensor) {
+    if ((guint)sl->input >= n_inputs || inputs[sl->input].tag != RT_TENSOR ||
+        !inputs[sl->input].u.tensor) {
       ok = run_fail(error, "CPU fused loop: %s", "a tensor input is missing or undefined");
       break;
     }
@@ -544,7 +550,8 @@ static bool program_run(const CpuProgram *prog, RtValue *inputs, guint n_inputs,
       break;
     }
   for (guint i = 0; ok && i < prog->n_group_outputs && i < n_outputs; i++) {
-    const OutSpec *first = &g_array_index(prog->outputs, OutSpec, g_array_index(prog->out_of, int, i));
+    const OutSpec *first =
+        &g_array_index(prog->outputs, OutSpec, g_array_index(prog->out_of, int, i));
     IrDtype dtype = first->has_dtype ? first->dtype : fallback_dtype;
     int nat_nd = vnd[first->slot];
     int64_t sizes[RT_MAX_DIMS];
@@ -574,9 +581,10 @@ static bool program_run(const CpuProgram *prog, RtValue *inputs, guint n_inputs,
       int k = L->n_stores++;
       L->store_slot[k] = first[p].slot;
       L->store_dtype[k] = dtype;
-      L->store_base[k] = (char *)rt_tensor_data(t) +
-                         (first->n_pieces > 1 ? p * (sizes[dim] / first->n_pieces) * t->strides[dim] : 0) *
-                             (int64_t)rt_dtype_size(dtype);
+      L->store_base[k] =
+          (char *)rt_tensor_data(t) +
+          (first->n_pieces > 1 ? p * (sizes[dim] / first->n_pieces) * t->strides[dim] : 0) *
+              (int64_t)rt_dtype_size(dtype);
       int64_t piece_sizes[RT_MAX_DIMS];
       memcpy(piece_sizes, vs[first->slot], sizeof(int64_t) * (size_t)nat_nd);
       broadcast_strides(nat_nd, piece_sizes, t->strides, map_ndim, map, L->store_strides[k]);
@@ -586,7 +594,7 @@ static bool program_run(const CpuProgram *prog, RtValue *inputs, guint n_inputs,
     /* Coalesce: drop size-1 dims, merge d-1 into d when every operand is contiguous across. */
     int nd = 0;
     int64_t sz[RT_MAX_DIMS];
-    int64_t (*ls)[RT_MAX_DIMS] = L->load_strides, (*ss)[RT_MAX_DIMS] = L->store_strides;
+    int64_t(*ls)[RT_MAX_DIMS] = L->load_strides, (*ss)[RT_MAX_DIMS] = L->store_strides;
     for (int d = 0; d < map_ndim; d++) {
       if (map[d] == 1)
         continue;
@@ -665,7 +673,8 @@ static bool cpu_run(const FuserBackend *backend, FuserPlanState *state, const Ir
                     RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
                     GError **error) {
   bool owned = false;
-  CpuProgram *prog = fuser_group_cache(state, group, backend, program_create, program_free, &owned, error);
+  CpuProgram *prog =
+      fuser_group_cache(state, group, backend, program_create, program_free, &owned, error);
   if (!prog)
     return false;
   bool ok = program_run(prog, inputs, n_inputs, outputs, n_outputs, error) &&
@@ -677,4 +686,6 @@ static bool cpu_run(const FuserBackend *backend, FuserPlanState *state, const Ir
 
 static const FuserBackend cpu_backend = {"cpu", cpu_can_run, cpu_run, NULL};
 
-const FuserBackend *fuser_cpu_backend(void) { return &cpu_backend; }
+const FuserBackend *fuser_cpu_backend(void) {
+  return &cpu_backend;
+}

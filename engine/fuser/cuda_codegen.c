@@ -14,7 +14,7 @@
 #include "runtime/scalar_math_source.h"
 #include "tensor/tensor.h"
 
-G_DEFINE_QUARK(jitscope-cuda-error-quark, jitscope_cuda_error)
+G_DEFINE_QUARK(jitscope - cuda - error - quark, jitscope_cuda_error)
 
 /* The analysis and expression expansion are shared with the C backend (kernel_expr.h). */
 typedef KernelValue VInfo;
@@ -22,7 +22,9 @@ typedef KernelAnalysis Gen;
 
 #define gen_fail kernel_analysis_fail
 
-static const VInfo *info_of(const Gen *g, const IrValue *v) { return kernel_analysis_value(g, v); }
+static const VInfo *info_of(const Gen *g, const IrValue *v) {
+  return kernel_analysis_value(g, v);
+}
 
 static const char *storage_spelling(IrDtype d) {
   return d == IR_DTYPE_FLOAT16 ? "__half" : kernel_compute_spelling(d);
@@ -54,22 +56,23 @@ bool cuda_codegen_output_dtypes(const IrGraph *graph, const IrDtype *input_dtype
   return ok;
 }
 
-char *cuda_codegen_float_literal(double v, IrDtype dtype) { return kernel_float_literal(v, dtype); }
+char *cuda_codegen_float_literal(double v, IrDtype dtype) {
+  return kernel_float_literal(v, dtype);
+}
 
 /* --- the kernel --- */
 
-static const char kernel_prelude[] =
-    "typedef unsigned int IndexType;\n"
-    "\n"
-    "template <typename T, int N>\n"
-    "struct TensorInfo {\n"
-    "  T *data;\n"
-    "  IndexType sizes[N];\n"
-    "  IndexType strides[N];\n"
-    "};\n"
-    "\n"
-    "#define NAN __int_as_float(0x7fffffff)\n"
-    "#define INFINITY __int_as_float(0x7f800000)\n";
+static const char kernel_prelude[] = "typedef unsigned int IndexType;\n"
+                                     "\n"
+                                     "template <typename T, int N>\n"
+                                     "struct TensorInfo {\n"
+                                     "  T *data;\n"
+                                     "  IndexType sizes[N];\n"
+                                     "  IndexType strides[N];\n"
+                                     "};\n"
+                                     "\n"
+                                     "#define NAN __int_as_float(0x7fffffff)\n"
+                                     "#define INFINITY __int_as_float(0x7f800000)\n";
 
 /* Device-only (PTX): a host compilation of the source (tests/cudaemu) brings its own. */
 static const char half_support[] =
@@ -173,8 +176,8 @@ static bool declare_params(Gen *g, const guint *input_ndims, const guint *output
   }
   for (guint p = 0; p < args->len; p++) {
     const CudaKernelArg *a = &g_array_index(args, CudaKernelArg, p);
-    g_string_append_printf(params, ", TensorInfo<%s, %u> t%u", storage_spelling(a->dtype),
-                           a->ndim, p);
+    g_string_append_printf(params, ", TensorInfo<%s, %u> t%u", storage_spelling(a->dtype), a->ndim,
+                           p);
   }
   return true;
 }
@@ -200,8 +203,8 @@ static bool emit_node(Gen *g, GString *s, const IrNode *n) {
   return true;
 }
 
-static bool generate(Gen *g, const char *name, const guint *input_ndims,
-                     const guint *output_ndims, CudaKernelSource *k) {
+static bool generate(Gen *g, const char *name, const guint *input_ndims, const guint *output_ndims,
+                     CudaKernelSource *k) {
   GString *params = g_string_new(NULL);
   if (!declare_params(g, input_ndims, output_ndims, k->args, params)) {
     g_string_free(params, TRUE);
@@ -336,8 +339,9 @@ char *cuda_codegen_canonical_text(const IrGraph *graph) {
   g_string_append(s, "return(");
   GPtrArray *outs = ir_graph_outputs(graph);
   for (guint o = 0; o < outs->len; o++)
-    g_string_append_printf(s, "%s%%%u", o ? ", " : "",
-                           GPOINTER_TO_UINT(g_hash_table_lookup(index, g_ptr_array_index(outs, o))));
+    g_string_append_printf(
+        s, "%s%%%u", o ? ", " : "",
+        GPOINTER_TO_UINT(g_hash_table_lookup(index, g_ptr_array_index(outs, o))));
   g_string_append(s, ")\n");
   g_hash_table_unref(index);
   return g_string_free(s, FALSE);

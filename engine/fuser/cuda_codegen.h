@@ -51,8 +51,8 @@ char *cuda_codegen_canonical_text(const IrGraph *graph);
 
 /* Output dtypes of the kernel graph for these input dtypes (PyTorch's promotion; comparisons
  * give bool); false with *error for a graph the code generator does not take. */
-bool cuda_codegen_output_dtypes(const IrGraph *graph, const IrDtype *input_dtypes,
-                                IrDtype *out, GError **error);
+bool cuda_codegen_output_dtypes(const IrGraph *graph, const IrDtype *input_dtypes, IrDtype *out,
+                                GError **error);
 
 /* The C spelling of a float constant for a computation in `dtype`'s compute type: "0.5f" for
  * float32/float16, "0.5" for float64, "INFINITY", "(-INFINITY)", "NAN". Exposed for tests. */

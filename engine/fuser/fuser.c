@@ -23,7 +23,7 @@ void fuser_register_backend(const FuserBackend *backend) {
 /* A record plus the backends' cached objects for one group of one plan. */
 typedef struct {
   FuserGroupRecord record;
-  GHashTable *cache; /* const FuserBackend* -> object */
+  GHashTable *cache;      /* const FuserBackend* -> object */
   GHashTable *cache_free; /* const FuserBackend* -> GDestroyNotify */
 } GroupState;
 
@@ -65,7 +65,9 @@ struct FuserPlanState {
   GHashTable *groups; /* const IrNode* -> GroupState*; NULL until a group runs */
 };
 
-FuserPlanState *fuser_plan_state_new(void) { return g_new0(FuserPlanState, 1); }
+FuserPlanState *fuser_plan_state_new(void) {
+  return g_new0(FuserPlanState, 1);
+}
 
 void fuser_plan_state_free(FuserPlanState *state) {
   if (!state)
@@ -106,11 +108,11 @@ char *fuser_plan_records_describe(const FuserPlanState *state) {
   GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
   for (GList *l = values; l; l = l->next) {
     FuserGroupRecord *r = l->data;
-    g_ptr_array_add(lines, g_strdup_printf("%s: %s (%u run%s, %.3f ms)%s%s\n", r->group_name,
-                                           r->backend ? r->backend : "-", r->runs,
-                                           r->runs == 1 ? "" : "s", r->last_ms,
-                                           r->fallback_reason ? ": " : "",
-                                           r->fallback_reason ? r->fallback_reason : ""));
+    g_ptr_array_add(lines,
+                    g_strdup_printf("%s: %s (%u run%s, %.3f ms)%s%s\n", r->group_name,
+                                    r->backend ? r->backend : "-", r->runs, r->runs == 1 ? "" : "s",
+                                    r->last_ms, r->fallback_reason ? ": " : "",
+                                    r->fallback_reason ? r->fallback_reason : ""));
   }
   g_list_free(values);
   g_ptr_array_sort(lines, compare_lines);
@@ -212,8 +214,8 @@ static bool interpret_group(const IrNode *group, RtValue *inputs, guint n, RtVal
   return true;
 }
 
-static void record(FuserPlanState *state, const IrNode *group, const char *backend,
-                   const char *why, double ms) {
+static void record(FuserPlanState *state, const IrNode *group, const char *backend, const char *why,
+                   double ms) {
   if (!state)
     return;
   g_mutex_lock(&state_lock);

@@ -51,11 +51,10 @@ void fuser_plan_state_free(FuserPlanState *state);
  * a GError, after which fuser_run_group falls back to interpretation. */
 typedef struct FuserBackend {
   const char *name; /* "cpu", "cuda" */
-  bool (*can_run)(const struct FuserBackend *backend, const IrNode *group,
-                  const RtValue *inputs, guint n_inputs, char **why);
+  bool (*can_run)(const struct FuserBackend *backend, const IrNode *group, const RtValue *inputs,
+                  guint n_inputs, char **why);
   bool (*run)(const struct FuserBackend *backend, FuserPlanState *state, const IrNode *group,
-              RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
-              GError **error);
+              RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs, GError **error);
   void *data; /* the backend's own state */
 } FuserBackend;
 
@@ -66,8 +65,8 @@ void fuser_register_backend(const FuserBackend *backend);
 
 /* What ran for one FusionGroup node of a plan (the most recent run). */
 typedef struct {
-  char *group_name; /* "FusionGroup_0", in the plan graph's print order */
-  char *backend;    /* "cpu", "cuda" or "interpreter" */
+  char *group_name;      /* "FusionGroup_0", in the plan graph's print order */
+  char *backend;         /* "cpu", "cuda" or "interpreter" */
   char *fallback_reason; /* NULL when a backend ran; else why each backend declined */
   guint runs;
   double last_ms;

@@ -14,20 +14,23 @@
 
 /* ---------------- what fuses ---------------- */
 
-static bool is_tensor(const IrValue *v) { return ir_type_is_tensor(v->type); }
+static bool is_tensor(const IrValue *v) {
+  return ir_type_is_tensor(v->type);
+}
 
 static bool kernel_dtype(const IrType *t) {
   return t->kind == IR_TYPE_TENSOR && t->has_dtype &&
          (ir_type_is_float_dtype(t->dtype) || t->dtype == IR_DTYPE_BOOL);
 }
 
-static bool is_constant(const IrValue *v) { return v->node->kind == IR_PRIM_CONSTANT; }
+static bool is_constant(const IrValue *v) {
+  return v->node->kind == IR_PRIM_CONSTANT;
+}
 
 /* A pointwise op every backend can run: one tensor output; tensor inputs computed (not
  * constant tensors) of float or bool dtype; every other input a constant (fact 7.8). */
 static bool is_pointwise(const IrNode *n) {
-  if (!ir_node_is_fusible(n) || ir_n_outputs(n) != 1 ||
-      !kernel_dtype(ir_output(n, 0)->type))
+  if (!ir_node_is_fusible(n) || ir_n_outputs(n) != 1 || !kernel_dtype(ir_output(n, 0)->type))
     return false;
   for (guint i = 0; i < ir_n_inputs(n); i++) {
     IrValue *v = ir_input(n, i);
@@ -160,11 +163,13 @@ static bool sum_to_merge_ok(IrNode *consumer, IrNode *producer) {
     uses += ir_input(consumer, i) == v;
   if (consumer->kind == IR_ATEN_NEG)
     return true;
-  if ((consumer->kind == IR_ATEN_MUL || consumer->kind == IR_ATEN_DIV) && overload_is(consumer, "Scalar"))
+  if ((consumer->kind == IR_ATEN_MUL || consumer->kind == IR_ATEN_DIV) &&
+      overload_is(consumer, "Scalar"))
     return at0;
   if (consumer->kind == IR_ATEN_TYPE_AS)
     return at0 && uses == 1;
-  if ((consumer->kind == IR_ATEN_ADD || consumer->kind == IR_ATEN_SUB) && overload_is(consumer, "Tensor"))
+  if ((consumer->kind == IR_ATEN_ADD || consumer->kind == IR_ATEN_SUB) &&
+      overload_is(consumer, "Tensor"))
     return uses == 2;
   return false;
 }
@@ -426,7 +431,8 @@ static bool fuse_concats(IrBlock *block) {
     IrValue *dim = list ? ir_input(n, 1) : NULL;
     if (!list || list->node->kind != IR_PRIM_LIST_CONSTRUCT || list->uses->len != 1 ||
         !is_constant(dim) || !ir_node_has_attr(dim->node, IR_ATTR_VALUE) ||
-        ir_node_attr(dim->node, IR_ATTR_VALUE)->kind != IR_ATTR_I || !kernel_dtype(ir_output(n, 0)->type)) {
+        ir_node_attr(dim->node, IR_ATTR_VALUE)->kind != IR_ATTR_I ||
+        !kernel_dtype(ir_output(n, 0)->type)) {
       n = prev;
       continue;
     }
@@ -435,8 +441,8 @@ static bool fuse_concats(IrBlock *block) {
     for (guint i = 0; i < ir_n_inputs(lc); i++) {
       IrNode *p = ir_input(lc, i)->node;
       tensors_ok &= kernel_dtype(ir_input(lc, i)->type);
-      any |= p->owning_block == block && is_fusible_producer(p) && p->kind != IR_ATEN_GRAD_SUM_TO_SIZE &&
-             ir_node_can_move_before(p, lc);
+      any |= p->owning_block == block && is_fusible_producer(p) &&
+             p->kind != IR_ATEN_GRAD_SUM_TO_SIZE && ir_node_can_move_before(p, lc);
     }
     if (!any || !tensors_ok) {
       n = prev;
@@ -718,9 +724,11 @@ static bool remove_outputs_used_only_in_size(IrNode *group) {
   bool changed = false;
   for (gint i = (gint)ir_n_outputs(group) - 1; i >= 0; i--) {
     IrValue *out = ir_output(group, i);
-    if (!used_only_in_size(out) || g_array_index(sum_to, gint64, i) >= 0 || ir_n_outputs(group) == 1)
+    if (!used_only_in_size(out) || g_array_index(sum_to, gint64, i) >= 0 ||
+        ir_n_outputs(group) == 1)
       continue;
-    IrValue *shape = out->uses->len ? shape_of(&s, g_ptr_array_index(ir_graph_outputs(body), i)) : NULL;
+    IrValue *shape =
+        out->uses->len ? shape_of(&s, g_ptr_array_index(ir_graph_outputs(body), i)) : NULL;
     if (out->uses->len && !shape)
       continue;
     while (out->uses->len) {

@@ -22,8 +22,9 @@ static bool chunk_piece_shape(const IrNode *chunk, const FuserShape *src, FuserS
     return false;
   if (chunks <= 0 || src->sizes[dim] % chunks != 0) {
     g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_SHAPE,
-                "FusionGroup: size %" G_GINT64_FORMAT " along dim %d does not divide into %"
-                G_GINT64_FORMAT " chunks", src->sizes[dim], dim, chunks);
+                "FusionGroup: size %" G_GINT64_FORMAT
+                " along dim %d does not divide into %" G_GINT64_FORMAT " chunks",
+                src->sizes[dim], dim, chunks);
     return false;
   }
   *piece = *src;

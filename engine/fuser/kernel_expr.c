@@ -71,9 +71,9 @@ static void constant_info(KernelAnalysis *ka, const IrNode *n) {
   if (a == NULL)
     i->kind = KV_NONE;
   else if (a->kind == IR_ATTR_I) {
-    i->kind = out->type->kind == IR_TYPE_BOOL ? KV_BOOL
+    i->kind = out->type->kind == IR_TYPE_BOOL    ? KV_BOOL
               : out->type->kind == IR_TYPE_FLOAT ? KV_FLOAT
-                                                  : KV_INT;
+                                                 : KV_INT;
     i->inum = a->v.i;
     i->num = (double)a->v.i;
   } else if (a->kind == IR_ATTR_F) {
@@ -106,8 +106,9 @@ bool kernel_node_dtypes(KernelAnalysis *ka, const IrNode *n, IrDtype *operand, I
       dts[k] = i->dtype;
       cls[k++] = RT_OPERAND_TENSOR;
     } else if (i->kind == KV_INT || i->kind == KV_FLOAT || i->kind == KV_BOOL) {
-      dts[k] = i->kind == KV_INT ? IR_DTYPE_INT64 : i->kind == KV_FLOAT ? IR_DTYPE_FLOAT64
-                                                                       : IR_DTYPE_BOOL;
+      dts[k] = i->kind == KV_INT     ? IR_DTYPE_INT64
+               : i->kind == KV_FLOAT ? IR_DTYPE_FLOAT64
+                                     : IR_DTYPE_BOOL;
       cls[k++] = RT_OPERAND_NUMBER;
     }
   }
@@ -144,7 +145,8 @@ static bool analyse(KernelAnalysis *ka) {
       IrValue *src = ir_input(n, 0);
       const KernelValue *si = kernel_analysis_value(ka, src);
       if (src->node != graph->block->param || si == NULL || si->kind != KV_TENSOR)
-        return kernel_analysis_fail(ka, "prim::ConstantChunk must read a tensor input of the group");
+        return kernel_analysis_fail(ka,
+                                    "prim::ConstantChunk must read a tensor input of the group");
       if (src->uses->len != 1)
         return kernel_analysis_fail(
             ka, "a chunked group input is used by more than its prim::ConstantChunk");
@@ -273,7 +275,8 @@ bool kernel_expand_expression(KernelAnalysis *ka, const IrNode *n, IrDtype opera
   while (*e) {
     int a, len;
     if (pw_text_is_arg(text, e, &a, &len)) {
-      char *operand_src = (guint)a < n->schema->n_args ? operand_text(ka, n, (guint)a, operand) : NULL;
+      char *operand_src =
+          (guint)a < n->schema->n_args ? operand_text(ka, n, (guint)a, operand) : NULL;
       if (operand_src == NULL)
         return kernel_analysis_fail(ka, "%s: no value for operand %d of its elementwise expression",
                                     n->schema->name, a);

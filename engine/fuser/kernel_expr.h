@@ -28,7 +28,7 @@ typedef struct {
 
 typedef struct {
   const IrGraph *graph;
-  guint n_tensor;             /* leading tensor inputs */
+  guint n_tensor;              /* leading tensor inputs */
   const IrDtype *input_dtypes; /* n_tensor entries */
   GHashTable *info;            /* const IrValue* -> KernelValue* */
   guint next_var;

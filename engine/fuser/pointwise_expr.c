@@ -79,67 +79,67 @@ double pw_expr_eval(const PwExpr *e, const double *args) {
   return 0;
 }
 
-#define LOOP(expr)                                                                             \
-  do {                                                                                         \
-    for (int i = 0; i < n; i++)                                                                \
-      out[i] = (expr);                                                                         \
+#define LOOP(expr)              \
+  do {                          \
+    for (int i = 0; i < n; i++) \
+      out[i] = (expr);          \
   } while (0)
 
 /* One block evaluator per element type T: double, and float for float32 groups, whose calls
  * go to the float variants of the functions (fn1f, fn2f). */
-#define DEFINE_EVAL_BLOCK(name, T, fn1, fn2, fn3)                                                   \
-  void name(const PwExpr *e, const T *const *args, const int *strides, T *out, int n) {        \
-    if (e->op == PW_ARG) {                                                                     \
-      const T *src = args[e->arg];                                                             \
-      if (strides[e->arg] == 0)                                                                \
-        LOOP(src[0]);                                                                          \
-      else                                                                                     \
-        memcpy(out, src, sizeof(T) * (size_t)n);                                               \
-      return;                                                                                  \
-    }                                                                                          \
-    if (e->op == PW_NUM) {                                                                     \
-      LOOP((T)e->num);                                                                         \
-      return;                                                                                  \
-    }                                                                                          \
-    T a[PW_BLOCK], b[PW_BLOCK];                                                                \
-    name(e->a, args, strides, a, n);                                                           \
-    if (e->b && e->op != PW_COND)                                                              \
-      name(e->b, args, strides, b, n);                                                         \
-    if (e->op == PW_CALL && e->c) {                                                            \
-      T c[PW_BLOCK];                                                                           \
-      name(e->c, args, strides, c, n);                                                         \
-      LOOP(fn3[e->fn](a[i], b[i], c[i]));                                                      \
-      return;                                                                                  \
-    }                                                                                          \
-    switch (e->op) {                                                                           \
-    case PW_NEG: LOOP(-a[i]); break;                                                           \
-    case PW_ADD: LOOP(a[i] + b[i]); break;                                                     \
-    case PW_SUB: LOOP(a[i] - b[i]); break;                                                     \
-    case PW_MUL: LOOP(a[i] * b[i]); break;                                                     \
-    case PW_DIV: LOOP(a[i] / b[i]); break;                                                     \
-    case PW_LT: LOOP(a[i] < b[i]); break;                                                      \
-    case PW_LE: LOOP(a[i] <= b[i]); break;                                                     \
-    case PW_GT: LOOP(a[i] > b[i]); break;                                                      \
-    case PW_GE: LOOP(a[i] >= b[i]); break;                                                     \
-    case PW_EQ: LOOP(a[i] == b[i]); break;                                                     \
-    case PW_NE: LOOP(a[i] != b[i]); break;                                                     \
-    case PW_COND: {                                                                            \
-      T c[PW_BLOCK];                                                                           \
-      name(e->b, args, strides, b, n);                                                         \
-      name(e->c, args, strides, c, n);                                                         \
-      LOOP(a[i] != 0 ? b[i] : c[i]);                                                           \
-      break;                                                                                   \
-    }                                                                                          \
-    case PW_CALL:                                                                              \
-      if (e->b)                                                                                \
-        LOOP(fn2[e->fn](a[i], b[i]));                                                          \
-      else                                                                                     \
-        LOOP(fn1[e->fn](a[i]));                                                                \
-      break;                                                                                   \
-    case PW_RESULT:                                                                            \
-    case PW_ARG:                                                                               \
-    case PW_NUM: break;                                                                        \
-    }                                                                                          \
+#define DEFINE_EVAL_BLOCK(name, T, fn1, fn2, fn3)                                       \
+  void name(const PwExpr *e, const T *const *args, const int *strides, T *out, int n) { \
+    if (e->op == PW_ARG) {                                                              \
+      const T *src = args[e->arg];                                                      \
+      if (strides[e->arg] == 0)                                                         \
+        LOOP(src[0]);                                                                   \
+      else                                                                              \
+        memcpy(out, src, sizeof(T) * (size_t)n);                                        \
+      return;                                                                           \
+    }                                                                                   \
+    if (e->op == PW_NUM) {                                                              \
+      LOOP((T)e->num);                                                                  \
+      return;                                                                           \
+    }                                                                                   \
+    T a[PW_BLOCK], b[PW_BLOCK];                                                         \
+    name(e->a, args, strides, a, n);                                                    \
+    if (e->b && e->op != PW_COND)                                                       \
+      name(e->b, args, strides, b, n);                                                  \
+    if (e->op == PW_CALL && e->c) {                                                     \
+      T c[PW_BLOCK];                                                                    \
+      name(e->c, args, strides, c, n);                                                  \
+      LOOP(fn3[e->fn](a[i], b[i], c[i]));                                               \
+      return;                                                                           \
+    }                                                                                   \
+    switch (e->op) {                                                                    \
+    case PW_NEG: LOOP(-a[i]); break;                                                    \
+    case PW_ADD: LOOP(a[i] + b[i]); break;                                              \
+    case PW_SUB: LOOP(a[i] - b[i]); break;                                              \
+    case PW_MUL: LOOP(a[i] * b[i]); break;                                              \
+    case PW_DIV: LOOP(a[i] / b[i]); break;                                              \
+    case PW_LT: LOOP(a[i] < b[i]); break;                                               \
+    case PW_LE: LOOP(a[i] <= b[i]); break;                                              \
+    case PW_GT: LOOP(a[i] > b[i]); break;                                               \
+    case PW_GE: LOOP(a[i] >= b[i]); break;                                              \
+    case PW_EQ: LOOP(a[i] == b[i]); break;                                              \
+    case PW_NE: LOOP(a[i] != b[i]); break;                                              \
+    case PW_COND: {                                                                     \
+      T c[PW_BLOCK];                                                                    \
+      name(e->b, args, strides, b, n);                                                  \
+      name(e->c, args, strides, c, n);                                                  \
+      LOOP(a[i] != 0 ? b[i] : c[i]);                                                    \
+      break;                                                                            \
+    }                                                                                   \
+    case PW_CALL:                                                                       \
+      if (e->b)                                                                         \
+        LOOP(fn2[e->fn](a[i], b[i]));                                                   \
+      else                                                                              \
+        LOOP(fn1[e->fn](a[i]));                                                         \
+      break;                                                                            \
+    case PW_RESULT:                                                                     \
+    case PW_ARG:                                                                        \
+    case PW_NUM: break;                                                                 \
+    }                                                                                   \
   }
 
 DEFINE_EVAL_BLOCK(pw_expr_eval_block, double, math1, math2, math3)

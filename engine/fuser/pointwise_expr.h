@@ -12,11 +12,11 @@
 /* One element. */
 double pw_expr_eval(const PwExpr *e, const double *args);
 /* n <= PW_BLOCK elements: argument k reads args[k][i * strides[k]] (stride 0: a scalar). */
-void pw_expr_eval_block(const PwExpr *e, const double *const *args, const int *strides,
-                        double *out, int n);
+void pw_expr_eval_block(const PwExpr *e, const double *const *args, const int *strides, double *out,
+                        int n);
 
 /* The same in float: numbers rounded to float, float math functions. */
-void pw_expr_eval_block_f(const PwExpr *e, const float *const *args, const int *strides,
-                          float *out, int n);
+void pw_expr_eval_block_f(const PwExpr *e, const float *const *args, const int *strides, float *out,
+                          int n);
 
 #endif

@@ -6,46 +6,27 @@
 #include <string.h>
 
 /* Frees the heap parts of one attribute. */
-static void
-ir_internal_attr_clear(IrAttr *a)
-{
+static void ir_internal_attr_clear(IrAttr *a) {
   switch (a->kind) {
   case IR_ATTR_F:
-  case IR_ATTR_I:
-    break;
+  case IR_ATTR_I: break;
   case IR_ATTR_S:
-  case IR_ATTR_RAW:
-    g_free(a->v.s);
-    break;
-  case IR_ATTR_FS:
-    g_array_free(a->v.fs, TRUE);
-    break;
-  case IR_ATTR_IS:
-    g_array_free(a->v.is, TRUE);
-    break;
-  case IR_ATTR_SS:
-    g_ptr_array_free(a->v.ss, TRUE);
-    break;
+  case IR_ATTR_RAW: g_free(a->v.s); break;
+  case IR_ATTR_FS: g_array_free(a->v.fs, TRUE); break;
+  case IR_ATTR_IS: g_array_free(a->v.is, TRUE); break;
+  case IR_ATTR_SS: g_ptr_array_free(a->v.ss, TRUE); break;
   case IR_ATTR_T:
     if (a->v.t)
       rt_tensor_unref(a->v.t);
     break;
-  case IR_ATTR_TS:
-    g_ptr_array_free(a->v.ts, TRUE);
-    break;
-  case IR_ATTR_G:
-    ir_graph_free(a->v.g);
-    break;
-  case IR_ATTR_GS:
-    g_ptr_array_free(a->v.gs, TRUE);
-    break;
+  case IR_ATTR_TS: g_ptr_array_free(a->v.ts, TRUE); break;
+  case IR_ATTR_G: ir_graph_free(a->v.g); break;
+  case IR_ATTR_GS: g_ptr_array_free(a->v.gs, TRUE); break;
   }
   memset(&a->v, 0, sizeof a->v);
 }
 
-void
-ir_internal_node_free_attrs(IrNode *node)
-{
+void ir_internal_node_free_attrs(IrNode *node) {
   for (guint i = 0; i < node->attrs->len; i++)
     ir_internal_attr_clear(&g_array_index(node->attrs, IrAttr, i));
   g_array_set_size(node->attrs, 0);
@@ -53,9 +34,7 @@ ir_internal_node_free_attrs(IrNode *node)
 
 /* Compares by content: lookups of absent names must not grow the global intern table, and
  * the arrays are a handful of entries long. */
-static IrAttr *
-find(const IrNode *node, const char *name)
-{
+static IrAttr *find(const IrNode *node, const char *name) {
   for (guint i = 0; i < node->attrs->len; i++) {
     IrAttr *a = &g_array_index(node->attrs, IrAttr, i);
     if (a->name == name || strcmp(a->name, name) == 0)
@@ -64,58 +43,42 @@ find(const IrNode *node, const char *name)
   return NULL;
 }
 
-const IrAttr *
-ir_node_attr(const IrNode *node, const char *name)
-{
+const IrAttr *ir_node_attr(const IrNode *node, const char *name) {
   return find(node, name);
 }
 
-bool
-ir_node_has_attr(const IrNode *node, const char *name)
-{
+bool ir_node_has_attr(const IrNode *node, const char *name) {
   return find(node, name) != NULL;
 }
 
-static const IrAttr *
-require(const IrNode *node, const char *name, IrAttrKind kind)
-{
+static const IrAttr *require(const IrNode *node, const char *name, IrAttrKind kind) {
   const IrAttr *a = find(node, name);
   if (!a)
     g_error("ir invariant: %s node has no attribute '%s'", ir_kind_name(node->kind), name);
   if (a->kind != kind)
-    g_error("ir invariant: attribute '%s' of %s has another kind than asked",
-            name, ir_kind_name(node->kind));
+    g_error("ir invariant: attribute '%s' of %s has another kind than asked", name,
+            ir_kind_name(node->kind));
   return a;
 }
 
-gint64
-ir_node_attr_i(const IrNode *node, const char *name)
-{
+gint64 ir_node_attr_i(const IrNode *node, const char *name) {
   return require(node, name, IR_ATTR_I)->v.i;
 }
 
-double
-ir_node_attr_f(const IrNode *node, const char *name)
-{
+double ir_node_attr_f(const IrNode *node, const char *name) {
   return require(node, name, IR_ATTR_F)->v.f;
 }
 
-const char *
-ir_node_attr_s(const IrNode *node, const char *name)
-{
+const char *ir_node_attr_s(const IrNode *node, const char *name) {
   return require(node, name, IR_ATTR_S)->v.s;
 }
 
-IrGraph *
-ir_node_attr_g(const IrNode *node, const char *name)
-{
+IrGraph *ir_node_attr_g(const IrNode *node, const char *name) {
   return require(node, name, IR_ATTR_G)->v.g;
 }
 
 /* The slot for `name`, cleared: an existing attribute keeps its position. */
-static IrAttr *
-slot(IrNode *node, const char *name, IrAttrKind kind)
-{
+static IrAttr *slot(IrNode *node, const char *name, IrAttrKind kind) {
   IrAttr *a = find(node, name);
   if (a) {
     ir_internal_attr_clear(a);
@@ -130,107 +93,79 @@ slot(IrNode *node, const char *name, IrAttrKind kind)
   return a;
 }
 
-void
-ir_node_set_attr_i(IrNode *node, const char *name, gint64 v)
-{
+void ir_node_set_attr_i(IrNode *node, const char *name, gint64 v) {
   slot(node, name, IR_ATTR_I)->v.i = v;
 }
 
-void
-ir_node_set_attr_f(IrNode *node, const char *name, double v)
-{
+void ir_node_set_attr_f(IrNode *node, const char *name, double v) {
   slot(node, name, IR_ATTR_F)->v.f = v;
 }
 
-void
-ir_node_set_attr_s(IrNode *node, const char *name, const char *v)
-{
+void ir_node_set_attr_s(IrNode *node, const char *name, const char *v) {
   char *copy = g_strdup(v);
   slot(node, name, IR_ATTR_S)->v.s = copy;
 }
 
-void
-ir_node_set_attr_raw(IrNode *node, const char *name, const char *text)
-{
+void ir_node_set_attr_raw(IrNode *node, const char *name, const char *text) {
   char *copy = g_strdup(text);
   slot(node, name, IR_ATTR_RAW)->v.s = copy;
 }
 
-void
-ir_node_set_attr_is(IrNode *node, const char *name, const gint64 *v, guint n)
-{
+void ir_node_set_attr_is(IrNode *node, const char *name, const gint64 *v, guint n) {
   GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(gint64), n);
   g_array_append_vals(a, v, n);
   slot(node, name, IR_ATTR_IS)->v.is = a;
 }
 
-void
-ir_node_set_attr_fs(IrNode *node, const char *name, const double *v, guint n)
-{
+void ir_node_set_attr_fs(IrNode *node, const char *name, const double *v, guint n) {
   GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(double), n);
   g_array_append_vals(a, v, n);
   slot(node, name, IR_ATTR_FS)->v.fs = a;
 }
 
-void
-ir_node_set_attr_ss(IrNode *node, const char *name, const char *const *v, guint n)
-{
+void ir_node_set_attr_ss(IrNode *node, const char *name, const char *const *v, guint n) {
   GPtrArray *a = g_ptr_array_new_full(n, g_free);
   for (guint i = 0; i < n; i++)
     g_ptr_array_add(a, g_strdup(v[i]));
   slot(node, name, IR_ATTR_SS)->v.ss = a;
 }
 
-void
-ir_node_set_attr_t(IrNode *node, const char *name, RtTensor *v)
-{
+void ir_node_set_attr_t(IrNode *node, const char *name, RtTensor *v) {
   RtTensor *ref = v ? rt_tensor_ref(v) : NULL;
   slot(node, name, IR_ATTR_T)->v.t = ref;
 }
 
-static void
-unref_tensor(gpointer t)
-{
+static void unref_tensor(gpointer t) {
   if (t)
     rt_tensor_unref(t);
 }
 
-void
-ir_node_set_attr_ts(IrNode *node, const char *name, RtTensor *const *v, guint n)
-{
+void ir_node_set_attr_ts(IrNode *node, const char *name, RtTensor *const *v, guint n) {
   GPtrArray *a = g_ptr_array_new_full(n, unref_tensor);
   for (guint i = 0; i < n; i++)
     g_ptr_array_add(a, v[i] ? rt_tensor_ref(v[i]) : NULL);
   slot(node, name, IR_ATTR_TS)->v.ts = a;
 }
 
-void
-ir_node_set_attr_g(IrNode *node, const char *name, IrGraph *v)
-{
+void ir_node_set_attr_g(IrNode *node, const char *name, IrGraph *v) {
   IrAttr *a = find(node, name);
   if (a && a->kind == IR_ATTR_G && a->v.g == v)
     return; /* re-setting the owned graph must not free it */
   slot(node, name, IR_ATTR_G)->v.g = v;
 }
 
-static void
-free_graph(gpointer g)
-{
+static void free_graph(gpointer g) {
   ir_graph_free(g);
 }
 
-void
-ir_node_set_attr_gs(IrNode *node, const char *name, IrGraph *const *v, guint n)
-{
+void ir_node_set_attr_gs(IrNode *node, const char *name, IrGraph *const *v, guint n) {
   GPtrArray *a = g_ptr_array_new_full(n, free_graph);
   for (guint i = 0; i < n; i++)
     g_ptr_array_add(a, v[i]);
   slot(node, name, IR_ATTR_GS)->v.gs = a;
 }
 
-void
-ir_node_remove_attr(IrNode *node, const char *name)
-{
+void ir_node_remove_attr(IrNode *node, const char *name) {
   IrAttr *a = find(node, name);
   if (!a)
     return;
@@ -238,27 +173,17 @@ ir_node_remove_attr(IrNode *node, const char *name)
   g_array_remove_index(node->attrs, (guint)(a - &g_array_index(node->attrs, IrAttr, 0)));
 }
 
-void
-ir_node_copy_attrs(IrNode *dst, const IrNode *src)
-{
+void ir_node_copy_attrs(IrNode *dst, const IrNode *src) {
   if (dst == src)
     return;
   ir_internal_node_free_attrs(dst);
   for (guint i = 0; i < src->attrs->len; i++) {
     const IrAttr *a = &g_array_index(src->attrs, IrAttr, i);
     switch (a->kind) {
-    case IR_ATTR_F:
-      ir_node_set_attr_f(dst, a->name, a->v.f);
-      break;
-    case IR_ATTR_I:
-      ir_node_set_attr_i(dst, a->name, a->v.i);
-      break;
-    case IR_ATTR_S:
-      ir_node_set_attr_s(dst, a->name, a->v.s);
-      break;
-    case IR_ATTR_RAW:
-      ir_node_set_attr_raw(dst, a->name, a->v.s);
-      break;
+    case IR_ATTR_F: ir_node_set_attr_f(dst, a->name, a->v.f); break;
+    case IR_ATTR_I: ir_node_set_attr_i(dst, a->name, a->v.i); break;
+    case IR_ATTR_S: ir_node_set_attr_s(dst, a->name, a->v.s); break;
+    case IR_ATTR_RAW: ir_node_set_attr_raw(dst, a->name, a->v.s); break;
     case IR_ATTR_FS:
       ir_node_set_attr_fs(dst, a->name, (const double *)a->v.fs->data, a->v.fs->len);
       break;
@@ -268,15 +193,11 @@ ir_node_copy_attrs(IrNode *dst, const IrNode *src)
     case IR_ATTR_SS:
       ir_node_set_attr_ss(dst, a->name, (const char *const *)a->v.ss->pdata, a->v.ss->len);
       break;
-    case IR_ATTR_T:
-      ir_node_set_attr_t(dst, a->name, a->v.t);
-      break;
+    case IR_ATTR_T: ir_node_set_attr_t(dst, a->name, a->v.t); break;
     case IR_ATTR_TS:
       ir_node_set_attr_ts(dst, a->name, (RtTensor *const *)a->v.ts->pdata, a->v.ts->len);
       break;
-    case IR_ATTR_G:
-      ir_node_set_attr_g(dst, a->name, ir_graph_copy(a->v.g));
-      break;
+    case IR_ATTR_G: ir_node_set_attr_g(dst, a->name, ir_graph_copy(a->v.g)); break;
     case IR_ATTR_GS: {
       GPtrArray *copies = g_ptr_array_new();
       for (guint k = 0; k < a->v.gs->len; k++)

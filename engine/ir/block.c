@@ -2,9 +2,7 @@
  * the Param node's outputs, block outputs the Return node's inputs. */
 #include "ir/ir-internal.h"
 
-IrBlock *
-ir_internal_block_new(IrGraph *graph, IrNode *owning_node)
-{
+IrBlock *ir_internal_block_new(IrGraph *graph, IrNode *owning_node) {
   IrBlock *b = g_new0(IrBlock, 1);
   b->graph = graph;
   b->owning_node = owning_node;
@@ -24,55 +22,40 @@ ir_internal_block_new(IrGraph *graph, IrNode *owning_node)
 }
 
 /* Destroys every node of the block (reverse order) and drops the block outputs' uses. */
-static void
-ir_internal_block_clear(IrBlock *block)
-{
+static void ir_internal_block_clear(IrBlock *block) {
   ir_node_remove_all_inputs(block->ret);
-  IR_FOR_EACH_NODE_REVERSE(n, block)
-  {
+  IR_FOR_EACH_NODE_REVERSE(n, block) {
     ir_node_destroy(n);
   }
 }
 
-IrValue *
-ir_block_add_input(IrBlock *block, const IrType *type, const char *name)
-{
+IrValue *ir_block_add_input(IrBlock *block, const IrType *type, const char *name) {
   IrValue *v = ir_node_add_output(block->param, type);
   if (name)
     ir_value_set_name(v, name);
   return v;
 }
 
-void
-ir_block_erase_input(IrBlock *block, guint index)
-{
+void ir_block_erase_input(IrBlock *block, guint index) {
   ir_node_erase_output(block->param, index);
 }
 
-guint
-ir_block_add_output(IrBlock *block, IrValue *value)
-{
+guint ir_block_add_output(IrBlock *block, IrValue *value) {
   ir_node_add_input(block->ret, value);
   return ir_n_inputs(block->ret) - 1;
 }
 
-void
-ir_block_erase_output(IrBlock *block, guint index)
-{
+void ir_block_erase_output(IrBlock *block, guint index) {
   ir_node_remove_input(block->ret, index);
 }
 
-IrBlock *
-ir_node_add_block(IrNode *node)
-{
+IrBlock *ir_node_add_block(IrNode *node) {
   IrBlock *b = ir_internal_block_new(node->graph, node);
   g_ptr_array_add(node->blocks, b);
   return b;
 }
 
-void
-ir_node_erase_block(IrNode *node, guint index)
-{
+void ir_node_erase_block(IrNode *node, guint index) {
   if (index >= ir_n_blocks(node))
     g_error("ir invariant: erase_block index %u out of range (%u blocks)", index,
             ir_n_blocks(node));

@@ -6,9 +6,9 @@
 
 typedef struct {
   IrGraph *graph;
-  GHashTable *local;  /* source value -> copy, for values defined in the copied region */
-  GHashTable *nodes;  /* source node -> copy (NULL when not needed) */
-  IrValueMap outer;   /* for values defined outside the region; NULL: none may be */
+  GHashTable *local; /* source value -> copy, for values defined in the copied region */
+  GHashTable *nodes; /* source node -> copy (NULL when not needed) */
+  IrValueMap outer;  /* for values defined outside the region; NULL: none may be */
   gpointer outer_data;
   bool keep_ids;      /* whole-graph copy: ids and names verbatim */
   guint64 max_origin; /* largest origin carried so far */
@@ -17,18 +17,14 @@ typedef struct {
 
 /* Carries an origin onto `n`; fresh origins handed out later in the graph must not collide
  * with a carried one. */
-static void
-carry_origin(Cloner *c, IrNode *n, guint64 origin)
-{
+static void carry_origin(Cloner *c, IrNode *n, guint64 origin) {
   n->origin = origin;
   c->max_origin = MAX(c->max_origin, origin);
   if (c->graph->next_origin <= origin)
     c->graph->next_origin = origin + 1;
 }
 
-static IrValue *
-lookup(Cloner *c, IrValue *src)
-{
+static IrValue *lookup(Cloner *c, IrValue *src) {
   IrValue *v = g_hash_table_lookup(c->local, src);
   if (v)
     return v;
@@ -41,9 +37,7 @@ lookup(Cloner *c, IrValue *src)
 }
 
 /* Gives `copy` the id and name of `src`, as the cloner's mode says. */
-static void
-copy_value_identity(Cloner *c, IrValue *copy, const IrValue *src)
-{
+static void copy_value_identity(Cloner *c, IrValue *copy, const IrValue *src) {
   if (c->keep_ids) {
     ir_value_set_id(copy, src->id);
     c->id_bound = MAX(c->id_bound, src->id + 1);
@@ -56,9 +50,7 @@ copy_value_identity(Cloner *c, IrValue *copy, const IrValue *src)
 
 static IrNode *clone_node(Cloner *c, const IrNode *src);
 
-static void
-clone_block(Cloner *c, IrBlock *dst, const IrBlock *src)
-{
+static void clone_block(Cloner *c, IrBlock *dst, const IrBlock *src) {
   carry_origin(c, dst->param, src->param->origin);
   carry_origin(c, dst->ret, src->ret->origin);
   for (guint i = 0; i < ir_n_outputs(src->param); i++) {
@@ -67,26 +59,23 @@ clone_block(Cloner *c, IrBlock *dst, const IrBlock *src)
     copy_value_identity(c, v, s);
     g_hash_table_insert(c->local, s, v);
   }
-  IR_FOR_EACH_NODE(m, src)
-  {
+  IR_FOR_EACH_NODE(m, src) {
     ir_node_append_to(clone_node(c, m), dst);
   }
   for (guint i = 0; i < ir_n_inputs(src->ret); i++)
     ir_block_add_output(dst, lookup(c, ir_input(src->ret, i)));
 }
 
-static IrNode *
-clone_node(Cloner *c, const IrNode *src)
-{
+static IrNode *clone_node(Cloner *c, const IrNode *src) {
   IrNode *n = ir_internal_node_new(c->graph, src->kind);
   carry_origin(c, n, src->origin);
   n->schema = src->schema;
   n->source = src->source ? g_string_chunk_insert_const(n->graph->strings, src->source) : NULL;
   n->scope = src->scope ? g_string_chunk_insert_const(n->graph->strings, src->scope) : NULL;
   n->opaque_name =
-    src->opaque_name ? g_string_chunk_insert_const(n->graph->strings, src->opaque_name) : NULL;
+      src->opaque_name ? g_string_chunk_insert_const(n->graph->strings, src->opaque_name) : NULL;
   n->opaque_at =
-    src->opaque_at ? g_string_chunk_insert_const(n->graph->strings, src->opaque_at) : NULL;
+      src->opaque_at ? g_string_chunk_insert_const(n->graph->strings, src->opaque_at) : NULL;
   for (guint i = 0; i < ir_n_inputs(src); i++)
     ir_node_add_input(n, lookup(c, ir_input(src, i)));
   for (guint i = 0; i < ir_n_outputs(src); i++) {
@@ -103,9 +92,8 @@ clone_node(Cloner *c, const IrNode *src)
   return n;
 }
 
-IrNode *
-ir_node_clone_into(IrGraph *graph, const IrNode *src, IrValueMap value_map, gpointer user_data)
-{
+IrNode *ir_node_clone_into(IrGraph *graph, const IrNode *src, IrValueMap value_map,
+                           gpointer user_data) {
   if (src->kind == IR_PRIM_PARAM || src->kind == IR_PRIM_RETURN)
     g_error("ir invariant: block sentinels are not cloned on their own");
   if (!value_map && ir_n_inputs(src) > 0)
@@ -116,11 +104,10 @@ ir_node_clone_into(IrGraph *graph, const IrNode *src, IrValueMap value_map, gpoi
   return n;
 }
 
-IrGraph *
-ir_graph_copy(const IrGraph *graph)
-{
+IrGraph *ir_graph_copy(const IrGraph *graph) {
   IrGraph *g = ir_graph_new();
-  Cloner c = {g, g_hash_table_new(NULL, NULL), g_hash_table_new(NULL, NULL), NULL, NULL, true, 0, 0};
+  Cloner c = {g, g_hash_table_new(NULL, NULL), g_hash_table_new(NULL, NULL), NULL, NULL, true, 0,
+              0};
   clone_block(&c, g->block, graph->block);
   /* The temporary ids the copies got before taking the source's are gone: continue from
    * the source's counter (above every kept id). */
@@ -138,8 +125,7 @@ ir_graph_copy(const IrGraph *graph)
     g->insert_before = g->block->ret;
   else if (ip && g_hash_table_contains(c.nodes, ip))
     g->insert_before = g_hash_table_lookup(c.nodes, ip);
-  else if (ip && ip->owning_block && ip->owning_block->owning_node &&
-           ip == ip->owning_block->ret) {
+  else if (ip && ip->owning_block && ip->owning_block->owning_node && ip == ip->owning_block->ret) {
     /* The insertion point is the end of a nested block: find the copied block. */
     IrNode *owner = g_hash_table_lookup(c.nodes, ip->owning_block->owning_node);
     for (guint b = 0; owner && b < ir_n_blocks(owner); b++)

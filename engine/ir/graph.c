@@ -3,9 +3,7 @@
 #include "ir/ir-internal.h"
 #include "ir/ops.h"
 
-IrGraph *
-ir_graph_new(void)
-{
+IrGraph *ir_graph_new(void) {
   IrGraph *g = g_new0(IrGraph, 1);
   g->next_value_id = 0;
   g->next_origin = 1;
@@ -20,9 +18,7 @@ ir_graph_new(void)
   return g;
 }
 
-void
-ir_graph_free(IrGraph *graph)
-{
+void ir_graph_free(IrGraph *graph) {
   if (!graph)
     return;
   for (guint i = 0; i < graph->all_nodes->len; i++) {
@@ -50,12 +46,9 @@ ir_graph_free(IrGraph *graph)
   g_free(graph);
 }
 
-static guint
-count_block(const IrBlock *block)
-{
+static guint count_block(const IrBlock *block) {
   guint n = 0;
-  IR_FOR_EACH_NODE(node, block)
-  {
+  IR_FOR_EACH_NODE(node, block) {
     n++;
     for (guint i = 0; i < ir_n_blocks(node); i++)
       n += count_block(ir_block(node, i));
@@ -63,39 +56,27 @@ count_block(const IrBlock *block)
   return n;
 }
 
-guint
-ir_graph_count_nodes(const IrGraph *graph)
-{
+guint ir_graph_count_nodes(const IrGraph *graph) {
   return count_block(graph->block);
 }
 
-IrValue *
-ir_graph_add_input(IrGraph *graph, const IrType *type, const char *name)
-{
+IrValue *ir_graph_add_input(IrGraph *graph, const IrType *type, const char *name) {
   return ir_block_add_input(graph->block, type, name);
 }
 
-void
-ir_graph_erase_input(IrGraph *graph, guint index)
-{
+void ir_graph_erase_input(IrGraph *graph, guint index) {
   ir_block_erase_input(graph->block, index);
 }
 
-guint
-ir_graph_add_output(IrGraph *graph, IrValue *value)
-{
+guint ir_graph_add_output(IrGraph *graph, IrValue *value) {
   return ir_block_add_output(graph->block, value);
 }
 
-void
-ir_graph_erase_output(IrGraph *graph, guint index)
-{
+void ir_graph_erase_output(IrGraph *graph, guint index) {
   ir_block_erase_output(graph->block, index);
 }
 
-void
-ir_graph_set_insert_point(IrGraph *graph, IrNode *before)
-{
+void ir_graph_set_insert_point(IrGraph *graph, IrNode *before) {
   if (!before)
     before = graph->block->ret;
   if (before->graph != graph || !before->owning_block || before->destroyed)
@@ -105,17 +86,13 @@ ir_graph_set_insert_point(IrGraph *graph, IrNode *before)
   graph->insert_before = before;
 }
 
-IrNode *
-ir_graph_insert(IrGraph *graph, IrNode *node)
-{
+IrNode *ir_graph_insert(IrGraph *graph, IrNode *node) {
   ir_node_insert_before(node, graph->insert_before);
   return node;
 }
 
-IrNode *
-ir_graph_insert_op(IrGraph *graph, IrOpKind kind, IrValue *const *inputs, guint n_inputs,
-                   guint n_outputs)
-{
+IrNode *ir_graph_insert_op(IrGraph *graph, IrOpKind kind, IrValue *const *inputs, guint n_inputs,
+                           guint n_outputs) {
   IrNode *node = ir_node_create(graph, kind, n_outputs);
   for (guint i = 0; i < n_inputs; i++)
     ir_node_add_input(node, inputs[i]);
@@ -142,9 +119,7 @@ ir_graph_insert_op(IrGraph *graph, IrOpKind kind, IrValue *const *inputs, guint 
   return ir_graph_insert(graph, node);
 }
 
-static IrValue *
-insert_constant(IrGraph *graph, const IrType *type, IrNode **node_out)
-{
+static IrValue *insert_constant(IrGraph *graph, const IrType *type, IrNode **node_out) {
   IrNode *node = ir_node_create(graph, IR_PRIM_CONSTANT, 1);
   ir_value_set_type(ir_output(node, 0), type);
   ir_graph_insert(graph, node);
@@ -152,43 +127,33 @@ insert_constant(IrGraph *graph, const IrType *type, IrNode **node_out)
   return ir_output(node, 0);
 }
 
-IrValue *
-ir_graph_insert_constant_int(IrGraph *graph, gint64 v)
-{
+IrValue *ir_graph_insert_constant_int(IrGraph *graph, gint64 v) {
   IrNode *node;
   IrValue *out = insert_constant(graph, ir_type_int(), &node);
   ir_node_set_attr_i(node, IR_ATTR_VALUE, v);
   return out;
 }
 
-IrValue *
-ir_graph_insert_constant_float(IrGraph *graph, double v)
-{
+IrValue *ir_graph_insert_constant_float(IrGraph *graph, double v) {
   IrNode *node;
   IrValue *out = insert_constant(graph, ir_type_float(), &node);
   ir_node_set_attr_f(node, IR_ATTR_VALUE, v);
   return out;
 }
 
-IrValue *
-ir_graph_insert_constant_bool(IrGraph *graph, bool v)
-{
+IrValue *ir_graph_insert_constant_bool(IrGraph *graph, bool v) {
   IrNode *node;
   IrValue *out = insert_constant(graph, ir_type_bool(), &node);
   ir_node_set_attr_i(node, IR_ATTR_VALUE, v ? 1 : 0);
   return out;
 }
 
-IrValue *
-ir_graph_insert_constant_none(IrGraph *graph)
-{
+IrValue *ir_graph_insert_constant_none(IrGraph *graph) {
   IrNode *node;
   return insert_constant(graph, ir_type_none(), &node);
 }
 
-IrValue *
-ir_graph_insert_constant_int_list(IrGraph *graph, const gint64 *v, guint n)
-{
+IrValue *ir_graph_insert_constant_int_list(IrGraph *graph, const gint64 *v, guint n) {
   IrNode *node;
   IrValue *out = insert_constant(graph, ir_type_list(ir_type_int()), &node);
   ir_node_set_attr_is(node, IR_ATTR_VALUE, v, n);

@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir/type.h"
 #include "ir/schema.h"
+#include "ir/type.h"
 
 /* Kinds without schemas (opkinds.def), then one per OP row of ops.def. */
 typedef enum {
@@ -34,7 +34,7 @@ typedef enum {
   IR_KIND_COUNT
 } IrOpKind;
 
-const char *ir_kind_name(IrOpKind kind);           /* "aten::add" */
+const char *ir_kind_name(IrOpKind kind); /* "aten::add" */
 bool ir_kind_from_name(const char *name, IrOpKind *out);
 
 typedef struct IrGraph IrGraph;
@@ -125,23 +125,23 @@ struct IrGraph {
   IrBlock *block;
   IrNode *insert_before; /* insertion point for ir_graph_insert */
   guint64 next_value_id;
-  guint64 next_origin;   /* origin ids; ir_graph_copy carries the counter over */
-  GHashTable *names;     /* debug name -> IrValue* */
+  guint64 next_origin;     /* origin ids; ir_graph_copy carries the counter over */
+  GHashTable *names;       /* debug name -> IrValue* */
   GHashTable *name_suffix; /* base name -> next .N suffix */
   GStringChunk *strings;
-  GPtrArray *all_nodes;  /* every node ever made, for freeing */
+  GPtrArray *all_nodes; /* every node ever made, for freeing */
   GPtrArray *all_values;
   GPtrArray *all_blocks;
 };
 
 /* Iterates the nodes of a block in order, excluding the sentinels. Safe against destroying
  * the current node. */
-#define IR_FOR_EACH_NODE(n, block)                                                             \
-  for (IrNode *n = (block)->param->next, *n##_next_ = n->next; n != (block)->ret;              \
+#define IR_FOR_EACH_NODE(n, block)                                                \
+  for (IrNode *n = (block)->param->next, *n##_next_ = n->next; n != (block)->ret; \
        n = n##_next_, n##_next_ = n->next)
 /* Reverse order, also safe against destroying the current node. */
-#define IR_FOR_EACH_NODE_REVERSE(n, block)                                                     \
-  for (IrNode *n = (block)->ret->prev, *n##_prev_ = n->prev; n != (block)->param;              \
+#define IR_FOR_EACH_NODE_REVERSE(n, block)                                        \
+  for (IrNode *n = (block)->ret->prev, *n##_prev_ = n->prev; n != (block)->param; \
        n = n##_prev_, n##_prev_ = n->prev)
 
 #define ir_input(node, i) ((IrValue *)g_ptr_array_index((node)->inputs, (i)))
@@ -163,7 +163,7 @@ guint ir_graph_count_nodes(const IrGraph *graph);
 
 /* --- values --- */
 IrValue *ir_graph_add_input(IrGraph *graph, const IrType *type, const char *name);
-void ir_graph_erase_input(IrGraph *graph, guint index); /* the input must have no uses */
+void ir_graph_erase_input(IrGraph *graph, guint index);    /* the input must have no uses */
 guint ir_graph_add_output(IrGraph *graph, IrValue *value); /* returns its index */
 void ir_graph_erase_output(IrGraph *graph, guint index);
 IrValue *ir_block_add_input(IrBlock *block, const IrType *type, const char *name);
@@ -253,7 +253,7 @@ IrValue *ir_graph_insert_constant_int_list(IrGraph *graph, const gint64 *v, guin
 /* --- attributes --- */
 const IrAttr *ir_node_attr(const IrNode *node, const char *name); /* NULL if absent */
 bool ir_node_has_attr(const IrNode *node, const char *name);
-gint64 ir_node_attr_i(const IrNode *node, const char *name);        /* aborts if absent */
+gint64 ir_node_attr_i(const IrNode *node, const char *name); /* aborts if absent */
 double ir_node_attr_f(const IrNode *node, const char *name);
 const char *ir_node_attr_s(const IrNode *node, const char *name);
 IrGraph *ir_node_attr_g(const IrNode *node, const char *name);

@@ -16,9 +16,7 @@ static const char *const schema_kind_names[IR_KIND_COUNT] = {
 };
 
 /* "aten::add.Tensor(Tensor self, ...)" -> "aten::add" (interned); prim names as they are. */
-static const char *
-kind_name_of(const char *text)
-{
+static const char *kind_name_of(const char *text) {
   const char *colons = strstr(text, "::");
   const char *end = colons ? colons + 2 : text;
   while (*end && *end != '.' && *end != '(')
@@ -32,9 +30,7 @@ typedef struct {
   GHashTable *by_name; /* name -> kind + 1 */
 } KindTable;
 
-static const KindTable *
-kind_table(void)
-{
+static const KindTable *kind_table(void) {
   static gsize once;
   if (g_once_init_enter(&once)) {
     KindTable *t = g_new0(KindTable, 1);
@@ -48,17 +44,13 @@ kind_table(void)
   return (const KindTable *)once;
 }
 
-const char *
-ir_kind_name(IrOpKind kind)
-{
+const char *ir_kind_name(IrOpKind kind) {
   if ((unsigned)kind >= IR_KIND_COUNT)
     g_error("ir invariant: node kind %d out of range", (int)kind);
   return kind_table()->names[kind];
 }
 
-bool
-ir_kind_from_name(const char *name, IrOpKind *out)
-{
+bool ir_kind_from_name(const char *name, IrOpKind *out) {
   gpointer v = g_hash_table_lookup(kind_table()->by_name, name);
   if (!v)
     return false;

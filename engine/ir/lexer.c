@@ -6,11 +6,10 @@
 
 #include "ir/text.h"
 
-G_DEFINE_QUARK(jitscope-parse-error-quark, jitscope_parse_error)
+G_DEFINE_QUARK(jitscope - parse - error - quark, jitscope_parse_error)
 
-static void
-error_va(GError **error, const Lexer *lx, int line, int col, const char *fmt, va_list ap)
-{
+static void error_va(GError **error, const Lexer *lx, int line, int col, const char *fmt,
+                     va_list ap) {
   if (error == NULL || *error != NULL)
     return;
   char *msg = g_strdup_vprintf(fmt, ap);
@@ -19,27 +18,21 @@ error_va(GError **error, const Lexer *lx, int line, int col, const char *fmt, va
   g_free(msg);
 }
 
-void
-text_error(GError **error, const Lexer *lx, int line, int col, const char *fmt, ...)
-{
+void text_error(GError **error, const Lexer *lx, int line, int col, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   error_va(error, lx, line, col, fmt, ap);
   va_end(ap);
 }
 
-void
-text_error_at(GError **error, const Lexer *lx, const Token *t, const char *fmt, ...)
-{
+void text_error_at(GError **error, const Lexer *lx, const Token *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   error_va(error, lx, t->line, t->col, fmt, ap);
   va_end(ap);
 }
 
-bool
-text_error_found(GError **error, const Lexer *lx, const Token *t, const char *fmt, ...)
-{
+bool text_error_found(GError **error, const Lexer *lx, const Token *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *message = g_strdup_vprintf(fmt, ap);
@@ -52,9 +45,7 @@ text_error_found(GError **error, const Lexer *lx, const Token *t, const char *fm
 }
 
 /* Line and column of byte offset `at`, counted from the start (error paths only). */
-static void
-locate(const char *buf, gsize at, int *line, int *col)
-{
+static void locate(const char *buf, gsize at, int *line, int *col) {
   int l = 1, c = 1;
   for (gsize i = 0; i < at; i++) {
     unsigned char ch = (unsigned char)buf[i];
@@ -69,10 +60,8 @@ locate(const char *buf, gsize at, int *line, int *col)
   *col = c;
 }
 
-bool
-text_lexer_init(Lexer *lx, const char *text, gsize length, const char *filename,
-                GError **error)
-{
+bool text_lexer_init(Lexer *lx, const char *text, gsize length, const char *filename,
+                     GError **error) {
   memset(lx, 0, sizeof *lx);
   lx->filename = filename ? filename : "<input>";
   lx->buf = text ? text : "";
@@ -106,24 +95,18 @@ text_lexer_init(Lexer *lx, const char *text, gsize length, const char *filename,
   return true;
 }
 
-static void
-token_clear(Token *t)
-{
+static void token_clear(Token *t) {
   g_clear_pointer(&t->text, g_free);
 }
 
-void
-text_lexer_clear(Lexer *lx)
-{
+void text_lexer_clear(Lexer *lx) {
   if (lx->has_peeked)
     token_clear(&lx->peeked);
   token_clear(&lx->last);
   lx->has_peeked = false;
 }
 
-static void
-advance(Lexer *lx, gsize n)
-{
+static void advance(Lexer *lx, gsize n) {
   for (gsize i = 0; i < n && lx->pos < lx->len; i++) {
     unsigned char ch = (unsigned char)lx->buf[lx->pos++];
     if (ch == '\n') {
@@ -135,28 +118,20 @@ advance(Lexer *lx, gsize n)
   }
 }
 
-static int
-cur(const Lexer *lx, gsize ahead)
-{
+static int cur(const Lexer *lx, gsize ahead) {
   return lx->pos + ahead < lx->len ? (unsigned char)lx->buf[lx->pos + ahead] : -1;
 }
 
-static bool
-is_ident_start(int c)
-{
+static bool is_ident_start(int c) {
   return c >= 0 && (g_ascii_isalpha(c) || c == '_');
 }
 
-static bool
-is_ident_char(int c)
-{
+static bool is_ident_char(int c) {
   return c >= 0 && (g_ascii_isalnum(c) || c == '_');
 }
 
 /* Decodes a quoted string; the opening quote is at lx->pos. */
-static bool
-lex_string(Lexer *lx, Token *t, GError **error)
-{
+static bool lex_string(Lexer *lx, Token *t, GError **error) {
   int quote = cur(lx, 0);
   advance(lx, 1);
   GString *s = g_string_new(NULL);
@@ -227,9 +202,7 @@ lex_string(Lexer *lx, Token *t, GError **error)
   return true;
 }
 
-static bool
-lex_number(Lexer *lx, Token *t, GError **error)
-{
+static bool lex_number(Lexer *lx, Token *t, GError **error) {
   gsize n = 0;
   bool is_float = false;
   if (cur(lx, n) == '-')
@@ -267,9 +240,7 @@ lex_number(Lexer *lx, Token *t, GError **error)
 
 /* `^name(args)`: a Python op of PyTorch 1.0-era traces, kept whole as its kind's text; the
  * arguments are Python reprs, so only parentheses and quotes are matched. */
-static bool
-lex_python_op(Lexer *lx, Token *t, GError **error)
-{
+static bool lex_python_op(Lexer *lx, Token *t, GError **error) {
   gsize n = 1;
   while (is_ident_char(cur(lx, n)) || cur(lx, n) == '.')
     n++;
@@ -306,9 +277,7 @@ lex_python_op(Lexer *lx, Token *t, GError **error)
 }
 
 /* Reads one token at lx->pos into *t. */
-static bool
-lex(Lexer *lx, Token *t, GError **error)
-{
+static bool lex(Lexer *lx, Token *t, GError **error) {
   memset(t, 0, sizeof *t);
   while (lx->pos < lx->len && g_ascii_isspace(lx->buf[lx->pos]))
     advance(lx, 1);
@@ -383,9 +352,7 @@ lex(Lexer *lx, Token *t, GError **error)
   return ok;
 }
 
-bool
-text_skip_raw_until(Lexer *lx, const char *terminator, char **raw)
-{
+bool text_skip_raw_until(Lexer *lx, const char *terminator, char **raw) {
   if (!lx->has_peeked)
     return false;
   const char *start = lx->peeked.start;
@@ -403,9 +370,7 @@ text_skip_raw_until(Lexer *lx, const char *terminator, char **raw)
   return true;
 }
 
-gsize
-text_skip_line_raw(Lexer *lx, char **raw)
-{
+gsize text_skip_line_raw(Lexer *lx, char **raw) {
   if (lx->has_peeked) {
     lx->pos = (gsize)(lx->peeked.start - lx->buf);
     lx->line = lx->peeked.line;
@@ -421,9 +386,7 @@ text_skip_line_raw(Lexer *lx, char **raw)
   return n;
 }
 
-const Token *
-text_peek(Lexer *lx, GError **error)
-{
+const Token *text_peek(Lexer *lx, GError **error) {
   if (!lx->has_peeked) {
     if (!lex(lx, &lx->peeked, error))
       return NULL;
@@ -432,9 +395,7 @@ text_peek(Lexer *lx, GError **error)
   return &lx->peeked;
 }
 
-const Token *
-text_next(Lexer *lx, GError **error)
-{
+const Token *text_next(Lexer *lx, GError **error) {
   if (!text_peek(lx, error))
     return NULL;
   token_clear(&lx->last);
@@ -444,48 +405,33 @@ text_next(Lexer *lx, GError **error)
   return &lx->last;
 }
 
-bool
-text_tok_is_punct(const Token *t, char c)
-{
+bool text_tok_is_punct(const Token *t, char c) {
   return t->kind == TOK_PUNCT && t->punct == c;
 }
 
-bool
-text_tok_is_ident(const Token *t, const char *name)
-{
+bool text_tok_is_ident(const Token *t, const char *name) {
   return t->kind == TOK_IDENT && strcmp(t->text, name) == 0;
 }
 
-char *
-text_tok_describe(const Token *t)
-{
+char *text_tok_describe(const Token *t) {
   switch (t->kind) {
-  case TOK_EOF:
-    return g_strdup("end of input");
-  case TOK_VALUE:
-    return g_strdup_printf("'%%%s'", t->text);
-  case TOK_STRING:
-    return g_strdup("a string");
-  case TOK_COMMENT:
-    return g_strdup("a comment");
-  case TOK_ARROW:
-    return g_strdup("'->'");
-  case TOK_PUNCT:
-    return g_strdup_printf("'%c'", t->punct);
+  case TOK_EOF: return g_strdup("end of input");
+  case TOK_VALUE: return g_strdup_printf("'%%%s'", t->text);
+  case TOK_STRING: return g_strdup("a string");
+  case TOK_COMMENT: return g_strdup("a comment");
+  case TOK_ARROW: return g_strdup("'->'");
+  case TOK_PUNCT: return g_strdup_printf("'%c'", t->punct);
   case TOK_IDENT:
   case TOK_INT:
   case TOK_FLOAT:
-  case TOK_PYOP:
-    break;
+  case TOK_PYOP: break;
   }
   if (strlen(t->text) > 40)
     return g_strdup_printf("'%.40s...'", t->text);
   return g_strdup_printf("'%s'", t->text);
 }
 
-bool
-text_expect_punct(Lexer *lx, char c, const char *context, GError **error)
-{
+bool text_expect_punct(Lexer *lx, char c, const char *context, GError **error) {
   const Token *t = text_peek(lx, error);
   if (t == NULL)
     return false;

@@ -2,9 +2,7 @@
  * blocks and topological order live in order.c. */
 #include "ir/ir-internal.h"
 
-IrNode *
-ir_internal_node_new(IrGraph *graph, IrOpKind kind)
-{
+IrNode *ir_internal_node_new(IrGraph *graph, IrOpKind kind) {
   if ((unsigned)kind >= IR_KIND_COUNT)
     g_error("ir invariant: node kind %d out of range", (int)kind);
   IrNode *n = g_new0(IrNode, 1);
@@ -19,9 +17,7 @@ ir_internal_node_new(IrGraph *graph, IrOpKind kind)
   return n;
 }
 
-IrNode *
-ir_node_create(IrGraph *graph, IrOpKind kind, guint n_outputs)
-{
+IrNode *ir_node_create(IrGraph *graph, IrOpKind kind, guint n_outputs) {
   if (kind == IR_PRIM_PARAM || kind == IR_PRIM_RETURN)
     g_error("ir invariant: prim::Param and prim::Return are only made as block sentinels");
   IrNode *n = ir_internal_node_new(graph, kind);
@@ -30,46 +26,34 @@ ir_node_create(IrGraph *graph, IrOpKind kind, guint n_outputs)
   return n;
 }
 
-IrGraph *
-ir_node_graph(const IrNode *node)
-{
+IrGraph *ir_node_graph(const IrNode *node) {
   return node->graph;
 }
 
-const char *
-ir_node_kind_name(const IrNode *node)
-{
+const char *ir_node_kind_name(const IrNode *node) {
   if (node->kind == IR_PRIM_OPAQUE && node->opaque_name != NULL)
     return node->opaque_name;
   return ir_kind_name(node->kind);
 }
 
-static void
-check_live(const IrNode *node, const char *what)
-{
+static void check_live(const IrNode *node, const char *what) {
   if (node->destroyed)
     g_error("ir invariant: %s on a destroyed %s node", what, ir_kind_name(node->kind));
 }
 
-static void
-check_same_graph(const IrNode *node, const IrValue *value, const char *what)
-{
+static void check_same_graph(const IrNode *node, const IrValue *value, const char *what) {
   if (!value)
     g_error("ir invariant: %s: NULL value", what);
   if (value->node->graph != node->graph)
     g_error("ir invariant: %s: value and node belong to different graphs", what);
 }
 
-static void
-use_add(IrValue *value, IrNode *user, guint index)
-{
+static void use_add(IrValue *value, IrNode *user, guint index) {
   IrUse u = {user, index};
   g_array_append_val(value->uses, u);
 }
 
-static void
-use_remove(IrValue *value, IrNode *user, guint index)
-{
+static void use_remove(IrValue *value, IrNode *user, guint index) {
   for (guint i = 0; i < value->uses->len; i++) {
     IrUse *u = &g_array_index(value->uses, IrUse, i);
     if (u->user == user && u->index == index) {
@@ -77,13 +61,11 @@ use_remove(IrValue *value, IrNode *user, guint index)
       return;
     }
   }
-  g_error("ir invariant: use list of value %" G_GUINT64_FORMAT " lacks input %u of %s",
-          value->id, index, ir_kind_name(user->kind));
+  g_error("ir invariant: use list of value %" G_GUINT64_FORMAT " lacks input %u of %s", value->id,
+          index, ir_kind_name(user->kind));
 }
 
-static void
-use_reindex(IrValue *value, IrNode *user, guint from, guint to)
-{
+static void use_reindex(IrValue *value, IrNode *user, guint from, guint to) {
   for (guint i = 0; i < value->uses->len; i++) {
     IrUse *u = &g_array_index(value->uses, IrUse, i);
     if (u->user == user && u->index == from) {
@@ -91,22 +73,18 @@ use_reindex(IrValue *value, IrNode *user, guint from, guint to)
       return;
     }
   }
-  g_error("ir invariant: use list of value %" G_GUINT64_FORMAT " lacks input %u of %s",
-          value->id, from, ir_kind_name(user->kind));
+  g_error("ir invariant: use list of value %" G_GUINT64_FORMAT " lacks input %u of %s", value->id,
+          from, ir_kind_name(user->kind));
 }
 
-void
-ir_node_add_input(IrNode *node, IrValue *value)
-{
+void ir_node_add_input(IrNode *node, IrValue *value) {
   check_live(node, "add_input");
   check_same_graph(node, value, "add_input");
   use_add(value, node, ir_n_inputs(node));
   g_ptr_array_add(node->inputs, value);
 }
 
-void
-ir_node_insert_input(IrNode *node, guint index, IrValue *value)
-{
+void ir_node_insert_input(IrNode *node, guint index, IrValue *value) {
   check_live(node, "insert_input");
   check_same_graph(node, value, "insert_input");
   guint n = ir_n_inputs(node);
@@ -119,9 +97,7 @@ ir_node_insert_input(IrNode *node, guint index, IrValue *value)
   use_add(value, node, index);
 }
 
-void
-ir_node_replace_input(IrNode *node, guint index, IrValue *value)
-{
+void ir_node_replace_input(IrNode *node, guint index, IrValue *value) {
   check_live(node, "replace_input");
   check_same_graph(node, value, "replace_input");
   if (index >= ir_n_inputs(node))
@@ -134,9 +110,7 @@ ir_node_replace_input(IrNode *node, guint index, IrValue *value)
   use_add(value, node, index);
 }
 
-void
-ir_node_remove_input(IrNode *node, guint index)
-{
+void ir_node_remove_input(IrNode *node, guint index) {
   guint n = ir_n_inputs(node);
   if (index >= n)
     g_error("ir invariant: remove_input index %u past %u inputs", index, n);
@@ -146,17 +120,13 @@ ir_node_remove_input(IrNode *node, guint index)
   g_ptr_array_remove_index(node->inputs, index);
 }
 
-void
-ir_node_remove_all_inputs(IrNode *node)
-{
+void ir_node_remove_all_inputs(IrNode *node) {
   for (guint i = 0; i < ir_n_inputs(node); i++)
     use_remove(ir_input(node, i), node, i);
   g_ptr_array_set_size(node->inputs, 0);
 }
 
-IrValue *
-ir_node_add_output(IrNode *node, const IrType *type)
-{
+IrValue *ir_node_add_output(IrNode *node, const IrType *type) {
   check_live(node, "add_output");
   if (node->kind == IR_PRIM_RETURN)
     g_error("ir invariant: prim::Return has no outputs");
@@ -165,9 +135,7 @@ ir_node_add_output(IrNode *node, const IrType *type)
   return v;
 }
 
-void
-ir_node_erase_output(IrNode *node, guint index)
-{
+void ir_node_erase_output(IrNode *node, guint index) {
   guint n = ir_n_outputs(node);
   if (index >= n)
     g_error("ir invariant: erase_output index %u past %u outputs", index, n);
@@ -181,9 +149,7 @@ ir_node_erase_output(IrNode *node, guint index)
     ir_output(node, i)->offset = i;
 }
 
-static void
-unlink_node(IrNode *node)
-{
+static void unlink_node(IrNode *node) {
   if (!node->owning_block)
     return;
   /* The insertion point stays where it was: at the node that followed. */
@@ -195,15 +161,11 @@ unlink_node(IrNode *node)
   node->owning_block = NULL;
 }
 
-void
-ir_internal_node_unlink(IrNode *node)
-{
+void ir_internal_node_unlink(IrNode *node) {
   unlink_node(node);
 }
 
-void
-ir_node_destroy(IrNode *node)
-{
+void ir_node_destroy(IrNode *node) {
   check_live(node, "destroy");
   if (node->kind == IR_PRIM_PARAM || node->kind == IR_PRIM_RETURN)
     g_error("ir invariant: block sentinels are destroyed only with their block");
@@ -220,9 +182,7 @@ ir_node_destroy(IrNode *node)
   node->destroyed = true;
 }
 
-void
-ir_node_replace_all_uses_with(IrNode *node, IrNode *other)
-{
+void ir_node_replace_all_uses_with(IrNode *node, IrNode *other) {
   if (ir_n_outputs(node) != ir_n_outputs(other))
     g_error("ir invariant: replace_all_uses_with between nodes with %u and %u outputs",
             ir_n_outputs(node), ir_n_outputs(other));

@@ -15,9 +15,8 @@
 #define DERIV_TEXT_DERIV(...) #__VA_ARGS__
 #define DERIV_TEXT_AD_NONE NULL
 #define DERIV_TEXT_NOT_DIFFERENTIABLE NULL
-#define ROW(kind, schema, family, shape, grad, flags, expr)                                     \
-  {schema, EXPR_TEXT_##expr, IR_OPF_##flags, GRAD_KIND_##grad, DERIV_TEXT_##grad,             \
-   #shape},
+#define ROW(kind, schema, family, shape, grad, flags, expr) \
+  {schema, EXPR_TEXT_##expr, IR_OPF_##flags, GRAD_KIND_##grad, DERIV_TEXT_##grad, #shape},
 
 static const IrOpDef op_defs[] = {
 #define OP ROW
@@ -49,9 +48,7 @@ typedef struct {
   GPtrArray *per_kind[IR_KIND_COUNT]; /* of const IrSchema*, NULL for kinds without schemas */
 } OpTable;
 
-static const OpTable *
-op_table(void)
-{
+static const OpTable *op_table(void) {
   static gsize once;
   if (g_once_init_enter(&once)) {
     OpTable *t = g_new0(OpTable, 1);
@@ -63,8 +60,7 @@ op_table(void)
       if (!s)
         g_error("op table invariant: ops.def schema does not parse: %s", error->message);
       if (s->kind < 0)
-        g_error("op table invariant: ops.def schema names %s, which opkinds.def lacks",
-                s->name);
+        g_error("op table invariant: ops.def schema names %s, which opkinds.def lacks", s->name);
       if (s->kind != row_kinds[i])
         g_error("op table invariant: ops.def row %u names kind %s but its schema is %s", i,
                 ir_kind_name((IrOpKind)row_kinds[i]), s->name);
@@ -79,24 +75,17 @@ op_table(void)
   return (const OpTable *)once;
 }
 
-const IrOpDef *
-ir_ops_def(guint index)
-{
+const IrOpDef *ir_ops_def(guint index) {
   if (index >= G_N_ELEMENTS(op_defs))
-    g_error("op table invariant: op index %u past %u entries", index,
-            (guint)G_N_ELEMENTS(op_defs));
+    g_error("op table invariant: op index %u past %u entries", index, (guint)G_N_ELEMENTS(op_defs));
   return &op_defs[index];
 }
 
-const IrOpDef *
-ir_node_op_def(const IrNode *node)
-{
+const IrOpDef *ir_node_op_def(const IrNode *node) {
   return node->schema ? ir_ops_def(node->schema->index) : NULL;
 }
 
-IrDtypeRule
-ir_op_def_dtype_rule(const IrOpDef *def)
-{
+IrDtypeRule ir_op_def_dtype_rule(const IrOpDef *def) {
   if (!def->pointwise)
     return IR_DTYPE_RULE_NONE;
   if (strcmp(def->shape_rule, "pointwise_float") == 0)
@@ -107,36 +96,26 @@ ir_op_def_dtype_rule(const IrOpDef *def)
 }
 
 /* Is the node a pointwise op (a schema whose row has an expression)? */
-static bool
-ir_node_is_pointwise(const IrNode *node)
-{
+static bool ir_node_is_pointwise(const IrNode *node) {
   return node->schema && ir_ops_def(node->schema->index)->pointwise != NULL;
 }
 
-bool
-ir_node_is_fusible(const IrNode *node)
-{
+bool ir_node_is_fusible(const IrNode *node) {
   return ir_node_is_pointwise(node) &&
          (ir_ops_def(node->schema->index)->flags & IR_OPF_FUSIBLE_BIT) != 0;
 }
 
-guint
-ir_ops_count(void)
-{
+guint ir_ops_count(void) {
   return G_N_ELEMENTS(schema_texts);
 }
 
-const IrSchema *
-ir_ops_schema(guint index)
-{
+const IrSchema *ir_ops_schema(guint index) {
   if (index >= ir_ops_count())
     g_error("op table invariant: schema index %u past %u entries", index, ir_ops_count());
   return op_table()->schemas[index];
 }
 
-const IrSchema *const *
-ir_ops_overloads(IrOpKind kind, guint *n)
-{
+const IrSchema *const *ir_ops_overloads(IrOpKind kind, guint *n) {
   if ((unsigned)kind >= IR_KIND_COUNT)
     g_error("op table invariant: node kind %d out of range", (int)kind);
   GPtrArray *list = op_table()->per_kind[kind];
@@ -145,15 +124,13 @@ ir_ops_overloads(IrOpKind kind, guint *n)
   return list ? (const IrSchema *const *)list->pdata : NULL;
 }
 
-const IrSchema *
-ir_node_resolve_schema(IrNode *node)
-{
+const IrSchema *ir_node_resolve_schema(IrNode *node) {
   guint n = 0;
   const IrSchema *const *overloads = ir_ops_overloads(node->kind, &n);
   const IrType *stack_types[16];
   const IrType **types = ir_n_inputs(node) <= G_N_ELEMENTS(stack_types)
-                           ? stack_types
-                           : g_new(const IrType *, ir_n_inputs(node));
+                             ? stack_types
+                             : g_new(const IrType *, ir_n_inputs(node));
   for (guint i = 0; i < ir_n_inputs(node); i++)
     types[i] = ir_input(node, i)->type;
   node->schema = NULL;

@@ -10,8 +10,8 @@
 /* ops.def `flags` column. */
 typedef enum {
   IR_OPF_OPAQUE = 0,
-  IR_OPF_PW = 1 << 0,                        /* pointwise */
-  IR_OPF_PW_FUSIBLE = (1 << 0) | (1 << 1),   /* pointwise, the fuser may take it */
+  IR_OPF_PW = 1 << 0,                      /* pointwise */
+  IR_OPF_PW_FUSIBLE = (1 << 0) | (1 << 1), /* pointwise, the fuser may take it */
 } IrOpFlags;
 #define IR_OPF_FUSIBLE_BIT (1 << 1)
 

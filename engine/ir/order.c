@@ -3,12 +3,9 @@
  * their neighbours, and the whole block re-indexed when no integer is left between them). */
 #include "ir/ir-internal.h"
 
-static void
-reindex_block(IrBlock *block)
-{
+static void reindex_block(IrBlock *block) {
   gint64 pos = IR_TOPO_LOWER;
-  IR_FOR_EACH_NODE(n, block)
-  {
+  IR_FOR_EACH_NODE(n, block) {
     if (pos >= IR_TOPO_UPPER - IR_TOPO_INTERVAL)
       g_error("ir invariant: block holds too many nodes for topological positions");
     pos += IR_TOPO_INTERVAL;
@@ -16,9 +13,7 @@ reindex_block(IrBlock *block)
   }
 }
 
-static void
-assign_topo(IrNode *node)
-{
+static void assign_topo(IrNode *node) {
   IrBlock *b = node->owning_block;
   bool is_first = node->prev == b->param;
   bool is_last = node->next == b->ret;
@@ -49,9 +44,7 @@ assign_topo(IrNode *node)
   }
 }
 
-static void
-link_before(IrNode *node, IrNode *anchor, const char *what)
-{
+static void link_before(IrNode *node, IrNode *anchor, const char *what) {
   if (node->destroyed || anchor->destroyed)
     g_error("ir invariant: %s with a destroyed node", what);
   if (node->owning_block)
@@ -71,15 +64,11 @@ link_before(IrNode *node, IrNode *anchor, const char *what)
   assign_topo(node);
 }
 
-void
-ir_node_insert_before(IrNode *node, IrNode *anchor)
-{
+void ir_node_insert_before(IrNode *node, IrNode *anchor) {
   link_before(node, anchor, "insert_before");
 }
 
-void
-ir_node_insert_after(IrNode *node, IrNode *anchor)
-{
+void ir_node_insert_after(IrNode *node, IrNode *anchor) {
   if (anchor->owning_block && anchor == anchor->owning_block->ret)
     g_error("ir invariant: insert_after a block's prim::Return sentinel");
   if (!anchor->owning_block)
@@ -87,33 +76,25 @@ ir_node_insert_after(IrNode *node, IrNode *anchor)
   link_before(node, anchor->next, "insert_after");
 }
 
-void
-ir_node_append_to(IrNode *node, IrBlock *block)
-{
+void ir_node_append_to(IrNode *node, IrBlock *block) {
   link_before(node, block->ret, "append_to");
 }
 
-void
-ir_node_move_before(IrNode *node, IrNode *anchor)
-{
+void ir_node_move_before(IrNode *node, IrNode *anchor) {
   if (node == anchor)
     return;
   ir_internal_node_unlink(node);
   link_before(node, anchor, "move_before");
 }
 
-void
-ir_node_move_after(IrNode *node, IrNode *anchor)
-{
+void ir_node_move_after(IrNode *node, IrNode *anchor) {
   if (node == anchor)
     return;
   ir_internal_node_unlink(node);
   ir_node_insert_after(node, anchor);
 }
 
-IrNode *
-ir_node_ancestor_in(IrNode *node, const IrBlock *block)
-{
+IrNode *ir_node_ancestor_in(IrNode *node, const IrBlock *block) {
   while (node) {
     if (!node->owning_block)
       return NULL;
@@ -126,9 +107,7 @@ ir_node_ancestor_in(IrNode *node, const IrBlock *block)
 
 /* Brings a and b to ancestors sharing one block; false when the two have none (different
  * graphs or detached). */
-static bool
-common_block_ancestors(const IrNode **a, const IrNode **b)
-{
+static bool common_block_ancestors(const IrNode **a, const IrNode **b) {
   for (const IrNode *l = *a; l && l->owning_block; l = l->owning_block->owning_node) {
     for (const IrNode *r = *b; r && r->owning_block; r = r->owning_block->owning_node) {
       if (l->owning_block == r->owning_block) {
@@ -141,9 +120,7 @@ common_block_ancestors(const IrNode **a, const IrNode **b)
   return false;
 }
 
-bool
-ir_node_is_before(const IrNode *a, const IrNode *b)
-{
+bool ir_node_is_before(const IrNode *a, const IrNode *b) {
   if (a->owning_block && a->owning_block == b->owning_block)
     return a->topo < b->topo;
   if (!common_block_ancestors(&a, &b))
@@ -151,9 +128,7 @@ ir_node_is_before(const IrNode *a, const IrNode *b)
   return a->topo < b->topo;
 }
 
-bool
-ir_node_is_after(const IrNode *a, const IrNode *b)
-{
+bool ir_node_is_after(const IrNode *a, const IrNode *b) {
   if (a->owning_block && a->owning_block == b->owning_block)
     return a->topo > b->topo;
   if (!common_block_ancestors(&a, &b))
@@ -161,9 +136,7 @@ ir_node_is_after(const IrNode *a, const IrNode *b)
   return a->topo > b->topo;
 }
 
-bool
-ir_node_can_move_before(const IrNode *node, const IrNode *anchor)
-{
+bool ir_node_can_move_before(const IrNode *node, const IrNode *anchor) {
   IrBlock *block = node->owning_block;
   if (!block || anchor->owning_block != block)
     return false;
@@ -187,8 +160,7 @@ ir_node_can_move_before(const IrNode *node, const IrNode *anchor)
       for (guint bi = 0; bi < ir_n_blocks(n); bi++) {
         IrBlock *inner = ir_block(n, bi);
         g_ptr_array_add(stack, inner->ret);
-        IR_FOR_EACH_NODE(m, inner)
-        {
+        IR_FOR_EACH_NODE(m, inner) {
           g_ptr_array_add(stack, m);
         }
       }

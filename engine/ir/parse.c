@@ -26,15 +26,11 @@
 #include "ir/text_lexer.h"
 #include "ir/text_parse.h"
 
-static void
-name_entry_free(gpointer p)
-{
+static void name_entry_free(gpointer p) {
   g_free(p);
 }
 
-static GraphFrame *
-graph_frame_new(void)
-{
+static GraphFrame *graph_frame_new(void) {
   GraphFrame *gf = g_new0(GraphFrame, 1);
   gf->graph = ir_graph_new();
   gf->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, name_entry_free);
@@ -44,9 +40,7 @@ graph_frame_new(void)
   return gf;
 }
 
-static void
-graph_frame_free(GraphFrame *gf, bool free_graph)
-{
+static void graph_frame_free(GraphFrame *gf, bool free_graph) {
   for (guint i = 0; i < gf->blocks->len; i++)
     g_ptr_array_free(g_array_index(gf->blocks, BlockFrame, i).defined, TRUE);
   g_array_free(gf->blocks, TRUE);
@@ -58,21 +52,15 @@ graph_frame_free(GraphFrame *gf, bool free_graph)
   g_free(gf);
 }
 
-static GraphFrame *
-top_graph(Parser *p)
-{
+static GraphFrame *top_graph(Parser *p) {
   return g_ptr_array_index(p->graphs, p->graphs->len - 1);
 }
 
-static BlockFrame *
-top_block(GraphFrame *gf)
-{
+static BlockFrame *top_block(GraphFrame *gf) {
   return &g_array_index(gf->blocks, BlockFrame, gf->blocks->len - 1);
 }
 
-static bool
-enter(Parser *p, const Token *at, GError **error)
-{
+static bool enter(Parser *p, const Token *at, GError **error) {
   if (p->depth + 1 >= TEXT_MAX_DEPTH) {
     text_error_at(error, &p->lx, at, "nesting deeper than %d", TEXT_MAX_DEPTH);
     return false;
@@ -81,10 +69,8 @@ enter(Parser *p, const Token *at, GError **error)
   return true;
 }
 
-static void
-push_block(Parser *p, GraphFrame *gf, IrBlock *block, IrNode *owner, guint index, bool braces,
-           int line, int col)
-{
+static void push_block(Parser *p, GraphFrame *gf, IrBlock *block, IrNode *owner, guint index,
+                       bool braces, int line, int col) {
   BlockFrame bf = {0};
   bf.block = block;
   bf.owner = owner;
@@ -99,9 +85,7 @@ push_block(Parser *p, GraphFrame *gf, IrBlock *block, IrNode *owner, guint index
 
 /* Closes the innermost block: its names go out of scope. A graph's top block does not count
  * as a level of its own: the graph frame holds that level until the graph is complete. */
-static void
-pop_block(Parser *p, GraphFrame *gf)
-{
+static void pop_block(Parser *p, GraphFrame *gf) {
   BlockFrame *bf = top_block(gf);
   if (bf->owner != NULL)
     p->depth--;
@@ -112,9 +96,7 @@ pop_block(Parser *p, GraphFrame *gf)
 }
 
 /* `%name [: type]` (block and graph parameters); adds the input to `block`. */
-static bool
-parse_param(Parser *p, GraphFrame *gf, IrBlock *block, GError **error)
-{
+static bool parse_param(Parser *p, GraphFrame *gf, IrBlock *block, GError **error) {
   const Token *t = text_next(&p->lx, error);
   if (t == NULL)
     return false;
@@ -141,9 +123,7 @@ parse_param(Parser *p, GraphFrame *gf, IrBlock *block, GError **error)
 }
 
 /* '(' params ')' ; separators are ',' or, in the early-2019 format, just newlines. */
-static bool
-parse_params(Parser *p, GraphFrame *gf, IrBlock *block, GError **error)
-{
+static bool parse_params(Parser *p, GraphFrame *gf, IrBlock *block, GError **error) {
   if (!text_expect_punct(&p->lx, '(', "to open the parameters", error))
     return false;
   for (;;) {
@@ -167,9 +147,7 @@ parse_params(Parser *p, GraphFrame *gf, IrBlock *block, GError **error)
 }
 
 /* Reads ':' (PyTorch 1.x) or '{' (early 2019) after a header; *braces says which. */
-static bool
-parse_header_end(Parser *p, bool *braces, const char *what, GError **error)
-{
+static bool parse_header_end(Parser *p, bool *braces, const char *what, GError **error) {
   const Token *t = text_next(&p->lx, error);
   if (t == NULL)
     return false;
@@ -182,9 +160,7 @@ parse_header_end(Parser *p, bool *braces, const char *what, GError **error)
 
 /* `graph(params):` : pushes a new graph frame with its top block open. Comments before it
  * are skipped (a file's header, e.g. the input specs that app/input/spec_header.h reads). */
-static bool
-parse_graph_header(Parser *p, GError **error)
-{
+static bool parse_graph_header(Parser *p, GError **error) {
   const Token *t = text_next(&p->lx, error);
   while (t != NULL && t->kind == TOK_COMMENT)
     t = text_next(&p->lx, error);
@@ -209,10 +185,8 @@ parse_graph_header(Parser *p, GError **error)
 }
 
 /* '(' VALUE, ... ')' as uses; appends them to `out`. */
-static bool
-parse_uses(Parser *p, GraphFrame *gf, const char *what, GPtrArray *out, GPtrArray *pending,
-           GError **error)
-{
+static bool parse_uses(Parser *p, GraphFrame *gf, const char *what, GPtrArray *out,
+                       GPtrArray *pending, GError **error) {
   char *ctx = g_strdup_printf("to open %s", what);
   bool ok = text_expect_punct(&p->lx, '(', ctx, error);
   g_free(ctx);
@@ -246,9 +220,8 @@ parse_uses(Parser *p, GraphFrame *gf, const char *what, GPtrArray *out, GPtrArra
 }
 
 /* '(' VALUE, ... ')' as the outputs of `block`. */
-static bool
-parse_outputs_of(Parser *p, GraphFrame *gf, const char *what, IrBlock *block, GError **error)
-{
+static bool parse_outputs_of(Parser *p, GraphFrame *gf, const char *what, IrBlock *block,
+                             GError **error) {
   GPtrArray *outs = g_ptr_array_new();
   bool ok = parse_uses(p, gf, what, outs, NULL, error);
   for (guint i = 0; ok && i < outs->len; i++)
@@ -258,10 +231,8 @@ parse_outputs_of(Parser *p, GraphFrame *gf, const char *what, IrBlock *block, GE
 }
 
 /* `blockN(params):` for block `index` of `owner`. */
-static bool
-parse_block_header(Parser *p, GraphFrame *gf, IrNode *owner, guint index, int owner_line,
-                   int owner_col, GError **error)
-{
+static bool parse_block_header(Parser *p, GraphFrame *gf, IrNode *owner, guint index,
+                               int owner_line, int owner_col, GError **error) {
   const Token *t = text_next(&p->lx, error);
   if (t == NULL)
     return false;
@@ -290,18 +261,14 @@ parse_block_header(Parser *p, GraphFrame *gf, IrNode *owner, guint index, int ow
   return true;
 }
 
-bool
-text_open_block(Parser *p, GraphFrame *gf, IrNode *owner, int owner_line, int owner_col,
-                GError **error)
-{
+bool text_open_block(Parser *p, GraphFrame *gf, IrNode *owner, int owner_line, int owner_col,
+                     GError **error) {
   return parse_block_header(p, gf, owner, 0, owner_line, owner_col, error);
 }
 
 /* `-> (values)` closing the innermost block, then the next block of its node or the node's
  * arity check. */
-static bool
-parse_block_end(Parser *p, GraphFrame *gf, GError **error)
-{
+static bool parse_block_end(Parser *p, GraphFrame *gf, GError **error) {
   BlockFrame *bf = top_block(gf);
   const Token *arrow = text_next(&p->lx, error);
   if (bf->owner == NULL) {
@@ -328,9 +295,7 @@ parse_block_end(Parser *p, GraphFrame *gf, GError **error)
   return true;
 }
 
-static bool
-parse_return(Parser *p, GraphFrame *gf, GError **error)
-{
+static bool parse_return(Parser *p, GraphFrame *gf, GError **error) {
   BlockFrame *bf = top_block(gf);
   const Token *t = text_next(&p->lx, error);
   if (bf->owner != NULL) {
@@ -352,9 +317,7 @@ parse_return(Parser *p, GraphFrame *gf, GError **error)
 }
 
 /* Assigns ids to the named values of a complete graph, above every numeric id. */
-static void
-finish_ids(GraphFrame *gf)
-{
+static void finish_ids(GraphFrame *gf) {
   guint64 next = gf->max_id + 1;
   for (guint i = 0; i < gf->renumber->len; i++)
     ir_value_set_id(g_ptr_array_index(gf->renumber, i), next++);
@@ -362,9 +325,7 @@ finish_ids(GraphFrame *gf)
 
 /* After a graph's return: its next trailer, or completion (attach to the parent's group
  * node, or end of input for the outermost graph). */
-static bool
-parse_trailer_or_finish(Parser *p, bool *done, GError **error)
-{
+static bool parse_trailer_or_finish(Parser *p, bool *done, GError **error) {
   GraphFrame *gf = top_graph(p);
   const Token *t = text_peek(&p->lx, error);
   while (t != NULL && t->kind == TOK_COMMENT) {
@@ -423,9 +384,7 @@ parse_trailer_or_finish(Parser *p, bool *done, GError **error)
   return true;
 }
 
-static IrGraph *
-parse_loop(Parser *p, GError **error)
-{
+static IrGraph *parse_loop(Parser *p, GError **error) {
   if (!parse_graph_header(p, error))
     return NULL;
   for (;;) {
@@ -466,16 +425,12 @@ parse_loop(Parser *p, GError **error)
   return graph;
 }
 
-static void
-graph_free_cb(gpointer g)
-{
+static void graph_free_cb(gpointer g) {
   if (g != NULL)
     ir_graph_free(g);
 }
 
-IrParsedFile *
-ir_file_parse(const char *text, gsize length, const char *filename, GError **error)
-{
+IrParsedFile *ir_file_parse(const char *text, gsize length, const char *filename, GError **error) {
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
   Parser p;
   memset(&p, 0, sizeof p);
@@ -515,9 +470,7 @@ ir_file_parse(const char *text, gsize length, const char *filename, GError **err
   return file;
 }
 
-void
-ir_parsed_file_free(IrParsedFile *file)
-{
+void ir_parsed_file_free(IrParsedFile *file) {
   if (file == NULL)
     return;
   g_ptr_array_free(file->graphs, TRUE);
@@ -525,9 +478,7 @@ ir_parsed_file_free(IrParsedFile *file)
   g_free(file);
 }
 
-IrGraph *
-ir_parsed_file_steal_graph(IrParsedFile *file, guint index)
-{
+IrGraph *ir_parsed_file_steal_graph(IrParsedFile *file, guint index) {
   if (index >= file->graphs->len)
     g_error("ir text invariant: graph %u of a file with %u", index, file->graphs->len);
   IrGraph *graph = g_ptr_array_index(file->graphs, index);
@@ -535,9 +486,7 @@ ir_parsed_file_steal_graph(IrParsedFile *file, guint index)
   return graph;
 }
 
-IrGraph *
-ir_graph_parse(const char *text, gsize length, const char *filename, GError **error)
-{
+IrGraph *ir_graph_parse(const char *text, gsize length, const char *filename, GError **error) {
   IrParsedFile *file = ir_file_parse(text, length, filename, error);
   if (file == NULL)
     return NULL;

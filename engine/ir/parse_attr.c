@@ -26,9 +26,7 @@ typedef struct {
   char *s;
 } Scalar;
 
-static bool
-parse_int_text(Lexer *lx, const Token *t, gint64 *out, GError **error)
-{
+static bool parse_int_text(Lexer *lx, const Token *t, gint64 *out, GError **error) {
   if (!g_ascii_string_to_signed(t->text, 10, G_MININT64, G_MAXINT64, out, NULL)) {
     text_error_at(error, lx, t, "bad attribute: integer %s does not fit in 64 bits", t->text);
     return false;
@@ -36,9 +34,7 @@ parse_int_text(Lexer *lx, const Token *t, gint64 *out, GError **error)
   return true;
 }
 
-static bool
-parse_float_text(Lexer *lx, const Token *t, double *out, GError **error)
-{
+static bool parse_float_text(Lexer *lx, const Token *t, double *out, GError **error) {
   char *end = NULL;
   double d = g_ascii_strtod(t->text, &end);
   if (end == NULL || *end != '\0') {
@@ -54,9 +50,7 @@ parse_float_text(Lexer *lx, const Token *t, double *out, GError **error)
 }
 
 /* One scalar: number, inf/nan, string, identifier. Consumes its tokens. */
-static bool
-parse_scalar(Lexer *lx, Scalar *out, GError **error)
-{
+static bool parse_scalar(Lexer *lx, Scalar *out, GError **error) {
   memset(out, 0, sizeof *out);
   const Token *t = text_next(lx, error);
   if (t == NULL)
@@ -73,12 +67,8 @@ parse_scalar(Lexer *lx, Scalar *out, GError **error)
     }
   }
   switch (t->kind) {
-  case TOK_INT:
-    out->kind = SC_INT;
-    return parse_int_text(lx, t, &out->i, error);
-  case TOK_FLOAT:
-    out->kind = SC_FLOAT;
-    return parse_float_text(lx, t, &out->f, error);
+  case TOK_INT: out->kind = SC_INT; return parse_int_text(lx, t, &out->i, error);
+  case TOK_FLOAT: out->kind = SC_FLOAT; return parse_float_text(lx, t, &out->f, error);
   case TOK_STRING:
     out->kind = SC_STRING;
     out->s = g_strdup(t->text);
@@ -109,15 +99,12 @@ parse_scalar(Lexer *lx, Scalar *out, GError **error)
   case TOK_VALUE:
   case TOK_ARROW:
   case TOK_COMMENT:
-  case TOK_PYOP:
-    break;
+  case TOK_PYOP: break;
   }
   return text_error_found(error, lx, t, "bad attribute: expected a value");
 }
 
-static bool
-parse_list(Lexer *lx, IrNode *node, const char *name, GError **error)
-{
+static bool parse_list(Lexer *lx, IrNode *node, const char *name, GError **error) {
   GArray *is = g_array_new(FALSE, FALSE, sizeof(gint64));
   GArray *fs = g_array_new(FALSE, FALSE, sizeof(double));
   GPtrArray *ss = g_ptr_array_new_with_free_func(g_free);
@@ -175,9 +162,7 @@ out:
   return ok;
 }
 
-static bool
-parse_tensor_scalar(Lexer *lx, IrNode *node, const char *name, GError **error)
-{
+static bool parse_tensor_scalar(Lexer *lx, IrNode *node, const char *name, GError **error) {
   const Token *t = text_peek(lx, error);
   if (t == NULL)
     return false;
@@ -202,9 +187,7 @@ parse_tensor_scalar(Lexer *lx, IrNode *node, const char *name, GError **error)
 
 /* Does the source at `start` read as a tensor printed by value: numbers (rows, `(1,.,.) =`
  * slice headers) up to a `[ CPUFloatType{...} ]` footer? */
-static bool
-looks_like_tensor_print(const char *start, const char *end)
-{
+static bool looks_like_tensor_print(const char *start, const char *end) {
   const char *p = start;
   while (p < end && strchr("0123456789.-+e naif()=,\n\r\t", *p) != NULL && *p != '\0')
     p++;
@@ -219,17 +202,13 @@ looks_like_tensor_print(const char *start, const char *end)
 
 /* An attribute whose value is a type (`profiled_type=Float(10, strides=[1])`, PyTorch's
  * profiling nodes): the identifier at `t` directly followed by '('. */
-static bool
-is_type_valued(const Lexer *lx, const Token *t)
-{
-  return t->kind == TOK_IDENT && t->start + t->len < lx->buf + lx->len &&
-         t->start[t->len] == '(';
+static bool is_type_valued(const Lexer *lx, const Token *t) {
+  return t->kind == TOK_IDENT && t->start + t->len < lx->buf + lx->len && t->start[t->len] == '(';
 }
 
 /* The type-valued attribute at the peeked token, as raw text through its ')'. */
-static bool
-parse_raw_type(Lexer *lx, IrNode *node, const char *name, const Token *at, GError **error)
-{
+static bool parse_raw_type(Lexer *lx, IrNode *node, const char *name, const Token *at,
+                           GError **error) {
   int line = at->line, col = at->col;
   int depth = 0;
   const char *end = at->start + at->len;
@@ -240,8 +219,8 @@ parse_raw_type(Lexer *lx, IrNode *node, const char *name, const Token *at, GErro
     else if (*end == ')' && --depth == 0)
       break;
   }
-  char *terminator = end < limit && *end == ')' ? g_strndup(at->start, (gsize)(end - at->start) + 1)
-                                                 : NULL;
+  char *terminator =
+      end < limit && *end == ')' ? g_strndup(at->start, (gsize)(end - at->start) + 1) : NULL;
   char *raw = NULL;
   bool ok = terminator != NULL && text_skip_raw_until(lx, terminator, &raw);
   g_free(terminator);
@@ -260,9 +239,8 @@ parse_raw_type(Lexer *lx, IrNode *node, const char *name, const Token *at, GErro
 }
 
 /* `<Tensor>` or a tensor printed by value at the peeked token, as raw text. */
-static bool
-parse_raw_tensor(Lexer *lx, IrNode *node, const char *name, const Token *at, GError **error)
-{
+static bool parse_raw_tensor(Lexer *lx, IrNode *node, const char *name, const Token *at,
+                             GError **error) {
   bool angle = text_tok_is_punct(at, '<');
   int line = at->line, col = at->col;
   /* PyTorch writes a tensor's print right after '=', with its leading blanks. */
@@ -275,8 +253,8 @@ parse_raw_tensor(Lexer *lx, IrNode *node, const char *name, const Token *at, GEr
     return false;
   }
   if (angle && strcmp(raw, "<Tensor>") != 0) {
-    text_error(error, lx, line, col,
-               "bad attribute: a value printed as %s cannot be read back", raw);
+    text_error(error, lx, line, col, "bad attribute: a value printed as %s cannot be read back",
+               raw);
     g_free(raw);
     return false;
   }
@@ -287,9 +265,7 @@ parse_raw_tensor(Lexer *lx, IrNode *node, const char *name, const Token *at, GEr
   return true;
 }
 
-bool
-text_parse_attrs(Lexer *lx, IrNode *node, GError **error)
-{
+bool text_parse_attrs(Lexer *lx, IrNode *node, GError **error) {
   if (!text_expect_punct(lx, '[', "to open the attributes", error))
     return false;
   const Token *t = text_peek(lx, error);
@@ -319,8 +295,7 @@ text_parse_attrs(Lexer *lx, IrNode *node, GError **error)
     if (is_type_valued(lx, t)) {
       if (!parse_raw_type(lx, node, name, t, error))
         return false;
-    } else if (text_tok_is_punct(t, '<') ||
-        looks_like_tensor_print(t->start, lx->buf + lx->len)) {
+    } else if (text_tok_is_punct(t, '<') || looks_like_tensor_print(t->start, lx->buf + lx->len)) {
       if (!parse_raw_tensor(lx, node, name, t, error))
         return false;
     } else if (text_tok_is_punct(t, '[')) {

@@ -10,13 +10,11 @@
 static const struct {
   const char *old_name, *new_name;
 } kind_aliases[] = {
-  {"prim::Undefined", "prim::AutogradZero"},
-  {"prim::AnyDefined", "prim::AutogradAnyNonZero"},
+    {"prim::Undefined", "prim::AutogradZero"},
+    {"prim::AnyDefined", "prim::AutogradAnyNonZero"},
 };
 
-static bool
-all_digits(const char *s)
-{
+static bool all_digits(const char *s) {
   if (*s == '\0')
     return false;
   for (; *s; s++)
@@ -27,9 +25,7 @@ all_digits(const char *s)
 
 /* The table key of a value name: numeric names canonicalized (`%024` is `%24`). Sets *id and
  * *numeric; NULL with an error when a numeric name is out of range. */
-static char *
-canonical_name(Parser *p, const Token *t, bool *numeric, guint64 *id, GError **error)
-{
+static char *canonical_name(Parser *p, const Token *t, bool *numeric, guint64 *id, GError **error) {
   *numeric = all_digits(t->text);
   if (!*numeric)
     return g_strdup(t->text);
@@ -42,9 +38,7 @@ canonical_name(Parser *p, const Token *t, bool *numeric, guint64 *id, GError **e
   return g_strdup_printf("%" G_GUINT64_FORMAT, v);
 }
 
-bool
-text_define_value(Parser *p, GraphFrame *gf, const Token *name, IrValue *v, GError **error)
-{
+bool text_define_value(Parser *p, GraphFrame *gf, const Token *name, IrValue *v, GError **error) {
   bool numeric;
   guint64 id = 0;
   char *key = canonical_name(p, name, &numeric, &id, error);
@@ -78,9 +72,7 @@ text_define_value(Parser *p, GraphFrame *gf, const Token *name, IrValue *v, GErr
 
 /* Looks ahead (error path only) for a later definition of `key`: a value token first on its
  * line or followed by ':' or '='. Returns its line, or 0. */
-static int
-find_later_definition(const Parser *p, const char *key)
-{
+static int find_later_definition(const Parser *p, const char *key) {
   Lexer scan = p->lx;
   scan.has_peeked = false;
   scan.peeked.text = NULL;
@@ -111,9 +103,8 @@ find_later_definition(const Parser *p, const char *key)
   return found;
 }
 
-IrValue *
-text_lookup_value(Parser *p, GraphFrame *gf, const Token *t, GPtrArray *pending, GError **error)
-{
+IrValue *text_lookup_value(Parser *p, GraphFrame *gf, const Token *t, GPtrArray *pending,
+                           GError **error) {
   bool numeric;
   guint64 id;
   char *key = canonical_name(p, t, &numeric, &id, error);
@@ -124,12 +115,11 @@ text_lookup_value(Parser *p, GraphFrame *gf, const Token *t, GPtrArray *pending,
   if (e != NULL && e->open) {
     v = e->value;
   } else if (e != NULL && e->pending) {
-    text_error_at(error, &p->lx, t, "value %%%s is used inside the node that defines it",
-                  t->text);
+    text_error_at(error, &p->lx, t, "value %%%s is used inside the node that defines it", t->text);
   } else if (e != NULL) {
     text_error_at(error, &p->lx, t,
-                  "value %%%s is not visible here: it is defined inside a block at %d:%d",
-                  t->text, e->line, e->col);
+                  "value %%%s is not visible here: it is defined inside a block at %d:%d", t->text,
+                  e->line, e->col);
   } else {
     bool own = false;
     for (guint i = 0; pending && i < pending->len && !own; i++)
@@ -138,8 +128,8 @@ text_lookup_value(Parser *p, GraphFrame *gf, const Token *t, GPtrArray *pending,
     if (own)
       text_error_at(error, &p->lx, t, "value %%%s is used by the node that defines it", t->text);
     else if (later > 0)
-      text_error_at(error, &p->lx, t, "value %%%s is used before its definition (line %d)",
-                    t->text, later);
+      text_error_at(error, &p->lx, t, "value %%%s is used before its definition (line %d)", t->text,
+                    later);
     else
       text_error_at(error, &p->lx, t, "undefined value %%%s", t->text);
   }
@@ -148,9 +138,7 @@ text_lookup_value(Parser *p, GraphFrame *gf, const Token *t, GPtrArray *pending,
 }
 
 /* Output names are the values' display names (names are unique, numeric keys canonical). */
-static void
-set_outputs_visible(GraphFrame *gf, IrNode *node, bool visible)
-{
+static void set_outputs_visible(GraphFrame *gf, IrNode *node, bool visible) {
   char buf[32];
   for (guint i = 0; i < ir_n_outputs(node); i++) {
     NameEntry *e = g_hash_table_lookup(gf->names, ir_value_display_name(ir_output(node, i), buf));
@@ -161,30 +149,24 @@ set_outputs_visible(GraphFrame *gf, IrNode *node, bool visible)
   }
 }
 
-void
-text_finish_node(GraphFrame *gf, IrNode *node)
-{
+void text_finish_node(GraphFrame *gf, IrNode *node) {
   set_outputs_visible(gf, node, true);
 }
 
 /* One warning per op name and graph file, at its first occurrence. */
-static void
-warn_opaque(Parser *p, const Token *t, const char *name, const char *why)
-{
+static void warn_opaque(Parser *p, const Token *t, const char *name, const char *why) {
   if (g_hash_table_contains(p->warned, name))
     return;
   g_hash_table_add(p->warned, g_strdup(name));
   g_ptr_array_add(p->warnings,
                   g_strdup_printf("%s:%d:%d: warning: %s '%s': parsed as an opaque node (it can "
                                   "be printed and drawn, not run)",
-                                  p->lx.filename ? p->lx.filename : "<input>", t->line, t->col,
-                                  why, name));
+                                  p->lx.filename ? p->lx.filename : "<input>", t->line, t->col, why,
+                                  name));
 }
 
 /* Turns a node the engine cannot type into prim::Opaque keeping the op's text and place. */
-static void
-make_opaque(Parser *p, IrNode *node, const Token *kind_tok)
-{
+static void make_opaque(Parser *p, IrNode *node, const Token *kind_tok) {
   IrGraph *g = node->graph;
   node->kind = IR_PRIM_OPAQUE;
   node->schema = NULL;
@@ -197,10 +179,8 @@ make_opaque(Parser *p, IrNode *node, const Token *kind_tok)
 
 /* Resolves `ns::name` or `ns::name_N`; *group is set for the latter. An op outside the table
  * (or a Python op `^f()`) resolves to prim::Opaque with a warning. */
-static bool
-resolve_kind(Parser *p, const Token *t, IrOpKind *kind, bool *group, guint *group_index,
-             GError **error)
-{
+static bool resolve_kind(Parser *p, const Token *t, IrOpKind *kind, bool *group, guint *group_index,
+                         GError **error) {
   *group = false;
   if (t->kind == TOK_PYOP) {
     warn_opaque(p, t, t->text, "Python op");
@@ -233,9 +213,7 @@ resolve_kind(Parser *p, const Token *t, IrOpKind *kind, bool *group, guint *grou
   return true;
 }
 
-static void
-append_types(GString *s, IrNode *node)
-{
+static void append_types(GString *s, IrNode *node) {
   g_string_append_c(s, '(');
   for (guint i = 0; i < ir_n_inputs(node); i++) {
     if (i)
@@ -247,10 +225,8 @@ append_types(GString *s, IrNode *node)
 
 /* Resolves node's schema and sets output types: annotated types must conform to the schema's
  * returns; unannotated outputs take them (Tensor where the schema says Any). */
-static bool
-type_schema_node(Parser *p, IrNode *node, const Token *kind_tok, const IrType **annotated,
-                 GError **error)
-{
+static bool type_schema_node(Parser *p, IrNode *node, const Token *kind_tok,
+                             const IrType **annotated, GError **error) {
   guint n = 0;
   const IrSchema *const *overloads = ir_ops_overloads(node->kind, &n);
   const IrSchema *schema = ir_node_resolve_schema(node);
@@ -268,8 +244,8 @@ type_schema_node(Parser *p, IrNode *node, const Token *kind_tok, const IrType **
       g_hash_table_add(p->warned, key);
       g_ptr_array_add(p->warnings,
                       g_strdup_printf("%s:%d:%d: warning: %s: parsed as an opaque node",
-                                      p->lx.filename ? p->lx.filename : "<input>",
-                                      kind_tok->line, kind_tok->col, s->str));
+                                      p->lx.filename ? p->lx.filename : "<input>", kind_tok->line,
+                                      kind_tok->col, s->str));
     } else {
       g_free(key);
     }
@@ -292,8 +268,9 @@ type_schema_node(Parser *p, IrNode *node, const Token *kind_tok, const IrType **
       type = ret->kind == IR_TYPE_ANY ? ir_type_tensor() : ret;
     } else if (ret->kind != IR_TYPE_ANY && !ir_type_is_subtype(type, ret)) {
       char *a = ir_type_to_string(type), *r = ir_type_to_string(ret);
-      text_error_at(error, &p->lx, kind_tok, "bad type: output %u is annotated %s but %s returns %s",
-                    i, a, ir_kind_name(node->kind), r);
+      text_error_at(error, &p->lx, kind_tok,
+                    "bad type: output %u is annotated %s but %s returns %s", i, a,
+                    ir_kind_name(node->kind), r);
       g_free(a);
       g_free(r);
       return false;
@@ -304,41 +281,29 @@ type_schema_node(Parser *p, IrNode *node, const Token *kind_tok, const IrType **
 }
 
 /* The type an unannotated prim::Constant output takes from its value attribute. */
-static const IrType *
-constant_type(const IrNode *node)
-{
+static const IrType *constant_type(const IrNode *node) {
   const IrAttr *a = ir_node_attr(node, IR_ATTR_VALUE);
   if (a == NULL)
     return ir_type_none();
   switch (a->kind) {
-  case IR_ATTR_I:
-    return ir_type_int();
-  case IR_ATTR_F:
-    return ir_type_float();
-  case IR_ATTR_S:
-    return ir_type_str();
-  case IR_ATTR_IS:
-    return ir_type_list(ir_type_int());
-  case IR_ATTR_FS:
-    return ir_type_list(ir_type_float());
-  case IR_ATTR_SS:
-    return ir_type_list(ir_type_str());
-  case IR_ATTR_TS:
-    return ir_type_list(ir_type_tensor());
+  case IR_ATTR_I: return ir_type_int();
+  case IR_ATTR_F: return ir_type_float();
+  case IR_ATTR_S: return ir_type_str();
+  case IR_ATTR_IS: return ir_type_list(ir_type_int());
+  case IR_ATTR_FS: return ir_type_list(ir_type_float());
+  case IR_ATTR_SS: return ir_type_list(ir_type_str());
+  case IR_ATTR_TS: return ir_type_list(ir_type_tensor());
   case IR_ATTR_T:
   case IR_ATTR_G:
   case IR_ATTR_GS:
-  case IR_ATTR_RAW:
-    break;
+  case IR_ATTR_RAW: break;
   }
   return ir_type_tensor();
 }
 
 /* A constant's value attribute must suit its output type. PyTorch prints integral doubles
  * from 1e10 on without '.', so an int literal for a float constant is read as that double. */
-static bool
-check_constant(Parser *p, IrNode *node, const Token *kind_tok, GError **error)
-{
+static bool check_constant(Parser *p, IrNode *node, const Token *kind_tok, GError **error) {
   const IrType *type = ir_output(node, 0)->type;
   const IrAttr *a = ir_node_attr(node, IR_ATTR_VALUE);
   if (type->kind == IR_TYPE_FLOAT && a != NULL && a->kind == IR_ATTR_I) {
@@ -348,37 +313,25 @@ check_constant(Parser *p, IrNode *node, const Token *kind_tok, GError **error)
   bool ok;
   switch (type->kind) {
   case IR_TYPE_INT:
-  case IR_TYPE_BOOL:
-    ok = a != NULL && a->kind == IR_ATTR_I;
-    break;
-  case IR_TYPE_FLOAT:
-    ok = a != NULL && a->kind == IR_ATTR_F;
-    break;
-  case IR_TYPE_STR:
-    ok = a != NULL && a->kind == IR_ATTR_S;
-    break;
-  case IR_TYPE_NONE:
-    ok = a == NULL;
-    break;
-  case IR_TYPE_TENSOR:
-    ok = a != NULL && (a->kind == IR_ATTR_T || a->kind == IR_ATTR_RAW);
-    break;
-  default:
-    ok = true;
-    break;
+  case IR_TYPE_BOOL: ok = a != NULL && a->kind == IR_ATTR_I; break;
+  case IR_TYPE_FLOAT: ok = a != NULL && a->kind == IR_ATTR_F; break;
+  case IR_TYPE_STR: ok = a != NULL && a->kind == IR_ATTR_S; break;
+  case IR_TYPE_NONE: ok = a == NULL; break;
+  case IR_TYPE_TENSOR: ok = a != NULL && (a->kind == IR_ATTR_T || a->kind == IR_ATTR_RAW); break;
+  default: ok = true; break;
   }
   if (!ok) {
     char *t = ir_type_to_string(type);
-    text_error_at(error, &p->lx, kind_tok, "bad attribute: the value does not suit a constant of "
-                  "type %s", t);
+    text_error_at(error, &p->lx, kind_tok,
+                  "bad attribute: the value does not suit a constant of "
+                  "type %s",
+                  t);
     g_free(t);
   }
   return ok;
 }
 
-bool
-text_check_block_arity(Parser *p, IrNode *node, int line, int col, GError **error)
-{
+bool text_check_block_arity(Parser *p, IrNode *node, int line, int col, GError **error) {
   const char *kind = ir_kind_name(node->kind);
   guint nb = ir_n_blocks(node), ni = ir_n_inputs(node), no = ir_n_outputs(node);
   if (node->kind == IR_PRIM_IF) {
@@ -390,8 +343,8 @@ text_check_block_arity(Parser *p, IrNode *node, int line, int col, GError **erro
     for (guint b = 0; b < 2; b++) {
       IrBlock *block = ir_block(node, b);
       if (ir_block_inputs(block)->len != 0) {
-        text_error(error, &p->lx, line, col, "wrong block arity: %s block%u takes no inputs",
-                   kind, b);
+        text_error(error, &p->lx, line, col, "wrong block arity: %s block%u takes no inputs", kind,
+                   b);
         return false;
       }
       if (ir_block_outputs(block)->len != no) {
@@ -434,9 +387,7 @@ text_check_block_arity(Parser *p, IrNode *node, int line, int col, GError **erro
 }
 
 /* Structural rules that hold before any block is read. */
-static bool
-check_node_shape(Parser *p, IrNode *node, const Token *kind_tok, GError **error)
-{
+static bool check_node_shape(Parser *p, IrNode *node, const Token *kind_tok, GError **error) {
   const char *kind = ir_kind_name(node->kind);
   guint ni = ir_n_inputs(node), no = ir_n_outputs(node);
   if (node->kind == IR_PRIM_CONSTANT && (ni != 0 || no != 1)) {
@@ -463,14 +414,12 @@ check_node_shape(Parser *p, IrNode *node, const Token *kind_tok, GError **error)
 }
 
 typedef struct {
-  GPtrArray *names;  /* Token copies (text owned) */
-  GPtrArray *keys;   /* canonical-ish names for self-use detection */
-  GPtrArray *types;  /* const IrType* or NULL */
+  GPtrArray *names; /* Token copies (text owned) */
+  GPtrArray *keys;  /* canonical-ish names for self-use detection */
+  GPtrArray *types; /* const IrType* or NULL */
 } Outputs;
 
-static void
-outputs_clear(Outputs *o)
-{
+static void outputs_clear(Outputs *o) {
   for (guint i = 0; i < o->names->len; i++) {
     Token *t = g_ptr_array_index(o->names, i);
     g_free(t->text);
@@ -481,9 +430,7 @@ outputs_clear(Outputs *o)
   g_ptr_array_free(o->types, TRUE);
 }
 
-static bool
-parse_outputs(Parser *p, Outputs *o, GError **error)
-{
+static bool parse_outputs(Parser *p, Outputs *o, GError **error) {
   const Token *t = text_peek(&p->lx, error);
   if (t == NULL)
     return false;
@@ -525,9 +472,7 @@ parse_outputs(Parser *p, Outputs *o, GError **error)
   }
 }
 
-bool
-text_parse_node(Parser *p, GraphFrame *gf, GError **error)
-{
+bool text_parse_node(Parser *p, GraphFrame *gf, GError **error) {
   BlockFrame *bf = &g_array_index(gf->blocks, BlockFrame, gf->blocks->len - 1);
   Outputs o = {g_ptr_array_new(), g_ptr_array_new(), g_ptr_array_new()};
   GPtrArray *inputs = g_ptr_array_new();
@@ -615,8 +560,7 @@ text_parse_node(Parser *p, GraphFrame *gf, GError **error)
     while (g_ascii_isspace(*scope))
       scope++;
     if (!g_str_has_prefix(scope, "scope:")) {
-      text_error(error, &p->lx, close_line, comma_col,
-                 "expected ', scope: NAME' after the inputs");
+      text_error(error, &p->lx, close_line, comma_col, "expected ', scope: NAME' after the inputs");
       g_free(raw);
       goto out;
     }

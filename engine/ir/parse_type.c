@@ -20,9 +20,7 @@
 #include "ir/text.h"
 #include "ir/text_lexer.h"
 
-static bool
-dtype_from_name(const char *name, IrDtype *out)
-{
+static bool dtype_from_name(const char *name, IrDtype *out) {
   for (int d = 0; d < IR_DTYPE_COUNT; d++) {
     if (strcmp(name, ir_dtype_type_name((IrDtype)d)) == 0) {
       *out = (IrDtype)d;
@@ -33,13 +31,11 @@ dtype_from_name(const char *name, IrDtype *out)
 }
 
 /* Types PyTorch prints that the engine carries by name only. */
-static bool
-is_class_type_name(const char *name)
-{
+static bool is_class_type_name(const char *name) {
   static const char *const builtin[] = {
-    "Function", "Generator", "Layout", "ScalarType", "MemoryFormat", "QScheme", "Stream",
-    "Storage", "Capsule", "complex", "AnyClassType", "AnyEnumType", "AnyTupleType",
-    "AnyListType", "Quantizer", "Await", "RRef", "Object",
+      "Function",     "Generator",   "Layout",    "ScalarType", "MemoryFormat", "QScheme",
+      "Stream",       "Storage",     "Capsule",   "complex",    "AnyClassType", "AnyEnumType",
+      "AnyTupleType", "AnyListType", "Quantizer", "Await",      "RRef",         "Object",
   };
   if (strchr(name, '.') != NULL)
     return true;
@@ -50,11 +46,9 @@ is_class_type_name(const char *name)
 }
 
 /* Tensor element types of PyTorch that the engine has no dtype for. */
-static bool
-is_foreign_dtype_name(const char *name)
-{
-  static const char *const names[] = {"Byte", "Char", "Short", "Int", "BFloat16",
-                                      "ComplexFloat", "ComplexDouble"};
+static bool is_foreign_dtype_name(const char *name) {
+  static const char *const names[] = {"Byte",     "Char",         "Short",        "Int",
+                                      "BFloat16", "ComplexFloat", "ComplexDouble"};
   for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
     if (strcmp(name, names[i]) == 0)
       return true;
@@ -62,9 +56,7 @@ is_foreign_dtype_name(const char *name)
 }
 
 /* `Dict(K, V)` after the name; `(` not yet consumed. */
-static const IrType *
-parse_dict(Lexer *lx, int depth, GError **error)
-{
+static const IrType *parse_dict(Lexer *lx, int depth, GError **error) {
   if (!text_expect_punct(lx, '(', "after 'Dict'", error))
     return NULL;
   const IrType *key = text_parse_type(lx, depth + 1, error);
@@ -76,9 +68,8 @@ parse_dict(Lexer *lx, int depth, GError **error)
   return ir_type_dict(key, value);
 }
 
-static bool
-parse_size_int(Lexer *lx, const Token *t, const char *what, gint64 *out, GError **error)
-{
+static bool parse_size_int(Lexer *lx, const Token *t, const char *what, gint64 *out,
+                           GError **error) {
   gint64 v;
   if (!g_ascii_string_to_signed(t->text, 10, G_MININT64, G_MAXINT64, &v, NULL)) {
     text_error_at(error, lx, t, "bad type: %s %s does not fit in 64 bits", what, t->text);
@@ -93,10 +84,8 @@ parse_size_int(Lexer *lx, const Token *t, const char *what, gint64 *out, GError 
 }
 
 /* requires_grad=, device=, strides= (one property; the name token is consumed). */
-static bool
-parse_prop(Lexer *lx, const Token *name_tok, IrType *proto, int64_t *strides, int *n_strides,
-           GError **error)
-{
+static bool parse_prop(Lexer *lx, const Token *name_tok, IrType *proto, int64_t *strides,
+                       int *n_strides, GError **error) {
   char *name = g_strdup(name_tok->text);
   int line = name_tok->line, col = name_tok->col;
   bool ok = false;
@@ -180,10 +169,8 @@ out:
 /* The parenthesized part of a tensor type; '(' already consumed. dims_allowed: sizes may
  * appear (Float(...), Tensor(...)); otherwise only properties (FloatTensor(...)). Sizes and
  * strides land in the caller's arrays (IR_MAX_RANK entries), which proto then points to. */
-static bool
-parse_tensor_args(Lexer *lx, IrType *proto, bool dims_allowed, int64_t *sizes,
-                  int64_t *strides, GError **error)
-{
+static bool parse_tensor_args(Lexer *lx, IrType *proto, bool dims_allowed, int64_t *sizes,
+                              int64_t *strides, GError **error) {
   int rank = 0, n_strides = -1;
   bool saw = false;
   bool *saw_dims = &saw;
@@ -256,9 +243,7 @@ parse_tensor_args(Lexer *lx, IrType *proto, bool dims_allowed, int64_t *sizes,
   return true;
 }
 
-static const IrType *
-parse_base(Lexer *lx, int depth, GError **error)
-{
+static const IrType *parse_base(Lexer *lx, int depth, GError **error) {
   const Token *t = text_next(lx, error);
   if (t == NULL)
     return NULL;
@@ -297,12 +282,21 @@ parse_base(Lexer *lx, int depth, GError **error)
     const char *name;
     const IrType *(*make)(void);
   } scalars[] = {
-    {"int", ir_type_int},       {"float", ir_type_float},   {"bool", ir_type_bool},
-    {"str", ir_type_str},       {"string", ir_type_str},    {"None", ir_type_none},     {"NoneType", ir_type_none},
-    {"Device", ir_type_device}, {"Scalar", ir_type_number}, {"number", ir_type_number},
-    {"Any", ir_type_any},       {"t", ir_type_any},         {"Dynamic", ir_type_tensor},
-    {"UndefinedTensor", ir_type_undefined_tensor},
-    {"AutogradZeroTensor", ir_type_undefined_tensor},
+      {"int", ir_type_int},
+      {"float", ir_type_float},
+      {"bool", ir_type_bool},
+      {"str", ir_type_str},
+      {"string", ir_type_str},
+      {"None", ir_type_none},
+      {"NoneType", ir_type_none},
+      {"Device", ir_type_device},
+      {"Scalar", ir_type_number},
+      {"number", ir_type_number},
+      {"Any", ir_type_any},
+      {"t", ir_type_any},
+      {"Dynamic", ir_type_tensor},
+      {"UndefinedTensor", ir_type_undefined_tensor},
+      {"AutogradZeroTensor", ir_type_undefined_tensor},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(scalars); i++)
     if (strcmp(t->text, scalars[i].name) == 0)
@@ -354,9 +348,7 @@ parse_base(Lexer *lx, int depth, GError **error)
   return ir_type_tensor_from(&proto);
 }
 
-const IrType *
-text_parse_type(Lexer *lx, int depth, GError **error)
-{
+const IrType *text_parse_type(Lexer *lx, int depth, GError **error) {
   if (depth >= TEXT_MAX_DEPTH) {
     const Token *t = text_peek(lx, error);
     if (t)
@@ -399,9 +391,7 @@ text_parse_type(Lexer *lx, int depth, GError **error)
   return type;
 }
 
-const IrType *
-ir_type_parse(const char *text, gsize length, GError **error)
-{
+const IrType *ir_type_parse(const char *text, gsize length, GError **error) {
   Lexer lx;
   if (!text_lexer_init(&lx, text, length, "<type>", error))
     return NULL;

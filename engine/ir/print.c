@@ -19,9 +19,7 @@
 #include "ir/text_lexer.h"
 #include "tensor/tensor.h"
 
-void
-ir_format_double(GString *out, double d)
-{
+void ir_format_double(GString *out, double d) {
   if (isnan(d)) {
     g_string_append(out, "nan");
     return;
@@ -43,9 +41,7 @@ ir_format_double(GString *out, double d)
 }
 
 /* c10::printQuotedString: double quotes, C escapes, other bytes outside 0x20..0x7e as \ooo. */
-static void
-text_format_quoted(GString *out, const char *s)
-{
+static void text_format_quoted(GString *out, const char *s) {
   g_string_append_c(out, '"');
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     switch (*p) {
@@ -71,9 +67,7 @@ text_format_quoted(GString *out, const char *s)
 }
 
 /* PyTorch: a one-element tensor prints as {v} with ostream's default precision (%g). */
-static void
-print_tensor_attr(GString *out, const RtTensor *t)
-{
+static void print_tensor_attr(GString *out, const RtTensor *t) {
   int64_t numel = 1;
   for (int i = 0; i < t->ndim; i++)
     numel *= t->sizes[i];
@@ -97,19 +91,11 @@ print_tensor_attr(GString *out, const RtTensor *t)
   g_string_append_c(out, '}');
 }
 
-static void
-print_attr_value(GString *out, const IrAttr *a)
-{
+static void print_attr_value(GString *out, const IrAttr *a) {
   switch (a->kind) {
-  case IR_ATTR_F:
-    ir_format_double(out, a->v.f);
-    break;
-  case IR_ATTR_I:
-    g_string_append_printf(out, "%" G_GINT64_FORMAT, a->v.i);
-    break;
-  case IR_ATTR_S:
-    text_format_quoted(out, a->v.s);
-    break;
+  case IR_ATTR_F: ir_format_double(out, a->v.f); break;
+  case IR_ATTR_I: g_string_append_printf(out, "%" G_GINT64_FORMAT, a->v.i); break;
+  case IR_ATTR_S: text_format_quoted(out, a->v.s); break;
   case IR_ATTR_FS:
   case IR_ATTR_IS:
   case IR_ATTR_SS: {
@@ -129,27 +115,15 @@ print_attr_value(GString *out, const IrAttr *a)
     g_string_append_c(out, ']');
     break;
   }
-  case IR_ATTR_T:
-    print_tensor_attr(out, a->v.t);
-    break;
-  case IR_ATTR_TS:
-    g_string_append(out, "[<Tensors>]");
-    break;
-  case IR_ATTR_G:
-    g_string_append(out, "<Graph>");
-    break;
-  case IR_ATTR_GS:
-    g_string_append(out, "[<Graphs>]");
-    break;
-  case IR_ATTR_RAW:
-    g_string_append(out, a->v.s);
-    break;
+  case IR_ATTR_T: print_tensor_attr(out, a->v.t); break;
+  case IR_ATTR_TS: g_string_append(out, "[<Tensors>]"); break;
+  case IR_ATTR_G: g_string_append(out, "<Graph>"); break;
+  case IR_ATTR_GS: g_string_append(out, "[<Graphs>]"); break;
+  case IR_ATTR_RAW: g_string_append(out, a->v.s); break;
   }
 }
 
-static void
-print_attrs(GString *out, const IrNode *node, bool skip_subgraph)
-{
+static void print_attrs(GString *out, const IrNode *node, bool skip_subgraph) {
   g_string_append_c(out, '[');
   int n = 0;
   for (guint i = 0; i < node->attrs->len; i++) {
@@ -164,9 +138,7 @@ print_attrs(GString *out, const IrNode *node, bool skip_subgraph)
   g_string_append_c(out, ']');
 }
 
-static void
-print_value_refs(GString *out, const GPtrArray *values)
-{
+static void print_value_refs(GString *out, const GPtrArray *values) {
   char buf[32];
   for (guint i = 0; i < values->len; i++) {
     if (i)
@@ -176,9 +148,7 @@ print_value_refs(GString *out, const GPtrArray *values)
   }
 }
 
-static void
-print_typed_values(GString *out, const GPtrArray *values, const char *delim)
-{
+static void print_typed_values(GString *out, const GPtrArray *values, const char *delim) {
   char buf[32];
   for (guint i = 0; i < values->len; i++) {
     const IrValue *v = g_ptr_array_index(values, i);
@@ -191,18 +161,15 @@ print_typed_values(GString *out, const GPtrArray *values, const char *delim)
   }
 }
 
-static void
-indent(GString *out, int level)
-{
+static void indent(GString *out, int level) {
   for (int i = 0; i < level; i++)
     g_string_append(out, "  ");
 }
 
 /* The node's own line without the newline. With `groups`, a node holding a Subgraph graph
  * prints as KIND_N and is appended to groups (PyTorch's print order numbering). */
-static void
-print_node_line(GString *out, const IrNode *node, int level, GPtrArray *groups, bool comments)
-{
+static void print_node_line(GString *out, const IrNode *node, int level, GPtrArray *groups,
+                            bool comments) {
   indent(out, level);
   print_typed_values(out, node->outputs, ", ");
   g_string_append(out, " = ");
@@ -226,9 +193,7 @@ print_node_line(GString *out, const IrNode *node, int level, GPtrArray *groups, 
     g_string_append_printf(out, " # %s", node->source);
 }
 
-void
-ir_node_print_line(GString *out, const IrNode *node)
-{
+void ir_node_print_line(GString *out, const IrNode *node) {
   print_node_line(out, node, 0, NULL, true);
 }
 
@@ -240,9 +205,7 @@ typedef struct {
   guint index;
 } PrintFrame;
 
-static void
-push_block(GString *out, GArray *stack, const IrNode *owner, guint index, int level)
-{
+static void push_block(GString *out, GArray *stack, const IrNode *owner, guint index, int level) {
   const IrBlock *b = ir_block(owner, index);
   indent(out, level - 1);
   g_string_append_printf(out, "block%u(", index);
@@ -253,9 +216,8 @@ push_block(GString *out, GArray *stack, const IrNode *owner, guint index, int le
 }
 
 /* Prints the nodes of `block` at `level` (and their blocks), without recursion. */
-static void
-print_nodes(GString *out, const IrBlock *block, int level, GPtrArray *groups, bool comments)
-{
+static void print_nodes(GString *out, const IrBlock *block, int level, GPtrArray *groups,
+                        bool comments) {
   GArray *stack = g_array_new(FALSE, FALSE, sizeof(PrintFrame));
   PrintFrame top = {block, block->param->next, level, NULL, 0};
   g_array_append_val(stack, top);
@@ -294,9 +256,7 @@ print_nodes(GString *out, const IrBlock *block, int level, GPtrArray *groups, bo
 }
 
 /* `graph(...):`, the nodes and the return line; the subgraph nodes met go to `groups`. */
-static void
-print_graph_body(GString *out, const IrGraph *graph, GPtrArray *groups, bool comments)
-{
+static void print_graph_body(GString *out, const IrGraph *graph, GPtrArray *groups, bool comments) {
   g_string_append(out, "graph(");
   print_typed_values(out, ir_graph_inputs(graph), ",\n      ");
   g_string_append(out, "):\n");
@@ -311,9 +271,7 @@ typedef struct {
   guint next;
 } TrailerFrame;
 
-void
-ir_graph_print(GString *out, const IrGraph *graph, const IrPrintOptions *options)
-{
+void ir_graph_print(GString *out, const IrGraph *graph, const IrPrintOptions *options) {
   bool comments = options == NULL || options->with_source_comments;
   GArray *stack = g_array_new(FALSE, FALSE, sizeof(TrailerFrame));
   TrailerFrame first = {g_ptr_array_new(), 0};
@@ -336,9 +294,7 @@ ir_graph_print(GString *out, const IrGraph *graph, const IrPrintOptions *options
   g_array_free(stack, TRUE);
 }
 
-char *
-ir_graph_to_string(const IrGraph *graph)
-{
+char *ir_graph_to_string(const IrGraph *graph) {
   GString *s = g_string_new(NULL);
   IrPrintOptions opts = {.with_source_comments = true};
   ir_graph_print(s, graph, &opts);

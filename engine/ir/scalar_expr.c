@@ -23,9 +23,8 @@ static PwExpr *node_new(PwOp op) {
 
 static void fail(Parser *ps, const char *what) {
   if (!ps->failed)
-    g_set_error(ps->error, JITSCOPE_SCHEMA_ERROR, 0,
-                "pointwise expression \"%s\", column %d: %s", ps->text, (int)(ps->p - ps->text) + 1,
-                what);
+    g_set_error(ps->error, JITSCOPE_SCHEMA_ERROR, 0, "pointwise expression \"%s\", column %d: %s",
+                ps->text, (int)(ps->p - ps->text) + 1, what);
   ps->failed = true;
 }
 
@@ -40,7 +39,8 @@ static bool accept(Parser *ps, const char *tok) {
   if (strncmp(ps->p, tok, n) != 0)
     return false;
   /* "<" must not take the first half of "<=" (and so on). */
-  if (n == 1 && (tok[0] == '<' || tok[0] == '>' || tok[0] == '=' || tok[0] == '!') && ps->p[1] == '=')
+  if (n == 1 && (tok[0] == '<' || tok[0] == '>' || tok[0] == '=' || tok[0] == '!') &&
+      ps->p[1] == '=')
     return false;
   ps->p += n;
   return true;
@@ -65,7 +65,9 @@ int pw_function_lookup(const char *name, gsize len) {
   return -1;
 }
 
-static bool is_name_char(char c) { return g_ascii_isalnum(c) || c == '_'; }
+static bool is_name_char(char c) {
+  return g_ascii_isalnum(c) || c == '_';
+}
 
 bool pw_text_is_arg(const char *start, const char *p, int *index, int *len) {
   if (p[0] != 'A' || !g_ascii_isdigit(p[1]) || (p > start && is_name_char(p[-1])))
@@ -197,8 +199,11 @@ static PwExpr *parse_add(Parser *ps) {
 
 static PwExpr *parse_cmp(Parser *ps) {
   PwExpr *e = parse_add(ps);
-  static const struct { const char *tok; PwOp op; } ops[] = {
-      {"<=", PW_LE}, {">=", PW_GE}, {"==", PW_EQ}, {"!=", PW_NE}, {"<", PW_LT}, {">", PW_GT}};
+  static const struct {
+    const char *tok;
+    PwOp op;
+  } ops[] = {{"<=", PW_LE}, {">=", PW_GE}, {"==", PW_EQ},
+             {"!=", PW_NE}, {"<", PW_LT},  {">", PW_GT}};
   for (;;) {
     bool any = false;
     for (guint i = 0; i < G_N_ELEMENTS(ops) && !any; i++)
@@ -254,4 +259,3 @@ int pw_expr_n_args(const PwExpr *e) {
   n = MAX(n, pw_expr_n_args(e->b));
   return MAX(n, pw_expr_n_args(e->c));
 }
-

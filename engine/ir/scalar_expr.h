@@ -12,8 +12,22 @@
 #define PW_MAX_ARGS 8 /* highest An + 1 */
 
 typedef enum {
-  PW_ARG, PW_RESULT, PW_NUM, PW_NEG, PW_ADD, PW_SUB, PW_MUL, PW_DIV,
-  PW_LT, PW_LE, PW_GT, PW_GE, PW_EQ, PW_NE, PW_COND, PW_CALL,
+  PW_ARG,
+  PW_RESULT,
+  PW_NUM,
+  PW_NEG,
+  PW_ADD,
+  PW_SUB,
+  PW_MUL,
+  PW_DIV,
+  PW_LT,
+  PW_LE,
+  PW_GT,
+  PW_GE,
+  PW_EQ,
+  PW_NE,
+  PW_COND,
+  PW_CALL,
 } PwOp;
 
 typedef struct PwExpr {

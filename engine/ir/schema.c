@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-G_DEFINE_QUARK(jitscope-schema-error-quark, jitscope_schema_error)
+G_DEFINE_QUARK(jitscope - schema - error - quark, jitscope_schema_error)
 
 typedef struct {
   const char *text;
@@ -18,9 +18,7 @@ typedef struct {
   bool failed;
 } Cursor;
 
-static bool
-fail(Cursor *c, const char *what)
-{
+static bool fail(Cursor *c, const char *what) {
   if (!c->failed)
     g_set_error(c->error, JITSCOPE_SCHEMA_ERROR, 0, "schema '%s': column %d: %s", c->text,
                 (int)(c->p - c->text) + 1, what);
@@ -28,16 +26,12 @@ fail(Cursor *c, const char *what)
   return false;
 }
 
-static void
-skip_ws(Cursor *c)
-{
+static void skip_ws(Cursor *c) {
   while (*c->p == ' ' || *c->p == '\t' || *c->p == '\n')
     c->p++;
 }
 
-static bool
-accept(Cursor *c, const char *tok)
-{
+static bool accept(Cursor *c, const char *tok) {
   skip_ws(c);
   size_t n = strlen(tok);
   if (strncmp(c->p, tok, n) == 0) {
@@ -47,9 +41,7 @@ accept(Cursor *c, const char *tok)
   return false;
 }
 
-static bool
-expect(Cursor *c, const char *tok)
-{
+static bool expect(Cursor *c, const char *tok) {
   if (accept(c, tok))
     return true;
   char *msg = g_strdup_printf("expected '%s'", tok);
@@ -58,9 +50,7 @@ expect(Cursor *c, const char *tok)
   return false;
 }
 
-static char *
-ident(Cursor *c)
-{
+static char *ident(Cursor *c) {
   skip_ws(c);
   const char *s = c->p;
   if (!(g_ascii_isalpha(*s) || *s == '_')) {
@@ -72,18 +62,16 @@ ident(Cursor *c)
   return g_strndup(s, (gsize)(c->p - s));
 }
 
-static const IrType *
-base_type(const char *name)
-{
+static const IrType *base_type(const char *name) {
   static const struct {
     const char *name;
     const IrType *(*make)(void);
   } bases[] = {
-    {"Tensor", ir_type_tensor},     {"int", ir_type_int},         {"float", ir_type_float},
-    {"bool", ir_type_bool},         {"str", ir_type_str},         {"Scalar", ir_type_number},
-    {"Device", ir_type_device},     {"Any", ir_type_any},         {"t", ir_type_any},
-    {"ScalarType", ir_type_int},    {"Layout", ir_type_int},      {"MemoryFormat", ir_type_int},
-    {"NoneType", ir_type_none},
+      {"Tensor", ir_type_tensor},  {"int", ir_type_int},    {"float", ir_type_float},
+      {"bool", ir_type_bool},      {"str", ir_type_str},    {"Scalar", ir_type_number},
+      {"Device", ir_type_device},  {"Any", ir_type_any},    {"t", ir_type_any},
+      {"ScalarType", ir_type_int}, {"Layout", ir_type_int}, {"MemoryFormat", ir_type_int},
+      {"NoneType", ir_type_none},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bases); i++)
     if (strcmp(bases[i].name, name) == 0)
@@ -92,9 +80,7 @@ base_type(const char *name)
 }
 
 /* A type with its suffixes; *fixed_len receives N of a trailing `[N]` (0 otherwise). */
-static const IrType *
-parse_type(Cursor *c, guint *fixed_len)
-{
+static const IrType *parse_type(Cursor *c, guint *fixed_len) {
   char *name = ident(c);
   if (!name)
     return NULL;
@@ -140,9 +126,7 @@ parse_type(Cursor *c, guint *fixed_len)
   }
 }
 
-static bool
-parse_number(Cursor *c, IrDefault *def)
-{
+static bool parse_number(Cursor *c, IrDefault *def) {
   skip_ws(c);
   const char *s = c->p;
   const char *e = s;
@@ -178,9 +162,7 @@ parse_number(Cursor *c, IrDefault *def)
   return ok ? true : fail(c, "malformed number");
 }
 
-static bool
-parse_default(Cursor *c, const IrType *type, guint fixed_len, IrDefault *def)
-{
+static bool parse_default(Cursor *c, const IrType *type, guint fixed_len, IrDefault *def) {
   skip_ws(c);
   if (accept(c, "None")) {
     def->kind = IR_DEFAULT_NONE;
@@ -247,9 +229,7 @@ parse_default(Cursor *c, const IrType *type, guint fixed_len, IrDefault *def)
   return true;
 }
 
-static void
-free_args(GArray *args)
-{
+static void free_args(GArray *args) {
   for (guint i = 0; i < args->len; i++) {
     IrArgument *a = &g_array_index(args, IrArgument, i);
     g_free((char *)a->name);
@@ -259,9 +239,7 @@ free_args(GArray *args)
   g_array_free(args, TRUE);
 }
 
-static bool
-parse_returns(Cursor *c, GPtrArray *returns)
-{
+static bool parse_returns(Cursor *c, GPtrArray *returns) {
   skip_ws(c);
   if (accept(c, "(")) {
     if (accept(c, ")"))
@@ -284,9 +262,7 @@ parse_returns(Cursor *c, GPtrArray *returns)
   return true;
 }
 
-IrSchema *
-ir_schema_parse(const char *text, GError **error)
-{
+IrSchema *ir_schema_parse(const char *text, GError **error) {
   Cursor c = {text, text, error, false};
   char *ns = ident(&c);
   if (!ns)
@@ -368,9 +344,7 @@ error:
   return NULL;
 }
 
-void
-ir_schema_free(IrSchema *schema)
-{
+void ir_schema_free(IrSchema *schema) {
   if (!schema)
     return;
   for (guint i = 0; i < schema->n_args; i++) {
@@ -387,9 +361,7 @@ ir_schema_free(IrSchema *schema)
   g_free(schema);
 }
 
-guint
-ir_schema_required_args(const IrSchema *schema)
-{
+guint ir_schema_required_args(const IrSchema *schema) {
   guint n = 0;
   for (guint i = 0; i < schema->n_args; i++)
     if (schema->args[i].def.kind == IR_DEFAULT_NONE_GIVEN)
@@ -397,9 +369,7 @@ ir_schema_required_args(const IrSchema *schema)
   return n;
 }
 
-bool
-ir_schema_matches(const IrSchema *schema, const IrType *const *input_types, guint n_inputs)
-{
+bool ir_schema_matches(const IrSchema *schema, const IrType *const *input_types, guint n_inputs) {
   if (n_inputs > schema->n_args || n_inputs < ir_schema_required_args(schema))
     return false;
   for (guint i = 0; i < n_inputs; i++)
@@ -408,8 +378,6 @@ ir_schema_matches(const IrSchema *schema, const IrType *const *input_types, guin
   return true;
 }
 
-void
-ir_schema_print(GString *out, const IrSchema *schema)
-{
+void ir_schema_print(GString *out, const IrSchema *schema) {
   g_string_append(out, schema->text);
 }

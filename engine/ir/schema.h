@@ -41,7 +41,7 @@ struct IrSchema {
   guint n_returns;
   const IrType *const *returns;
   bool returns_list_of_tensors; /* "-> Tensor[]" */
-  guint index;          /* position in the op table */
+  guint index;                  /* position in the op table */
 };
 
 /* Parses one schema string; NULL with a message on error (the op table aborts on that,

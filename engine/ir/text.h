@@ -38,8 +38,7 @@ typedef struct {
  * prim::FusionGroup_N / prim::DifferentiableGraph_N. Schema ops resolve their overload; an
  * op outside the table, a Python op (`^f()`) or a node matching no overload becomes a
  * prim::Opaque node (ir_node_kind_name gives its text back) with a warning. */
-IrParsedFile *ir_file_parse(const char *text, gsize length, const char *filename,
-                            GError **error);
+IrParsedFile *ir_file_parse(const char *text, gsize length, const char *filename, GError **error);
 void ir_parsed_file_free(IrParsedFile *file);
 /* Takes graph `index` out of the file (its slot becomes NULL). */
 IrGraph *ir_parsed_file_steal_graph(IrParsedFile *file, guint index);

@@ -35,11 +35,11 @@ typedef enum {
 
 typedef struct {
   TokKind kind;
-  char punct;      /* for TOK_PUNCT */
+  char punct;        /* for TOK_PUNCT */
   const char *start; /* in the source buffer */
-  gsize len;       /* source bytes */
-  char *text;      /* identifier, value name, number text, decoded string, comment; owned */
-  gsize text_len;  /* for TOK_STRING (decoded bytes) */
+  gsize len;         /* source bytes */
+  char *text;        /* identifier, value name, number text, decoded string, comment; owned */
+  gsize text_len;    /* for TOK_STRING (decoded bytes) */
   int line, col;
 } Token;
 

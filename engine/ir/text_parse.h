@@ -14,10 +14,10 @@ typedef struct {
 
 typedef struct {
   IrBlock *block;
-  IrNode *owner;      /* NULL for a graph's top block */
-  guint index;        /* which block of owner */
-  bool braces;        /* early-2019 format: '}' closes the block */
-  GPtrArray *defined; /* NameEntry* defined in this block (not owned) */
+  IrNode *owner;             /* NULL for a graph's top block */
+  guint index;               /* which block of owner */
+  bool braces;               /* early-2019 format: '}' closes the block */
+  GPtrArray *defined;        /* NameEntry* defined in this block (not owned) */
   int owner_line, owner_col; /* the owner's kind token, for arity messages */
 } BlockFrame;
 
@@ -29,14 +29,14 @@ typedef struct {
   guint64 max_id;      /* largest numeric name seen */
   bool early;          /* header ended with '{' */
   guint trailers_done;
-  GArray *blocks;      /* of BlockFrame: the open blocks, innermost last */
+  GArray *blocks;          /* of BlockFrame: the open blocks, innermost last */
   int with_line, with_col; /* where this graph's trailer named it (nested graphs) */
 } GraphFrame;
 
 typedef struct {
   Lexer lx;
-  GPtrArray *graphs; /* GraphFrame*: the outermost graph, then the trailers being read */
-  int depth;         /* open graphs + open nested blocks */
+  GPtrArray *graphs;   /* GraphFrame*: the outermost graph, then the trailers being read */
+  int depth;           /* open graphs + open nested blocks */
   GPtrArray *warnings; /* char* "FILE:LINE:COL: warning: ..." (owned) */
   GHashTable *warned;  /* op names already warned about (owned keys) */
 } Parser;

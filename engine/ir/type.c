@@ -8,9 +8,7 @@
 static GMutex type_lock;
 static GHashTable *type_table; /* IrType* -> IrType* (key == value) */
 
-static guint
-hash_i64s(guint h, const int64_t *v, int n)
-{
+static guint hash_i64s(guint h, const int64_t *v, int n) {
   if (!v)
     return h * 31u + 7u;
   for (int i = 0; i < n; i++)
@@ -18,9 +16,7 @@ hash_i64s(guint h, const int64_t *v, int n)
   return h;
 }
 
-static guint
-type_hash(gconstpointer p)
-{
+static guint type_hash(gconstpointer p) {
   const IrType *t = p;
   guint h = (guint)t->kind * 2654435761u;
   h = h * 31u + (guint)t->undefined;
@@ -40,17 +36,13 @@ type_hash(gconstpointer p)
   return h;
 }
 
-static bool
-i64s_equal(const int64_t *a, const int64_t *b, int n)
-{
+static bool i64s_equal(const int64_t *a, const int64_t *b, int n) {
   if (!a || !b)
     return a == b;
   return memcmp(a, b, sizeof(int64_t) * (size_t)n) == 0;
 }
 
-static gboolean
-type_equal(gconstpointer pa, gconstpointer pb)
-{
+static gboolean type_equal(gconstpointer pa, gconstpointer pb) {
   const IrType *a = pa, *b = pb;
   if (a->kind != b->kind || a->undefined != b->undefined || a->has_dtype != b->has_dtype ||
       a->dtype != b->dtype || a->rank != b->rank || a->requires_grad != b->requires_grad ||
@@ -66,9 +58,7 @@ type_equal(gconstpointer pa, gconstpointer pb)
   return strcmp(a->name, b->name) == 0;
 }
 
-static bool
-all_unknown(const int64_t *v, int n)
-{
+static bool all_unknown(const int64_t *v, int n) {
   for (int i = 0; i < n; i++)
     if (v[i] != IR_SIZE_UNKNOWN)
       return false;
@@ -76,9 +66,7 @@ all_unknown(const int64_t *v, int n)
 }
 
 /* Interns a normalized copy of *t; the key's arrays are copied on first insertion. */
-static const IrType *
-intern(const IrType *proto)
-{
+static const IrType *intern(const IrType *proto) {
   IrType key = *proto;
   if (key.kind == IR_TYPE_TENSOR) {
     if (!key.has_dtype)
@@ -143,9 +131,7 @@ intern(const IrType *proto)
   return found;
 }
 
-static IrType
-blank(IrTypeKind kind)
-{
+static IrType blank(IrTypeKind kind) {
   IrType t;
   memset(&t, 0, sizeof t);
   t.kind = kind;
@@ -155,25 +141,20 @@ blank(IrTypeKind kind)
   return t;
 }
 
-static const IrType *
-simple(IrTypeKind kind)
-{
+static const IrType *simple(IrTypeKind kind) {
   IrType t = blank(kind);
   return intern(&t);
 }
 
-#define SINGLETON(fn, expr)                                                                    \
-  const IrType *fn(void)                                                                       \
-  {                                                                                            \
-    static gsize cached;                                                                       \
-    if (g_once_init_enter(&cached))                                                            \
-      g_once_init_leave(&cached, (gsize)(expr));                                               \
-    return (const IrType *)cached;                                                             \
+#define SINGLETON(fn, expr)                      \
+  const IrType *fn(void) {                       \
+    static gsize cached;                         \
+    if (g_once_init_enter(&cached))              \
+      g_once_init_leave(&cached, (gsize)(expr)); \
+    return (const IrType *)cached;               \
   }
 
-static const IrType *
-make_undefined_tensor(void)
-{
+static const IrType *make_undefined_tensor(void) {
   IrType t = blank(IR_TYPE_TENSOR);
   t.undefined = true;
   return intern(&t);
@@ -190,53 +171,41 @@ SINGLETON(ir_type_device, simple(IR_TYPE_DEVICE))
 SINGLETON(ir_type_any, simple(IR_TYPE_ANY))
 SINGLETON(ir_type_undefined_tensor, make_undefined_tensor())
 
-const IrType *
-ir_type_tensor_from(const IrType *proto)
-{
+const IrType *ir_type_tensor_from(const IrType *proto) {
   IrType t = *proto;
   t.kind = IR_TYPE_TENSOR;
   return intern(&t);
 }
 
-const IrType *
-ir_type_list(const IrType *elem)
-{
+const IrType *ir_type_list(const IrType *elem) {
   g_assert(elem);
   IrType t = blank(IR_TYPE_LIST);
   t.elem = elem;
   return intern(&t);
 }
 
-const IrType *
-ir_type_optional(const IrType *elem)
-{
+const IrType *ir_type_optional(const IrType *elem) {
   g_assert(elem);
   IrType t = blank(IR_TYPE_OPTIONAL);
   t.elem = elem;
   return intern(&t);
 }
 
-const IrType *
-ir_type_tuple(const IrType *const *elems, guint n)
-{
+const IrType *ir_type_tuple(const IrType *const *elems, guint n) {
   IrType t = blank(IR_TYPE_TUPLE);
   t.n_elems = n;
   t.elems = elems;
   return intern(&t);
 }
 
-const IrType *
-ir_type_class(const char *name)
-{
+const IrType *ir_type_class(const char *name) {
   g_assert(name);
   IrType t = blank(IR_TYPE_CLASS);
   t.name = name;
   return intern(&t);
 }
 
-const IrType *
-ir_type_dict(const IrType *key, const IrType *value)
-{
+const IrType *ir_type_dict(const IrType *key, const IrType *value) {
   const IrType *elems[2] = {key, value};
   IrType t = blank(IR_TYPE_DICT);
   t.n_elems = 2;
@@ -244,9 +213,7 @@ ir_type_dict(const IrType *key, const IrType *value)
   return intern(&t);
 }
 
-const IrType *
-ir_type_with_requires_grad(const IrType *t, IrTristate rg)
-{
+const IrType *ir_type_with_requires_grad(const IrType *t, IrTristate rg) {
   if (t->kind != IR_TYPE_TENSOR)
     g_error("ir type invariant: with_requires_grad on a non-tensor type");
   IrType c = *t;
@@ -254,9 +221,7 @@ ir_type_with_requires_grad(const IrType *t, IrTristate rg)
   return intern(&c);
 }
 
-const IrType *
-ir_type_dimensioned(const IrType *t)
-{
+const IrType *ir_type_dimensioned(const IrType *t) {
   if (t->kind != IR_TYPE_TENSOR)
     g_error("ir type invariant: dimensioned on a non-tensor type");
   IrType c = *t;
@@ -265,23 +230,17 @@ ir_type_dimensioned(const IrType *t)
   return intern(&c);
 }
 
-bool
-ir_type_is_tensor(const IrType *t)
-{
+bool ir_type_is_tensor(const IrType *t) {
   return t && t->kind == IR_TYPE_TENSOR;
 }
 
-bool
-ir_type_is_float_dtype(IrDtype d)
-{
+bool ir_type_is_float_dtype(IrDtype d) {
   return d == IR_DTYPE_FLOAT32 || d == IR_DTYPE_FLOAT64 || d == IR_DTYPE_FLOAT16;
 }
 
 /* A tensor type is a subtype of another when every fact the super type states holds for the
  * sub type (PyTorch's TensorType::isSubtypeOf merges the two and checks nothing changed). */
-static bool
-tensor_is_subtype(const IrType *sub, const IrType *super)
-{
+static bool tensor_is_subtype(const IrType *sub, const IrType *super) {
   if (super->undefined && !sub->undefined)
     return false;
   if (super->has_dtype && (!sub->has_dtype || sub->dtype != super->dtype))
@@ -305,16 +264,12 @@ tensor_is_subtype(const IrType *sub, const IrType *super)
   return true;
 }
 
-bool
-ir_type_is_subtype(const IrType *sub, const IrType *super)
-{
+bool ir_type_is_subtype(const IrType *sub, const IrType *super) {
   if (sub == super)
     return true;
   switch (super->kind) {
-  case IR_TYPE_ANY:
-    return true;
-  case IR_TYPE_TENSOR:
-    return sub->kind == IR_TYPE_TENSOR && tensor_is_subtype(sub, super);
+  case IR_TYPE_ANY: return true;
+  case IR_TYPE_TENSOR: return sub->kind == IR_TYPE_TENSOR && tensor_is_subtype(sub, super);
   case IR_TYPE_NUMBER:
     return sub->kind == IR_TYPE_INT || sub->kind == IR_TYPE_FLOAT || sub->kind == IR_TYPE_BOOL;
   case IR_TYPE_OPTIONAL:
@@ -337,55 +292,41 @@ ir_type_is_subtype(const IrType *sub, const IrType *super)
       if (!ir_type_is_subtype(sub->elems[i], super->elems[i]))
         return false;
     return true;
-  default:
-    return false; /* scalar kinds: only equal types, handled above */
+  default: return false; /* scalar kinds: only equal types, handled above */
   }
 }
 
-const char *
-ir_dtype_type_name(IrDtype d)
-{
+const char *ir_dtype_type_name(IrDtype d) {
   static const char *names[] = {"Float", "Double", "Half", "Long", "Bool"};
   if ((unsigned)d >= IR_DTYPE_COUNT)
     g_error("ir type invariant: dtype %d out of range", (int)d);
   return names[d];
 }
 
-const char *
-ir_dtype_name(IrDtype d)
-{
+const char *ir_dtype_name(IrDtype d) {
   static const char *names[] = {"float32", "float64", "float16", "int64", "bool"};
   if ((unsigned)d >= IR_DTYPE_COUNT)
     g_error("ir type invariant: dtype %d out of range", (int)d);
   return names[d];
 }
 
-size_t
-ir_dtype_size(IrDtype d)
-{
+size_t ir_dtype_size(IrDtype d) {
   static const size_t sizes[] = {4, 8, 2, 8, 1};
   if ((unsigned)d >= IR_DTYPE_COUNT)
     g_error("ir type invariant: dtype %d out of range", (int)d);
   return sizes[d];
 }
 
-const char *
-ir_device_name(int device)
-{
+const char *ir_device_name(int device) {
   switch (device) {
-  case IR_DEVICE_CPU:
-    return "cpu";
-  case IR_DEVICE_CUDA:
-    return "cuda";
-  default:
-    g_error("ir type invariant: device %d is neither cpu nor cuda", device);
+  case IR_DEVICE_CPU: return "cpu";
+  case IR_DEVICE_CUDA: return "cuda";
+  default: g_error("ir type invariant: device %d is neither cpu nor cuda", device);
   }
 }
 
 /* As PyTorch 1.13's operator<<(ostream, Type) for TensorType at full verbosity. */
-static void
-print_tensor(GString *out, const IrType *t)
-{
+static void print_tensor(GString *out, const IrType *t) {
   if (t->has_dtype) {
     g_string_append(out, ir_dtype_type_name(t->dtype));
     if (t->rank < 0)
@@ -412,8 +353,7 @@ print_tensor(GString *out, const IrType *t)
       if (complete) {
         g_string_append(out, ", strides=[");
         for (int i = 0; i < t->rank; i++)
-          g_string_append_printf(out, "%s%" G_GINT64_FORMAT, i ? ", " : "",
-                                 (gint64)t->strides[i]);
+          g_string_append_printf(out, "%s%" G_GINT64_FORMAT, i ? ", " : "", (gint64)t->strides[i]);
         g_string_append_c(out, ']');
       }
     }
@@ -440,40 +380,18 @@ print_tensor(GString *out, const IrType *t)
     g_string_append(out, "[Undefined]");
 }
 
-void
-ir_type_print(GString *out, const IrType *t)
-{
+void ir_type_print(GString *out, const IrType *t) {
   switch (t->kind) {
-  case IR_TYPE_TENSOR:
-    print_tensor(out, t);
-    break;
-  case IR_TYPE_INT:
-    g_string_append(out, "int");
-    break;
-  case IR_TYPE_FLOAT:
-    g_string_append(out, "float");
-    break;
-  case IR_TYPE_BOOL:
-    g_string_append(out, "bool");
-    break;
-  case IR_TYPE_NUMBER:
-    g_string_append(out, "Scalar");
-    break;
-  case IR_TYPE_STR:
-    g_string_append(out, "str");
-    break;
-  case IR_TYPE_NONE:
-    g_string_append(out, "NoneType");
-    break;
-  case IR_TYPE_DEVICE:
-    g_string_append(out, "Device");
-    break;
-  case IR_TYPE_ANY:
-    g_string_append(out, "Any");
-    break;
-  case IR_TYPE_CLASS:
-    g_string_append(out, t->name);
-    break;
+  case IR_TYPE_TENSOR: print_tensor(out, t); break;
+  case IR_TYPE_INT: g_string_append(out, "int"); break;
+  case IR_TYPE_FLOAT: g_string_append(out, "float"); break;
+  case IR_TYPE_BOOL: g_string_append(out, "bool"); break;
+  case IR_TYPE_NUMBER: g_string_append(out, "Scalar"); break;
+  case IR_TYPE_STR: g_string_append(out, "str"); break;
+  case IR_TYPE_NONE: g_string_append(out, "NoneType"); break;
+  case IR_TYPE_DEVICE: g_string_append(out, "Device"); break;
+  case IR_TYPE_ANY: g_string_append(out, "Any"); break;
+  case IR_TYPE_CLASS: g_string_append(out, t->name); break;
   case IR_TYPE_DICT:
     g_string_append(out, "Dict(");
     ir_type_print(out, t->elems[0]);
@@ -501,9 +419,7 @@ ir_type_print(GString *out, const IrType *t)
   }
 }
 
-char *
-ir_type_to_string(const IrType *t)
-{
+char *ir_type_to_string(const IrType *t) {
   GString *s = g_string_new(NULL);
   ir_type_print(s, t);
   return g_string_free(s, FALSE);

@@ -38,14 +38,14 @@ typedef struct IrType IrType;
 struct IrType {
   IrTypeKind kind;
   /* IR_TYPE_TENSOR: every field may be unknown. */
-  bool undefined;       /* known-undefined: prints Tensor[Undefined] */
-  bool has_dtype;       /* dtype known */
+  bool undefined; /* known-undefined: prints Tensor[Undefined] */
+  bool has_dtype; /* dtype known */
   IrDtype dtype;
-  int rank;             /* -1 unknown */
+  int rank;               /* -1 unknown */
   const int64_t *sizes;   /* NULL, or rank entries (IR_SIZE_UNKNOWN for '*') */
   const int64_t *strides; /* NULL, or rank entries */
   IrTristate requires_grad;
-  int device;           /* -1 unknown, else IrDevice */
+  int device; /* -1 unknown, else IrDevice */
   /* IR_TYPE_LIST, IR_TYPE_OPTIONAL: the element type. */
   const IrType *elem;
   /* IR_TYPE_TUPLE, IR_TYPE_DICT */

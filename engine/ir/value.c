@@ -5,9 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-IrValue *
-ir_internal_value_new(IrGraph *graph, IrNode *node, guint offset, const IrType *type)
-{
+IrValue *ir_internal_value_new(IrGraph *graph, IrNode *node, guint offset, const IrType *type) {
   if (!type)
     g_error("ir invariant: a value needs a type");
   IrValue *v = g_new0(IrValue, 1);
@@ -20,15 +18,11 @@ ir_internal_value_new(IrGraph *graph, IrNode *node, guint offset, const IrType *
   return v;
 }
 
-static IrGraph *
-value_graph(const IrValue *value)
-{
+static IrGraph *value_graph(const IrValue *value) {
   return value->node->graph;
 }
 
-void
-ir_internal_value_forget_name(IrValue *value)
-{
+void ir_internal_value_forget_name(IrValue *value) {
   if (!value->name)
     return;
   GHashTable *names = value_graph(value)->names;
@@ -37,9 +31,7 @@ ir_internal_value_forget_name(IrValue *value)
   value->name = NULL;
 }
 
-void
-ir_internal_value_set_unique_name(IrValue *value, const char *name)
-{
+void ir_internal_value_set_unique_name(IrValue *value, const char *name) {
   IrGraph *g = value_graph(value);
   ir_internal_value_forget_name(value);
   if (g_hash_table_contains(g->names, name))
@@ -48,9 +40,7 @@ ir_internal_value_set_unique_name(IrValue *value, const char *name)
   g_hash_table_insert(g->names, (gpointer)value->name, value);
 }
 
-static bool
-all_digits(const char *s)
-{
+static bool all_digits(const char *s) {
   if (!*s)
     return false;
   for (; *s; s++)
@@ -59,9 +49,7 @@ all_digits(const char *s)
   return true;
 }
 
-void
-ir_value_set_name(IrValue *value, const char *name)
-{
+void ir_value_set_name(IrValue *value, const char *name) {
   IrGraph *g = value_graph(value);
   if (name && value->name && strcmp(name, value->name) == 0)
     return;
@@ -104,32 +92,24 @@ ir_value_set_name(IrValue *value, const char *name)
   g_hash_table_insert(g->names, (gpointer)value->name, value);
 }
 
-void
-ir_value_set_id(IrValue *value, guint64 id)
-{
+void ir_value_set_id(IrValue *value, guint64 id) {
   IrGraph *g = value_graph(value);
   value->id = id;
   if (g->next_value_id <= id)
     g->next_value_id = id + 1;
 }
 
-void
-ir_value_set_type(IrValue *value, const IrType *type)
-{
+void ir_value_set_type(IrValue *value, const IrType *type) {
   if (!type)
     g_error("ir invariant: a value needs a type");
   value->type = type;
 }
 
-bool
-ir_value_has_uses(const IrValue *value)
-{
+bool ir_value_has_uses(const IrValue *value) {
   return value->uses->len > 0;
 }
 
-void
-ir_value_replace_all_uses_with(IrValue *value, IrValue *replacement)
-{
+void ir_value_replace_all_uses_with(IrValue *value, IrValue *replacement) {
   if (value == replacement)
     return;
   if (value_graph(value) != value_graph(replacement))
@@ -143,18 +123,14 @@ ir_value_replace_all_uses_with(IrValue *value, IrValue *replacement)
 }
 
 /* Is `user` at or after `after`, where a user nested inside `after` counts as at it. */
-static bool
-at_or_after(const IrNode *user, const IrNode *after)
-{
+static bool at_or_after(const IrNode *user, const IrNode *after) {
   IrNode *anc = ir_node_ancestor_in((IrNode *)user, after->owning_block);
   if (anc)
     return anc == after || anc->topo > after->topo;
   return ir_node_is_after(user, after);
 }
 
-void
-ir_value_replace_uses_after(IrValue *value, IrValue *replacement, const IrNode *after)
-{
+void ir_value_replace_uses_after(IrValue *value, IrValue *replacement, const IrNode *after) {
   if (value == replacement)
     return;
   if (value_graph(value) != value_graph(replacement))
@@ -174,9 +150,7 @@ ir_value_replace_uses_after(IrValue *value, IrValue *replacement, const IrNode *
   g_array_set_size(value->uses, kept);
 }
 
-const char *
-ir_value_display_name(const IrValue *value, char buf[32])
-{
+const char *ir_value_display_name(const IrValue *value, char buf[32]) {
   if (value->name)
     return value->name;
   g_snprintf(buf, 32, "%" G_GUINT64_FORMAT, value->id);

@@ -24,23 +24,19 @@
 #include "ir/text.h"
 #include "ir/verify.h"
 
-G_DEFINE_QUARK(jitscope-verify-error-quark, jitscope_verify_error)
+G_DEFINE_QUARK(jitscope - verify - error - quark, jitscope_verify_error)
 
 typedef struct {
   const IrNode *node;
   guint index;
 } Slot;
 
-static guint
-slot_hash(gconstpointer p)
-{
+static guint slot_hash(gconstpointer p) {
   const Slot *s = p;
   return g_direct_hash(s->node) ^ (s->index * 2654435761u);
 }
 
-static gboolean
-slot_equal(gconstpointer a, gconstpointer b)
-{
+static gboolean slot_equal(gconstpointer a, gconstpointer b) {
   const Slot *x = a, *y = b;
   return x->node == y->node && x->index == y->index;
 }
@@ -49,22 +45,19 @@ typedef struct {
   const IrGraph *graph;
   const char *path; /* "" for the outermost graph, else "in prim::FusionGroup_0 body: " */
   GError **error;
-  GHashTable *slots;    /* Slot* -> IrValue* (input slot -> value read) */
-  GHashTable *counts;   /* IrValue* -> number of slots reading it */
-  GHashTable *in_scope; /* IrValue* set */
-  GHashTable *names;    /* display name -> IrValue* */
+  GHashTable *slots;     /* Slot* -> IrValue* (input slot -> value read) */
+  GHashTable *counts;    /* IrValue* -> number of slots reading it */
+  GHashTable *in_scope;  /* IrValue* set */
+  GHashTable *names;     /* display name -> IrValue* */
   GPtrArray *all_values; /* every value defined, for the use-list check */
   GPtrArray *subgraphs;  /* IrGraph* found in Subgraph attributes (shared work list) */
   GPtrArray *sub_paths;  /* their message prefixes (owned strings) */
 } Verifier;
 
-static bool
-fail(Verifier *v, const char *rule, const IrNode *node, const char *fmt, ...)
+static bool fail(Verifier *v, const char *rule, const IrNode *node, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
 
-static bool
-fail(Verifier *v, const char *rule, const IrNode *node, const char *fmt, ...)
-{
+static bool fail(Verifier *v, const char *rule, const IrNode *node, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *detail = g_strdup_vprintf(fmt, ap);
@@ -85,15 +78,11 @@ fail(Verifier *v, const char *rule, const IrNode *node, const char *fmt, ...)
   return false;
 }
 
-static const char *
-vname(const IrValue *value, char buf[32])
-{
+static const char *vname(const IrValue *value, char buf[32]) {
   return ir_value_display_name(value, buf);
 }
 
-static bool
-check_arity(Verifier *v, const IrNode *n)
-{
+static bool check_arity(Verifier *v, const IrNode *n) {
   guint nb = ir_n_blocks(n), ni = ir_n_inputs(n), no = ir_n_outputs(n);
   switch (n->kind) {
   case IR_PRIM_IF:
@@ -109,8 +98,8 @@ check_arity(Verifier *v, const IrNode *n)
     const IrBlock *b = ir_block(n, 0);
     if (ir_block_inputs(b)->len != ni - 1 || ir_block_outputs(b)->len != ni - 1 || no != ni - 2)
       return fail(v, "arity", n,
-                  "a loop with %u inputs needs %u block inputs, %u block outputs, %u outputs",
-                  ni, ni - 1, ni - 1, ni - 2);
+                  "a loop with %u inputs needs %u block inputs, %u block outputs, %u outputs", ni,
+                  ni - 1, ni - 1, ni - 2);
     return true;
   }
   case IR_PRIM_GRAD_OF:
@@ -122,17 +111,14 @@ check_arity(Verifier *v, const IrNode *n)
     if (ni != 0 || no != 1)
       return fail(v, "arity", n, "prim::Constant takes no inputs and has one output");
     break;
-  default:
-    break;
+  default: break;
   }
   if (nb != 0)
     return fail(v, "arity", n, "%s takes no blocks, has %u", ir_kind_name(n->kind), nb);
   return true;
 }
 
-static bool
-check_schema(Verifier *v, const IrNode *n)
-{
+static bool check_schema(Verifier *v, const IrNode *n) {
   guint n_overloads = 0;
   ir_ops_overloads(n->kind, &n_overloads);
   if (n->schema == NULL)
@@ -148,8 +134,8 @@ check_schema(Verifier *v, const IrNode *n)
   if (!match)
     return fail(v, "schema", n, "input types do not match %s", s->text);
   if (s->n_returns != ir_n_outputs(n))
-    return fail(v, "schema", n, "%s returns %u values, node has %u outputs", s->text,
-                s->n_returns, ir_n_outputs(n));
+    return fail(v, "schema", n, "%s returns %u values, node has %u outputs", s->text, s->n_returns,
+                ir_n_outputs(n));
   for (guint i = 0; i < s->n_returns; i++) {
     const IrType *ret = s->returns[i];
     if (ret->kind != IR_TYPE_ANY && !ir_type_is_subtype(ir_output(n, i)->type, ret))
@@ -160,9 +146,7 @@ check_schema(Verifier *v, const IrNode *n)
 }
 
 /* Structure of one node in `block`: sentinel kinds, links, outputs, slots, names. */
-static bool
-check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
-{
+static bool check_node_local(Verifier *v, const IrNode *n, const IrBlock *block) {
   if (n->destroyed)
     return fail(v, "links", n, "node is destroyed but still listed");
   if (n->owning_block != block)
@@ -181,8 +165,10 @@ check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
     g_hash_table_insert(v->counts, in, GSIZE_TO_POINTER(GPOINTER_TO_SIZE(c) + 1));
     char buf[32];
     if (!g_hash_table_contains(v->in_scope, in))
-      return fail(v, "dominance", n, "input %u reads %%%s, which is not defined before it in "
-                  "an enclosing block", i, vname(in, buf));
+      return fail(v, "dominance", n,
+                  "input %u reads %%%s, which is not defined before it in "
+                  "an enclosing block",
+                  i, vname(in, buf));
   }
   for (guint i = 0; i < ir_n_outputs(n); i++) {
     IrValue *o = ir_output(n, i);
@@ -195,19 +181,16 @@ check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
     for (guint k = 0; k < count; k++) {
       GString *line = g_string_new(NULL);
       ir_node_print_line(line, n);
-      g_ptr_array_add(v->subgraphs,
-                      a->kind == IR_ATTR_G ? a->v.g : g_ptr_array_index(a->v.gs, k));
-      g_ptr_array_add(v->sub_paths, g_strdup_printf("%sin the %s of `%s`: ", v->path, a->name,
-                                                    line->str));
+      g_ptr_array_add(v->subgraphs, a->kind == IR_ATTR_G ? a->v.g : g_ptr_array_index(a->v.gs, k));
+      g_ptr_array_add(v->sub_paths,
+                      g_strdup_printf("%sin the %s of `%s`: ", v->path, a->name, line->str));
       g_string_free(line, TRUE);
     }
   }
   return check_arity(v, n) && check_schema(v, n);
 }
 
-static bool
-define(Verifier *v, const IrNode *n, IrValue *value)
-{
+static bool define(Verifier *v, const IrNode *n, IrValue *value) {
   char buf[32];
   const char *name = vname(value, buf);
   IrValue *other = g_hash_table_lookup(v->names, name);
@@ -229,9 +212,7 @@ typedef struct {
   GPtrArray *defined; /* values to take out of scope when the block closes */
 } VFrame;
 
-static bool
-open_block(Verifier *v, GArray *stack, const IrNode *owner, guint index)
-{
+static bool open_block(Verifier *v, GArray *stack, const IrNode *owner, guint index) {
   const IrBlock *b = owner ? ir_block(owner, index) : v->graph->block;
   VFrame f = {b, NULL, owner, index, g_ptr_array_new()};
   g_array_append_val(stack, f);
@@ -243,8 +224,7 @@ open_block(Verifier *v, GArray *stack, const IrNode *owner, guint index)
     return fail(v, "sentinels", owner, "block %u's param sentinel is missing or malformed", index);
   if (b->ret == NULL || b->ret->kind != IR_PRIM_RETURN || ir_n_outputs(b->ret) != 0 ||
       b->ret->owning_block != b)
-    return fail(v, "sentinels", owner, "block %u's return sentinel is missing or malformed",
-                index);
+    return fail(v, "sentinels", owner, "block %u's return sentinel is missing or malformed", index);
   for (guint i = 0; i < ir_block_inputs(b)->len; i++) {
     IrValue *in = g_ptr_array_index(ir_block_inputs(b), i);
     if (in->node != b->param || in->offset != i)
@@ -259,9 +239,7 @@ open_block(Verifier *v, GArray *stack, const IrNode *owner, guint index)
   return true;
 }
 
-static bool
-define_outputs(Verifier *v, const IrNode *n, VFrame *f)
-{
+static bool define_outputs(Verifier *v, const IrNode *n, VFrame *f) {
   for (guint i = 0; i < ir_n_outputs(n); i++) {
     if (!define(v, n, ir_output(n, i)))
       return false;
@@ -271,9 +249,7 @@ define_outputs(Verifier *v, const IrNode *n, VFrame *f)
 }
 
 /* Walks the blocks in order with an explicit stack (dominance, structure, arity, schema). */
-static bool
-walk(Verifier *v)
-{
+static bool walk(Verifier *v) {
   if (v->graph->block == NULL || v->graph->block->owning_node != NULL)
     return fail(v, "links", NULL, "the top block is missing or has an owner");
   GArray *stack = g_array_new(FALSE, FALSE, sizeof(VFrame));
@@ -282,7 +258,8 @@ walk(Verifier *v)
     VFrame *f = &g_array_index(stack, VFrame, stack->len - 1);
     const IrNode *n = f->cur;
     if (n->prev->topo >= n->topo) {
-      ok = fail(v, "topo", n, "topological position %" G_GINT64_FORMAT
+      ok = fail(v, "topo", n,
+                "topological position %" G_GINT64_FORMAT
                 " does not exceed the previous node's %" G_GINT64_FORMAT,
                 (gint64)n->topo, (gint64)n->prev->topo);
       break;
@@ -328,9 +305,7 @@ walk(Verifier *v)
 
 /* Use lists against input slots: same count, every use points at a slot reading the value,
  * no slot listed twice. */
-static bool
-check_uses(Verifier *v)
-{
+static bool check_uses(Verifier *v) {
   GHashTable *seen = g_hash_table_new_full(slot_hash, slot_equal, g_free, NULL);
   bool ok = true;
   for (guint i = 0; ok && i < v->all_values->len; i++) {
@@ -359,10 +334,8 @@ check_uses(Verifier *v)
   return ok;
 }
 
-static bool
-verify_graph(const IrGraph *graph, const char *path, GPtrArray *subgraphs, GPtrArray *sub_paths,
-             GError **error)
-{
+static bool verify_graph(const IrGraph *graph, const char *path, GPtrArray *subgraphs,
+                         GPtrArray *sub_paths, GError **error) {
   Verifier v = {0};
   v.graph = graph;
   v.path = path;
@@ -383,9 +356,7 @@ verify_graph(const IrGraph *graph, const char *path, GPtrArray *subgraphs, GPtrA
   return ok;
 }
 
-bool
-ir_graph_verify(const IrGraph *graph, GError **error)
-{
+bool ir_graph_verify(const IrGraph *graph, GError **error) {
   g_return_val_if_fail(error == NULL || *error == NULL, false);
   GPtrArray *subgraphs = g_ptr_array_new();
   GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
@@ -398,9 +369,7 @@ ir_graph_verify(const IrGraph *graph, GError **error)
   return ok;
 }
 
-void
-ir_graph_assert_valid(const IrGraph *graph, const char *after_what)
-{
+void ir_graph_assert_valid(const IrGraph *graph, const char *after_what) {
   GError *error = NULL;
   if (!ir_graph_verify(graph, &error))
     g_error("IR invariant violated after %s: %s", after_what ? after_what : "(unknown)",

@@ -1,8 +1,8 @@
 /* pass_canonicalize_ops: add/sub/mul/div whose `other` is a constant 0-dim tensor use the
  * Scalar overload instead; aten::chunk with constant chunks and dim whose list is only read by
  * prim::ListUnpack becomes prim::ConstantChunk[chunks=N, dim=D] with N outputs. */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 #include "tensor/tensor.h"
 
@@ -13,9 +13,7 @@
  * stay aten::chunk); each unpacked output is replaced by the matching ConstantChunk output,
  * which takes over its type and name. */
 
-static void
-take_over_value(IrValue *from, IrValue *to)
-{
+static void take_over_value(IrValue *from, IrValue *to) {
   const char *name = from->name;
   ir_value_set_type(to, from->type);
   ir_value_replace_all_uses_with(from, to);
@@ -27,9 +25,7 @@ take_over_value(IrValue *from, IrValue *to)
   }
 }
 
-static bool
-scalar_other(IrNode *node)
-{
+static bool scalar_other(IrNode *node) {
   if (!pu_node_is(node, node->kind, "Tensor"))
     return false;
   IrValue *other = ir_input(node, 1);
@@ -61,9 +57,7 @@ scalar_other(IrNode *node)
   return true;
 }
 
-static bool
-constant_chunk(IrNode *node)
-{
+static bool constant_chunk(IrNode *node) {
   gint64 chunks, dim;
   if (!pu_arg_int(node, "chunks", &chunks) || !pu_arg_int(node, "dim", &dim))
     return false;
@@ -95,9 +89,7 @@ constant_chunk(IrNode *node)
 /* Walks with the predecessor as anchor: the chunk rewrite destroys the ListUnpack nodes that
  * follow the current node, so the next node is read only after the rewrite (revisiting the
  * nodes a rewrite inserted is harmless: no rule applies to them). */
-static bool
-canonicalize_block(IrBlock *block)
-{
+static bool canonicalize_block(IrBlock *block) {
   bool changed = false;
   for (IrNode *n = block->param->next; n != block->ret;) {
     IrNode *prev = n->prev;
@@ -108,14 +100,9 @@ canonicalize_block(IrBlock *block)
     case IR_ATEN_ADD:
     case IR_ATEN_SUB:
     case IR_ATEN_MUL:
-    case IR_ATEN_DIV:
-      rewritten = scalar_other(n);
-      break;
-    case IR_ATEN_CHUNK:
-      rewritten = constant_chunk(n);
-      break;
-    default:
-      break;
+    case IR_ATEN_DIV: rewritten = scalar_other(n); break;
+    case IR_ATEN_CHUNK: rewritten = constant_chunk(n); break;
+    default: break;
     }
     changed |= rewritten;
     n = rewritten ? prev->next : n->next;
@@ -123,8 +110,6 @@ canonicalize_block(IrBlock *block)
   return changed;
 }
 
-bool
-pass_canonicalize_ops(IrGraph *graph)
-{
+bool pass_canonicalize_ops(IrGraph *graph) {
   return canonicalize_block(graph->block);
 }

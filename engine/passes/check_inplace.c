@@ -1,7 +1,7 @@
 /* pass_check_inplace: verifies that no in-place op (a kind whose name ends in `_`) is present;
  * never changes the graph, so it always returns false. */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 #include <string.h>
 
@@ -11,9 +11,7 @@
  * the invariant. Underscore-prefixed names (aten::_grad_sum_to_size) and Python's dunder
  * names (aten::__getitem__) are not in-place; only one trailing underscore marks one. */
 
-static void
-check_block(const IrBlock *block)
-{
+static void check_block(const IrBlock *block) {
   IR_FOR_EACH_NODE(n, block) {
     const char *name = ir_kind_name(n->kind);
     size_t len = strlen(name);
@@ -25,9 +23,7 @@ check_block(const IrBlock *block)
   }
 }
 
-bool
-pass_check_inplace(IrGraph *graph)
-{
+bool pass_check_inplace(IrGraph *graph) {
   check_block(graph->block);
   return false;
 }

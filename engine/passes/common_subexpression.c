@@ -1,7 +1,7 @@
 /* pass_eliminate_common_subexpression: a node equal to an earlier one that dominates it (same
  * kind, schema, inputs, attributes and output types) is replaced by it; blocks are scoped. */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 /* Algorithm: PyTorch's common_subexpression_elimination.cpp. Walk each block in order with a
  * hash set of the nodes seen so far; a nested block starts a child scope whose lookups fall
@@ -18,9 +18,7 @@ struct Scope {
   bool lists_mutate; /* pu_graph_mutates_lists of the graph */
 };
 
-static guint
-node_hash(gconstpointer p)
-{
+static guint node_hash(gconstpointer p) {
   const IrNode *n = p;
   guint h = (guint)n->kind * 1000003u;
   h ^= GPOINTER_TO_UINT(n->schema) * 31u;
@@ -31,9 +29,7 @@ node_hash(gconstpointer p)
   return h ^ pu_attrs_hash(n);
 }
 
-static gboolean
-node_equal(gconstpointer pa, gconstpointer pb)
-{
+static gboolean node_equal(gconstpointer pa, gconstpointer pb) {
   const IrNode *a = pa, *b = pb;
   if (a->kind != b->kind || a->schema != b->schema || ir_n_inputs(a) != ir_n_inputs(b) ||
       ir_n_outputs(a) != ir_n_outputs(b))
@@ -50,9 +46,7 @@ node_equal(gconstpointer pa, gconstpointer pb)
   return pu_attrs_equal(a, b);
 }
 
-static bool
-has_subgraph_attr(const IrNode *node)
-{
+static bool has_subgraph_attr(const IrNode *node) {
   for (guint i = 0; i < node->attrs->len; i++) {
     IrAttrKind k = g_array_index(node->attrs, IrAttr, i).kind;
     if (k == IR_ATTR_G || k == IR_ATTR_GS)
@@ -61,16 +55,12 @@ has_subgraph_attr(const IrNode *node)
   return false;
 }
 
-static bool
-candidate(const IrNode *node, bool lists_mutate)
-{
+static bool candidate(const IrNode *node, bool lists_mutate) {
   return ir_n_blocks(node) == 0 && ir_n_outputs(node) > 0 && !pu_node_has_side_effects(node) &&
          !has_subgraph_attr(node) && !(lists_mutate && pu_node_touches_list(node));
 }
 
-static IrNode *
-lookup(const Scope *scope, IrNode *node)
-{
+static IrNode *lookup(const Scope *scope, IrNode *node) {
   for (; scope; scope = scope->parent) {
     IrNode *found = g_hash_table_lookup(scope->seen, node);
     if (found)
@@ -79,9 +69,7 @@ lookup(const Scope *scope, IrNode *node)
   return NULL;
 }
 
-static bool
-cse_block(IrBlock *block, const Scope *parent, bool lists_mutate)
-{
+static bool cse_block(IrBlock *block, const Scope *parent, bool lists_mutate) {
   Scope scope = {g_hash_table_new(node_hash, node_equal), parent, lists_mutate};
   bool changed = false;
   IR_FOR_EACH_NODE(n, block) {
@@ -102,8 +90,6 @@ cse_block(IrBlock *block, const Scope *parent, bool lists_mutate)
   return changed;
 }
 
-bool
-pass_eliminate_common_subexpression(IrGraph *graph)
-{
+bool pass_eliminate_common_subexpression(IrGraph *graph) {
   return cse_block(graph->block, NULL, pu_graph_mutates_lists(graph));
 }

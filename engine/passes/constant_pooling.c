@@ -1,7 +1,7 @@
 /* pass_constant_pooling: one prim::Constant per (value, type), every constant hoisted into
  * the top block, each moved to the front of the graph as it is first met (PyTorch's order). */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 /* Algorithm: PyTorch's constant_pooling.cpp. Walk the graph in order (into nested blocks);
  * a constant equal to one already kept (same type, same value attribute) has its uses
@@ -10,23 +10,17 @@
  * PyTorch prints them; consequently a second run reverses that order again and reports a
  * change, exactly like the reference (the executor runs the pass twice in one pipeline). */
 
-static guint
-constant_hash(gconstpointer p)
-{
+static guint constant_hash(gconstpointer p) {
   const IrNode *n = p;
   return g_direct_hash(ir_output(n, 0)->type) ^ pu_attrs_hash(n);
 }
 
-static gboolean
-constant_equal(gconstpointer pa, gconstpointer pb)
-{
+static gboolean constant_equal(gconstpointer pa, gconstpointer pb) {
   const IrNode *a = pa, *b = pb;
   return ir_output(a, 0)->type == ir_output(b, 0)->type && pu_attrs_equal(a, b);
 }
 
-static bool
-pool_block(IrGraph *graph, IrBlock *block, GHashTable *kept)
-{
+static bool pool_block(IrGraph *graph, IrBlock *block, GHashTable *kept) {
   bool changed = false;
   IR_FOR_EACH_NODE(n, block) {
     if (ir_n_blocks(n) > 0) {
@@ -55,9 +49,7 @@ pool_block(IrGraph *graph, IrBlock *block, GHashTable *kept)
   return changed;
 }
 
-bool
-pass_constant_pooling(IrGraph *graph)
-{
+bool pass_constant_pooling(IrGraph *graph) {
   GHashTable *kept = g_hash_table_new(constant_hash, constant_equal);
   bool changed = pool_block(graph, graph->block, kept);
   g_hash_table_destroy(kept);

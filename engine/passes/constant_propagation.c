@@ -1,8 +1,8 @@
 /* pass_constant_propagation: folds deterministic side-effect-free nodes whose inputs are all
  * constants into constants (non-tensor results only), inlines prim::If on a constant
  * condition, removes loops that cannot run, decides __is__/__isnot__ on None statically. */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 #include "runtime/kernels.h"
 
@@ -22,9 +22,7 @@
 
 static bool propagate_block(IrBlock *block);
 
-static bool
-all_inputs_constant(const IrNode *node)
-{
+static bool all_inputs_constant(const IrNode *node) {
   for (guint i = 0; i < ir_n_inputs(node); i++) {
     if (!pu_is_constant(ir_input(node, i)))
       return false;
@@ -32,56 +30,37 @@ all_inputs_constant(const IrNode *node)
   return true;
 }
 
-static bool
-default_to_rt(const IrArgument *arg, RtValue *out)
-{
+static bool default_to_rt(const IrArgument *arg, RtValue *out) {
   switch (arg->def.kind) {
-  case IR_DEFAULT_NONE:
-    *out = rt_none();
-    return true;
+  case IR_DEFAULT_NONE: *out = rt_none(); return true;
   case IR_DEFAULT_INT:
     *out = arg->type->kind == IR_TYPE_BOOL ? rt_bool(arg->def.i != 0) : rt_int(arg->def.i);
     return true;
-  case IR_DEFAULT_FLOAT:
-    *out = rt_double(arg->def.f);
-    return true;
-  case IR_DEFAULT_INT_LIST:
-    *out = rt_int_list(arg->def.ints, arg->def.n_ints);
-    return true;
-  case IR_DEFAULT_STR:
-    *out = rt_str(arg->def.s);
-    return true;
-  case IR_DEFAULT_NONE_GIVEN:
-    break;
+  case IR_DEFAULT_FLOAT: *out = rt_double(arg->def.f); return true;
+  case IR_DEFAULT_INT_LIST: *out = rt_int_list(arg->def.ints, arg->def.n_ints); return true;
+  case IR_DEFAULT_STR: *out = rt_str(arg->def.s); return true;
+  case IR_DEFAULT_NONE_GIVEN: break;
   }
   return false;
 }
 
-static bool
-output_foldable(const IrValue *v)
-{
+static bool output_foldable(const IrValue *v) {
   switch (v->type->kind) {
   case IR_TYPE_INT:
   case IR_TYPE_FLOAT:
   case IR_TYPE_BOOL:
   case IR_TYPE_NUMBER:
   case IR_TYPE_STR:
-  case IR_TYPE_NONE:
-    return true;
-  case IR_TYPE_LIST:
-    return v->type->elem->kind == IR_TYPE_INT;
-  case IR_TYPE_OPTIONAL:
-    return output_foldable(&(IrValue){.type = v->type->elem});
-  default:
-    return false;
+  case IR_TYPE_NONE: return true;
+  case IR_TYPE_LIST: return v->type->elem->kind == IR_TYPE_INT;
+  case IR_TYPE_OPTIONAL: return output_foldable(&(IrValue){.type = v->type->elem});
+  default: return false;
   }
 }
 
 /* Replaces each output by a constant made from outs[i]; false (and nothing changed) when
  * some result has no constant form. */
-static bool
-replace_with_constants(IrNode *node, RtValue *outs)
-{
+static bool replace_with_constants(IrNode *node, RtValue *outs) {
   guint n = ir_n_outputs(node);
   for (guint i = 0; i < n; i++) {
     RtValue v = outs[i];
@@ -105,9 +84,7 @@ replace_with_constants(IrNode *node, RtValue *outs)
   return true;
 }
 
-static bool
-fold_schema_node(IrNode *node)
-{
+static bool fold_schema_node(IrNode *node) {
   const IrSchema *schema = node->schema;
   for (guint i = 0; i < ir_n_outputs(node); i++) {
     if (!output_foldable(ir_output(node, i)))
@@ -150,9 +127,7 @@ fold_schema_node(IrNode *node)
 
 /* __is__ / __isnot__: None against None is decided, and None against a value whose type
  * cannot be None (PyTorch's mustBeNone / mustNotBeNone). */
-static bool
-fold_is(IrNode *node)
-{
+static bool fold_is(IrNode *node) {
   IrValue *a = ir_input(node, 0), *b = ir_input(node, 1);
   bool is_result;
   if (pu_must_be_none(a) && pu_must_be_none(b))
@@ -168,9 +143,7 @@ fold_is(IrNode *node)
   return true;
 }
 
-static bool
-fold_list_construct(IrNode *node)
-{
+static bool fold_list_construct(IrNode *node) {
   guint n = ir_n_inputs(node);
   if (ir_output(node, 0)->type->kind != IR_TYPE_LIST ||
       ir_output(node, 0)->type->elem->kind != IR_TYPE_INT)
@@ -188,9 +161,7 @@ fold_list_construct(IrNode *node)
   return true;
 }
 
-static bool
-fold_list_unpack(IrNode *node)
-{
+static bool fold_list_unpack(IrNode *node) {
   const gint64 *items;
   guint n;
   if (!pu_constant_int_list(ir_input(node, 0), &items, &n) || n != ir_n_outputs(node))
@@ -201,9 +172,7 @@ fold_list_unpack(IrNode *node)
   return true;
 }
 
-static bool
-inline_if(IrNode *node)
-{
+static bool inline_if(IrNode *node) {
   bool cond;
   if (!pu_constant_bool(ir_input(node, 0), &cond))
     return false;
@@ -217,9 +186,7 @@ inline_if(IrNode *node)
   return true;
 }
 
-static bool
-remove_loop_that_cannot_run(IrNode *node)
-{
+static bool remove_loop_that_cannot_run(IrNode *node) {
   gint64 trip;
   bool start;
   bool never = (pu_constant_int(ir_input(node, 0), &trip) && trip <= 0) ||
@@ -232,9 +199,7 @@ remove_loop_that_cannot_run(IrNode *node)
   return true;
 }
 
-static bool
-propagate_node(IrNode *node)
-{
+static bool propagate_node(IrNode *node) {
   switch (node->kind) {
   case IR_PRIM_IF:
     if (inline_if(node))
@@ -249,8 +214,7 @@ propagate_node(IrNode *node)
     if (fold_is(node))
       return true;
     break;
-  default:
-    break;
+  default: break;
   }
   bool changed = false;
   for (guint b = 0; b < ir_n_blocks(node); b++)
@@ -269,16 +233,14 @@ propagate_node(IrNode *node)
   return false;
 }
 
-static bool
-propagate_block(IrBlock *block)
-{
+static bool propagate_block(IrBlock *block) {
   bool changed = false;
-  IR_FOR_EACH_NODE(n, block) { changed |= propagate_node(n); }
+  IR_FOR_EACH_NODE(n, block) {
+    changed |= propagate_node(n);
+  }
   return changed;
 }
 
-bool
-pass_constant_propagation(IrGraph *graph)
-{
+bool pass_constant_propagation(IrGraph *graph) {
   return propagate_block(graph->block);
 }

@@ -1,7 +1,7 @@
 /* pass_eliminate_dead_code: removes side-effect-free nodes whose outputs are unused, unused
  * prim::If outputs, and loop-carried values that nothing reads; recurses into blocks. */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 /* Algorithm (PyTorch's dead_code_elimination.cpp, simplified to our side-effect model):
  * one reverse sweep per block is exact, since every use of a node's output is a later node
@@ -10,9 +10,7 @@
 
 static bool sweep_block(IrBlock *block);
 
-static bool
-any_output_used(const IrNode *node)
-{
+static bool any_output_used(const IrNode *node) {
   for (guint i = 0; i < ir_n_outputs(node); i++) {
     if (ir_value_has_uses(ir_output(node, i)))
       return true;
@@ -21,9 +19,7 @@ any_output_used(const IrNode *node)
 }
 
 /* prim::If output i unused: drop it and the matching output of both branches. */
-static bool
-remove_dead_if_outputs(IrNode *node)
-{
+static bool remove_dead_if_outputs(IrNode *node) {
   bool changed = false;
   for (guint i = ir_n_outputs(node); i-- > 0;) {
     if (ir_value_has_uses(ir_output(node, i)))
@@ -39,9 +35,7 @@ remove_dead_if_outputs(IrNode *node)
 /* prim::Loop(trip, cond, carried...) with body(counter, carried...) -> (cond, carried...):
  * carried value i is dead when the loop output i and the body input i + 1 are both unused
  * (the body only writes it). Then the output, body input, body output and loop input go. */
-static bool
-remove_dead_loop_outputs(IrNode *node)
-{
+static bool remove_dead_loop_outputs(IrNode *node) {
   IrBlock *body = ir_block(node, 0);
   bool changed = false;
   for (guint i = ir_n_outputs(node); i-- > 0;) {
@@ -57,9 +51,7 @@ remove_dead_loop_outputs(IrNode *node)
   return changed;
 }
 
-static bool
-sweep_node_blocks(IrNode *node)
-{
+static bool sweep_node_blocks(IrNode *node) {
   bool changed = false;
   if (node->kind == IR_PRIM_IF)
     changed |= remove_dead_if_outputs(node);
@@ -79,9 +71,7 @@ sweep_node_blocks(IrNode *node)
   return changed;
 }
 
-static bool
-sweep_block(IrBlock *block)
-{
+static bool sweep_block(IrBlock *block) {
   bool changed = false;
   IR_FOR_EACH_NODE_REVERSE(n, block) {
     if (ir_n_blocks(n) > 0)
@@ -94,8 +84,6 @@ sweep_block(IrBlock *block)
   return changed;
 }
 
-bool
-pass_eliminate_dead_code(IrGraph *graph)
-{
+bool pass_eliminate_dead_code(IrGraph *graph) {
   return sweep_block(graph->block);
 }

@@ -1,7 +1,7 @@
 /* pass_decompose_ops: addmm(self, m1, m2, beta=1, alpha=1) with both scalars constant 1 ->
  * add(mm(m1, m2), self, 1); meant for graphs that are not differentiated (runNondiff). */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 /* Algorithm: PyTorch's passes/decompose_ops.cpp (2019): the decomposition exposes the mm to
  * BatchMM and the add to the fuser. The executor runs it only in runNondiffOptimization,
@@ -9,9 +9,7 @@
  * debug name and source; the mm gets a tensor type of rank 2 with the output's dtype and
  * device when those are known, else Tensor. */
 
-static const IrType *
-mm_type(const IrType *out)
-{
+static const IrType *mm_type(const IrType *out) {
   if (!ir_type_is_tensor(out) || !out->has_dtype || out->device < 0)
     return ir_type_tensor();
   IrType proto = {.kind = IR_TYPE_TENSOR,
@@ -23,9 +21,7 @@ mm_type(const IrType *out)
   return ir_type_tensor_from(&proto);
 }
 
-static bool
-decompose(IrNode *node)
-{
+static bool decompose(IrNode *node) {
   double beta, alpha;
   if (node->kind != IR_ATEN_ADDMM || !pu_arg_number(node, "beta", &beta) ||
       !pu_arg_number(node, "alpha", &alpha) || beta != 1 || alpha != 1)
@@ -60,9 +56,7 @@ decompose(IrNode *node)
   return true;
 }
 
-static bool
-decompose_block(IrBlock *block)
-{
+static bool decompose_block(IrBlock *block) {
   bool changed = false;
   IR_FOR_EACH_NODE(n, block) {
     for (guint b = 0; b < ir_n_blocks(n); b++)
@@ -72,8 +66,6 @@ decompose_block(IrBlock *block)
   return changed;
 }
 
-bool
-pass_decompose_ops(IrGraph *graph)
-{
+bool pass_decompose_ops(IrGraph *graph) {
   return decompose_block(graph->block);
 }

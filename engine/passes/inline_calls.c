@@ -13,24 +13,19 @@ typedef struct {
   GHashTable *map; /* definition value -> value in the graph */
 } InlineMap;
 
-static IrValue *
-map_value(IrValue *src, gpointer data)
-{
+static IrValue *map_value(IrValue *src, gpointer data) {
   return g_hash_table_lookup(((InlineMap *)data)->map, src);
 }
 
-static const char *
-attr_string(const IrNode *node, const char *name)
-{
+static const char *attr_string(const IrNode *node, const char *name) {
   const IrAttr *a = ir_node_attr(node, name);
   return a != NULL && a->kind == IR_ATTR_S ? a->v.s : NULL;
 }
 
 /* The callee's definition text number `index` (functions may have several forms) and the
  * name its inlined nodes are grouped under, or NULL. */
-static const char *
-call_definition(const IrNode *call, guint index, char **call_name, guint *first_arg)
-{
+static const char *call_definition(const IrNode *call, guint index, char **call_name,
+                                   guint *first_arg) {
   if (call->kind == IR_PRIM_CALL_FUNCTION && ir_n_inputs(call) >= 1) {
     const IrNode *fn = ir_input(call, 0)->node;
     const char *name = fn->kind == IR_PRIM_CONSTANT ? attr_string(fn, IR_ATTR_NAME) : NULL;
@@ -59,17 +54,14 @@ call_definition(const IrNode *call, guint index, char **call_name, guint *first_
 
 /* Do the call's arguments fit the definition's parameters? A module parameter (class type)
  * fits any module: PyTorch mangles class names per instance. */
-static bool
-arguments_fit(const IrNode *call, guint first_arg, const IrGraph *def)
-{
+static bool arguments_fit(const IrNode *call, guint first_arg, const IrGraph *def) {
   const GPtrArray *params = ir_graph_inputs(def);
   if (ir_n_inputs(call) - first_arg != params->len)
     return false;
   for (guint i = 0; i < params->len; i++) {
     const IrType *want = ((IrValue *)g_ptr_array_index(params, i))->type;
     const IrType *have = ir_input(call, first_arg + i)->type;
-    if (want->kind == IR_TYPE_CLASS ? have->kind != IR_TYPE_CLASS
-                                    : !ir_type_is_subtype(have, want))
+    if (want->kind == IR_TYPE_CLASS ? have->kind != IR_TYPE_CLASS : !ir_type_is_subtype(have, want))
       return false;
   }
   return true;
@@ -77,9 +69,7 @@ arguments_fit(const IrNode *call, guint first_arg, const IrGraph *def)
 
 /* Inlines definition `index` of call's callee when the call fits it; *none_left when there
  * is no such definition. */
-static bool
-inline_definition(IrNode *call, guint index, bool *none_left)
-{
+static bool inline_definition(IrNode *call, guint index, bool *none_left) {
   char *call_name = NULL;
   guint first_arg = 0;
   const char *text = call_definition(call, index, &call_name, &first_arg);
@@ -89,8 +79,8 @@ inline_definition(IrNode *call, guint index, bool *none_left)
   IrGraph *def = ir_graph_parse(text, strlen(text), call_name, NULL);
   if (def == NULL)
     g_error("inline_calls invariant: the definition of %s does not parse", call_name);
-  bool fits = arguments_fit(call, first_arg, def) &&
-              ir_graph_outputs(def)->len == ir_n_outputs(call);
+  bool fits =
+      arguments_fit(call, first_arg, def) && ir_graph_outputs(def)->len == ir_n_outputs(call);
   if (fits) {
     IrGraph *graph = call->graph;
     InlineMap m = {g_hash_table_new(NULL, NULL)};
@@ -99,7 +89,7 @@ inline_definition(IrNode *call, guint index, bool *none_left)
                           ir_input(call, first_arg + i));
     /* Nested calls keep their path: `_sa_block/self_attn.forward`. */
     g_autofree char *path =
-      call->scope ? g_strdup_printf("%s/%s", call->scope, call_name) : g_strdup(call_name);
+        call->scope ? g_strdup_printf("%s/%s", call->scope, call_name) : g_strdup(call_name);
     const char *scope = g_string_chunk_insert_const(graph->strings, path);
     IR_FOR_EACH_NODE(n, def->block) {
       IrNode *copy = ir_node_clone_into(graph, n, map_value, &m);
@@ -124,9 +114,7 @@ inline_definition(IrNode *call, guint index, bool *none_left)
   return fits;
 }
 
-static bool
-inline_call(IrNode *call)
-{
+static bool inline_call(IrNode *call) {
   bool none_left = false;
   for (guint index = 0; !none_left; index++)
     if (inline_definition(call, index, &none_left))
@@ -134,9 +122,7 @@ inline_call(IrNode *call)
   return false;
 }
 
-static guint
-inline_block(IrBlock *block)
-{
+static guint inline_block(IrBlock *block) {
   guint n = 0;
   IR_FOR_EACH_NODE(node, block) {
     for (guint b = 0; b < ir_n_blocks(node); b++)
@@ -148,9 +134,7 @@ inline_block(IrBlock *block)
   return n;
 }
 
-bool
-pass_inline_calls(IrGraph *graph, guint *n_inlined)
-{
+bool pass_inline_calls(IrGraph *graph, guint *n_inlined) {
   guint total = 0;
   for (int round = 0; round < INLINE_MAX_ROUNDS; round++) {
     guint n = inline_block(graph->block);

@@ -7,15 +7,13 @@
 
 typedef struct {
   IrGraph *graph;
-  GHashTable *paths;  /* IrValue* (module-typed) -> char* path (owned) */
-  GHashTable *inputs; /* char* path -> IrValue* graph input (keys owned) */
+  GHashTable *paths;       /* IrValue* (module-typed) -> char* path (owned) */
+  GHashTable *inputs;      /* char* path -> IrValue* graph input (keys owned) */
   GPtrArray *module_reads; /* module-typed GetAttr nodes, in order */
-  GPtrArray *added;   /* may be NULL */
+  GPtrArray *added;        /* may be NULL */
 } Lowering;
 
-static IrValue *
-input_for_path(Lowering *l, const char *path, const IrType *type)
-{
+static IrValue *input_for_path(Lowering *l, const char *path, const IrType *type) {
   IrValue *input = g_hash_table_lookup(l->inputs, path);
   if (input != NULL)
     return input;
@@ -27,18 +25,14 @@ input_for_path(Lowering *l, const char *path, const IrType *type)
   return input;
 }
 
-static bool
-is_unreadable_constant(const IrNode *node)
-{
+static bool is_unreadable_constant(const IrNode *node) {
   const IrAttr *a = ir_node_attr(node, IR_ATTR_VALUE);
   return node->kind == IR_PRIM_CONSTANT && a != NULL && a->kind == IR_ATTR_RAW;
 }
 
 /* Nodes in program order (nested blocks included), so that inputs come in the order of first
  * read. */
-static void
-lower_block(Lowering *l, IrBlock *block)
-{
+static void lower_block(Lowering *l, IrBlock *block) {
   IR_FOR_EACH_NODE(node, block) {
     for (guint b = 0; b < ir_n_blocks(node); b++)
       lower_block(l, ir_block(node, b));
@@ -76,9 +70,7 @@ lower_block(Lowering *l, IrBlock *block)
 }
 
 /* The first user of `value`: its kind, name attribute and source comment. */
-static char *
-describe_user(const IrValue *value)
-{
+static char *describe_user(const IrValue *value) {
   const IrNode *user = g_array_index(value->uses, IrUse, 0).user;
   for (guint i = 0; i < value->uses->len && user->kind == IR_PRIM_GET_ATTR; i++)
     user = g_array_index(value->uses, IrUse, i).user;
@@ -91,15 +83,13 @@ describe_user(const IrValue *value)
   return g_string_free(s, FALSE);
 }
 
-bool
-pass_lower_module_attributes(IrGraph *graph, GPtrArray *added, GError **error)
-{
+bool pass_lower_module_attributes(IrGraph *graph, GPtrArray *added, GError **error) {
   GPtrArray *inputs = ir_graph_inputs(graph);
   IrValue *self = inputs->len > 0 ? g_ptr_array_index(inputs, 0) : NULL;
   bool module = self != NULL && self->type->kind == IR_TYPE_CLASS;
   Lowering l = {graph, g_hash_table_new_full(NULL, NULL, NULL, g_free),
-                g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
-                g_ptr_array_new(), added};
+                g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL), g_ptr_array_new(),
+                added};
   if (module)
     g_hash_table_insert(l.paths, self, g_strdup("self"));
   lower_block(&l, graph->block);
@@ -125,7 +115,8 @@ pass_lower_module_attributes(IrGraph *graph, GPtrArray *added, GError **error)
       const char *path = g_hash_table_lookup(l.paths, used);
       g_set_error(error, g_quark_from_static_string("jitscope-module-lowering"), 0,
                   "cannot turn the module graph into a function: %s is used by %s, which "
-                  "jitscope has no definition for", path ? path : "self", user);
+                  "jitscope has no definition for",
+                  path ? path : "self", user);
       ok = false;
     } else {
       ir_graph_erase_input(graph, 0);

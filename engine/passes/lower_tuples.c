@@ -1,7 +1,7 @@
 /* pass_lower_simple_tuples: prim::TupleUnpack / prim::TupleIndex (constant index) reading a
  * prim::TupleConstruct directly are short-circuited to the construct's inputs. */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 /* Algorithm: PyTorch's passes/lower_tuples.cpp, LowerSimpleTuples (the non-forcing variant):
  * only construct/unpack pairs are removed; tuples that cross blocks, graph inputs or outputs
@@ -10,18 +10,14 @@
  * keeps each stage's drawing honest about what the pass achieved). A negative index counts
  * from the end; an index out of range is left alone (the interpreter reports it). */
 
-static bool
-remove_construct_if_dead(IrNode *construct)
-{
+static bool remove_construct_if_dead(IrNode *construct) {
   if (ir_value_has_uses(ir_output(construct, 0)))
     return false;
   ir_node_destroy(construct);
   return true;
 }
 
-static bool
-lower_node(IrNode *node)
-{
+static bool lower_node(IrNode *node) {
   if (node->kind != IR_PRIM_TUPLE_UNPACK && node->kind != IR_PRIM_TUPLE_INDEX)
     return false;
   IrNode *construct = ir_input(node, 0)->node;
@@ -50,9 +46,7 @@ lower_node(IrNode *node)
   return true;
 }
 
-static bool
-lower_block(IrBlock *block)
-{
+static bool lower_block(IrBlock *block) {
   bool changed = false;
   IR_FOR_EACH_NODE(n, block) {
     changed |= lower_node(n);
@@ -64,8 +58,6 @@ lower_block(IrBlock *block)
   return changed;
 }
 
-bool
-pass_lower_simple_tuples(IrGraph *graph)
-{
+bool pass_lower_simple_tuples(IrGraph *graph) {
   return lower_block(graph->block);
 }

@@ -4,9 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-bool
-pu_node_has_side_effects(const IrNode *node)
-{
+bool pu_node_has_side_effects(const IrNode *node) {
   /* An opaque op may print, raise or mutate: nothing may drop or reorder it. */
   if (node->kind == IR_PRIM_RAISE_EXCEPTION || node->kind == IR_PRIM_PRINT ||
       node->kind == IR_PRIM_OPAQUE || node->kind == IR_PRIM_CALL_METHOD ||
@@ -21,15 +19,11 @@ pu_node_has_side_effects(const IrNode *node)
   return false;
 }
 
-bool
-pu_node_mutates(const IrNode *node)
-{
+bool pu_node_mutates(const IrNode *node) {
   return node->kind == IR_ATEN_APPEND || node->kind == IR_ATEN_SET_ITEM;
 }
 
-static bool
-block_mutates_lists(const IrBlock *block)
-{
+static bool block_mutates_lists(const IrBlock *block) {
   IR_FOR_EACH_NODE(n, block) {
     if (pu_node_mutates(n))
       return true;
@@ -40,21 +34,15 @@ block_mutates_lists(const IrBlock *block)
   return false;
 }
 
-bool
-pu_graph_mutates_lists(const IrGraph *graph)
-{
+bool pu_graph_mutates_lists(const IrGraph *graph) {
   return block_mutates_lists(graph->block);
 }
 
-static bool
-is_list(const IrValue *value)
-{
+static bool is_list(const IrValue *value) {
   return value->type && value->type->kind == IR_TYPE_LIST;
 }
 
-bool
-pu_node_touches_list(const IrNode *node)
-{
+bool pu_node_touches_list(const IrNode *node) {
   for (guint i = 0; i < ir_n_inputs(node); i++)
     if (is_list(ir_input(node, i)))
       return true;
@@ -64,23 +52,17 @@ pu_node_touches_list(const IrNode *node)
   return false;
 }
 
-bool
-pu_is_constant(const IrValue *value)
-{
+bool pu_is_constant(const IrValue *value) {
   return value->node->kind == IR_PRIM_CONSTANT;
 }
 
-static const IrAttr *
-constant_attr(const IrValue *value)
-{
+static const IrAttr *constant_attr(const IrValue *value) {
   if (!pu_is_constant(value))
     return NULL;
   return ir_node_attr(value->node, IR_ATTR_VALUE);
 }
 
-bool
-pu_constant_int(const IrValue *value, gint64 *out)
-{
+bool pu_constant_int(const IrValue *value, gint64 *out) {
   const IrAttr *a = constant_attr(value);
   if (!a || a->kind != IR_ATTR_I || value->type->kind != IR_TYPE_INT)
     return false;
@@ -88,9 +70,7 @@ pu_constant_int(const IrValue *value, gint64 *out)
   return true;
 }
 
-bool
-pu_constant_bool(const IrValue *value, bool *out)
-{
+bool pu_constant_bool(const IrValue *value, bool *out) {
   const IrAttr *a = constant_attr(value);
   if (!a || a->kind != IR_ATTR_I || value->type->kind != IR_TYPE_BOOL)
     return false;
@@ -99,9 +79,7 @@ pu_constant_bool(const IrValue *value, bool *out)
 }
 
 /* int, float or bool constant (PyTorch's Scalar) as a double. */
-static bool
-pu_constant_number(const IrValue *value, double *out)
-{
+static bool pu_constant_number(const IrValue *value, double *out) {
   const IrAttr *a = constant_attr(value);
   if (!a)
     return false;
@@ -117,9 +95,7 @@ pu_constant_number(const IrValue *value, double *out)
   return false;
 }
 
-bool
-pu_constant_int_list(const IrValue *value, const gint64 **items, guint *n)
-{
+bool pu_constant_int_list(const IrValue *value, const gint64 **items, guint *n) {
   const IrAttr *a = constant_attr(value);
   if (!a || a->kind != IR_ATTR_IS)
     return false;
@@ -128,35 +104,25 @@ pu_constant_int_list(const IrValue *value, const gint64 **items, guint *n)
   return true;
 }
 
-static bool
-pu_constant_is_none(const IrValue *value)
-{
+static bool pu_constant_is_none(const IrValue *value) {
   return pu_is_constant(value) && !ir_node_has_attr(value->node, IR_ATTR_VALUE) &&
          (value->type->kind == IR_TYPE_NONE || value->type->kind == IR_TYPE_OPTIONAL);
 }
 
-bool
-pu_must_be_none(const IrValue *value)
-{
+bool pu_must_be_none(const IrValue *value) {
   return value->type->kind == IR_TYPE_NONE || pu_constant_is_none(value);
 }
 
-bool
-pu_must_not_be_none(const IrValue *value)
-{
+bool pu_must_not_be_none(const IrValue *value) {
   switch (value->type->kind) {
   case IR_TYPE_NONE:
   case IR_TYPE_OPTIONAL:
-  case IR_TYPE_ANY:
-    return false;
-  default:
-    return true;
+  case IR_TYPE_ANY: return false;
+  default: return true;
   }
 }
 
-bool
-pu_constant_to_rt(const IrValue *value, RtValue *out)
-{
+bool pu_constant_to_rt(const IrValue *value, RtValue *out) {
   if (!pu_is_constant(value))
     return false;
   const IrAttr *a = ir_node_attr(value->node, IR_ATTR_VALUE);
@@ -171,46 +137,33 @@ pu_constant_to_rt(const IrValue *value, RtValue *out)
     else
       *out = rt_int(a->v.i);
     return true;
-  case IR_ATTR_F:
-    *out = rt_double(a->v.f);
-    return true;
+  case IR_ATTR_F: *out = rt_double(a->v.f); return true;
   case IR_ATTR_S:
     if (value->type->kind == IR_TYPE_DEVICE)
       return false;
     *out = rt_str(a->v.s);
     return true;
-  case IR_ATTR_IS:
-    *out = rt_int_list((const gint64 *)a->v.is->data, a->v.is->len);
-    return true;
-  case IR_ATTR_T:
-    *out = rt_tensor(rt_tensor_ref(a->v.t));
-    return true;
-  default:
-    return false;
+  case IR_ATTR_IS: *out = rt_int_list((const gint64 *)a->v.is->data, a->v.is->len); return true;
+  case IR_ATTR_T: *out = rt_tensor(rt_tensor_ref(a->v.t)); return true;
+  default: return false;
   }
 }
 
-static IrNode *
-new_constant(IrNode *anchor, const IrType *type)
-{
+static IrNode *new_constant(IrNode *anchor, const IrType *type) {
   IrNode *node = ir_node_create(ir_node_graph(anchor), IR_PRIM_CONSTANT, 1);
   ir_value_set_type(ir_output(node, 0), type);
   ir_node_insert_before(node, anchor);
   return node;
 }
 
-IrValue *
-pu_insert_constant_before(IrNode *anchor, RtValue v, const IrType *none_type)
-{
+IrValue *pu_insert_constant_before(IrNode *anchor, RtValue v, const IrType *none_type) {
   IrNode *node;
   switch (v.tag) {
   case RT_NONE:
     node = new_constant(anchor, none_type ? none_type : ir_type_none());
     return ir_output(node, 0);
-  case RT_INT:
-    return pu_insert_int_before(anchor, v.u.i);
-  case RT_BOOL:
-    return pu_insert_bool_before(anchor, v.u.b);
+  case RT_INT: return pu_insert_int_before(anchor, v.u.i);
+  case RT_BOOL: return pu_insert_bool_before(anchor, v.u.b);
   case RT_DOUBLE:
     node = new_constant(anchor, ir_type_float());
     ir_node_set_attr_f(node, IR_ATTR_VALUE, v.u.d);
@@ -233,38 +186,29 @@ pu_insert_constant_before(IrNode *anchor, RtValue v, const IrType *none_type)
     g_free(items);
     return out;
   }
-  default:
-    return NULL;
+  default: return NULL;
   }
 }
 
-IrValue *
-pu_insert_int_before(IrNode *anchor, gint64 v)
-{
+IrValue *pu_insert_int_before(IrNode *anchor, gint64 v) {
   IrNode *node = new_constant(anchor, ir_type_int());
   ir_node_set_attr_i(node, IR_ATTR_VALUE, v);
   return ir_output(node, 0);
 }
 
-IrValue *
-pu_insert_bool_before(IrNode *anchor, bool v)
-{
+IrValue *pu_insert_bool_before(IrNode *anchor, bool v) {
   IrNode *node = new_constant(anchor, ir_type_bool());
   ir_node_set_attr_i(node, IR_ATTR_VALUE, v ? 1 : 0);
   return ir_output(node, 0);
 }
 
-IrValue *
-pu_insert_int_list_before(IrNode *anchor, const gint64 *v, guint n)
-{
+IrValue *pu_insert_int_list_before(IrNode *anchor, const gint64 *v, guint n) {
   IrNode *node = new_constant(anchor, ir_type_list(ir_type_int()));
   ir_node_set_attr_is(node, IR_ATTR_VALUE, v, n);
   return ir_output(node, 0);
 }
 
-int
-pu_arg_index(const IrNode *node, const char *name)
-{
+int pu_arg_index(const IrNode *node, const char *name) {
   if (!node->schema)
     return -1;
   for (guint i = 0; i < node->schema->n_args; i++) {
@@ -274,25 +218,19 @@ pu_arg_index(const IrNode *node, const char *name)
   return -1;
 }
 
-IrValue *
-pu_named_input(const IrNode *node, const char *name)
-{
+IrValue *pu_named_input(const IrNode *node, const char *name) {
   int i = pu_arg_index(node, name);
   if (i < 0 || (guint)i >= ir_n_inputs(node))
     return NULL;
   return ir_input(node, i);
 }
 
-static const IrArgument *
-arg_of(const IrNode *node, const char *name)
-{
+static const IrArgument *arg_of(const IrNode *node, const char *name) {
   int i = pu_arg_index(node, name);
   return i < 0 ? NULL : &node->schema->args[i];
 }
 
-bool
-pu_arg_number(const IrNode *node, const char *name, double *out)
-{
+bool pu_arg_number(const IrNode *node, const char *name, double *out) {
   const IrArgument *arg = arg_of(node, name);
   if (!arg)
     return false;
@@ -310,9 +248,7 @@ pu_arg_number(const IrNode *node, const char *name, double *out)
   return false;
 }
 
-bool
-pu_arg_int(const IrNode *node, const char *name, gint64 *out)
-{
+bool pu_arg_int(const IrNode *node, const char *name, gint64 *out) {
   const IrArgument *arg = arg_of(node, name);
   if (!arg)
     return false;
@@ -326,9 +262,7 @@ pu_arg_int(const IrNode *node, const char *name, gint64 *out)
   return false;
 }
 
-bool
-pu_arg_bool(const IrNode *node, const char *name, bool *out)
-{
+bool pu_arg_bool(const IrNode *node, const char *name, bool *out) {
   const IrArgument *arg = arg_of(node, name);
   if (!arg)
     return false;
@@ -342,15 +276,11 @@ pu_arg_bool(const IrNode *node, const char *name, bool *out)
   return false;
 }
 
-bool
-pu_node_is(const IrNode *node, IrOpKind kind, const char *overload)
-{
+bool pu_node_is(const IrNode *node, IrOpKind kind, const char *overload) {
   return node->kind == kind && node->schema && strcmp(node->schema->overload, overload) == 0;
 }
 
-static bool
-tensors_equal(const RtTensor *a, const RtTensor *b)
-{
+static bool tensors_equal(const RtTensor *a, const RtTensor *b) {
   if (a == b)
     return true;
   if (a->dtype != b->dtype || a->ndim != b->ndim)
@@ -368,18 +298,13 @@ tensors_equal(const RtTensor *a, const RtTensor *b)
   return true;
 }
 
-static bool
-attr_equal(const IrAttr *a, const IrAttr *b)
-{
+static bool attr_equal(const IrAttr *a, const IrAttr *b) {
   if (a->name != b->name || a->kind != b->kind)
     return false;
   switch (a->kind) {
-  case IR_ATTR_F:
-    return memcmp(&a->v.f, &b->v.f, sizeof(double)) == 0;
-  case IR_ATTR_I:
-    return a->v.i == b->v.i;
-  case IR_ATTR_S:
-    return strcmp(a->v.s, b->v.s) == 0;
+  case IR_ATTR_F: return memcmp(&a->v.f, &b->v.f, sizeof(double)) == 0;
+  case IR_ATTR_I: return a->v.i == b->v.i;
+  case IR_ATTR_S: return strcmp(a->v.s, b->v.s) == 0;
   case IR_ATTR_FS:
     return a->v.fs->len == b->v.fs->len &&
            memcmp(a->v.fs->data, b->v.fs->data, a->v.fs->len * sizeof(double)) == 0;
@@ -394,8 +319,7 @@ attr_equal(const IrAttr *a, const IrAttr *b)
         return false;
     }
     return true;
-  case IR_ATTR_T:
-    return tensors_equal(a->v.t, b->v.t);
+  case IR_ATTR_T: return tensors_equal(a->v.t, b->v.t);
   case IR_ATTR_TS:
     if (a->v.ts->len != b->v.ts->len)
       return false;
@@ -404,19 +328,14 @@ attr_equal(const IrAttr *a, const IrAttr *b)
         return false;
     }
     return true;
-  case IR_ATTR_G:
-    return a->v.g == b->v.g;
-  case IR_ATTR_GS:
-    return a->v.gs == b->v.gs;
-  case IR_ATTR_RAW:
-    return false; /* unknown values: two of them are not known to be equal */
+  case IR_ATTR_G: return a->v.g == b->v.g;
+  case IR_ATTR_GS: return a->v.gs == b->v.gs;
+  case IR_ATTR_RAW: return false; /* unknown values: two of them are not known to be equal */
   }
   return false;
 }
 
-bool
-pu_attrs_equal(const IrNode *a, const IrNode *b)
-{
+bool pu_attrs_equal(const IrNode *a, const IrNode *b) {
   if (a->attrs->len != b->attrs->len)
     return false;
   for (guint i = 0; i < a->attrs->len; i++) {
@@ -428,9 +347,7 @@ pu_attrs_equal(const IrNode *a, const IrNode *b)
   return true;
 }
 
-guint
-pu_attrs_hash(const IrNode *node)
-{
+guint pu_attrs_hash(const IrNode *node) {
   guint h = 17;
   for (guint i = 0; i < node->attrs->len; i++) {
     const IrAttr *a = &g_array_index(node->attrs, IrAttr, i);
@@ -450,17 +367,14 @@ typedef struct {
   GHashTable *map; /* IrValue* (source) -> IrValue* (copy) */
 } CopyCtx;
 
-static IrValue *
-map_value(IrValue *src, gpointer user_data)
-{
+static IrValue *map_value(IrValue *src, gpointer user_data) {
   CopyCtx *ctx = user_data;
   IrValue *v = g_hash_table_lookup(ctx->map, src);
   return v ? v : src;
 }
 
-void
-pu_inline_block_copy(IrBlock *body, IrNode *anchor, IrValue *const *inputs, IrValue **outputs)
-{
+void pu_inline_block_copy(IrBlock *body, IrNode *anchor, IrValue *const *inputs,
+                          IrValue **outputs) {
   CopyCtx ctx = {g_hash_table_new(g_direct_hash, g_direct_equal)};
   IrGraph *graph = ir_node_graph(anchor);
   for (guint i = 0; i < ir_block_inputs(body)->len; i++)
@@ -476,15 +390,13 @@ pu_inline_block_copy(IrBlock *body, IrNode *anchor, IrValue *const *inputs, IrVa
   g_hash_table_destroy(ctx.map);
 }
 
-void
-pu_move_block_nodes_before(IrBlock *body, IrNode *anchor)
-{
-  IR_FOR_EACH_NODE(n, body) { ir_node_move_before(n, anchor); }
+void pu_move_block_nodes_before(IrBlock *body, IrNode *anchor) {
+  IR_FOR_EACH_NODE(n, body) {
+    ir_node_move_before(n, anchor);
+  }
 }
 
-guint
-pu_block_count_nodes(const IrBlock *block)
-{
+guint pu_block_count_nodes(const IrBlock *block) {
   guint count = 0;
   IR_FOR_EACH_NODE(n, block) {
     count++;
@@ -494,9 +406,7 @@ pu_block_count_nodes(const IrBlock *block)
   return count;
 }
 
-static void
-snapshot_block(IrBlock *block, GArray *out)
-{
+static void snapshot_block(IrBlock *block, GArray *out) {
   for (guint i = 0; i < ir_block_inputs(block)->len; i++) {
     IrValue *v = g_ptr_array_index(ir_block_inputs(block), i);
     g_array_append_val(out, ((PuTypeSnapshot){v, v->type}));
@@ -511,17 +421,13 @@ snapshot_block(IrBlock *block, GArray *out)
   }
 }
 
-GArray *
-pu_snapshot_block_types(IrBlock *block)
-{
+GArray *pu_snapshot_block_types(IrBlock *block) {
   GArray *out = g_array_new(FALSE, FALSE, sizeof(PuTypeSnapshot));
   snapshot_block(block, out);
   return out;
 }
 
-bool
-pu_snapshot_changed_free(GArray *snapshot)
-{
+bool pu_snapshot_changed_free(GArray *snapshot) {
   bool changed = false;
   for (guint i = 0; i < snapshot->len && !changed; i++) {
     PuTypeSnapshot *s = &g_array_index(snapshot, PuTypeSnapshot, i);

@@ -7,10 +7,10 @@
 #include "runtime/value.h"
 
 /* Aborts naming the broken invariant (house rule for internal failures). */
-#define PASS_INVARIANT(cond, pass, what)                                                     \
-  do {                                                                                       \
-    if (!(cond))                                                                             \
-      g_error("%s: invariant violated: %s", (pass), (what));                                 \
+#define PASS_INVARIANT(cond, pass, what)                     \
+  do {                                                       \
+    if (!(cond))                                             \
+      g_error("%s: invariant violated: %s", (pass), (what)); \
   } while (0)
 
 /* Nodes that must not be removed, reordered or merged: prim::RaiseException, opaque and call
@@ -29,8 +29,8 @@ bool pu_node_touches_list(const IrNode *node);
 
 bool pu_is_constant(const IrValue *value);
 /* Typed readers of prim::Constant outputs; false when not a constant of that kind. */
-bool pu_constant_int(const IrValue *value, gint64 *out);  /* type int */
-bool pu_constant_bool(const IrValue *value, bool *out);   /* type bool */
+bool pu_constant_int(const IrValue *value, gint64 *out); /* type int */
+bool pu_constant_bool(const IrValue *value, bool *out);  /* type bool */
 bool pu_constant_int_list(const IrValue *value, const gint64 **items, guint *n);
 
 /* PyTorch's Value::mustBeNone / mustNotBeNone. */
@@ -70,8 +70,7 @@ guint pu_attrs_hash(const IrNode *node);
 /* Copies the nodes of `body` before `anchor`; block inputs read `inputs[i]`; values defined
  * outside the body map to themselves. Returns (in `outputs`, n = number of block outputs)
  * what the copied block returns. */
-void pu_inline_block_copy(IrBlock *body, IrNode *anchor, IrValue *const *inputs,
-                          IrValue **outputs);
+void pu_inline_block_copy(IrBlock *body, IrNode *anchor, IrValue *const *inputs, IrValue **outputs);
 /* Moves the nodes of `body` before `anchor` (the body is left empty). */
 void pu_move_block_nodes_before(IrBlock *body, IrNode *anchor);
 

@@ -1,8 +1,8 @@
 /* pass_peephole: local algebraic rewrites of PyTorch's 2019 peephole (the _grad_sum_to_size
  * rules of #18697, expand/t/type_as/add/sub/mul/div identities, constant aten::size of
  * complete tensors, prim::If outputs that do not depend on the branch, __is__ on None). */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 /* Algorithm: PyTorch's passes/peephole.cpp. One walk over every block; rewrites only
  * redirect uses (and insert constants); the nodes left without uses are removed by the next
@@ -22,18 +22,14 @@
  *    output that is true in the then branch and false in the else branch -> the condition.
  *  - __is__/__isnot__ of None against a value that must (not) be None -> bool constant. */
 
-static bool
-redirect(IrValue *from, IrValue *to)
-{
+static bool redirect(IrValue *from, IrValue *to) {
   if (from == to || !ir_value_has_uses(from))
     return false;
   ir_value_replace_all_uses_with(from, to);
   return true;
 }
 
-static bool
-grad_sum_to_size(IrNode *node)
-{
+static bool grad_sum_to_size(IrNode *node) {
   IrValue *x = ir_input(node, 0), *size = ir_input(node, 1), *out = ir_output(node, 0);
   if (pu_must_be_none(size))
     return redirect(out, x);
@@ -53,9 +49,7 @@ grad_sum_to_size(IrNode *node)
   return changed;
 }
 
-static bool
-complete_sizes(const IrType *t)
-{
+static bool complete_sizes(const IrType *t) {
   if (!ir_type_is_tensor(t) || t->undefined || t->rank < 0 || !t->sizes)
     return false;
   for (int d = 0; d < t->rank; d++) {
@@ -65,9 +59,7 @@ complete_sizes(const IrType *t)
   return true;
 }
 
-static bool
-expand_same_size(IrNode *node)
-{
+static bool expand_same_size(IrNode *node) {
   const IrType *t = ir_input(node, 0)->type;
   const gint64 *size;
   guint n;
@@ -81,9 +73,7 @@ expand_same_size(IrNode *node)
   return redirect(ir_output(node, 0), ir_input(node, 0));
 }
 
-static bool
-type_as_same(IrNode *node)
-{
+static bool type_as_same(IrNode *node) {
   const IrType *a = ir_input(node, 0)->type, *b = ir_input(node, 1)->type;
   if (!ir_type_is_tensor(a) || !ir_type_is_tensor(b) || !a->has_dtype || !b->has_dtype ||
       a->device < 0 || b->device < 0 || a->dtype != b->dtype || a->device != b->device)
@@ -91,9 +81,7 @@ type_as_same(IrNode *node)
   return redirect(ir_output(node, 0), ir_input(node, 0));
 }
 
-static bool
-identity_op(IrNode *node, const char *arg, double neutral)
-{
+static bool identity_op(IrNode *node, const char *arg, double neutral) {
   double v, alpha = 1;
   if (!pu_arg_number(node, arg, &v) || v != neutral)
     return false;
@@ -106,9 +94,7 @@ identity_op(IrNode *node, const char *arg, double neutral)
   return redirect(out, self);
 }
 
-static bool
-constant_size(IrNode *node)
-{
+static bool constant_size(IrNode *node) {
   const IrType *t = ir_input(node, 0)->type;
   if (!complete_sizes(t) || !ir_value_has_uses(ir_output(node, 0)))
     return false;
@@ -118,9 +104,7 @@ constant_size(IrNode *node)
   return redirect(ir_output(node, 0), pu_insert_int_list_before(node, sizes, (guint)t->rank));
 }
 
-static bool
-if_outputs(IrNode *node)
-{
+static bool if_outputs(IrNode *node) {
   bool changed = false;
   IrBlock *then_b = ir_block(node, 0), *else_b = ir_block(node, 1);
   for (guint i = 0; i < ir_n_outputs(node); i++) {
@@ -139,9 +123,7 @@ if_outputs(IrNode *node)
   return changed;
 }
 
-static bool
-is_none_check(IrNode *node)
-{
+static bool is_none_check(IrNode *node) {
   for (guint k = 0; k < 2; k++) {
     if (pu_must_be_none(ir_input(node, k)) && pu_must_not_be_none(ir_input(node, 1 - k))) {
       if (!ir_value_has_uses(ir_output(node, 0)))
@@ -155,25 +137,20 @@ is_none_check(IrNode *node)
 
 static bool peephole_block(IrBlock *block);
 
-static bool
-peephole_node(IrNode *node)
-{
+static bool peephole_node(IrNode *node) {
   bool changed = false;
   for (guint b = 0; b < ir_n_blocks(node); b++)
     changed |= peephole_block(ir_block(node, b));
   switch (node->kind) {
-  case IR_ATEN_GRAD_SUM_TO_SIZE:
-    return changed | grad_sum_to_size(node);
-  case IR_ATEN_EXPAND:
-    return changed | expand_same_size(node);
+  case IR_ATEN_GRAD_SUM_TO_SIZE: return changed | grad_sum_to_size(node);
+  case IR_ATEN_EXPAND: return changed | expand_same_size(node);
   case IR_ATEN_T: {
     IrNode *inner = ir_input(node, 0)->node;
     if (inner->kind == IR_ATEN_T)
       changed |= redirect(ir_output(node, 0), ir_input(inner, 0));
     return changed;
   }
-  case IR_ATEN_TYPE_AS:
-    return changed | type_as_same(node);
+  case IR_ATEN_TYPE_AS: return changed | type_as_same(node);
   case IR_ATEN_ADD:
   case IR_ATEN_SUB:
     if (pu_node_is(node, node->kind, "Scalar"))
@@ -188,26 +165,21 @@ peephole_node(IrNode *node)
     if (pu_node_is(node, IR_ATEN_SIZE, ""))
       changed |= constant_size(node);
     return changed;
-  case IR_PRIM_IF:
-    return changed | if_outputs(node);
+  case IR_PRIM_IF: return changed | if_outputs(node);
   case IR_ATEN___IS__:
-  case IR_ATEN___ISNOT__:
-    return changed | is_none_check(node);
-  default:
-    return changed;
+  case IR_ATEN___ISNOT__: return changed | is_none_check(node);
+  default: return changed;
   }
 }
 
-static bool
-peephole_block(IrBlock *block)
-{
+static bool peephole_block(IrBlock *block) {
   bool changed = false;
-  IR_FOR_EACH_NODE(n, block) { changed |= peephole_node(n); }
+  IR_FOR_EACH_NODE(n, block) {
+    changed |= peephole_node(n);
+  }
   return changed;
 }
 
-bool
-pass_peephole(IrGraph *graph)
-{
+bool pass_peephole(IrGraph *graph) {
   return peephole_block(graph->block);
 }

@@ -1,14 +1,12 @@
 /* pass_remove_expands: drops aten::expand nodes whose `implicit` argument is the constant
  * true (broadcasts the tracer made explicit; the ops broadcast by themselves). */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 /* Algorithm: PyTorch's passes/remove_expands.cpp: the output's uses read `self` instead and
  * the node is destroyed; an omitted `implicit` is its default, False, and stays. */
 
-static bool
-remove_in_block(IrBlock *block)
-{
+static bool remove_in_block(IrBlock *block) {
   bool changed = false;
   IR_FOR_EACH_NODE(n, block) {
     for (guint b = 0; b < ir_n_blocks(n); b++)
@@ -23,8 +21,6 @@ remove_in_block(IrBlock *block)
   return changed;
 }
 
-bool
-pass_remove_expands(IrGraph *graph)
-{
+bool pass_remove_expands(IrGraph *graph) {
   return remove_in_block(graph->block);
 }

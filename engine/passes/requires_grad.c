@@ -1,7 +1,7 @@
 /* pass_propagate_requires_grad: sets requires_grad on every tensor-typed value from the graph
  * inputs forward, through blocks, and around loops to a fixpoint. */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 /* Algorithm: PyTorch's passes/requires_grad_analysis.cpp.
  * - A value "requires grad" when its type is a defined tensor whose requires_grad is not
@@ -20,16 +20,12 @@
 
 static bool propagate_block(IrBlock *block, bool *changed);
 
-static bool
-requires_grad(const IrValue *v)
-{
+static bool requires_grad(const IrValue *v) {
   const IrType *t = v->type;
   return ir_type_is_tensor(t) && !t->undefined && t->requires_grad != IR_NO;
 }
 
-static void
-set_requires_grad(IrValue *v, bool rg, bool *changed)
-{
+static void set_requires_grad(IrValue *v, bool rg, bool *changed) {
   if (!ir_type_is_tensor(v->type))
     return;
   const IrType *t = ir_type_with_requires_grad(v->type, rg ? IR_YES : IR_NO);
@@ -39,16 +35,12 @@ set_requires_grad(IrValue *v, bool rg, bool *changed)
   }
 }
 
-static bool
-is_comparison(IrOpKind k)
-{
+static bool is_comparison(IrOpKind k) {
   return k == IR_ATEN_GT || k == IR_ATEN_LT || k == IR_ATEN_GE || k == IR_ATEN_LE ||
          k == IR_ATEN_EQ || k == IR_ATEN_NE;
 }
 
-static void
-simple_node(IrNode *node, bool *changed)
-{
+static void simple_node(IrNode *node, bool *changed) {
   if (is_comparison(node->kind)) {
     for (guint i = 0; i < ir_n_outputs(node); i++)
       set_requires_grad(ir_output(node, i), false, changed);
@@ -70,9 +62,7 @@ simple_node(IrNode *node, bool *changed)
   }
 }
 
-static void
-if_node(IrNode *node, bool *changed)
-{
+static void if_node(IrNode *node, bool *changed) {
   propagate_block(ir_block(node, 0), changed);
   propagate_block(ir_block(node, 1), changed);
   for (guint i = 0; i < ir_n_outputs(node); i++) {
@@ -84,9 +74,7 @@ if_node(IrNode *node, bool *changed)
 
 /* The iteration may flip a body type and flip it back: only the body's final types against
  * its types on entry say whether the pass changed it. */
-static void
-loop_node(IrNode *node, bool *changed)
-{
+static void loop_node(IrNode *node, bool *changed) {
   IrBlock *body = ir_block(node, 0);
   guint n = ir_n_outputs(node);
   GArray *before = pu_snapshot_block_types(body);
@@ -118,9 +106,7 @@ loop_node(IrNode *node, bool *changed)
   g_free(out_rg);
 }
 
-static bool
-propagate_block(IrBlock *block, bool *changed)
-{
+static bool propagate_block(IrBlock *block, bool *changed) {
   IR_FOR_EACH_NODE(n, block) {
     if (n->kind == IR_PRIM_IF) {
       if_node(n, changed);
@@ -141,9 +127,7 @@ propagate_block(IrBlock *block, bool *changed)
   return *changed;
 }
 
-bool
-pass_propagate_requires_grad(IrGraph *graph)
-{
+bool pass_propagate_requires_grad(IrGraph *graph) {
   bool changed = false;
   return propagate_block(graph->block, &changed);
 }

@@ -1,8 +1,8 @@
 /* pass_propagate_input_shapes: recomputes every tensor value's dtype, device, rank (and sizes
  * where they follow) forward from the graph's input types, through blocks, loops (to a
  * fixpoint), tuples, lists and chunks; requires_grad of each value is left as it was. */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 #include "passes/shape_rules.h"
 
 /* Algorithm: PyTorch's shape_analysis.cpp (PropagateInputShapes), 2019.
@@ -27,9 +27,7 @@
 
 static void propagate_block(IrBlock *block, bool *changed);
 
-static void
-set_type(IrValue *v, const IrType *t, bool *changed)
-{
+static void set_type(IrValue *v, const IrType *t, bool *changed) {
   if (v->type != t) {
     ir_value_set_type(v, t);
     *changed = true;
@@ -38,9 +36,7 @@ set_type(IrValue *v, const IrType *t, bool *changed)
 
 /* Sets a tensor output from `info`, keeping its requires_grad; non-tensor outputs and
  * known-undefined tensors are left alone. */
-static void
-set_tensor_output(IrValue *v, const ShapeInfo *info, bool *changed)
-{
+static void set_tensor_output(IrValue *v, const ShapeInfo *info, bool *changed) {
   if (!ir_type_is_tensor(v->type) || v->type->undefined)
     return;
   set_type(v, shape_info_to_type(info, v->type->requires_grad), changed);
@@ -48,9 +44,7 @@ set_tensor_output(IrValue *v, const ShapeInfo *info, bool *changed)
 
 /* The most specific type both a and b are instances of, for tensor types; for other types
  * a when equal, else `fallback`. requires_grad is taken from `keep_rg`. */
-static const IrType *
-merge_types(const IrType *a, const IrType *b, const IrType *fallback)
-{
+static const IrType *merge_types(const IrType *a, const IrType *b, const IrType *fallback) {
   if (!ir_type_is_tensor(a) || !ir_type_is_tensor(b))
     return a == b ? a : fallback;
   IrTristate rg = ir_type_is_tensor(fallback) ? fallback->requires_grad : IR_UNKNOWN;
@@ -71,26 +65,22 @@ merge_types(const IrType *a, const IrType *b, const IrType *fallback)
   return shape_info_to_type(&m, rg);
 }
 
-static void
-if_node(IrNode *node, bool *changed)
-{
+static void if_node(IrNode *node, bool *changed) {
   IrBlock *t = ir_block(node, 0), *e = ir_block(node, 1);
   propagate_block(t, changed);
   propagate_block(e, changed);
   for (guint i = 0; i < ir_n_outputs(node); i++) {
     IrValue *out = ir_output(node, i);
-    const IrType *m = merge_types(((IrValue *)g_ptr_array_index(ir_block_outputs(t), i))->type,
-                                  ((IrValue *)g_ptr_array_index(ir_block_outputs(e), i))->type,
-                                  out->type);
+    const IrType *m =
+        merge_types(((IrValue *)g_ptr_array_index(ir_block_outputs(t), i))->type,
+                    ((IrValue *)g_ptr_array_index(ir_block_outputs(e), i))->type, out->type);
     set_type(out, m, changed);
   }
 }
 
 /* Body types may be reset and refined again on the way to the fixpoint: whether the pass
  * changed the body is decided against a snapshot taken on entry. */
-static void
-loop_node(IrNode *node, bool *changed)
-{
+static void loop_node(IrNode *node, bool *changed) {
   IrBlock *body = ir_block(node, 0);
   guint n = ir_n_outputs(node);
   GArray *before = pu_snapshot_block_types(body);
@@ -128,16 +118,14 @@ loop_node(IrNode *node, bool *changed)
   }
 }
 
-static void
-subgraph_node(IrNode *node, bool *changed)
-{
+static void subgraph_node(IrNode *node, bool *changed) {
   IrGraph *sub = ir_node_attr_g(node, IR_ATTR_SUBGRAPH);
   GPtrArray *ins = ir_graph_inputs(sub), *outs = ir_graph_outputs(sub);
   /* A differentiated DifferentiableGraph's f returns its real outputs first, then the
    * temporaries df needs (reference section 4): the node's outputs are a prefix. */
   bool prefix = node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH;
-  PASS_INVARIANT(ins->len == ir_n_inputs(node) && (prefix ? outs->len >= ir_n_outputs(node)
-                                                          : outs->len == ir_n_outputs(node)),
+  PASS_INVARIANT(ins->len == ir_n_inputs(node) &&
+                     (prefix ? outs->len >= ir_n_outputs(node) : outs->len == ir_n_outputs(node)),
                  "pass_propagate_input_shapes",
                  "a subgraph node's inputs and outputs match its Subgraph's");
   for (guint i = 0; i < ins->len; i++) {
@@ -157,10 +145,8 @@ subgraph_node(IrNode *node, bool *changed)
   }
 }
 
-static void
-chunk_outputs(IrNode *node, const IrValue *self, gint64 chunks, gint64 dim, guint first,
-              bool *changed)
-{
+static void chunk_outputs(IrNode *node, const IrValue *self, gint64 chunks, gint64 dim, guint first,
+                          bool *changed) {
   ShapeInfo in, piece;
   shape_info_from_type(self->type, &in);
   for (guint k = 0; k < (guint)chunks && first + k < ir_n_outputs(node); k++) {
@@ -170,9 +156,7 @@ chunk_outputs(IrNode *node, const IrValue *self, gint64 chunks, gint64 dim, guin
   }
 }
 
-static void
-list_unpack(IrNode *node, bool *changed)
-{
+static void list_unpack(IrNode *node, bool *changed) {
   IrNode *src = ir_input(node, 0)->node;
   if (src->kind == IR_PRIM_LIST_CONSTRUCT && ir_n_inputs(src) == ir_n_outputs(node)) {
     for (guint i = 0; i < ir_n_outputs(node); i++) {
@@ -193,9 +177,7 @@ list_unpack(IrNode *node, bool *changed)
     set_tensor_output(ir_output(node, i), &unknown, changed);
 }
 
-static void
-tuple_node(IrNode *node, bool *changed)
-{
+static void tuple_node(IrNode *node, bool *changed) {
   if (node->kind == IR_PRIM_TUPLE_CONSTRUCT) {
     guint n = ir_n_inputs(node);
     const IrType **elems = g_new(const IrType *, n ? n : 1);
@@ -224,9 +206,7 @@ tuple_node(IrNode *node, bool *changed)
     set_type(ir_output(node, 0), tuple->elems[index], changed);
 }
 
-static void
-autograd_add(IrNode *node, bool *changed)
-{
+static void autograd_add(IrNode *node, bool *changed) {
   const IrType *a = ir_input(node, 0)->type, *b = ir_input(node, 1)->type;
   IrValue *out = ir_output(node, 0);
   const IrType *t = a->undefined ? b : b->undefined ? a : merge_types(a, b, out->type);
@@ -234,44 +214,30 @@ autograd_add(IrNode *node, bool *changed)
     set_type(out, ir_type_with_requires_grad(t, out->type->requires_grad), changed);
 }
 
-static void
-propagate_node(IrNode *node, bool *changed)
-{
+static void propagate_node(IrNode *node, bool *changed) {
   switch (node->kind) {
   case IR_PRIM_CONSTANT:
   case IR_PRIM_AUTOGRAD_ZERO:
   case IR_PRIM_UNINITIALIZED:
-  case IR_PRIM_LIST_CONSTRUCT:
-    return;
-  case IR_PRIM_IF:
-    if_node(node, changed);
-    return;
-  case IR_PRIM_LOOP:
-    loop_node(node, changed);
-    return;
+  case IR_PRIM_LIST_CONSTRUCT: return;
+  case IR_PRIM_IF: if_node(node, changed); return;
+  case IR_PRIM_LOOP: loop_node(node, changed); return;
   case IR_PRIM_GRAD_OF: {
     IrBlock *body = ir_block(node, 0);
     propagate_block(body, changed);
     for (guint i = 0; i < ir_n_outputs(node) && i < ir_block_outputs(body)->len; i++) {
       ShapeInfo info;
-      shape_info_from_type(((IrValue *)g_ptr_array_index(ir_block_outputs(body), i))->type,
-                           &info);
+      shape_info_from_type(((IrValue *)g_ptr_array_index(ir_block_outputs(body), i))->type, &info);
       set_tensor_output(ir_output(node, i), &info, changed);
     }
     return;
   }
   case IR_PRIM_FUSION_GROUP:
-  case IR_PRIM_DIFFERENTIABLE_GRAPH:
-    subgraph_node(node, changed);
-    return;
+  case IR_PRIM_DIFFERENTIABLE_GRAPH: subgraph_node(node, changed); return;
   case IR_PRIM_TUPLE_CONSTRUCT:
   case IR_PRIM_TUPLE_UNPACK:
-  case IR_PRIM_TUPLE_INDEX:
-    tuple_node(node, changed);
-    return;
-  case IR_PRIM_LIST_UNPACK:
-    list_unpack(node, changed);
-    return;
+  case IR_PRIM_TUPLE_INDEX: tuple_node(node, changed); return;
+  case IR_PRIM_LIST_UNPACK: list_unpack(node, changed); return;
   case IR_PRIM_CONSTANT_CHUNK:
     chunk_outputs(node, ir_input(node, 0), ir_node_attr_i(node, IR_ATTR_CHUNKS),
                   ir_node_attr_i(node, IR_ATTR_DIM), 0, changed);
@@ -283,11 +249,8 @@ propagate_node(IrNode *node, bool *changed)
                     i * (guint)chunks, changed);
     return;
   }
-  case IR_PRIM_AUTOGRAD_ADD:
-    autograd_add(node, changed);
-    return;
-  default:
-    break;
+  case IR_PRIM_AUTOGRAD_ADD: autograd_add(node, changed); return;
+  default: break;
   }
   for (guint b = 0; b < ir_n_blocks(node); b++)
     propagate_block(ir_block(node, b), changed);
@@ -302,15 +265,13 @@ propagate_node(IrNode *node, bool *changed)
   }
 }
 
-static void
-propagate_block(IrBlock *block, bool *changed)
-{
-  IR_FOR_EACH_NODE(n, block) { propagate_node(n, changed); }
+static void propagate_block(IrBlock *block, bool *changed) {
+  IR_FOR_EACH_NODE(n, block) {
+    propagate_node(n, changed);
+  }
 }
 
-bool
-pass_propagate_input_shapes(IrGraph *graph)
-{
+bool pass_propagate_input_shapes(IrGraph *graph) {
   bool changed = false;
   propagate_block(graph->block, &changed);
   return changed;

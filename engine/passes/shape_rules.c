@@ -14,9 +14,7 @@
  * (`Float(*, *)` as a user writes it); inputs on different or unknown devices give an
  * unknown device. */
 
-void
-shape_info_from_type(const IrType *t, ShapeInfo *out)
-{
+void shape_info_from_type(const IrType *t, ShapeInfo *out) {
   memset(out, 0, sizeof *out);
   if (!ir_type_is_tensor(t) || t->undefined || !t->has_dtype || t->rank < 0)
     return;
@@ -34,9 +32,7 @@ shape_info_from_type(const IrType *t, ShapeInfo *out)
     out->strides[d] = t->strides[d];
 }
 
-const IrType *
-shape_info_to_type(const ShapeInfo *info, IrTristate requires_grad)
-{
+const IrType *shape_info_to_type(const ShapeInfo *info, IrTristate requires_grad) {
   if (!info->known)
     return ir_type_with_requires_grad(ir_type_tensor(), requires_grad);
   IrType proto = {.kind = IR_TYPE_TENSOR,
@@ -56,8 +52,7 @@ void shape_info_contiguous(ShapeInfo *info) {
     info->strides[d] = stride;
     /* Sizes whose product overflows (hostile constants) get no strides: running the node
      * reports them, naming it. */
-    if (d > 0 && __builtin_mul_overflow(stride, info->sizes[d] > 1 ? info->sizes[d] : 1,
-                                        &stride)) {
+    if (d > 0 && __builtin_mul_overflow(stride, info->sizes[d] > 1 ? info->sizes[d] : 1, &stride)) {
       info->has_strides = false;
       return;
     }
@@ -67,9 +62,7 @@ void shape_info_contiguous(ShapeInfo *info) {
 
 /* --- dtype promotion --- */
 
-static int
-dtype_order(IrDtype d)
-{
+static int dtype_order(IrDtype d) {
   switch (d) {
   case IR_DTYPE_BOOL: return 0;
   case IR_DTYPE_INT64: return 1;
@@ -80,8 +73,7 @@ dtype_order(IrDtype d)
   }
 }
 
-static int
-promote(int a, int b) /* dtypes as int, -1 = none yet */
+static int promote(int a, int b) /* dtypes as int, -1 = none yet */
 {
   if (a < 0)
     return b;
@@ -90,9 +82,7 @@ promote(int a, int b) /* dtypes as int, -1 = none yet */
   return dtype_order((IrDtype)a) >= dtype_order((IrDtype)b) ? a : b;
 }
 
-static int
-combine_categories(int higher, int lower)
-{
+static int combine_categories(int higher, int lower) {
   if (higher >= 0 && ir_type_is_float_dtype((IrDtype)higher))
     return higher;
   if (higher == IR_DTYPE_BOOL || (lower >= 0 && ir_type_is_float_dtype((IrDtype)lower)))
@@ -104,18 +94,14 @@ typedef struct {
   int dim, zero, wrapped;
 } Promotion;
 
-static void
-promotion_add_tensor(Promotion *p, const ShapeInfo *t)
-{
+static void promotion_add_tensor(Promotion *p, const ShapeInfo *t) {
   if (t->rank > 0)
     p->dim = promote(p->dim, t->dtype);
   else
     p->zero = promote(p->zero, t->dtype);
 }
 
-static bool
-promotion_add_scalar(Promotion *p, const IrType *t)
-{
+static bool promotion_add_scalar(Promotion *p, const IrType *t) {
   switch (t->kind) {
   case IR_TYPE_INT: p->wrapped = promote(p->wrapped, IR_DTYPE_INT64); return true;
   case IR_TYPE_FLOAT: p->wrapped = promote(p->wrapped, IR_DTYPE_FLOAT32); return true;
@@ -124,17 +110,13 @@ promotion_add_scalar(Promotion *p, const IrType *t)
   }
 }
 
-static int
-promotion_result(const Promotion *p)
-{
+static int promotion_result(const Promotion *p) {
   return combine_categories(p->dim, combine_categories(p->zero, p->wrapped));
 }
 
 /* --- broadcasting --- */
 
-static bool
-broadcast_into(ShapeInfo *acc, const ShapeInfo *t)
-{
+static bool broadcast_into(ShapeInfo *acc, const ShapeInfo *t) {
   int rank = acc->rank > t->rank ? acc->rank : t->rank;
   int64_t sizes[IR_MAX_RANK];
   bool has_sizes = acc->has_sizes && t->has_sizes;
@@ -154,18 +136,14 @@ broadcast_into(ShapeInfo *acc, const ShapeInfo *t)
 
 /* --- rules --- */
 
-bool
-shape_tensor_input(const IrNode *node, guint i, ShapeInfo *out)
-{
+bool shape_tensor_input(const IrNode *node, guint i, ShapeInfo *out) {
   if (i >= ir_n_inputs(node))
     return false;
   shape_info_from_type(ir_input(node, i)->type, out);
   return out->known;
 }
 
-static bool
-excluded_from_promotion(const char *arg)
-{
+static bool excluded_from_promotion(const char *arg) {
   static const char *const names[] = {"alpha", "value", "weight", "threshold", "condition"};
   for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
     if (strcmp(arg, names[i]) == 0)
@@ -177,9 +155,7 @@ excluded_from_promotion(const char *arg)
 /* Elementwise ops: broadcast rank (and sizes), promoted dtype by the row's dtype rule
  * (pointwise_bool: Bool; pointwise_float: Float for integral inputs, as PyTorch 1.x), device
  * of the tensor inputs (all must agree). */
-static bool
-elementwise(const IrNode *node, IrDtypeRule dtype_rule, ShapeInfo *out)
-{
+static bool elementwise(const IrNode *node, IrDtypeRule dtype_rule, ShapeInfo *out) {
   const IrSchema *s = node->schema;
   Promotion p = {-1, -1, -1};
   bool first = true;
@@ -221,31 +197,22 @@ elementwise(const IrNode *node, IrDtypeRule dtype_rule, ShapeInfo *out)
   return true;
 }
 
-static bool
-shape_rule_pointwise(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_pointwise(const IrNode *node, ShapeInfo *out) {
   return elementwise(node, IR_DTYPE_RULE_PROMOTE, out);
 }
 
-static bool
-shape_rule_pointwise_float(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_pointwise_float(const IrNode *node, ShapeInfo *out) {
   return elementwise(node, IR_DTYPE_RULE_FLOAT, out);
 }
 
-static bool
-shape_rule_pointwise_bool(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_pointwise_bool(const IrNode *node, ShapeInfo *out) {
   return elementwise(node, IR_DTYPE_RULE_BOOL, out);
 }
 
 /* mse_loss: elementwise for reduction none (0), else a 0-dim result. */
-static bool
-shape_rule_mse_loss(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_mse_loss(const IrNode *node, ShapeInfo *out) {
   gint64 reduction;
-  if (!pu_arg_int(node, "reduction", &reduction) ||
-      !elementwise(node, IR_DTYPE_RULE_PROMOTE, out))
+  if (!pu_arg_int(node, "reduction", &reduction) || !elementwise(node, IR_DTYPE_RULE_PROMOTE, out))
     return false;
   if (reduction != 0) {
     out->rank = 0;
@@ -255,9 +222,7 @@ shape_rule_mse_loss(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-static bool
-shape_rule_type_as(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_type_as(const IrNode *node, ShapeInfo *out) {
   ShapeInfo other;
   if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 1, &other))
     return false;
@@ -266,13 +231,11 @@ shape_rule_type_as(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-static bool
-shape_rule_mm(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_mm(const IrNode *node, ShapeInfo *out) {
   guint first = node->kind == IR_ATEN_ADDMM ? 1 : 0;
   ShapeInfo a, b;
-  if (!shape_tensor_input(node, first, &a) || !shape_tensor_input(node, first + 1, &b) || a.rank != 2 ||
-      b.rank != 2)
+  if (!shape_tensor_input(node, first, &a) || !shape_tensor_input(node, first + 1, &b) ||
+      a.rank != 2 || b.rank != 2)
     return false;
   *out = a;
   out->dtype = (IrDtype)promote(a.dtype, b.dtype);
@@ -289,11 +252,10 @@ shape_rule_mm(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-static bool
-shape_rule_matmul(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_matmul(const IrNode *node, ShapeInfo *out) {
   ShapeInfo a, b;
-  if (!shape_tensor_input(node, 0, &a) || !shape_tensor_input(node, 1, &b) || a.rank < 1 || b.rank < 1)
+  if (!shape_tensor_input(node, 0, &a) || !shape_tensor_input(node, 1, &b) || a.rank < 1 ||
+      b.rank < 1)
     return false;
   *out = a;
   out->dtype = (IrDtype)promote(a.dtype, b.dtype);
@@ -329,9 +291,7 @@ shape_rule_matmul(const IrNode *node, ShapeInfo *out)
 
 /* linear: input's shape with its last dim replaced by weight's rows (dropped for a vector
  * weight), the bias taking part in dtype promotion only. */
-static bool
-shape_rule_linear(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_linear(const IrNode *node, ShapeInfo *out) {
   ShapeInfo w, bias;
   IrValue *b = pu_named_input(node, "bias");
   if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 1, &w) || out->rank < 1 ||
@@ -352,9 +312,7 @@ shape_rule_linear(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-bool
-shape_normalize_dim(gint64 dim, int rank, int *out)
-{
+bool shape_normalize_dim(gint64 dim, int rank, int *out) {
   if (dim < 0)
     dim += rank;
   if (dim < 0 || dim >= rank)
@@ -363,9 +321,7 @@ shape_normalize_dim(gint64 dim, int rank, int *out)
   return true;
 }
 
-static void
-swap_dims(ShapeInfo *t, int a, int b)
-{
+static void swap_dims(ShapeInfo *t, int a, int b) {
   int64_t s = t->sizes[a], st = t->strides[a];
   t->sizes[a] = t->sizes[b];
   t->strides[a] = t->strides[b];
@@ -373,9 +329,7 @@ swap_dims(ShapeInfo *t, int a, int b)
   t->strides[b] = st;
 }
 
-static bool
-shape_rule_transpose(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_transpose(const IrNode *node, ShapeInfo *out) {
   if (!shape_tensor_input(node, 0, out))
     return false;
   if (node->kind == IR_ATEN_T) {
@@ -394,9 +348,7 @@ shape_rule_transpose(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-static bool
-shape_rule_unsqueeze(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_unsqueeze(const IrNode *node, ShapeInfo *out) {
   gint64 dim;
   int d;
   if (!shape_tensor_input(node, 0, out) || !pu_arg_int(node, "dim", &dim) ||
@@ -411,9 +363,7 @@ shape_rule_unsqueeze(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-static bool
-shape_rule_squeeze(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_squeeze(const IrNode *node, ShapeInfo *out) {
   if (!shape_tensor_input(node, 0, out) || !out->has_sizes)
     return false;
   gint64 dim = -1;
@@ -434,9 +384,8 @@ shape_rule_squeeze(const IrNode *node, ShapeInfo *out)
 }
 
 /* Length (and, when constant, values) of an int[] argument. */
-bool
-shape_int_list_arg(const IrNode *node, const char *name, gint64 *vals, guint *n, bool *all_known)
-{
+bool shape_int_list_arg(const IrNode *node, const char *name, gint64 *vals, guint *n,
+                        bool *all_known) {
   IrValue *v = pu_named_input(node, name);
   const gint64 *items;
   if (!v)
@@ -462,15 +411,13 @@ shape_int_list_arg(const IrNode *node, const char *name, gint64 *vals, guint *n,
   return false;
 }
 
-static bool
-shape_rule_expand(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_expand(const IrNode *node, ShapeInfo *out) {
   ShapeInfo self;
   gint64 size[IR_MAX_RANK];
   guint n;
   bool all_known;
-  if (!shape_tensor_input(node, 0, &self) || !shape_int_list_arg(node, "size", size, &n, &all_known) ||
-      (int)n < self.rank)
+  if (!shape_tensor_input(node, 0, &self) ||
+      !shape_int_list_arg(node, "size", size, &n, &all_known) || (int)n < self.rank)
     return false;
   *out = self;
   out->rank = (int)n;
@@ -483,16 +430,14 @@ shape_rule_expand(const IrNode *node, ShapeInfo *out)
     } else {
       out->sizes[d] = size[d];
     }
-    out->strides[d] = sd >= 0 && self.has_strides && self.sizes[sd] == out->sizes[d]
-                          ? self.strides[sd] : 0;
+    out->strides[d] =
+        sd >= 0 && self.has_strides && self.sizes[sd] == out->sizes[d] ? self.strides[sd] : 0;
   }
   out->has_strides = out->has_sizes && self.has_strides;
   return true;
 }
 
-static bool
-shape_rule_expand_as(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_expand_as(const IrNode *node, ShapeInfo *out) {
   ShapeInfo other;
   if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 1, &other))
     return false;
@@ -503,9 +448,7 @@ shape_rule_expand_as(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-static bool
-shape_rule_view(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_view(const IrNode *node, ShapeInfo *out) {
   ShapeInfo self;
   gint64 size[IR_MAX_RANK];
   guint n;
@@ -527,8 +470,7 @@ shape_rule_view(const IrNode *node, ShapeInfo *out)
     else
       overflow |= __builtin_mul_overflow(known_numel, size[d], &known_numel);
   }
-  out->has_sizes =
-      !overflow && all_known && (infer < 0 || (self.has_sizes && known_numel > 0));
+  out->has_sizes = !overflow && all_known && (infer < 0 || (self.has_sizes && known_numel > 0));
   if (out->has_sizes && infer >= 0)
     out->sizes[infer] = numel / known_numel;
   out->has_strides = false;
@@ -537,8 +479,7 @@ shape_rule_view(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-static int
-scalar_type_code(gint64 code) /* c10::ScalarType numbering */
+static int scalar_type_code(gint64 code) /* c10::ScalarType numbering */
 {
   switch (code) {
   case 4: return IR_DTYPE_INT64;
@@ -551,9 +492,7 @@ scalar_type_code(gint64 code) /* c10::ScalarType numbering */
 }
 
 /* `dtype` argument: omitted/None -> fallback; a constant code -> that dtype; else unknown. */
-static bool
-dtype_arg(const IrNode *node, int fallback, int *out)
-{
+static bool dtype_arg(const IrNode *node, int fallback, int *out) {
   IrValue *v = pu_named_input(node, "dtype");
   gint64 code;
   if (!v || pu_must_be_none(v)) {
@@ -566,9 +505,7 @@ dtype_arg(const IrNode *node, int fallback, int *out)
   return true;
 }
 
-static bool
-shape_rule_sum(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_sum(const IrNode *node, ShapeInfo *out) {
   ShapeInfo self;
   if (!shape_tensor_input(node, 0, &self))
     return false;
@@ -616,9 +553,7 @@ shape_rule_sum(const IrNode *node, ShapeInfo *out)
 
 /* argmax: int64 indices; no dim reduces the flattened tensor (a 0-dim result, or all 1s
  * with keepdim). */
-static bool
-shape_rule_argmax(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_argmax(const IrNode *node, ShapeInfo *out) {
   bool keepdim;
   gint64 dim;
   int d;
@@ -645,9 +580,7 @@ shape_rule_argmax(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-static bool
-shape_rule_cat(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_cat(const IrNode *node, ShapeInfo *out) {
   const IrNode *list = ir_input(node, 0)->node;
   gint64 dim;
   int d;
@@ -674,9 +607,7 @@ shape_rule_cat(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-static bool
-shape_rule_grad_sum_to_size(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_grad_sum_to_size(const IrNode *node, ShapeInfo *out) {
   IrValue *size = ir_input(node, 1);
   if (!shape_tensor_input(node, 0, out))
     return false;
@@ -694,9 +625,7 @@ shape_rule_grad_sum_to_size(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-static bool
-shape_rule_like(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_like(const IrNode *node, ShapeInfo *out) {
   int dtype;
   if (!shape_tensor_input(node, 0, out) || !dtype_arg(node, out->dtype, &dtype))
     return false;
@@ -706,9 +635,7 @@ shape_rule_like(const IrNode *node, ShapeInfo *out)
 }
 
 /* _softmax_backward_data, _log_softmax_backward_data: grad_output's shape in input_dtype. */
-static bool
-shape_rule_softmax_backward(const IrNode *node, ShapeInfo *out)
-{
+static bool shape_rule_softmax_backward(const IrNode *node, ShapeInfo *out) {
   gint64 code;
   if (!shape_tensor_input(node, 0, out) || !pu_arg_int(node, "input_dtype", &code) ||
       scalar_type_code(code) < 0)
@@ -718,10 +645,8 @@ shape_rule_softmax_backward(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-bool
-shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,
-                       ShapeInfo *out)
-{
+bool shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,
+                            ShapeInfo *out) {
   int d;
   if (!self->known || chunks <= 0 || !shape_normalize_dim(dim, self->rank, &d))
     return false;
@@ -748,9 +673,7 @@ static const ShapeRuleFn row_rules[] = {
 };
 #undef shape_rule_none
 
-bool
-shape_rule_apply(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_apply(const IrNode *node, ShapeInfo *out) {
   memset(out, 0, sizeof *out);
   ShapeRuleFn rule = NULL;
   if (node->kind == IR_PRIM_FUSED_CONCAT)

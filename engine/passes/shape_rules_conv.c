@@ -3,20 +3,17 @@
  * kernels (runtime/kernel_args.h's k_window_count) when every size and argument is a
  * constant. Where the arguments give no window count the sizes stay unknown, and the kernel
  * reports what is wrong. */
-#include "passes/shape_rules.h"
 #include "passes/pass_util.h"
+#include "passes/shape_rules.h"
 #include "runtime/kernel_args.h"
 
 /* An int[] argument of `count` spatial entries, a single value repeated; false unless every
  * entry is a constant. */
-static bool
-spatial_arg(const IrNode *node, const char *name, guint count, gint64 *out)
-{
+static bool spatial_arg(const IrNode *node, const char *name, guint count, gint64 *out) {
   gint64 vals[IR_MAX_RANK];
   guint n;
   bool all_known;
-  if (!shape_int_list_arg(node, name, vals, &n, &all_known) || !all_known ||
-      (n != 1 && n != count))
+  if (!shape_int_list_arg(node, name, vals, &n, &all_known) || !all_known || (n != 1 && n != count))
     return false;
   for (guint k = 0; k < count; k++)
     out[k] = vals[n == 1 ? 0 : k];
@@ -25,9 +22,7 @@ spatial_arg(const IrNode *node, const char *name, guint count, gint64 *out)
 
 /* input [N,] C, *spatial with weight [OC, C / groups, *kernel]: [N,] OC, *windows
  * (_convolution: the spatial dims by the weight's rank, never transposed). */
-bool
-shape_rule_conv(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_conv(const IrNode *node, ShapeInfo *out) {
   guint sp = node->kind == IR_ATEN_CONV1D ? 1 : 2;
   ShapeInfo weight;
   bool weight_known = shape_tensor_input(node, 1, &weight);
@@ -41,9 +36,8 @@ shape_rule_conv(const IrNode *node, ShapeInfo *out)
   if (!shape_tensor_input(node, 0, out) || (out->rank != (int)sp + 1 && out->rank != (int)sp + 2))
     return false;
   gint64 stride[2], pad[2], dil[2], groups;
-  bool sized = weight_known && weight.has_sizes && out->has_sizes &&
-               weight.rank == (int)sp + 2 && spatial_arg(node, "stride", sp, stride) &&
-               spatial_arg(node, "padding", sp, pad) &&
+  bool sized = weight_known && weight.has_sizes && out->has_sizes && weight.rank == (int)sp + 2 &&
+               spatial_arg(node, "stride", sp, stride) && spatial_arg(node, "padding", sp, pad) &&
                spatial_arg(node, "dilation", sp, dil) && pu_arg_int(node, "groups", &groups) &&
                groups > 0 && weight.sizes[0] % groups == 0;
   int first = out->rank - (int)sp; /* the first spatial dim */
@@ -63,9 +57,7 @@ shape_rule_conv(const IrNode *node, ShapeInfo *out)
 }
 
 /* A pooling's stride: an empty list is the kernel size. */
-static bool
-pool_stride(const IrNode *node, const gint64 kernel[2], gint64 stride[2])
-{
+static bool pool_stride(const IrNode *node, const gint64 kernel[2], gint64 stride[2]) {
   gint64 vals[IR_MAX_RANK];
   guint n;
   bool all_known;
@@ -80,9 +72,7 @@ pool_stride(const IrNode *node, const gint64 kernel[2], gint64 stride[2])
 
 /* max_pool2d, avg_pool2d (output 0 of max_pool2d_with_indices): self's plane pooled into
  * windows; an empty stride is the kernel size. */
-bool
-shape_rule_pool(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_pool(const IrNode *node, ShapeInfo *out) {
   if (!shape_tensor_input(node, 0, out) || (out->rank != 3 && out->rank != 4))
     return false;
   bool dilated = node->kind != IR_ATEN_AVG_POOL2D;
@@ -107,14 +97,12 @@ shape_rule_pool(const IrNode *node, ShapeInfo *out)
 }
 
 /* adaptive_avg_pool2d: self's plane becomes output_size. */
-bool
-shape_rule_adaptive_pool(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_adaptive_pool(const IrNode *node, ShapeInfo *out) {
   gint64 size[2];
   if (!shape_tensor_input(node, 0, out) || (out->rank != 3 && out->rank != 4))
     return false;
-  bool sized = out->has_sizes && spatial_arg(node, "output_size", 2, size) && size[0] >= 0 &&
-               size[1] >= 0;
+  bool sized =
+      out->has_sizes && spatial_arg(node, "output_size", 2, size) && size[0] >= 0 && size[1] >= 0;
   for (int k = 0; sized && k < 2; k++)
     out->sizes[out->rank - 2 + k] = size[k];
   out->has_sizes = sized;

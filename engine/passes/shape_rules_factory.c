@@ -1,16 +1,14 @@
 /* shape_rules_factory: the result rules of the factories (zeros, ones, full, arange,
  * NumToTensor) and of to() (see shape_rules.h). Factories make contiguous cpu tensors; their
  * dtype is the constant dtype argument or PyTorch's default for the other arguments' kinds. */
-#include "passes/shape_rules.h"
 #include "passes/pass_util.h"
+#include "passes/shape_rules.h"
 #include "runtime/kernel_args.h"
 
 #include <math.h>
 
 /* The constant `dtype` argument (*given false for None); false when it is not constant. */
-static bool
-dtype_argument(const IrNode *node, bool *given, IrDtype *out)
-{
+static bool dtype_argument(const IrNode *node, bool *given, IrDtype *out) {
   IrValue *v = pu_named_input(node, "dtype");
   gint64 code;
   *given = false;
@@ -20,17 +18,13 @@ dtype_argument(const IrNode *node, bool *given, IrDtype *out)
   return pu_constant_int(v, &code) && k_dtype_from_scalar_type(code, out);
 }
 
-static bool
-is_float_number(const IrNode *node, const char *name)
-{
+static bool is_float_number(const IrNode *node, const char *name) {
   IrValue *v = pu_named_input(node, name);
   return v && v->type->kind == IR_TYPE_FLOAT;
 }
 
 /* arange: [ceil((end - start) / step)] when the bounds are constants. */
-static void
-arange_size(const IrNode *node, ShapeInfo *out)
-{
+static void arange_size(const IrNode *node, ShapeInfo *out) {
   double start = 0, end, step = 1;
   out->has_sizes = pu_arg_number(node, "end", &end) &&
                    (pu_arg_index(node, "start") < 0 || pu_arg_number(node, "start", &start)) &&
@@ -40,9 +34,7 @@ arange_size(const IrNode *node, ShapeInfo *out)
     out->sizes[0] = (int64_t)ceil((end - start) / step);
 }
 
-bool
-shape_rule_factory(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_factory(const IrNode *node, ShapeInfo *out) {
   bool given;
   IrDtype dtype = IR_DTYPE_FLOAT32;
   if (!dtype_argument(node, &given, &dtype))
@@ -83,9 +75,7 @@ shape_rule_factory(const IrNode *node, ShapeInfo *out)
 
 /* to: self itself when the dtype stays, else a contiguous copy in the new dtype (other's for
  * to.other). */
-bool
-shape_rule_to(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_to(const IrNode *node, ShapeInfo *out) {
   bool given;
   IrDtype dtype = IR_DTYPE_FLOAT32;
   if (!shape_tensor_input(node, 0, out))
@@ -107,9 +97,7 @@ shape_rule_to(const IrNode *node, ShapeInfo *out)
 }
 
 /* NumToTensor: a 0-dim cpu tensor, int64 / float64 / bool by the number's type. */
-bool
-shape_rule_num_to_tensor(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_num_to_tensor(const IrNode *node, ShapeInfo *out) {
   switch (ir_input(node, 0)->type->kind) {
   case IR_TYPE_INT: out->dtype = IR_DTYPE_INT64; break;
   case IR_TYPE_FLOAT: out->dtype = IR_DTYPE_FLOAT64; break;

@@ -1,12 +1,10 @@
 /* shape_rules_index: the result rules of masked_fill, gather and baddbmm (see
  * shape_rules.h); scatter_add keeps self's shape (`like`). */
-#include "passes/shape_rules.h"
 #include "passes/pass_util.h"
+#include "passes/shape_rules.h"
 
 /* masked_fill: self and mask broadcast, in self's dtype. */
-bool
-shape_rule_masked_fill(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_masked_fill(const IrNode *node, ShapeInfo *out) {
   ShapeInfo mask;
   if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 1, &mask))
     return false;
@@ -26,9 +24,7 @@ shape_rule_masked_fill(const IrNode *node, ShapeInfo *out)
 }
 
 /* gather: index's shape in self's dtype. */
-bool
-shape_rule_gather(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_gather(const IrNode *node, ShapeInfo *out) {
   ShapeInfo index;
   if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 2, &index))
     return false;
@@ -41,12 +37,10 @@ shape_rule_gather(const IrNode *node, ShapeInfo *out)
 }
 
 /* baddbmm: [b, n, p] from batch1 [b, n, m] and batch2 [b, m, p], in batch1's dtype. */
-bool
-shape_rule_baddbmm(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_baddbmm(const IrNode *node, ShapeInfo *out) {
   ShapeInfo b2;
-  if (!shape_tensor_input(node, 1, out) || !shape_tensor_input(node, 2, &b2) ||
-      out->rank != 3 || b2.rank != 3)
+  if (!shape_tensor_input(node, 1, out) || !shape_tensor_input(node, 2, &b2) || out->rank != 3 ||
+      b2.rank != 3)
     return false;
   out->has_sizes = out->has_sizes && b2.has_sizes;
   if (out->has_sizes && (out->sizes[0] != b2.sizes[0] || out->sizes[2] != b2.sizes[1]))

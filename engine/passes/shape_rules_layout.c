@@ -2,21 +2,18 @@
  * index_select and embedding (see
  * shape_rules.h). Views keep self's strides where PyTorch's do; flatten's result is
  * described as contiguous only when self is. */
-#include "passes/shape_rules.h"
 #include "passes/pass_util.h"
+#include "passes/shape_rules.h"
 
 #include <string.h>
 
-bool
-shape_rule_permute(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_permute(const IrNode *node, ShapeInfo *out) {
   ShapeInfo self;
   gint64 dims[IR_MAX_RANK];
   guint n;
   bool all_known;
   if (!shape_tensor_input(node, 0, &self) ||
-      !shape_int_list_arg(node, "dims", dims, &n, &all_known) || !all_known ||
-      (int)n != self.rank)
+      !shape_int_list_arg(node, "dims", dims, &n, &all_known) || !all_known || (int)n != self.rank)
     return false;
   *out = self;
   for (guint i = 0; i < n; i++) {
@@ -29,9 +26,7 @@ shape_rule_permute(const IrNode *node, ShapeInfo *out)
   return true;
 }
 
-bool
-shape_rule_flatten(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_flatten(const IrNode *node, ShapeInfo *out) {
   ShapeInfo self;
   gint64 start, end;
   int s, e;
@@ -70,9 +65,7 @@ shape_rule_flatten(const IrNode *node, ShapeInfo *out)
 }
 
 /* slice.Tensor and select.int: the dim shrinks to the slice's length or disappears. */
-bool
-shape_rule_slice(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_slice(const IrNode *node, ShapeInfo *out) {
   gint64 dim;
   int d;
   if (!shape_tensor_input(node, 0, out) || !pu_arg_int(node, "dim", &dim) ||
@@ -80,8 +73,7 @@ shape_rule_slice(const IrNode *node, ShapeInfo *out)
     return false;
   if (node->kind == IR_ATEN_SELECT) {
     memmove(out->sizes + d, out->sizes + d + 1, sizeof(int64_t) * (size_t)(out->rank - d - 1));
-    memmove(out->strides + d, out->strides + d + 1,
-            sizeof(int64_t) * (size_t)(out->rank - d - 1));
+    memmove(out->strides + d, out->strides + d + 1, sizeof(int64_t) * (size_t)(out->rank - d - 1));
     out->rank--;
     return true;
   }
@@ -103,9 +95,7 @@ shape_rule_slice(const IrNode *node, ShapeInfo *out)
 
 /* stack: the pieces' common shape with their count inserted at dim; one dtype only (mixed
  * dtypes are left to the kernel's promotion). */
-bool
-shape_rule_stack(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_stack(const IrNode *node, ShapeInfo *out) {
   const IrNode *list = ir_input(node, 0)->node;
   gint64 dim;
   int d;
@@ -129,15 +119,12 @@ shape_rule_stack(const IrNode *node, ShapeInfo *out)
 }
 
 /* index_select: self's shape with dim's size the index's length. */
-bool
-shape_rule_index_select(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_index_select(const IrNode *node, ShapeInfo *out) {
   ShapeInfo index;
   gint64 dim;
   int d;
-  if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 2, &index) ||
-      index.rank > 1 || out->rank < 1 || !pu_arg_int(node, "dim", &dim) ||
-      !shape_normalize_dim(dim, out->rank, &d))
+  if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 2, &index) || index.rank > 1 ||
+      out->rank < 1 || !pu_arg_int(node, "dim", &dim) || !shape_normalize_dim(dim, out->rank, &d))
     return false;
   out->has_sizes = out->has_sizes && index.has_sizes;
   out->sizes[d] = index.rank == 1 ? index.sizes[0] : 1;
@@ -146,9 +133,7 @@ shape_rule_index_select(const IrNode *node, ShapeInfo *out)
 }
 
 /* embedding: indices' shape plus weight's row length, in weight's dtype. */
-bool
-shape_rule_embedding(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_embedding(const IrNode *node, ShapeInfo *out) {
   ShapeInfo weight;
   if (!shape_tensor_input(node, 0, &weight) || !shape_tensor_input(node, 1, out) ||
       weight.rank != 2 || out->rank + 1 > IR_MAX_RANK)

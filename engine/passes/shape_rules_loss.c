@@ -2,12 +2,10 @@
  * cross_entropy_loss, binary_cross_entropy_with_logits; see shape_rules.h). The loss has
  * self's dtype and device; reduction none (0) keeps one element per target (the target's
  * shape), mean and sum give a 0-dim tensor. The reduction must be a constant. */
-#include "passes/shape_rules.h"
 #include "passes/pass_util.h"
+#include "passes/shape_rules.h"
 
-static bool
-reduced(const IrNode *node, const ShapeInfo *per_element, ShapeInfo *out)
-{
+static bool reduced(const IrNode *node, const ShapeInfo *per_element, ShapeInfo *out) {
   gint64 reduction;
   if (!pu_arg_int(node, "reduction", &reduction))
     return false;
@@ -24,18 +22,14 @@ reduced(const IrNode *node, const ShapeInfo *per_element, ShapeInfo *out)
   return true;
 }
 
-bool
-shape_rule_nll_loss(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_nll_loss(const IrNode *node, ShapeInfo *out) {
   ShapeInfo target;
   if (!shape_tensor_input(node, 0, out) || !shape_tensor_input(node, 1, &target))
     return false;
   return reduced(node, &target, out);
 }
 
-bool
-shape_rule_bce_with_logits(const IrNode *node, ShapeInfo *out)
-{
+bool shape_rule_bce_with_logits(const IrNode *node, ShapeInfo *out) {
   ShapeInfo self;
   if (!shape_tensor_input(node, 0, &self))
     return false;

@@ -1,8 +1,8 @@
 /* pass_unroll_loops: fully unrolls for-loops (start and continue conditions constant true)
  * with a constant trip count below 8 and a body of at most 32 nodes; the loop counter becomes
  * a constant per copy. Other loops are left alone. */
-#include "passes/passes.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 /* Algorithm: PyTorch's passes/loop_unrolling.cpp. Its limits are kept: kUnrollFactor = 8
  * (constant trip counts below it are unrolled entirely) and kMaxBodySize = 32 nodes (nested
@@ -17,9 +17,7 @@
 #define UNROLL_FACTOR 8
 #define MAX_BODY_SIZE 32
 
-static bool
-is_for_loop(const IrNode *node)
-{
+static bool is_for_loop(const IrNode *node) {
   if (node->kind != IR_PRIM_LOOP)
     return false;
   bool start, cont;
@@ -28,9 +26,7 @@ is_for_loop(const IrNode *node)
          pu_constant_bool(g_ptr_array_index(ir_block_outputs(body), 0), &cont) && cont;
 }
 
-static void
-unroll(IrNode *loop, gint64 trips)
-{
+static void unroll(IrNode *loop, gint64 trips) {
   IrBlock *body = ir_block(loop, 0);
   guint n_carried = ir_n_outputs(loop);
   guint n_in = ir_block_inputs(body)->len, n_out = ir_block_outputs(body)->len;
@@ -43,8 +39,8 @@ unroll(IrNode *loop, gint64 trips)
     current[i] = ir_input(loop, i + 2);
   bool counter_used = ir_value_has_uses(g_ptr_array_index(ir_block_inputs(body), 0));
   for (gint64 it = 0; it < trips; it++) {
-    inputs[0] = counter_used ? pu_insert_int_before(loop, it)
-                             : g_ptr_array_index(ir_block_inputs(body), 0);
+    inputs[0] =
+        counter_used ? pu_insert_int_before(loop, it) : g_ptr_array_index(ir_block_inputs(body), 0);
     for (guint i = 0; i < n_carried; i++)
       inputs[i + 1] = current[i];
     pu_inline_block_copy(body, loop, inputs, outputs);
@@ -59,9 +55,7 @@ unroll(IrNode *loop, gint64 trips)
   g_free(outputs);
 }
 
-static bool
-unroll_block(IrBlock *block)
-{
+static bool unroll_block(IrBlock *block) {
   bool changed = false;
   IR_FOR_EACH_NODE(n, block) {
     for (guint b = 0; b < ir_n_blocks(n); b++)
@@ -77,8 +71,6 @@ unroll_block(IrBlock *block)
   return changed;
 }
 
-bool
-pass_unroll_loops(IrGraph *graph)
-{
+bool pass_unroll_loops(IrGraph *graph) {
   return unroll_block(graph->block);
 }

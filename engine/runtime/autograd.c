@@ -3,11 +3,11 @@
  * engine, single-threaded). */
 #include "runtime/autograd.h"
 
-#include "runtime/kernels.h"
 #include "runtime/device.h"
+#include "runtime/kernels.h"
 
-RtGradNode *rt_grad_node_new(const char *name, guint n_outputs, guint n_inputs,
-                             RtGradApplyFn apply, void *ctx, void (*ctx_free)(void *)) {
+RtGradNode *rt_grad_node_new(const char *name, guint n_outputs, guint n_inputs, RtGradApplyFn apply,
+                             void *ctx, void (*ctx_free)(void *)) {
   RtGradNode *node = g_new0(RtGradNode, 1);
   node->refcount = 1;
   node->name = g_strdup(name);
@@ -41,7 +41,9 @@ void rt_grad_node_unref(RtGradNode *node) {
   g_free(node);
 }
 
-bool rt_autograd_tracked(const RtTensor *t) { return t && (t->requires_grad || t->grad_fn); }
+bool rt_autograd_tracked(const RtTensor *t) {
+  return t && (t->requires_grad || t->grad_fn);
+}
 
 void rt_grad_node_set_edge(RtGradNode *node, guint i, RtTensor *input) {
   g_assert(i < node->n_inputs);
@@ -97,7 +99,7 @@ static RtTensor *grad_sum(RtTensor *a, RtTensor *b, GError **error) {
 }
 
 typedef struct {
-  guint pending;     /* edges still to deliver into this node */
+  guint pending; /* edges still to deliver into this node */
   guint n_outputs;
   RtTensor **buffer; /* n_outputs accumulated incoming gradients */
 } NodeState;

@@ -37,8 +37,8 @@ struct RtGradNode {
   void (*ctx_free)(void *ctx);
 };
 
-RtGradNode *rt_grad_node_new(const char *name, guint n_outputs, guint n_inputs,
-                             RtGradApplyFn apply, void *ctx, void (*ctx_free)(void *));
+RtGradNode *rt_grad_node_new(const char *name, guint n_outputs, guint n_inputs, RtGradApplyFn apply,
+                             void *ctx, void (*ctx_free)(void *));
 void rt_grad_node_unref(RtGradNode *node);
 /* Points edge i at the autograd history of `input`: its grad_fn, or itself as a leaf when it
  * requires grad, or nothing. */

@@ -16,13 +16,13 @@
 #define CONST_BIT (1u << 31)
 
 typedef struct {
-  GArray *instrs;      /* RtInstr */
-  GArray *operands;    /* guint32; constants tagged with CONST_BIT until the end */
-  GArray *consts;      /* RtValue */
-  GHashTable *regs;    /* IrValue* -> operand + 1 */
+  GArray *instrs;       /* RtInstr */
+  GArray *operands;     /* guint32; constants tagged with CONST_BIT until the end */
+  GArray *consts;       /* RtValue */
+  GHashTable *regs;     /* IrValue* -> operand + 1 */
   GHashTable *defaults; /* schema index << 8 | arg -> const index + 1 */
-  GArray *free_regs;   /* guint32 */
-  GArray *in_use;      /* gboolean per slot: guards the free list */
+  GArray *free_regs;    /* guint32 */
+  GArray *in_use;       /* gboolean per slot: guards the free list */
   guint32 n_slots;
   guint max_args;
 } Compiler;
@@ -45,7 +45,8 @@ static void set_node_error(GError **error, const IrNode *node, const char *fmt, 
   va_end(ap);
   g_set_error_literal(error, JITSCOPE_RUNTIME_ERROR, 0, msg);
   g_free(msg);
-  if (node) rt_prefix_node_error(error, node);
+  if (node)
+    rt_prefix_node_error(error, node);
 }
 
 void rt_prefix_node_error(GError **error, const IrNode *node) {
@@ -67,12 +68,14 @@ static guint32 reg_alloc(Compiler *c, guint n) {
   guint32 base = c->n_slots;
   c->n_slots += n;
   g_array_set_size(c->in_use, c->n_slots);
-  for (guint k = 0; k < n; k++) g_array_index(c->in_use, gboolean, base + k) = TRUE;
+  for (guint k = 0; k < n; k++)
+    g_array_index(c->in_use, gboolean, base + k) = TRUE;
   return base;
 }
 
 static void reg_free(Compiler *c, guint32 r) {
-  if (r & CONST_BIT) return;
+  if (r & CONST_BIT)
+    return;
   if (r >= c->n_slots || !g_array_index(c->in_use, gboolean, r))
     g_error("interpreter invariant: register %u freed twice or never allocated", r);
   g_array_index(c->in_use, gboolean, r) = FALSE;
@@ -88,8 +91,10 @@ static bool operand_of(Compiler *c, const IrValue *v, const IrNode *user, guint3
   gpointer p = g_hash_table_lookup(c->regs, v);
   if (!p) {
     char buf[32];
-    set_node_error(error, user, "value %%%s is used outside the block that defines it or "
-                   "before its definition", ir_value_display_name(v, buf));
+    set_node_error(error, user,
+                   "value %%%s is used outside the block that defines it or "
+                   "before its definition",
+                   ir_value_display_name(v, buf));
     return false;
   }
   *out = GPOINTER_TO_UINT(p) - 1;
@@ -146,7 +151,8 @@ static bool live_value(BlockLive *l, const IrBlock *block, const IrValue *v, GEr
       nested = true;
     }
   }
-  if (!best) return true; /* unused: released where it is defined */
+  if (!best)
+    return true; /* unused: released where it is defined */
   if (!nested && ir_n_blocks(best) > 0)
     live_push(l->on_entry, best, v);
   else
@@ -156,19 +162,21 @@ static bool live_value(BlockLive *l, const IrBlock *block, const IrValue *v, GEr
 
 static bool live_compute(BlockLive *l, const IrBlock *block, GError **error) {
   l->pos = g_hash_table_new(g_direct_hash, g_direct_equal);
-  l->after = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                   (GDestroyNotify)g_ptr_array_unref);
-  l->on_entry = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                      (GDestroyNotify)g_ptr_array_unref);
+  l->after =
+      g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
+  l->on_entry =
+      g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
   guint n = 0;
   IR_FOR_EACH_NODE(node, block) g_hash_table_insert(l->pos, node, GUINT_TO_POINTER(++n));
   g_hash_table_insert(l->pos, block->ret, GUINT_TO_POINTER(++n));
   GPtrArray *ins = ir_block_inputs(block);
   for (guint i = 0; i < ins->len; i++)
-    if (!live_value(l, block, g_ptr_array_index(ins, i), error)) return false;
+    if (!live_value(l, block, g_ptr_array_index(ins, i), error))
+      return false;
   IR_FOR_EACH_NODE(node, block) {
     for (guint i = 0; i < ir_n_outputs(node); i++)
-      if (!live_value(l, block, ir_output(node, i), error)) return false;
+      if (!live_value(l, block, ir_output(node, i), error))
+        return false;
   }
   return true;
 }
@@ -181,26 +189,33 @@ static void release_list(Compiler *c, GPtrArray *values, GPtrArray *unused, guin
   *n_rel = 0;
   GPtrArray *lists[2] = {values, unused};
   for (guint l = 0; l < 2; l++) {
-    if (!lists[l]) continue;
+    if (!lists[l])
+      continue;
     for (guint i = 0; i < lists[l]->len; i++) {
       const IrValue *v = g_ptr_array_index(lists[l], i);
-      if (l == 1 && ir_value_has_uses(v)) continue;
+      if (l == 1 && ir_value_has_uses(v))
+        continue;
       guint32 r = GPOINTER_TO_UINT(g_hash_table_lookup(c->regs, v)) - 1;
-      if (r & CONST_BIT) continue;
+      if (r & CONST_BIT)
+        continue;
       g_array_append_val(c->operands, r);
       (*n_rel)++;
     }
   }
-  for (guint i = 0; i < *n_rel; i++) reg_free(c, g_array_index(c->operands, guint32, *rel + i));
+  for (guint i = 0; i < *n_rel; i++)
+    reg_free(c, g_array_index(c->operands, guint32, *rel + i));
 }
 
 static guint emit(Compiler *c, const RtInstr *ins) {
   g_array_append_val(c->instrs, *ins);
-  if (ins->n_in > c->max_args) c->max_args = ins->n_in;
+  if (ins->n_in > c->max_args)
+    c->max_args = ins->n_in;
   return c->instrs->len - 1;
 }
 
-static RtInstr *instr_at(Compiler *c, guint pc) { return &g_array_index(c->instrs, RtInstr, pc); }
+static RtInstr *instr_at(Compiler *c, guint pc) {
+  return &g_array_index(c->instrs, RtInstr, pc);
+}
 
 static bool add_operands(Compiler *c, const IrNode *user, GPtrArray *values, guint32 *in,
                          guint32 *n_in, GError **error) {
@@ -208,7 +223,8 @@ static bool add_operands(Compiler *c, const IrNode *user, GPtrArray *values, gui
   *n_in = values->len;
   for (guint i = 0; i < values->len; i++) {
     guint32 r;
-    if (!operand_of(c, g_ptr_array_index(values, i), user, &r, error)) return false;
+    if (!operand_of(c, g_ptr_array_index(values, i), user, &r, error))
+      return false;
     g_array_append_val(c->operands, r);
   }
   return true;
@@ -217,9 +233,11 @@ static bool add_operands(Compiler *c, const IrNode *user, GPtrArray *values, gui
 /* Registers for the node's outputs, contiguous. */
 static guint32 bind_outputs(Compiler *c, const IrNode *node) {
   guint n = ir_n_outputs(node);
-  if (n == 0) return 0;
+  if (n == 0)
+    return 0;
   guint32 base = reg_alloc(c, n);
-  for (guint i = 0; i < n; i++) bind(c, ir_output(node, i), base + i);
+  for (guint i = 0; i < n; i++)
+    bind(c, ir_output(node, i), base + i);
   return base;
 }
 
@@ -230,29 +248,37 @@ static void node_releases(Compiler *c, BlockLive *l, const IrNode *node, RtInstr
 /* --- schema nodes --- */
 
 static const IrSchema *schema_for(const IrNode *node) {
-  if (node->schema) return node->schema;
+  if (node->schema)
+    return node->schema;
   guint n = 0;
   const IrSchema *const *overloads = ir_ops_overloads(node->kind, &n);
   const IrType **types = g_newa(const IrType *, ir_n_inputs(node) + 1);
-  for (guint i = 0; i < ir_n_inputs(node); i++) types[i] = ir_input(node, i)->type;
+  for (guint i = 0; i < ir_n_inputs(node); i++)
+    types[i] = ir_input(node, i)->type;
   for (guint k = 0; k < n; k++)
-    if (ir_schema_matches(overloads[k], types, ir_n_inputs(node))) return overloads[k];
+    if (ir_schema_matches(overloads[k], types, ir_n_inputs(node)))
+      return overloads[k];
   return NULL;
 }
 
 static bool default_value(const IrArgument *arg, RtValue *out) {
   const IrType *t = arg->type;
-  if (t->kind == IR_TYPE_OPTIONAL) t = t->elem;
+  if (t->kind == IR_TYPE_OPTIONAL)
+    t = t->elem;
   switch (arg->def.kind) {
   case IR_DEFAULT_NONE_GIVEN: return false;
   case IR_DEFAULT_NONE: *out = rt_none(); return true;
   case IR_DEFAULT_INT:
-    if (t->kind == IR_TYPE_BOOL) *out = rt_bool(arg->def.i != 0);
-    else if (t->kind == IR_TYPE_FLOAT) *out = rt_double((double)arg->def.i);
-    else *out = rt_int(arg->def.i);
+    if (t->kind == IR_TYPE_BOOL)
+      *out = rt_bool(arg->def.i != 0);
+    else if (t->kind == IR_TYPE_FLOAT)
+      *out = rt_double((double)arg->def.i);
+    else
+      *out = rt_int(arg->def.i);
     return true;
   case IR_DEFAULT_FLOAT: *out = rt_double(arg->def.f); return true;
-  case IR_DEFAULT_INT_LIST: *out = rt_int_list((const gint64 *)arg->def.ints, arg->def.n_ints);
+  case IR_DEFAULT_INT_LIST:
+    *out = rt_int_list((const gint64 *)arg->def.ints, arg->def.n_ints);
     return true;
   case IR_DEFAULT_STR: *out = rt_str(arg->def.s ? arg->def.s : ""); return true;
   }
@@ -276,9 +302,10 @@ static bool compile_schema_node(Compiler *c, BlockLive *l, const IrNode *node, G
                    schema->n_args);
     return false;
   }
-  RtInstr ins = {.op = RT_OP_KERNEL, .kind = node->kind, .node = node, .schema = schema,
-                 .kernel = kernel};
-  if (!add_operands(c, node, node->inputs, &ins.in, &ins.n_in, error)) return false;
+  RtInstr ins = {
+      .op = RT_OP_KERNEL, .kind = node->kind, .node = node, .schema = schema, .kernel = kernel};
+  if (!add_operands(c, node, node->inputs, &ins.in, &ins.n_in, error))
+    return false;
   for (guint a = n; a < schema->n_args; a++) {
     gpointer key = GUINT_TO_POINTER((schema->index << 8) | a);
     guint32 r = GPOINTER_TO_UINT(g_hash_table_lookup(c->defaults, key));
@@ -346,34 +373,41 @@ static bool compile_if(Compiler *c, BlockLive *l, const IrNode *node, GError **e
       return false;
     }
   RtInstr jf = {.op = RT_OP_JUMP_IF_FALSE, .kind = node->kind, .node = node};
-  if (!add_operands(c, node, node->inputs, &jf.in, &jf.n_in, error)) return false;
+  if (!add_operands(c, node, node->inputs, &jf.in, &jf.n_in, error))
+    return false;
   release_list(c, g_hash_table_lookup(l->on_entry, node), NULL, &jf.rel, &jf.n_rel);
   guint pc_jf = emit(c, &jf);
   guint32 out = bind_outputs(c, node);
-  if (!compile_if_branch(c, ir_block(node, 0), node, out, error)) return false;
+  if (!compile_if_branch(c, ir_block(node, 0), node, out, error))
+    return false;
   RtInstr jmp = {.op = RT_OP_JUMP, .kind = node->kind, .node = node};
   guint pc_jmp = emit(c, &jmp);
   instr_at(c, pc_jf)->target = (gint32)c->instrs->len;
-  if (!compile_if_branch(c, ir_block(node, 1), node, out, error)) return false;
+  if (!compile_if_branch(c, ir_block(node, 1), node, out, error))
+    return false;
   instr_at(c, pc_jmp)->target = (gint32)c->instrs->len;
   RtInstr end = {.op = RT_OP_RELEASE, .kind = node->kind, .node = node};
   node_releases(c, l, node, &end);
-  if (end.n_rel > 0) emit(c, &end);
+  if (end.n_rel > 0)
+    emit(c, &end);
   return true;
 }
 
 static bool compile_loop(Compiler *c, BlockLive *l, const IrNode *node, GError **error) {
   guint n_carried = ir_n_outputs(node);
   if (ir_n_blocks(node) != 1 || ir_n_inputs(node) != 2 + n_carried) {
-    set_node_error(error, node, "expected (max trip count, condition, %u carried values) and "
-                   "one block", n_carried);
+    set_node_error(error, node,
+                   "expected (max trip count, condition, %u carried values) and "
+                   "one block",
+                   n_carried);
     return false;
   }
   const IrBlock *body = ir_block(node, 0);
-  if (ir_block_inputs(body)->len != 1 + n_carried ||
-      ir_block_outputs(body)->len != 1 + n_carried) {
-    set_node_error(error, node, "the body must take (counter, %u carried) and return "
-                   "(condition, %u carried)", n_carried, n_carried);
+  if (ir_block_inputs(body)->len != 1 + n_carried || ir_block_outputs(body)->len != 1 + n_carried) {
+    set_node_error(error, node,
+                   "the body must take (counter, %u carried) and return "
+                   "(condition, %u carried)",
+                   n_carried, n_carried);
     return false;
   }
   /* Outputs and hidden registers first, so nothing in the body can reuse them. */
@@ -383,9 +417,9 @@ static bool compile_loop(Compiler *c, BlockLive *l, const IrNode *node, GError *
   for (guint i = 0; i < 1 + n_carried; i++)
     bind(c, g_ptr_array_index(ir_block_inputs(body), i), b + i);
 
-  RtInstr enter = {.op = RT_OP_LOOP_ENTER, .kind = node->kind, .node = node, .a = hidden,
-                   .b = b};
-  if (!add_operands(c, node, node->inputs, &enter.in, &enter.n_in, error)) return false;
+  RtInstr enter = {.op = RT_OP_LOOP_ENTER, .kind = node->kind, .node = node, .a = hidden, .b = b};
+  if (!add_operands(c, node, node->inputs, &enter.in, &enter.n_in, error))
+    return false;
   release_list(c, g_hash_table_lookup(l->on_entry, node), NULL, &enter.rel, &enter.n_rel);
   emit(c, &enter);
 
@@ -399,7 +433,11 @@ static bool compile_loop(Compiler *c, BlockLive *l, const IrNode *node, GError *
   guint pc_test = emit(c, &test);
   bool ok = compile_nodes(c, body, &bl, error);
   if (ok) {
-    RtInstr back = {.op = RT_OP_LOOP_BACK, .kind = node->kind, .node = node, .a = hidden, .b = b,
+    RtInstr back = {.op = RT_OP_LOOP_BACK,
+                    .kind = node->kind,
+                    .node = node,
+                    .a = hidden,
+                    .b = b,
                     .target = (gint32)pc_test};
     ok = add_operands(c, body->ret, ir_block_outputs(body), &back.in, &back.n_in, error);
     if (ok) {
@@ -408,13 +446,20 @@ static bool compile_loop(Compiler *c, BlockLive *l, const IrNode *node, GError *
     }
   }
   live_free(&bl);
-  if (!ok) return false;
+  if (!ok)
+    return false;
   instr_at(c, pc_test)->target = (gint32)c->instrs->len;
-  RtInstr exit_ = {.op = RT_OP_LOOP_EXIT, .kind = node->kind, .node = node, .a = hidden, .b = b,
-                   .out = out, .n_out = n_carried};
+  RtInstr exit_ = {.op = RT_OP_LOOP_EXIT,
+                   .kind = node->kind,
+                   .node = node,
+                   .a = hidden,
+                   .b = b,
+                   .out = out,
+                   .n_out = n_carried};
   node_releases(c, l, node, &exit_);
   emit(c, &exit_);
-  for (guint k = 0; k < 3; k++) reg_free(c, hidden + k);
+  for (guint k = 0; k < 3; k++)
+    reg_free(c, hidden + k);
   return true;
 }
 
@@ -427,8 +472,10 @@ static bool compile_grad_of(Compiler *c, BlockLive *l, const IrNode *node, GErro
   guint n_bin = ir_block_inputs(body)->len;
   if ((n_bin != 0 && n_bin != ir_n_inputs(node)) ||
       ir_block_outputs(body)->len != ir_n_outputs(node)) {
-    set_node_error(error, node, "the block must return %u values and take none or the node's "
-                   "inputs", ir_n_outputs(node));
+    set_node_error(error, node,
+                   "the block must return %u values and take none or the node's "
+                   "inputs",
+                   ir_n_outputs(node));
     return false;
   }
   guint32 out = bind_outputs(c, node);
@@ -438,19 +485,23 @@ static bool compile_grad_of(Compiler *c, BlockLive *l, const IrNode *node, GErro
     entry.n_out = n_bin;
     for (guint i = 0; i < n_bin; i++)
       bind(c, g_ptr_array_index(ir_block_inputs(body), i), entry.out + i);
-    if (!add_operands(c, node, node->inputs, &entry.in, &entry.n_in, error)) return false;
+    if (!add_operands(c, node, node->inputs, &entry.in, &entry.n_in, error))
+      return false;
   }
   /* Inputs whose last use is this node's input list, then block inputs nobody reads. */
   release_list(c, g_hash_table_lookup(l->on_entry, node), n_bin > 0 ? ir_block_inputs(body) : NULL,
                &entry.rel, &entry.n_rel);
-  if (entry.n_in > 0 || entry.n_rel > 0) emit(c, &entry);
+  if (entry.n_in > 0 || entry.n_rel > 0)
+    emit(c, &entry);
   BlockLive bl;
   bool ok = live_compute(&bl, body, error) && compile_nested(c, body, &bl, node, out, error);
   live_free(&bl);
-  if (!ok) return false;
+  if (!ok)
+    return false;
   RtInstr end = {.op = RT_OP_RELEASE, .kind = node->kind, .node = node};
   node_releases(c, l, node, &end);
-  if (end.n_rel > 0) emit(c, &end);
+  if (end.n_rel > 0)
+    emit(c, &end);
   return true;
 }
 
@@ -465,8 +516,8 @@ static bool compile_special(Compiler *c, BlockLive *l, const IrNode *node, GErro
     ins.sub = rt_code_compile(attr->v.g, &ins.sub_error);
     if (ins.sub && rt_code_n_inputs(ins.sub) != ir_n_inputs(node)) {
       g_set_error(&ins.sub_error, JITSCOPE_RUNTIME_ERROR, 0,
-                  "the Subgraph takes %u inputs, the node passes %u",
-                  rt_code_n_inputs(ins.sub), ir_n_inputs(node));
+                  "the Subgraph takes %u inputs, the node passes %u", rt_code_n_inputs(ins.sub),
+                  ir_n_inputs(node));
       rt_code_free(ins.sub);
       ins.sub = NULL;
     } else if (ins.sub && rt_code_n_outputs(ins.sub) < ir_n_outputs(node)) {
@@ -478,7 +529,8 @@ static bool compile_special(Compiler *c, BlockLive *l, const IrNode *node, GErro
     }
   }
   if (!add_operands(c, node, node->inputs, &ins.in, &ins.n_in, error)) {
-    if (ins.sub) rt_code_free(ins.sub);
+    if (ins.sub)
+      rt_code_free(ins.sub);
     g_clear_error(&ins.sub_error);
     return false;
   }
@@ -491,8 +543,10 @@ static bool compile_special(Compiler *c, BlockLive *l, const IrNode *node, GErro
 
 static bool compile_prim(Compiler *c, BlockLive *l, const IrNode *node, GError **error) {
   RtInstr ins = {.op = RT_OP_PRIM, .kind = node->kind, .node = node};
-  if (!rt_prim_prepare(node, &ins, error)) return false;
-  if (!add_operands(c, node, node->inputs, &ins.in, &ins.n_in, error)) return false;
+  if (!rt_prim_prepare(node, &ins, error))
+    return false;
+  if (!add_operands(c, node, node->inputs, &ins.in, &ins.n_in, error))
+    return false;
   ins.n_out = ir_n_outputs(node);
   ins.out = bind_outputs(c, node);
   node_releases(c, l, node, &ins);
@@ -508,7 +562,8 @@ static bool compile_node(Compiler *c, BlockLive *l, const IrNode *node, GError *
       return false;
     }
     RtValue v;
-    if (!rt_constant_value(node, &v, error)) return false;
+    if (!rt_constant_value(node, &v, error))
+      return false;
     bind(c, ir_output(node, 0), add_const(c, v));
     return true;
   }
@@ -528,17 +583,20 @@ static bool compile_node(Compiler *c, BlockLive *l, const IrNode *node, GError *
     set_node_error(error, node, "the interpreter does not run nodes of this kind with blocks");
     return false;
   }
-  if (rt_prim_is_data_op(node->kind)) return compile_prim(c, l, node, error);
+  if (rt_prim_is_data_op(node->kind))
+    return compile_prim(c, l, node, error);
   guint n_overloads = 0;
   ir_ops_overloads(node->kind, &n_overloads);
-  if (node->schema || n_overloads > 0) return compile_schema_node(c, l, node, error);
+  if (node->schema || n_overloads > 0)
+    return compile_schema_node(c, l, node, error);
   set_node_error(error, node, "the interpreter cannot run this node kind");
   return false;
 }
 
 static bool compile_nodes(Compiler *c, const IrBlock *block, BlockLive *l, GError **error) {
   IR_FOR_EACH_NODE(node, block) {
-    if (!compile_node(c, l, node, error)) return false;
+    if (!compile_node(c, l, node, error))
+      return false;
   }
   return true;
 }
@@ -558,22 +616,24 @@ static void compiler_clear(Compiler *c) {
 static void free_partial(Compiler *c) {
   for (guint i = 0; i < c->instrs->len; i++) {
     RtInstr *ins = instr_at(c, i);
-    if (ins->sub) rt_code_free(ins->sub);
+    if (ins->sub)
+      rt_code_free(ins->sub);
     g_clear_error(&ins->sub_error);
   }
-  for (guint i = 0; i < c->consts->len; i++) rt_value_unref(g_array_index(c->consts, RtValue, i));
+  for (guint i = 0; i < c->consts->len; i++)
+    rt_value_unref(g_array_index(c->consts, RtValue, i));
   compiler_clear(c);
 }
 
 RtCode *rt_code_compile_block(const IrBlock *block, GError **error) {
   Compiler c = {
-    .instrs = g_array_new(FALSE, TRUE, sizeof(RtInstr)),
-    .operands = g_array_new(FALSE, FALSE, sizeof(guint32)),
-    .consts = g_array_new(FALSE, FALSE, sizeof(RtValue)),
-    .regs = g_hash_table_new(g_direct_hash, g_direct_equal),
-    .defaults = g_hash_table_new(g_direct_hash, g_direct_equal),
-    .free_regs = g_array_new(FALSE, FALSE, sizeof(guint32)),
-    .in_use = g_array_new(FALSE, TRUE, sizeof(gboolean)),
+      .instrs = g_array_new(FALSE, TRUE, sizeof(RtInstr)),
+      .operands = g_array_new(FALSE, FALSE, sizeof(guint32)),
+      .consts = g_array_new(FALSE, FALSE, sizeof(RtValue)),
+      .regs = g_hash_table_new(g_direct_hash, g_direct_equal),
+      .defaults = g_hash_table_new(g_direct_hash, g_direct_equal),
+      .free_regs = g_array_new(FALSE, FALSE, sizeof(guint32)),
+      .in_use = g_array_new(FALSE, TRUE, sizeof(gboolean)),
   };
   GPtrArray *inputs = ir_block_inputs(block);
   guint n_inputs = inputs->len;
@@ -587,7 +647,8 @@ RtCode *rt_code_compile_block(const IrBlock *block, GError **error) {
   if (ok) {
     RtInstr start = {.op = RT_OP_RELEASE, .kind = IR_PRIM_PARAM};
     release_list(&c, NULL, inputs, &start.rel, &start.n_rel);
-    if (start.n_rel > 0) emit(&c, &start);
+    if (start.n_rel > 0)
+      emit(&c, &start);
     ok = compile_nodes(&c, block, &l, error);
   }
   guint n_outputs = ir_block_outputs(block)->len;
@@ -609,7 +670,8 @@ RtCode *rt_code_compile_block(const IrBlock *block, GError **error) {
   guint32 n_slots = c.n_slots;
   guint32 *ops = (guint32 *)c.operands->data;
   for (guint i = 0; i < c.operands->len; i++)
-    if (ops[i] & CONST_BIT) ops[i] = n_slots + (ops[i] & ~CONST_BIT);
+    if (ops[i] & CONST_BIT)
+      ops[i] = n_slots + (ops[i] & ~CONST_BIT);
 
   RtCode *code = g_new0(RtCode, 1);
   code->n_instrs = c.instrs->len;
@@ -635,12 +697,15 @@ RtCode *rt_code_compile(const IrGraph *graph, GError **error) {
 }
 
 void rt_code_free(RtCode *code) {
-  if (!code) return;
+  if (!code)
+    return;
   for (guint i = 0; i < code->n_instrs; i++) {
-    if (code->instrs[i].sub) rt_code_free(code->instrs[i].sub);
+    if (code->instrs[i].sub)
+      rt_code_free(code->instrs[i].sub);
     g_clear_error(&code->instrs[i].sub_error);
   }
-  for (guint i = 0; i < code->n_consts; i++) rt_value_unref(code->consts[i]);
+  for (guint i = 0; i < code->n_consts; i++)
+    rt_value_unref(code->consts[i]);
   g_free(code->consts);
   g_free(code->instrs);
   g_free(code->operands);
@@ -648,7 +713,15 @@ void rt_code_free(RtCode *code) {
   g_free(code);
 }
 
-guint rt_code_n_inputs(const RtCode *code) { return code->n_inputs; }
-guint rt_code_n_outputs(const RtCode *code) { return code->n_outputs; }
-guint rt_code_n_instructions(const RtCode *code) { return code->n_instrs; }
-guint rt_code_n_registers(const RtCode *code) { return code->n_slots + code->n_consts; }
+guint rt_code_n_inputs(const RtCode *code) {
+  return code->n_inputs;
+}
+guint rt_code_n_outputs(const RtCode *code) {
+  return code->n_outputs;
+}
+guint rt_code_n_instructions(const RtCode *code) {
+  return code->n_instrs;
+}
+guint rt_code_n_registers(const RtCode *code) {
+  return code->n_slots + code->n_consts;
+}

@@ -42,7 +42,8 @@ void rt_code_dump(GString *out, const RtCode *code) {
       g_string_append_printf(out, " %s", ir_kind_name(ins->kind));
     g_string_append(out, " (");
     for (guint32 i = 0; i < ins->n_in; i++) {
-      if (i) g_string_append(out, ", ");
+      if (i)
+        g_string_append(out, ", ");
       print_reg(out, code, code->operands[ins->in + i]);
     }
     g_string_append_c(out, ')');
@@ -58,7 +59,8 @@ void rt_code_dump(GString *out, const RtCode *code) {
         print_reg(out, code, code->operands[ins->rel + i]);
       }
     }
-    if (ins->node && ins->node->source) g_string_append_printf(out, "  # %s", ins->node->source);
+    if (ins->node && ins->node->source)
+      g_string_append_printf(out, "  # %s", ins->node->source);
     g_string_append_c(out, '\n');
   }
 }

@@ -7,8 +7,8 @@
 #ifndef JITSCOPE_RUNTIME_CODE_INTERNAL_H
 #define JITSCOPE_RUNTIME_CODE_INTERNAL_H
 
-#include "runtime/kernels.h"
 #include "runtime/code.h"
+#include "runtime/kernels.h"
 
 typedef enum {
   RT_OP_KERNEL,        /* schema op: args = in[] (schema order, defaults filled); kernel writes
@@ -32,19 +32,19 @@ typedef enum {
 
 typedef struct {
   RtOpcode op;
-  IrOpKind kind;         /* the node's kind (for prim dispatch and messages) */
-  const IrNode *node;    /* source node; NULL for synthetic instructions */
+  IrOpKind kind;      /* the node's kind (for prim dispatch and messages) */
+  const IrNode *node; /* source node; NULL for synthetic instructions */
   const IrSchema *schema;
-  RtKernelFn kernel;     /* KERNEL; also AutogradAdd (aten::add.Tensor) and FusedConcat
+  RtKernelFn kernel;  /* KERNEL; also AutogradAdd (aten::add.Tensor) and FusedConcat
                             (aten::cat) */
-  guint32 in, n_in;      /* operands[in .. in + n_in) */
-  guint32 out, n_out;    /* output registers out .. out + n_out (contiguous) */
-  guint32 rel, n_rel;    /* operands[rel .. rel + n_rel): registers released afterwards */
-  gint32 target;         /* jump target (instruction index) */
-  guint32 a, b;          /* loops: hidden register base, body input register base */
-  gint64 i0, i1;         /* prim attributes: chunks and dim; tuple index (i0, i1 = has it) */
-  RtCode *sub;           /* SPECIAL: the compiled Subgraph, or NULL */
-  GError *sub_error;     /* SPECIAL: why the Subgraph did not compile (reported if needed) */
+  guint32 in, n_in;   /* operands[in .. in + n_in) */
+  guint32 out, n_out; /* output registers out .. out + n_out (contiguous) */
+  guint32 rel, n_rel; /* operands[rel .. rel + n_rel): registers released afterwards */
+  gint32 target;      /* jump target (instruction index) */
+  guint32 a, b;       /* loops: hidden register base, body input register base */
+  gint64 i0, i1;      /* prim attributes: chunks and dim; tuple index (i0, i1 = has it) */
+  RtCode *sub;        /* SPECIAL: the compiled Subgraph, or NULL */
+  GError *sub_error;  /* SPECIAL: why the Subgraph did not compile (reported if needed) */
 } RtInstr;
 
 struct RtCode {
@@ -55,7 +55,7 @@ struct RtCode {
   RtValue *consts; /* owned references */
   guint n_consts;
   guint n_slots;
-  guint max_args;  /* scratch size a run needs */
+  guint max_args; /* scratch size a run needs */
   guint n_inputs;
   guint32 *input_regs;
   guint n_outputs;

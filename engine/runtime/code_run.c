@@ -57,9 +57,11 @@ static bool apply_group_sum_to(const RtInstr *ins, const RtValue *in, RtValue *o
         !out[i].u.tensor || !rt_value_to_int_list(in[k], sizes, RT_MAX_DIMS, &n))
       continue;
     int64_t s64[RT_MAX_DIMS];
-    for (guint d = 0; d < n; d++) s64[d] = sizes[d];
+    for (guint d = 0; d < n; d++)
+      s64[d] = sizes[d];
     RtTensor *summed = rt_tensor_sum_to_any(out[i].u.tensor, (int)n, s64, error);
-    if (!summed) return false;
+    if (!summed)
+      return false;
     rt_value_unref(out[i]);
     out[i] = rt_tensor(summed);
   }
@@ -68,7 +70,8 @@ static bool apply_group_sum_to(const RtInstr *ins, const RtValue *in, RtValue *o
 
 static bool run_special(const RtInstr *ins, const guint32 *ops, RtValue *regs, RtValue *scratch,
                         const RtInterpreterHooks *hooks, GError **error) {
-  for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = regs[ops[ins->in + i]];
+  for (guint32 i = 0; i < ins->n_in; i++)
+    scratch[i] = regs[ops[ins->in + i]];
   if (hooks && hooks->run_special)
     return hooks->run_special(hooks->ctx, ins->node, scratch, ins->n_in, regs + ins->out,
                               ins->n_out, error);
@@ -83,11 +86,14 @@ static bool run_special(const RtInstr *ins, const guint32 *ops, RtValue *regs, R
   RtValue *outs = n_sub <= 64 ? g_newa(RtValue, 64) : g_new(RtValue, n_sub);
   bool ok = rt_code_run(ins->sub, hooks, scratch, ins->n_in, outs, error);
   if (ok) {
-    for (guint i = 0; i < ins->n_out; i++) regs[ins->out + i] = outs[i];
-    for (guint i = ins->n_out; i < n_sub; i++) rt_value_unref(outs[i]);
+    for (guint i = 0; i < ins->n_out; i++)
+      regs[ins->out + i] = outs[i];
+    for (guint i = ins->n_out; i < n_sub; i++)
+      rt_value_unref(outs[i]);
     ok = apply_group_sum_to(ins, scratch, regs + ins->out, error);
   }
-  if (n_sub > 64) g_free(outs);
+  if (n_sub > 64)
+    g_free(outs);
   return ok;
 }
 
@@ -105,7 +111,8 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
   if (code->n_consts > 0)
     memcpy(regs + code->n_slots, code->consts, sizeof(RtValue) * code->n_consts);
   RtValue *scratch = regs + code->n_slots + code->n_consts;
-  for (guint i = 0; i < n_inputs; i++) regs[code->input_regs[i]] = rt_value_ref(inputs[i]);
+  for (guint i = 0; i < n_inputs; i++)
+    regs[code->input_regs[i]] = rt_value_ref(inputs[i]);
 
   const RtInstr *instrs = code->instrs;
   const guint32 *ops = code->operands;
@@ -123,9 +130,10 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
     }
     switch (ins->op) {
     case RT_OP_KERNEL: {
-      for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = regs[ops[ins->in + i]];
-      if (!rt_kernel_call(ins->kernel, ins->schema, ins->node, scratch, ins->n_in,
-                          regs + ins->out, ins->n_out, &local)) {
+      for (guint32 i = 0; i < ins->n_in; i++)
+        scratch[i] = regs[ops[ins->in + i]];
+      if (!rt_kernel_call(ins->kernel, ins->schema, ins->node, scratch, ins->n_in, regs + ins->out,
+                          ins->n_out, &local)) {
         failed = ins;
         goto fail;
       }
@@ -168,9 +176,11 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
     case RT_OP_JUMP: pc = ins->target; continue; /* no releases */
     case RT_OP_JUMP_IF_FALSE: {
       bool c;
-      if (!truth(regs[ops[ins->in]], ins->node, &c, &local)) goto fail;
+      if (!truth(regs[ops[ins->in]], ins->node, &c, &local))
+        goto fail;
       release(regs, ops + ins->rel, ins->n_rel);
-      if (!c) pc = ins->target;
+      if (!c)
+        pc = ins->target;
       continue;
     }
     case RT_OP_COPY:
@@ -190,7 +200,8 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
         goto fail;
       }
       bool c;
-      if (!truth(regs[ops[ins->in + 1]], ins->node, &c, &local)) goto fail;
+      if (!truth(regs[ops[ins->in + 1]], ins->node, &c, &local))
+        goto fail;
       regs[ins->a] = rt_int(max_trip);
       regs[ins->a + 1] = rt_bool(c);
       regs[ins->a + 2] = rt_int(0);
@@ -207,7 +218,8 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
       if ((guint64)counter >= max_steps) {
         g_set_error(&local, JITSCOPE_RUNTIME_ERROR, RT_ERROR_CANCELLED,
                     "stopped after %" G_GUINT64_FORMAT " iterations, the step budget of a loop "
-                    "(--max-steps)", max_steps);
+                    "(--max-steps)",
+                    max_steps);
         failed = ins;
         goto fail;
       }
@@ -215,17 +227,20 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
       break;
     }
     case RT_OP_LOOP_BACK: {
-      for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = rt_value_ref(regs[ops[ins->in + i]]);
+      for (guint32 i = 0; i < ins->n_in; i++)
+        scratch[i] = rt_value_ref(regs[ops[ins->in + i]]);
       release(regs, ops + ins->rel, ins->n_rel);
       bool c;
       bool ok = truth(scratch[0], ins->node, &c, &local);
       rt_value_unref(scratch[0]);
       if (!ok) {
-        for (guint32 i = 1; i < ins->n_in; i++) rt_value_unref(scratch[i]);
+        for (guint32 i = 1; i < ins->n_in; i++)
+          rt_value_unref(scratch[i]);
         goto fail;
       }
       regs[ins->a + 1] = rt_bool(c);
-      for (guint32 i = 1; i < ins->n_in; i++) regs[ins->b + i] = scratch[i];
+      for (guint32 i = 1; i < ins->n_in; i++)
+        regs[ins->b + i] = scratch[i];
       regs[ins->a + 2].u.i++;
       pc = ins->target;
       continue;
@@ -235,13 +250,16 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *i
         regs[ins->out + i] = regs[ins->b + 1 + i];
         regs[ins->b + 1 + i].tag = RT_NONE;
       }
-      for (guint k = 0; k < 3; k++) regs[ins->a + k].tag = RT_NONE;
+      for (guint k = 0; k < 3; k++)
+        regs[ins->a + k].tag = RT_NONE;
       break;
     case RT_OP_RELEASE: break;
     case RT_OP_RETURN:
-      for (guint32 i = 0; i < ins->n_in; i++) outputs[i] = rt_value_ref(regs[ops[ins->in + i]]);
+      for (guint32 i = 0; i < ins->n_in; i++)
+        outputs[i] = rt_value_ref(regs[ops[ins->in + i]]);
       release(regs, ops + ins->rel, ins->n_rel);
-      if (regs != stack_frame) g_free(regs);
+      if (regs != stack_frame)
+        g_free(regs);
       return true;
     }
     release(regs, ops + ins->rel, ins->n_rel);
@@ -254,7 +272,9 @@ fail:
     rt_prefix_node_error(&local, failed->node);
   }
   g_propagate_error(error, local);
-  for (guint i = 0; i < code->n_slots; i++) rt_value_unref(regs[i]);
-  if (regs != stack_frame) g_free(regs);
+  for (guint i = 0; i < code->n_slots; i++)
+    rt_value_unref(regs[i]);
+  if (regs != stack_frame)
+    g_free(regs);
   return false;
 }

@@ -3,14 +3,14 @@
 
 #include <string.h>
 
-G_DEFINE_QUARK(jitscope-device-declined, rt_device_declined)
+G_DEFINE_QUARK(jitscope - device - declined, rt_device_declined)
 
 #define N_DEVICES 2 /* IrDevice values */
 
 static GMutex registry_lock;
 static const RtDeviceBackend *backends[N_DEVICES];
-static GPtrArray *notes;        /* of char*, in order */
-static GHashTable *noted;       /* note text -> itself (in notes) */
+static GPtrArray *notes;  /* of char*, in order */
+static GHashTable *noted; /* note text -> itself (in notes) */
 static guint round_trips;
 
 void rt_device_register(const RtDeviceBackend *backend) {
@@ -41,8 +41,8 @@ int rt_tensor_device(const RtTensor *t) {
 static const RtDeviceBackend *backend_or_error(int device, GError **error) {
   const RtDeviceBackend *b = rt_device_backend(device);
   if (b == NULL)
-    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
-                "no backend for device %s is loaded", ir_device_name(device));
+    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE, "no backend for device %s is loaded",
+                ir_device_name(device));
   return b;
 }
 
@@ -175,9 +175,9 @@ static void unref_values(RtValue *v, guint n) {
 
 /* Moves args to `device`, runs `kernel` on them, and (when `back` is a device) moves the
  * outputs there. */
-static bool run_moved(RtKernelFn kernel, const IrSchema *schema, const IrNode *node,
-                      RtValue *args, guint n_args, RtValue *outs, guint n_outs, int device,
-                      int back, GError **error) {
+static bool run_moved(RtKernelFn kernel, const IrSchema *schema, const IrNode *node, RtValue *args,
+                      guint n_args, RtValue *outs, guint n_outs, int device, int back,
+                      GError **error) {
   RtValue *moved = g_new0(RtValue, n_args + 1);
   guint done = 0;
   bool ok = true;
@@ -213,8 +213,8 @@ static bool run_moved(RtKernelFn kernel, const IrSchema *schema, const IrNode *n
   return ok;
 }
 
-bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *node,
-                    RtValue *args, guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *node, RtValue *args,
+                    guint n_args, RtValue *outs, guint n_outs, GError **error) {
   int device = rt_args_device(args, n_args);
   if (G_LIKELY(device == IR_DEVICE_CPU))
     return kernel(schema, node, args, n_args, outs, n_outs, error);
@@ -238,8 +238,7 @@ bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *nod
                               "results copied back)",
                               schema->text, b->name, why ? why : "no device kernel"));
   g_free(why);
-  return run_moved(kernel, schema, node, args, n_args, outs, n_outs, IR_DEVICE_CPU, device,
-                   error);
+  return run_moved(kernel, schema, node, args, n_args, outs, n_outs, IR_DEVICE_CPU, device, error);
 }
 
 RtTensor *rt_tensor_sum_to_any(RtTensor *t, int ndim, const int64_t *sizes, GError **error) {

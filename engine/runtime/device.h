@@ -59,8 +59,8 @@ RtTensor *rt_tensor_to_device(RtTensor *t, int device, GError **error);
 bool rt_value_to_host(RtValue v, RtValue *out, GError **error);
 
 /* Calls `kernel` (the CPU kernel of schema) or its device counterpart (contract above). */
-bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *node,
-                    RtValue *args, guint n_args, RtValue *outs, guint n_outs, GError **error);
+bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *node, RtValue *args,
+                    guint n_args, RtValue *outs, guint n_outs, GError **error);
 
 /* rt_tensor_sum_to on the tensor's own device. */
 RtTensor *rt_tensor_sum_to_any(RtTensor *t, int ndim, const int64_t *sizes, GError **error);

@@ -9,10 +9,14 @@
 #include "tensor/memory_budget.h"
 
 static const char *file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode))
+    return "a folder";
+  if (S_ISCHR(mode) || S_ISBLK(mode))
+    return "a device";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
   return "not a regular file";
 }
 
@@ -21,8 +25,8 @@ static bool io_error(GError **error, const char *path, const char *format, const
   return false;
 }
 
-bool rt_file_read_regular(const char *path, RtFileReadFlags flags, char **contents,
-                          gsize *length, GError **error) {
+bool rt_file_read_regular(const char *path, RtFileReadFlags flags, char **contents, gsize *length,
+                          GError **error) {
   *contents = NULL;
   *length = 0;
   /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway. */
@@ -43,8 +47,8 @@ bool rt_file_read_regular(const char *path, RtFileReadFlags flags, char **conten
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_IO, "%s: is %s; only regular files are read",
-                path, file_kind(st.st_mode));
+    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_IO,
+                "%s: is %s; only regular files are read", path, file_kind(st.st_mode));
     return false;
   }
   GError *budget = NULL;

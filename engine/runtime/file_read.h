@@ -14,7 +14,7 @@ typedef enum {
 } RtFileReadFlags;
 
 /* *contents (free with g_free) is NUL-terminated after *length bytes, as g_file_get_contents. */
-bool rt_file_read_regular(const char *path, RtFileReadFlags flags, char **contents,
-                          gsize *length, GError **error);
+bool rt_file_read_regular(const char *path, RtFileReadFlags flags, char **contents, gsize *length,
+                          GError **error);
 
 #endif

@@ -9,9 +9,7 @@ static const RtKernelFn kernels[] = {
 #undef OVERLOAD
 };
 
-RtKernelFn
-rt_op_kernel(const IrSchema *schema)
-{
+RtKernelFn rt_op_kernel(const IrSchema *schema) {
   if (schema->index >= G_N_ELEMENTS(kernels))
     g_error("op table invariant: op index %u past %u entries", schema->index,
             (guint)G_N_ELEMENTS(kernels));

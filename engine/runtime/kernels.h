@@ -12,10 +12,10 @@
  * bad shapes or values. `schema` says which overload runs (one kernel may serve many);
  * `node` gives attributes and output count; may be NULL when a kernel is
  * called directly (then only schema arguments are read). */
-typedef bool (*RtKernelFn)(const IrSchema *schema, const IrNode *node, RtValue *args,
-                           guint n_args, RtValue *outs, guint n_outs, GError **error);
+typedef bool (*RtKernelFn)(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                           RtValue *outs, guint n_outs, GError **error);
 
-#define OP(kind, schema, family, shape, grad, flags, expr)                                     \
+#define OP(kind, schema, family, shape, grad, flags, expr)                                      \
   bool rt_kernel_##family(const IrSchema *, const IrNode *, RtValue *, guint, RtValue *, guint, \
                           GError **);
 #define OVERLOAD OP

@@ -18,59 +18,66 @@
 
 /* ---- per-element functions: x, y, z are the operands, A the params ---- */
 
-#define DEF_F(name, EXPR)                                                                      \
-  static inline float name##_f32(float x, float y, float z, KParams *P) {                     \
-    typedef float T;                                                                           \
-    const T *A = P->f32;                                                                       \
-    (void)A, (void)x, (void)y, (void)z;                                                        \
-    return (T)(EXPR);                                                                          \
-  }                                                                                            \
-  static inline double name##_f64(double x, double y, double z, KParams *P) {                 \
-    typedef double T;                                                                          \
-    const T *A = P->f64;                                                                       \
-    (void)A, (void)x, (void)y, (void)z;                                                        \
-    return (T)(EXPR);                                                                          \
+#define DEF_F(name, EXPR)                                                     \
+  static inline float name##_f32(float x, float y, float z, KParams *P) {     \
+    typedef float T;                                                          \
+    const T *A = P->f32;                                                      \
+    (void)A, (void)x, (void)y, (void)z;                                       \
+    return (T)(EXPR);                                                         \
+  }                                                                           \
+  static inline double name##_f64(double x, double y, double z, KParams *P) { \
+    typedef double T;                                                         \
+    const T *A = P->f64;                                                      \
+    (void)A, (void)x, (void)y, (void)z;                                       \
+    return (T)(EXPR);                                                         \
   }
 
-#define DEF_I(name, EXPR)                                                                      \
-  static inline int64_t name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) {             \
-    const int64_t *A = P->i64;                                                                 \
-    (void)A, (void)x, (void)y, (void)z;                                                        \
-    return (EXPR);                                                                             \
+#define DEF_I(name, EXPR)                                                         \
+  static inline int64_t name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { \
+    const int64_t *A = P->i64;                                                    \
+    (void)A, (void)x, (void)y, (void)z;                                           \
+    return (EXPR);                                                                \
   }
 
-#define DEF_CMP(name, OP)                                                                      \
-  static inline bool name##_f32(float x, float y, float z, KParams *P) { return x OP y; }    \
-  static inline bool name##_f64(double x, double y, double z, KParams *P) { return x OP y; } \
-  static inline bool name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { return x OP y; }
+#define DEF_CMP(name, OP)                                                      \
+  static inline bool name##_f32(float x, float y, float z, KParams *P) {       \
+    return x OP y;                                                             \
+  }                                                                            \
+  static inline bool name##_f64(double x, double y, double z, KParams *P) {    \
+    return x OP y;                                                             \
+  }                                                                            \
+  static inline bool name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { \
+    return x OP y;                                                             \
+  }
 
 /* at::native remainder for floats (fmod is tgmath's: fmodf for float). */
-#define DEF_REMAINDER(name, T)                                                                 \
-  static inline T name(T x, T y) {                                                             \
-    T m = fmod(x, y);                                                                          \
-    if (m != 0 && ((y < 0) != (m < 0)))                                                       \
-      m += y;                                                                                  \
-    return m;                                                                                  \
+#define DEF_REMAINDER(name, T)          \
+  static inline T name(T x, T y) {      \
+    T m = fmod(x, y);                   \
+    if (m != 0 && ((y < 0) != (m < 0))) \
+      m += y;                           \
+    return m;                           \
   }
 DEF_REMAINDER(remainder_float_f, float)
 DEF_REMAINDER(remainder_float_d, double)
-#define remainder_float(x, y) _Generic((x), float: remainder_float_f, double: remainder_float_d)(x, y)
+#define remainder_float(x, y) \
+  _Generic((x), float : remainder_float_f, double : remainder_float_d)(x, y)
 
 /* PyTorch's clamp: max with the lower bound, then min with the upper; NaN stays NaN. The
  * bounds are P->bounds[0] and [1] in the operand's type. */
-#define DEF_CLAMP(name, T, bounds)                                                             \
-  static inline T name(T x, const KParams *P) {                                                \
-    T v = x;                                                                                   \
-    if (P->has_min && v < P->bounds[0])                                                        \
-      v = P->bounds[0];                                                                        \
-    if (P->has_max && v > P->bounds[1])                                                        \
-      v = P->bounds[1];                                                                        \
-    return v;                                                                                  \
+#define DEF_CLAMP(name, T, bounds)              \
+  static inline T name(T x, const KParams *P) { \
+    T v = x;                                    \
+    if (P->has_min && v < P->bounds[0])         \
+      v = P->bounds[0];                         \
+    if (P->has_max && v > P->bounds[1])         \
+      v = P->bounds[1];                         \
+    return v;                                   \
   }
 DEF_CLAMP(clamp_float_f, float, f32)
 DEF_CLAMP(clamp_float_d, double, f64)
 DEF_CLAMP(clamp_int, int64_t, i64)
-#define clamp_float(x, P) _Generic((x), float: clamp_float_f, double: clamp_float_d)(x, P)
+#define clamp_float(x, P) _Generic((x), float : clamp_float_f, double : clamp_float_d)(x, P)
 
 /* Two's complement wrap-around without signed overflow. */
 #define U(v) ((uint64_t)(v))
@@ -83,7 +90,7 @@ DEF_F(sub, A[0] == 1 ? x - y : fma(-A[0], y, x))
 DEF_I(sub, W(U(x) - U(A[0]) * U(y)))
 DEF_F(rsub, A[0] == 1 ? y - x : fma(-A[0], x, y))
 DEF_I(rsub, W(U(y) - U(A[0]) * U(x)))
-DEF_F(mul, x * y)
+DEF_F(mul, x *y)
 DEF_I(mul, W(U(x) * U(y)))
 DEF_F(div, x / y)
 DEF_F(threshold, x <= A[0] ? A[1] : x)
@@ -92,7 +99,7 @@ DEF_I(threshold, x <= A[0] ? A[1] : x)
 DEF_F(hardtanh, x < A[0] ? A[0] : (x > A[1] ? A[1] : x))
 DEF_I(hardtanh, x < A[0] ? A[0] : (x > A[1] ? A[1] : x))
 DEF_F(leaky_relu, x > 0 ? x : x * A[0])
-DEF_F(softplus, x * A[0] > A[1] ? x : log1p(exp(x * A[0])) / A[0])
+DEF_F(softplus, x *A[0] > A[1] ? x : log1p(exp(x * A[0])) / A[0])
 DEF_F(elu, x > 0 ? A[1] * x : A[0] * A[1] * (exp(x * A[2]) - 1))
 DEF_F(atan2, atan2(x, y))
 DEF_F(pow, pow(x, y))
@@ -164,87 +171,73 @@ static inline int64_t remainder_i64(int64_t x, int64_t y, int64_t z, KParams *P)
   return r;
 }
 
-#define where_def(T, SUF)                                                                      \
-  static inline T where_##SUF(bool c, T x, T y, KParams *P) { return c ? x : y; }
+#define where_def(T, SUF)                                     \
+  static inline T where_##SUF(bool c, T x, T y, KParams *P) { \
+    return c ? x : y;                                         \
+  }
 where_def(float, f32) where_def(double, f64) where_def(int64_t, i64)
 
 /* ---- loops ---- */
 
-#define LOOPS2_F(name)                                                                         \
-  K_LOOP2(name##_loop_f32, float, float, name##_f32)                                          \
+#define LOOPS2_F(name)                               \
+  K_LOOP2(name##_loop_f32, float, float, name##_f32) \
   K_LOOP2(name##_loop_f64, double, double, name##_f64)
-#define LOOPS2_FI(name)                                                                        \
-  LOOPS2_F(name)                                                                               \
+#define LOOPS2_FI(name) \
+  LOOPS2_F(name)        \
   K_LOOP2(name##_loop_i64, int64_t, int64_t, name##_i64)
-#define LOOPS1_FI(name)                                                                        \
-  K_LOOP1(name##_loop_f32, float, float, name##_f32)                                          \
-  K_LOOP1(name##_loop_f64, double, double, name##_f64)                                        \
+#define LOOPS1_FI(name)                                \
+  K_LOOP1(name##_loop_f32, float, float, name##_f32)   \
+  K_LOOP1(name##_loop_f64, double, double, name##_f64) \
   K_LOOP1(name##_loop_i64, int64_t, int64_t, name##_i64)
-#define LOOPS3_F(name)                                                                         \
-  K_LOOP3(name##_loop_f32, float, float, float, name##_f32)                                   \
+#define LOOPS3_F(name)                                      \
+  K_LOOP3(name##_loop_f32, float, float, float, name##_f32) \
   K_LOOP3(name##_loop_f64, double, double, double, name##_f64)
-#define LOOPS_CMP(name)                                                                        \
-  K_LOOP2(name##_loop_f32, bool, float, name##_f32)                                           \
-  K_LOOP2(name##_loop_f64, bool, double, name##_f64)                                          \
+#define LOOPS_CMP(name)                              \
+  K_LOOP2(name##_loop_f32, bool, float, name##_f32)  \
+  K_LOOP2(name##_loop_f64, bool, double, name##_f64) \
   K_LOOP2(name##_loop_i64, bool, int64_t, name##_i64)
 
-LOOPS2_FI(add)
-LOOPS2_FI(sub)
-LOOPS2_FI(rsub)
-LOOPS2_FI(mul)
-LOOPS2_F(div)
-LOOPS1_FI(threshold)
-LOOPS1_FI(hardtanh)
-K_LOOP1(leaky_relu_loop_f32, float, float, leaky_relu_f32)
-K_LOOP1(leaky_relu_loop_f64, double, double, leaky_relu_f64)
-K_LOOP1(softplus_loop_f32, float, float, softplus_f32)
-K_LOOP1(softplus_loop_f64, double, double, softplus_f64)
-K_LOOP1(elu_loop_f32, float, float, elu_f32)
-K_LOOP1(elu_loop_f64, double, double, elu_f64)
-LOOPS2_F(atan2)
-LOOPS2_FI(pow)
-LOOPS2_F(pow_s)
-K_LOOP2(pow_s_loop_i64, int64_t, int64_t, pow_i64)
-LOOPS2_FI(fmod)
-LOOPS2_FI(remainder)
-LOOPS1_FI(clamp)
-LOOPS1_FI(clamp_min)
-LOOPS1_FI(clamp_max)
-LOOPS2_FI(max)
-LOOPS2_FI(min)
-LOOPS2_F(lerp_s)
-LOOPS3_F(lerp_t)
-LOOPS3_F(addcmul)
-K_LOOP3(addcmul_loop_i64, int64_t, int64_t, int64_t, addcmul_i64)
-K_LOOP3(where_loop_f32, float, bool, float, where_f32)
-K_LOOP3(where_loop_f64, double, bool, double, where_f64)
-K_LOOP3(where_loop_i64, int64_t, bool, int64_t, where_i64)
-LOOPS_CMP(gt)
-LOOPS_CMP(lt)
-LOOPS_CMP(ge)
-LOOPS_CMP(le)
-LOOPS_CMP(eq)
-LOOPS_CMP(ne)
+    LOOPS2_FI(add) LOOPS2_FI(sub) LOOPS2_FI(rsub) LOOPS2_FI(mul) LOOPS2_F(div) LOOPS1_FI(threshold)
+        LOOPS1_FI(hardtanh) K_LOOP1(leaky_relu_loop_f32, float, float, leaky_relu_f32)
+            K_LOOP1(leaky_relu_loop_f64, double, double,
+                    leaky_relu_f64) K_LOOP1(softplus_loop_f32, float, float, softplus_f32)
+                K_LOOP1(softplus_loop_f64, double, double,
+                        softplus_f64) K_LOOP1(elu_loop_f32, float, float, elu_f32)
+                    K_LOOP1(elu_loop_f64, double, double, elu_f64) LOOPS2_F(atan2) LOOPS2_FI(pow)
+                        LOOPS2_F(pow_s) K_LOOP2(pow_s_loop_i64, int64_t, int64_t,
+                                                pow_i64) LOOPS2_FI(fmod) LOOPS2_FI(remainder)
+                            LOOPS1_FI(clamp) LOOPS1_FI(clamp_min) LOOPS1_FI(clamp_max)
+                                LOOPS2_FI(max) LOOPS2_FI(min) LOOPS2_F(lerp_s) LOOPS3_F(lerp_t)
+                                    LOOPS3_F(addcmul) K_LOOP3(addcmul_loop_i64, int64_t, int64_t,
+                                                              int64_t, addcmul_i64)
+                                        K_LOOP3(where_loop_f32, float, bool, float, where_f32)
+                                            K_LOOP3(where_loop_f64, double, bool, double, where_f64)
+                                                K_LOOP3(where_loop_i64, int64_t, bool, int64_t,
+                                                        where_i64) LOOPS_CMP(gt) LOOPS_CMP(lt)
+                                                    LOOPS_CMP(ge) LOOPS_CMP(le) LOOPS_CMP(eq)
+                                                        LOOPS_CMP(ne)
 
-#define LOOPS_FI(name) {name##_loop_f32, name##_loop_f64, name##_loop_i64}
-#define LOOPS_F(name) {name##_loop_f32, name##_loop_f64, NULL}
+#define LOOPS_FI(name) \
+  { name##_loop_f32, name##_loop_f64, name##_loop_i64 }
+#define LOOPS_F(name) \
+  { name##_loop_f32, name##_loop_f64, NULL }
 
-/* ---- the driver ---- */
+    /* ---- the driver ---- */
 
-typedef enum {
-  RULE_PROMOTE, /* result_type of the operands */
-  RULE_FLOAT,   /* result_type, integral -> float32 */
-  RULE_BOOL,    /* computed in result_type, stored as bool */
-  RULE_SELF,    /* self's dtype; params cast to it */
-} Rule;
+    typedef enum {
+      RULE_PROMOTE, /* result_type of the operands */
+      RULE_FLOAT,   /* result_type, integral -> float32 */
+      RULE_BOOL,    /* computed in result_type, stored as bool */
+      RULE_SELF,    /* self's dtype; params cast to it */
+    } Rule;
 
 typedef struct {
-  int n_ops;          /* elementwise operands: 1..3 */
-  guint ops[3];       /* their schema argument positions */
+  int n_ops;    /* elementwise operands: 1..3 */
+  guint ops[3]; /* their schema argument positions */
   int n_params;
-  guint params[3];    /* scalar params: schema argument positions */
+  guint params[3];     /* scalar params: schema argument positions */
   bool params_promote; /* params take part in the result type (clamp) */
-  bool cond_first;    /* operand 0 is a bool condition (where) */
+  bool cond_first;     /* operand 0 is a bool condition (where) */
   Rule rule;
   KInnerLoop loops[3]; /* float32, float64, int64 compute */
 } Plan;
@@ -257,9 +250,18 @@ typedef struct {
 static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   bool alpha = false;
   switch ((IrOpKind)schema->kind) {
-  case IR_ATEN_ADD: *p = (Plan){.loops = LOOPS_FI(add)}; alpha = true; break;
-  case IR_ATEN_SUB: *p = (Plan){.loops = LOOPS_FI(sub)}; alpha = true; break;
-  case IR_ATEN_RSUB: *p = (Plan){.loops = LOOPS_FI(rsub)}; alpha = true; break;
+  case IR_ATEN_ADD:
+    *p = (Plan){.loops = LOOPS_FI(add)};
+    alpha = true;
+    break;
+  case IR_ATEN_SUB:
+    *p = (Plan){.loops = LOOPS_FI(sub)};
+    alpha = true;
+    break;
+  case IR_ATEN_RSUB:
+    *p = (Plan){.loops = LOOPS_FI(rsub)};
+    alpha = true;
+    break;
   case IR_ATEN_MUL: *p = (Plan){.loops = LOOPS_FI(mul)}; break;
   case IR_ATEN_DIV: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(div)}; break;
   case IR_ATEN_ATAN2: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(atan2)}; break;
@@ -280,47 +282,65 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_EQ: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(eq)}; break;
   case IR_ATEN_NE: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(ne)}; break;
   case IR_ATEN_THRESHOLD:
-    *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .rule = RULE_SELF,
+    *p = (Plan){.n_ops = 1,
+                .n_params = 2,
+                .params = {1, 2},
+                .rule = RULE_SELF,
                 .loops = LOOPS_FI(threshold)};
     return true;
   case IR_ATEN_HARDTANH:
-    *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .rule = RULE_SELF,
+    *p = (Plan){.n_ops = 1,
+                .n_params = 2,
+                .params = {1, 2},
+                .rule = RULE_SELF,
                 .loops = LOOPS_FI(hardtanh)};
     return true;
   case IR_ATEN_LEAKY_RELU:
-    *p = (Plan){.n_ops = 1, .n_params = 1, .params = {1}, .rule = RULE_SELF,
-                .loops = LOOPS_F(leaky_relu)};
+    *p = (Plan){
+        .n_ops = 1, .n_params = 1, .params = {1}, .rule = RULE_SELF, .loops = LOOPS_F(leaky_relu)};
     return true;
   case IR_ATEN_SOFTPLUS:
-    *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .rule = RULE_FLOAT,
+    *p = (Plan){.n_ops = 1,
+                .n_params = 2,
+                .params = {1, 2},
+                .rule = RULE_FLOAT,
                 .loops = LOOPS_F(softplus)};
     return true;
   case IR_ATEN_ELU:
-    *p = (Plan){.n_ops = 1, .n_params = 3, .params = {1, 2, 3}, .rule = RULE_FLOAT,
-                .loops = LOOPS_F(elu)};
+    *p = (Plan){
+        .n_ops = 1, .n_params = 3, .params = {1, 2, 3}, .rule = RULE_FLOAT, .loops = LOOPS_F(elu)};
     return true;
   case IR_ATEN_CLAMP:
-    *p = (Plan){.n_ops = 1, .n_params = 2, .params = {1, 2}, .params_promote = true,
+    *p = (Plan){.n_ops = 1,
+                .n_params = 2,
+                .params = {1, 2},
+                .params_promote = true,
                 .loops = LOOPS_FI(clamp)};
     return true;
   case IR_ATEN_CLAMP_MIN:
-    *p = (Plan){.n_ops = 1, .n_params = 1, .params = {1}, .params_promote = true,
+    *p = (Plan){.n_ops = 1,
+                .n_params = 1,
+                .params = {1},
+                .params_promote = true,
                 .loops = LOOPS_FI(clamp_min)};
     return true;
   case IR_ATEN_CLAMP_MAX:
-    *p = (Plan){.n_ops = 1, .n_params = 1, .params = {1}, .params_promote = true,
+    *p = (Plan){.n_ops = 1,
+                .n_params = 1,
+                .params = {1},
+                .params_promote = true,
                 .loops = LOOPS_FI(clamp_max)};
     return true;
   case IR_ATEN_LERP:
     if (k_overload_is(schema, "Scalar"))
-      *p = (Plan){.n_ops = 2, .ops = {0, 1}, .n_params = 1, .params = {2},
-                  .loops = LOOPS_F(lerp_s)};
+      *p =
+          (Plan){.n_ops = 2, .ops = {0, 1}, .n_params = 1, .params = {2}, .loops = LOOPS_F(lerp_s)};
     else
       *p = (Plan){.n_ops = 3, .ops = {0, 1, 2}, .loops = LOOPS_F(lerp_t)};
     return true;
   case IR_ATEN_ADDCMUL:
-    *p = (Plan){.n_ops = 3, .ops = {0, 1, 2}, .n_params = 1, .params = {3},
-                .loops = LOOPS_FI(addcmul)};
+    *p = (Plan){
+        .n_ops = 3, .ops = {0, 1, 2}, .n_params = 1, .params = {3}, .loops = LOOPS_FI(addcmul)};
     return true;
   case IR_ATEN_WHERE:
     *p = (Plan){.n_ops = 3, .ops = {0, 1, 2}, .cond_first = true, .loops = LOOPS_FI(where)};
@@ -362,28 +382,26 @@ static bool is_bool_operand(const Operand *o) {
 
 /* PyTorch's argument checks that depend on the result dtype. */
 static bool check_op(const IrSchema *schema, const Plan *plan, const Operand *ops,
-                     const KScalar *params, bool *param_given, IrDtype result,
-                     GError **error) {
+                     const KScalar *params, bool *param_given, IrDtype result, GError **error) {
   IrOpKind kind = (IrOpKind)schema->kind;
   if (kind == IR_ATEN_SUB || kind == IR_ATEN_RSUB) {
     bool b0 = is_bool_operand(&ops[0]), b1 = is_bool_operand(&ops[1]);
     if (b0 && b1) {
       K_ERR(error, "Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead.");
+                   "Use the `^` or `logical_xor()` operator instead.");
       return false;
     }
     if (b0 || b1) {
       K_ERR(error, "Subtraction, the `-` operator, with a bool tensor is not supported. If "
-            "you are trying to invert a mask, use the `~` or `logical_not()` operator "
-            "instead.");
+                   "you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                   "instead.");
       return false;
     }
   }
-  if ((kind == IR_ATEN_ADD || kind == IR_ATEN_SUB || kind == IR_ATEN_RSUB) &&
-      plan->n_params == 1) {
+  if ((kind == IR_ATEN_ADD || kind == IR_ATEN_SUB || kind == IR_ATEN_RSUB) && plan->n_params == 1) {
     if (!k_dtype_is_float(result) && params[0].kind == K_SCALAR_FLOAT) {
       K_ERR(error, "For integral input tensors, argument alpha must not be a floating point "
-            "number.");
+                   "number.");
       return false;
     }
     if (result != IR_DTYPE_BOOL && params[0].kind == K_SCALAR_BOOL) {
@@ -401,8 +419,10 @@ static bool check_op(const IrSchema *schema, const Plan *plan, const Operand *op
     return false;
   }
   if (kind == IR_ATEN_WHERE && (!ops[0].tensor || ops[0].tensor->dtype != IR_DTYPE_BOOL)) {
-    K_ERR_DTYPE(error, "where expected condition to be a boolean tensor, but got a tensor with "
-          "dtype %s", ops[0].tensor ? ir_dtype_type_name(ops[0].tensor->dtype) : "Scalar");
+    K_ERR_DTYPE(error,
+                "where expected condition to be a boolean tensor, but got a tensor with "
+                "dtype %s",
+                ops[0].tensor ? ir_dtype_type_name(ops[0].tensor->dtype) : "Scalar");
     return false;
   }
   if (kind == IR_ATEN_LERP) {
@@ -410,8 +430,8 @@ static bool check_op(const IrSchema *schema, const Plan *plan, const Operand *op
     for (int k = 1; k < plan->n_ops; k++) {
       if (ops[k].tensor && ops[0].tensor && ops[k].tensor->dtype != ops[0].tensor->dtype) {
         K_ERR_DTYPE(error, "expected dtype %s for `%s` but got dtype %s",
-              k_dtype_c10_name(ops[0].tensor->dtype), names[k],
-              k_dtype_c10_name(ops[k].tensor->dtype));
+                    k_dtype_c10_name(ops[0].tensor->dtype), names[k],
+                    k_dtype_c10_name(ops[k].tensor->dtype));
         return false;
       }
     }
@@ -423,26 +443,25 @@ static bool check_op(const IrSchema *schema, const Plan *plan, const Operand *op
  * one shape (every 1-element tensor op among them): no result-type pass, no broadcasting, no
  * iterator, no conversions; the same per-element functions as the general path, so the same
  * results. False when the call does not qualify (nothing done). */
-#define SAME_SHAPE_CASE(KIND, FN)                                                              \
-  case KIND:                                                                                   \
-    for (int64_t i = 0; i < n; i++)                                                            \
-      o[i] = FN(x[i], y[i], 0, &kp);                                                           \
+#define SAME_SHAPE_CASE(KIND, FN)    \
+  case KIND:                         \
+    for (int64_t i = 0; i < n; i++)  \
+      o[i] = FN(x[i], y[i], 0, &kp); \
     break
-#define SAME_SHAPE_LOOP(T, SUF)                                                                \
-  do {                                                                                         \
-    const T *restrict x = rt_tensor_data(a), *restrict y = rt_tensor_data(b);                 \
-    T *restrict o = rt_tensor_data(out);                                                       \
-    switch ((IrOpKind)schema->kind) {                                                          \
-      SAME_SHAPE_CASE(IR_ATEN_ADD, add_##SUF);                                                 \
-      SAME_SHAPE_CASE(IR_ATEN_SUB, sub_##SUF);                                                 \
-      SAME_SHAPE_CASE(IR_ATEN_MUL, mul_##SUF);                                                 \
-      SAME_SHAPE_CASE(IR_ATEN_DIV, div_##SUF);                                                 \
-    default: break;                                                                            \
-    }                                                                                          \
+#define SAME_SHAPE_LOOP(T, SUF)                                               \
+  do {                                                                        \
+    const T *restrict x = rt_tensor_data(a), *restrict y = rt_tensor_data(b); \
+    T *restrict o = rt_tensor_data(out);                                      \
+    switch ((IrOpKind)schema->kind) {                                         \
+      SAME_SHAPE_CASE(IR_ATEN_ADD, add_##SUF);                                \
+      SAME_SHAPE_CASE(IR_ATEN_SUB, sub_##SUF);                                \
+      SAME_SHAPE_CASE(IR_ATEN_MUL, mul_##SUF);                                \
+      SAME_SHAPE_CASE(IR_ATEN_DIV, div_##SUF);                                \
+    default: break;                                                           \
+    }                                                                         \
   } while (0)
 
-static bool same_shape_float(const IrSchema *schema, RtValue *args, guint n_args,
-                             RtValue *outs) {
+static bool same_shape_float(const IrSchema *schema, RtValue *args, guint n_args, RtValue *outs) {
   IrOpKind kind = (IrOpKind)schema->kind;
   bool alpha = kind == IR_ATEN_ADD || kind == IR_ATEN_SUB;
   if (!(alpha || kind == IR_ATEN_MUL || kind == IR_ATEN_DIV) || n_args < (alpha ? 3u : 2u) ||
@@ -534,7 +553,7 @@ bool rt_kernel_binary(const IrSchema *schema, const IrNode *node, RtValue *args,
   KInnerLoop loop = plan.loops[loop_index];
   if (!loop) {
     K_ERR_DTYPE(error, "\"%s\" not implemented for '%s'", k_op_short_name(schema),
-          ir_dtype_type_name(result));
+                ir_dtype_type_name(result));
     return false;
   }
   IrDtype store = plan.rule == RULE_BOOL ? IR_DTYPE_BOOL : compute;
@@ -546,8 +565,7 @@ bool rt_kernel_binary(const IrSchema *schema, const IrNode *node, RtValue *args,
   for (int k = 0; k < plan.n_ops; k++) {
     if (!ops[k].tensor)
       continue;
-    if (!k_broadcast(ndim, shape, ops[k].tensor->ndim, ops[k].tensor->sizes, &ndim, shape,
-                     error))
+    if (!k_broadcast(ndim, shape, ops[k].tensor->ndim, ops[k].tensor->sizes, &ndim, shape, error))
       return false;
   }
 

@@ -25,8 +25,7 @@ static const char *arg_name(const IrSchema *schema, guint i) {
   return i < schema->n_args ? schema->args[i].name : "?";
 }
 
-bool k_arg_tensor(const IrSchema *schema, RtValue *args, guint i, RtTensor **out,
-                  GError **error) {
+bool k_arg_tensor(const IrSchema *schema, RtValue *args, guint i, RtTensor **out, GError **error) {
   RtValue v = args[i];
   if (v.tag != RT_TENSOR) {
     K_ERR(error, "%s(): argument '%s' (position %u) must be Tensor", k_op_short_name(schema),
@@ -39,8 +38,10 @@ bool k_arg_tensor(const IrSchema *schema, RtValue *args, guint i, RtTensor **out
     return false;
   }
   if (v.u.tensor->storage != NULL && v.u.tensor->storage->device != IR_DEVICE_CPU) {
-    K_ERR(error, "%s(): argument '%s' (position %u) is on device %s; the CPU kernels need a "
-          "cpu tensor", k_op_short_name(schema), arg_name(schema, i), i + 1,
+    K_ERR(error,
+          "%s(): argument '%s' (position %u) is on device %s; the CPU kernels need a "
+          "cpu tensor",
+          k_op_short_name(schema), arg_name(schema, i), i + 1,
           ir_device_name(v.u.tensor->storage->device));
     return false;
   }
@@ -48,19 +49,12 @@ bool k_arg_tensor(const IrSchema *schema, RtValue *args, guint i, RtTensor **out
   return true;
 }
 
-bool k_arg_scalar(const IrSchema *schema, RtValue *args, guint i, KScalar *out,
-                  GError **error) {
+bool k_arg_scalar(const IrSchema *schema, RtValue *args, guint i, KScalar *out, GError **error) {
   RtValue v = args[i];
   switch (v.tag) {
-  case RT_BOOL:
-    *out = (KScalar){K_SCALAR_BOOL, v.u.b ? 1 : 0, v.u.b ? 1.0 : 0.0};
-    return true;
-  case RT_INT:
-    *out = (KScalar){K_SCALAR_INT, v.u.i, (double)v.u.i};
-    return true;
-  case RT_DOUBLE:
-    *out = (KScalar){K_SCALAR_FLOAT, 0, v.u.d};
-    return true;
+  case RT_BOOL: *out = (KScalar){K_SCALAR_BOOL, v.u.b ? 1 : 0, v.u.b ? 1.0 : 0.0}; return true;
+  case RT_INT: *out = (KScalar){K_SCALAR_INT, v.u.i, (double)v.u.i}; return true;
+  case RT_DOUBLE: *out = (KScalar){K_SCALAR_FLOAT, 0, v.u.d}; return true;
   case RT_TENSOR:
     if (v.u.tensor != NULL && rt_tensor_numel(v.u.tensor) == 1) {
       double d = rt_tensor_get(v.u.tensor, 0);
@@ -74,8 +68,7 @@ bool k_arg_scalar(const IrSchema *schema, RtValue *args, guint i, KScalar *out,
       return true;
     }
     break;
-  default:
-    break;
+  default: break;
   }
   K_ERR(error, "%s(): argument '%s' (position %u) must be a number", k_op_short_name(schema),
         arg_name(schema, i), i + 1);
@@ -137,8 +130,10 @@ bool k_arg_int_list(const IrSchema *schema, RtValue *args, guint i, int64_t *out
   for (guint k = 0; k < v.u.seq->len; k++) {
     RtValue item = v.u.seq->items[k];
     if (item.tag != RT_INT) {
-      K_ERR(error, "%s(): argument '%s' (position %u) must be a list of ints, but item %u "
-            "is not an int", k_op_short_name(schema), arg_name(schema, i), i + 1, k);
+      K_ERR(error,
+            "%s(): argument '%s' (position %u) must be a list of ints, but item %u "
+            "is not an int",
+            k_op_short_name(schema), arg_name(schema, i), i + 1, k);
       return false;
     }
     out[k] = item.u.i;
@@ -158,8 +153,10 @@ bool k_arg_spatial_list(const IrSchema *schema, RtValue *args, guint i, int coun
     return true;
   }
   if (n != 1 && n != count) {
-    K_ERR(error, "%s(): expected %s to be a single integer value or a list of %d values, but "
-          "got %d values", k_op_short_name(schema), arg_name(schema, i), count, n);
+    K_ERR(error,
+          "%s(): expected %s to be a single integer value or a list of %d values, but "
+          "got %d values",
+          k_op_short_name(schema), arg_name(schema, i), count, n);
     return false;
   }
   for (int k = 0; k < count; k++)
@@ -205,7 +202,8 @@ bool k_arg_dtype(const IrSchema *schema, RtValue *args, guint i, bool *has, IrDt
   if (!k_arg_int(schema, args, i, &code, error))
     return false;
   if (!k_dtype_from_scalar_type(code, out)) {
-    K_ERR(error, "%s(): unsupported dtype code %" G_GINT64_FORMAT
+    K_ERR(error,
+          "%s(): unsupported dtype code %" G_GINT64_FORMAT
           " (supported: 4 long, 5 half, 6 float, 7 double, 11 bool)",
           k_op_short_name(schema), code);
     return false;
@@ -225,8 +223,10 @@ bool k_args_dim_dtype(const IrSchema *schema, RtValue *args, RtTensor **self, in
 bool k_wrap_dim(int64_t dim, int ndim, int *out, GError **error) {
   int64_t n = ndim > 0 ? ndim : 1;
   if (dim < -n || dim >= n) {
-    K_ERR_SHAPE(error, "Dimension out of range (expected to be in range of [%" G_GINT64_FORMAT
-          ", %" G_GINT64_FORMAT "], but got %" G_GINT64_FORMAT ")", -n, n - 1, dim);
+    K_ERR_SHAPE(error,
+                "Dimension out of range (expected to be in range of [%" G_GINT64_FORMAT
+                ", %" G_GINT64_FORMAT "], but got %" G_GINT64_FORMAT ")",
+                -n, n - 1, dim);
     return false;
   }
   *out = (int)(dim < 0 ? dim + n : dim);
@@ -289,7 +289,7 @@ void k_result_add_tensor(KResultType *r, const RtTensor *t) {
 }
 
 void k_result_add_scalar(KResultType *r, KScalar s) {
-  IrDtype d = s.kind == K_SCALAR_FLOAT  ? IR_DTYPE_FLOAT32 /* the default dtype */
+  IrDtype d = s.kind == K_SCALAR_FLOAT ? IR_DTYPE_FLOAT32 /* the default dtype */
               : s.kind == K_SCALAR_INT ? IR_DTYPE_INT64
                                        : IR_DTYPE_BOOL;
   r->wrapped_result = k_promote(r->wrapped_result, d);
@@ -324,8 +324,10 @@ bool k_broadcast(int ndim_a, const int64_t *a, int ndim_b, const int64_t *b, int
     int ia = k - (n - ndim_a), ib = k - (n - ndim_b);
     int64_t sa = ia >= 0 ? a[ia] : 1, sb = ib >= 0 ? b[ib] : 1;
     if (sa != sb && sa != 1 && sb != 1) {
-      K_ERR_SHAPE(error, "The size of tensor a (%" G_GINT64_FORMAT ") must match the size of tensor "
-            "b (%" G_GINT64_FORMAT ") at non-singleton dimension %d", sa, sb, k);
+      K_ERR_SHAPE(error,
+                  "The size of tensor a (%" G_GINT64_FORMAT ") must match the size of tensor "
+                  "b (%" G_GINT64_FORMAT ") at non-singleton dimension %d",
+                  sa, sb, k);
       return false;
     }
     out[k] = sa == 1 ? sb : sa;
@@ -338,8 +340,8 @@ void k_shape_text(char *buf, size_t len, int ndim, const int64_t *sizes) {
   size_t used = 0;
   used += (size_t)snprintf(buf, len, "[");
   for (int k = 0; k < ndim && used < len; k++)
-    used += (size_t)snprintf(buf + used, len - used, "%s%" G_GINT64_FORMAT, k ? ", " : "",
-                             sizes[k]);
+    used +=
+        (size_t)snprintf(buf + used, len - used, "%s%" G_GINT64_FORMAT, k ? ", " : "", sizes[k]);
   if (used < len)
     snprintf(buf + used, len - used, "]");
 }

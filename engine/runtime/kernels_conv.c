@@ -33,8 +33,8 @@ typedef struct {
 
 /* The spatial int[] arguments at args[at..at+2] (stride, padding, dilation) into g, as
  * [height, width] with height's identity for conv1d. */
-static bool conv_params(const IrSchema *schema, RtValue *args, guint at, int spatial,
-                        ConvGeom *g, GError **error) {
+static bool conv_params(const IrSchema *schema, RtValue *args, guint at, int spatial, ConvGeom *g,
+                        GError **error) {
   int64_t vals[3][2];
   for (int k = 0; k < 3; k++)
     if (!k_arg_spatial_list(schema, args, at + (guint)k, spatial, NULL, vals[k], error))
@@ -69,8 +69,10 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
   k_shape_text(in_text, sizeof in_text, input->ndim, input->sizes);
   k_shape_text(w_text, sizeof w_text, weight->ndim, weight->sizes);
   if (input->ndim != sp + 1 && input->ndim != sp + 2) {
-    K_ERR_SHAPE(error, "Expected %dD (unbatched) or %dD (batched) input to %s, but got input "
-                "of size: %s", sp + 1, sp + 2, k_op_short_name(schema), in_text);
+    K_ERR_SHAPE(error,
+                "Expected %dD (unbatched) or %dD (batched) input to %s, but got input "
+                "of size: %s",
+                sp + 1, sp + 2, k_op_short_name(schema), in_text);
     return false;
   }
   if (weight->ndim != sp + 2) {
@@ -99,23 +101,29 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
   g->kh = sp == 2 ? weight->sizes[2] : 1;
   g->kw = weight->sizes[1 + sp];
   if (g->oc % g->groups != 0 || g->oc == 0) {
-    K_ERR_SHAPE(error, "Given groups=%" G_GINT64_FORMAT ", expected weight to be at least %"
-                G_GINT64_FORMAT " at dimension 0 and divisible by it, but got weight of size %s "
-                "instead", g->groups, g->groups, w_text);
+    K_ERR_SHAPE(error,
+                "Given groups=%" G_GINT64_FORMAT
+                ", expected weight to be at least %" G_GINT64_FORMAT
+                " at dimension 0 and divisible by it, but got weight of size %s "
+                "instead",
+                g->groups, g->groups, w_text);
     return false;
   }
   if (g->c != weight->sizes[1] * g->groups) {
-    K_ERR_SHAPE(error, "Given groups=%" G_GINT64_FORMAT ", weight of size %s, expected input%s "
+    K_ERR_SHAPE(error,
+                "Given groups=%" G_GINT64_FORMAT ", weight of size %s, expected input%s "
                 "to have %" G_GINT64_FORMAT " channels, but got %" G_GINT64_FORMAT " channels "
-                "instead", g->groups, w_text, in_text, weight->sizes[1] * g->groups, g->c);
+                "instead",
+                g->groups, w_text, in_text, weight->sizes[1] * g->groups, g->c);
     return false;
   }
   if (bias && (bias->ndim != 1 || bias->sizes[0] != g->oc)) {
     char b_text[256];
     k_shape_text(b_text, sizeof b_text, bias->ndim, bias->sizes);
-    K_ERR_SHAPE(error, "Given weight of size %s, expected bias to be 1-dimensional with %"
-                G_GINT64_FORMAT " elements, but got bias of size %s instead", w_text, g->oc,
-                b_text);
+    K_ERR_SHAPE(error,
+                "Given weight of size %s, expected bias to be 1-dimensional with %" G_GINT64_FORMAT
+                " elements, but got bias of size %s instead",
+                w_text, g->oc, b_text);
     return false;
   }
   if (g->kh <= 0 || g->kw <= 0) {
@@ -131,12 +139,13 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
   }
   if (g->oh <= 0 || g->ow <= 0) {
     /* the kernel and dilation apart: their dilated extent may not fit int64 */
-    K_ERR_SHAPE(error, "%s(): calculated padded input size per channel: (%" G_GINT64_FORMAT
-                " x %" G_GINT64_FORMAT "). Kernel size: (%" G_GINT64_FORMAT " x %"
-                G_GINT64_FORMAT ") with dilation (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
+    K_ERR_SHAPE(error,
+                "%s(): calculated padded input size per channel: (%" G_GINT64_FORMAT
+                " x %" G_GINT64_FORMAT "). Kernel size: (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
+                ") with dilation (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
                 "). Kernel size can't be greater than actual input size",
-                k_op_short_name(schema), g->h + 2 * g->pad[0], g->w + 2 * g->pad[1], g->kh,
-                g->kw, g->dil[0], g->dil[1]);
+                k_op_short_name(schema), g->h + 2 * g->pad[0], g->w + 2 * g->pad[1], g->kh, g->kw,
+                g->dil[0], g->dil[1]);
     return false;
   }
   /* one group's GEMM dims go to BLAS as int */
@@ -162,8 +171,10 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
 static bool general_conv(const IrSchema *schema, const RtTensor *weight, bool transposed,
                          int *spatial, GError **error) {
   if (weight->ndim != 3 && weight->ndim != 4) {
-    K_ERR_SHAPE(error, "%s(): only 1-D and 2-D convolutions are supported, but got a %d-D "
-                "weight", k_op_short_name(schema), weight->ndim);
+    K_ERR_SHAPE(error,
+                "%s(): only 1-D and 2-D convolutions are supported, but got a %d-D "
+                "weight",
+                k_op_short_name(schema), weight->ndim);
     return false;
   }
   if (transposed) {
@@ -317,8 +328,7 @@ bool rt_kernel_conv_backward(const IrSchema *schema, const IrNode *node, RtValue
   if (!k_arg_bool(schema, args, 7, &transposed, error) ||
       !general_conv(schema, weight, transposed, &g.spatial, error) ||
       !conv_params(schema, args, 4, g.spatial, &g, error) ||
-      !k_arg_int(schema, args, 9, &g.groups, error) ||
-      !output_mask(schema, args[10], mask, error))
+      !k_arg_int(schema, args, 9, &g.groups, error) || !output_mask(schema, args[10], mask, error))
     return false;
   if (!conv_geometry(schema, input, weight, NULL, &g, error))
     return false;
@@ -328,8 +338,10 @@ bool rt_kernel_conv_backward(const IrSchema *schema, const IrNode *node, RtValue
     char have[256], want[256];
     k_shape_text(have, sizeof have, grad->ndim, grad->sizes);
     k_shape_text(want, sizeof want, nd, sizes);
-    K_ERR_SHAPE(error, "convolution_backward(): grad_output of size %s does not match the "
-                "output size %s", have, want);
+    K_ERR_SHAPE(error,
+                "convolution_backward(): grad_output of size %s does not match the "
+                "output size %s",
+                have, want);
     return false;
   }
   RtTensor *dx = rt_tensor_zeros(IR_DTYPE_FLOAT64, input->ndim, input->sizes);
@@ -353,8 +365,8 @@ bool rt_kernel_conv_backward(const IrSchema *schema, const IrNode *node, RtValue
         continue;
       if (mask[1]) { /* dW_g += gout_g @ col^T */
         im2col(&g, x + (n * g.c + gi * cg) * g.h * g.w, cg, col);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)ocg, (int)cgk, (int)l, 1.0,
-                    gout, (int)l, col, (int)l, 1.0, pdw + gi * ocg * cgk, (int)cgk);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)ocg, (int)cgk, (int)l, 1.0, gout,
+                    (int)l, col, (int)l, 1.0, pdw + gi * ocg * cgk, (int)cgk);
       }
       if (mask[0]) { /* dcol = W_g^T @ gout_g, scattered back by col2im */
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)cgk, (int)l, (int)ocg, 1.0,

@@ -11,8 +11,8 @@
  * for to.other) and returns self itself when the dtype already agrees and copy is false; its
  * device may only be cpu (None keeps self's); NumToTensor gives a 0-dim int64, float64 or
  * bool tensor; detach a view of self without autograd history. */
-#include "runtime/kernels.h"
 #include "runtime/autograd.h"
+#include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
 #include <math.h>
@@ -27,8 +27,7 @@ static bool one_element(const IrSchema *schema, RtTensor *t, double *out, GError
     K_ERR(error, "Boolean value of Tensor with %s is ambiguous",
           n == 0 ? "no values" : "more than one value");
   else
-    K_ERR(error, "a Tensor with %" G_GINT64_FORMAT " elements cannot be converted to Scalar",
-          n);
+    K_ERR(error, "a Tensor with %" G_GINT64_FORMAT " elements cannot be converted to Scalar", n);
   return false;
 }
 
@@ -82,12 +81,8 @@ bool rt_kernel_convert(const IrSchema *schema, const IrNode *node, RtValue *args
     is_float_source = s.kind == K_SCALAR_FLOAT;
   }
   switch (kind) {
-  case IR_ATEN_BOOL:
-    outs[0] = rt_bool(d != 0);
-    return true;
-  case IR_ATEN_FLOAT:
-    outs[0] = rt_double(d);
-    return true;
+  case IR_ATEN_BOOL: outs[0] = rt_bool(d != 0); return true;
+  case IR_ATEN_FLOAT: outs[0] = rt_double(d); return true;
   default: {
     gint64 i;
     if (from_tensor && !is_float_source) {
@@ -105,19 +100,18 @@ bool rt_kernel_convert(const IrSchema *schema, const IrNode *node, RtValue *args
   }
 }
 
-bool rt_kernel_type_as(const IrSchema *schema, const IrNode *node, RtValue *args,
-                       guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_type_as(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                       RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self, *other;
-  if (!k_arg_tensor(schema, args, 0, &self, error) ||
-      !k_arg_tensor(schema, args, 1, &other, error))
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_tensor(schema, args, 1, &other, error))
     return false;
   outs[0] = rt_tensor(k_to_dtype(self, other->dtype));
   return true;
 }
 
-bool rt_kernel_fill_like(const IrSchema *schema, const IrNode *node, RtValue *args,
-                         guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_fill_like(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                         RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   K_INVARIANT(schema->kind == IR_ATEN_ONES_LIKE || schema->kind == IR_ATEN_ZEROS_LIKE,
               "rt_kernel_fill_like serves ones_like and zeros_like");
@@ -158,7 +152,8 @@ bool rt_kernel_dtype(const IrSchema *schema, const IrNode *node, RtValue *args, 
       return true;
     }
   }
-  g_error("kernel invariant violated: dtype %s has no ScalarType code", ir_dtype_type_name(t->dtype));
+  g_error("kernel invariant violated: dtype %s has no ScalarType code",
+          ir_dtype_type_name(t->dtype));
 }
 
 /* The device argument of to(): None or cpu; other devices have their own backends. */
@@ -200,8 +195,8 @@ bool rt_kernel_to(const IrSchema *schema, const IrNode *node, RtValue *args, gui
     outs[0] = rt_tensor(rt_tensor_ref(self));
     return true;
   }
-  outs[0] = rt_tensor(dtype == self->dtype ? rt_tensor_clone(self)
-                                           : rt_tensor_to_dtype(self, dtype));
+  outs[0] =
+      rt_tensor(dtype == self->dtype ? rt_tensor_clone(self) : rt_tensor_to_dtype(self, dtype));
   return true;
 }
 

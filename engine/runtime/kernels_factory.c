@@ -57,8 +57,8 @@ static bool arange(const IrSchema *schema, RtValue *args, RtValue *outs, GError 
   IrDtype dtype;
   if (!read_options(schema, args, n_bounds, &has_dtype, &dtype, error))
     return false;
-  bool all_int = start.kind != K_SCALAR_FLOAT && end.kind != K_SCALAR_FLOAT &&
-                 step.kind != K_SCALAR_FLOAT;
+  bool all_int =
+      start.kind != K_SCALAR_FLOAT && end.kind != K_SCALAR_FLOAT && step.kind != K_SCALAR_FLOAT;
   if (!has_dtype)
     dtype = all_int ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT32;
   if (!isfinite(start.d) || !isfinite(end.d)) {

@@ -19,8 +19,8 @@
 static gint64 *index_values(const IrSchema *schema, RtTensor *index, int64_t size, int64_t *n,
                             GError **error) {
   if (index->dtype != IR_DTYPE_INT64) {
-    K_ERR_DTYPE(error, "%s(): Expected dtype int64 for index, but got %s",
-                k_op_short_name(schema), k_dtype_c10_name(index->dtype));
+    K_ERR_DTYPE(error, "%s(): Expected dtype int64 for index, but got %s", k_op_short_name(schema),
+                k_dtype_c10_name(index->dtype));
     return NULL;
   }
   *n = rt_tensor_numel(index);
@@ -50,8 +50,8 @@ static void gather_rows(RtTensor *dst, RtTensor *src, int d, const gint64 *idx, 
   }
 }
 
-bool rt_kernel_index_select(const IrSchema *schema, const IrNode *node, RtValue *args,
-                            guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_index_select(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                            RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   bool embedding = schema->kind == IR_ATEN_EMBEDDING;
   RtTensor *self, *index;

@@ -17,17 +17,17 @@
 #include "tensor/memory_budget.h"
 #include "tensor/tensor.h"
 
-#define K_INVARIANT(cond, what)                                                                \
-  do {                                                                                         \
-    if (G_UNLIKELY(!(cond)))                                                                   \
-      g_error("kernel invariant violated: %s (%s:%d)", (what), __FILE__, __LINE__);            \
+#define K_INVARIANT(cond, what)                                                     \
+  do {                                                                              \
+    if (G_UNLIKELY(!(cond)))                                                        \
+      g_error("kernel invariant violated: %s (%s:%d)", (what), __FILE__, __LINE__); \
   } while (0)
 
 /* Input errors in the JITSCOPE_RUNTIME_ERROR domain: bad values, shapes, dtypes. */
 #define K_ERR(error, ...) g_set_error((error), JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE, __VA_ARGS__)
-#define K_ERR_SHAPE(error, ...)                                                                \
+#define K_ERR_SHAPE(error, ...) \
   g_set_error((error), JITSCOPE_RUNTIME_ERROR, RT_ERROR_SHAPE, __VA_ARGS__)
-#define K_ERR_DTYPE(error, ...)                                                                \
+#define K_ERR_DTYPE(error, ...) \
   g_set_error((error), JITSCOPE_RUNTIME_ERROR, RT_ERROR_DTYPE, __VA_ARGS__)
 
 /* PyTorch's result_type: tensors of rank > 0 lead, 0-dim tensors and then wrapped numbers

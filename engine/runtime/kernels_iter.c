@@ -125,17 +125,17 @@ void k_iter_run(KIter *it, KInnerLoop loop, void *ctx) {
   }
 }
 
-#define K_COPY_LOOP(NAME, T)                                                                   \
-  static void NAME(int64_t n, char **p, const int64_t *s, void *ctx) {                       \
-    (void)ctx;                                                                                 \
-    T *o = (T *)p[0];                                                                          \
-    const T *a = (const T *)p[1];                                                              \
-    if (s[0] == 1 && s[1] == 1) {                                                              \
-      memcpy(o, a, (size_t)n * sizeof(T));                                                     \
-    } else {                                                                                   \
-      for (int64_t i = 0; i < n; i++)                                                          \
-        o[i * s[0]] = a[i * s[1]];                                                             \
-    }                                                                                          \
+#define K_COPY_LOOP(NAME, T)                                           \
+  static void NAME(int64_t n, char **p, const int64_t *s, void *ctx) { \
+    (void)ctx;                                                         \
+    T *o = (T *)p[0];                                                  \
+    const T *a = (const T *)p[1];                                      \
+    if (s[0] == 1 && s[1] == 1) {                                      \
+      memcpy(o, a, (size_t)n * sizeof(T));                             \
+    } else {                                                           \
+      for (int64_t i = 0; i < n; i++)                                  \
+        o[i * s[0]] = a[i * s[1]];                                     \
+    }                                                                  \
   }
 K_COPY_LOOP(copy_loop_1, uint8_t)
 K_COPY_LOOP(copy_loop_2, uint16_t)

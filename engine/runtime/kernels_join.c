@@ -21,8 +21,8 @@ bool rt_kernel_chunk(const IrSchema *schema, const IrNode *node, RtValue *args, 
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
   gint64 chunks, dim;
-  if (!k_arg_tensor(schema, args, 0, &self, error) ||
-      !k_arg_int(schema, args, 1, &chunks, error) || !k_arg_int(schema, args, 2, &dim, error))
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 1, &chunks, error) ||
+      !k_arg_int(schema, args, 2, &dim, error))
     return false;
   if (self->ndim == 0) {
     K_ERR_SHAPE(error, "chunk expects at least a 1-dimensional tensor");
@@ -55,8 +55,8 @@ static bool skipped(const RtTensor *t) {
 
 /* The Tensor[] argument args[0] of cat / stack: a non-empty list of defined tensors (*n of
  * them) and the dtype they promote to (all as tensors of rank > 0). */
-static bool tensor_list(const IrSchema *schema, RtValue *args, const char *empty_message,
-                        guint *n, IrDtype *dtype, GError **error) {
+static bool tensor_list(const IrSchema *schema, RtValue *args, const char *empty_message, guint *n,
+                        IrDtype *dtype, GError **error) {
   RtValue list = args[0];
   const char *op = k_op_short_name(schema);
   if (list.tag != RT_LIST && list.tag != RT_TUPLE) {
@@ -124,15 +124,17 @@ bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, gu
     if (skipped(t))
       continue;
     if (t->ndim != ref->ndim) {
-      K_ERR_SHAPE(error, "Tensors must have same number of dimensions: got %d and %d",
-                  ref->ndim, t->ndim);
+      K_ERR_SHAPE(error, "Tensors must have same number of dimensions: got %d and %d", ref->ndim,
+                  t->ndim);
       return false;
     }
     for (int d = 0; d < t->ndim; d++) {
       if (d != w && t->sizes[d] != ref->sizes[d]) {
-        K_ERR_SHAPE(error, "Sizes of tensors must match except in dimension %d. Expected size "
+        K_ERR_SHAPE(error,
+                    "Sizes of tensors must match except in dimension %d. Expected size "
                     "%" G_GINT64_FORMAT " but got size %" G_GINT64_FORMAT " for tensor number "
-                    "%u in the list.", w, ref->sizes[d], t->sizes[d], k);
+                    "%u in the list.",
+                    w, ref->sizes[d], t->sizes[d], k);
         return false;
       }
     }
@@ -185,8 +187,10 @@ bool rt_kernel_split(const IrSchema *schema, const IrNode *node, RtValue *args, 
     if (!k_arg_int(schema, args, 1, &split_size, error))
       return false;
     if (split_size < 0 || (split_size == 0 && size != 0)) {
-      K_ERR(error, "split_size can only be 0 if dimension size is 0, but got dimension size "
-            "of %" G_GINT64_FORMAT, (gint64)size);
+      K_ERR(error,
+            "split_size can only be 0 if dimension size is 0, but got dimension size "
+            "of %" G_GINT64_FORMAT,
+            (gint64)size);
       return false;
     }
     int64_t pieces = size == 0 ? 1 : (size + split_size - 1) / split_size;
@@ -208,14 +212,17 @@ bool rt_kernel_split(const IrSchema *schema, const IrNode *node, RtValue *args, 
     for (guint k = 0; k < n; k++) {
       gint64 length = g_array_index(lengths, gint64, k);
       if (length < 0) {
-        K_ERR(error, "split_with_sizes expects split_sizes have only non-negative entries, but "
-              "got split_sizes=%" G_GINT64_FORMAT, length);
+        K_ERR(error,
+              "split_with_sizes expects split_sizes have only non-negative entries, but "
+              "got split_sizes=%" G_GINT64_FORMAT,
+              length);
         return false;
       }
       total += length;
     }
     if (total != size) {
-      K_ERR(error, "split_with_sizes expects split_sizes to sum exactly to %" G_GINT64_FORMAT
+      K_ERR(error,
+            "split_with_sizes expects split_sizes to sum exactly to %" G_GINT64_FORMAT
             " (input tensor's size at dimension %d), but got a sum of %" G_GINT64_FORMAT,
             (gint64)size, w, (gint64)total);
       return false;
@@ -251,8 +258,10 @@ bool rt_kernel_stack(const IrSchema *schema, const IrNode *node, RtValue *args, 
       char a[256], b[256];
       k_shape_text(a, sizeof a, ref->ndim, ref->sizes);
       k_shape_text(b, sizeof b, t->ndim, t->sizes);
-      K_ERR_SHAPE(error, "stack expects each tensor to be equal size, but got %s at entry 0 "
-                  "and %s at entry %u", a, b, k);
+      K_ERR_SHAPE(error,
+                  "stack expects each tensor to be equal size, but got %s at entry 0 "
+                  "and %s at entry %u",
+                  a, b, k);
       return false;
     }
   }
@@ -260,8 +269,8 @@ bool rt_kernel_stack(const IrSchema *schema, const IrNode *node, RtValue *args, 
   if (!k_wrap_dim(dim, ref->ndim + 1, &w, error))
     return false;
   if (ref->ndim >= RT_MAX_DIMS) {
-    K_ERR_SHAPE(error, "stack: tensors of rank %d cannot gain a dimension (at most %d)",
-                ref->ndim, RT_MAX_DIMS);
+    K_ERR_SHAPE(error, "stack: tensors of rank %d cannot gain a dimension (at most %d)", ref->ndim,
+                RT_MAX_DIMS);
     return false;
   }
   int64_t shape[RT_MAX_DIMS];
@@ -292,8 +301,10 @@ bool rt_kernel_unbind(const IrSchema *schema, const IrNode *node, RtValue *args,
   if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 1, &dim, error))
     return false;
   if (self->ndim == 0) {
-    K_ERR_SHAPE(error, "Dimension specified as %" G_GINT64_FORMAT " but tensor has no "
-                "dimensions", dim);
+    K_ERR_SHAPE(error,
+                "Dimension specified as %" G_GINT64_FORMAT " but tensor has no "
+                "dimensions",
+                dim);
     return false;
   }
   if (!k_wrap_dim(dim, self->ndim, &w, error))

@@ -32,9 +32,11 @@ bool rt_kernel_permute(const IrSchema *schema, const IrNode *node, RtValue *args
       !k_arg_int_list(schema, args, 1, dims, &n, error))
     return false;
   if (n != self->ndim) {
-    K_ERR_SHAPE(error, "permute(sparse_coo): number of dimensions in the tensor input does not "
+    K_ERR_SHAPE(error,
+                "permute(sparse_coo): number of dimensions in the tensor input does not "
                 "match the length of the desired ordering of dimensions i.e. input.dim() = %d "
-                "is not equal to len(dims) = %d", self->ndim, n);
+                "is not equal to len(dims) = %d",
+                self->ndim, n);
     return false;
   }
   bool seen[RT_MAX_DIMS] = {false};
@@ -55,8 +57,8 @@ bool rt_kernel_permute(const IrSchema *schema, const IrNode *node, RtValue *args
   return true;
 }
 
-bool rt_kernel_contiguous(const IrSchema *schema, const IrNode *node, RtValue *args,
-                          guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_contiguous(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                          RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
   if (!k_arg_tensor(schema, args, 0, &self, error))
@@ -71,9 +73,9 @@ bool rt_kernel_flatten(const IrSchema *schema, const IrNode *node, RtValue *args
   RtTensor *self;
   gint64 start, end;
   int s, e;
-  if (!k_arg_tensor(schema, args, 0, &self, error) ||
-      !k_arg_int(schema, args, 1, &start, error) || !k_arg_int(schema, args, 2, &end, error) ||
-      !k_wrap_dim(start, self->ndim, &s, error) || !k_wrap_dim(end, self->ndim, &e, error))
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 1, &start, error) ||
+      !k_arg_int(schema, args, 2, &end, error) || !k_wrap_dim(start, self->ndim, &s, error) ||
+      !k_wrap_dim(end, self->ndim, &e, error))
     return false;
   if (s > e) {
     K_ERR_SHAPE(error, "flatten() has invalid args: start_dim cannot come after end_dim");
@@ -168,8 +170,10 @@ static bool select_args(const IrSchema *schema, RtValue *args, guint first, int 
   if (*index < -sizes[*d] || *index >= sizes[*d]) {
     char shape[256];
     k_shape_text(shape, sizeof shape, ndim, sizes);
-    K_ERR_SHAPE(error, "select(): index %" G_GINT64_FORMAT " out of range for tensor of size "
-                "%s at dimension %d", *index, shape, *d);
+    K_ERR_SHAPE(error,
+                "select(): index %" G_GINT64_FORMAT " out of range for tensor of size "
+                "%s at dimension %d",
+                *index, shape, *d);
     return false;
   }
   if (*index < 0)

@@ -97,12 +97,11 @@ static void gemm(IrDtype dtype, Mat a, Mat b, char *c, double alpha, double beta
     ldb = (int)n;
   }
   if (dtype == IR_DTYPE_FLOAT32)
-    cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, (float)alpha,
-                (const float *)a.data, lda, (const float *)b.data, ldb, (float)beta,
-                (float *)c, (int)n);
+    cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, (float)alpha, (const float *)a.data,
+                lda, (const float *)b.data, ldb, (float)beta, (float *)c, (int)n);
   else
-    cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, alpha, (const double *)a.data,
-                lda, (const double *)b.data, ldb, beta, (double *)c, (int)n);
+    cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, alpha, (const double *)a.data, lda,
+                (const double *)b.data, ldb, beta, (double *)c, (int)n);
   g_free(pa);
   g_free(pb);
 }
@@ -178,8 +177,9 @@ static RtTensor *product(RtTensor *a, RtTensor *b, IrDtype compute, GError **err
 }
 
 static void mat_shape_error(const RtTensor *a, const RtTensor *b, GError **error) {
-  K_ERR_SHAPE(error, "mat1 and mat2 shapes cannot be multiplied (%" G_GINT64_FORMAT "x%"
-              G_GINT64_FORMAT " and %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ")",
+  K_ERR_SHAPE(error,
+              "mat1 and mat2 shapes cannot be multiplied (%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+              " and %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ")",
               a->sizes[a->ndim - 2], a->sizes[a->ndim - 1], b->sizes[b->ndim - 2],
               b->sizes[b->ndim - 1]);
 }
@@ -200,9 +200,10 @@ static bool bmm_shapes(const RtTensor *a, const RtTensor *b, GError **error) {
     return false;
   }
   if (a->sizes[0] != b->sizes[0] || a->sizes[2] != b->sizes[1]) {
-    K_ERR_SHAPE(error, "Expected size for first two dimensions of batch2 tensor to be: [%"
-                G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] but got: [%" G_GINT64_FORMAT ", %"
-                G_GINT64_FORMAT "].", a->sizes[0], a->sizes[2], b->sizes[0], b->sizes[1]);
+    K_ERR_SHAPE(error,
+                "Expected size for first two dimensions of batch2 tensor to be: [%" G_GINT64_FORMAT
+                ", %" G_GINT64_FORMAT "] but got: [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "].",
+                a->sizes[0], a->sizes[2], b->sizes[0], b->sizes[1]);
     return false;
   }
   return true;
@@ -241,9 +242,8 @@ bool rt_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, 
   k_check_call(schema, n_args, n_outs);
   RtTensor *self, *a, *b;
   KScalar beta, alpha;
-  if (!k_arg_tensor(schema, args, 0, &self, error) ||
-      !k_arg_tensor(schema, args, 1, &a, error) || !k_arg_tensor(schema, args, 2, &b, error) ||
-      !k_arg_scalar(schema, args, 3, &beta, error) ||
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_tensor(schema, args, 1, &a, error) ||
+      !k_arg_tensor(schema, args, 2, &b, error) || !k_arg_scalar(schema, args, 3, &beta, error) ||
       !k_arg_scalar(schema, args, 4, &alpha, error))
     return false;
   bool batched = schema->kind == IR_ATEN_BADDBMM;
@@ -284,8 +284,10 @@ bool rt_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, 
       char want[64], have[256];
       k_shape_text(want, sizeof want, nd, shape);
       k_shape_text(have, sizeof have, self->ndim, self->sizes);
-      K_ERR_SHAPE(error, "The expanded size of self %s does not match the product's size %s "
-                  "(%s)", have, want, expand_error->message);
+      K_ERR_SHAPE(error,
+                  "The expanded size of self %s does not match the product's size %s "
+                  "(%s)",
+                  have, want, expand_error->message);
       g_error_free(expand_error);
       return false;
     }
@@ -313,26 +315,30 @@ bool rt_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, 
 static RtTensor *matmul_bias(RtTensor *a, RtTensor *b, RtTensor *bias, GError **error) {
   int d1 = a->ndim, d2 = b->ndim;
   if (d1 == 0 || d2 == 0) {
-    K_ERR_SHAPE(error, "both arguments to matmul need to be at least 1D, but they are %dD and "
-                "%dD", d1, d2);
+    K_ERR_SHAPE(error,
+                "both arguments to matmul need to be at least 1D, but they are %dD and "
+                "%dD",
+                d1, d2);
     return NULL;
   }
   int64_t k1 = a->sizes[d1 - 1], k2 = d2 == 1 ? b->sizes[0] : b->sizes[d2 - 2];
   if (k1 != k2) {
     if (d1 == 1 && d2 == 1)
-      K_ERR_SHAPE(error, "inconsistent tensor size, expected tensor [%" G_GINT64_FORMAT
+      K_ERR_SHAPE(error,
+                  "inconsistent tensor size, expected tensor [%" G_GINT64_FORMAT
                   "] and src [%" G_GINT64_FORMAT "] to have the same number of elements, but "
                   "got %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT " elements respectively",
                   k1, k2, k1, k2);
     else if (d2 == 1 && d1 == 2)
-      K_ERR_SHAPE(error, "size mismatch, got input (%" G_GINT64_FORMAT "), mat (%"
-                  G_GINT64_FORMAT "x%" G_GINT64_FORMAT "), vec (%" G_GINT64_FORMAT ")",
+      K_ERR_SHAPE(error,
+                  "size mismatch, got input (%" G_GINT64_FORMAT "), mat (%" G_GINT64_FORMAT
+                  "x%" G_GINT64_FORMAT "), vec (%" G_GINT64_FORMAT ")",
                   a->sizes[0], a->sizes[0], k1, k2);
     else
-      K_ERR_SHAPE(error, "mat1 and mat2 shapes cannot be multiplied (%" G_GINT64_FORMAT "x%"
-                  G_GINT64_FORMAT " and %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ")",
-                  d1 == 1 ? 1 : a->sizes[d1 - 2], k1, k2,
-                  d2 == 1 ? 1 : b->sizes[d2 - 1]);
+      K_ERR_SHAPE(error,
+                  "mat1 and mat2 shapes cannot be multiplied (%" G_GINT64_FORMAT
+                  "x%" G_GINT64_FORMAT " and %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT ")",
+                  d1 == 1 ? 1 : a->sizes[d1 - 2], k1, k2, d2 == 1 ? 1 : b->sizes[d2 - 1]);
     return NULL;
   }
   IrDtype compute;
@@ -367,8 +373,10 @@ static RtTensor *matmul_bias(RtTensor *a, RtTensor *b, RtTensor *bias, GError **
         char want[256], have[256];
         k_shape_text(want, sizeof want, nd, result_shape);
         k_shape_text(have, sizeof have, bias->ndim, bias->sizes);
-        K_ERR_SHAPE(error, "The expanded size of bias %s does not match the product's size %s "
-                    "(%s)", have, want, expand_error->message);
+        K_ERR_SHAPE(error,
+                    "The expanded size of bias %s does not match the product's size %s "
+                    "(%s)",
+                    have, want, expand_error->message);
         g_error_free(expand_error);
         g_clear_pointer(&r, rt_tensor_unref);
       } else {
@@ -421,8 +429,7 @@ bool rt_kernel_linear(const IrSchema *schema, const IrNode *node, RtValue *args,
       (!k_arg_is_none(args, 2) && !k_arg_tensor(schema, args, 2, &bias, error)))
     return false;
   if (weight->ndim > 2) {
-    K_ERR_SHAPE(error, "t() expects a tensor with <= 2 dimensions, but self is %dD",
-                weight->ndim);
+    K_ERR_SHAPE(error, "t() expects a tensor with <= 2 dimensions, but self is %dD", weight->ndim);
     return false;
   }
   RtTensor *wt = weight->ndim == 2 ? rt_tensor_view_transpose(weight, 0, 1) : rt_tensor_ref(weight);

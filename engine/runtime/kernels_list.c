@@ -6,8 +6,7 @@
 #include "runtime/kernels_internal.h"
 
 /* The list argument i, or an error naming what came instead. */
-static bool arg_list(const IrSchema *schema, RtValue *args, guint i, RtSeq **out,
-                     GError **error) {
+static bool arg_list(const IrSchema *schema, RtValue *args, guint i, RtSeq **out, GError **error) {
   if (args[i].tag != RT_LIST) {
     K_ERR(error, "%s: argument %u must be a list", ir_kind_name(schema->kind), i + 1);
     return false;
@@ -20,8 +19,9 @@ static bool arg_list(const IrSchema *schema, RtValue *args, guint i, RtSeq **out
 static bool list_index(const RtSeq *list, gint64 idx, guint *out, GError **error) {
   gint64 len = (gint64)list->len;
   if (idx < -len || idx >= len) {
-    K_ERR(error, "list index out of range (index %" G_GINT64_FORMAT " of a list of %" G_GINT64_FORMAT
-          ")", idx, len);
+    K_ERR(error,
+          "list index out of range (index %" G_GINT64_FORMAT " of a list of %" G_GINT64_FORMAT ")",
+          idx, len);
     return false;
   }
   *out = (guint)(idx < 0 ? idx + len : idx);
@@ -48,9 +48,7 @@ bool rt_kernel_list(const IrSchema *schema, const IrNode *node, RtValue *args, g
   gint64 idx = 0;
   guint at;
   switch (schema->kind) {
-  case IR_ATEN_LEN:
-    outs[0] = rt_int((gint64)list->len);
-    return true;
+  case IR_ATEN_LEN: outs[0] = rt_int((gint64)list->len); return true;
   case IR_ATEN_GETITEM:
     if (!k_arg_int(schema, args, 1, &idx, error) || !list_index(list, idx, &at, error))
       return false;
@@ -67,8 +65,6 @@ bool rt_kernel_list(const IrSchema *schema, const IrNode *node, RtValue *args, g
     list->items[at] = rt_value_ref(args[2]);
     outs[0] = rt_value_ref(args[0]);
     return true;
-  default:
-    K_INVARIANT(false, "rt_kernel_list called for an op of another family");
-    return false;
+  default: K_INVARIANT(false, "rt_kernel_list called for an op of another family"); return false;
   }
 }

@@ -27,9 +27,9 @@
 /* self viewed as [n, c, s] and target as [n, s], with their values as contiguous arrays. */
 typedef struct {
   int64_t n, c, s;
-  RtTensor *x;       /* float64, contiguous */
-  RtTensor *target;  /* int64, contiguous */
-  RtTensor *weight;  /* float64 [c], or NULL */
+  RtTensor *x;      /* float64, contiguous */
+  RtTensor *target; /* int64, contiguous */
+  RtTensor *weight; /* float64 [c], or NULL */
 } NllArgs;
 
 static void nll_args_clear(NllArgs *a) {
@@ -51,8 +51,10 @@ static bool nll_args_read(const IrSchema *schema, RtTensor *self, RtTensor *targ
     return false;
   }
   if (target->dtype == IR_DTYPE_FLOAT32 || target->dtype == IR_DTYPE_FLOAT64) {
-    K_ERR_DTYPE(error, "%s(): class-probability (floating point) targets are not supported; "
-                "pass int64 class indices", name);
+    K_ERR_DTYPE(error,
+                "%s(): class-probability (floating point) targets are not supported; "
+                "pass int64 class indices",
+                name);
     return false;
   }
   if (target->dtype != IR_DTYPE_INT64) {
@@ -84,8 +86,10 @@ static bool nll_args_read(const IrSchema *schema, RtTensor *self, RtTensor *targ
   if (weight && rt_tensor_numel(weight) != a->c) {
     char w[128];
     k_shape_text(w, sizeof w, weight->ndim, weight->sizes);
-    K_ERR_SHAPE(error, "weight tensor should be defined either for all %" G_GINT64_FORMAT
-                " classes or no classes but got weight tensor of shape: %s", a->c, w);
+    K_ERR_SHAPE(error,
+                "weight tensor should be defined either for all %" G_GINT64_FORMAT
+                " classes or no classes but got weight tensor of shape: %s",
+                a->c, w);
     return false;
   }
   a->x = rt_tensor_to_dtype(self, IR_DTYPE_FLOAT64);
@@ -233,9 +237,10 @@ bool rt_kernel_nll_loss_backward(const IrSchema *schema, const IrNode *node, RtV
   }
   int64_t n_targets = a.n * a.s;
   if (rt_tensor_numel(grad) != (reduction == 0 ? n_targets : 1)) {
-    K_ERR_SHAPE(error, "nll_loss_backward(): grad_output has %" G_GINT64_FORMAT
-                " elements, expected %" G_GINT64_FORMAT, rt_tensor_numel(grad),
-                reduction == 0 ? n_targets : (int64_t)1);
+    K_ERR_SHAPE(error,
+                "nll_loss_backward(): grad_output has %" G_GINT64_FORMAT
+                " elements, expected %" G_GINT64_FORMAT,
+                rt_tensor_numel(grad), reduction == 0 ? n_targets : (int64_t)1);
     nll_args_clear(&a);
     return false;
   }
@@ -280,8 +285,10 @@ static bool bce_operand(const IrSchema *schema, RtValue *args, guint i, const Rt
     char a[128], b[128];
     k_shape_text(a, sizeof a, t->ndim, t->sizes);
     k_shape_text(b, sizeof b, self->ndim, self->sizes);
-    K_ERR_SHAPE(error, "binary_cross_entropy_with_logits(): %s of shape %s does not broadcast "
-                "to the input's shape %s", schema->args[i].name, a, b);
+    K_ERR_SHAPE(error,
+                "binary_cross_entropy_with_logits(): %s of shape %s does not broadcast "
+                "to the input's shape %s",
+                schema->args[i].name, a, b);
     return false;
   }
   *out = rt_tensor_to_dtype(wide, IR_DTYPE_FLOAT64);
@@ -299,8 +306,10 @@ bool rt_kernel_bce_with_logits(const IrSchema *schema, const IrNode *node, RtVal
       !read_reduction(args, schema, 4, &reduction, error))
     return false;
   if (!k_dtype_is_float(self->dtype)) {
-    K_ERR_DTYPE(error, "binary_cross_entropy_with_logits(): expected a floating point input, "
-                "but got %s", k_dtype_c10_name(self->dtype));
+    K_ERR_DTYPE(error,
+                "binary_cross_entropy_with_logits(): expected a floating point input, "
+                "but got %s",
+                k_dtype_c10_name(self->dtype));
     return false;
   }
   bool same = target->ndim == self->ndim;

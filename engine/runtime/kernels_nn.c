@@ -107,13 +107,12 @@ bool rt_kernel_softmax_backward(const IrSchema *schema, const IrNode *node, RtVa
   IrDtype input_dtype;
   int d;
   if (!k_arg_tensor(schema, args, 0, &grad, error) ||
-      !k_arg_tensor(schema, args, 1, &output, error) ||
-      !k_arg_int(schema, args, 2, &dim, error) ||
+      !k_arg_tensor(schema, args, 1, &output, error) || !k_arg_int(schema, args, 2, &dim, error) ||
       !k_arg_dtype(schema, args, 3, &has_dtype, &input_dtype, error) ||
       !k_wrap_dim(dim, output->ndim, &d, error))
     return false;
-  if (grad->ndim != output->ndim || memcmp(grad->sizes, output->sizes,
-                                           sizeof(int64_t) * (size_t)grad->ndim) != 0) {
+  if (grad->ndim != output->ndim ||
+      memcmp(grad->sizes, output->sizes, sizeof(int64_t) * (size_t)grad->ndim) != 0) {
     char g[256], o[256];
     k_shape_text(g, sizeof g, grad->ndim, grad->sizes);
     k_shape_text(o, sizeof o, output->ndim, output->sizes);
@@ -155,8 +154,10 @@ static bool layer_norm_shapes(const RtTensor *input, const int64_t *shape, int k
   k_shape_text(want, sizeof want, k, shape);
   if (!ok) {
     k_shape_text(have, sizeof have, input->ndim, input->sizes);
-    K_ERR_SHAPE(error, "Given normalized_shape=%s, expected input with shape [*, %.*s], but got "
-                "input of size%s", want, (int)strlen(want) - 2, want + 1, have);
+    K_ERR_SHAPE(error,
+                "Given normalized_shape=%s, expected input with shape [*, %.*s], but got "
+                "input of size%s",
+                want, (int)strlen(want) - 2, want + 1, have);
     return false;
   }
   const RtTensor *params[2] = {weight, bias};
@@ -164,9 +165,10 @@ static bool layer_norm_shapes(const RtTensor *input, const int64_t *shape, int k
     const RtTensor *t = params[p];
     if (t && (t->ndim != k || memcmp(t->sizes, shape, sizeof(int64_t) * (size_t)k) != 0)) {
       k_shape_text(have, sizeof have, t->ndim, t->sizes);
-      K_ERR_SHAPE(error, "Expected %s to be of same shape as normalized_shape, but got %s of "
-                  "shape %s and normalized_shape = %s", p ? "bias" : "weight",
-                  p ? "bias" : "weight", have, want);
+      K_ERR_SHAPE(error,
+                  "Expected %s to be of same shape as normalized_shape, but got %s of "
+                  "shape %s and normalized_shape = %s",
+                  p ? "bias" : "weight", p ? "bias" : "weight", have, want);
       return false;
     }
   }
@@ -181,8 +183,7 @@ static bool layer_norm_shapes(const RtTensor *input, const int64_t *shape, int k
 static bool optional_tensor(const IrSchema *schema, RtValue *args, guint i, RtTensor **out,
                             GError **error) {
   *out = NULL;
-  return k_arg_is_none(args, i) ||
-         (args[i].tag == RT_TENSOR && args[i].u.tensor == NULL) ||
+  return k_arg_is_none(args, i) || (args[i].tag == RT_TENSOR && args[i].u.tensor == NULL) ||
          k_arg_tensor(schema, args, i, out, error);
 }
 
@@ -191,8 +192,8 @@ static const double *f64_data(RtTensor *t, RtTensor **holder) {
   return t ? rt_tensor_data(*holder) : NULL;
 }
 
-bool rt_kernel_layer_norm(const IrSchema *schema, const IrNode *node, RtValue *args,
-                          guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_layer_norm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                          RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *input, *weight, *bias;
   int64_t shape[RT_MAX_DIMS], groups, n;
@@ -262,8 +263,10 @@ bool rt_kernel_layer_norm_backward(const IrSchema *schema, const IrNode *node, R
   }
   if (rt_tensor_numel(grad) != rt_tensor_numel(input) || rt_tensor_numel(mean_t) != groups ||
       rt_tensor_numel(rstd_t) != groups) {
-    K_ERR_SHAPE(error, "native_layer_norm_backward(): grad_out, mean and rstd do not match "
-                "input's %" G_GINT64_FORMAT " groups of %" G_GINT64_FORMAT, groups, n);
+    K_ERR_SHAPE(error,
+                "native_layer_norm_backward(): grad_out, mean and rstd do not match "
+                "input's %" G_GINT64_FORMAT " groups of %" G_GINT64_FORMAT,
+                groups, n);
     return false;
   }
   RtTensor *gh, *xh, *mh, *rh, *wh;
@@ -335,8 +338,8 @@ bool rt_kernel_gelu(const IrSchema *schema, const IrNode *node, RtValue *args, g
       char gs[256], xs[256];
       k_shape_text(gs, sizeof gs, grad->ndim, grad->sizes);
       k_shape_text(xs, sizeof xs, self->ndim, self->sizes);
-      K_ERR_SHAPE(error, "gelu_backward(): grad_output %s and self %s must have the same shape",
-                  gs, xs);
+      K_ERR_SHAPE(error, "gelu_backward(): grad_output %s and self %s must have the same shape", gs,
+                  xs);
       g_clear_error(&expand_error);
       if (g)
         rt_tensor_unref(g);
@@ -353,9 +356,9 @@ bool rt_kernel_gelu(const IrSchema *schema, const IrNode *node, RtValue *args, g
     double v = x[i];
     if (tanh_form) {
       double t = tanh(beta * (v + kappa * v * v * v));
-      x[i] = !backward ? 0.5 * v * (1 + t)
-                       : dy[i] * (0.5 * (1 + t) +
-                                  0.5 * v * (1 - t * t) * beta * (1 + 3 * kappa * v * v));
+      x[i] = !backward
+                 ? 0.5 * v * (1 + t)
+                 : dy[i] * (0.5 * (1 + t) + 0.5 * v * (1 - t * t) * beta * (1 + 3 * kappa * v * v));
     } else {
       double cdf = 0.5 * (1 + erf(v * M_SQRT1_2));
       x[i] = !backward ? v * cdf
@@ -383,7 +386,7 @@ bool rt_kernel_dropout(const IrSchema *schema, const IrNode *node, RtValue *args
   }
   if (train && p.d != 0 && rt_tensor_numel(input) > 0) {
     K_ERR(error, "dropout with train=True samples a random mask, and jitscope's runs have no "
-          "random generator; run the model in eval mode (train=False)");
+                 "random generator; run the model in eval mode (train=False)");
     return false;
   }
   outs[0] = rt_tensor(rt_tensor_ref(input));
@@ -416,7 +419,8 @@ bool rt_kernel_mse_loss(const IrSchema *schema, const IrNode *node, RtValue *arg
   RtTensor *a = rt_tensor_view_expand(self, nd, shape, NULL);
   RtTensor *b = rt_tensor_view_expand(target, nd, shape, NULL);
   K_INVARIANT(a && b, "operands broadcast to their broadcast shape");
-  RtTensor *d = rt_tensor_to_dtype(a, IR_DTYPE_FLOAT64), *t = rt_tensor_to_dtype(b, IR_DTYPE_FLOAT64);
+  RtTensor *d = rt_tensor_to_dtype(a, IR_DTYPE_FLOAT64),
+           *t = rt_tensor_to_dtype(b, IR_DTYPE_FLOAT64);
   rt_tensor_unref(a);
   rt_tensor_unref(b);
   double *x = rt_tensor_data(d);

@@ -36,8 +36,10 @@ static bool norm_input(const IrSchema *schema, const RtTensor *input, NormShape 
   if (input->ndim < 2) {
     char have[256];
     k_shape_text(have, sizeof have, input->ndim, input->sizes);
-    K_ERR_SHAPE(error, "%s(): expected an input with at least 2 dims [N, C, *], but got input "
-                "of size %s", k_op_short_name(schema), have);
+    K_ERR_SHAPE(error,
+                "%s(): expected an input with at least 2 dims [N, C, *], but got input "
+                "of size %s",
+                k_op_short_name(schema), have);
     return false;
   }
   if (!k_dtype_is_float(input->dtype)) {
@@ -54,17 +56,17 @@ static bool norm_input(const IrSchema *schema, const RtTensor *input, NormShape 
 }
 
 /* An optional per-channel tensor argument (NULL for None or undefined) of c elements. */
-static bool channel_arg(const IrSchema *schema, RtValue *args, guint i, int64_t c,
-                        RtTensor **out, GError **error) {
+static bool channel_arg(const IrSchema *schema, RtValue *args, guint i, int64_t c, RtTensor **out,
+                        GError **error) {
   *out = NULL;
   if (k_arg_is_none(args, i) || (args[i].tag == RT_TENSOR && args[i].u.tensor == NULL))
     return true;
   if (!k_arg_tensor(schema, args, i, out, error))
     return false;
   if (rt_tensor_numel(*out) != c) {
-    K_ERR_SHAPE(error, "%s(): %s should contain %" G_GINT64_FORMAT " elements, not %"
-                G_GINT64_FORMAT, k_op_short_name(schema), schema->args[i].name, c,
-                rt_tensor_numel(*out));
+    K_ERR_SHAPE(error,
+                "%s(): %s should contain %" G_GINT64_FORMAT " elements, not %" G_GINT64_FORMAT,
+                k_op_short_name(schema), schema->args[i].name, c, rt_tensor_numel(*out));
     return false;
   }
   return true;
@@ -120,8 +122,8 @@ static void channel_stats(const double *x, NormShape sh, double *mean, double *v
   }
 }
 
-bool rt_kernel_batch_norm(const IrSchema *schema, const IrNode *node, RtValue *args,
-                          guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_batch_norm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                          RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *input, *weight, *bias, *running_mean, *running_var;
   NormShape sh;
@@ -138,14 +140,16 @@ bool rt_kernel_batch_norm(const IrSchema *schema, const IrNode *node, RtValue *a
     return false;
   if (!training && (!running_mean || !running_var)) {
     K_ERR(error, "batch_norm(): running_mean and running_var must be defined in evaluation "
-          "mode");
+                 "mode");
     return false;
   }
   RtTensor *stats[2] = {running_mean, running_var};
   for (int k = 0; training && k < 2; k++) {
     if (stats[k] && stats[k]->dtype != IR_DTYPE_FLOAT32 && stats[k]->dtype != IR_DTYPE_FLOAT64) {
-      K_ERR_DTYPE(error, "batch_norm(): training updates float or double running statistics, "
-                  "not %s", k_dtype_c10_name(stats[k]->dtype));
+      K_ERR_DTYPE(error,
+                  "batch_norm(): training updates float or double running statistics, "
+                  "not %s",
+                  k_dtype_c10_name(stats[k]->dtype));
       return false;
     }
   }
@@ -163,8 +167,7 @@ bool rt_kernel_batch_norm(const IrSchema *schema, const IrNode *node, RtValue *a
     for (int64_t c = 0; rm && c < sh.c; c++)
       rm[c] = (1 - momentum.d) * rm[c] + momentum.d * mean[c];
     for (int64_t c = 0; rv && c < sh.c; c++)
-      rv[c] = (1 - momentum.d) * rv[c] +
-              momentum.d * var[c] * (double)count / (double)(count - 1);
+      rv[c] = (1 - momentum.d) * rv[c] + momentum.d * var[c] * (double)count / (double)(count - 1);
     if (rm)
       store_in_place(running_mean, rm, sh.c);
     if (rv)
@@ -226,19 +229,18 @@ bool rt_kernel_batch_norm_backward(const IrSchema *schema, const IrNode *node, R
       !channel_arg(schema, args, 4, sh.c, &running_var, error) ||
       !channel_arg(schema, args, 5, sh.c, &save_mean, error) ||
       !channel_arg(schema, args, 6, sh.c, &save_invstd, error) ||
-      !k_arg_bool(schema, args, 7, &train, error) ||
-      !k_arg_scalar(schema, args, 8, &eps, error) ||
+      !k_arg_bool(schema, args, 7, &train, error) || !k_arg_scalar(schema, args, 8, &eps, error) ||
       !output_mask(schema, args[9], mask, error))
     return false;
   if (grad->ndim != input->ndim ||
       memcmp(grad->sizes, input->sizes, sizeof(int64_t) * (size_t)input->ndim) != 0) {
     K_ERR_SHAPE(error, "native_batch_norm_backward(): grad_out and input must have the same "
-                "shape");
+                       "shape");
     return false;
   }
   if (!train && (!running_mean || !running_var)) {
     K_ERR(error, "native_batch_norm_backward(): running_mean and running_var must be defined "
-          "in evaluation mode");
+                 "in evaluation mode");
     return false;
   }
   RtTensor *xh = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64);
@@ -299,20 +301,21 @@ bool rt_kernel_batch_norm_backward(const IrSchema *schema, const IrNode *node, R
 }
 
 /* The groups of group_norm: sh's channels in `groups` groups of c / groups channels. */
-static bool group_count(const IrSchema *schema, const RtTensor *input, NormShape sh,
-                        int64_t groups, GError **error) {
+static bool group_count(const IrSchema *schema, const RtTensor *input, NormShape sh, int64_t groups,
+                        GError **error) {
   if (groups > 0 && sh.c % groups == 0)
     return true;
   char have[256];
   k_shape_text(have, sizeof have, input->ndim, input->sizes);
-  K_ERR_SHAPE(error, "%s(): expected number of channels in input to be divisible by "
+  K_ERR_SHAPE(error,
+              "%s(): expected number of channels in input to be divisible by "
               "num_groups, but got input of shape %s and num_groups=%" G_GINT64_FORMAT,
               k_op_short_name(schema), have, groups);
   return false;
 }
 
-bool rt_kernel_group_norm(const IrSchema *schema, const IrNode *node, RtValue *args,
-                          guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_group_norm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                          RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   bool native = schema->kind == IR_ATEN_NATIVE_GROUP_NORM;
   RtTensor *input, *weight, *bias;
@@ -332,8 +335,7 @@ bool rt_kernel_group_norm(const IrSchema *schema, const IrNode *node, RtValue *a
   /* num_groups is the user's: with no channels any count divides them */
   int64_t stat_sizes[2] = {sh.n, groups};
   RtTensor *mean_t = rt_tensor_new_checked(IR_DTYPE_FLOAT64, 2, stat_sizes, error);
-  RtTensor *rstd_t = mean_t ? rt_tensor_new_checked(IR_DTYPE_FLOAT64, 2, stat_sizes, error)
-                            : NULL;
+  RtTensor *rstd_t = mean_t ? rt_tensor_new_checked(IR_DTYPE_FLOAT64, 2, stat_sizes, error) : NULL;
   if (!rstd_t) {
     if (mean_t)
       rt_tensor_unref(mean_t);
@@ -381,16 +383,14 @@ bool rt_kernel_group_norm_backward(const IrSchema *schema, const IrNode *node, R
       !k_arg_tensor(schema, args, 3, &rstd_t, error) ||
       !channel_arg(schema, args, 4, sh.c, &weight, error) ||
       !k_arg_int(schema, args, 5, &n_arg, error) || !k_arg_int(schema, args, 6, &c_arg, error) ||
-      !k_arg_int(schema, args, 7, &hxw_arg, error) ||
-      !k_arg_int(schema, args, 8, &groups, error) ||
-      !group_count(schema, input, sh, groups, error) ||
-      !output_mask(schema, args[9], mask, error))
+      !k_arg_int(schema, args, 7, &hxw_arg, error) || !k_arg_int(schema, args, 8, &groups, error) ||
+      !group_count(schema, input, sh, groups, error) || !output_mask(schema, args[9], mask, error))
     return false;
   if (n_arg != sh.n || c_arg != sh.c || hxw_arg != sh.s ||
-      rt_tensor_numel(grad) != rt_tensor_numel(input) ||
-      rt_tensor_numel(mean_t) != sh.n * groups || rt_tensor_numel(rstd_t) != sh.n * groups) {
+      rt_tensor_numel(grad) != rt_tensor_numel(input) || rt_tensor_numel(mean_t) != sh.n * groups ||
+      rt_tensor_numel(rstd_t) != sh.n * groups) {
     K_ERR_SHAPE(error, "native_group_norm_backward(): N, C, HxW, grad_out, mean and rstd do "
-                "not match the input");
+                       "not match the input");
     return false;
   }
   g_autofree double *go = f64_copy(grad), *x = f64_copy(input), *w = f64_copy(weight);
@@ -414,8 +414,7 @@ bool rt_kernel_group_norm_backward(const IrSchema *schema, const IrNode *node, R
     for (int64_t i = 0; i < len; i++) {
       int64_t c = (k % groups) * per_group + i / sh.s;
       double xhat = (xv[i] - mean[k]) * rstd[k], dy = gv[i] * (w ? w[c] : 1.0);
-      pdx[k * len + i] =
-          rstd[k] * (dy - sum_dy / (double)len - xhat * sum_dy_xhat / (double)len);
+      pdx[k * len + i] = rstd[k] * (dy - sum_dy / (double)len - xhat * sum_dy_xhat / (double)len);
     }
   }
   RtTensor *results[3] = {dx, dw, db};

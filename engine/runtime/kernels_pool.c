@@ -32,16 +32,17 @@ typedef struct {
 } PoolGeom;
 
 /* self's planes and plane size: a 3-D or 4-D floating tensor. */
-static bool pool_input(const IrSchema *schema, const RtTensor *self, PoolGeom *g,
-                       GError **error) {
-  bool empty_plane = self->ndim >= 3 && (self->sizes[self->ndim - 3] == 0 ||
-                                         self->sizes[self->ndim - 2] == 0 ||
-                                         self->sizes[self->ndim - 1] == 0);
+static bool pool_input(const IrSchema *schema, const RtTensor *self, PoolGeom *g, GError **error) {
+  bool empty_plane =
+      self->ndim >= 3 && (self->sizes[self->ndim - 3] == 0 || self->sizes[self->ndim - 2] == 0 ||
+                          self->sizes[self->ndim - 1] == 0);
   if ((self->ndim != 3 && self->ndim != 4) || empty_plane) {
     char have[256];
     k_shape_text(have, sizeof have, self->ndim, self->sizes);
-    K_ERR_SHAPE(error, "%s(): expected a non-empty 3D or 4D (batch mode) tensor, but got input "
-                "of size %s", k_op_short_name(schema), have);
+    K_ERR_SHAPE(error,
+                "%s(): expected a non-empty 3D or 4D (batch mode) tensor, but got input "
+                "of size %s",
+                k_op_short_name(schema), have);
     return false;
   }
   if (!k_dtype_is_float(self->dtype)) {
@@ -72,17 +73,19 @@ static bool pool_params(const IrSchema *schema, RtValue *args, guint at, bool di
     memcpy(g->dil, one, sizeof one);
   for (int d = 0; d < 2; d++) {
     if (g->kernel[d] <= 0 || g->stride[d] <= 0 || g->dil[d] <= 0) {
-      K_ERR(error, "%s(): kernel size (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "), stride (%"
-            G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") and dilation (%" G_GINT64_FORMAT ", %"
-            G_GINT64_FORMAT ") should be greater than zero", op, g->kernel[0], g->kernel[1],
-            g->stride[0], g->stride[1], g->dil[0], g->dil[1]);
+      K_ERR(error,
+            "%s(): kernel size (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+            "), stride (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") and dilation (%" G_GINT64_FORMAT
+            ", %" G_GINT64_FORMAT ") should be greater than zero",
+            op, g->kernel[0], g->kernel[1], g->stride[0], g->stride[1], g->dil[0], g->dil[1]);
       return false;
     }
     if (g->pad[d] < 0 || g->pad[d] > g->kernel[d] / 2) {
-      K_ERR(error, "%s(): pad should be at least 0 and at most half of kernel size, but got "
-            "pad = (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "), kernel_size = (%"
-            G_GINT64_FORMAT ", %" G_GINT64_FORMAT ")", op, g->pad[0], g->pad[1], g->kernel[0],
-            g->kernel[1]);
+      K_ERR(error,
+            "%s(): pad should be at least 0 and at most half of kernel size, but got "
+            "pad = (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "), kernel_size = (%" G_GINT64_FORMAT
+            ", %" G_GINT64_FORMAT ")",
+            op, g->pad[0], g->pad[1], g->kernel[0], g->kernel[1]);
       return false;
     }
   }
@@ -90,14 +93,18 @@ static bool pool_params(const IrSchema *schema, RtValue *args, guint at, bool di
                       &g->oh) ||
       !k_window_count(g->w, g->kernel[1], g->stride[1], g->pad[1], g->dil[1], g->ceil_mode,
                       &g->ow)) {
-    K_ERR(error, "%s(): the output size of a %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " input "
-          "overflows", op, g->h, g->w);
+    K_ERR(error,
+          "%s(): the output size of a %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " input "
+          "overflows",
+          op, g->h, g->w);
     return false;
   }
   if (g->oh < 1 || g->ow < 1) {
-    K_ERR_SHAPE(error, "%s(): given input size (%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "), "
+    K_ERR_SHAPE(error,
+                "%s(): given input size (%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "), "
                 "calculated output size (%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "). Output "
-                "size is too small", op, g->h, g->w, g->oh, g->ow);
+                "size is too small",
+                op, g->h, g->w, g->oh, g->ow);
     return false;
   }
   return true;
@@ -140,8 +147,8 @@ static void tap_range(int64_t start, int64_t dil, int64_t kernel, int64_t size, 
   *hi = start > size - 1 ? 0 : MIN(kernel, (size - 1 - start) / dil + 1);
 }
 
-bool rt_kernel_max_pool2d(const IrSchema *schema, const IrNode *node, RtValue *args,
-                          guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_max_pool2d(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                          RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
   PoolGeom g;
@@ -229,8 +236,10 @@ bool rt_kernel_max_pool2d_backward(const IrSchema *schema, const IrNode *node, R
       if (at[o] == -1) /* a window with no element of the plane (dilated over it) */
         continue;
       if (at[o] < 0 || at[o] >= plane_size) {
-        K_ERR(error, "%s(): index %" G_GINT64_FORMAT " is outside a plane of %" G_GINT64_FORMAT
-              " elements", k_op_short_name(schema), at[o], plane_size);
+        K_ERR(error,
+              "%s(): index %" G_GINT64_FORMAT " is outside a plane of %" G_GINT64_FORMAT
+              " elements",
+              k_op_short_name(schema), at[o], plane_size);
         ok = false;
         break;
       }
@@ -263,8 +272,8 @@ static bool avg_params(const IrSchema *schema, RtValue *args, guint at, bool *in
 }
 
 /* The window of output (oy, ox) clipped to the input, and the number it is divided by. */
-static void avg_window(const PoolGeom *g, int64_t oy, int64_t ox, bool include_pad,
-                       gint64 divisor, int64_t win[4], double *count) {
+static void avg_window(const PoolGeom *g, int64_t oy, int64_t ox, bool include_pad, gint64 divisor,
+                       int64_t win[4], double *count) {
   int64_t y0 = oy * g->stride[0] - g->pad[0], x0 = ox * g->stride[1] - g->pad[1];
   int64_t y1 = MIN(y0 + g->kernel[0], g->h + g->pad[0]);
   int64_t x1 = MIN(x0 + g->kernel[1], g->w + g->pad[1]);
@@ -278,8 +287,8 @@ static void avg_window(const PoolGeom *g, int64_t oy, int64_t ox, bool include_p
   *count = divisor ? (double)divisor : include_pad ? padded : inside;
 }
 
-bool rt_kernel_avg_pool2d(const IrSchema *schema, const IrNode *node, RtValue *args,
-                          guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_avg_pool2d(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                          RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
   PoolGeom g;
@@ -354,7 +363,9 @@ bool rt_kernel_avg_pool2d_backward(const IrSchema *schema, const IrNode *node, R
 }
 
 /* Adaptive window k of n over a dim of `in`: [floor(k in / n), ceil((k + 1) in / n)). */
-static int64_t adaptive_start(int64_t k, int64_t in, int64_t n) { return k * in / n; }
+static int64_t adaptive_start(int64_t k, int64_t in, int64_t n) {
+  return k * in / n;
+}
 static int64_t adaptive_end(int64_t k, int64_t in, int64_t n) {
   return ((k + 1) * in + n - 1) / n;
 }
@@ -366,9 +377,10 @@ static bool adaptive_geometry(const IrSchema *schema, const RtTensor *self,
   if (!pool_input(schema, self, g, error))
     return false;
   if (out_size[0] < 0 || out_size[1] < 0) {
-    K_ERR(error, "%s(): elements of output_size must be greater than or equal to 0 but "
-          "received {%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "}", k_op_short_name(schema),
-          out_size[0], out_size[1]);
+    K_ERR(error,
+          "%s(): elements of output_size must be greater than or equal to 0 but "
+          "received {%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "}",
+          k_op_short_name(schema), out_size[0], out_size[1]);
     return false;
   }
   /* (k + 1) * in must not overflow for k < out: out and in are sizes of tensors in memory */
@@ -426,8 +438,7 @@ bool rt_kernel_adaptive_avg_pool2d_backward(const IrSchema *schema, const IrNode
   k_check_call(schema, n_args, n_outs);
   RtTensor *grad, *self;
   PoolGeom g;
-  if (!k_arg_tensor(schema, args, 0, &grad, error) ||
-      !k_arg_tensor(schema, args, 1, &self, error))
+  if (!k_arg_tensor(schema, args, 0, &grad, error) || !k_arg_tensor(schema, args, 1, &self, error))
     return false;
   if (grad->ndim != self->ndim) {
     K_ERR_SHAPE(error, "%s(): grad_output and self must have the same rank",

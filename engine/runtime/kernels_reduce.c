@@ -27,33 +27,33 @@
 #endif
 
 /* Operand 0: the accumulator (stride 0 along reduced dims), operand 1: the input. */
-#define SUM_LOOP(NAME, TA, T)                                                                  \
-  static void NAME(int64_t n, char **p, const int64_t *s, void *ctx) {                        \
-    (void)ctx;                                                                                 \
-    TA *acc = (TA *)p[0];                                                                      \
-    const T *x = (const T *)p[1];                                                              \
-    if (s[0] == 0 && s[1] == 1) {                                                              \
-      /* eight independent partial sums: not bound by the latency of one add chain */         \
-      TA part[8] = {0};                                                                        \
-      int64_t i = 0;                                                                           \
-      for (; i + 8 <= n; i += 8)                                                               \
-        for (int l = 0; l < 8; l++)                                                            \
-          part[l] = SUM_ADD(TA, part[l], x[i + l]);                                            \
-      TA total = *acc;                                                                         \
-      for (int l = 0; l < 8; l++)                                                              \
-        total = SUM_ADD(TA, total, part[l]);                                                   \
-      for (; i < n; i++)                                                                       \
-        total = SUM_ADD(TA, total, x[i]);                                                      \
-      *acc = total;                                                                            \
-    } else if (s[0] == 0) {                                                                    \
-      TA total = *acc;                                                                         \
-      for (int64_t i = 0; i < n; i++)                                                          \
-        total = SUM_ADD(TA, total, x[i * s[1]]);                                               \
-      *acc = total;                                                                            \
-    } else {                                                                                   \
-      for (int64_t i = 0; i < n; i++)                                                          \
-        acc[i * s[0]] = SUM_ADD(TA, acc[i * s[0]], x[i * s[1]]);                               \
-    }                                                                                          \
+#define SUM_LOOP(NAME, TA, T)                                                         \
+  static void NAME(int64_t n, char **p, const int64_t *s, void *ctx) {                \
+    (void)ctx;                                                                        \
+    TA *acc = (TA *)p[0];                                                             \
+    const T *x = (const T *)p[1];                                                     \
+    if (s[0] == 0 && s[1] == 1) {                                                     \
+      /* eight independent partial sums: not bound by the latency of one add chain */ \
+      TA part[8] = {0};                                                               \
+      int64_t i = 0;                                                                  \
+      for (; i + 8 <= n; i += 8)                                                      \
+        for (int l = 0; l < 8; l++)                                                   \
+          part[l] = SUM_ADD(TA, part[l], x[i + l]);                                   \
+      TA total = *acc;                                                                \
+      for (int l = 0; l < 8; l++)                                                     \
+        total = SUM_ADD(TA, total, part[l]);                                          \
+      for (; i < n; i++)                                                              \
+        total = SUM_ADD(TA, total, x[i]);                                             \
+      *acc = total;                                                                   \
+    } else if (s[0] == 0) {                                                           \
+      TA total = *acc;                                                                \
+      for (int64_t i = 0; i < n; i++)                                                 \
+        total = SUM_ADD(TA, total, x[i * s[1]]);                                      \
+      *acc = total;                                                                   \
+    } else {                                                                          \
+      for (int64_t i = 0; i < n; i++)                                                 \
+        acc[i * s[0]] = SUM_ADD(TA, acc[i * s[0]], x[i * s[1]]);                      \
+    }                                                                                 \
   }
 
 /* int64 accumulation wraps like PyTorch's (no signed-overflow UB). */
@@ -95,14 +95,14 @@ bool k_sum_args(const IrSchema *schema, RtValue *args, const RtTensor *self, KSu
     }
   }
   bool mean = schema->kind == IR_ATEN_MEAN;
-  out->out_dtype = out->has_dtype                            ? out->given
+  out->out_dtype = out->has_dtype                          ? out->given
                    : k_dtype_is_float(self->dtype) || mean ? self->dtype
-                                                             : IR_DTYPE_INT64;
+                                                           : IR_DTYPE_INT64;
   if (mean && !k_dtype_is_float(out->out_dtype)) {
-    K_ERR_DTYPE(error, "mean(): could not infer output dtype. %s dtype must be either a "
+    K_ERR_DTYPE(error,
+                "mean(): could not infer output dtype. %s dtype must be either a "
                 "floating point or complex dtype. Got: %s",
-                out->has_dtype ? "Optional" : "Input",
-                ir_dtype_type_name(out->out_dtype));
+                out->has_dtype ? "Optional" : "Input", ir_dtype_type_name(out->out_dtype));
     return false;
   }
   return true;
@@ -136,8 +136,8 @@ bool rt_kernel_sum(const IrSchema *schema, const IrNode *node, RtValue *args, gu
       out_shape[out_ndim++] = keep_shape[d];
   }
   bool int_acc = !k_dtype_is_float(src->dtype);
-  RtTensor *acc = rt_tensor_zeros_checked(int_acc ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT64,
-                                          src->ndim, keep_shape, error);
+  RtTensor *acc = rt_tensor_zeros_checked(int_acc ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT64, src->ndim,
+                                          keep_shape, error);
   if (!acc) {
     rt_tensor_unref(src);
     return false;
@@ -242,17 +242,17 @@ static bool k_groups(const IrSchema *schema, RtValue *args, int dims_arg, RtTens
   for (int d = 0; d < self->ndim; d++)
     if (!reduce[d] || keepdim)
       out->out_shape[out->out_ndim++] = reduce[d] ? 1 : self->sizes[d];
-  RtTensor *ordered = rt_tensor_new_strided(self->storage, self->dtype, np, sizes, strides,
-                                            self->offset);
+  RtTensor *ordered =
+      rt_tensor_new_strided(self->storage, self->dtype, np, sizes, strides, self->offset);
   out->data = rt_tensor_to_dtype(ordered, IR_DTYPE_FLOAT64);
   rt_tensor_unref(ordered);
   return true;
 }
 
 /* One double per group computed by fn into a result of `dtype`. */
-static bool k_groups_reduce(KGroups *g, IrDtype dtype, double (*fn)(const double *, int64_t,
-                                                                     const void *),
-                            const void *ctx, RtValue *outs, GError **error) {
+static bool k_groups_reduce(KGroups *g, IrDtype dtype,
+                            double (*fn)(const double *, int64_t, const void *), const void *ctx,
+                            RtValue *outs, GError **error) {
   RtTensor *result = rt_tensor_new_checked(IR_DTYPE_FLOAT64, g->out_ndim, g->out_shape, error);
   if (!result) {
     rt_tensor_unref(g->data);
@@ -385,8 +385,9 @@ bool rt_kernel_cumsum(const IrSchema *schema, const IrNode *node, RtValue *args,
   int d;
   if (!k_args_dim_dtype(schema, args, &self, &d, &has_dtype, &given, error))
     return false;
-  IrDtype out_dtype = has_dtype ? given : k_dtype_is_float(self->dtype) ? self->dtype
-                                                                        : IR_DTYPE_INT64;
+  IrDtype out_dtype = has_dtype                       ? given
+                      : k_dtype_is_float(self->dtype) ? self->dtype
+                                                      : IR_DTYPE_INT64;
   bool integral = !k_dtype_is_float(out_dtype);
   RtTensor *r = rt_tensor_to_dtype(self, integral ? IR_DTYPE_INT64 : IR_DTYPE_FLOAT64);
   int64_t outer = 1, n = self->ndim > 0 ? self->sizes[d] : 1, inner = 1;

@@ -42,8 +42,7 @@ static bool arith_float(IrOpKind kind, double a, double b, RtValue *out) {
   }
 }
 
-static bool arg_float(const IrSchema *schema, RtValue *args, guint i, double *out,
-                      GError **error) {
+static bool arg_float(const IrSchema *schema, RtValue *args, guint i, double *out, GError **error) {
   if (args[i].tag == RT_TENSOR) { /* a float argument never takes a tensor */
     K_ERR(error, "%s(): argument '%s' (position %u) must be float", k_op_short_name(schema),
           schema->args[i].name, i + 1);
@@ -56,8 +55,8 @@ static bool arg_float(const IrSchema *schema, RtValue *args, guint i, double *ou
   return true;
 }
 
-bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue *args,
-                            guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                            RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   IrOpKind kind = (IrOpKind)schema->kind;
   if (kind == IR_ATEN___NOT__) {

@@ -16,8 +16,8 @@
 
 #include <string.h>
 
-bool rt_kernel_masked_fill(const IrSchema *schema, const IrNode *node, RtValue *args,
-                           guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_masked_fill(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                           RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self, *mask;
   KScalar value;
@@ -28,8 +28,10 @@ bool rt_kernel_masked_fill(const IrSchema *schema, const IrNode *node, RtValue *
     if (!k_arg_tensor(schema, args, 2, &v, error))
       return false;
     if (v->ndim != 0) {
-      K_ERR_SHAPE(error, "masked_fill_ only supports a 0-dimensional value tensor, but got "
-                  "tensor with %d dimension(s).", v->ndim);
+      K_ERR_SHAPE(error,
+                  "masked_fill_ only supports a 0-dimensional value tensor, but got "
+                  "tensor with %d dimension(s).",
+                  v->ndim);
       return false;
     }
   }
@@ -82,16 +84,20 @@ static bool index_shape_ok(const char *op, const RtTensor *self, int dim, const 
       char a[128], b[128];
       k_shape_text(a, sizeof a, index->ndim, index->sizes);
       k_shape_text(b, sizeof b, self->ndim, self->sizes);
-      K_ERR_SHAPE(error, "Size does not match at dimension %d expected index %s to be smaller "
-                  "than self %s apart from dimension %d", d, a, b, dim);
+      K_ERR_SHAPE(error,
+                  "Size does not match at dimension %d expected index %s to be smaller "
+                  "than self %s apart from dimension %d",
+                  d, a, b, dim);
       return false;
     }
     if (src && index->sizes[d] > src->sizes[d]) {
       char a[128], b[128];
       k_shape_text(a, sizeof a, index->ndim, index->sizes);
       k_shape_text(b, sizeof b, src->ndim, src->sizes);
-      K_ERR_SHAPE(error, "Size does not match at dimension %d expected index %s to be smaller "
-                  "than src %s", d, a, b);
+      K_ERR_SHAPE(error,
+                  "Size does not match at dimension %d expected index %s to be smaller "
+                  "than src %s",
+                  d, a, b);
       return false;
     }
   }
@@ -134,8 +140,10 @@ bool rt_kernel_gather(const IrSchema *schema, const IrNode *node, RtValue *args,
   int64_t n = rt_tensor_numel(idx), limit = self->ndim > 0 ? self->sizes[dim] : 1;
   for (int64_t p = 0; p < n; p++)
     if (iv[p] < 0 || iv[p] >= limit) {
-      K_ERR(error, "index %" G_GINT64_FORMAT " is out of bounds for dimension %d with size %"
-            G_GINT64_FORMAT, iv[p], dim, limit);
+      K_ERR(error,
+            "index %" G_GINT64_FORMAT
+            " is out of bounds for dimension %d with size %" G_GINT64_FORMAT,
+            iv[p], dim, limit);
       rt_tensor_unref(idx);
       return false;
     }

@@ -16,8 +16,7 @@ bool rt_kernel_t(const IrSchema *schema, const IrNode *node, RtValue *args, guin
   if (!k_arg_tensor(schema, args, 0, &self, error))
     return false;
   if (self->ndim > 2) {
-    K_ERR_SHAPE(error, "t() expects a tensor with <= 2 dimensions, but self is %dD",
-                self->ndim);
+    K_ERR_SHAPE(error, "t() expects a tensor with <= 2 dimensions, but self is %dD", self->ndim);
     return false;
   }
   int last = self->ndim == 2 ? 1 : 0;
@@ -25,8 +24,8 @@ bool rt_kernel_t(const IrSchema *schema, const IrNode *node, RtValue *args, guin
   return true;
 }
 
-bool rt_kernel_transpose(const IrSchema *schema, const IrNode *node, RtValue *args,
-                         guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_transpose(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                         RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
   gint64 d0, d1;
@@ -39,8 +38,8 @@ bool rt_kernel_transpose(const IrSchema *schema, const IrNode *node, RtValue *ar
   return true;
 }
 
-bool rt_kernel_unsqueeze(const IrSchema *schema, const IrNode *node, RtValue *args,
-                         guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_unsqueeze(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                         RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
   gint64 dim;
@@ -74,13 +73,13 @@ bool rt_kernel_squeeze(const IrSchema *schema, const IrNode *node, RtValue *args
   return true;
 }
 
-static bool expand_to(RtTensor *self, int n, const int64_t *sizes, RtValue *outs,
-                      GError **error) {
+static bool expand_to(RtTensor *self, int n, const int64_t *sizes, RtValue *outs, GError **error) {
   if (n < self->ndim) {
     char have[256], want[256];
     k_shape_text(have, sizeof have, self->ndim, self->sizes);
     k_shape_text(want, sizeof want, n, sizes);
-    K_ERR_SHAPE(error, "expand(torch.FloatTensor{%s}, size=%s): the number of sizes provided "
+    K_ERR_SHAPE(error,
+                "expand(torch.FloatTensor{%s}, size=%s): the number of sizes provided "
                 "(%d) must be greater or equal to the number of dimensions in the tensor (%d)",
                 have, want, n, self->ndim);
     return false;
@@ -104,12 +103,11 @@ bool rt_kernel_expand(const IrSchema *schema, const IrNode *node, RtValue *args,
   return expand_to(self, n, sizes, outs, error);
 }
 
-bool rt_kernel_expand_as(const IrSchema *schema, const IrNode *node, RtValue *args,
-                         guint n_args, RtValue *outs, guint n_outs, GError **error) {
+bool rt_kernel_expand_as(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                         RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self, *other;
-  if (!k_arg_tensor(schema, args, 0, &self, error) ||
-      !k_arg_tensor(schema, args, 1, &other, error))
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_tensor(schema, args, 1, &other, error))
     return false;
   return expand_to(self, other->ndim, other->sizes, outs, error);
 }
@@ -161,8 +159,10 @@ bool rt_kernel_size(const IrSchema *schema, const IrNode *node, RtValue *args, g
     if (!k_arg_int(schema, args, 1, &dim, error))
       return false;
     if (self->ndim == 0) {
-      K_ERR_SHAPE(error, "Dimension specified as %" G_GINT64_FORMAT " but tensor has no "
-                  "dimensions", dim);
+      K_ERR_SHAPE(error,
+                  "Dimension specified as %" G_GINT64_FORMAT " but tensor has no "
+                  "dimensions",
+                  dim);
       return false;
     }
     if (!k_wrap_dim(dim, self->ndim, &w, error))

@@ -13,22 +13,22 @@
 #include <string.h>
 #include <tgmath.h>
 
-#define DEF_U(name, EXPR)                                                                      \
-  static inline float name##_f32(float x, float y, float z, KParams *P) {                     \
-    typedef float T;                                                                           \
-    return (T)(EXPR);                                                                          \
-  }                                                                                            \
-  static inline double name##_f64(double x, double y, double z, KParams *P) {                 \
-    typedef double T;                                                                          \
-    return (T)(EXPR);                                                                          \
-  }                                                                                            \
-  K_LOOP1(name##_loop_f32, float, float, name##_f32)                                          \
+#define DEF_U(name, EXPR)                                                     \
+  static inline float name##_f32(float x, float y, float z, KParams *P) {     \
+    typedef float T;                                                          \
+    return (T)(EXPR);                                                         \
+  }                                                                           \
+  static inline double name##_f64(double x, double y, double z, KParams *P) { \
+    typedef double T;                                                         \
+    return (T)(EXPR);                                                         \
+  }                                                                           \
+  K_LOOP1(name##_loop_f32, float, float, name##_f32)                          \
   K_LOOP1(name##_loop_f64, double, double, name##_f64)
 
-#define DEF_UI(name, EXPR)                                                                     \
-  static inline int64_t name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) {             \
-    return (EXPR);                                                                             \
-  }                                                                                            \
+#define DEF_UI(name, EXPR)                                                        \
+  static inline int64_t name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { \
+    return (EXPR);                                                                \
+  }                                                                               \
   K_LOOP1(name##_loop_i64, int64_t, int64_t, name##_i64)
 
 /* lgamma_r: glibc's lgamma writes the global signgam; the _r forms are thread-safe. */
@@ -40,7 +40,7 @@ static inline double lgamma_d(double x) {
   int sign;
   return lgamma_r(x, &sign);
 }
-#define LGAMMA(x) _Generic((x), float: lgamma_f, double: lgamma_d)(x)
+#define LGAMMA(x) _Generic((x), float : lgamma_f, double : lgamma_d)(x)
 
 DEF_U(neg, -x)
 DEF_UI(neg, (int64_t)(0 - (uint64_t)x))
@@ -78,10 +78,10 @@ DEF_U(round, nearbyint(x))
 DEF_U(trunc, trunc(x))
 DEF_U(frac, x - trunc(x))
 DEF_U(lgamma, LGAMMA(x))
-#define DIGAMMA(x) _Generic((x), float: digammaf, double: digamma)(x)
+#define DIGAMMA(x) _Generic((x), float : digammaf, double : digamma)(x)
 DEF_U(digamma, DIGAMMA(x))
 DEF_U(silu, x / (1 + exp(-x)))
-DEF_U(mish, x * tanh(log1p(exp(x))))
+DEF_U(mish, x *tanh(log1p(exp(x))))
 DEF_U(hardsigmoid, x <= -3 ? 0 : (x >= 3 ? 1 : x / 6 + (T)0.5))
 
 typedef enum {
@@ -97,21 +97,49 @@ typedef struct {
   IntRule int_rule;
 } UnaryOp;
 
-#define UF(k, name) {IR_ATEN_##k, name##_loop_f32, name##_loop_f64, NULL, INT_TO_FLOAT}
-#define UI(k, name) {IR_ATEN_##k, name##_loop_f32, name##_loop_f64, name##_loop_i64, INT_KEEP}
-#define UC(k, name) {IR_ATEN_##k, name##_loop_f32, name##_loop_f64, NULL, INT_COPY}
+#define UF(k, name) \
+  { IR_ATEN_##k, name##_loop_f32, name##_loop_f64, NULL, INT_TO_FLOAT }
+#define UI(k, name) \
+  { IR_ATEN_##k, name##_loop_f32, name##_loop_f64, name##_loop_i64, INT_KEEP }
+#define UC(k, name) \
+  { IR_ATEN_##k, name##_loop_f32, name##_loop_f64, NULL, INT_COPY }
 
 static const UnaryOp unary_ops[] = {
-    UI(NEG, neg),      UI(ABS, abs),     UI(SIGN, sign),     UF(SIGMOID, sigmoid), UF(TANH, tanh),
-    UI(RELU, relu),    UF(EXP, exp),     UF(EXPM1, expm1),     UF(LOG, log),
-    UF(LOG10, log10),  UF(LOG1P, log1p), UF(LOG2, log2),       UF(SQRT, sqrt),
-    UF(RSQRT, rsqrt),  UF(RECIPROCAL, reciprocal), UF(ERF, erf), UF(ERFC, erfc),
-    UF(SIN, sin),      UF(COS, cos),     UF(TAN, tan),         UF(ASIN, asin),
-    UF(ACOS, acos),    UF(ATAN, atan),   UF(SINH, sinh),       UF(COSH, cosh),
-    UC(CEIL, ceil),    UC(FLOOR, floor), UC(ROUND, round),     UC(TRUNC, trunc),
+    UI(NEG, neg),
+    UI(ABS, abs),
+    UI(SIGN, sign),
+    UF(SIGMOID, sigmoid),
+    UF(TANH, tanh),
+    UI(RELU, relu),
+    UF(EXP, exp),
+    UF(EXPM1, expm1),
+    UF(LOG, log),
+    UF(LOG10, log10),
+    UF(LOG1P, log1p),
+    UF(LOG2, log2),
+    UF(SQRT, sqrt),
+    UF(RSQRT, rsqrt),
+    UF(RECIPROCAL, reciprocal),
+    UF(ERF, erf),
+    UF(ERFC, erfc),
+    UF(SIN, sin),
+    UF(COS, cos),
+    UF(TAN, tan),
+    UF(ASIN, asin),
+    UF(ACOS, acos),
+    UF(ATAN, atan),
+    UF(SINH, sinh),
+    UF(COSH, cosh),
+    UC(CEIL, ceil),
+    UC(FLOOR, floor),
+    UC(ROUND, round),
+    UC(TRUNC, trunc),
     {IR_ATEN_FRAC, frac_loop_f32, frac_loop_f64, NULL, INT_NONE},
-    UF(LGAMMA, lgamma),  UF(DIGAMMA, digamma),
-    UF(SILU, silu),    UF(MISH, mish),   UF(HARDSIGMOID, hardsigmoid),
+    UF(LGAMMA, lgamma),
+    UF(DIGAMMA, digamma),
+    UF(SILU, silu),
+    UF(MISH, mish),
+    UF(HARDSIGMOID, hardsigmoid),
 };
 
 bool rt_kernel_unary(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
@@ -132,7 +160,7 @@ bool rt_kernel_unary(const IrSchema *schema, const IrNode *node, RtValue *args, 
     compute = in == IR_DTYPE_FLOAT16 ? IR_DTYPE_FLOAT32 : in;
   } else if (op->kind == IR_ATEN_NEG && in == IR_DTYPE_BOOL) {
     K_ERR_DTYPE(error, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
-          "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+                       "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
     return false;
   } else if (op->int_rule == INT_TO_FLOAT) {
     result = compute = IR_DTYPE_FLOAT32;
@@ -144,7 +172,7 @@ bool rt_kernel_unary(const IrSchema *schema, const IrNode *node, RtValue *args, 
     return true;
   } else {
     K_ERR_DTYPE(error, "\"%s\" not implemented for '%s'", k_op_short_name(schema),
-          ir_dtype_type_name(in));
+                ir_dtype_type_name(in));
     return false;
   }
 

@@ -42,8 +42,8 @@ typedef enum { PY_STR, PY_BOOL, PY_INT, PY_TUPLE, PY_LIST, PY_NONE } PyKind;
 
 typedef struct PyVal {
   PyKind kind;
-  char *str;     /* PY_STR */
-  gint64 i;      /* PY_INT, PY_BOOL */
+  char *str;        /* PY_STR */
+  gint64 i;         /* PY_INT, PY_BOOL */
   GPtrArray *items; /* PY_TUPLE, PY_LIST: PyVal* */
 } PyVal;
 
@@ -65,8 +65,8 @@ typedef struct {
 } PyParser;
 
 static void py_skip_ws(PyParser *p) {
-  while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' ||
-                             p->s[p->pos] == '\n' || p->s[p->pos] == '\r'))
+  while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n' ||
+                             p->s[p->pos] == '\r'))
     p->pos++;
 }
 
@@ -96,8 +96,8 @@ static PyVal *py_seq(PyParser *p, char close, PyKind kind, int depth) {
     if (py_peek(p, ',')) {
       p->pos++;
     } else if (!py_peek(p, close)) {
-      fail(p->error, p->name, "malformed header dict: expected ',' or '%c' at offset %zu",
-           close, p->pos);
+      fail(p->error, p->name, "malformed header dict: expected ',' or '%c' at offset %zu", close,
+           p->pos);
       py_free(v);
       return NULL;
     }
@@ -152,8 +152,11 @@ static PyVal *py_value(PyParser *p, int depth) {
     v->i = value;
     return v;
   }
-  static const struct { const char *word; PyKind kind; gint64 i; } words[] = {
-      {"True", PY_BOOL, 1}, {"False", PY_BOOL, 0}, {"None", PY_NONE, 0}};
+  static const struct {
+    const char *word;
+    PyKind kind;
+    gint64 i;
+  } words[] = {{"True", PY_BOOL, 1}, {"False", PY_BOOL, 0}, {"None", PY_NONE, 0}};
   for (size_t w = 0; w < G_N_ELEMENTS(words); w++) {
     size_t n = strlen(words[w].word);
     if (p->len - p->pos >= n && strncmp(p->s + p->pos, words[w].word, n) == 0) {
@@ -225,7 +228,9 @@ static gboolean parse_header_dict(const char *text, size_t len, const char *name
     return fail(error, name, "malformed header: text after the dict");
   if (h->descr == NULL || h->fortran == NULL || h->shape == NULL)
     return fail(error, name, "header dict lacks the key '%s'",
-                h->descr == NULL ? "descr" : h->fortran == NULL ? "fortran_order" : "shape");
+                h->descr == NULL     ? "descr"
+                : h->fortran == NULL ? "fortran_order"
+                                     : "shape");
   return TRUE;
 }
 
@@ -238,8 +243,9 @@ typedef struct {
 
 static gboolean parse_descr(const PyVal *v, const char *name, NpyDescr *d, GError **error) {
   if (v->kind != PY_STR)
-    return fail(error, name, "unsupported descr (structured dtype); supported: '<f4', '<f8', "
-                             "'<f2', '<i8', '<i4', '|u1', '|b1'");
+    return fail(error, name,
+                "unsupported descr (structured dtype); supported: '<f4', '<f8', "
+                "'<f2', '<i8', '<i4', '|u1', '|b1'");
   const char *s = v->str;
   char order = s[0];
   const char *code = s;
@@ -247,7 +253,12 @@ static gboolean parse_descr(const PyVal *v, const char *name, NpyDescr *d, GErro
     code++;
   else
     order = '=';
-  static const struct { const char *code; IrDtype dtype; int size; char kind; } table[] = {
+  static const struct {
+    const char *code;
+    IrDtype dtype;
+    int size;
+    char kind;
+  } table[] = {
       {"f4", IR_DTYPE_FLOAT32, 4, 'f'}, {"f8", IR_DTYPE_FLOAT64, 8, 'f'},
       {"f2", IR_DTYPE_FLOAT16, 2, 'f'}, {"i8", IR_DTYPE_INT64, 8, 'i'},
       {"i4", IR_DTYPE_INT64, 4, 'i'},   {"u1", IR_DTYPE_INT64, 1, 'u'},
@@ -264,8 +275,10 @@ static gboolean parse_descr(const PyVal *v, const char *name, NpyDescr *d, GErro
     d->kind = table[i].kind;
     return TRUE;
   }
-  return fail(error, name, "unsupported descr '%s'; supported: '<f4', '<f8', '<f2', '<i8', "
-                           "'<i4', '|u1', '|b1'", s);
+  return fail(error, name,
+              "unsupported descr '%s'; supported: '<f4', '<f8', '<f2', '<i8', "
+              "'<i4', '|u1', '|b1'",
+              s);
 }
 
 /* Little-endian loads, independent of the host's byte order. */
@@ -384,15 +397,15 @@ RtTensor *rt_npy_load_bytes(const guint8 *bytes, gsize length, const char *name,
   gsize need = (gsize)numel * (gsize)d.file_size;
   if (data_len < need) {
     fail(error, name,
-         "truncated data: shape and descr '%s' need %" G_GSIZE_FORMAT " bytes, file has %"
-         G_GSIZE_FORMAT,
+         "truncated data: shape and descr '%s' need %" G_GSIZE_FORMAT
+         " bytes, file has %" G_GSIZE_FORMAT,
          h.descr->str, need, data_len);
     goto out;
   }
   if (data_len > need) {
     fail(error, name,
-         "size mismatch: %" G_GSIZE_FORMAT " data bytes, but shape and descr '%s' need %"
-         G_GSIZE_FORMAT,
+         "size mismatch: %" G_GSIZE_FORMAT
+         " data bytes, but shape and descr '%s' need %" G_GSIZE_FORMAT,
          data_len, h.descr->str, need);
     goto out;
   }

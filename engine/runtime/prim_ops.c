@@ -57,7 +57,8 @@ static int device_from_name(const char *s) {
 bool rt_constant_value(const IrNode *node, RtValue *out, GError **error) {
   const IrAttr *a = ir_node_attr(node, g_intern_static_string(IR_ATTR_VALUE));
   const IrType *t = ir_output(node, 0)->type;
-  if (t->kind == IR_TYPE_OPTIONAL && a) t = t->elem;
+  if (t->kind == IR_TYPE_OPTIONAL && a)
+    t = t->elem;
   if (!a) {
     /* PyTorch: a Constant without value is None (or an undefined tensor when typed so). */
     *out = ir_type_is_tensor(t) ? rt_tensor(NULL) : rt_none();
@@ -65,14 +66,20 @@ bool rt_constant_value(const IrNode *node, RtValue *out, GError **error) {
   }
   switch (a->kind) {
   case IR_ATTR_I:
-    if (t->kind == IR_TYPE_BOOL) *out = rt_bool(a->v.i != 0);
-    else if (t->kind == IR_TYPE_FLOAT) *out = rt_double((double)a->v.i);
-    else if (ir_type_is_tensor(t)) *out = rt_tensor(rt_tensor_scalar(IR_DTYPE_INT64, (double)a->v.i));
-    else *out = rt_int(a->v.i);
+    if (t->kind == IR_TYPE_BOOL)
+      *out = rt_bool(a->v.i != 0);
+    else if (t->kind == IR_TYPE_FLOAT)
+      *out = rt_double((double)a->v.i);
+    else if (ir_type_is_tensor(t))
+      *out = rt_tensor(rt_tensor_scalar(IR_DTYPE_INT64, (double)a->v.i));
+    else
+      *out = rt_int(a->v.i);
     return true;
   case IR_ATTR_F:
-    if (ir_type_is_tensor(t)) *out = rt_tensor(rt_tensor_scalar(IR_DTYPE_FLOAT64, a->v.f));
-    else *out = rt_double(a->v.f);
+    if (ir_type_is_tensor(t))
+      *out = rt_tensor(rt_tensor_scalar(IR_DTYPE_FLOAT64, a->v.f));
+    else
+      *out = rt_double(a->v.f);
     return true;
   case IR_ATTR_S:
     *out = t->kind == IR_TYPE_DEVICE ? rt_device(device_from_name(a->v.s)) : rt_str(a->v.s);
@@ -93,7 +100,8 @@ bool rt_constant_value(const IrNode *node, RtValue *out, GError **error) {
   case IR_ATTR_FS: {
     guint n = a->v.fs->len;
     RtValue *items = g_new(RtValue, n + 1);
-    for (guint i = 0; i < n; i++) items[i] = rt_double(g_array_index(a->v.fs, double, i));
+    for (guint i = 0; i < n; i++)
+      items[i] = rt_double(g_array_index(a->v.fs, double, i));
     *out = rt_list(items, n);
     g_free(items);
     return true;
@@ -101,7 +109,8 @@ bool rt_constant_value(const IrNode *node, RtValue *out, GError **error) {
   case IR_ATTR_SS: {
     guint n = a->v.ss->len;
     RtValue *items = g_new(RtValue, n + 1);
-    for (guint i = 0; i < n; i++) items[i] = rt_str(g_ptr_array_index(a->v.ss, i));
+    for (guint i = 0; i < n; i++)
+      items[i] = rt_str(g_ptr_array_index(a->v.ss, i));
     *out = rt_list(items, n);
     g_free(items);
     return true;
@@ -120,7 +129,8 @@ bool rt_constant_value(const IrNode *node, RtValue *out, GError **error) {
   case IR_ATTR_G:
   case IR_ATTR_GS: break;
   case IR_ATTR_RAW:
-    prepare_error(error, node, "the text does not give this constant's value (value=<Tensor> "
+    prepare_error(error, node,
+                  "the text does not give this constant's value (value=<Tensor> "
                   "or a rounded print); pass it as a named input instead");
     return false;
   }
@@ -134,7 +144,8 @@ static const IrSchema *overload_named(IrOpKind kind, const char *overload) {
   guint n = 0;
   const IrSchema *const *s = ir_ops_overloads(kind, &n);
   for (guint i = 0; i < n; i++)
-    if (g_strcmp0(s[i]->overload, overload) == 0) return s[i];
+    if (g_strcmp0(s[i]->overload, overload) == 0)
+      return s[i];
   return NULL;
 }
 
@@ -156,17 +167,20 @@ bool rt_prim_prepare(const IrNode *node, RtInstr *ins, GError **error) {
   switch ((int)node->kind) {
   case IR_PRIM_LIST_CONSTRUCT:
   case IR_PRIM_TUPLE_CONSTRUCT:
-    if (no != 1) bad = "expected one output";
+    if (no != 1)
+      bad = "expected one output";
     break;
   case IR_PRIM_LIST_UNPACK:
   case IR_PRIM_TUPLE_UNPACK:
-    if (ni != 1) bad = "expected one input";
+    if (ni != 1)
+      bad = "expected one input";
     break;
   case IR_PRIM_TUPLE_INDEX:
     if (no != 1 || ni < 1 || ni > 2) {
       bad = "expected (tuple[, index]) and one output";
     } else if (ni == 1) {
-      if (!need_attr_i(node, "index", &ins->i0, error)) return false;
+      if (!need_attr_i(node, "index", &ins->i0, error))
+        return false;
       ins->i1 = 1;
     }
     break;
@@ -176,7 +190,8 @@ bool rt_prim_prepare(const IrNode *node, RtInstr *ins, GError **error) {
     if (!need_attr_i(node, IR_ATTR_CHUNKS, &ins->i0, error) ||
         !need_attr_i(node, IR_ATTR_DIM, &ins->i1, error))
       return false;
-    if (ins->i0 < 1) bad = "chunks must be at least 1";
+    if (ins->i0 < 1)
+      bad = "chunks must be at least 1";
     else if (node->kind == IR_PRIM_CONSTANT_CHUNK && (ni != 1 || no != ins->i0))
       bad = "expected one input and `chunks` outputs";
     else if (node->kind == IR_PRIM_BROADCASTING_CHUNK && (ni < 1 || no != ni * ins->i0))
@@ -185,35 +200,44 @@ bool rt_prim_prepare(const IrNode *node, RtInstr *ins, GError **error) {
       bad = "expected one input and two outputs";
     break;
   case IR_PRIM_BROADCAST_SIZES:
-    if (no != 1) bad = "expected one output";
+    if (no != 1)
+      bad = "expected one output";
     break;
   case IR_PRIM_FUSED_CONCAT:
-    if (!need_attr_i(node, IR_ATTR_DIM, &ins->i1, error)) return false;
-    if (no != 1) bad = "expected one output";
+    if (!need_attr_i(node, IR_ATTR_DIM, &ins->i1, error))
+      return false;
+    if (no != 1)
+      bad = "expected one output";
     ins->schema = overload_named(IR_ATEN_CAT, "");
     break;
   case IR_PRIM_RAISE_EXCEPTION:
-    if (ni < 1) bad = "expected a message input";
+    if (ni < 1)
+      bad = "expected a message input";
     break;
   case IR_PRIM_PRINT:
-    if (no != 0) bad = "expected no outputs";
+    if (no != 0)
+      bad = "expected no outputs";
     break;
   case IR_PRIM_UNINITIALIZED:
   case IR_PRIM_AUTOGRAD_ZERO:
-    if (ni != 0 || no != 1) bad = "expected no inputs and one output";
+    if (ni != 0 || no != 1)
+      bad = "expected no inputs and one output";
     break;
   case IR_PRIM_AUTOGRAD_ADD:
-    if (ni != 2 || no != 1) bad = "expected two inputs and one output";
+    if (ni != 2 || no != 1)
+      bad = "expected two inputs and one output";
     ins->schema = overload_named(IR_ATEN_ADD, "Tensor");
     break;
   case IR_PRIM_AUTOGRAD_ANY_NON_ZERO:
-    if (no != 1) bad = "expected one output";
+    if (no != 1)
+      bad = "expected one output";
     break;
   default: bad = "not a data prim op"; break;
   }
   if (!bad && (node->kind == IR_PRIM_FUSED_CONCAT || node->kind == IR_PRIM_AUTOGRAD_ADD)) {
     ins->kernel = ins->schema ? rt_op_kernel(ins->schema) : NULL;
-    if (!ins->kernel) bad = "the op table lacks the kernel this node runs";
+    if (!ins->kernel)
+      bad = "the op table lacks the kernel this node runs";
   }
   if (bad) {
     prepare_error(error, node, bad);
@@ -256,7 +280,8 @@ static bool chunk_tensor(RtTensor *t, gint64 chunks, gint64 dim_attr, RtValue *o
     return false;
   }
   int dim;
-  if (!wrap_dim(dim_attr, t->ndim, &dim, error)) return false;
+  if (!wrap_dim(dim_attr, t->ndim, &dim, error))
+    return false;
   if (t->ndim == 0) {
     fail(error, "cannot chunk a 0-d tensor");
     return false;
@@ -301,10 +326,12 @@ static bool run_broadcasting_chunk(const RtInstr *ins, const guint32 *operands, 
   }
   for (guint32 i = 0; i < ins->n_in; i++) {
     RtTensor *e = rt_tensor_view_expand(IN(i).u.tensor, nd, shape, error);
-    if (!e) return false;
+    if (!e)
+      return false;
     bool ok = chunk_tensor(e, ins->i0, ins->i1, &OUT(i * ins->i0), error);
     rt_tensor_unref(e);
-    if (!ok) return false;
+    if (!ok)
+      return false;
   }
   return true;
 }
@@ -313,9 +340,11 @@ static bool run_chunk_sizes(const RtInstr *ins, const guint32 *operands, RtValue
                             GError **error) {
   gint64 shape[RT_MAX_DIMS];
   guint n;
-  if (!int_list(IN(0), shape, &n, error)) return false;
+  if (!int_list(IN(0), shape, &n, error))
+    return false;
   int dim;
-  if (!wrap_dim(ins->i1, (int)n, &dim, error)) return false;
+  if (!wrap_dim(ins->i1, (int)n, &dim, error))
+    return false;
   if ((guint)dim >= n) {
     fail(error, "dimension out of range for chunk");
     return false;
@@ -344,15 +373,19 @@ static bool run_broadcast_sizes(const RtInstr *ins, const guint32 *operands, RtV
   for (guint32 i = 0; i < ins->n_in; i++) {
     gint64 s[RT_MAX_DIMS];
     guint n;
-    if (!int_list(IN(i), s, &n, error)) return false;
+    if (!int_list(IN(i), s, &n, error))
+      return false;
     int64_t s64[RT_MAX_DIMS];
-    for (guint k = 0; k < n; k++) s64[k] = s[k];
+    for (guint k = 0; k < n; k++)
+      s64[k] = s[k];
     int64_t next[RT_MAX_DIMS];
-    if (!rt_broadcast_shapes(nd, shape, (int)n, s64, &nd, next, error)) return false;
+    if (!rt_broadcast_shapes(nd, shape, (int)n, s64, &nd, next, error))
+      return false;
     memcpy(shape, next, sizeof(int64_t) * (size_t)nd);
   }
   gint64 out[RT_MAX_DIMS];
-  for (int k = 0; k < nd; k++) out[k] = shape[k];
+  for (int k = 0; k < nd; k++)
+    out[k] = shape[k];
   OUT(0) = rt_int_list(out, (guint)nd);
   return true;
 }
@@ -371,10 +404,12 @@ static bool tensor_or_undefined(RtValue v, RtTensor **out, GError **error) {
 }
 
 static bool any_defined(RtValue v) {
-  if (v.tag == RT_TENSOR) return v.u.tensor != NULL;
+  if (v.tag == RT_TENSOR)
+    return v.u.tensor != NULL;
   if (v.tag == RT_LIST || v.tag == RT_TUPLE)
     for (guint i = 0; i < v.u.seq->len; i++)
-      if (any_defined(v.u.seq->items[i])) return true;
+      if (any_defined(v.u.seq->items[i]))
+        return true;
   return false;
 }
 
@@ -383,7 +418,8 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
   switch ((int)ins->kind) {
   case IR_PRIM_LIST_CONSTRUCT:
   case IR_PRIM_TUPLE_CONSTRUCT:
-    for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = rt_value_ref(IN(i));
+    for (guint32 i = 0; i < ins->n_in; i++)
+      scratch[i] = rt_value_ref(IN(i));
     OUT(0) = ins->kind == IR_PRIM_LIST_CONSTRUCT ? rt_list(scratch, ins->n_in)
                                                  : rt_tuple(scratch, ins->n_in);
     return true;
@@ -393,7 +429,8 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
     bool list = ins->kind == IR_PRIM_LIST_UNPACK;
     if (!seq_items(v, list ? RT_LIST : RT_TUPLE, ins->n_out, list ? "list" : "tuple", error))
       return false;
-    for (guint32 i = 0; i < ins->n_out; i++) OUT(i) = rt_value_ref(v.u.seq->items[i]);
+    for (guint32 i = 0; i < ins->n_out; i++)
+      OUT(i) = rt_value_ref(v.u.seq->items[i]);
     return true;
   }
   case IR_PRIM_TUPLE_INDEX: {
@@ -412,8 +449,8 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
     }
     gint64 n = v.u.seq->len;
     if (idx < -n || idx >= n) {
-      fail(error, "tuple index %" G_GINT64_FORMAT " out of range for %" G_GINT64_FORMAT
-           " elements", idx, n);
+      fail(error, "tuple index %" G_GINT64_FORMAT " out of range for %" G_GINT64_FORMAT " elements",
+           idx, n);
       return false;
     }
     OUT(0) = rt_value_ref(v.u.seq->items[idx < 0 ? idx + n : idx]);
@@ -431,7 +468,8 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
   case IR_PRIM_CHUNK_SIZES: return run_chunk_sizes(ins, operands, regs, error);
   case IR_PRIM_BROADCAST_SIZES: return run_broadcast_sizes(ins, operands, regs, error);
   case IR_PRIM_FUSED_CONCAT: {
-    for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = rt_value_ref(IN(i));
+    for (guint32 i = 0; i < ins->n_in; i++)
+      scratch[i] = rt_value_ref(IN(i));
     RtValue args[2] = {rt_list(scratch, ins->n_in), rt_int(ins->i1)};
     bool ok = rt_kernel_call(ins->kernel, ins->schema, NULL, args, 2, &OUT(0), 1, error);
     rt_value_unref(args[0]);
@@ -451,7 +489,8 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
   }
   case IR_PRIM_PRINT: { /* stdout, flushed, as PyTorch's interpreter prints */
     GString *text = g_string_new(NULL);
-    for (guint32 i = 0; i < ins->n_in; i++) scratch[i] = IN(i);
+    for (guint32 i = 0; i < ins->n_in; i++)
+      scratch[i] = IN(i);
     rt_print_format(text, scratch, ins->n_in);
     fputs(text->str, stdout);
     fflush(stdout);
@@ -473,7 +512,8 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
   }
   case IR_PRIM_AUTOGRAD_ANY_NON_ZERO: {
     bool any = false;
-    for (guint32 i = 0; i < ins->n_in && !any; i++) any = any_defined(IN(i));
+    for (guint32 i = 0; i < ins->n_in && !any; i++)
+      any = any_defined(IN(i));
     OUT(0) = rt_bool(any);
     return true;
   }

@@ -16,16 +16,16 @@ typedef struct {
 } ScriptLoc;
 
 typedef enum {
-  SE_NAME,      /* name */
-  SE_INT,       /* int_value */
-  SE_FLOAT,     /* float_value */
-  SE_STRING,    /* name holds the text */
-  SE_BOOL,      /* int_value 0/1 */
+  SE_NAME,   /* name */
+  SE_INT,    /* int_value */
+  SE_FLOAT,  /* float_value */
+  SE_STRING, /* name holds the text */
+  SE_BOOL,   /* int_value 0/1 */
   SE_NONE,
-  SE_BINARY,    /* op, args[0] op args[1] */
-  SE_UNARY,     /* op ("-", "+", "not", "~") args[0] */
-  SE_COMPARE,   /* args[0] op args[1]; chains are nested ANDs built by the parser */
-  SE_AND,       /* args[0] and args[1] */
+  SE_BINARY,  /* op, args[0] op args[1] */
+  SE_UNARY,   /* op ("-", "+", "not", "~") args[0] */
+  SE_COMPARE, /* args[0] op args[1]; chains are nested ANDs built by the parser */
+  SE_AND,     /* args[0] and args[1] */
   SE_OR,
   SE_TERNARY,   /* args[0] if args[1] else args[2] */
   SE_CALL,      /* args[0] is the callee; args[1..] positional; keywords/kwargs */
@@ -61,24 +61,24 @@ struct ScriptTypeExpr {
 typedef struct {
   ScriptLoc loc;
   const char *name;
-  ScriptTypeExpr *type;  /* NULL: Tensor */
+  ScriptTypeExpr *type;      /* NULL: Tensor */
   ScriptExpr *default_value; /* NULL: none */
 } ScriptParam;
 
 typedef enum {
-  SS_EXPR,      /* value */
-  SS_ASSIGN,    /* targets (one or a tuple expression) = value */
-  SS_AUG_ASSIGN,/* target op= value */
-  SS_IF,        /* cond, body, orelse (elif is an orelse holding one SS_IF) */
-  SS_FOR,       /* for target in value: body */
-  SS_WHILE,     /* while cond: body */
+  SS_EXPR,       /* value */
+  SS_ASSIGN,     /* targets (one or a tuple expression) = value */
+  SS_AUG_ASSIGN, /* target op= value */
+  SS_IF,         /* cond, body, orelse (elif is an orelse holding one SS_IF) */
+  SS_FOR,        /* for target in value: body */
+  SS_WHILE,      /* while cond: body */
   SS_BREAK,
   SS_CONTINUE,
-  SS_RETURN,    /* value (NULL: return None) */
+  SS_RETURN, /* value (NULL: return None) */
   SS_PASS,
-  SS_RAISE,     /* value (NULL: bare raise) */
-  SS_ASSERT,    /* cond, value (message or NULL) */
-  SS_DEF,       /* def */
+  SS_RAISE,  /* value (NULL: bare raise) */
+  SS_ASSERT, /* cond, value (message or NULL) */
+  SS_DEF,    /* def */
 } ScriptStmtKind;
 
 typedef struct ScriptDef ScriptDef;
@@ -90,17 +90,17 @@ struct ScriptStmt {
   const char *op;     /* SS_AUG_ASSIGN: "+" for "+=" */
   ScriptExpr *value;
   ScriptExpr *cond;
-  GPtrArray *body;    /* of ScriptStmt* */
-  GPtrArray *orelse;  /* of ScriptStmt*, or NULL */
+  GPtrArray *body;   /* of ScriptStmt* */
+  GPtrArray *orelse; /* of ScriptStmt*, or NULL */
   ScriptDef *def;
 };
 
 struct ScriptDef {
-  ScriptLoc loc;          /* of the `def` keyword */
+  ScriptLoc loc; /* of the `def` keyword */
   const char *name;
-  GPtrArray *params;      /* of ScriptParam* */
+  GPtrArray *params;       /* of ScriptParam* */
   ScriptTypeExpr *returns; /* NULL when not annotated */
-  GPtrArray *body;        /* of ScriptStmt* */
+  GPtrArray *body;         /* of ScriptStmt* */
 };
 
 typedef struct {

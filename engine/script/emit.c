@@ -12,9 +12,7 @@
 #include "script/parser.h"
 #include "script/script.h"
 
-Frame *
-emit_frame_push(Emitter *em, IrBlock *block)
-{
+Frame *emit_frame_push(Emitter *em, IrBlock *block) {
   Frame *f = g_new0(Frame, 1);
   f->parent = em->frame;
   f->block = block;
@@ -24,9 +22,7 @@ emit_frame_push(Emitter *em, IrBlock *block)
   return f;
 }
 
-void
-emit_frame_pop(Emitter *em)
-{
+void emit_frame_pop(Emitter *em) {
   Frame *f = em->frame;
   em->frame = f->parent;
   g_hash_table_unref(f->vars);
@@ -36,9 +32,7 @@ emit_frame_pop(Emitter *em)
   g_free(f);
 }
 
-static IrValue *
-lookup_in(Emitter *em, Frame *frame, const char *name, const char **why)
-{
+static IrValue *lookup_in(Emitter *em, Frame *frame, const char *name, const char **why) {
   for (Frame *f = frame; f != NULL; f = f->parent) {
     IrValue *v = g_hash_table_lookup(f->vars, name);
     if (v != NULL)
@@ -61,24 +55,18 @@ lookup_in(Emitter *em, Frame *frame, const char *name, const char **why)
   return NULL;
 }
 
-IrValue *
-emit_lookup(Emitter *em, const char *name)
-{
+IrValue *emit_lookup(Emitter *em, const char *name) {
   const char *why = NULL;
   return lookup_in(em, em->frame, name, &why);
 }
 
-const char *
-emit_why_undefined(Emitter *em, const char *name)
-{
+const char *emit_why_undefined(Emitter *em, const char *name) {
   const char *why = NULL;
   lookup_in(em, em->frame, name, &why);
   return why;
 }
 
-void
-emit_bind(Emitter *em, const char *name, IrValue *value)
-{
+void emit_bind(Emitter *em, const char *name, IrValue *value) {
   /* PyTorch names a value after the first variable it is stored in, if it has no name and
    * was made in this block. */
   if (value->name == NULL && value->node->owning_block == em->frame->block &&
@@ -91,9 +79,7 @@ emit_bind(Emitter *em, const char *name, IrValue *value)
                         GUINT_TO_POINTER(g_hash_table_size(em->definition_order) + 1));
 }
 
-gpointer
-emit_fail(Emitter *em, ScriptLoc loc, const char *fmt, ...)
-{
+gpointer emit_fail(Emitter *em, ScriptLoc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   g_autofree char *message = g_strdup_vprintf(fmt, ap);
@@ -103,25 +89,19 @@ emit_fail(Emitter *em, ScriptLoc loc, const char *fmt, ...)
   return NULL;
 }
 
-void
-emit_set_source(Emitter *em, IrNode *node, ScriptLoc loc)
-{
+void emit_set_source(Emitter *em, IrNode *node, ScriptLoc loc) {
   /* PyTorch's source comments count lines from 1 and columns from 0 (error messages, like
    * every FILE:LINE:COL of ours, count columns from 1). */
   g_autofree char *s = g_strdup_printf("%s:%d:%d", em->src->filename, loc.line, loc.col - 1);
   node->source = g_string_chunk_insert_const(em->graph->strings, s);
 }
 
-IrNode *
-emit_append(Emitter *em, IrNode *node)
-{
+IrNode *emit_append(Emitter *em, IrNode *node) {
   ir_node_append_to(node, em->frame->block);
   return node;
 }
 
-static IrValue *
-constant(Emitter *em, const IrType *type, const ScriptLoc *loc, IrNode **node)
-{
+static IrValue *constant(Emitter *em, const IrType *type, const ScriptLoc *loc, IrNode **node) {
   *node = ir_node_create(em->graph, IR_PRIM_CONSTANT, 1);
   ir_value_set_type(ir_output(*node, 0), type);
   if (loc)
@@ -130,52 +110,40 @@ constant(Emitter *em, const IrType *type, const ScriptLoc *loc, IrNode **node)
   return ir_output(*node, 0);
 }
 
-IrValue *
-emit_constant_int(Emitter *em, gint64 v, const ScriptLoc *loc)
-{
+IrValue *emit_constant_int(Emitter *em, gint64 v, const ScriptLoc *loc) {
   IrNode *n;
   IrValue *out = constant(em, ir_type_int(), loc, &n);
   ir_node_set_attr_i(n, IR_ATTR_VALUE, v);
   return out;
 }
 
-IrValue *
-emit_constant_float(Emitter *em, double v, const ScriptLoc *loc)
-{
+IrValue *emit_constant_float(Emitter *em, double v, const ScriptLoc *loc) {
   IrNode *n;
   IrValue *out = constant(em, ir_type_float(), loc, &n);
   ir_node_set_attr_f(n, IR_ATTR_VALUE, v);
   return out;
 }
 
-IrValue *
-emit_constant_bool(Emitter *em, bool v, const ScriptLoc *loc)
-{
+IrValue *emit_constant_bool(Emitter *em, bool v, const ScriptLoc *loc) {
   IrNode *n;
   IrValue *out = constant(em, ir_type_bool(), loc, &n);
   ir_node_set_attr_i(n, IR_ATTR_VALUE, v);
   return out;
 }
 
-IrValue *
-emit_constant_none(Emitter *em, const ScriptLoc *loc)
-{
+IrValue *emit_constant_none(Emitter *em, const ScriptLoc *loc) {
   IrNode *n;
   return constant(em, ir_type_none(), loc, &n);
 }
 
-IrValue *
-emit_constant_str(Emitter *em, const char *v, const ScriptLoc *loc)
-{
+IrValue *emit_constant_str(Emitter *em, const char *v, const ScriptLoc *loc) {
   IrNode *n;
   IrValue *out = constant(em, ir_type_str(), loc, &n);
   ir_node_set_attr_s(n, IR_ATTR_VALUE, v);
   return out;
 }
 
-IrValue *
-emit_literal(Emitter *em, const ScriptExpr *e, bool negate, ScriptLoc loc)
-{
+IrValue *emit_literal(Emitter *em, const ScriptExpr *e, bool negate, ScriptLoc loc) {
   switch (e->kind) {
   case SE_BOOL: return emit_constant_bool(em, e->int_value != 0, &loc);
   case SE_NONE: return emit_constant_none(em, &loc);
@@ -212,9 +180,7 @@ emit_literal(Emitter *em, const ScriptExpr *e, bool negate, ScriptLoc loc)
 
 /* --- assignment --- */
 
-bool
-emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc)
-{
+bool emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc) {
   if (target->kind == SE_NAME) {
     emit_bind(em, target->name, value);
     return true;
@@ -226,8 +192,7 @@ emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, Script
   IrNode *unpack;
   if (t->kind == IR_TYPE_TUPLE) {
     if (t->n_elems != n)
-      return emit_fail(em, loc, "cannot unpack a tuple of %u values into %u names", t->n_elems,
-                       n);
+      return emit_fail(em, loc, "cannot unpack a tuple of %u values into %u names", t->n_elems, n);
     unpack = ir_node_create(em->graph, IR_PRIM_TUPLE_UNPACK, n);
     for (guint i = 0; i < n; i++)
       ir_value_set_type(ir_output(unpack, i), t->elems[i]);
@@ -247,13 +212,10 @@ emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, Script
   return true;
 }
 
-static bool
-emit_assign(Emitter *em, const ScriptStmt *s)
-{
+static bool emit_assign(Emitter *em, const ScriptStmt *s) {
   const ScriptExpr *target = s->target, *value = s->value;
   /* a, b = x, y binds element-wise without building a tuple, as PyTorch does. */
-  if (target->kind != SE_NAME && value->kind == SE_TUPLE &&
-      value->args->len == target->args->len) {
+  if (target->kind != SE_NAME && value->kind == SE_TUPLE && value->args->len == target->args->len) {
     guint n = value->args->len;
     g_autofree IrValue **values = g_new(IrValue *, n);
     for (guint i = 0; i < n; i++)
@@ -268,9 +230,7 @@ emit_assign(Emitter *em, const ScriptStmt *s)
   return v != NULL && emit_assign_target(em, target, v, target->loc);
 }
 
-static bool
-emit_aug_assign(Emitter *em, const ScriptStmt *s)
-{
+static bool emit_aug_assign(Emitter *em, const ScriptStmt *s) {
   IrValue *current = emit_expr(em, s->target);
   if (current == NULL)
     return false;
@@ -293,9 +253,7 @@ emit_aug_assign(Emitter *em, const ScriptStmt *s)
 /* --- raise, assert, return --- */
 
 /* prim::RaiseException(message, class name) as PyTorch 1.13 emits it. */
-static void
-raise_exception(Emitter *em, IrValue *message, IrValue *class_name, ScriptLoc loc)
-{
+static void raise_exception(Emitter *em, IrValue *message, IrValue *class_name, ScriptLoc loc) {
   IrNode *n = ir_node_create(em->graph, IR_PRIM_RAISE_EXCEPTION, 0);
   ir_node_add_input(n, message);
   ir_node_add_input(n, class_name);
@@ -304,12 +262,11 @@ raise_exception(Emitter *em, IrValue *message, IrValue *class_name, ScriptLoc lo
 }
 
 /* `raise E("message")`: the message, then "builtins.E" located at E. */
-static bool
-emit_raise(Emitter *em, const ScriptStmt *s)
-{
+static bool emit_raise(Emitter *em, const ScriptStmt *s) {
   const ScriptExpr *e = s->value;
-  if (e == NULL || e->kind != SE_CALL || ((ScriptExpr *)g_ptr_array_index(e->args, 0))->kind !=
-                                             SE_NAME || e->args->len > 2 || e->kwargs->len)
+  if (e == NULL || e->kind != SE_CALL ||
+      ((ScriptExpr *)g_ptr_array_index(e->args, 0))->kind != SE_NAME || e->args->len > 2 ||
+      e->kwargs->len)
     return emit_fail(em, e ? e->loc : s->loc,
                      "raise needs an exception built from a message: raise E(\"...\")");
   const ScriptExpr *cls = g_ptr_array_index(e->args, 0);
@@ -331,9 +288,7 @@ emit_raise(Emitter *em, const ScriptStmt *s)
   return true;
 }
 
-static bool
-emit_assert(Emitter *em, const ScriptStmt *s)
-{
+static bool emit_assert(Emitter *em, const ScriptStmt *s) {
   IrValue *cond = emit_condition(em, s->cond);
   if (cond == NULL)
     return false;
@@ -345,17 +300,14 @@ emit_assert(Emitter *em, const ScriptStmt *s)
   emit_append(em, node);
   ir_node_add_block(node);
   emit_frame_push(em, ir_node_add_block(node));
-  g_autofree char *message =
-    g_strdup_printf("AssertionError: %s", s->value ? s->value->name : "");
+  g_autofree char *message = g_strdup_printf("AssertionError: %s", s->value ? s->value->name : "");
   IrValue *text = emit_constant_str(em, message, NULL);
   raise_exception(em, text, emit_constant_none(em, NULL), s->loc);
   emit_frame_pop(em);
   return true;
 }
 
-static bool
-emit_return(Emitter *em, const ScriptStmt *s)
-{
+static bool emit_return(Emitter *em, const ScriptStmt *s) {
   IrValue *v;
   if (s->value == NULL) {
     v = emit_constant_none(em, NULL);
@@ -382,9 +334,7 @@ emit_return(Emitter *em, const ScriptStmt *s)
 
 /* --- statements --- */
 
-static bool
-emit_statement(Emitter *em, const ScriptStmt *s, bool is_last_of_function)
-{
+static bool emit_statement(Emitter *em, const ScriptStmt *s, bool is_last_of_function) {
   switch (s->kind) {
   case SS_EXPR: return emit_expr(em, s->value) != NULL;
   case SS_ASSIGN: return emit_assign(em, s);
@@ -399,8 +349,7 @@ emit_statement(Emitter *em, const ScriptStmt *s, bool is_last_of_function)
                      s->kind == SS_BREAK ? "break" : "continue");
   case SS_RETURN:
     if (!is_last_of_function)
-      return emit_fail(em, s->loc,
-                       "return is supported only as the last statement of a function");
+      return emit_fail(em, s->loc, "return is supported only as the last statement of a function");
     return emit_return(em, s);
   case SS_RAISE: return emit_raise(em, s);
   case SS_ASSERT: return emit_assert(em, s);
@@ -410,39 +359,31 @@ emit_statement(Emitter *em, const ScriptStmt *s, bool is_last_of_function)
 }
 
 /* Only a function body's last statement may be a return. */
-static bool
-emit_block_statements(Emitter *em, GPtrArray *stmts, bool function_body)
-{
+static bool emit_block_statements(Emitter *em, GPtrArray *stmts, bool function_body) {
   for (guint i = 0; i < stmts->len && !em->frame->exited; i++)
     if (!emit_statement(em, g_ptr_array_index(stmts, i), function_body && i == stmts->len - 1))
       return false;
   return true;
 }
 
-bool
-emit_statements(Emitter *em, GPtrArray *stmts)
-{
+bool emit_statements(Emitter *em, GPtrArray *stmts) {
   return emit_block_statements(em, stmts, false);
 }
 
-bool
-emit_function_statements(Emitter *em, GPtrArray *stmts)
-{
+bool emit_function_statements(Emitter *em, GPtrArray *stmts) {
   return emit_block_statements(em, stmts, true);
 }
 
-const IrType *
-emit_param_type(Emitter *em, const ScriptTypeExpr *type)
-{
+const IrType *emit_param_type(Emitter *em, const ScriptTypeExpr *type) {
   if (type == NULL)
     return ir_type_tensor();
   static const struct {
     const char *name;
     const IrType *(*make)(void);
   } simple[] = {
-    {"Tensor", ir_type_tensor}, {"torch.Tensor", ir_type_tensor}, {"int", ir_type_int},
-    {"float", ir_type_float},   {"bool", ir_type_bool},           {"str", ir_type_str},
-    {"None", ir_type_none},     {"Device", ir_type_device},
+      {"Tensor", ir_type_tensor}, {"torch.Tensor", ir_type_tensor}, {"int", ir_type_int},
+      {"float", ir_type_float},   {"bool", ir_type_bool},           {"str", ir_type_str},
+      {"None", ir_type_none},     {"Device", ir_type_device},
   };
   guint n_args = type->args ? type->args->len : 0;
   for (guint i = 0; i < G_N_ELEMENTS(simple); i++)
@@ -470,10 +411,8 @@ emit_param_type(Emitter *em, const ScriptTypeExpr *type)
 }
 
 /* Emits `def` as a graph: its parameters as inputs, its body, its return. */
-static IrGraph *
-emit_function(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *def,
-              GError **error)
-{
+static IrGraph *emit_function(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *def,
+                              GError **error) {
   Emitter em = {.src = src, .tree = tree, .graph = ir_graph_new(), .error = error};
   em.literals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   em.definition_order = g_hash_table_new(g_str_hash, g_str_equal);
@@ -508,16 +447,12 @@ emit_function(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *
   return em.graph;
 }
 
-bool
-script_is_source_file(const char *path)
-{
+bool script_is_source_file(const char *path) {
   return g_str_has_suffix(path, ".py");
 }
 
-IrGraph *
-script_compile(const char *text, gsize length, const char *filename, const char *function,
-               GError **error)
-{
+IrGraph *script_compile(const char *text, gsize length, const char *filename, const char *function,
+                        GError **error) {
   ScriptSource src = {.filename = filename, .text = text, .length = length};
   g_autoptr(ScriptTree) tree = script_parse(&src, error);
   if (tree == NULL)
@@ -529,8 +464,8 @@ script_compile(const char *text, gsize length, const char *filename, const char 
       if (strcmp(((ScriptDef *)g_ptr_array_index(tree->defs, i))->name, function) == 0)
         def = g_ptr_array_index(tree->defs, i);
     if (def == NULL) {
-      g_set_error(error, JITSCOPE_PARSE_ERROR, 0, "%s: error: no function named '%s'",
-                  filename, function);
+      g_set_error(error, JITSCOPE_PARSE_ERROR, 0, "%s: error: no function named '%s'", filename,
+                  function);
       return NULL;
     }
   }

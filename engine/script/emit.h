@@ -14,11 +14,11 @@
 
 typedef struct Frame Frame;
 struct Frame {
-  Frame *parent;       /* enclosing block of the same graph, or NULL at a graph's top */
+  Frame *parent; /* enclosing block of the same graph, or NULL at a graph's top */
   IrBlock *block;
-  GHashTable *vars;    /* name -> IrValue* bound in this frame */
+  GHashTable *vars;           /* name -> IrValue* bound in this frame */
   GHashTable *undefined_here; /* name -> const char* why: defined on some paths only */
-  bool exited;         /* a raise ended the block: later statements are unreachable */
+  bool exited;                /* a raise ended the block: later statements are unreachable */
   /* At a closure's top frame: the function frame it reads captured names from, and the
    * prim::TupleUnpack of the closure's context whose outputs are the captured values. */
   Frame *capture_from;

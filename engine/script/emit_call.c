@@ -9,17 +9,13 @@
 #include "ir/ops.h"
 #include "script/emit.h"
 
-static bool
-accepts(const IrType *arg_type, const IrType *value_type)
-{
+static bool accepts(const IrType *arg_type, const IrType *value_type) {
   return ir_type_is_subtype(value_type, arg_type);
 }
 
 /* Fills slots[0..schema->n_args) from the call; false when the call does not fit. */
-static bool
-fit_call(const IrSchema *schema, IrValue *const *args, guint n_args, GPtrArray *kw_names,
-         IrValue *const *kw_values, IrValue **slots)
-{
+static bool fit_call(const IrSchema *schema, IrValue *const *args, guint n_args,
+                     GPtrArray *kw_names, IrValue *const *kw_values, IrValue **slots) {
   if (n_args > schema->n_args)
     return false;
   for (guint i = 0; i < schema->n_args; i++)
@@ -49,9 +45,7 @@ fit_call(const IrSchema *schema, IrValue *const *args, guint n_args, GPtrArray *
   return true;
 }
 
-static IrValue *
-default_constant(Emitter *em, const IrArgument *arg)
-{
+static IrValue *default_constant(Emitter *em, const IrArgument *arg) {
   const IrType *t = arg->type->kind == IR_TYPE_OPTIONAL ? arg->type->elem : arg->type;
   switch (arg->def.kind) {
   case IR_DEFAULT_NONE: return emit_constant_none(em, NULL);
@@ -76,9 +70,8 @@ default_constant(Emitter *em, const IrArgument *arg)
 }
 
 /* "(Tensor, int, alpha=float)" for the error message. */
-static char *
-describe_call(IrValue *const *args, guint n_args, GPtrArray *kw_names, IrValue *const *kw_values)
-{
+static char *describe_call(IrValue *const *args, guint n_args, GPtrArray *kw_names,
+                           IrValue *const *kw_values) {
   GString *s = g_string_new("(");
   for (guint i = 0; i < n_args; i++) {
     if (i)
@@ -95,10 +88,9 @@ describe_call(IrValue *const *args, guint n_args, GPtrArray *kw_names, IrValue *
   return g_string_free(s, FALSE);
 }
 
-IrValue *
-emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc loc, IrValue *const *args,
-                  guint n_args, GPtrArray *kw_names, IrValue *const *kw_values)
-{
+IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc loc,
+                           IrValue *const *args, guint n_args, GPtrArray *kw_names,
+                           IrValue *const *kw_values) {
   IrOpKind kind;
   guint n_overloads = 0;
   const IrSchema *const *overloads = NULL;
@@ -119,8 +111,8 @@ emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc loc, IrValu
     GString *candidates = g_string_new(NULL);
     for (guint i = 0; i < n_overloads; i++)
       g_string_append_printf(candidates, "%s%s", i ? " | " : "", overloads[i]->text);
-    IrValue *r = emit_fail(em, loc, "no overload of %s accepts %s; candidates: %s",
-                           qualified_name, call, candidates->str);
+    IrValue *r = emit_fail(em, loc, "no overload of %s accepts %s; candidates: %s", qualified_name,
+                           call, candidates->str);
     g_string_free(candidates, TRUE);
     return r;
   }

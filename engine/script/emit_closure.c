@@ -5,9 +5,7 @@
  * emitClosure (script/compiler.cpp, seed 003); captured values in order of first use. */
 #include "script/emit.h"
 
-bool
-emit_closure(Emitter *em, const ScriptDef *def)
-{
+bool emit_closure(Emitter *em, const ScriptDef *def) {
   IrGraph *outer_graph = em->graph;
   Frame *outer_frame = em->frame;
   IrGraph *body_graph = ir_graph_new();

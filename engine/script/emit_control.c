@@ -9,9 +9,7 @@
 /* --- if --- */
 
 /* By first definition; names not bound yet last, alphabetically. */
-static gint
-compare_names(gconstpointer a, gconstpointer b, gpointer emitter)
-{
+static gint compare_names(gconstpointer a, gconstpointer b, gpointer emitter) {
   const char *na = *(const char *const *)a, *nb = *(const char *const *)b;
   GHashTable *order = ((Emitter *)emitter)->definition_order;
   guint oa = GPOINTER_TO_UINT(g_hash_table_lookup(order, na));
@@ -22,9 +20,7 @@ compare_names(gconstpointer a, gconstpointer b, gpointer emitter)
 }
 
 /* The keys of a set of names in the order of prim::If and prim::Loop outputs. */
-static GPtrArray *
-sorted_names(Emitter *em, GHashTable *set)
-{
+static GPtrArray *sorted_names(Emitter *em, GHashTable *set) {
   GPtrArray *names = g_ptr_array_new();
   GHashTableIter it;
   gpointer key;
@@ -36,9 +32,7 @@ sorted_names(Emitter *em, GHashTable *set)
 }
 
 /* Names bound in either frame, sorted. */
-static GPtrArray *
-names_bound(Emitter *em, Frame *a, Frame *b)
-{
+static GPtrArray *names_bound(Emitter *em, Frame *a, Frame *b) {
   GHashTable *set = g_hash_table_new(g_str_hash, g_str_equal);
   Frame *frames[2] = {a, b};
   for (int i = 0; i < 2; i++) {
@@ -54,9 +48,7 @@ names_bound(Emitter *em, Frame *a, Frame *b)
 }
 
 /* Emits one branch into `block`; returns its frame (popped by the caller) or NULL. */
-static Frame *
-emit_branch(Emitter *em, IrBlock *block, GPtrArray *stmts)
-{
+static Frame *emit_branch(Emitter *em, IrBlock *block, GPtrArray *stmts) {
   Frame *f = emit_frame_push(em, block);
   if (stmts && !emit_statements(em, stmts)) {
     emit_frame_pop(em);
@@ -66,9 +58,7 @@ emit_branch(Emitter *em, IrBlock *block, GPtrArray *stmts)
   return f;
 }
 
-static void
-free_detached_frame(Frame *f)
-{
+static void free_detached_frame(Frame *f) {
   if (f == NULL)
     return;
   g_hash_table_unref(f->vars);
@@ -77,9 +67,7 @@ free_detached_frame(Frame *f)
 }
 
 /* A value of `type` for a branch that raised: prim::Uninitialized at the branch's end. */
-static IrValue *
-uninitialized(Emitter *em, IrBlock *block, const IrType *type)
-{
+static IrValue *uninitialized(Emitter *em, IrBlock *block, const IrType *type) {
   IrNode *n = ir_node_create(em->graph, IR_PRIM_UNINITIALIZED, 1);
   ir_value_set_type(ir_output(n, 0), type);
   ir_node_append_to(n, block);
@@ -87,9 +75,7 @@ uninitialized(Emitter *em, IrBlock *block, const IrType *type)
 }
 
 /* Branch value of `name` seen from frame f (its own binding or an enclosing one). */
-static IrValue *
-branch_value(Emitter *em, Frame *f, const char *name)
-{
+static IrValue *branch_value(Emitter *em, Frame *f, const char *name) {
   Frame *saved = em->frame;
   em->frame = f;
   IrValue *v = emit_lookup(em, name);
@@ -98,9 +84,7 @@ branch_value(Emitter *em, Frame *f, const char *name)
 }
 
 /* Makes the If node's outputs from its two emitted branches. */
-static bool
-join_branches(Emitter *em, IrNode *node, Frame *tf, Frame *ff, ScriptLoc loc)
-{
+static bool join_branches(Emitter *em, IrNode *node, Frame *tf, Frame *ff, ScriptLoc loc) {
   g_autoptr(GPtrArray) names = names_bound(em, tf, ff);
   for (guint i = 0; i < names->len; i++) {
     const char *name = g_ptr_array_index(names, i);
@@ -113,9 +97,9 @@ join_branches(Emitter *em, IrNode *node, Frame *tf, Frame *ff, ScriptLoc loc)
       fv = uninitialized(em, ir_block(node, 1), tv->type);
     if (tv == NULL || fv == NULL) {
       /* Bound on one path only: an error only if read later (PyTorch's rule). */
-      g_autofree char *why = g_strdup_printf(
-        "'%s' is not defined in the %s branch of the if at %d:%d", name,
-        tv == NULL ? "true" : "false", loc.line, loc.col);
+      g_autofree char *why =
+          g_strdup_printf("'%s' is not defined in the %s branch of the if at %d:%d", name,
+                          tv == NULL ? "true" : "false", loc.line, loc.col);
       g_hash_table_insert(em->frame->undefined_here, (gpointer)name,
                           (gpointer)g_string_chunk_insert_const(em->graph->strings, why));
       g_hash_table_remove(em->frame->vars, name);
@@ -124,8 +108,8 @@ join_branches(Emitter *em, IrNode *node, Frame *tf, Frame *ff, ScriptLoc loc)
     const IrType *type = emit_unify_types(tv->type, fv->type);
     if (type == NULL) {
       g_autofree char *ts = ir_type_to_string(tv->type), *fs = ir_type_to_string(fv->type);
-      return emit_fail(em, loc, "'%s' is %s in the true branch but %s in the false branch",
-                       name, ts, fs);
+      return emit_fail(em, loc, "'%s' is %s in the true branch but %s in the false branch", name,
+                       ts, fs);
     }
     ir_block_add_output(ir_block(node, 0), tv);
     ir_block_add_output(ir_block(node, 1), fv);
@@ -135,9 +119,7 @@ join_branches(Emitter *em, IrNode *node, Frame *tf, Frame *ff, ScriptLoc loc)
   return true;
 }
 
-bool
-emit_if(Emitter *em, const ScriptStmt *s)
-{
+bool emit_if(Emitter *em, const ScriptStmt *s) {
   IrValue *cond = emit_condition(em, s->cond);
   if (cond == NULL)
     return false;
@@ -157,9 +139,7 @@ emit_if(Emitter *em, const ScriptStmt *s)
 
 /* --- loops --- */
 
-static void
-collect_target_names(const ScriptExpr *target, GHashTable *into)
-{
+static void collect_target_names(const ScriptExpr *target, GHashTable *into) {
   if (target->kind == SE_NAME) {
     g_hash_table_add(into, (gpointer)target->name);
     return;
@@ -170,9 +150,7 @@ collect_target_names(const ScriptExpr *target, GHashTable *into)
 }
 
 /* Names a loop body may rebind (nested blocks included, nested defs' bodies excluded). */
-static void
-collect_assigned(GPtrArray *stmts, GHashTable *into)
-{
+static void collect_assigned(GPtrArray *stmts, GHashTable *into) {
   for (guint i = 0; stmts && i < stmts->len; i++) {
     const ScriptStmt *s = g_ptr_array_index(stmts, i);
     if (s->kind == SS_ASSIGN || s->kind == SS_AUG_ASSIGN || s->kind == SS_FOR)
@@ -188,10 +166,8 @@ collect_assigned(GPtrArray *stmts, GHashTable *into)
  * block's iteration input (NULL: unnamed), or with `over_list` the list's item at that
  * iteration (aten::__getitem__, as PyTorch emits `for x in xs`); `cond` (while loops) is
  * re-evaluated at the end of the body. */
-static bool
-emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrValue *start_cond,
-          const char *counter, const ScriptExpr *cond, IrValue *over_list)
-{
+static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrValue *start_cond,
+                      const char *counter, const ScriptExpr *cond, IrValue *over_list) {
   g_autoptr(GHashTable) assigned = g_hash_table_new(g_str_hash, g_str_equal);
   collect_assigned(s->body, assigned);
   if (counter)
@@ -273,9 +249,7 @@ emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrValue *start_
   return true;
 }
 
-bool
-emit_for(Emitter *em, const ScriptStmt *s)
-{
+bool emit_for(Emitter *em, const ScriptStmt *s) {
   const ScriptExpr *iter = s->value;
   if (iter->kind == SE_CALL && ((ScriptExpr *)g_ptr_array_index(iter->args, 0))->kind == SE_NAME &&
       strcmp(((ScriptExpr *)g_ptr_array_index(iter->args, 0))->name, "range") == 0 &&
@@ -330,9 +304,7 @@ emit_for(Emitter *em, const ScriptStmt *s)
   return true;
 }
 
-bool
-emit_while(Emitter *em, const ScriptStmt *s)
-{
+bool emit_while(Emitter *em, const ScriptStmt *s) {
   const ScriptExpr max_int = {.kind = SE_INT, .int_value = G_MAXINT64};
   IrValue *max_trips = emit_literal(em, &max_int, false, s->loc);
   IrValue *cond = emit_condition(em, s->cond);

@@ -5,9 +5,7 @@
 
 #include "script/emit.h"
 
-const IrType *
-emit_unify_types(const IrType *a, const IrType *b)
-{
+const IrType *emit_unify_types(const IrType *a, const IrType *b) {
   if (a == b)
     return a;
   if (ir_type_is_tensor(a) && ir_type_is_tensor(b))
@@ -33,9 +31,7 @@ emit_unify_types(const IrType *a, const IrType *b)
   return NULL;
 }
 
-static const ScriptExpr *
-arg(const ScriptExpr *e, guint i)
-{
+static const ScriptExpr *arg(const ScriptExpr *e, guint i) {
   return g_ptr_array_index(e->args, i);
 }
 
@@ -43,15 +39,14 @@ arg(const ScriptExpr *e, guint i)
 static const struct {
   const char *op, *aten;
 } operator_ops[] = {
-  {"+", "aten::add"},  {"-", "aten::sub"},  {"*", "aten::mul"},     {"/", "aten::div"},
-  {"%", "aten::remainder"}, {"**", "aten::pow"}, {"@", "aten::matmul"}, {"<", "aten::lt"},
-  {">", "aten::gt"},   {"<=", "aten::le"},  {">=", "aten::ge"},     {"==", "aten::eq"},
-  {"!=", "aten::ne"},  {"is", "aten::__is__"}, {"is not", "aten::__isnot__"},
+    {"+", "aten::add"},    {"-", "aten::sub"},       {"*", "aten::mul"},
+    {"/", "aten::div"},    {"%", "aten::remainder"}, {"**", "aten::pow"},
+    {"@", "aten::matmul"}, {"<", "aten::lt"},        {">", "aten::gt"},
+    {"<=", "aten::le"},    {">=", "aten::ge"},       {"==", "aten::eq"},
+    {"!=", "aten::ne"},    {"is", "aten::__is__"},   {"is not", "aten::__isnot__"},
 };
 
-static IrValue *
-emit_operator(Emitter *em, const ScriptExpr *e)
-{
+static IrValue *emit_operator(Emitter *em, const ScriptExpr *e) {
   const char *aten = NULL;
   for (guint i = 0; i < G_N_ELEMENTS(operator_ops) && !aten; i++)
     if (strcmp(operator_ops[i].op, e->op) == 0)
@@ -65,9 +60,7 @@ emit_operator(Emitter *em, const ScriptExpr *e)
   return emit_builtin_call(em, aten, e->loc, operands, 2, NULL, NULL);
 }
 
-static IrValue *
-emit_unary(Emitter *em, const ScriptExpr *e)
-{
+static IrValue *emit_unary(Emitter *em, const ScriptExpr *e) {
   const ScriptExpr *operand = arg(e, 0);
   if (strcmp(e->op, "-") == 0 && (operand->kind == SE_INT || operand->kind == SE_FLOAT))
     return emit_literal(em, operand, true, operand->loc); /* located at the digits, as PyTorch */
@@ -86,10 +79,8 @@ emit_unary(Emitter *em, const ScriptExpr *e)
 }
 
 /* prim::If(cond) whose blocks yield `then_expr` / `else_expr` (NULL: the constant `fixed`). */
-static IrValue *
-emit_if_expr(Emitter *em, ScriptLoc loc, IrValue *cond, const ScriptExpr *then_expr,
-             const ScriptExpr *else_expr, bool fixed)
-{
+static IrValue *emit_if_expr(Emitter *em, ScriptLoc loc, IrValue *cond, const ScriptExpr *then_expr,
+                             const ScriptExpr *else_expr, bool fixed) {
   IrNode *node = ir_node_create(em->graph, IR_PRIM_IF, 0);
   ir_node_add_input(node, cond);
   emit_set_source(em, node, loc);
@@ -111,15 +102,13 @@ emit_if_expr(Emitter *em, ScriptLoc loc, IrValue *cond, const ScriptExpr *then_e
   if (type == NULL) {
     g_autofree char *a = ir_type_to_string(results[0]->type);
     g_autofree char *b = ir_type_to_string(results[1]->type);
-    return emit_fail(em, loc, "the two sides of this expression have different types: %s and %s",
-                     a, b);
+    return emit_fail(em, loc, "the two sides of this expression have different types: %s and %s", a,
+                     b);
   }
   return ir_node_add_output(node, type);
 }
 
-IrValue *
-emit_condition(Emitter *em, const ScriptExpr *e)
-{
+IrValue *emit_condition(Emitter *em, const ScriptExpr *e) {
   IrValue *v = emit_expr(em, e);
   if (v == NULL || v->type->kind == IR_TYPE_BOOL)
     return v;
@@ -128,9 +117,7 @@ emit_condition(Emitter *em, const ScriptExpr *e)
 
 /* The dotted module a name chain spells ("torch", "torch.nn.functional", "F"), when its root
  * is not a variable; NULL otherwise. */
-static char *
-module_path(Emitter *em, const ScriptExpr *e)
-{
+static char *module_path(Emitter *em, const ScriptExpr *e) {
   if (e->kind == SE_NAME)
     return emit_lookup(em, e->name) == NULL ? g_strdup(e->name) : NULL;
   if (e->kind != SE_ATTRIBUTE)
@@ -139,16 +126,12 @@ module_path(Emitter *em, const ScriptExpr *e)
   return base ? g_strdup_printf("%s.%s", base, e->name) : NULL;
 }
 
-static bool
-is_op_module(const char *path)
-{
+static bool is_op_module(const char *path) {
   return strcmp(path, "torch") == 0 || strcmp(path, "F") == 0 ||
          strcmp(path, "torch.nn.functional") == 0;
 }
 
-static bool
-is_top_level_def(Emitter *em, const char *name)
-{
+static bool is_top_level_def(Emitter *em, const char *name) {
   for (guint i = 0; i < em->tree->defs->len; i++)
     if (strcmp(((ScriptDef *)g_ptr_array_index(em->tree->defs, i))->name, name) == 0)
       return true;
@@ -156,10 +139,8 @@ is_top_level_def(Emitter *em, const char *name)
 }
 
 /* Evaluates call arguments from index `first` of e->args, then the keywords. */
-static bool
-emit_call_args(Emitter *em, const ScriptExpr *e, guint first, GPtrArray *args,
-               GPtrArray *kw_values)
-{
+static bool emit_call_args(Emitter *em, const ScriptExpr *e, guint first, GPtrArray *args,
+                           GPtrArray *kw_values) {
   for (guint i = first; i < e->args->len; i++) {
     IrValue *v = emit_expr(em, arg(e, i));
     if (v == NULL)
@@ -175,9 +156,7 @@ emit_call_args(Emitter *em, const ScriptExpr *e, guint first, GPtrArray *args,
   return true;
 }
 
-static IrValue *
-call_with(Emitter *em, const ScriptExpr *e, const char *op, IrValue *self)
-{
+static IrValue *call_with(Emitter *em, const ScriptExpr *e, const char *op, IrValue *self) {
   g_autoptr(GPtrArray) args = g_ptr_array_new();
   g_autoptr(GPtrArray) kw_values = g_ptr_array_new();
   if (self)
@@ -186,13 +165,10 @@ call_with(Emitter *em, const ScriptExpr *e, const char *op, IrValue *self)
     return NULL;
   g_autofree char *qualified = g_strdup_printf("aten::%s", op);
   return emit_builtin_call(em, qualified, e->loc, (IrValue *const *)args->pdata, args->len,
-                           e->kwargs->len ? e->keywords : NULL,
-                           (IrValue *const *)kw_values->pdata);
+                           e->kwargs->len ? e->keywords : NULL, (IrValue *const *)kw_values->pdata);
 }
 
-static IrValue *
-emit_builtin_function(Emitter *em, const ScriptExpr *e, const char *name)
-{
+static IrValue *emit_builtin_function(Emitter *em, const ScriptExpr *e, const char *name) {
   static const struct {
     const char *python, *aten;
   } conversions[] = {{"bool", "Bool"}, {"int", "Int"}, {"float", "Float"}, {"len", "len"}};
@@ -209,9 +185,7 @@ emit_builtin_function(Emitter *em, const ScriptExpr *e, const char *name)
   return emit_fail(em, e->loc, "unknown function '%s'", name);
 }
 
-static IrValue *
-emit_call(Emitter *em, const ScriptExpr *e)
-{
+static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
   const ScriptExpr *callee = arg(e, 0);
   if (callee->kind == SE_NAME) {
     if (emit_lookup(em, callee->name) != NULL)
@@ -238,15 +212,12 @@ emit_call(Emitter *em, const ScriptExpr *e)
   }
   if (!ir_type_is_tensor(self->type)) {
     g_autofree char *ts = ir_type_to_string(self->type);
-    return emit_fail(em, callee->loc, "a value of type %s has no method '%s'", ts,
-                     callee->name);
+    return emit_fail(em, callee->loc, "a value of type %s has no method '%s'", ts, callee->name);
   }
   return call_with(em, e, callee->name, self);
 }
 
-static IrValue *
-emit_subscript(Emitter *em, const ScriptExpr *e)
-{
+static IrValue *emit_subscript(Emitter *em, const ScriptExpr *e) {
   IrValue *base = emit_expr(em, arg(e, 0));
   if (base == NULL)
     return NULL;
@@ -271,15 +242,16 @@ emit_subscript(Emitter *em, const ScriptExpr *e)
     return emit_fail(em, index->loc, "slices are not supported");
   if (index->kind == SE_INT)
     i = index->int_value;
-  else if (index->kind == SE_UNARY && strcmp(index->op, "-") == 0 &&
-           arg(index, 0)->kind == SE_INT)
+  else if (index->kind == SE_UNARY && strcmp(index->op, "-") == 0 && arg(index, 0)->kind == SE_INT)
     i = -arg(index, 0)->int_value;
   else
     return emit_fail(em, index->loc, "a tuple index must be an integer literal");
   gint64 n = base->type->n_elems;
   if (i < -n || i >= n)
-    return emit_fail(em, index->loc, "tuple index %" G_GINT64_FORMAT
-                     " out of range for a tuple of %" G_GINT64_FORMAT " elements", i, n);
+    return emit_fail(em, index->loc,
+                     "tuple index %" G_GINT64_FORMAT
+                     " out of range for a tuple of %" G_GINT64_FORMAT " elements",
+                     i, n);
   const ScriptExpr literal = {.kind = SE_INT, .int_value = i};
   ScriptLoc digits = index->kind == SE_UNARY ? arg(index, 0)->loc : index->loc;
   IrValue *index_value = emit_literal(em, &literal, false, digits);
@@ -291,9 +263,7 @@ emit_subscript(Emitter *em, const ScriptExpr *e)
   return ir_output(node, 0);
 }
 
-IrValue *
-emit_list_item(Emitter *em, IrValue *list, IrValue *index, ScriptLoc loc)
-{
+IrValue *emit_list_item(Emitter *em, IrValue *list, IrValue *index, ScriptLoc loc) {
   IrValue *args[] = {list, index};
   IrValue *item = emit_builtin_call(em, "aten::__getitem__", loc, args, 2, NULL, NULL);
   if (item)
@@ -301,17 +271,17 @@ emit_list_item(Emitter *em, IrValue *list, IrValue *index, ScriptLoc loc)
   return item;
 }
 
-bool
-emit_set_item(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc)
-{
+bool emit_set_item(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc) {
   IrValue *list = emit_expr(em, arg(target, 0));
   if (list == NULL)
     return false;
   const ScriptExpr *index = arg(target, 1);
   if (list->type->kind != IR_TYPE_LIST || index->kind == SE_SLICE) {
     g_autofree char *ts = ir_type_to_string(list->type);
-    return emit_fail(em, target->loc, "assigning to %s of a value of type %s is not supported "
-                     "(only list items)", index->kind == SE_SLICE ? "a slice" : "an item", ts);
+    return emit_fail(em, target->loc,
+                     "assigning to %s of a value of type %s is not supported "
+                     "(only list items)",
+                     index->kind == SE_SLICE ? "a slice" : "an item", ts);
   }
   IrValue *at = emit_expr(em, index);
   if (at == NULL)
@@ -331,13 +301,11 @@ emit_set_item(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc l
   return same != NULL;
 }
 
-static IrValue *
-emit_display(Emitter *em, const ScriptExpr *e)
-{
+static IrValue *emit_display(Emitter *em, const ScriptExpr *e) {
   guint n = e->args->len;
   bool is_list = e->kind == SE_LIST;
   IrNode *node =
-    ir_node_create(em->graph, is_list ? IR_PRIM_LIST_CONSTRUCT : IR_PRIM_TUPLE_CONSTRUCT, 1);
+      ir_node_create(em->graph, is_list ? IR_PRIM_LIST_CONSTRUCT : IR_PRIM_TUPLE_CONSTRUCT, 1);
   g_autofree const IrType **types = g_new(const IrType *, n + 1);
   for (guint i = 0; i < n; i++) {
     IrValue *v = emit_expr(em, arg(e, i));
@@ -363,9 +331,7 @@ emit_display(Emitter *em, const ScriptExpr *e)
   return ir_output(node, 0);
 }
 
-static IrValue *
-emit_name(Emitter *em, const ScriptExpr *e)
-{
+static IrValue *emit_name(Emitter *em, const ScriptExpr *e) {
   IrValue *v = emit_lookup(em, e->name);
   if (v != NULL)
     return v;
@@ -377,9 +343,7 @@ emit_name(Emitter *em, const ScriptExpr *e)
   return emit_fail(em, e->loc, "name '%s' is not defined", e->name);
 }
 
-IrValue *
-emit_expr(Emitter *em, const ScriptExpr *e)
-{
+IrValue *emit_expr(Emitter *em, const ScriptExpr *e) {
   switch (e->kind) {
   case SE_NAME: return emit_name(em, e);
   case SE_INT:
@@ -396,8 +360,8 @@ emit_expr(Emitter *em, const ScriptExpr *e)
     if (first == NULL)
       return NULL;
     bool is_and = e->kind == SE_AND;
-    return emit_if_expr(em, e->loc, first, is_and ? arg(e, 1) : NULL,
-                        is_and ? NULL : arg(e, 1), !is_and);
+    return emit_if_expr(em, e->loc, first, is_and ? arg(e, 1) : NULL, is_and ? NULL : arg(e, 1),
+                        !is_and);
   }
   case SE_TERNARY: {
     IrValue *cond = emit_condition(em, arg(e, 1));

@@ -13,10 +13,8 @@
 /* Deepest indentation and bracket nesting accepted: deeper input is an error, not a crash. */
 #define SCRIPT_MAX_NESTING 200
 
-void
-script_error_at(GError **error, const ScriptSource *src, int line, int col, const char *fmt,
-                ...)
-{
+void script_error_at(GError **error, const ScriptSource *src, int line, int col, const char *fmt,
+                     ...) {
   va_list ap;
   va_start(ap, fmt);
   g_autofree char *message = g_strdup_vprintf(fmt, ap);
@@ -36,8 +34,8 @@ script_error_at(GError **error, const ScriptSource *src, int line, int col, cons
   for (int c = 1; c < col; c++)
     g_string_append_c(quoted, (c - 1 < eol - p && p[c - 1] == '\t') ? '\t' : ' ');
   g_string_append_c(quoted, '^');
-  g_set_error(error, JITSCOPE_PARSE_ERROR, 0, "%s:%d:%d: error: %s\n%s", src->filename, line,
-              col, message, quoted->str);
+  g_set_error(error, JITSCOPE_PARSE_ERROR, 0, "%s:%d:%d: error: %s\n%s", src->filename, line, col,
+              message, quoted->str);
   g_string_free(quoted, TRUE);
 }
 
@@ -53,35 +51,25 @@ typedef struct {
   GError **error;
 } Lexer;
 
-static int
-column(const Lexer *lx)
-{
+static int column(const Lexer *lx) {
   return (int)(lx->pos - lx->line_start) + 1;
 }
 
-static char
-at(const Lexer *lx, gsize offset)
-{
+static char at(const Lexer *lx, gsize offset) {
   gsize p = lx->pos + offset;
   return p < lx->src->length ? lx->src->text[p] : '\0';
 }
 
-static bool
-at_end(const Lexer *lx)
-{
+static bool at_end(const Lexer *lx) {
   return lx->pos >= lx->src->length;
 }
 
-static void
-push(Lexer *lx, ScriptTokKind kind, char *text, int line, int col)
-{
+static void push(Lexer *lx, ScriptTokKind kind, char *text, int line, int col) {
   ScriptToken t = {.kind = kind, .text = text, .line = line, .col = col};
   g_array_append_val(lx->tokens, t);
 }
 
-static void
-newline(Lexer *lx)
-{
+static void newline(Lexer *lx) {
   lx->pos++;
   lx->line++;
   lx->line_start = lx->pos;
@@ -89,9 +77,7 @@ newline(Lexer *lx)
 
 /* Measures the indentation of the line at lx->pos; returns false at a blank or comment-only
  * line (consumed) and true with *width set at a line holding code. */
-static bool
-measure_indent(Lexer *lx, int *width)
-{
+static bool measure_indent(Lexer *lx, int *width) {
   int w = 0;
   for (;;) {
     char c = at(lx, 0);
@@ -123,9 +109,7 @@ measure_indent(Lexer *lx, int *width)
   return true;
 }
 
-static bool
-indent_line(Lexer *lx)
-{
+static bool indent_line(Lexer *lx) {
   int width;
   while (!at_end(lx))
     if (measure_indent(lx, &width))
@@ -154,15 +138,11 @@ indent_line(Lexer *lx)
   return true;
 }
 
-static bool
-is_name_start(char c)
-{
+static bool is_name_start(char c) {
   return g_ascii_isalpha(c) || c == '_';
 }
 
-static bool
-lex_number(Lexer *lx)
-{
+static bool lex_number(Lexer *lx) {
   int col = column(lx);
   gsize start = lx->pos;
   bool is_float = false;
@@ -192,8 +172,10 @@ lex_number(Lexer *lx)
     return false;
   }
   char *text = g_strndup(lx->src->text + start, lx->pos - start);
-  ScriptToken t = {.kind = is_float ? SCRIPT_TOK_FLOAT : SCRIPT_TOK_INT, .text = text,
-                   .line = lx->line, .col = col};
+  ScriptToken t = {.kind = is_float ? SCRIPT_TOK_FLOAT : SCRIPT_TOK_INT,
+                   .text = text,
+                   .line = lx->line,
+                   .col = col};
   errno = 0;
   if (is_float) {
     t.float_value = g_ascii_strtod(text, NULL);
@@ -215,9 +197,7 @@ lex_number(Lexer *lx)
   return true;
 }
 
-static bool
-lex_string(Lexer *lx)
-{
+static bool lex_string(Lexer *lx) {
   int line = lx->line, col = column(lx);
   char quote = at(lx, 0);
   lx->pos++;
@@ -254,14 +234,12 @@ lex_string(Lexer *lx)
 
 /* Longest first, so "**=" wins over "**" and "*". */
 static const char *const operators[] = {
-  "**=", "//=", ">>=", "<<=", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=",
-  "%=", "&=", "|=", "^=", "@=", "<<", ">>", "+", "-", "*", "/", "%", "@", "<", ">", "=", ".",
-  ",", ":", ";", "(", ")", "[", "]", "{", "}", "&", "|", "^", "~",
+    "**=", "//=", ">>=", "<<=", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=",
+    "%=",  "&=",  "|=",  "^=",  "@=", "<<", ">>", "+",  "-",  "*",  "/",  "%",  "@",  "<",  ">",
+    "=",   ".",   ",",   ":",   ";",  "(",  ")",  "[",  "]",  "{",  "}",  "&",  "|",  "^",  "~",
 };
 
-static bool
-lex_operator(Lexer *lx)
-{
+static bool lex_operator(Lexer *lx) {
   int col = column(lx);
   for (guint i = 0; i < G_N_ELEMENTS(operators); i++) {
     gsize n = strlen(operators[i]);
@@ -293,9 +271,7 @@ lex_operator(Lexer *lx)
 }
 
 /* Tokens of one logical line, up to and including its NEWLINE. */
-static bool
-lex_line(Lexer *lx)
-{
+static bool lex_line(Lexer *lx) {
   for (;;) {
     char c = at(lx, 0);
     if (at_end(lx) || (c == '\n' && lx->depth == 0)) {
@@ -330,8 +306,7 @@ lex_line(Lexer *lx)
       gsize start = lx->pos;
       while (is_name_start(at(lx, 0)) || g_ascii_isdigit(at(lx, 0)))
         lx->pos++;
-      push(lx, SCRIPT_TOK_NAME, g_strndup(lx->src->text + start, lx->pos - start), lx->line,
-           col);
+      push(lx, SCRIPT_TOK_NAME, g_strndup(lx->src->text + start, lx->pos - start), lx->line, col);
     } else if (g_ascii_isdigit(c) || (c == '.' && g_ascii_isdigit(at(lx, 1)))) {
       if (!lex_number(lx))
         return false;
@@ -344,9 +319,7 @@ lex_line(Lexer *lx)
   }
 }
 
-void
-script_tokens_free(GArray *tokens)
-{
+void script_tokens_free(GArray *tokens) {
   if (tokens == NULL)
     return;
   for (guint i = 0; i < tokens->len; i++)
@@ -354,9 +327,7 @@ script_tokens_free(GArray *tokens)
   g_array_free(tokens, TRUE);
 }
 
-GArray *
-script_lex(const ScriptSource *src, GError **error)
-{
+GArray *script_lex(const ScriptSource *src, GError **error) {
   Lexer lx = {.src = src, .line = 1, .n_indents = 1, .error = error};
   const char *bad = NULL;
   if (!g_utf8_validate(src->text, (gssize)src->length, &bad) && *bad != '\0') {

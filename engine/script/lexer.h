@@ -20,7 +20,7 @@ typedef enum {
   SCRIPT_TOK_NEWLINE,
   SCRIPT_TOK_INDENT,
   SCRIPT_TOK_DEDENT,
-  SCRIPT_TOK_NAME,   /* identifiers and keywords */
+  SCRIPT_TOK_NAME, /* identifiers and keywords */
   SCRIPT_TOK_INT,
   SCRIPT_TOK_FLOAT,
   SCRIPT_TOK_STRING, /* text holds the decoded contents */
@@ -48,7 +48,7 @@ void script_tokens_free(GArray *tokens);
 
 /* Sets *error (domain JITSCOPE_PARSE_ERROR) to "FILE:LINE:COL: error: MESSAGE" followed by the
  * source line and a caret under column COL. */
-void script_error_at(GError **error, const ScriptSource *src, int line, int col,
-                     const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+void script_error_at(GError **error, const ScriptSource *src, int line, int col, const char *fmt,
+                     ...) G_GNUC_PRINTF(5, 6);
 
 #endif

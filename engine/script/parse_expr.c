@@ -5,58 +5,44 @@
 #include "script/parse_internal.h"
 
 static const char *const keywords[] = {
-  "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-  "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if",
-  "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
-  "while", "with", "yield",
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield",
 };
 
-bool
-sp_is_keyword(const char *name)
-{
+bool sp_is_keyword(const char *name) {
   for (guint i = 0; i < G_N_ELEMENTS(keywords); i++)
     if (strcmp(keywords[i], name) == 0)
       return true;
   return false;
 }
 
-static const ScriptToken *
-sp_peek_at(const Parser *p, guint ahead)
-{
+static const ScriptToken *sp_peek_at(const Parser *p, guint ahead) {
   guint i = MIN(p->pos + ahead, p->tokens->len - 1);
   return &g_array_index(p->tokens, ScriptToken, i);
 }
 
-const ScriptToken *
-sp_peek(const Parser *p)
-{
+const ScriptToken *sp_peek(const Parser *p) {
   return sp_peek_at(p, 0);
 }
 
-const ScriptToken *
-sp_advance(Parser *p)
-{
+const ScriptToken *sp_advance(Parser *p) {
   const ScriptToken *t = sp_peek(p);
   if (p->pos < p->tokens->len - 1)
     p->pos++;
   return t;
 }
 
-bool
-sp_is_op(const ScriptToken *t, const char *op)
-{
+bool sp_is_op(const ScriptToken *t, const char *op) {
   return t->kind == SCRIPT_TOK_OP && strcmp(t->text, op) == 0;
 }
 
-bool
-sp_is_word(const ScriptToken *t, const char *word)
-{
+bool sp_is_word(const ScriptToken *t, const char *word) {
   return t->kind == SCRIPT_TOK_NAME && strcmp(t->text, word) == 0;
 }
 
-static char *
-describe(const ScriptToken *t)
-{
+static char *describe(const ScriptToken *t) {
   switch (t->kind) {
   case SCRIPT_TOK_EOF: return g_strdup("end of file");
   case SCRIPT_TOK_NEWLINE: return g_strdup("end of line");
@@ -73,18 +59,14 @@ describe(const ScriptToken *t)
 }
 
 /* "expected WHAT, found X" at the current token. Always returns false/NULL for the caller. */
-gpointer
-sp_fail_expected(Parser *p, const char *what)
-{
+gpointer sp_fail_expected(Parser *p, const char *what) {
   const ScriptToken *t = sp_peek(p);
   g_autofree char *found = describe(t);
   script_error_at(p->error, p->src, t->line, t->col, "expected %s, found %s", what, found);
   return NULL;
 }
 
-bool
-sp_expect_op(Parser *p, const char *op)
-{
+bool sp_expect_op(Parser *p, const char *op) {
   if (!sp_is_op(sp_peek(p), op)) {
     g_autofree char *what = g_strdup_printf("'%s'", op);
     sp_fail_expected(p, what);
@@ -94,9 +76,7 @@ sp_expect_op(Parser *p, const char *op)
   return true;
 }
 
-SpListStep
-sp_list_separator(Parser *p, const char *close)
-{
+SpListStep sp_list_separator(Parser *p, const char *close) {
   if (sp_is_op(sp_peek(p), ",")) {
     sp_advance(p);
     return SP_LIST_MORE;
@@ -108,9 +88,7 @@ sp_list_separator(Parser *p, const char *close)
   return SP_LIST_ERROR;
 }
 
-bool
-sp_enter(Parser *p)
-{
+bool sp_enter(Parser *p) {
   if (++p->depth > PARSE_MAX_DEPTH) {
     const ScriptToken *t = sp_peek(p);
     script_error_at(p->error, p->src, t->line, t->col, "expression nested too deeply");
@@ -119,24 +97,19 @@ sp_enter(Parser *p)
   return true;
 }
 
-ScriptExpr *
-sp_new_expr(Parser *p, ScriptExprKind kind, ScriptLoc loc)
-{
+ScriptExpr *sp_new_expr(Parser *p, ScriptExprKind kind, ScriptLoc loc) {
   ScriptExpr *e = script_tree_alloc(p->tree, sizeof *e);
   e->kind = kind;
   e->loc = loc;
   return e;
 }
 
-ScriptLoc
-sp_loc_of(const ScriptToken *t)
-{
+ScriptLoc sp_loc_of(const ScriptToken *t) {
   return (ScriptLoc){t->line, t->col};
 }
 
-static ScriptExpr *
-binary(Parser *p, ScriptExprKind kind, const char *op, ScriptExpr *a, ScriptExpr *b)
-{
+static ScriptExpr *binary(Parser *p, ScriptExprKind kind, const char *op, ScriptExpr *a,
+                          ScriptExpr *b) {
   ScriptExpr *e = sp_new_expr(p, kind, a->loc);
   e->op = op ? script_tree_intern(p->tree, op) : NULL;
   e->args = script_tree_array(p->tree);
@@ -148,9 +121,7 @@ binary(Parser *p, ScriptExprKind kind, const char *op, ScriptExpr *a, ScriptExpr
 static ScriptExpr *parse_factor(Parser *p);
 
 /* test (',' test)* [','] : a tuple when a comma appears. */
-ScriptExpr *
-sp_parse_test_list(Parser *p, bool allow_trailing_comma)
-{
+ScriptExpr *sp_parse_test_list(Parser *p, bool allow_trailing_comma) {
   ScriptExpr *first = sp_parse_test(p);
   if (first == NULL || !sp_is_op(sp_peek(p), ","))
     return first;
@@ -160,8 +131,8 @@ sp_parse_test_list(Parser *p, bool allow_trailing_comma)
   while (sp_is_op(sp_peek(p), ",")) {
     sp_advance(p);
     const ScriptToken *t = sp_peek(p);
-    if (allow_trailing_comma && (t->kind == SCRIPT_TOK_NEWLINE || sp_is_op(t, "=") ||
-                                 sp_is_op(t, ")") || sp_is_op(t, ";")))
+    if (allow_trailing_comma &&
+        (t->kind == SCRIPT_TOK_NEWLINE || sp_is_op(t, "=") || sp_is_op(t, ")") || sp_is_op(t, ";")))
       break;
     ScriptExpr *e = sp_parse_test(p);
     if (e == NULL)
@@ -172,9 +143,7 @@ sp_parse_test_list(Parser *p, bool allow_trailing_comma)
 }
 
 /* The elements of a parenthesized or bracketed display up to `close`. */
-static bool
-parse_elements(Parser *p, const char *close, GPtrArray *into, bool *saw_comma)
-{
+static bool parse_elements(Parser *p, const char *close, GPtrArray *into, bool *saw_comma) {
   *saw_comma = false;
   while (!sp_is_op(sp_peek(p), close)) {
     ScriptExpr *e = sp_parse_test(p);
@@ -192,9 +161,7 @@ parse_elements(Parser *p, const char *close, GPtrArray *into, bool *saw_comma)
   return true;
 }
 
-static ScriptExpr *
-parse_atom(Parser *p)
-{
+static ScriptExpr *parse_atom(Parser *p) {
   const ScriptToken *t = sp_peek(p);
   ScriptLoc loc = sp_loc_of(t);
   switch (t->kind) {
@@ -247,15 +214,12 @@ parse_atom(Parser *p)
       return e;
     }
     break;
-  default:
-    break;
+  default: break;
   }
   return sp_fail_expected(p, "an expression");
 }
 
-static bool
-parse_call_args(Parser *p, ScriptExpr *call)
-{
+static bool parse_call_args(Parser *p, ScriptExpr *call) {
   call->keywords = script_tree_array(p->tree);
   call->kwargs = script_tree_array(p->tree);
   while (!sp_is_op(sp_peek(p), ")")) {
@@ -296,9 +260,7 @@ parse_call_args(Parser *p, ScriptExpr *call)
 }
 
 /* One subscript element: test, or a slice [test]:[test][:[test]]. */
-static ScriptExpr *
-parse_subscript_element(Parser *p)
-{
+static ScriptExpr *parse_subscript_element(Parser *p) {
   ScriptLoc loc = sp_loc_of(sp_peek(p));
   ScriptExpr *first = NULL;
   if (!sp_is_op(sp_peek(p), ":")) {
@@ -322,9 +284,7 @@ parse_subscript_element(Parser *p)
   return slice;
 }
 
-static ScriptExpr *
-parse_primary(Parser *p)
-{
+static ScriptExpr *parse_primary(Parser *p) {
   ScriptExpr *e = parse_atom(p);
   while (e != NULL) {
     const ScriptToken *t = sp_peek(p);
@@ -376,9 +336,7 @@ parse_primary(Parser *p)
   return e;
 }
 
-static ScriptExpr *
-parse_power(Parser *p)
-{
+static ScriptExpr *parse_power(Parser *p) {
   ScriptExpr *base = parse_primary(p);
   if (base == NULL || !sp_is_op(sp_peek(p), "**"))
     return base;
@@ -390,9 +348,7 @@ parse_power(Parser *p)
   return exponent ? binary(p, SE_BINARY, "**", base, exponent) : NULL;
 }
 
-static ScriptExpr *
-parse_factor(Parser *p)
-{
+static ScriptExpr *parse_factor(Parser *p) {
   const ScriptToken *t = sp_peek(p);
   if (!sp_is_op(t, "-") && !sp_is_op(t, "+") && !sp_is_op(t, "~"))
     return parse_power(p);
@@ -412,26 +368,22 @@ parse_factor(Parser *p)
 
 /* Left-associative binary levels, loosest last. */
 static const char *const binary_levels[][6] = {
-  {"*", "/", "//", "%", "@", NULL},
-  {"+", "-", NULL},
-  {"<<", ">>", NULL},
-  {"&", NULL},
-  {"^", NULL},
-  {"|", NULL},
+    {"*", "/", "//", "%", "@", NULL},
+    {"+", "-", NULL},
+    {"<<", ">>", NULL},
+    {"&", NULL},
+    {"^", NULL},
+    {"|", NULL},
 };
 
-static const char *
-level_op(const ScriptToken *t, int level)
-{
+static const char *level_op(const ScriptToken *t, int level) {
   for (int i = 0; binary_levels[level][i]; i++)
     if (sp_is_op(t, binary_levels[level][i]))
       return binary_levels[level][i];
   return NULL;
 }
 
-static ScriptExpr *
-parse_binary_level(Parser *p, int level)
-{
+static ScriptExpr *parse_binary_level(Parser *p, int level) {
   ScriptExpr *left = level == 0 ? parse_factor(p) : parse_binary_level(p, level - 1);
   const char *op;
   while (left != NULL && (op = level_op(sp_peek(p), level))) {
@@ -443,9 +395,7 @@ parse_binary_level(Parser *p, int level)
 }
 
 /* A comparison operator at the current token ("not in" and "is not" take two), or NULL. */
-static const char *
-comparison_op(Parser *p, guint *n_tokens)
-{
+static const char *comparison_op(Parser *p, guint *n_tokens) {
   static const char *const ops[] = {"<", ">", "==", ">=", "<=", "!="};
   const ScriptToken *t = sp_peek(p);
   *n_tokens = 1;
@@ -468,9 +418,7 @@ comparison_op(Parser *p, guint *n_tokens)
   return NULL;
 }
 
-static ScriptExpr *
-parse_comparison(Parser *p)
-{
+static ScriptExpr *parse_comparison(Parser *p) {
   ScriptExpr *left = parse_binary_level(p, G_N_ELEMENTS(binary_levels) - 1);
   ScriptExpr *result = NULL;
   const char *op;
@@ -489,9 +437,7 @@ parse_comparison(Parser *p)
   return result ? result : left;
 }
 
-static ScriptExpr *
-parse_not(Parser *p)
-{
+static ScriptExpr *parse_not(Parser *p) {
   const ScriptToken *t = sp_peek(p);
   if (!sp_is_word(t, "not"))
     return parse_comparison(p);
@@ -509,9 +455,7 @@ parse_not(Parser *p)
   return e;
 }
 
-static ScriptExpr *
-parse_and_or(Parser *p, bool is_or)
-{
+static ScriptExpr *parse_and_or(Parser *p, bool is_or) {
   ScriptExpr *left = is_or ? parse_and_or(p, false) : parse_not(p);
   while (left != NULL && sp_is_word(sp_peek(p), is_or ? "or" : "and")) {
     sp_advance(p);
@@ -521,9 +465,7 @@ parse_and_or(Parser *p, bool is_or)
   return left;
 }
 
-ScriptExpr *
-sp_parse_test(Parser *p)
-{
+ScriptExpr *sp_parse_test(Parser *p) {
   if (!sp_enter(p))
     return NULL;
   ScriptExpr *e = parse_and_or(p, true);
@@ -550,17 +492,13 @@ sp_parse_test(Parser *p)
   return e;
 }
 
-ScriptExpr *
-sp_parse_or_expr(Parser *p)
-{
+ScriptExpr *sp_parse_or_expr(Parser *p) {
   return parse_binary_level(p, G_N_ELEMENTS(binary_levels) - 1);
 }
 
 /* --- types --- */
 
-ScriptTypeExpr *
-sp_parse_type(Parser *p)
-{
+ScriptTypeExpr *sp_parse_type(Parser *p) {
   const ScriptToken *t = sp_peek(p);
   if (t->kind != SCRIPT_TOK_NAME || (sp_is_keyword(t->text) && !sp_is_word(t, "None")))
     return sp_fail_expected(p, "a type");

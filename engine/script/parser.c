@@ -10,18 +10,14 @@
 static GPtrArray *parse_suite(Parser *p);
 static ScriptDef *parse_def(Parser *p);
 
-static ScriptStmt *
-new_stmt(Parser *p, ScriptStmtKind kind, const ScriptToken *at)
-{
+static ScriptStmt *new_stmt(Parser *p, ScriptStmtKind kind, const ScriptToken *at) {
   ScriptStmt *s = script_tree_alloc(p->tree, sizeof *s);
   s->kind = kind;
   s->loc = sp_loc_of(at);
   return s;
 }
 
-static bool
-is_assign_target(const ScriptExpr *e)
-{
+static bool is_assign_target(const ScriptExpr *e) {
   if (e->kind == SE_NAME)
     return true;
   if (e->kind != SE_TUPLE && e->kind != SE_LIST)
@@ -32,9 +28,7 @@ is_assign_target(const ScriptExpr *e)
   return e->args->len > 0;
 }
 
-static bool
-check_target(Parser *p, const ScriptExpr *e)
-{
+static bool check_target(Parser *p, const ScriptExpr *e) {
   if (is_assign_target(e))
     return true;
   script_error_at(p->error, p->src, e->loc.line, e->loc.col,
@@ -43,9 +37,7 @@ check_target(Parser *p, const ScriptExpr *e)
 }
 
 /* An assignment's target: a check_target one, or one subscript (xs[i] = v). */
-static bool
-check_assign_target(Parser *p, const ScriptExpr *e)
-{
+static bool check_assign_target(Parser *p, const ScriptExpr *e) {
   if (is_assign_target(e) || e->kind == SE_SUBSCRIPT)
     return true;
   script_error_at(p->error, p->src, e->loc.line, e->loc.col,
@@ -54,12 +46,10 @@ check_assign_target(Parser *p, const ScriptExpr *e)
   return false;
 }
 
-static const char *const aug_ops[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=",
-                                      "&=", "|=", "^=", "<<=", ">>="};
+static const char *const aug_ops[] = {
+    "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", "<<=", ">>="};
 
-static ScriptStmt *
-parse_expression_statement(Parser *p)
-{
+static ScriptStmt *parse_expression_statement(Parser *p) {
   const ScriptToken *start = sp_peek(p);
   ScriptExpr *e = sp_parse_test_list(p, true);
   if (e == NULL)
@@ -106,14 +96,14 @@ parse_expression_statement(Parser *p)
   return s->value ? s : NULL;
 }
 
-static ScriptStmt *
-parse_small_statement(Parser *p)
-{
+static ScriptStmt *parse_small_statement(Parser *p) {
   const ScriptToken *t = sp_peek(p);
   if (sp_is_word(t, "pass") || sp_is_word(t, "break") || sp_is_word(t, "continue")) {
     sp_advance(p);
-    return new_stmt(p, sp_is_word(t, "pass") ? SS_PASS : sp_is_word(t, "break") ? SS_BREAK
-                                                                           : SS_CONTINUE,
+    return new_stmt(p,
+                    sp_is_word(t, "pass")    ? SS_PASS
+                    : sp_is_word(t, "break") ? SS_BREAK
+                                             : SS_CONTINUE,
                     t);
   }
   if (sp_is_word(t, "return") || sp_is_word(t, "raise")) {
@@ -147,9 +137,7 @@ parse_small_statement(Parser *p)
 }
 
 /* small (';' small)* NEWLINE, appended to `into`. */
-static bool
-parse_simple_statements(Parser *p, GPtrArray *into)
-{
+static bool parse_simple_statements(Parser *p, GPtrArray *into) {
   for (;;) {
     ScriptStmt *s = parse_small_statement(p);
     if (s == NULL)
@@ -169,9 +157,7 @@ parse_simple_statements(Parser *p, GPtrArray *into)
   return true;
 }
 
-static ScriptStmt *
-parse_if(Parser *p)
-{
+static ScriptStmt *parse_if(Parser *p) {
   const ScriptToken *t = sp_advance(p); /* if / elif */
   bool is_elif = sp_is_word(t, "elif");
   ScriptStmt *s = new_stmt(p, SS_IF, t);
@@ -193,9 +179,7 @@ parse_if(Parser *p)
   return s;
 }
 
-static bool
-parse_statement(Parser *p, GPtrArray *into)
-{
+static bool parse_statement(Parser *p, GPtrArray *into) {
   const ScriptToken *t = sp_peek(p);
   if (sp_is_word(t, "if")) {
     ScriptStmt *s = parse_if(p);
@@ -204,8 +188,7 @@ parse_statement(Parser *p, GPtrArray *into)
     return s != NULL;
   }
   if (sp_is_word(t, "elif") || sp_is_word(t, "else")) {
-    script_error_at(p->error, p->src, t->line, t->col, "'%s' without a matching 'if'",
-                    t->text);
+    script_error_at(p->error, p->src, t->line, t->col, "'%s' without a matching 'if'", t->text);
     return false;
   }
   if (sp_is_word(t, "while") || sp_is_word(t, "for")) {
@@ -263,9 +246,7 @@ parse_statement(Parser *p, GPtrArray *into)
 }
 
 /* ':' already read: NEWLINE INDENT statement+ DEDENT, or simple statements on the line. */
-static GPtrArray *
-parse_suite(Parser *p)
-{
+static GPtrArray *parse_suite(Parser *p) {
   GPtrArray *body = script_tree_array(p->tree);
   if (sp_peek(p)->kind != SCRIPT_TOK_NEWLINE)
     return parse_simple_statements(p, body) ? body : NULL;
@@ -283,9 +264,7 @@ parse_suite(Parser *p)
   return body;
 }
 
-static ScriptParam *
-parse_param(Parser *p)
-{
+static ScriptParam *parse_param(Parser *p) {
   const ScriptToken *t = sp_peek(p);
   if (t->kind != SCRIPT_TOK_NAME || sp_is_keyword(t->text))
     return sp_fail_expected(p, "a parameter name");
@@ -305,9 +284,7 @@ parse_param(Parser *p)
   return param;
 }
 
-static ScriptDef *
-parse_def(Parser *p)
-{
+static ScriptDef *parse_def(Parser *p) {
   const ScriptToken *t = sp_advance(p); /* def */
   ScriptDef *def = script_tree_alloc(p->tree, sizeof *def);
   def->loc = sp_loc_of(t);
@@ -354,9 +331,7 @@ parse_def(Parser *p)
 }
 
 /* `import a.b [as c]`, `from a import b, c` and `@decorator` lines: skipped to their end. */
-static bool
-skip_top_level_line(Parser *p)
-{
+static bool skip_top_level_line(Parser *p) {
   const ScriptToken *t = sp_peek(p);
   if (!sp_is_word(t, "import") && !sp_is_word(t, "from") && !sp_is_op(t, "@"))
     return false;
@@ -366,9 +341,7 @@ skip_top_level_line(Parser *p)
   return true;
 }
 
-ScriptTree *
-script_parse(const ScriptSource *src, GError **error)
-{
+ScriptTree *script_parse(const ScriptSource *src, GError **error) {
   GArray *tokens = script_lex(src, error);
   if (tokens == NULL)
     return NULL;

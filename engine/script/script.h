@@ -16,8 +16,8 @@
 
 #include "ir/ir.h"
 
-IrGraph *script_compile(const char *text, gsize length, const char *filename,
-                        const char *function, GError **error);
+IrGraph *script_compile(const char *text, gsize length, const char *filename, const char *function,
+                        GError **error);
 
 /* Does this file name look like script source (ends in ".py")? */
 bool script_is_source_file(const char *path);

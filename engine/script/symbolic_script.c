@@ -20,22 +20,17 @@ struct ScriptFormulas {
 /* Generated from resources/symbolic_script.py at build time (scripts/embed_text.py). */
 extern const char script_symbolic_source[];
 
-static void
-formula_free(gpointer p)
-{
+static void formula_free(gpointer p) {
   AdGraphFormula *f = p;
   ir_graph_free((IrGraph *)f->forward);
   ir_graph_free((IrGraph *)f->backward);
   g_free(f);
 }
 
-static gboolean
-fail(GError **error, const char *filename, const char *def, const char *fmt, ...)
-  G_GNUC_PRINTF(4, 5);
+static gboolean fail(GError **error, const char *filename, const char *def, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
 
-static gboolean
-fail(GError **error, const char *filename, const char *def, const char *fmt, ...)
-{
+static gboolean fail(GError **error, const char *filename, const char *def, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   g_autofree char *message = g_strdup_vprintf(fmt, ap);
@@ -46,9 +41,7 @@ fail(GError **error, const char *filename, const char *def, const char *fmt, ...
 }
 
 /* The overload of aten::NAME whose arguments the graph's inputs match one to one. */
-static const IrSchema *
-schema_for(const char *name, const IrGraph *graph)
-{
+static const IrSchema *schema_for(const char *name, const IrGraph *graph) {
   g_autofree char *qualified = g_strdup_printf("aten::%s", name);
   IrOpKind kind;
   guint n = 0;
@@ -71,9 +64,7 @@ schema_for(const char *name, const IrGraph *graph)
 
 /* The closure body as the backward graph: context tuple unpacked into trailing inputs, the
  * returned tuple flattened into outputs. Takes ownership of body. */
-static IrGraph *
-closure_to_backward(IrGraph *body)
-{
+static IrGraph *closure_to_backward(IrGraph *body) {
   IrValue *context = g_ptr_array_index(ir_graph_inputs(body), 0);
   if (ir_value_has_uses(context)) {
     IrNode *unpack = g_array_index(context->uses, IrUse, 0).user;
@@ -101,16 +92,15 @@ closure_to_backward(IrGraph *body)
 
 /* Splits a compiled formula def into its forward/backward pair; NULL with *error when the def
  * does not return (results..., closure). Takes ownership of graph. */
-static AdGraphFormula *
-split_formula(IrGraph *graph, const char *filename, const char *name, GError **error)
-{
+static AdGraphFormula *split_formula(IrGraph *graph, const char *filename, const char *name,
+                                     GError **error) {
   g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func((GDestroyNotify)ir_graph_free);
   g_ptr_array_add(owned, graph);
   IrValue *returned = g_ptr_array_index(ir_graph_outputs(graph), 0);
   IrNode *pack = returned->node;
   IrNode *closure = pack->kind == IR_PRIM_TUPLE_CONSTRUCT && ir_n_inputs(pack) >= 2
-                      ? ir_input(pack, ir_n_inputs(pack) - 1)->node
-                      : NULL;
+                        ? ir_input(pack, ir_n_inputs(pack) - 1)->node
+                        : NULL;
   if (closure == NULL || closure->kind != IR_PRIM_TUPLE_CONSTRUCT || ir_n_inputs(closure) != 2 ||
       ir_input(closure, 0)->node->kind != IR_PRIM_FUNCTION) {
     fail(error, filename, name, "must return (result, backward) with backward a nested def");
@@ -130,9 +120,8 @@ split_formula(IrGraph *graph, const char *filename, const char *name, GError **e
   return formula;
 }
 
-ScriptFormulas *
-script_formulas_compile(const char *text, gsize length, const char *filename, GError **error)
-{
+ScriptFormulas *script_formulas_compile(const char *text, gsize length, const char *filename,
+                                        GError **error) {
   ScriptSource src = {.filename = filename, .text = text, .length = length};
   g_autoptr(ScriptTree) tree = script_parse(&src, error);
   if (tree == NULL)
@@ -146,8 +135,7 @@ script_formulas_compile(const char *text, gsize length, const char *filename, GE
     IrGraph *graph = script_compile(text, length, filename, def->name, error);
     const IrSchema *schema = graph ? schema_for(def->name, graph) : NULL;
     if (graph && schema == NULL)
-      fail(error, filename, def->name, "its parameters match no overload of aten::%s",
-           def->name);
+      fail(error, filename, def->name, "its parameters match no overload of aten::%s", def->name);
     guint n_params = graph ? ir_graph_inputs(graph)->len : 0;
     AdGraphFormula *formula = schema ? split_formula(graph, filename, def->name, error) : NULL;
     if (schema == NULL && graph)
@@ -168,18 +156,14 @@ script_formulas_compile(const char *text, gsize length, const char *filename, GE
   return formulas;
 }
 
-void
-script_formulas_free(ScriptFormulas *formulas)
-{
+void script_formulas_free(ScriptFormulas *formulas) {
   if (formulas == NULL)
     return;
   g_hash_table_unref(formulas->by_schema);
   g_free(formulas);
 }
 
-const ScriptFormulas *
-script_formulas_builtin(void)
-{
+const ScriptFormulas *script_formulas_builtin(void) {
   static gsize once = 0;
   static ScriptFormulas *builtin;
   if (g_once_init_enter(&once)) {
@@ -187,16 +171,13 @@ script_formulas_builtin(void)
     builtin = script_formulas_compile(script_symbolic_source, strlen(script_symbolic_source),
                                       "symbolic_script.py", &error);
     if (builtin == NULL)
-      g_error("symbolic_script invariant: the bundled formulas do not compile: %s",
-              error->message);
+      g_error("symbolic_script invariant: the bundled formulas do not compile: %s", error->message);
     g_once_init_leave(&once, 1);
   }
   return builtin;
 }
 
-const AdGraphFormula *
-script_formulas_lookup(const IrNode *node, gpointer formulas)
-{
+const AdGraphFormula *script_formulas_lookup(const IrNode *node, gpointer formulas) {
   const ScriptFormulas *table = formulas;
   if (node->schema == NULL)
     return NULL;
@@ -206,8 +187,6 @@ script_formulas_lookup(const IrNode *node, gpointer formulas)
   return formula;
 }
 
-guint
-script_formulas_count(const ScriptFormulas *formulas)
-{
+guint script_formulas_count(const ScriptFormulas *formulas) {
   return g_hash_table_size(formulas->by_schema);
 }

@@ -1,6 +1,6 @@
 /* Broadcasting, sum_to, dim wrapping and dtype promotion: PyTorch's rules for our dtypes. */
-#include "tensor/tensor.h"
 #include "tensor/memory_budget.h"
+#include "tensor/tensor.h"
 
 char *rt_shape_to_string(int ndim, const int64_t *sizes) {
   GString *s = g_string_new("[");
@@ -50,7 +50,8 @@ static void accumulate_run(char *acc, int64_t as, bool int_acc, const char *x, i
     if (as == 0) {
       int64_t sum = 0;
       for (int64_t i = 0; i < n; i++)
-        sum += xt == IR_DTYPE_INT64 ? *(const int64_t *)(x + i * xs) : *(const uint8_t *)(x + i * xs);
+        sum +=
+            xt == IR_DTYPE_INT64 ? *(const int64_t *)(x + i * xs) : *(const uint8_t *)(x + i * xs);
       *(int64_t *)acc += sum;
     } else {
       for (int64_t i = 0; i < n; i++)
@@ -72,20 +73,26 @@ static void accumulate_run(char *acc, int64_t as, bool int_acc, const char *x, i
         s2 += f[i + 2];
         s3 += f[i + 3];
       }
-      for (; i < n; i++) s0 += f[i];
+      for (; i < n; i++)
+        s0 += f[i];
       sum = (s0 + s1) + (s2 + s3);
     } else if (xt == IR_DTYPE_FLOAT32)
-      for (int64_t i = 0; i < n; i++) sum += *(const float *)(x + i * xs);
+      for (int64_t i = 0; i < n; i++)
+        sum += *(const float *)(x + i * xs);
     else if (xt == IR_DTYPE_FLOAT64)
-      for (int64_t i = 0; i < n; i++) sum += *(const double *)(x + i * xs);
+      for (int64_t i = 0; i < n; i++)
+        sum += *(const double *)(x + i * xs);
     else
-      for (int64_t i = 0; i < n; i++) sum += rt_load_element(x + i * xs, xt);
+      for (int64_t i = 0; i < n; i++)
+        sum += rt_load_element(x + i * xs, xt);
     *(double *)acc += sum;
   } else {
     if (xt == IR_DTYPE_FLOAT32)
-      for (int64_t i = 0; i < n; i++) *(double *)(acc + i * as) += *(const float *)(x + i * xs);
+      for (int64_t i = 0; i < n; i++)
+        *(double *)(acc + i * as) += *(const float *)(x + i * xs);
     else if (xt == IR_DTYPE_FLOAT64)
-      for (int64_t i = 0; i < n; i++) *(double *)(acc + i * as) += *(const double *)(x + i * xs);
+      for (int64_t i = 0; i < n; i++)
+        *(double *)(acc + i * as) += *(const double *)(x + i * xs);
     else
       for (int64_t i = 0; i < n; i++)
         *(double *)(acc + i * as) += rt_load_element(x + i * xs, xt);

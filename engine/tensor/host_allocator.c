@@ -26,7 +26,9 @@ static RtHostAllocatorStats stats;
 static bool limit_read;
 static guint64 generation;
 
-static int floor_log2(size_t x) { return 63 - __builtin_clzll((unsigned long long)x); }
+static int floor_log2(size_t x) {
+  return 63 - __builtin_clzll((unsigned long long)x);
+}
 
 size_t rt_host_size_class(size_t nbytes) {
   if (nbytes <= ALIGNMENT)

@@ -23,8 +23,7 @@ void rt_iter_init(RtIter *it, int ndim, const int64_t *sizes, int n_ops, RtTenso
   for (int k = 0; k < n_ops; k++) {
     const RtTensor *t = ops[k];
     if (t->ndim > ndim)
-      g_error("rt_iter_init: operand %d has rank %d above the iteration rank %d", k, t->ndim,
-              ndim);
+      g_error("rt_iter_init: operand %d has rank %d above the iteration rank %d", k, t->ndim, ndim);
     int64_t es = (int64_t)rt_dtype_size(t->dtype);
     it->base[k] = (char *)rt_tensor_data(t);
     int lead = ndim - t->ndim;

@@ -107,10 +107,8 @@ RtTensor *rt_tensor_new_checked(IrDtype dtype, int ndim, const int64_t *sizes, G
   return shape_fits_budget(dtype, ndim, sizes, error) ? rt_tensor_new(dtype, ndim, sizes) : NULL;
 }
 
-RtTensor *rt_tensor_zeros_checked(IrDtype dtype, int ndim, const int64_t *sizes,
-                                  GError **error) {
-  return shape_fits_budget(dtype, ndim, sizes, error) ? rt_tensor_zeros(dtype, ndim, sizes)
-                                                      : NULL;
+RtTensor *rt_tensor_zeros_checked(IrDtype dtype, int ndim, const int64_t *sizes, GError **error) {
+  return shape_fits_budget(dtype, ndim, sizes, error) ? rt_tensor_zeros(dtype, ndim, sizes) : NULL;
 }
 
 RtTensor *rt_tensor_full_checked(IrDtype dtype, int ndim, const int64_t *sizes, double value,

@@ -34,8 +34,7 @@ bool rt_shape_checked_bytes(IrDtype dtype, int ndim, const int64_t *sizes, guint
 /* rt_tensor_new / rt_tensor_zeros / rt_tensor_full with the shape and the budget checked
  * first: NULL with *error set when they fail. */
 RtTensor *rt_tensor_new_checked(IrDtype dtype, int ndim, const int64_t *sizes, GError **error);
-RtTensor *rt_tensor_zeros_checked(IrDtype dtype, int ndim, const int64_t *sizes,
-                                  GError **error);
+RtTensor *rt_tensor_zeros_checked(IrDtype dtype, int ndim, const int64_t *sizes, GError **error);
 RtTensor *rt_tensor_full_checked(IrDtype dtype, int ndim, const int64_t *sizes, double value,
                                  GError **error);
 

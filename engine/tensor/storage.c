@@ -5,12 +5,12 @@
  * from per-thread caches (header_cache.h). */
 #include "tensor/header_cache.h"
 #include "tensor/host_allocator.h"
-#include "tensor/tensor.h"
 #include "tensor/memory_budget.h"
+#include "tensor/tensor.h"
 
 #include <string.h>
 
-G_DEFINE_QUARK(jitscope-runtime-error-quark, jitscope_runtime_error)
+G_DEFINE_QUARK(jitscope - runtime - error - quark, jitscope_runtime_error)
 
 #define RT_HOST_ALIGN 64
 

@@ -52,8 +52,7 @@ RtTensor *rt_tensor_new_strided(RtStorage *storage, IrDtype dtype, int ndim, con
                                 const int64_t *strides, int64_t offset) {
   checked_numel(ndim, sizes);
   RtTensor *t = rt_tensor_header_take();
-  *t = (RtTensor){.refcount = 1, .storage = rt_storage_ref(storage), .dtype = dtype,
-                  .ndim = ndim};
+  *t = (RtTensor){.refcount = 1, .storage = rt_storage_ref(storage), .dtype = dtype, .ndim = ndim};
   for (int d = 0; d < ndim; d++) {
     t->sizes[d] = sizes[d];
     t->strides[d] = strides[d];
@@ -87,22 +86,26 @@ static void fill_contiguous(void *p, IrDtype dtype, int64_t n, double value) {
   switch (dtype) {
   case IR_DTYPE_FLOAT32: {
     float v = (float)value, *q = p;
-    for (int64_t i = 0; i < n; i++) q[i] = v;
+    for (int64_t i = 0; i < n; i++)
+      q[i] = v;
     break;
   }
   case IR_DTYPE_FLOAT64: {
     double *q = p;
-    for (int64_t i = 0; i < n; i++) q[i] = value;
+    for (int64_t i = 0; i < n; i++)
+      q[i] = value;
     break;
   }
   case IR_DTYPE_FLOAT16: {
     uint16_t v = rt_double_to_half(value), *q = p;
-    for (int64_t i = 0; i < n; i++) q[i] = v;
+    for (int64_t i = 0; i < n; i++)
+      q[i] = v;
     break;
   }
   case IR_DTYPE_INT64: {
     int64_t v = rt_double_to_int64(value), *q = p;
-    for (int64_t i = 0; i < n; i++) q[i] = v;
+    for (int64_t i = 0; i < n; i++)
+      q[i] = v;
     break;
   }
   case IR_DTYPE_BOOL: {

@@ -21,12 +21,12 @@ GQuark jitscope_runtime_error_quark(void);
 
 /* Error codes in the JITSCOPE_RUNTIME_ERROR domain. */
 typedef enum {
-  RT_ERROR_SHAPE,  /* sizes not broadcastable / not viewable / out of range */
-  RT_ERROR_DTYPE,  /* unsupported or mismatched dtype */
-  RT_ERROR_VALUE,  /* bad argument value */
-  RT_ERROR_IO,     /* file could not be read or written */
-  RT_ERROR_FORMAT, /* malformed file contents (.npy) */
-  RT_ERROR_MEMORY, /* the memory budget (memory_budget.h) would be exceeded */
+  RT_ERROR_SHAPE,     /* sizes not broadcastable / not viewable / out of range */
+  RT_ERROR_DTYPE,     /* unsupported or mismatched dtype */
+  RT_ERROR_VALUE,     /* bad argument value */
+  RT_ERROR_IO,        /* file could not be read or written */
+  RT_ERROR_FORMAT,    /* malformed file contents (.npy) */
+  RT_ERROR_MEMORY,    /* the memory budget (memory_budget.h) would be exceeded */
   RT_ERROR_CANCELLED, /* the run was cancelled or ran past its step budget (run_control.h) */
 } RtErrorCode;
 

@@ -19,8 +19,8 @@
 #define RD_I64(p) (*(const int64_t *)(p))
 #define RD_BOOL(p) (*(const uint8_t *)(p))
 
-#define COPY_LOOP(DT, CONV, RD)                                                                 \
-  for (int64_t i = 0; i < n; i++)                                                             \
+#define COPY_LOOP(DT, CONV, RD)   \
+  for (int64_t i = 0; i < n; i++) \
     *(DT *)(d + i * sd) = CONV(RD(s + i * ss));
 
 /* int64 -> int64 and bool -> int64 must not pass through double (exactness above 2^53). */

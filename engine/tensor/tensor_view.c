@@ -2,8 +2,8 @@
  * Views carry data only: requires_grad false and no grad_fn (the eager tape sets those).
  * Dims accept PyTorch's negative indexing; a dim out of range in transpose/narrow/unsqueeze/
  * squeeze is a caller bug (kernels validate user dims with rt_wrap_dim) and aborts. */
-#include "tensor/tensor.h"
 #include "tensor/memory_budget.h"
+#include "tensor/tensor.h"
 
 static RtTensor *make_view(RtTensor *t, int ndim, const int64_t *sizes, const int64_t *strides,
                            int64_t offset) {

@@ -21,12 +21,11 @@ static guint count(const char *haystack, const char *needle) {
   return n;
 }
 
-static const char add_text[] =
-    "graph(%a : Tensor, %b : Tensor):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %s : Tensor = aten::add(%a, %b, %one)\n"
-    "  %t : Tensor = aten::mul(%s, %s)\n"
-    "  return (%t)\n";
+static const char add_text[] = "graph(%a : Tensor, %b : Tensor):\n"
+                               "  %one : int = prim::Constant[value=1]()\n"
+                               "  %s : Tensor = aten::add(%a, %b, %one)\n"
+                               "  %t : Tensor = aten::mul(%s, %s)\n"
+                               "  return (%t)\n";
 
 static void test_constants_inlined(void) {
   IrGraph *g = parse(add_text);
@@ -158,21 +157,20 @@ static void test_removed_drawn_faded(void) {
   ir_graph_free(before);
 }
 
-static const char blocks_text[] =
-    "graph(%x : Tensor, %c : bool, %sz : int[]?):\n"
-    "  %none : NoneType = prim::Constant()\n"
-    "  %y : Tensor = prim::If(%c)\n"
-    "    block0():\n"
-    "      %z : Tensor = aten::neg(%x)\n"
-    "      -> (%z)\n"
-    "    block1():\n"
-    "      -> (%x)\n"
-    "  %g : Tensor = prim::GradOf[name=\"aten::mul\"](%y)\n"
-    "    block0():\n"
-    "      %w : Tensor = aten::_grad_sum_to_size(%y, %sz)\n"
-    "      -> (%w)\n"
-    "  %v : Tensor = aten::_grad_sum_to_size(%g, %none)\n"
-    "  return (%v)\n";
+static const char blocks_text[] = "graph(%x : Tensor, %c : bool, %sz : int[]?):\n"
+                                  "  %none : NoneType = prim::Constant()\n"
+                                  "  %y : Tensor = prim::If(%c)\n"
+                                  "    block0():\n"
+                                  "      %z : Tensor = aten::neg(%x)\n"
+                                  "      -> (%z)\n"
+                                  "    block1():\n"
+                                  "      -> (%x)\n"
+                                  "  %g : Tensor = prim::GradOf[name=\"aten::mul\"](%y)\n"
+                                  "    block0():\n"
+                                  "      %w : Tensor = aten::_grad_sum_to_size(%y, %sz)\n"
+                                  "      -> (%w)\n"
+                                  "  %v : Tensor = aten::_grad_sum_to_size(%g, %none)\n"
+                                  "  return (%v)\n";
 
 static void test_blocks_none_and_optional(void) {
   IrGraph *g = parse(blocks_text);
@@ -206,11 +204,13 @@ static void test_subgraph_cluster_and_folding(void) {
   g_assert_cmpuint(stats.nodes, ==, 3);
   /* Inner ids are prefixed by their owner's and map back. */
   const IrNode *owner = NULL;
-  IR_FOR_EACH_NODE(node, g->block) { owner = node; }
+  IR_FOR_EACH_NODE(node, g->block) {
+    owner = node;
+  }
   IrGraph *body = ir_node_attr_g(owner, IR_ATTR_SUBGRAPH);
   const IrNode *inner = body->block->param->next;
-  char *id = g_strdup_printf("n%" G_GUINT64_FORMAT "_n%" G_GUINT64_FORMAT, owner->origin,
-                             inner->origin);
+  char *id =
+      g_strdup_printf("n%" G_GUINT64_FORMAT "_n%" G_GUINT64_FORMAT, owner->origin, inner->origin);
   g_assert_nonnull(strstr(dot, id));
   g_assert_true(app_graphviz_dot_find_node(g, id) == inner);
   g_free(dot);
@@ -281,9 +281,9 @@ static void test_blocks_fold_and_cluster_alone(void) {
   g_assert_cmpuint(count(inside, "subgraph cluster_"), ==, 2);
   g_assert_nonnull(strstr(inside, "aten::neg"));
   g_assert_null(strstr(inside, "prim::If")); /* the owner itself is not inside */
-  g_assert_null(strstr(inside, " i0 ->"));    /* nor edges from outside */
+  g_assert_null(strstr(inside, " i0 ->"));   /* nor edges from outside */
   char *block_edge = g_strdup_printf("%s_b0i ->", id);
-  g_assert_null(strstr(inside, block_edge));  /* the block input has no uses inside */
+  g_assert_null(strstr(inside, block_edge)); /* the block input has no uses inside */
   g_free(block_edge);
   g_free(inside);
   g_assert_null(app_graphviz_dot_cluster(g, "i0", NULL, NULL));
@@ -418,16 +418,19 @@ static void test_edge_ids_inside(void) {
   /* Subgraph inputs "<owner>_i<k>:0" and values inside "<owner>_n<origin>:<k>" */
   g = parse(diff_text);
   IrNode *owner = NULL;
-  IR_FOR_EACH_NODE(node, g->block) { owner = node; }
+  IR_FOR_EACH_NODE(node, g->block) {
+    owner = node;
+  }
   IrGraph *body = ir_node_attr_g(owner, IR_ATTR_SUBGRAPH);
   dot = app_graphviz_dot(g, NULL, NULL);
   char *input_id = g_strdup_printf("n%" G_GUINT64_FORMAT "_i1:0", owner->origin);
   char *attr = g_strdup_printf("[id=\"%s->", input_id);
   g_assert_nonnull(strstr(dot, attr));
-  g_assert_true(app_graphviz_dot_find_value(g, input_id) == g_ptr_array_index(ir_graph_inputs(body), 1));
+  g_assert_true(app_graphviz_dot_find_value(g, input_id) ==
+                g_ptr_array_index(ir_graph_inputs(body), 1));
   const IrNode *m = body->block->param->next;
-  char *m_id = g_strdup_printf("n%" G_GUINT64_FORMAT "_n%" G_GUINT64_FORMAT ":0", owner->origin,
-                               m->origin);
+  char *m_id =
+      g_strdup_printf("n%" G_GUINT64_FORMAT "_n%" G_GUINT64_FORMAT ":0", owner->origin, m->origin);
   g_assert_true(app_graphviz_dot_find_value(g, m_id) == ir_output(m, 0));
   char *bad = g_strdup_printf("n%" G_GUINT64_FORMAT "_i2:0", owner->origin);
   g_assert_null(app_graphviz_dot_find_value(g, bad));
@@ -506,8 +509,8 @@ static void test_scope_clusters(void) {
 /* A scripted module's graph as PyTorch printed it, its calls inlined: F.log_softmax's nodes
  * are drawn in a cluster named after the call. */
 static void test_inlined_calls_are_clusters(void) {
-  g_autofree char *path = g_build_filename(JITSCOPE_SOURCE_DIR, "tests", "realgraphs",
-                                           "mod_mlp_module.ir", NULL);
+  g_autofree char *path =
+      g_build_filename(JITSCOPE_SOURCE_DIR, "tests", "realgraphs", "mod_mlp_module.ir", NULL);
   g_autofree char *text = NULL;
   g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
   IrGraph *g = parse(text);
@@ -530,7 +533,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/graphviz-dot/blocks-none-and-optional", test_blocks_none_and_optional);
   g_test_add_func("/graphviz-dot/subgraph-cluster-and-folding", test_subgraph_cluster_and_folding);
   g_test_add_func("/graphviz-dot/large-graph-options", test_large_graph_options);
-  g_test_add_func("/graphviz-dot/blocks-fold-and-cluster-alone", test_blocks_fold_and_cluster_alone);
+  g_test_add_func("/graphviz-dot/blocks-fold-and-cluster-alone",
+                  test_blocks_fold_and_cluster_alone);
   g_test_add_func("/graphviz-dot/edge-ids-and-types", test_edge_ids_and_types);
   g_test_add_func("/graphviz-dot/edge-ids-inside", test_edge_ids_inside);
   g_test_add_func("/graphviz-dot/block-input-ids", test_block_input_ids);

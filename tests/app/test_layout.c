@@ -96,8 +96,8 @@ static void test_edge_ids_laid_out(void) {
                       1e-9);
     int hit = app_scene_hit_edge(scene, curve->points[0], curve->points[1], 0.5);
     g_assert_cmpint(hit, >=, 0);
-    g_assert_cmpfloat(app_scene_edge_distance(scene, (guint)hit, curve->points[0],
-                                              curve->points[1]), <, 1e-9);
+    g_assert_cmpfloat(
+        app_scene_edge_distance(scene, (guint)hit, curve->points[0], curve->points[1]), <, 1e-9);
     for (guint k = 0; k < o->n_shapes; k++) {
       const AppShape *s = app_scene_shape(scene, o->first_shape + k);
       if (s->kind == APP_SHAPE_TEXT) {
@@ -144,7 +144,9 @@ static void on_scene(AppScene *scene, const GError *error, gpointer data) {
     g_main_loop_quit(w->loop);
 }
 
-static void never(AppScene *scene, const GError *error, gpointer data) { g_assert_not_reached(); }
+static void never(AppScene *scene, const GError *error, gpointer data) {
+  g_assert_not_reached();
+}
 
 /* Every stage of every plan through the service: unchanged stages hit the cache. */
 static void test_service_cache(void) {

@@ -151,7 +151,9 @@ static void test_crash(void) {
   app_layout_service_free(s);
 }
 
-static void never(AppScene *scene, const GError *error, gpointer data) { g_assert_not_reached(); }
+static void never(AppScene *scene, const GError *error, gpointer data) {
+  g_assert_not_reached();
+}
 
 static void saw_phase(const AppLayoutProgress *p, gpointer data) {
   if (g_str_has_suffix(p->phase, "(test: hanging)"))
@@ -162,7 +164,8 @@ static void test_cancel(void) {
   AppLayoutService *s = worker_service();
   GMainLoop *loop = g_main_loop_new(NULL, FALSE);
   AppLayoutOptions hang = {.fault = APP_LAYOUT_FAULT_HANG, .budget_ms = -1};
-  guint id = app_layout_service_request_full(s, "digraph { forever }", &hang, never, saw_phase, loop);
+  guint id =
+      app_layout_service_request_full(s, "digraph { forever }", &hang, never, saw_phase, loop);
   guint guard = g_timeout_add_seconds(30, give_up, NULL);
   g_main_loop_run(loop); /* the worker is inside the endless layout */
   g_source_remove(guard);
@@ -221,7 +224,8 @@ static void test_budget_fallback(void) {
   /* With a coarse preview (more nodes than preview_above): it is shown at once and is the
    * answer when the budget runs out. */
   char *dot = chain_dot(40);
-  AppLayoutOptions preview = {.fault = APP_LAYOUT_FAULT_HANG, .budget_ms = 300, .preview_above = 10};
+  AppLayoutOptions preview = {
+      .fault = APP_LAYOUT_FAULT_HANG, .budget_ms = 300, .preview_above = 10};
   w = layout(s, dot, &preview);
   g_assert_no_error(w->error);
   g_assert_nonnull(w->preview);
@@ -327,7 +331,8 @@ static void test_coarse_layout(void) {
     saw_text |= shape->kind == APP_SHAPE_TEXT && strcmp(shape->text, "%z : Tensor") == 0;
   }
   g_assert_true(saw_text);
-  const AppObject *cluster = app_scene_object(w->scene, (guint)app_scene_find(w->scene, "cluster_0"));
+  const AppObject *cluster =
+      app_scene_object(w->scene, (guint)app_scene_find(w->scene, "cluster_0"));
   g_assert_cmpfloat(cluster->bounds.x0, <=, t->bounds.x0);
   g_assert_cmpfloat(cluster->bounds.y1, >=, t->bounds.y1);
   wait_free(w);
@@ -351,17 +356,16 @@ static void test_in_process_fallback(void) {
   app_layout_service_free(s);
 }
 
-static const char if_text[] =
-    "graph(%x : Tensor, %c : bool):\n"
-    "  %y : Tensor = prim::If(%c)\n"
-    "    block0():\n"
-    "      %z : Tensor = aten::neg(%x)\n"
-    "      %z2 : Tensor = aten::relu(%z)\n"
-    "      -> (%z2)\n"
-    "    block1():\n"
-    "      -> (%x)\n"
-    "  %v : Tensor = aten::sigmoid(%y)\n"
-    "  return (%v)\n";
+static const char if_text[] = "graph(%x : Tensor, %c : bool):\n"
+                              "  %y : Tensor = prim::If(%c)\n"
+                              "    block0():\n"
+                              "      %z : Tensor = aten::neg(%x)\n"
+                              "      %z2 : Tensor = aten::relu(%z)\n"
+                              "      -> (%z2)\n"
+                              "    block1():\n"
+                              "      -> (%x)\n"
+                              "  %v : Tensor = aten::sigmoid(%y)\n"
+                              "  return (%v)\n";
 
 /* An expanded If laid out on its own and drawn inside its summary node. */
 static void test_separate_cluster(void) {
@@ -398,7 +402,8 @@ static void test_separate_cluster(void) {
   g_assert_cmpfloat(o->bounds.y0, >=, box->bounds.y0);
   g_assert_cmpfloat(o->bounds.y1, <=, box->bounds.y1);
   g_assert_cmpint(app_scene_hit_node(composed, (o->bounds.x0 + o->bounds.x1) / 2,
-                                     (o->bounds.y0 + o->bounds.y1) / 2), ==, neg);
+                                     (o->bounds.y0 + o->bounds.y1) / 2),
+                  ==, neg);
   g_assert_null(app_scene_compose(outer->scene, "nope", inner->scene));
   app_scene_unref(composed);
   g_free(neg_id);

@@ -15,7 +15,8 @@ static void test_ops(void) {
       scene, -1, APP_OBJECT_NODE, "n1", "aten::add\\nalpha=1",
       "c 7 -#ff0000 C 9 -#00ff0080 S 6 -dashed S 15 -setlinewidth(2) "
       "P 4 10 10 50 10 50 30 10 30 E 100 50 20 10 e 100 50 5 5 F 14 11 -Times-Roman "
-      "T 30 20 0 24 3 -a b t 0 L 2 0 0 10 10 B 4 0 0 1 1 2 2 3 3 b 4 0 0 1 1 2 2 3 3 p 3 0 0 1 0 1 1",
+      "T 30 20 0 24 3 -a b t 0 L 2 0 0 10 10 B 4 0 0 1 1 2 2 3 3 b 4 0 0 1 1 2 2 3 3 p 3 0 0 1 0 1 "
+      "1",
       &error);
   g_assert_no_error(error);
   g_assert_cmpint(node, ==, 0);
@@ -59,8 +60,8 @@ static void test_hit_and_search(void) {
                     "P 4 0 0 100 0 100 100 0 100", NULL);
   app_scene_add_ops(scene, -1, APP_OBJECT_NODE, "n1", "aten::mul", "P 4 10 10 30 10 30 30 10 30",
                     NULL);
-  int second = app_scene_add_ops(scene, -1, APP_OBJECT_NODE, "n2", "aten::sigmoid",
-                                 "e 70 70 10 10", NULL);
+  int second =
+      app_scene_add_ops(scene, -1, APP_OBJECT_NODE, "n2", "aten::sigmoid", "e 70 70 10 10", NULL);
   /* A second attribute of the same object appends to it. */
   g_assert_cmpint(app_scene_add_ops(scene, second, APP_OBJECT_NODE, "n2", NULL,
                                     "F 10 4 -Sans T 70 70 0 30 7 -sigmoid", NULL),
@@ -86,8 +87,8 @@ static void test_malformed(void) {
   g_assert_nonnull(error);
   g_clear_error(&error);
   AppScene *scene = app_scene_new("0,0,10,10", NULL);
-  const char *bad[] = {"P 3 0 0 1", "T 1 2 0 5 10 -abc", "Q 1 2", "B 2 0 0 1 1", "c 3 #ff",
-                       "E 1 2 3"};
+  const char *bad[] = {"P 3 0 0 1",   "T 1 2 0 5 10 -abc", "Q 1 2",
+                       "B 2 0 0 1 1", "c 3 #ff",           "E 1 2 3"};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_assert_cmpint(app_scene_add_ops(scene, -1, APP_OBJECT_NODE, "x", NULL, bad[i], &error), ==,
                     -1);
@@ -117,8 +118,8 @@ static AppScene *two_edges(void) {
                     "S 5 -solid c 7 -#555555 C 7 -#555555 P 3 6 30 14 30 10 20", NULL);
   app_scene_add_ops(scene, a, APP_OBJECT_EDGE, NULL, NULL,
                     "F 8 4 -Sans c 7 -#1565c0 T 30 62 0 30 11 -Float(*, *)", NULL);
-  app_scene_add_ops(scene, -1, APP_OBJECT_EDGE, "n3:0->n4:1", NULL,
-                    "B 4 50 90 90 90 90 10 50 10", NULL);
+  app_scene_add_ops(scene, -1, APP_OBJECT_EDGE, "n3:0->n4:1", NULL, "B 4 50 90 90 90 90 10 50 10",
+                    NULL);
   app_scene_add_ops(scene, -1, APP_OBJECT_NODE, "n1", "aten::mul", "P 4 0 92 20 92 20 100 0 100",
                     NULL);
   return scene;
@@ -145,8 +146,7 @@ static void test_edge_curves(void) {
   g_assert_cmpfloat(app_scene_edge_distance(scene, 1, 10, 76), ==, 0.0);
   g_assert_cmpfloat_with_epsilon(app_scene_edge_distance(scene, 1, 20, 40), 10.0, 1e-9);
   g_assert_cmpfloat_with_epsilon(app_scene_edge_distance(scene, 2, 83, 50), 3.0, 1e-9);
-  g_assert_cmpfloat_with_epsilon(app_scene_edge_distance(scene, 2, 30, 40), sqrt(400 + 900),
-                                 1e-9);
+  g_assert_cmpfloat_with_epsilon(app_scene_edge_distance(scene, 2, 30, 40), sqrt(400 + 900), 1e-9);
   /* the label is no part of the curve */
   g_assert_cmpfloat_with_epsilon(app_scene_edge_distance(scene, 1, 30, 36), 20.0, 1e-9);
   /* only edges have a curve */

@@ -22,7 +22,8 @@ static AppWorkspace *load(const char *name) {
 
 static void test_parse_error_location(void) {
   AppWorkspace *ws = app_workspace_new();
-  g_assert_false(app_workspace_set_text(ws, "graph(%x : Tensor):\n  %y : Tensor = aten::neg(%q)\n  return (%y)\n", "bad.ir"));
+  g_assert_false(app_workspace_set_text(
+      ws, "graph(%x : Tensor):\n  %y : Tensor = aten::neg(%q)\n  return (%y)\n", "bad.ir"));
   int line = 0, col = 0;
   const GError *error = app_workspace_parse_error(ws, &line, &col);
   g_assert_nonnull(error);
@@ -45,7 +46,8 @@ static void test_parse_error_location(void) {
 }
 
 static void test_split_spec_line(void) {
-  GPtrArray *parts = app_workspace_split_spec_line(" Float(5, 1, requires_grad=1) ;Float(5, 5);; none ");
+  GPtrArray *parts =
+      app_workspace_split_spec_line(" Float(5, 1, requires_grad=1) ;Float(5, 5);; none ");
   g_assert_cmpuint(parts->len, ==, 3);
   g_assert_cmpstr(g_ptr_array_index(parts, 0), ==, "Float(5, 1, requires_grad=1)");
   g_assert_cmpstr(g_ptr_array_index(parts, 1), ==, "Float(5, 5)");
@@ -114,7 +116,8 @@ static void test_value_inspection(void) {
   app_workspace_set_specs(ws, (char *const *)&lstm_spec, 1);
   const AppWorkspaceRun *run = app_workspace_run_sync(ws, NULL);
   g_assert_nonnull(run);
-  const AppWorkspacePlan *plan = ((AppWorkspaceSpecResult *)g_ptr_array_index(run->specs, 0))->forward;
+  const AppWorkspacePlan *plan =
+      ((AppWorkspaceSpecResult *)g_ptr_array_index(run->specs, 0))->forward;
   const AppWorkspaceStage *first = g_ptr_array_index(plan->stages, 0);
   IrGraph *copy = ir_graph_copy(first->graph);
   const IrValue *cy = NULL;

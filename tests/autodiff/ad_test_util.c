@@ -9,9 +9,7 @@
 #include "runtime/interpreter.h"
 #include "runtime/tensor_type.h"
 
-IrGraph *
-ad_test_parse(const char *text)
-{
+IrGraph *ad_test_parse(const char *text) {
   GError *error = NULL;
   IrGraph *g = ir_graph_parse(text, strlen(text), "<test>", &error);
   if (!g)
@@ -19,18 +17,14 @@ ad_test_parse(const char *text)
   return g;
 }
 
-guint
-ad_test_count(const char *haystack, const char *needle)
-{
+guint ad_test_count(const char *haystack, const char *needle) {
   guint n = 0;
   for (const char *p = strstr(haystack, needle); p; p = strstr(p + 1, needle))
     n++;
   return n;
 }
 
-RtValue *
-ad_test_run(const IrGraph *graph, RtValue *inputs, guint n_inputs, guint *n_outputs)
-{
+RtValue *ad_test_run(const IrGraph *graph, RtValue *inputs, guint n_inputs, guint *n_outputs) {
   RtValue *outputs = NULL;
   GError *error = NULL;
   if (!rt_interpret(graph, NULL, inputs, n_inputs, &outputs, n_outputs, &error)) {
@@ -40,17 +34,13 @@ ad_test_run(const IrGraph *graph, RtValue *inputs, guint n_inputs, guint *n_outp
   return outputs;
 }
 
-static double
-uniform(guint64 *state, double lo, double hi)
-{
+static double uniform(guint64 *state, double lo, double hi) {
   *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
   double u = (double)(*state >> 11) / (double)(1ULL << 53);
   return lo + (hi - lo) * u;
 }
 
-static RtTensor *
-random_tensor(const IrType *t, double lo, double hi, guint64 *state)
-{
+static RtTensor *random_tensor(const IrType *t, double lo, double hi, guint64 *state) {
   if (!ir_type_is_tensor(t) || t->rank < 0 || (t->rank > 0 && !t->sizes))
     g_error("test graph inputs need complete tensor types");
   RtTensor *x = rt_tensor_new(t->has_dtype ? t->dtype : IR_DTYPE_FLOAT64, t->rank, t->sizes);
@@ -63,29 +53,24 @@ random_tensor(const IrType *t, double lo, double hi, guint64 *state)
   return x;
 }
 
-RtValue *
-ad_test_make_inputs(const IrGraph *graph, double lo, double hi, guint64 seed)
-{
+RtValue *ad_test_make_inputs(const IrGraph *graph, double lo, double hi, guint64 seed) {
   GPtrArray *ins = ir_graph_inputs(graph);
   RtValue *values = g_new0(RtValue, ins->len);
   guint64 state = seed * 2654435761ULL + 1;
   for (guint i = 0; i < ins->len; i++)
-    values[i] = rt_tensor(random_tensor(((IrValue *)g_ptr_array_index(ins, i))->type, lo, hi, &state));
+    values[i] =
+        rt_tensor(random_tensor(((IrValue *)g_ptr_array_index(ins, i))->type, lo, hi, &state));
   return values;
 }
 
-static void
-free_values(RtValue *v, guint n)
-{
+static void free_values(RtValue *v, guint n) {
   for (guint i = 0; i < n; i++)
     rt_value_unref(v[i]);
   g_free(v);
 }
 
 /* sum_i <seeds[i], outputs[i]> of the original graph */
-static double
-objective(const IrGraph *graph, RtValue *inputs, guint n_inputs, RtTensor **seeds)
-{
+static double objective(const IrGraph *graph, RtValue *inputs, guint n_inputs, RtTensor **seeds) {
   guint n_out = 0;
   RtValue *out = ad_test_run(graph, inputs, n_inputs, &n_out);
   double total = 0;
@@ -100,15 +85,11 @@ objective(const IrGraph *graph, RtValue *inputs, guint n_inputs, RtTensor **seed
   return total;
 }
 
-static bool
-input_requires_grad(const IrValue *v)
-{
+static bool input_requires_grad(const IrValue *v) {
   return ir_type_is_tensor(v->type) && v->type->requires_grad == IR_YES;
 }
 
-double
-ad_test_gradcheck(const char *text, double lo, double hi, AdRunMode mode, double tol)
-{
+double ad_test_gradcheck(const char *text, double lo, double hi, AdRunMode mode, double tol) {
   IrGraph *original = ad_test_parse(text);
   guint n_in = ir_graph_inputs(original)->len;
   RtValue *inputs = ad_test_make_inputs(original, lo, hi, 7);

@@ -5,18 +5,15 @@
 #include "ir/text.h"
 #include "ir/verify.h"
 
-static const char *const mul_mul_add =
-    "graph(%a : Float(2, 3, 4, requires_grad=1),\n"
-    "      %b : Float(2, 3, 4, requires_grad=1)):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %2 : Tensor = aten::mul(%a, %b)\n"
-    "  %3 : Tensor = aten::mul(%2, %a)\n"
-    "  %c : Tensor = aten::add(%3, %b, %one)\n"
-    "  return (%c)\n";
+static const char *const mul_mul_add = "graph(%a : Float(2, 3, 4, requires_grad=1),\n"
+                                       "      %b : Float(2, 3, 4, requires_grad=1)):\n"
+                                       "  %one : int = prim::Constant[value=1]()\n"
+                                       "  %2 : Tensor = aten::mul(%a, %b)\n"
+                                       "  %3 : Tensor = aten::mul(%2, %a)\n"
+                                       "  %c : Tensor = aten::add(%3, %b, %one)\n"
+                                       "  return (%c)\n";
 
-static void
-assert_indices(GArray *got, const guint *want, guint n, const char *what)
-{
+static void assert_indices(GArray *got, const guint *want, guint n, const char *what) {
   GString *s = g_string_new(NULL);
   for (guint i = 0; i < got->len; i++)
     g_string_append_printf(s, " %u", g_array_index(got, guint, i));
@@ -29,9 +26,7 @@ assert_indices(GArray *got, const guint *want, guint n, const char *what)
 }
 
 /* c = a * b * a + b (seed 001, testDifferentiate in seed 000). */
-static void
-test_seed_structure(void)
-{
+static void test_seed_structure(void) {
   AdGradient *gr = ad_differentiate(ad_test_parse(mul_mul_add));
   ir_graph_assert_valid(gr->f, "differentiate (f)");
   ir_graph_assert_valid(gr->df, "differentiate (df)");
@@ -67,9 +62,7 @@ test_seed_structure(void)
 }
 
 /* The same program in float64: f then df against central finite differences. */
-static void
-test_seed_numerics(void)
-{
+static void test_seed_numerics(void) {
   const char *dtext = "graph(%a : Double(2, 3, 4, requires_grad=1),\n"
                       "      %b : Double(2, 3, 4, requires_grad=1)):\n"
                       "  %one : int = prim::Constant[value=1]()\n"
@@ -82,9 +75,7 @@ test_seed_numerics(void)
 }
 
 /* testDifferentiateWithRequiresGrad (seed 000): only a requires grad. */
-static void
-test_seed_requires_grad(void)
-{
+static void test_seed_requires_grad(void) {
   const char *text = "graph(%a : Float(2, 2, requires_grad=1),\n"
                      "      %b : Float(2, 2, requires_grad=0)):\n"
                      "  %one : int = prim::Constant[value=1]()\n"
@@ -123,9 +114,7 @@ test_seed_requires_grad(void)
 }
 
 /* The LSTM cell of the corpus: the same backward node shapes as PyTorch's plan. */
-static void
-test_lstm_cell(void)
-{
+static void test_lstm_cell(void) {
   const char *text =
       "graph(%x : Double(3, 4, requires_grad=1), %hx : Double(3, 5, requires_grad=1),\n"
       "      %cx : Double(3, 5, requires_grad=1), %w_ih : Double(20, 4, requires_grad=1),\n"
@@ -139,7 +128,8 @@ test_lstm_cell(void)
       "  %16 : Tensor = aten::add(%10, %14, %one)\n"
       "  %19 : Tensor = aten::add(%16, %b_ih, %one)\n"
       "  %gates : Tensor = aten::add(%19, %b_hh, %one)\n"
-      "  %i : Tensor, %f : Tensor, %c : Tensor, %o : Tensor = prim::ConstantChunk[chunks=4, dim=1](%gates)\n"
+      "  %i : Tensor, %f : Tensor, %c : Tensor, %o : Tensor = prim::ConstantChunk[chunks=4, "
+      "dim=1](%gates)\n"
       "  %i2 : Tensor = aten::sigmoid(%i)\n"
       "  %f2 : Tensor = aten::sigmoid(%f)\n"
       "  %c2 : Tensor = aten::tanh(%c)\n"
@@ -168,9 +158,7 @@ test_lstm_cell(void)
   ad_test_gradcheck(text, -1, 1, AD_RUN_SPECIALIZED, 1e-6);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/autodiff/differentiate/seed-structure", test_seed_structure);
   g_test_add_func("/autodiff/differentiate/seed-numerics", test_seed_numerics);

@@ -5,9 +5,7 @@
 #include "ir/text.h"
 #include "ir/verify.h"
 
-static void
-expect_text(const IrGraph *g, const char *expected)
-{
+static void expect_text(const IrGraph *g, const char *expected) {
   ir_graph_assert_valid(g, "autodiff pass");
   char *got = ir_graph_to_string(g);
   if (g_strcmp0(got, expected) != 0) {
@@ -17,14 +15,13 @@ expect_text(const IrGraph *g, const char *expected)
   g_free(got);
 }
 
-static const char *const chain =
-    "graph(%a : Float(*, *), %b : Float(*, *), %c : Float(*, *)):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %x : Tensor = aten::add(%a, %b, %one)\n"
-    "  %y : Tensor = aten::mul(%x, %c)\n"
-    "  %s : Tensor = aten::sum(%x)\n"
-    "  %z : Tensor = aten::tanh(%y)\n"
-    "  return (%z, %s)\n";
+static const char *const chain = "graph(%a : Float(*, *), %b : Float(*, *), %c : Float(*, *)):\n"
+                                 "  %one : int = prim::Constant[value=1]()\n"
+                                 "  %x : Tensor = aten::add(%a, %b, %one)\n"
+                                 "  %y : Tensor = aten::mul(%x, %c)\n"
+                                 "  %s : Tensor = aten::sum(%x)\n"
+                                 "  %z : Tensor = aten::tanh(%y)\n"
+                                 "  return (%z, %s)\n";
 
 static const char *const chain_grouped =
     "graph(%a : Float(*, *),\n"
@@ -45,9 +42,7 @@ static const char *const chain_grouped =
 
 /* Reverse visit: tanh takes mul; sum cannot move past... sum's group takes add, then the
  * tanh group swallows the sum group (its output feeds it) at the fixpoint. */
-static void
-test_create_chain(void)
-{
+static void test_create_chain(void) {
   IrGraph *g = ad_test_parse(chain);
   g_assert_true(pass_create_autodiff_subgraphs(g, 2));
   expect_text(g, chain_grouped);
@@ -69,9 +64,7 @@ test_create_chain(void)
 }
 
 /* Two unrelated single nodes make groups of one, below the threshold: dissolved again. */
-static void
-test_create_dissolves_small(void)
-{
+static void test_create_dissolves_small(void) {
   IrGraph *g = ad_test_parse("graph(%a : Float(*, *), %b : Float(*, *)):\n"
                              "  %one : int = prim::Constant[value=1]()\n"
                              "  %x : Tensor = aten::add(%a, %b, %one)\n"
@@ -92,9 +85,7 @@ test_create_dissolves_small(void)
 }
 
 /* Groups form inside blocks; the If itself (a node with blocks) is not differentiable. */
-static void
-test_create_in_blocks(void)
-{
+static void test_create_in_blocks(void) {
   IrGraph *g = ad_test_parse("graph(%a : Float(*, *), %c : bool):\n"
                              "  %r : Tensor = prim::If(%c)\n"
                              "    block0():\n"
@@ -112,25 +103,22 @@ test_create_in_blocks(void)
   ir_graph_free(g);
 }
 
-static const char *const grad_of_graph =
-    "graph(%0 : Tensor[Undefined],\n"
-    "      %1 : Float(2, 3),\n"
-    "      %x : Float(2, 3)):\n"
-    "  %2 : Tensor = prim::GradOf[name=\"aten::mul\"](%0)\n"
-    "    block0():\n"
-    "      %3 : Tensor = aten::mul(%0, %x)\n"
-    "      -> (%3)\n"
-    "  %4 : Tensor = prim::GradOf[name=\"aten::mul\"](%1)\n"
-    "    block0():\n"
-    "      %5 : Tensor = aten::mul(%1, %x)\n"
-    "      -> (%5)\n"
-    "  %6 : Tensor = prim::AutogradAdd(%2, %4)\n"
-    "  %7 : Tensor = prim::AutogradAdd(%6, %x)\n"
-    "  return (%7)\n";
+static const char *const grad_of_graph = "graph(%0 : Tensor[Undefined],\n"
+                                         "      %1 : Float(2, 3),\n"
+                                         "      %x : Float(2, 3)):\n"
+                                         "  %2 : Tensor = prim::GradOf[name=\"aten::mul\"](%0)\n"
+                                         "    block0():\n"
+                                         "      %3 : Tensor = aten::mul(%0, %x)\n"
+                                         "      -> (%3)\n"
+                                         "  %4 : Tensor = prim::GradOf[name=\"aten::mul\"](%1)\n"
+                                         "    block0():\n"
+                                         "      %5 : Tensor = aten::mul(%1, %x)\n"
+                                         "      -> (%5)\n"
+                                         "  %6 : Tensor = prim::AutogradAdd(%2, %4)\n"
+                                         "  %7 : Tensor = prim::AutogradAdd(%6, %x)\n"
+                                         "  return (%7)\n";
 
-static void
-test_specialize(void)
-{
+static void test_specialize(void) {
   IrGraph *g = ad_test_parse(grad_of_graph);
   g_assert_true(pass_specialize_autograd_zero(g));
   expect_text(g, "graph(%0 : Tensor[Undefined],\n"
@@ -145,9 +133,7 @@ test_specialize(void)
   ir_graph_free(g);
 }
 
-static void
-test_lower(void)
-{
+static void test_lower(void) {
   IrGraph *g = ad_test_parse(grad_of_graph);
   g_assert_true(pass_lower_grad_of(g));
   expect_text(g, "graph(%0 : Tensor[Undefined],\n"
@@ -176,9 +162,7 @@ test_lower(void)
   ir_graph_free(g);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/autodiff/passes/create-chain", test_create_chain);
   g_test_add_func("/autodiff/passes/create-dissolves-small", test_create_dissolves_small);

@@ -93,8 +93,7 @@ static void rehash_node(JsonNode *node, const char *rel, const char *hash) {
 }
 
 /* Replaces rel's content and, with `rehash`, its hashes in the manifest. */
-static void tamper(const char *dir, const char *rel, const char *data, gsize length,
-                   bool rehash) {
+static void tamper(const char *dir, const char *rel, const char *data, gsize length, bool rehash) {
   char *path = g_build_filename(dir, rel, NULL);
   g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
   g_assert_true(g_file_set_contents(path, data, (gssize)length, NULL));
@@ -116,11 +115,17 @@ static void tamper(const char *dir, const char *rel, const char *data, gsize len
 
 static void test_round_trip(void) {
   char *dir = fresh_bundle("round-trip");
-  const char *expected[] = {"REPORT.md", "manifest.json", "program.ir", "inputs/in0.npy",
-                            "inputs/in2.npy", "outputs/out0.npy", "grads/grad0.npy",
+  const char *expected[] = {"REPORT.md",
+                            "manifest.json",
+                            "program.ir",
+                            "inputs/in0.npy",
+                            "inputs/in2.npy",
+                            "outputs/out0.npy",
+                            "grads/grad0.npy",
                             "plans/00-main/00-specialize_input_types.ir",
                             "plans/00-main/00-specialize_input_types.dot",
-                            "plans/01-main.DifferentiableGraph_0.backward", NULL};
+                            "plans/01-main.DifferentiableGraph_0.backward",
+                            NULL};
   for (const char *const *e = expected; *e; e++) {
     char *path = g_build_filename(dir, *e, NULL);
     if (!g_file_test(path, G_FILE_TEST_EXISTS))
@@ -344,8 +349,9 @@ static void test_failed_export_leaves_nothing(void) {
 
 static void test_spec_calls(void) {
   char *dir = g_build_filename(tmpdir, "with-specs", NULL);
-  const char *extra[] = {"--spec", "Float(4, 4, requires_grad=1); Float(4, 4, requires_grad=1); "
-                                   "Float(4, 4, requires_grad=1)",
+  const char *extra[] = {"--spec",
+                         "Float(4, 4, requires_grad=1); Float(4, 4, requires_grad=1); "
+                         "Float(4, 4, requires_grad=1)",
                          "--seed", "7", NULL};
   CliRun r = export_example(dir, extra);
   g_assert_cmpint(r.status, ==, 0);

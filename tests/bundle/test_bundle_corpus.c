@@ -29,8 +29,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cannot read %s: %s\n", case_json, error->message);
     return 1;
   }
-  JsonArray *args = json_object_get_array_member(
-      json_node_get_object(json_parser_get_root(parser)), "args");
+  JsonArray *args =
+      json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "args");
   char *tmp = g_dir_make_tmp("bundle-corpus-XXXXXX", NULL);
   char *bundle = g_build_filename(tmp, "bundle", NULL);
   GPtrArray *av = g_ptr_array_new();

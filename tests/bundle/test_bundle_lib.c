@@ -200,16 +200,11 @@ static void collect_paths(JsonNode *node, GPtrArray *prefix, GPtrArray *out) {
 static JsonNode *variant_node(int variant) {
   JsonNode *n = json_node_alloc();
   switch (variant) {
-  case 1:
-    return json_node_init_null(n);
-  case 2:
-    return json_node_init_int(n, 7);
-  case 3:
-    return json_node_init_string(n, "../x");
-  case 4:
-    return json_node_init_array(n, json_array_new());
-  default:
-    return json_node_init_object(n, json_object_new());
+  case 1: return json_node_init_null(n);
+  case 2: return json_node_init_int(n, 7);
+  case 3: return json_node_init_string(n, "../x");
+  case 4: return json_node_init_array(n, json_array_new());
+  default: return json_node_init_object(n, json_object_new());
   }
 }
 
@@ -220,9 +215,8 @@ static char *mutate(GPtrArray *path, int variant) {
   JsonNode *parent = copy;
   for (guint i = 0; i + 1 < path->len; i++) {
     const char *step = g_ptr_array_index(path, i);
-    parent = step[0] == '#'
-                 ? json_array_get_element(json_node_get_array(parent), atoi(step + 1))
-                 : json_object_get_member(json_node_get_object(parent), step);
+    parent = step[0] == '#' ? json_array_get_element(json_node_get_array(parent), atoi(step + 1))
+                            : json_object_get_member(json_node_get_object(parent), step);
   }
   const char *last = g_ptr_array_index(path, path->len - 1);
   if (last[0] == '#') {

@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "jitscope-config.h"
 #include "exec/pipeline.h"
 #include "fuser/fuser.h"
-#include "ir/text.h"
 #include "graph_file.h"
+#include "ir/text.h"
+#include "jitscope-config.h"
 #include "program_run.h"
 
 /* The bundled example: the corpus LSTM cell as PyTorch printed it. */
@@ -25,8 +25,12 @@ static IrGraph *load_lstm(void) {
 
 static AppInputs *lstm_inputs(const IrGraph *graph) {
   char *const specs[] = {
-      "Float(3, 10)", "Float(3, 20)", "Float(3, 20)", "Float(80, 10, requires_grad=1)",
-      "Float(80, 20, requires_grad=1)", "Float(80, requires_grad=1)",
+      "Float(3, 10)",
+      "Float(3, 20)",
+      "Float(3, 20)",
+      "Float(80, 10, requires_grad=1)",
+      "Float(80, 20, requires_grad=1)",
+      "Float(80, requires_grad=1)",
       "Float(80, requires_grad=1)",
   };
   GError *error = NULL;
@@ -151,8 +155,8 @@ static void test_check_names_the_faulty_stage(void) {
  * off it declines every group, so the other tests see the real backends. */
 static gboolean planting;
 
-static bool planted_can_run(const FuserBackend *backend, const IrNode *group,
-                            const RtValue *inputs, guint n_inputs, char **why) {
+static bool planted_can_run(const FuserBackend *backend, const IrNode *group, const RtValue *inputs,
+                            guint n_inputs, char **why) {
   if (!planting)
     *why = g_strdup("planted: off");
   return planting;
@@ -173,13 +177,12 @@ static const FuserBackend planted_backend = {
     .name = "planted", .can_run = planted_can_run, .run = planted_run};
 
 static void test_check_names_fuse_graph_for_a_fused_backend_fault(void) {
-  static const char program[] =
-      "graph(%x : Float(4, 4), %y : Float(4, 4)):\n"
-      "  %one : int = prim::Constant[value=1]()\n"
-      "  %z : Float(4, 4) = aten::mul(%x, %y)\n"
-      "  %w : Float(4, 4) = aten::add(%z, %x, %one)\n"
-      "  %v : Float(4, 4) = aten::sigmoid(%w)\n"
-      "  return (%v)\n";
+  static const char program[] = "graph(%x : Float(4, 4), %y : Float(4, 4)):\n"
+                                "  %one : int = prim::Constant[value=1]()\n"
+                                "  %z : Float(4, 4) = aten::mul(%x, %y)\n"
+                                "  %w : Float(4, 4) = aten::add(%z, %x, %one)\n"
+                                "  %v : Float(4, 4) = aten::sigmoid(%w)\n"
+                                "  return (%v)\n";
   GError *error = NULL;
   IrGraph *graph = ir_graph_parse(program, strlen(program), "planted.ir", &error);
   g_assert_no_error(error);

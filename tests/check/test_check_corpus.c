@@ -12,8 +12,8 @@ static void check_case(gconstpointer data) {
   JsonParser *parser = json_parser_new();
   GError *error = NULL;
   g_assert_true(json_parser_load_from_file(parser, json_path, &error));
-  JsonArray *args = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)),
-                                                 "args");
+  JsonArray *args =
+      json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "args");
   GPtrArray *specs = g_ptr_array_new();
   for (guint i = 0; i < json_array_get_length(args); i++)
     g_ptr_array_add(specs, (gpointer)json_array_get_string_element(args, i));

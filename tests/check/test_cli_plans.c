@@ -51,10 +51,18 @@ static void assert_plan(JsonObject *plan, const char *kind) {
 }
 
 static void test_stages_json(void) {
-  const char *args[] = {"stages", "resources/examples/lstm_cell.ir", "--input", "Float(3, 10)",
-                        "Float(3, 20)", "Float(3, 20)", "Float(80, 10, requires_grad=1)",
-                        "Float(80, 20, requires_grad=1)", "Float(80, requires_grad=1)",
-                        "Float(80, requires_grad=1)", "--json", NULL};
+  const char *args[] = {"stages",
+                        "resources/examples/lstm_cell.ir",
+                        "--input",
+                        "Float(3, 10)",
+                        "Float(3, 20)",
+                        "Float(3, 20)",
+                        "Float(80, 10, requires_grad=1)",
+                        "Float(80, 20, requires_grad=1)",
+                        "Float(80, requires_grad=1)",
+                        "Float(80, requires_grad=1)",
+                        "--json",
+                        NULL};
   JsonNode *root = run_json(args);
   JsonArray *plans = json_object_get_array_member(json_node_get_object(root), "plans");
   g_assert_cmpuint(json_array_get_length(plans), ==, 2);
@@ -69,11 +77,18 @@ static void test_stages_json(void) {
  * backward plan per spec, with 0, 1 and 1 _grad_sum_to_size nodes (the third spec's two
  * broadcast inputs share one) and the broadcast sizes present as int[]. */
 static void test_plans_json(void) {
-  const char *args[] = {"plans", "resources/examples/broadcast_cell.ir", "--no-fuse",
-                        "--spec", "Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1)",
-                        "--spec", "Float(5, 1, requires_grad=1); Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1)",
-                        "--spec", "Float(5, 1, requires_grad=1); Float(5, 1, requires_grad=1); Float(5, 5, requires_grad=1)",
-                        "--json", NULL};
+  const char *args[] = {
+      "plans",
+      "resources/examples/broadcast_cell.ir",
+      "--no-fuse",
+      "--spec",
+      "Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1)",
+      "--spec",
+      "Float(5, 1, requires_grad=1); Float(5, 5, requires_grad=1); Float(5, 5, requires_grad=1)",
+      "--spec",
+      "Float(5, 1, requires_grad=1); Float(5, 1, requires_grad=1); Float(5, 5, requires_grad=1)",
+      "--json",
+      NULL};
   JsonNode *root = run_json(args);
   JsonArray *specs = json_object_get_array_member(json_node_get_object(root), "specs");
   g_assert_cmpuint(json_array_get_length(specs), ==, 3);

@@ -21,7 +21,9 @@ static void skip_space(Scan *s) {
     s->at++;
 }
 
-static gboolean is_digit(char c) { return c >= '0' && c <= '9'; }
+static gboolean is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 static gboolean scan_number(Scan *s) {
   if (*s->at == '-')

@@ -64,8 +64,7 @@ static CliRun jit(const char *command, const char *const *inputs, const char *co
   g_ptr_array_add(argv, NULL);
   CliRun r = cli_run(jitscope, tmpdir, (const char *const *)argv->pdata);
   if (r.status != 0)
-    g_printerr("jitscope %s failed (status %d, signal %d): %s", command, r.status, r.signal,
-               r.err);
+    g_printerr("jitscope %s failed (status %d, signal %d): %s", command, r.status, r.signal, r.err);
   g_assert_cmpint(r.status, ==, 0);
   bool asked_cuda = inputs != cpu_inputs;
   g_assert_cmpuint(count(r.err, CPU_NOTE), ==, fallback && asked_cuda ? 1 : 0);
@@ -94,8 +93,8 @@ static void assert_plan_device(JsonObject *plan) {
   GString *ir = g_string_new(NULL);
   JsonArray *stages = json_object_get_array_member(plan, "stages");
   for (guint s = 0; s < json_array_get_length(stages); s++)
-    g_string_append(ir, json_object_get_string_member(json_array_get_object_element(stages, s),
-                                                      "ir"));
+    g_string_append(ir,
+                    json_object_get_string_member(json_array_get_object_element(stages, s), "ir"));
   assert_ir_device(plan, ir->str);
   g_string_free(ir, TRUE);
 }
@@ -115,10 +114,12 @@ static void test_stages(void) {
 static void test_plans(void) {
   /* Two calls that differ in sizes: one forward plan, and the note said once. */
   CliRun r = jit("plans", NULL,
-                 (const char *[]){"--spec", "Float(3, 4, requires_grad=1, device=cuda); "
-                                            "Float(1, 4, requires_grad=1, device=cuda)",
-                                  "--spec", "Float(5, 4, requires_grad=1, device=cuda); "
-                                            "Float(1, 4, requires_grad=1, device=cuda)",
+                 (const char *[]){"--spec",
+                                  "Float(3, 4, requires_grad=1, device=cuda); "
+                                  "Float(1, 4, requires_grad=1, device=cuda)",
+                                  "--spec",
+                                  "Float(5, 4, requires_grad=1, device=cuda); "
+                                  "Float(1, 4, requires_grad=1, device=cuda)",
                                   "--json", NULL});
   JsonNode *root = parse(r.out);
   JsonArray *specs = json_object_get_array_member(json_node_get_object(root), "specs");
@@ -226,8 +227,8 @@ static void test_export_and_replay(void) {
     JsonArray *stages = json_object_get_array_member(plan, "stages");
     GString *ir = g_string_new(NULL);
     for (guint s = 0; s < json_array_get_length(stages); s++) {
-      const char *rel = json_object_get_string_member(json_array_get_object_element(stages, s),
-                                                      "ir");
+      const char *rel =
+          json_object_get_string_member(json_array_get_object_element(stages, s), "ir");
       char *path = g_build_filename(tmpdir, "cuda.bundle", rel, NULL);
       char *text = NULL;
       g_assert_true(g_file_get_contents(path, &text, NULL, NULL));

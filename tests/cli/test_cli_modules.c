@@ -35,19 +35,20 @@ static const char module_text[] =
     "  return (%5)\n";
 
 /* The same computation written as a function of (x, scale, bias). */
-static const char function_text[] =
-    "graph(%x : Tensor,\n"
-    "      %s : Tensor,\n"
-    "      %b : Tensor):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %1 : Tensor = aten::mul(%x, %s)\n"
-    "  %2 : Tensor = aten::relu(%1)\n"
-    "  %3 : Tensor = aten::add(%2, %b, %one)\n"
-    "  %4 : Tensor = aten::relu(%3)\n"
-    "  %5 : Tensor = aten::mul(%4, %s)\n"
-    "  return (%5)\n";
+static const char function_text[] = "graph(%x : Tensor,\n"
+                                    "      %s : Tensor,\n"
+                                    "      %b : Tensor):\n"
+                                    "  %one : int = prim::Constant[value=1]()\n"
+                                    "  %1 : Tensor = aten::mul(%x, %s)\n"
+                                    "  %2 : Tensor = aten::relu(%1)\n"
+                                    "  %3 : Tensor = aten::add(%2, %b, %one)\n"
+                                    "  %4 : Tensor = aten::relu(%3)\n"
+                                    "  %5 : Tensor = aten::mul(%4, %s)\n"
+                                    "  return (%5)\n";
 
-static CliRun run(const char *const *args) { return cli_run(jitscope, tmpdir, args); }
+static CliRun run(const char *const *args) {
+  return cli_run(jitscope, tmpdir, args);
+}
 
 static void test_module_runs_with_named_inputs(void) {
   char *module = write_tmp("net.ir", module_text);
@@ -65,9 +66,9 @@ static void test_module_runs_with_named_inputs(void) {
   g_assert_nonnull(strstr(positional.err, "net.ir: inlined 2 calls; 2 module attributes became "
                                           "inputs: self.scale, self.inner.bias"));
   /* Named, in another order: the same values land in the same inputs. */
-  CliRun named = run((const char *[]){"run", module, "--input", "self.inner.bias=Float(2, 3)",
-                                      "x=Float(2, 3)", "self.scale=Float(3)", "--seed", "7",
-                                      "--json", NULL});
+  CliRun named =
+      run((const char *[]){"run", module, "--input", "self.inner.bias=Float(2, 3)", "x=Float(2, 3)",
+                           "self.scale=Float(3)", "--seed", "7", "--json", NULL});
   g_assert_cmpint(named.status, ==, 0);
   g_assert_cmpstr(named.out, ==, want.out);
   /* `print` shows the module graph as written. */
@@ -84,14 +85,14 @@ static void test_module_runs_with_named_inputs(void) {
 
 static void test_named_input_errors(void) {
   char *function = write_tmp("net_fn.ir", function_text);
-  CliRun unknown = run((const char *[]){"run", function, "--input", "y=Float(3)", "Float(3)",
-                                        "Float(3)", NULL});
+  CliRun unknown =
+      run((const char *[]){"run", function, "--input", "y=Float(3)", "Float(3)", "Float(3)", NULL});
   g_assert_cmpint(unknown.status, ==, 2);
   g_assert_cmpstr(unknown.err, ==,
                   "jitscope: error: --input 1: the graph has no input named 'y' (its inputs: "
                   "x, s, b)\n");
-  CliRun twice = run((const char *[]){"run", function, "--input", "s=Float(3)", "s=Float(3)",
-                                      "Float(3)", NULL});
+  CliRun twice = run(
+      (const char *[]){"run", function, "--input", "s=Float(3)", "s=Float(3)", "Float(3)", NULL});
   g_assert_cmpint(twice.status, ==, 2);
   g_assert_cmpstr(twice.err, ==, "jitscope: error: --input 2: input 's' is given twice\n");
   cli_run_clear(&unknown);
@@ -125,7 +126,8 @@ static void test_opaque_ops(void) {
   char *path = write_tmp("opaque.ir", text);
   g_autofree char *warning = g_strdup_printf(
       "jitscope: %s:2:17: warning: unknown op 'aten::frobnicate': parsed as an opaque node (it "
-      "can be printed and drawn, not run)\n", path);
+      "can be printed and drawn, not run)\n",
+      path);
   CliRun printed = run((const char *[]){"print", path, NULL});
   g_assert_cmpint(printed.status, ==, 0);
   g_assert_cmpstr(printed.out, ==, text);
@@ -137,7 +139,8 @@ static void test_opaque_ops(void) {
   g_assert_cmpint(ran.status, ==, 2);
   g_autofree char *error = g_strdup_printf(
       "%sjitscope: %s:2:17: error: cannot run op 'aten::frobnicate': jitscope does not know it "
-      "(it was read as an opaque node)\n", warning, path);
+      "(it was read as an opaque node)\n",
+      warning, path);
   g_assert_cmpstr(ran.err, ==, error);
   cli_run_clear(&printed);
   cli_run_clear(&json);
@@ -146,16 +149,15 @@ static void test_opaque_ops(void) {
 }
 
 static void test_graph_option(void) {
-  char *path = write_tmp("two.ir",
-                         "graph(%a : Tensor) {\n"
-                         "  %1 : Tensor = aten::neg(%a)\n"
-                         "  return (%1);\n"
-                         "}\n"
-                         "graph(%a : Tensor,\n"
-                         "      %b : Tensor) {\n"
-                         "  %2 : Tensor = aten::mul(%a, %b)\n"
-                         "  return (%2);\n"
-                         "}\n");
+  char *path = write_tmp("two.ir", "graph(%a : Tensor) {\n"
+                                   "  %1 : Tensor = aten::neg(%a)\n"
+                                   "  return (%1);\n"
+                                   "}\n"
+                                   "graph(%a : Tensor,\n"
+                                   "      %b : Tensor) {\n"
+                                   "  %2 : Tensor = aten::mul(%a, %b)\n"
+                                   "  return (%2);\n"
+                                   "}\n");
   CliRun first = run((const char *[]){"run", path, "--input", "2.5", "--json", NULL});
   CliRun second =
       run((const char *[]){"run", path, "--graph", "1", "--input", "Float(1)", "Float(1)", NULL});

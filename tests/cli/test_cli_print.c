@@ -111,7 +111,8 @@ static void test_no_command(void) {
 static void test_unknown_command(void) {
   CliRun r = cli_run(jitscope, NULL, (const char *[]){"frobnicate", "x", NULL});
   g_assert_cmpint(r.status, ==, 2);
-  g_assert_cmpstr(r.err, ==, "jitscope: error: unknown command 'frobnicate' (see 'jitscope --help')\n");
+  g_assert_cmpstr(r.err, ==,
+                  "jitscope: error: unknown command 'frobnicate' (see 'jitscope --help')\n");
   g_assert_cmpstr(r.out, ==, "");
   cli_run_clear(&r);
   r = cli_run(jitscope, NULL, (const char *[]){"--frobnicate", NULL});
@@ -172,9 +173,8 @@ static void test_print_pytorch_plans(void) {
     char *json_path = g_build_filename(corpus_dir(), *c, "case.json", NULL);
     JsonParser *parser = json_parser_new();
     g_assert_true(json_parser_load_from_file(parser, json_path, NULL));
-    JsonObject *pytorch =
-        json_object_get_object_member(json_node_get_object(json_parser_get_root(parser)),
-                                      "pytorch");
+    JsonObject *pytorch = json_object_get_object_member(
+        json_node_get_object(json_parser_get_root(parser)), "pytorch");
     GPtrArray *texts = g_ptr_array_new();
     g_ptr_array_add(texts, (gpointer)json_object_get_string_member(pytorch, "forward_graph"));
     JsonArray *backward = json_object_get_array_member(pytorch, "backward_plans");
@@ -336,9 +336,8 @@ static void test_print_json(void) {
   JsonObject *if_node = json_array_get_object_element(nodes, 2);
   JsonArray *blocks = json_object_get_array_member(if_node, "blocks");
   g_assert_cmpuint(json_array_get_length(blocks), ==, 2);
-  assert_strings(
-      json_object_get_array_member(json_array_get_object_element(blocks, 1), "outputs"), NULL,
-      (const char *[]){"%a.1", NULL});
+  assert_strings(json_object_get_array_member(json_array_get_object_element(blocks, 1), "outputs"),
+                 NULL, (const char *[]){"%a.1", NULL});
   assert_strings(json_object_get_array_member(g, "outputs"), NULL, (const char *[]){"%z", NULL});
   json_node_unref(root);
   cli_run_clear(&r);

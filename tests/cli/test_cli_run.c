@@ -93,8 +93,8 @@ static bool same_data(JsonObject *a, JsonObject *b) {
 static char *identity2;
 
 static void test_drawn_tensors(void) {
-  JsonNode *root = run_json(identity2, (const char *[]){"--input", "Float(2, 3)",
-                                                        "Double(4, requires_grad=1)", NULL});
+  JsonNode *root = run_json(
+      identity2, (const char *[]){"--input", "Float(2, 3)", "Double(4, requires_grad=1)", NULL});
   assert_shape(output(root, 0), "float32", (gint64[]){2, 3}, 2);
   assert_shape(output(root, 1), "float64", (gint64[]){4}, 1);
   /* grads: null for the input without requires_grad; for %y the gradient of the sum of
@@ -128,8 +128,8 @@ static void test_seed_rule(void) {
   JsonNode *a = run_json(identity2, (const char *[]){"--input", "Float(5)", "Float(5)", NULL});
   JsonNode *again = run_json(identity2, (const char *[]){"--input", "Float(5)", "--input",
                                                          "Float(5)", "--seed", "0", NULL});
-  JsonNode *b = run_json(identity2,
-                         (const char *[]){"--seed", "1", "--input", "Float(5)", "Float(5)", NULL});
+  JsonNode *b =
+      run_json(identity2, (const char *[]){"--seed", "1", "--input", "Float(5)", "Float(5)", NULL});
   g_assert_true(same_data(output(a, 0), output(again, 0)));
   g_assert_true(same_data(output(a, 1), output(again, 1)));
   g_assert_false(same_data(output(a, 0), output(a, 1)));
@@ -167,8 +167,8 @@ static void test_npy_round_trip(void) {
   memcpy(rt_tensor_data(t), values, sizeof values);
   char *path = g_build_filename(tmpdir, "x.npy", NULL);
   g_assert_true(rt_npy_save(path, t, NULL));
-  JsonNode *root = run_json(identity2,
-                            (const char *[]){"--input", "x.npy:requires_grad=1", "x.npy", NULL});
+  JsonNode *root =
+      run_json(identity2, (const char *[]){"--input", "x.npy:requires_grad=1", "x.npy", NULL});
   JsonObject *o = output(root, 0);
   assert_shape(o, "float32", (gint64[]){2, 3}, 2);
   JsonArray *data = json_object_get_array_member(o, "data");
@@ -186,8 +186,17 @@ static void test_npy_round_trip(void) {
 /* Float64 and float16 values at the edges of what JSON numbers can carry come back exactly
  * (the output is strict JSON: cli_run checks every --json output). */
 static void test_json_edge_values(void) {
-  const double values[] = {-0.0, 0.0, 4.9406564584124654e-324, 2.2250738585072009e-308,
-                           1e300, -1e-300, 1.7976931348623157e308, 2e30, 0.1, NAN, INFINITY,
+  const double values[] = {-0.0,
+                           0.0,
+                           4.9406564584124654e-324,
+                           2.2250738585072009e-308,
+                           1e300,
+                           -1e-300,
+                           1.7976931348623157e308,
+                           2e30,
+                           0.1,
+                           NAN,
+                           INFINITY,
                            -INFINITY};
   const guint n = G_N_ELEMENTS(values);
   RtTensor *wide = rt_tensor_new(IR_DTYPE_FLOAT64, 1, (int64_t[]){n});
@@ -200,8 +209,8 @@ static void test_json_edge_values(void) {
   char *half_path = g_build_filename(tmpdir, "edges16.npy", NULL);
   g_assert_true(rt_npy_save(wide_path, wide, NULL));
   g_assert_true(rt_npy_save(half_path, half, NULL));
-  JsonNode *root = run_json(identity2, (const char *[]){"--input", "edges64.npy", "edges16.npy",
-                                                        NULL});
+  JsonNode *root =
+      run_json(identity2, (const char *[]){"--input", "edges64.npy", "edges16.npy", NULL});
   JsonArray *d64 = json_object_get_array_member(output(root, 0), "data");
   JsonArray *d16 = json_object_get_array_member(output(root, 1), "data");
   g_assert_cmpstr(json_object_get_string_member(output(root, 1), "dtype"), ==, "float16");
@@ -250,7 +259,8 @@ static void test_scalars_and_tuples(void) {
 
 static void test_text_output(void) {
   char *graph = write_tmp("id1.ir", "graph(%x : Tensor):\n  return (%x)\n");
-  CliRun r = cli_run(jitscope, tmpdir, (const char *[]){"run", graph, "--input", "Float(30)", NULL});
+  CliRun r =
+      cli_run(jitscope, tmpdir, (const char *[]){"run", graph, "--input", "Float(30)", NULL});
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(strstr(r.out, "inputs (seed 0):\n  0: Float(30)\n"));
   g_assert_nonnull(strstr(r.out, "outputs:\n  0: float32 [30]\n     ["));
@@ -264,7 +274,8 @@ static void test_text_output(void) {
   cli_run_clear(&r);
 
   /* device=cuda is accepted and said to run on the CPU. */
-  r = cli_run(jitscope, tmpdir, (const char *[]){"run", graph, "--input", "Float(8, device=cuda)", NULL});
+  r = cli_run(jitscope, tmpdir,
+              (const char *[]){"run", graph, "--input", "Float(8, device=cuda)", NULL});
   g_assert_cmpint(r.status, ==, 0);
   g_assert_true(g_str_has_prefix(r.err, "jitscope: note: "));
   cli_run_clear(&r);
@@ -311,8 +322,7 @@ static void test_input_errors(void) {
        "jitscope: error: --input 1 ('x.npy:requires_grad=2'): requires_grad must be 0 or 1"},
       {{"run", identity2, "--input", "1", "abc", NULL},
        "jitscope: error: --input 2 ('abc'): 'abc' is not a SPEC"},
-      {{"run", identity2, "--input", "nothere.npy", "1", NULL},
-       "jitscope: error: --input 1: "},
+      {{"run", identity2, "--input", "nothere.npy", "1", NULL}, "jitscope: error: --input 1: "},
       {{"run", typed, "--input", "Float(3, 2)", "1.5", NULL},
        "jitscope: error: --input 1 is Float(3, 2), which does not fit the graph's input %x : "
        "Float(2, 3)\n"},
@@ -370,11 +380,12 @@ static void test_header_specs(void) {
   g_assert_nonnull(strstr(r.out, "\"spec\":\"Float(5); Double(1)\""));
   cli_run_clear(&r);
   char *malformed = write_tmp("malformed.ir", "# jitscope: --spec 'Float(2); Flot(3)'\n"
-                                             "graph(%x : Tensor,\n      %y : Tensor):\n"
-                                             "  return (%x, %y)\n");
+                                              "graph(%x : Tensor,\n      %y : Tensor):\n"
+                                              "  return (%x, %y)\n");
   r = cli_run(jitscope, tmpdir, (const char *[]){"run", malformed, NULL});
   g_assert_cmpint(r.status, ==, 2);
-  g_autofree char *expected = g_strdup_printf("jitscope: %s:1:31: error: spec 2 'Flot(3)'", malformed);
+  g_autofree char *expected =
+      g_strdup_printf("jitscope: %s:1:31: error: spec 2 'Flot(3)'", malformed);
   g_assert_true(g_str_has_prefix(r.err, expected));
   cli_run_clear(&r);
   g_free(malformed);

@@ -2,8 +2,12 @@
 #include "json_strict.h"
 
 static void test_accepts(void) {
-  const char *good[] = {"{}", "[]", " {\"a\": [1, -0, 0.5, 1e-300, 2E+30, -1.5e3]} \n",
-                        "\"\\u00e9\\n\"", "[true, false, null, \"nan\", {\"x\": {}}]", "0"};
+  const char *good[] = {"{}",
+                        "[]",
+                        " {\"a\": [1, -0, 0.5, 1e-300, 2E+30, -1.5e3]} \n",
+                        "\"\\u00e9\\n\"",
+                        "[true, false, null, \"nan\", {\"x\": {}}]",
+                        "0"};
   for (guint i = 0; i < G_N_ELEMENTS(good); i++) {
     GError *error = NULL;
     if (!json_strict_check(good[i], &error))
@@ -12,9 +16,9 @@ static void test_accepts(void) {
 }
 
 static void test_refuses(void) {
-  const char *bad[] = {"",      "2e+30.0", "NaN",       "[Infinity]", "-inf", "[1,]",
-                       "{\"a\" 1}", "01",      "+1",        "1.",         ".5",   "[1] [2]",
-                       "\"a\tb\"", "\"\\x\"", "{'a': 1}", "[1e]",       "tru",  "[\"unclosed]"};
+  const char *bad[] = {"",          "2e+30.0", "NaN",      "[Infinity]", "-inf", "[1,]",
+                       "{\"a\" 1}", "01",      "+1",       "1.",         ".5",   "[1] [2]",
+                       "\"a\tb\"",  "\"\\x\"", "{'a': 1}", "[1e]",       "tru",  "[\"unclosed]"};
   for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
     GError *error = NULL;
     if (json_strict_check(bad[i], &error))

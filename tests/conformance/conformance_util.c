@@ -21,8 +21,7 @@ JsonParser *conf_load(const char *path) {
 }
 
 JsonArray *conf_cases(JsonParser *parser) {
-  return json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)),
-                                      "cases");
+  return json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "cases");
 }
 
 double conf_number(JsonNode *node) {
@@ -44,8 +43,10 @@ static IrDtype dtype_named(const char *name) {
   static const struct {
     const char *name;
     IrDtype dtype;
-  } names[] = {{"float32", IR_DTYPE_FLOAT32}, {"float64", IR_DTYPE_FLOAT64},
-               {"int64", IR_DTYPE_INT64}, {"bool", IR_DTYPE_BOOL}};
+  } names[] = {{"float32", IR_DTYPE_FLOAT32},
+               {"float64", IR_DTYPE_FLOAT64},
+               {"int64", IR_DTYPE_INT64},
+               {"bool", IR_DTYPE_BOOL}};
   for (guint i = 0; i < G_N_ELEMENTS(names); i++)
     if (strcmp(names[i].name, name) == 0)
       return names[i].dtype;
@@ -55,9 +56,8 @@ static IrDtype dtype_named(const char *name) {
 RtValue *conf_inputs(JsonObject *c, guint *n) {
   JsonArray *inputs = json_object_get_array_member(c, "inputs");
   JsonArray *dtypes = json_object_get_array_member(c, "input_dtypes");
-  JsonArray *shapes = json_object_has_member(c, "shapes")
-                          ? json_object_get_array_member(c, "shapes")
-                          : NULL;
+  JsonArray *shapes =
+      json_object_has_member(c, "shapes") ? json_object_get_array_member(c, "shapes") : NULL;
   *n = json_array_get_length(inputs);
   RtValue *values = g_new(RtValue, *n);
   for (guint a = 0; a < *n; a++) {

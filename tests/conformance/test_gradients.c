@@ -8,10 +8,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "conformance_util.h"
 #include "exec/executor.h"
 #include "ir/text.h"
 #include "runtime/code.h"
-#include "conformance_util.h"
 
 static guint n_checked, n_failed;
 

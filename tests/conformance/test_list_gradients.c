@@ -8,30 +8,28 @@
 #include "ir/text.h"
 
 /* cat([x, y], 1) cut in two halves a = x, b = y: d sum(a * b) / dx = y, / dy = x. */
-static const char cat_chunk_ir[] =
-    "graph(%x : Float(2, 3), %y : Float(2, 3)):\n"
-    "  %d : int = prim::Constant[value=1]()\n"
-    "  %n : int = prim::Constant[value=2]()\n"
-    "  %l : Tensor[] = prim::ListConstruct(%x, %y)\n"
-    "  %c : Tensor = aten::cat(%l, %d)\n"
-    "  %p : Tensor[] = aten::chunk(%c, %n, %d)\n"
-    "  %a : Tensor, %b : Tensor = prim::ListUnpack(%p)\n"
-    "  %r : Tensor = aten::mul(%a, %b)\n"
-    "  return (%r)\n";
+static const char cat_chunk_ir[] = "graph(%x : Float(2, 3), %y : Float(2, 3)):\n"
+                                   "  %d : int = prim::Constant[value=1]()\n"
+                                   "  %n : int = prim::Constant[value=2]()\n"
+                                   "  %l : Tensor[] = prim::ListConstruct(%x, %y)\n"
+                                   "  %c : Tensor = aten::cat(%l, %d)\n"
+                                   "  %p : Tensor[] = aten::chunk(%c, %n, %d)\n"
+                                   "  %a : Tensor, %b : Tensor = prim::ListUnpack(%p)\n"
+                                   "  %r : Tensor = aten::mul(%a, %b)\n"
+                                   "  return (%r)\n";
 
 /* cat([x (2,3), y (2,2)], 1) split into widths 1 and 4: r = a * sum(b); d/dx[:, 0] = sum(b),
  * d/dx[:, 1:] = d/dy = sum(a). */
-static const char split_ir[] =
-    "graph(%x : Float(2, 3), %y : Float(2, 2)):\n"
-    "  %d : int = prim::Constant[value=1]()\n"
-    "  %l : Tensor[] = prim::ListConstruct(%x, %y)\n"
-    "  %c : Tensor = aten::cat(%l, %d)\n"
-    "  %s : int[] = prim::Constant[value=[1, 4]]()\n"
-    "  %p : Tensor[] = aten::split_with_sizes(%c, %s, %d)\n"
-    "  %a : Tensor, %b : Tensor = prim::ListUnpack(%p)\n"
-    "  %e : Tensor = aten::sum(%b)\n"
-    "  %r : Tensor = aten::mul(%a, %e)\n"
-    "  return (%r)\n";
+static const char split_ir[] = "graph(%x : Float(2, 3), %y : Float(2, 2)):\n"
+                               "  %d : int = prim::Constant[value=1]()\n"
+                               "  %l : Tensor[] = prim::ListConstruct(%x, %y)\n"
+                               "  %c : Tensor = aten::cat(%l, %d)\n"
+                               "  %s : int[] = prim::Constant[value=[1, 4]]()\n"
+                               "  %p : Tensor[] = aten::split_with_sizes(%c, %s, %d)\n"
+                               "  %a : Tensor, %b : Tensor = prim::ListUnpack(%p)\n"
+                               "  %e : Tensor = aten::sum(%b)\n"
+                               "  %r : Tensor = aten::mul(%a, %e)\n"
+                               "  return (%r)\n";
 
 /* stack([x, y]) (2, 2, 3) unbound along its last dim into u0, u1, u2 (2, 2); r = u0 * u2
  * passed through a tuple beside u1, whose gradient piece stays undefined (zeros):
@@ -50,10 +48,9 @@ static const char stack_unbind_ir[] =
     "  %p : Tensor, %q : Tensor = prim::TupleUnpack(%t)\n"
     "  return (%p)\n";
 
-static const char digamma_ir[] =
-    "graph(%x : Float(3)):\n"
-    "  %r : Tensor = aten::digamma(%x)\n"
-    "  return (%r)\n";
+static const char digamma_ir[] = "graph(%x : Float(3)):\n"
+                                 "  %r : Tensor = aten::digamma(%x)\n"
+                                 "  return (%r)\n";
 
 static RtTensor *filled(int64_t rows, int64_t cols, double start) {
   RtTensor *t = rt_tensor_new(IR_DTYPE_FLOAT32, 2, (int64_t[]){rows, cols});
@@ -77,8 +74,7 @@ static bool gradients(const char *ir, bool optimize, RtTensor **inputs, guint n,
   RtValue *outputs = NULL;
   guint n_out = 0;
   bool ok = exec_executor_run(executor, values, n, &outputs, &n_out, error) &&
-            exec_session_backward(session, &outputs[0].u.tensor, NULL, 1, inputs, n, grads,
-                                  error);
+            exec_session_backward(session, &outputs[0].u.tensor, NULL, 1, inputs, n, grads, error);
   for (guint i = 0; i < n_out; i++)
     rt_value_unref(outputs[i]);
   g_free(outputs);

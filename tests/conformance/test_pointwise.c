@@ -14,12 +14,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "conformance_util.h"
 #include "fuser/cpu_codegen.h"
 #include "fuser/fuser.h"
 #include "ir/text.h"
 #include "passes/passes.h"
 #include "runtime/code.h"
-#include "conformance_util.h"
 
 static guint n_checked, n_failed;
 static GHashTable *codegen_done; /* "op dtype" compiled through the C backend once */
@@ -43,8 +43,8 @@ static void compare(const char *backend, JsonObject *c, RtTensor *got) {
   n_checked++;
   const char *want_dtype = json_object_get_string_member(c, "expected_dtype");
   if (strcmp(ir_dtype_name(got->dtype), want_dtype) != 0) {
-    g_autofree char *what = g_strdup_printf("dtype %s, PyTorch %s", ir_dtype_name(got->dtype),
-                                            want_dtype);
+    g_autofree char *what =
+        g_strdup_printf("dtype %s, PyTorch %s", ir_dtype_name(got->dtype), want_dtype);
     report(backend, c, 0, what);
     return;
   }

@@ -26,13 +26,10 @@ typedef struct {
 
 static double tolerance(IrDtype dtype) {
   switch (dtype) {
-  case IR_DTYPE_FLOAT64:
-    return 1e-10;
+  case IR_DTYPE_FLOAT64: return 1e-10;
   case IR_DTYPE_FLOAT32:
-  case IR_DTYPE_FLOAT16:
-    return 1e-4;
-  default:
-    return 0.0;
+  case IR_DTYPE_FLOAT16: return 1e-4;
+  default: return 0.0;
   }
 }
 
@@ -95,8 +92,8 @@ static bool compare_tensor(JsonNode *ours, const char *ref_path, char **why) {
   JsonArray *data = json_object_get_array_member(t, "data");
   int64_t n = rt_tensor_numel(ref);
   if (data == NULL || json_array_get_length(data) != (guint)n) {
-    *why = g_strdup_printf("data has the wrong number of elements (reference %" G_GINT64_FORMAT
-                           ")", n);
+    *why = g_strdup_printf("data has the wrong number of elements (reference %" G_GINT64_FORMAT ")",
+                           n);
     goto out;
   }
   double max_ref = 0.0, max_diff = 0.0;
@@ -131,10 +128,9 @@ static bool compare_tensor(JsonNode *ours, const char *ref_path, char **why) {
   if (err > tolerance(ref->dtype)) {
     double worst_ours = NAN;
     read_number(json_array_get_element(data, (guint)worst), &worst_ours);
-    *why = g_strdup_printf("relative error %.3g > %.0e (worst element %" G_GINT64_FORMAT
-                           ": %.9g, reference %.9g)",
-                           err, tolerance(ref->dtype), worst, worst_ours,
-                           rt_tensor_get(ref, worst));
+    *why = g_strdup_printf(
+        "relative error %.3g > %.0e (worst element %" G_GINT64_FORMAT ": %.9g, reference %.9g)",
+        err, tolerance(ref->dtype), worst, worst_ours, rt_tensor_get(ref, worst));
     goto out;
   }
   ok = true;

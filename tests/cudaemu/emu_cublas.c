@@ -32,7 +32,9 @@ cublasStatus_t cublasCreate_v2(Handle **handle) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
-static gboolean handle_ok(const Handle *h) { return h && h->magic == HANDLE_MAGIC; }
+static gboolean handle_ok(const Handle *h) {
+  return h && h->magic == HANDLE_MAGIC;
+}
 
 cublasStatus_t cublasDestroy_v2(Handle *handle) {
   if (!handle_ok(handle))
@@ -83,7 +85,9 @@ static cublasStatus_t gemm_check(const Handle *h, int ta, int tb, int m, int n, 
   return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
 }
 
-static enum CBLAS_TRANSPOSE trans(int op) { return op == CUBLAS_OP_T ? CblasTrans : CblasNoTrans; }
+static enum CBLAS_TRANSPOSE trans(int op) {
+  return op == CUBLAS_OP_T ? CblasTrans : CblasNoTrans;
+}
 
 cublasStatus_t cublasSgemm_v2(Handle *h, int ta, int tb, int m, int n, int k, const float *alpha,
                               const float *a, int lda, const float *b, int ldb, const float *beta,
@@ -92,8 +96,8 @@ cublasStatus_t cublasSgemm_v2(Handle *h, int ta, int tb, int m, int n, int k, co
   if (st != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
     return st;
   cudaemu_device_memory_begin();
-  cblas_sgemm(CblasColMajor, trans(ta), trans(tb), m, n, k, *alpha, a, MAX(1, lda), b,
-              MAX(1, ldb), *beta, c, ldc);
+  cblas_sgemm(CblasColMajor, trans(ta), trans(tb), m, n, k, *alpha, a, MAX(1, lda), b, MAX(1, ldb),
+              *beta, c, ldc);
   cudaemu_device_memory_end();
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -105,8 +109,8 @@ cublasStatus_t cublasDgemm_v2(Handle *h, int ta, int tb, int m, int n, int k, co
   if (st != CUBLAS_STATUS_SUCCESS || m == 0 || n == 0)
     return st;
   cudaemu_device_memory_begin();
-  cblas_dgemm(CblasColMajor, trans(ta), trans(tb), m, n, k, *alpha, a, MAX(1, lda), b,
-              MAX(1, ldb), *beta, c, ldc);
+  cblas_dgemm(CblasColMajor, trans(ta), trans(tb), m, n, k, *alpha, a, MAX(1, lda), b, MAX(1, ldb),
+              *beta, c, ldc);
   cudaemu_device_memory_end();
   return CUBLAS_STATUS_SUCCESS;
 }

@@ -115,12 +115,16 @@ static gboolean initialized;
 static Context primary_context;
 static Handle default_pool = {POOL_MAGIC};
 static __thread Context *current_context;
-static GMutex lock;            /* allocations, and the protection of device memory */
+static GMutex lock;             /* allocations, and the protection of device memory */
 static GHashTable *allocations; /* CUdeviceptr -> Allocation* */
 
-static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+static size_t page_size(void) {
+  return (size_t)sysconf(_SC_PAGESIZE);
+}
 
-static CUresult need_init(void) { return initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED; }
+static CUresult need_init(void) {
+  return initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
 
 static CUresult need_context(void) {
   if (!initialized)
@@ -128,7 +132,9 @@ static CUresult need_context(void) {
   return current_context ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
-static gboolean stream_ok(const Stream *s) { return s == NULL || s->h.magic == STREAM_MAGIC; }
+static gboolean stream_ok(const Stream *s) {
+  return s == NULL || s->h.magic == STREAM_MAGIC;
+}
 
 /* The allocation holding [ptr, ptr + bytes), or NULL (lock held). */
 static Allocation *allocation_of(CUdeviceptr ptr, size_t bytes) {
@@ -239,12 +245,12 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice device) {
   if (value == NULL)
     return CUDA_ERROR_INVALID_VALUE;
   switch (attribute) {
-  case 1: *value = EMU_MAX_THREADS_PER_BLOCK; return CUDA_SUCCESS;   /* MAX_THREADS_PER_BLOCK */
-  case 16: *value = EMU_SM_COUNT; return CUDA_SUCCESS;               /* MULTIPROCESSOR_COUNT */
-  case 39: *value = EMU_MAX_THREADS_PER_SM; return CUDA_SUCCESS;     /* MAX_THREADS_PER_SM */
-  case 75: *value = EMU_CC_MAJOR; return CUDA_SUCCESS;               /* COMPUTE_CAPABILITY_MAJOR */
-  case 76: *value = EMU_CC_MINOR; return CUDA_SUCCESS;               /* COMPUTE_CAPABILITY_MINOR */
-  case 115: *value = 1; return CUDA_SUCCESS;                         /* MEMORY_POOLS_SUPPORTED */
+  case 1: *value = EMU_MAX_THREADS_PER_BLOCK; return CUDA_SUCCESS; /* MAX_THREADS_PER_BLOCK */
+  case 16: *value = EMU_SM_COUNT; return CUDA_SUCCESS;             /* MULTIPROCESSOR_COUNT */
+  case 39: *value = EMU_MAX_THREADS_PER_SM; return CUDA_SUCCESS;   /* MAX_THREADS_PER_SM */
+  case 75: *value = EMU_CC_MAJOR; return CUDA_SUCCESS;             /* COMPUTE_CAPABILITY_MAJOR */
+  case 76: *value = EMU_CC_MINOR; return CUDA_SUCCESS;             /* COMPUTE_CAPABILITY_MINOR */
+  case 115: *value = 1; return CUDA_SUCCESS;                       /* MEMORY_POOLS_SUPPORTED */
   default: return CUDA_ERROR_INVALID_VALUE; /* an attribute the emulator does not know */
   }
 }
@@ -439,7 +445,9 @@ CUresult cuEventCreate(Event **event, unsigned int flags) {
   return CUDA_SUCCESS;
 }
 
-static gboolean event_ok(const Event *e) { return e && e->h.magic == EVENT_MAGIC; }
+static gboolean event_ok(const Event *e) {
+  return e && e->h.magic == EVENT_MAGIC;
+}
 
 CUresult cuEventDestroy_v2(Event *event) {
   if (!event_ok(event))

@@ -113,7 +113,9 @@ static const char *ensure_work_dir(void) {
   return work_dir;
 }
 
-static gboolean is_ident(char c) { return g_ascii_isalnum(c) || c == '_'; }
+static gboolean is_ident(char c) {
+  return g_ascii_isalnum(c) || c == '_';
+}
 
 /* `*(TYPE *)p[i]` for one parameter declaration "TYPE NAME". */
 static gboolean append_argument(GString *call, const char *decl, guint index) {
@@ -201,8 +203,8 @@ nvrtcResult nvrtcCompileProgram(Program *p, int n_options, const char *const *op
   char *base = g_strdup_printf("%s/k%u", dir ? dir : "/nonexistent", id);
   char *cpp = g_strconcat(base, ".cpp", NULL), *so = g_strconcat(base, ".so", NULL);
   GString *unit = g_string_new(NULL);
-  g_string_append_printf(unit, "#include \"%s\"\n#line 1 \"%s\"\n%s\n", CUDAEMU_PRELUDE,
-                         p->name, p->source);
+  g_string_append_printf(unit, "#include \"%s\"\n#line 1 \"%s\"\n%s\n", CUDAEMU_PRELUDE, p->name,
+                         p->source);
   nvrtcResult result = NVRTC_ERROR_COMPILATION;
   GError *error = NULL;
   if (append_wrappers(unit, p->source, log) &&

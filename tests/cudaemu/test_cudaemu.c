@@ -35,8 +35,8 @@ static CudaFunction compile(const char *source, const char *name) {
 }
 
 static void launch(CudaFunction fn, unsigned grid, unsigned block, void **params) {
-  g_assert_cmpint(
-      status->cu.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, NULL, params, NULL), ==, 0);
+  g_assert_cmpint(status->cu.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, NULL, params, NULL), ==,
+                  0);
 }
 
 static void test_device(void) {
@@ -56,8 +56,8 @@ static void test_copies(void) {
   g_assert_cmpmem(host, sizeof host, back, sizeof back);
   /* One element too many, a pointer into no allocation, and a second free are refused. */
   g_assert_cmpint(status->cu.cuMemcpyHtoDAsync(a + 4, host, sizeof host, NULL), ==, 1);
-  g_assert_cmpint(status->cu.cuMemcpyDtoHAsync(back, (CudaDevicePtr)(guintptr)back, 4, NULL),
-                  ==, 1);
+  g_assert_cmpint(status->cu.cuMemcpyDtoHAsync(back, (CudaDevicePtr)(guintptr)back, 4, NULL), ==,
+                  1);
   device_free(a);
   device_free(b);
   g_assert_cmpint(status->cu.cuMemFreeAsync(a, NULL), ==, 1);

@@ -9,14 +9,13 @@
 #include "ir/text.h"
 #include "tensor/tensor.h"
 
-static const char broadcast_cell[] =
-    "graph(%a.1 : Tensor,\n"
-    "      %b.1 : Tensor,\n"
-    "      %c.1 : Tensor):\n"
-    "  %5 : int = prim::Constant[value=1]()\n"
-    "  %6 : Tensor = aten::add(%a.1, %b.1, %5)\n"
-    "  %9 : Tensor = aten::add(%6, %c.1, %5)\n"
-    "  return (%9)\n";
+static const char broadcast_cell[] = "graph(%a.1 : Tensor,\n"
+                                     "      %b.1 : Tensor,\n"
+                                     "      %c.1 : Tensor):\n"
+                                     "  %5 : int = prim::Constant[value=1]()\n"
+                                     "  %6 : Tensor = aten::add(%a.1, %b.1, %5)\n"
+                                     "  %9 : Tensor = aten::add(%6, %c.1, %5)\n"
+                                     "  return (%9)\n";
 
 static IrGraph *parse(const char *text) {
   GError *error = NULL;
@@ -67,8 +66,7 @@ static void test_grad_sum_to_size_elimination(void) {
     g_assert_no_error(error);
     g_assert_cmpuint(n_outs, ==, 1);
     RtTensor *grads[3] = {0};
-    g_assert_true(
-        exec_session_backward(session, &outs[0].u.tensor, NULL, 1, in, 3, grads, &error));
+    g_assert_true(exec_session_backward(session, &outs[0].u.tensor, NULL, 1, in, 3, grads, &error));
     g_assert_no_error(error);
 
     /* Exactly one new backward plan, plus the forward plan on the first call only. */

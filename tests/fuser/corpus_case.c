@@ -112,8 +112,7 @@ static void flatten(RtValue v, GPtrArray *out) {
     g_ptr_array_add(out, v.tag == RT_TENSOR && v.u.tensor ? rt_tensor_ref(v.u.tensor) : NULL);
 }
 
-void corpus_case_run(CorpusCase *c, ExecSession *session, GPtrArray *outputs,
-                        GPtrArray *grads) {
+void corpus_case_run(CorpusCase *c, ExecSession *session, GPtrArray *outputs, GPtrArray *grads) {
   ExecExecutor *ex = exec_executor_new(session, c->graph, "main", EXEC_PLAN_FORWARD);
   RtValue *outs = NULL;
   guint n_outs = 0;
@@ -126,9 +125,8 @@ void corpus_case_run(CorpusCase *c, ExecSession *session, GPtrArray *outputs,
   bool any_grad = false;
   for (guint i = 0; i < c->n_in; i++)
     any_grad |= c->leaf[i] && c->leaf[i]->requires_grad;
-  if (any_grad &&
-      !exec_session_backward(session, (RtTensor **)outputs->pdata, NULL, outputs->len, c->leaf,
-                             c->n_in, g, &error))
+  if (any_grad && !exec_session_backward(session, (RtTensor **)outputs->pdata, NULL, outputs->len,
+                                         c->leaf, c->n_in, g, &error))
     g_error("%s: backward: %s", c->name, error->message);
   for (guint i = 0; i < c->n_in; i++)
     g_ptr_array_add(grads, g[i]);

@@ -23,8 +23,7 @@ void corpus_case_free(CorpusCase *c);
 
 /* Runs forward, then backward when an input requires grad; outputs (flattened) and gradients
  * (one per input, NULL where none) as new references. */
-void corpus_case_run(CorpusCase *c, ExecSession *session, GPtrArray *outputs,
-                        GPtrArray *grads);
+void corpus_case_run(CorpusCase *c, ExecSession *session, GPtrArray *outputs, GPtrArray *grads);
 
 /* max |a - b| / max(1, max |b|); INFINITY when shapes or NaN positions differ. */
 double corpus_rel_error(const RtTensor *a, const RtTensor *b);

@@ -11,12 +11,11 @@
 #include "ir/text.h"
 #include "source_lines.h"
 
-static const char add_sigmoid[] =
-    "graph(%a : Float(*, *), %b : Float(*, *)):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %c : Float(*, *) = aten::add(%a, %b, %one)\n"
-    "  %d : Float(*, *) = aten::sigmoid(%c)\n"
-    "  return (%d)\n";
+static const char add_sigmoid[] = "graph(%a : Float(*, *), %b : Float(*, *)):\n"
+                                  "  %one : int = prim::Constant[value=1]()\n"
+                                  "  %c : Float(*, *) = aten::add(%a, %b, %one)\n"
+                                  "  %d : Float(*, *) = aten::sigmoid(%c)\n"
+                                  "  return (%d)\n";
 
 static void test_contiguous_float(void) {
   IrGraph *g = source_lines_parse(add_sigmoid);
@@ -101,11 +100,10 @@ static void test_strided_double(void) {
 }
 
 static void test_compare_where_bool(void) {
-  static const char text[] =
-      "graph(%a : Float(*), %b : Float(*)):\n"
-      "  %c : Bool(*) = aten::gt(%a, %b)\n"
-      "  %d : Float(*) = aten::where(%c, %a, %b)\n"
-      "  return (%d, %c)\n";
+  static const char text[] = "graph(%a : Float(*), %b : Float(*)):\n"
+                             "  %c : Bool(*) = aten::gt(%a, %b)\n"
+                             "  %d : Float(*) = aten::where(%c, %a, %b)\n"
+                             "  return (%d, %c)\n";
   IrGraph *g = source_lines_parse(text);
   IrDtype dt[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT32};
   CpuInner inner[4] = {CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS,
@@ -149,8 +147,8 @@ static IrNode *fused_group(IrGraph *g) {
   g_assert_not_reached();
 }
 
-static void run_backend(const FuserBackend *b, IrNode *group, RtValue *in, guint n_in,
-                        RtValue *out, guint n_out) {
+static void run_backend(const FuserBackend *b, IrNode *group, RtValue *in, guint n_in, RtValue *out,
+                        guint n_out) {
   GError *error = NULL;
   char *why = NULL;
   if (!b->can_run(b, group, in, n_in, &why))
@@ -241,30 +239,28 @@ static void test_run_layouts(void) {
 }
 
 static void test_run_double_int_bool(void) {
-  static const char dbl[] =
-      "graph(%a : Double(*, *), %b : Double(*, *)):\n"
-      "  %k : float = prim::Constant[value=0.5]()\n"
-      "  %p : Double(*, *) = aten::pow(%a, %k)\n"
-      "  %l : Double(*, *) = aten::log1p(%p)\n"
-      "  %q : Bool(*, *) = aten::lt(%a, %b)\n"
-      "  %w : Double(*, *) = aten::where(%q, %l, %b)\n"
-      "  return (%w, %q)\n";
+  static const char dbl[] = "graph(%a : Double(*, *), %b : Double(*, *)):\n"
+                            "  %k : float = prim::Constant[value=0.5]()\n"
+                            "  %p : Double(*, *) = aten::pow(%a, %k)\n"
+                            "  %l : Double(*, *) = aten::log1p(%p)\n"
+                            "  %q : Bool(*, *) = aten::lt(%a, %b)\n"
+                            "  %w : Double(*, *) = aten::where(%q, %l, %b)\n"
+                            "  return (%w, %q)\n";
   RtValue in[2] = {rt_tensor(randn(IR_DTYPE_FLOAT64, 2, 70, 1000, 4)),
                    rt_tensor(randn(IR_DTYPE_FLOAT64, 2, 1, 1000, 5))};
   compare(dbl, in, 2); /* NaNs from pow of negatives agree too */
   rt_value_unref(in[0]);
   rt_value_unref(in[1]);
   /* FuseGraph fuses floating ops only: the group is written out. */
-  static const char ints[] =
-      "graph(%a : Long(*), %b : Long(*)):\n"
-      "  %d : Long(*), %e : Float(*) = prim::FusionGroup_0(%a, %b)\n"
-      "  return (%d, %e)\n"
-      "with prim::FusionGroup_0 = graph(%a : Long(*), %b : Long(*)):\n"
-      "  %one : int = prim::Constant[value=1]()\n"
-      "  %c : Long(*) = aten::mul(%a, %b)\n"
-      "  %d : Long(*) = aten::add(%c, %a, %one)\n"
-      "  %e : Float(*) = aten::div(%d, %b)\n"
-      "  return (%d, %e)\n";
+  static const char ints[] = "graph(%a : Long(*), %b : Long(*)):\n"
+                             "  %d : Long(*), %e : Float(*) = prim::FusionGroup_0(%a, %b)\n"
+                             "  return (%d, %e)\n"
+                             "with prim::FusionGroup_0 = graph(%a : Long(*), %b : Long(*)):\n"
+                             "  %one : int = prim::Constant[value=1]()\n"
+                             "  %c : Long(*) = aten::mul(%a, %b)\n"
+                             "  %d : Long(*) = aten::add(%c, %a, %one)\n"
+                             "  %e : Float(*) = aten::div(%d, %b)\n"
+                             "  return (%d, %e)\n";
   int64_t n = 1000;
   RtTensor *a = rt_tensor_new(IR_DTYPE_INT64, 1, &n), *b = rt_tensor_new(IR_DTYPE_INT64, 1, &n);
   for (int64_t i = 0; i < n; i++) {
@@ -285,13 +281,12 @@ static void test_missing_compiler(void) {
   g_assert_null(cpu_compile_compiler(&why));
   g_assert_nonnull(strstr(why, "/nonexistent"));
   g_free(why);
-  static const char text[] =
-      "graph(%a : Float(*, *), %b : Float(*, *)):\n"
-      "  %one : int = prim::Constant[value=1]()\n"
-      "  %c : Float(*, *) = aten::add(%a, %b, %one)\n"
-      "  %d : Float(*, *) = aten::sigmoid(%c)\n"
-      "  %e : Float(*, *) = aten::mul(%d, %a)\n"
-      "  return (%e)\n";
+  static const char text[] = "graph(%a : Float(*, *), %b : Float(*, *)):\n"
+                             "  %one : int = prim::Constant[value=1]()\n"
+                             "  %c : Float(*, *) = aten::add(%a, %b, %one)\n"
+                             "  %d : Float(*, *) = aten::sigmoid(%c)\n"
+                             "  %e : Float(*, *) = aten::mul(%d, %a)\n"
+                             "  return (%e)\n";
   IrGraph *g = source_lines_parse(text);
   ExecSession *session = exec_session_new();
   session->fuse = true;
@@ -334,11 +329,10 @@ static void test_missing_compiler(void) {
 /* One compilation per distinct source; runs of the same layout hit the cache; the folder
  * holds the source, the .so and the log. */
 static void test_cache(void) {
-  static const char text[] =
-      "graph(%a : Float(*), %b : Float(*)):\n"
-      "  %c : Float(*) = aten::atan2(%a, %b)\n"
-      "  %d : Float(*) = aten::erfc(%c)\n"
-      "  return (%d)\n";
+  static const char text[] = "graph(%a : Float(*), %b : Float(*)):\n"
+                             "  %c : Float(*) = aten::atan2(%a, %b)\n"
+                             "  %d : Float(*) = aten::erfc(%c)\n"
+                             "  return (%d)\n";
   guint compiles0, hits0, compiles1, hits1;
   cpu_compile_stats(&compiles0, &hits0);
   RtValue in[2] = {rt_tensor(randn(IR_DTYPE_FLOAT32, 1, 100, 1, 9)),

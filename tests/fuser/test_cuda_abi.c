@@ -23,9 +23,8 @@
 
 /* The headers #define names such as cuDeviceTotalMem to the versioned function, so `field`
  * (expanded) names what a program built against them calls. */
-#define CHECK_TYPE(api, field)                                                                 \
-  _Static_assert(__builtin_types_compatible_p(__typeof__(((api *)0)->field),                 \
-                                              __typeof__(&field)),                            \
+#define CHECK_TYPE(api, field)                                                                    \
+  _Static_assert(__builtin_types_compatible_p(__typeof__(((api *)0)->field), __typeof__(&field)), \
                  "cuda_loader.h declares " #field " unlike the official headers");
 
 #define DRIVER(field) CHECK_TYPE(CudaDriverApi, field)
@@ -64,7 +63,7 @@ _Static_assert(sizeof(CudaCublasApi) == N_CUBLAS * sizeof(AnyFunction),
                "a CudaCublasApi field is not in cuda_entry_points.def");
 
 /* Ints on both sides, as the enums differ (-Wenum-compare). */
-#define SAME_VALUE(ours, official)                                                             \
+#define SAME_VALUE(ours, official) \
   _Static_assert((int)(ours) == (int)(official), #ours " is not " #official);
 SAME_VALUE(CUDA_ATTR_MAX_THREADS_PER_BLOCK, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
 SAME_VALUE(CUDA_ATTR_MULTIPROCESSOR_COUNT, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)

@@ -21,12 +21,11 @@ static CudaKernelSource *gen(const IrGraph *g, IrDtype dtype, const guint *in_nd
 
 static const guint ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
 
-static const char add_sigmoid[] =
-    "graph(%a : Float(*, *), %b : Float(*, *)):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %c : Float(*, *) = aten::add(%a, %b, %one)\n"
-    "  %d : Float(*, *) = aten::sigmoid(%c)\n"
-    "  return (%d)\n";
+static const char add_sigmoid[] = "graph(%a : Float(*, *), %b : Float(*, *)):\n"
+                                  "  %one : int = prim::Constant[value=1]()\n"
+                                  "  %c : Float(*, *) = aten::add(%a, %b, %one)\n"
+                                  "  %d : Float(*, *) = aten::sigmoid(%c)\n"
+                                  "  return (%d)\n";
 
 static void test_float_add_sigmoid(void) {
   IrGraph *g = source_lines_parse(add_sigmoid);
@@ -67,11 +66,9 @@ static void test_float_add_sigmoid(void) {
 
   /* float64: double spellings and literals. */
   k = gen(g, IR_DTYPE_FLOAT64, ones, ones);
-  static const char *const dlines[] = {
-      "    double n0 = __ldg(&t0.data[t0_offset]);",
-      "    double n2 = (1. == 1 ? n0 + n1 : fma(1., n1, n0));",
-      "    double n3 = 1 / (1 + exp(-n2));",
-      NULL};
+  static const char *const dlines[] = {"    double n0 = __ldg(&t0.data[t0_offset]);",
+                                       "    double n2 = (1. == 1 ? n0 + n1 : fma(1., n1, n0));",
+                                       "    double n3 = 1 / (1 + exp(-n2));", NULL};
   source_lines_expect(k->source, dlines);
   g_assert_nonnull(strstr(k->source, "TensorInfo<double, 1> t2"));
   kernel_source_free(k);
@@ -80,9 +77,9 @@ static void test_float_add_sigmoid(void) {
 
 static void test_half(void) {
   IrGraph *g = source_lines_parse("graph(%x : Half(*)):\n"
-                     "  %e : Half(*) = aten::exp(%x)\n"
-                     "  %t : Half(*) = aten::tanh(%e)\n"
-                     "  return (%t)\n");
+                                  "  %e : Half(*) = aten::exp(%x)\n"
+                                  "  %t : Half(*) = aten::tanh(%e)\n"
+                                  "  return (%t)\n");
   CudaKernelSource *k = gen(g, IR_DTYPE_FLOAT16, ones, ones);
   static const char *const lines[] = {
       "struct __align__(2) __half {",
@@ -103,12 +100,12 @@ static void test_half(void) {
 
 static void test_chunk(void) {
   IrGraph *g = source_lines_parse("graph(%x : Float(*, *), %y : Float(*, *)):\n"
-                     "  %one : int = prim::Constant[value=1]()\n"
-                     "  %y0 : Float(*, *), %y1 : Float(*, *) = "
-                     "prim::ConstantChunk[chunks=2, dim=1](%y)\n"
-                     "  %z : Float(*, *) = aten::mul(%y0, %y1)\n"
-                     "  %w : Float(*, *) = aten::add(%x, %z, %one)\n"
-                     "  return (%w)\n");
+                                  "  %one : int = prim::Constant[value=1]()\n"
+                                  "  %y0 : Float(*, *), %y1 : Float(*, *) = "
+                                  "prim::ConstantChunk[chunks=2, dim=1](%y)\n"
+                                  "  %z : Float(*, *) = aten::mul(%y0, %y1)\n"
+                                  "  %w : Float(*, *) = aten::add(%x, %z, %one)\n"
+                                  "  return (%w)\n");
   const guint in_nd[] = {1, 2};
   CudaKernelSource *k = gen(g, IR_DTYPE_FLOAT32, in_nd, ones);
   static const char *const lines[] = {
@@ -151,12 +148,12 @@ static void test_chunk(void) {
 
 static void test_clamp_compare_where(void) {
   IrGraph *g = source_lines_parse("graph(%x : Double(*), %y : Double(*)):\n"
-                     "  %lo : float = prim::Constant[value=-0.5]()\n"
-                     "  %none : NoneType = prim::Constant()\n"
-                     "  %c : Double(*) = aten::clamp(%x, %lo, %none)\n"
-                     "  %g : Bool(*) = aten::gt(%c, %y)\n"
-                     "  %w : Double(*) = aten::where(%g, %x, %y)\n"
-                     "  return (%w, %g)\n");
+                                  "  %lo : float = prim::Constant[value=-0.5]()\n"
+                                  "  %none : NoneType = prim::Constant()\n"
+                                  "  %c : Double(*) = aten::clamp(%x, %lo, %none)\n"
+                                  "  %g : Bool(*) = aten::gt(%c, %y)\n"
+                                  "  %w : Double(*) = aten::where(%g, %x, %y)\n"
+                                  "  return (%w, %g)\n");
   CudaKernelSource *k = gen(g, IR_DTYPE_FLOAT64, ones, ones);
   static const char *const lines[] = {
       "extern \"C\" __global__ void k(IndexType numel, TensorInfo<double, 1> t0, "
@@ -175,13 +172,11 @@ static void test_clamp_compare_where(void) {
 
 static void test_integer_true_division(void) {
   IrGraph *g = source_lines_parse("graph(%x : Long(*), %y : Long(*)):\n"
-                     "  %d : Float(*) = aten::div(%x, %y)\n"
-                     "  return (%d)\n");
+                                  "  %d : Float(*) = aten::div(%x, %y)\n"
+                                  "  return (%d)\n");
   CudaKernelSource *k = gen(g, IR_DTYPE_INT64, ones, ones);
-  static const char *const lines[] = {
-      "    long long n0 = __ldg(&t0.data[t0_offset]);",
-      "    float n2 = ((float)n0) / ((float)n1);",
-      NULL};
+  static const char *const lines[] = {"    long long n0 = __ldg(&t0.data[t0_offset]);",
+                                      "    float n2 = ((float)n0) / ((float)n1);", NULL};
   source_lines_expect(k->source, lines);
   g_assert_nonnull(strstr(k->source, "TensorInfo<float, 1> t2"));
   kernel_source_free(k);
@@ -191,10 +186,10 @@ static void test_integer_true_division(void) {
 static void test_deterministic(void) {
   IrGraph *a = source_lines_parse(add_sigmoid);
   IrGraph *b = source_lines_parse("graph(%p.1 : Float(5, 5), %q.7 : Float(5, 5)):\n"
-                     "  %90 : int = prim::Constant[value=1]()\n"
-                     "  %r : Float(5, 5) = aten::add(%p.1, %q.7, %90)\n"
-                     "  %s.3 : Float(5, 5) = aten::sigmoid(%r)\n"
-                     "  return (%s.3)\n");
+                                  "  %90 : int = prim::Constant[value=1]()\n"
+                                  "  %r : Float(5, 5) = aten::add(%p.1, %q.7, %90)\n"
+                                  "  %s.3 : Float(5, 5) = aten::sigmoid(%r)\n"
+                                  "  return (%s.3)\n");
   char *ca = cuda_codegen_canonical_text(a), *cb = cuda_codegen_canonical_text(b);
   g_assert_cmpstr(ca, ==, cb);
   CudaKernelSource *ka = gen(a, IR_DTYPE_FLOAT32, ones, ones);
@@ -202,10 +197,10 @@ static void test_deterministic(void) {
   g_assert_cmpstr(ka->source, ==, kb->source);
   /* A different constant is a different group. */
   IrGraph *c = source_lines_parse("graph(%a : Float(*, *), %b : Float(*, *)):\n"
-                     "  %two : int = prim::Constant[value=2]()\n"
-                     "  %c : Float(*, *) = aten::add(%a, %b, %two)\n"
-                     "  %d : Float(*, *) = aten::sigmoid(%c)\n"
-                     "  return (%d)\n");
+                                  "  %two : int = prim::Constant[value=2]()\n"
+                                  "  %c : Float(*, *) = aten::add(%a, %b, %two)\n"
+                                  "  %d : Float(*, *) = aten::sigmoid(%c)\n"
+                                  "  return (%d)\n");
   char *cc = cuda_codegen_canonical_text(c);
   g_assert_cmpstr(ca, !=, cc);
   g_free(ca);
@@ -220,8 +215,8 @@ static void test_deterministic(void) {
 
 static void test_errors(void) {
   IrGraph *g = source_lines_parse("graph(%a : Float(*, *), %b : Float(*, *)):\n"
-                     "  %c : Float(*, *) = aten::mm(%a, %b)\n"
-                     "  return (%c)\n");
+                                  "  %c : Float(*, *) = aten::mm(%a, %b)\n"
+                                  "  return (%c)\n");
   IrDtype dtypes[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT32};
   GError *error = NULL;
   CudaKernelSource *k = cuda_codegen_kernel(g, "k", dtypes, ones, ones, &error);
@@ -246,10 +241,14 @@ static void test_literals(void) {
     IrDtype d;
     const char *text;
   } cases[] = {
-      {1.0, IR_DTYPE_FLOAT32, "1.f"},          {0.5, IR_DTYPE_FLOAT32, "0.5f"},
-      {0.1, IR_DTYPE_FLOAT32, "0.1f"},         {0.1, IR_DTYPE_FLOAT64, "0.1"},
-      {-2.0, IR_DTYPE_FLOAT64, "(-2.)"},       {1e-5, IR_DTYPE_FLOAT32, "1e-05f"},
-      {1.0 / 0.0, IR_DTYPE_FLOAT32, "INFINITY"}, {-1.0 / 0.0, IR_DTYPE_FLOAT64, "(-INFINITY)"},
+      {1.0, IR_DTYPE_FLOAT32, "1.f"},
+      {0.5, IR_DTYPE_FLOAT32, "0.5f"},
+      {0.1, IR_DTYPE_FLOAT32, "0.1f"},
+      {0.1, IR_DTYPE_FLOAT64, "0.1"},
+      {-2.0, IR_DTYPE_FLOAT64, "(-2.)"},
+      {1e-5, IR_DTYPE_FLOAT32, "1e-05f"},
+      {1.0 / 0.0, IR_DTYPE_FLOAT32, "INFINITY"},
+      {-1.0 / 0.0, IR_DTYPE_FLOAT64, "(-INFINITY)"},
       {0.0 / 0.0, IR_DTYPE_FLOAT16, "NAN"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -272,19 +271,14 @@ static void check_merge(int nd, const int64_t *sizes, const int64_t *strides, gu
 
 static void test_layout_merge(void) {
   /* Contiguous: one dim. */
-  check_merge(3, (int64_t[]){2, 3, 4}, (int64_t[]){12, 4, 1}, 1, (int64_t[]){24},
-              (int64_t[]){1});
+  check_merge(3, (int64_t[]){2, 3, 4}, (int64_t[]){12, 4, 1}, 1, (int64_t[]){24}, (int64_t[]){1});
   /* [5, 1] expanded to [5, 5]: the broadcast dim stays. */
-  check_merge(2, (int64_t[]){5, 5}, (int64_t[]){1, 0}, 2, (int64_t[]){5, 5},
-              (int64_t[]){1, 0});
+  check_merge(2, (int64_t[]){5, 5}, (int64_t[]){1, 0}, 2, (int64_t[]){5, 5}, (int64_t[]){1, 0});
   /* A chunk piece of a [3, 8] tensor along dim 1: [3, 4] with strides [8, 1]. */
-  check_merge(2, (int64_t[]){3, 4}, (int64_t[]){8, 1}, 2, (int64_t[]){3, 4},
-              (int64_t[]){8, 1});
+  check_merge(2, (int64_t[]){3, 4}, (int64_t[]){8, 1}, 2, (int64_t[]){3, 4}, (int64_t[]){8, 1});
   /* A transposed [4, 3]: no merge; size-1 dims vanish; 0-dim gives one dim of 1. */
-  check_merge(2, (int64_t[]){4, 3}, (int64_t[]){1, 4}, 2, (int64_t[]){4, 3},
-              (int64_t[]){1, 4});
-  check_merge(3, (int64_t[]){1, 6, 1}, (int64_t[]){99, 1, 7}, 1, (int64_t[]){6},
-              (int64_t[]){1});
+  check_merge(2, (int64_t[]){4, 3}, (int64_t[]){1, 4}, 2, (int64_t[]){4, 3}, (int64_t[]){1, 4});
+  check_merge(3, (int64_t[]){1, 6, 1}, (int64_t[]){99, 1, 7}, 1, (int64_t[]){6}, (int64_t[]){1});
   check_merge(0, NULL, NULL, 1, (int64_t[]){1}, (int64_t[]){1});
   /* Outer dims contiguous with each other but not with the inner one. */
   check_merge(3, (int64_t[]){2, 3, 4}, (int64_t[]){24, 8, 1}, 2, (int64_t[]){6, 4},

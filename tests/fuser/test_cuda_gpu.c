@@ -9,8 +9,8 @@
 #include "corpus_case.h"
 #include "cuda/cuda_launch.h"
 #include "cuda/cuda_loader.h"
-#include "runtime/interpreter.h"
 #include "ir/text.h"
+#include "runtime/interpreter.h"
 
 static guint failures;
 
@@ -123,8 +123,8 @@ static void hand_group(IrDtype dtype) {
   if (cpu[0].tag != RT_TENSOR) {
     RtValue *outs = NULL;
     guint n = 0;
-    g_assert_true(rt_interpret(ir_node_attr_g(group, IR_ATTR_SUBGRAPH), NULL, in, 3, &outs, &n,
-                               &error));
+    g_assert_true(
+        rt_interpret(ir_node_attr_g(group, IR_ATTR_SUBGRAPH), NULL, in, 3, &outs, &n, &error));
     cpu[0] = outs[0];
     g_free(outs);
   }

@@ -10,15 +10,14 @@
 
 static char *libdir;
 
-static const char group_text[] =
-    "graph(%a : Float(4), %b : Float(4)):\n"
-    "  %c : Float(4) = prim::FusionGroup_0(%a, %b)\n"
-    "  return (%c)\n"
-    "with prim::FusionGroup_0 = graph(%x : Float(4), %y : Float(4)):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %z : Float(4) = aten::add(%x, %y, %one)\n"
-    "  %w : Float(4) = aten::tanh(%z)\n"
-    "  return (%w)\n";
+static const char group_text[] = "graph(%a : Float(4), %b : Float(4)):\n"
+                                 "  %c : Float(4) = prim::FusionGroup_0(%a, %b)\n"
+                                 "  return (%c)\n"
+                                 "with prim::FusionGroup_0 = graph(%x : Float(4), %y : Float(4)):\n"
+                                 "  %one : int = prim::Constant[value=1]()\n"
+                                 "  %z : Float(4) = aten::add(%x, %y, %one)\n"
+                                 "  %w : Float(4) = aten::tanh(%z)\n"
+                                 "  return (%w)\n";
 
 static void test_status(void) {
   const CudaStatus *s = cuda_loader_get();
@@ -121,8 +120,8 @@ static void test_cli_kernels(void) {
                      "  %e : Tensor = aten::mul(%d, %a)\n"
                      "  return (%e)\n";
   g_assert_true(g_file_set_contents(graph_path, text, -1, NULL));
-  const char *argv[] = {jitscope_binary, "kernels", graph_path, "--input", "Float(3, 4)",
-                        "Float(3, 4)", NULL};
+  const char *argv[] = {jitscope_binary, "kernels",     graph_path, "--input",
+                        "Float(3, 4)",   "Float(3, 4)", NULL};
   char *out = NULL, *err = NULL;
   int status = 0;
   GError *error = NULL;

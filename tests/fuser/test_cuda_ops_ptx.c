@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/kernels.h"
 #include "cuda/cuda_compile.h"
 #include "cuda/cuda_kernels.h"
 #include "cuda/cuda_ops.h"
 #include "ir/text.h"
 #include "runtime/device.h"
+#include "runtime/kernels.h"
 
 static guint failures;
 
@@ -36,9 +36,7 @@ static guint make_args(const IrSchema *schema, IrDtype dtype, RtValue *args) {
     if (t->kind == IR_TYPE_OPTIONAL)
       t = t->elem;
     switch (t->kind) {
-    case IR_TYPE_TENSOR:
-      args[i] = rt_tensor(rt_tensor_randn(dtype, 1, sizes, i + 1));
-      break;
+    case IR_TYPE_TENSOR: args[i] = rt_tensor(rt_tensor_randn(dtype, 1, sizes, i + 1)); break;
     case IR_TYPE_INT: args[i] = rt_int(2); break;
     case IR_TYPE_BOOL: args[i] = rt_bool(true); break;
     default: args[i] = rt_double(i == 1 ? 0.5 : 1.5); break;
@@ -91,8 +89,8 @@ static guint elementwise_ops(const char *arch) {
           g_clear_error(&error);
         } else if (rt_op_kernel(schema)(schema, NULL, args, n, &out, 1, NULL) &&
                    out.u.tensor->dtype != gen) {
-          fail("%s %s: generated dtype %s, CPU kernel %s", schema->text,
-               ir_dtype_name(dtypes[d]), ir_dtype_name(gen), ir_dtype_name(out.u.tensor->dtype));
+          fail("%s %s: generated dtype %s, CPU kernel %s", schema->text, ir_dtype_name(dtypes[d]),
+               ir_dtype_name(gen), ir_dtype_name(out.u.tensor->dtype));
         }
         rt_value_unref(out);
         for (guint rank = 1; rank <= 2; rank++) {
@@ -109,8 +107,8 @@ static guint elementwise_ops(const char *arch) {
           CudaCompileResult *c = cuda_compile_ptx(k->source, k->name, arch, &error);
           g_assert_no_error(error);
           if (!c->ok)
-            fail("%s (%s, rank %u): nvrtc:\n%s\n%s", schema->text, ir_dtype_name(dtypes[d]),
-                 rank, c->log, k->source);
+            fail("%s (%s, rank %u): nvrtc:\n%s\n%s", schema->text, ir_dtype_name(dtypes[d]), rank,
+                 c->log, k->source);
           else
             compiled++;
           cuda_compile_result_free(c);

@@ -9,28 +9,27 @@
 
 #include "json_strict.h"
 
-static const char program[] =
-    "graph(%x : Tensor, %y : Tensor):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %a : Tensor = aten::add(%x, %y, %one)\n"
-    "  %b : Tensor = aten::tanh(%a)\n"
-    "  %c : Tensor = aten::mm(%b, %y)\n"
-    "  return (%c)\n";
+static const char program[] = "graph(%x : Tensor, %y : Tensor):\n"
+                              "  %one : int = prim::Constant[value=1]()\n"
+                              "  %a : Tensor = aten::add(%x, %y, %one)\n"
+                              "  %b : Tensor = aten::tanh(%a)\n"
+                              "  %c : Tensor = aten::mm(%b, %y)\n"
+                              "  return (%c)\n";
 
 static JsonNode *run(const char *exe, const char *file, const char *dir, bool cuda,
                      char **err_out) {
   const char *x =
       cuda ? "Float(3, 3, requires_grad=1, device=cuda)" : "Float(3, 3, requires_grad=1)";
   const char *y = cuda ? "Float(3, 3, device=cuda)" : "Float(3, 3)";
-  char *argv[] = {(char *)exe, "run", (char *)file, "--input", (char *)x, (char *)y, "--json",
-                  NULL};
+  char *argv[] = {(char *)exe, "run",     (char *)file, "--input",
+                  (char *)x,   (char *)y, "--json",     NULL};
   char **env = g_get_environ();
   env = g_environ_setenv(env, "JITSCOPE_CUDA_LIBDIR", dir, TRUE);
   char *out = NULL, *err = NULL;
   int status = 0;
   GError *error = NULL;
-  g_assert_true(g_spawn_sync(NULL, argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
-                             &error));
+  g_assert_true(
+      g_spawn_sync(NULL, argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
   g_assert_no_error(error);
   g_assert_true(g_spawn_check_wait_status(status, NULL));
   g_assert_true(json_strict_check(out, &error));

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/kernels.h"
 #include "corpus_case.h"
 #include "cuda/cuda_ops.h"
 #include "runtime/device.h"
+#include "runtime/kernels.h"
 
 static guint failures;
 
@@ -25,7 +25,9 @@ static void fail(const char *format, ...) {
   failures++;
 }
 
-static double tolerance(IrDtype d) { return d == IR_DTYPE_FLOAT64 ? 1e-10 : 1e-4; }
+static double tolerance(IrDtype d) {
+  return d == IR_DTYPE_FLOAT64 ? 1e-10 : 1e-4;
+}
 
 static RtTensor *to_host(RtTensor *t) {
   GError *error = NULL;
@@ -174,8 +176,8 @@ static guint op_args(const IrSchema *schema, IrDtype dt, RtValue *a) {
       a[i] = rt_none();
     return schema->n_args;
   }
-  if ((!strcmp(name, "aten::Bool") || !strcmp(name, "aten::Int") ||
-       !strcmp(name, "aten::Float")) && !strcmp(schema->overload, "Tensor"))
+  if ((!strcmp(name, "aten::Bool") || !strcmp(name, "aten::Int") || !strcmp(name, "aten::Float")) &&
+      !strcmp(schema->overload, "Tensor"))
     return a[0] = randn(dt, 1, s1, 1), 1;
   return 0;
 }
@@ -220,8 +222,8 @@ static void every_op(void) {
                    host[i].u.seq->items[0].tag == RT_TENSOR) {
           RtValue items[8];
           for (guint k = 0; k < host[i].u.seq->len; k++)
-            items[k] = rt_tensor(rt_tensor_to_device(host[i].u.seq->items[k].u.tensor,
-                                                     IR_DEVICE_CUDA, &error));
+            items[k] = rt_tensor(
+                rt_tensor_to_device(host[i].u.seq->items[k].u.tensor, IR_DEVICE_CUDA, &error));
           dev[i] = rt_list(items, host[i].u.seq->len);
         } else {
           dev[i] = rt_value_ref(host[i]);
@@ -233,8 +235,8 @@ static void every_op(void) {
       /* Arguments the CPU kernel refuses (a float where condition) are not a device test. */
       bool ref_ok = rt_op_kernel(schema)(schema, NULL, host, n, &ref, 1, &error);
       g_clear_error(&error);
-      bool ok = ref_ok &&
-                rt_kernel_call(rt_op_kernel(schema), schema, NULL, dev, n, &ours, 1, &error);
+      bool ok =
+          ref_ok && rt_kernel_call(rt_op_kernel(schema), schema, NULL, dev, n, &ours, 1, &error);
       if (!ref_ok) {
         printf("%s (%s): the CPU kernel refuses the test arguments\n", schema->text,
                ir_dtype_name(dts[d]));
@@ -245,8 +247,7 @@ static void every_op(void) {
         bool device_ok = true;
         double e = value_error(ours, ref, &device_ok);
         if (e > tolerance(dts[d]))
-          fail("%s (%s): error %g against the CPU kernel", schema->text, ir_dtype_name(dts[d]),
-               e);
+          fail("%s (%s): error %g against the CPU kernel", schema->text, ir_dtype_name(dts[d]), e);
         if (!device_ok)
           fail("%s (%s): a result is not on the device", schema->text, ir_dtype_name(dts[d]));
         if (rt_device_round_trips() != trips)
@@ -278,14 +279,15 @@ static void products(IrDtype dt) {
   const IrSchema *mm = ir_ops_overloads(IR_ATEN_MM, &(guint){0})[0];
   RtTensor *cases[2][2] = {{at, bt}, {as, bt}};
   for (int c = 0; c < 2; c++) {
-    RtValue host[2] = {rt_tensor(rt_tensor_ref(cases[c][0])), rt_tensor(rt_tensor_ref(cases[c][1]))};
+    RtValue host[2] = {rt_tensor(rt_tensor_ref(cases[c][0])),
+                       rt_tensor(rt_tensor_ref(cases[c][1]))};
     RtValue dev[2];
     for (int i = 0; i < 2; i++) {
       /* The device operand keeps the host view's layout: copy the base, view it the same. */
-      RtTensor *base = rt_tensor_new_strided(cases[c][i]->storage, dt, 1,
-                                             (int64_t[]){(int64_t)(cases[c][i]->storage->nbytes /
-                                                                   rt_dtype_size(dt))},
-                                             (int64_t[]){1}, 0);
+      RtTensor *base = rt_tensor_new_strided(
+          cases[c][i]->storage, dt, 1,
+          (int64_t[]){(int64_t)(cases[c][i]->storage->nbytes / rt_dtype_size(dt))}, (int64_t[]){1},
+          0);
       RtTensor *dbase = rt_tensor_to_device(base, IR_DEVICE_CUDA, &error);
       g_assert_no_error(error);
       dev[i] = rt_tensor(rt_tensor_new_strided(dbase->storage, dt, 2, cases[c][i]->sizes,

@@ -104,7 +104,11 @@ static void test_expressions(void) {
     n_pointwise++;
   }
   g_assert_cmpuint(n_pointwise, >, 40);
-  struct { const char *text; double args[3]; double want; } cases[] = {
+  struct {
+    const char *text;
+    double args[3];
+    double want;
+  } cases[] = {
       {"1 / (1 + exp(-A0))", {0}, 0.5},
       {"(A0 < A1 ? A1 : (A0 > A2 ? A2 : A0))", {5, -1, 2}, 2},
       {"(A0 < A1 ? A1 : (A0 > A2 ? A2 : A0))", {-5, -1, 2}, -1},
@@ -192,16 +196,17 @@ static RtValue randn(int64_t r, int64_t c, guint64 seed) {
 }
 
 static void test_cpu_loop_chunk_concat_broadcast(void) {
-  const char *text = "graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %c : Float(*, *)):\n"
-                     "  %one : int = prim::Constant[value=1]()\n"
-                     "  %x0 : Float(*, *), %x1 : Float(*, *) = prim::ConstantChunk[chunks=2, dim=1](%a)\n"
-                     "  %s : Float(*, *) = aten::sigmoid(%x0)\n"
-                     "  %t : Float(*, *) = aten::tanh(%x1)\n"
-                     "  %m : Float(*, *) = aten::mul(%s, %b)\n"
-                     "  %n : Float(*, *) = aten::add(%t, %c, %one)\n"
-                     "  %l : Tensor[] = prim::ListConstruct(%m, %n)\n"
-                     "  %cat : Float(*, *) = aten::cat(%l, %one)\n"
-                     "  return (%cat, %n)\n";
+  const char *text =
+      "graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %c : Float(*, *)):\n"
+      "  %one : int = prim::Constant[value=1]()\n"
+      "  %x0 : Float(*, *), %x1 : Float(*, *) = prim::ConstantChunk[chunks=2, dim=1](%a)\n"
+      "  %s : Float(*, *) = aten::sigmoid(%x0)\n"
+      "  %t : Float(*, *) = aten::tanh(%x1)\n"
+      "  %m : Float(*, *) = aten::mul(%s, %b)\n"
+      "  %n : Float(*, *) = aten::add(%t, %c, %one)\n"
+      "  %l : Tensor[] = prim::ListConstruct(%m, %n)\n"
+      "  %cat : Float(*, *) = aten::cat(%l, %one)\n"
+      "  return (%cat, %n)\n";
   /* a: 6x8 (chunks of 6x4), b: 6x1 broadcast, c: 1x4 broadcast. */
   RtValue in[3] = {randn(6, 8, 1), randn(6, 1, 2), randn(1, 4, 3)};
   compare_fused_with_interpreter(text, in, 3);
@@ -272,10 +277,11 @@ static void lstm_structure(bool cuda) {
   ExecExecutor *ex = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
   int64_t B = 3, H = 5, I = 4;
   int64_t sx[2] = {B, I}, sh[2] = {B, H}, swi[2] = {4 * H, I}, swh[2] = {4 * H, H}, sb[1] = {4 * H};
-  RtTensor *t[7] = {rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sx, 1), rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sh, 2),
-                    rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sh, 3), rt_tensor_randn(IR_DTYPE_FLOAT32, 2, swi, 4),
-                    rt_tensor_randn(IR_DTYPE_FLOAT32, 2, swh, 5), rt_tensor_randn(IR_DTYPE_FLOAT32, 1, sb, 6),
-                    rt_tensor_randn(IR_DTYPE_FLOAT32, 1, sb, 7)};
+  RtTensor *t[7] = {
+      rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sx, 1),  rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sh, 2),
+      rt_tensor_randn(IR_DTYPE_FLOAT32, 2, sh, 3),  rt_tensor_randn(IR_DTYPE_FLOAT32, 2, swi, 4),
+      rt_tensor_randn(IR_DTYPE_FLOAT32, 2, swh, 5), rt_tensor_randn(IR_DTYPE_FLOAT32, 1, sb, 6),
+      rt_tensor_randn(IR_DTYPE_FLOAT32, 1, sb, 7)};
   if (cuda && !on_device(t, 7)) {
     for (guint i = 0; i < 7; i++)
       rt_tensor_unref(t[i]);
@@ -314,8 +320,9 @@ static void lstm_structure(bool cuda) {
           mm += m->kind == IR_ATEN_MM;
           g_assert_true(m->kind == IR_PRIM_FUSION_GROUP || m->kind == IR_ATEN_T ||
                         m->kind == IR_ATEN_MM || m->kind == IR_ATEN_SIZE ||
-                        m->kind == IR_PRIM_BROADCAST_SIZES || m->kind == IR_ATEN_SIZE_IF_NOT_EQUAL ||
-                        m->kind == IR_ATEN_EXPAND || m->kind == IR_PRIM_CONSTANT);
+                        m->kind == IR_PRIM_BROADCAST_SIZES ||
+                        m->kind == IR_ATEN_SIZE_IF_NOT_EQUAL || m->kind == IR_ATEN_EXPAND ||
+                        m->kind == IR_PRIM_CONSTANT);
         }
         g_assert_cmpuint(groups, ==, 1);
         g_assert_cmpuint(t_count, ==, 2);
@@ -353,8 +360,12 @@ static void lstm_structure(bool cuda) {
   g_free(path);
 }
 
-static void test_lstm_structure(void) { lstm_structure(false); }
-static void test_lstm_structure_cuda(void) { lstm_structure(true); }
+static void test_lstm_structure(void) {
+  lstm_structure(false);
+}
+static void test_lstm_structure_cuda(void) {
+  lstm_structure(true);
+}
 
 /* (a+b)+c, three 5x1 inputs requiring grad: f is all fused except its size bookkeeping. */
 static void broadcast_cell_forward(bool cuda) {
@@ -405,7 +416,8 @@ static void broadcast_cell_forward(bool cuda) {
   }
   g_assert_cmpuint(diff, ==, 1);
   RtTensor *grads[3] = {0};
-  g_assert_true(exec_session_backward(session, &outs[0].u.tensor, NULL, 1, leaves, 3, grads, &error));
+  g_assert_true(
+      exec_session_backward(session, &outs[0].u.tensor, NULL, 1, leaves, 3, grads, &error));
   g_assert_no_error(error);
   for (guint k = 0; k < 3; k++) {
     g_assert_cmpint(grads[k]->sizes[0], ==, 5);
@@ -425,8 +437,12 @@ static void broadcast_cell_forward(bool cuda) {
   ir_graph_free(graph);
 }
 
-static void test_broadcast_cell_forward(void) { broadcast_cell_forward(false); }
-static void test_broadcast_cell_forward_cuda(void) { broadcast_cell_forward(true); }
+static void test_broadcast_cell_forward(void) {
+  broadcast_cell_forward(false);
+}
+static void test_broadcast_cell_forward_cuda(void) {
+  broadcast_cell_forward(true);
+}
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);

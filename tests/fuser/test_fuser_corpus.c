@@ -43,7 +43,8 @@ static void run_case(CorpusCase *c, bool fuse, const char *backend, GPtrArray *r
       if (g_strcmp0(r->backend, backend) != 0)
         g_error("%s: %s ran on %s, not %s: %s", c->name, r->group_name, r->backend, backend,
                 r->fallback_reason);
-      if (strcmp(backend, "cpu") == 0 && !(r->fallback_reason && strstr(r->fallback_reason, "cpu-c: ")))
+      if (strcmp(backend, "cpu") == 0 &&
+          !(r->fallback_reason && strstr(r->fallback_reason, "cpu-c: ")))
         g_error("%s: %s: the records do not say why cpu-c declined", c->name, r->group_name);
       (*cpu_groups)++;
     }
@@ -81,8 +82,8 @@ static void test_case(gconstpointer data) {
     g_assert_nonnull(a);
     g_assert_nonnull(e);
     g_assert_nonnull(b);
-    double e_ref = corpus_rel_error(a, ref), e_plain = corpus_rel_error(a, b), e_eval = corpus_rel_error(e, ref),
-           e_both = corpus_rel_error(a, e);
+    double e_ref = corpus_rel_error(a, ref), e_plain = corpus_rel_error(a, b),
+           e_eval = corpus_rel_error(e, ref), e_both = corpus_rel_error(a, e);
     if (e_ref > tol || e_plain > tol || e_eval > tol || e_both > tol)
       g_error("%s: %s %u: error vs PyTorch %g (C backend) %g (evaluator), fused vs unfused %g, "
               "C backend vs evaluator %g",

@@ -13,18 +13,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void
-check_error(const GError *error)
-{
+static void check_error(const GError *error) {
   if (error == NULL || error->domain != JITSCOPE_PARSE_ERROR)
     g_error("fuzz invariant: a failed parse must set a parse error");
   if (!g_str_has_prefix(error->message, "fuzz.ir:") || strstr(error->message, ": error: ") == NULL)
     g_error("fuzz invariant: malformed error message: %s", error->message);
 }
 
-static IrGraph *
-parse_verified(const char *text, size_t size, const char *what)
-{
+static IrGraph *parse_verified(const char *text, size_t size, const char *what) {
   GError *error = NULL;
   IrGraph *g = ir_graph_parse(text, size, "fuzz.ir", &error);
   if (g == NULL) {
@@ -39,18 +35,15 @@ parse_verified(const char *text, size_t size, const char *what)
 
 /* GLib ends a fatal log with a breakpoint trap, which libFuzzer does not catch: print and
  * abort first, so every invariant failure (ours or the engine's) is a reported crash. */
-static void
-abort_on_fatal(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data)
-{
+static void abort_on_fatal(const gchar *domain, GLogLevelFlags level, const gchar *message,
+                           gpointer data) {
   (void)data;
   fprintf(stderr, "%s: %s\n", domain ? domain : "jitscope", message);
   if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_FLAG_FATAL))
     abort();
 }
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static gsize installed = 0;
   if (g_once_init_enter(&installed)) {
     g_log_set_default_handler(abort_on_fatal, NULL);

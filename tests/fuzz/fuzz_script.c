@@ -15,14 +15,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void
-check_error(const GError *error)
-{
+static void check_error(const GError *error) {
   if (error == NULL || error->domain != JITSCOPE_PARSE_ERROR)
     g_error("fuzz invariant: a failed compile must set a parse error");
   int line = 0, col = 0;
-  if (sscanf(error->message, "fuzz.py:%d:%d: error: ", &line, &col) != 2 || line < 1 ||
-      col < 1 || strstr(error->message, ": error: ") == NULL)
+  if (sscanf(error->message, "fuzz.py:%d:%d: error: ", &line, &col) != 2 || line < 1 || col < 1 ||
+      strstr(error->message, ": error: ") == NULL)
     g_error("fuzz invariant: malformed error message: %s", error->message);
   const char *caret = strrchr(error->message, '\n');
   if (caret == NULL || caret[strlen(caret) - 1] != '^')
@@ -31,18 +29,15 @@ check_error(const GError *error)
 
 /* GLib ends a fatal log with a breakpoint trap, which libFuzzer does not catch: print and
  * abort first, so every invariant failure (ours or the engine's) is a reported crash. */
-static void
-abort_on_fatal(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data)
-{
+static void abort_on_fatal(const gchar *domain, GLogLevelFlags level, const gchar *message,
+                           gpointer data) {
   (void)data;
   fprintf(stderr, "%s: %s\n", domain ? domain : "jitscope", message);
   if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_FLAG_FATAL))
     abort();
 }
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static gsize installed = 0;
   if (g_once_init_enter(&installed)) {
     g_log_set_default_handler(abort_on_fatal, NULL);

@@ -7,9 +7,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   if (argc != 2 && argc != 3) {
     g_printerr("usage: %s CORPUS_DIR [MIN_FILES]\n", argv[0]);
     return 2;

@@ -18,15 +18,19 @@ static GPtrArray *json_strings(const char *json, const char *key) {
   char *pattern = g_strdup_printf("\"%s\"", key);
   const char *p = strstr(json, pattern);
   g_free(pattern);
-  if (!p) g_error("case.json: no \"%s\"", key);
+  if (!p)
+    g_error("case.json: no \"%s\"", key);
   p = strchr(p, '[');
-  if (!p) g_error("case.json: \"%s\" is not an array", key);
+  if (!p)
+    g_error("case.json: \"%s\" is not an array", key);
   GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
   for (p++; *p && *p != ']'; p++) {
-    if (*p != '"') continue;
+    if (*p != '"')
+      continue;
     GString *s = g_string_new(NULL);
     for (p++; *p && *p != '"'; p++) {
-      if (*p == '\\' && p[1]) p++;
+      if (*p == '\\' && p[1])
+        p++;
       g_string_append_c(s, *p);
     }
     g_ptr_array_add(out, g_string_free(s, FALSE));
@@ -45,16 +49,21 @@ static RtValue load_arg(const char *case_dir, const char *arg, const IrType *typ
     g_free(file);
     return rt_tensor(t);
   }
-  if (g_ascii_strcasecmp(arg, "none") == 0) return rt_none();
-  if (g_ascii_strcasecmp(arg, "true") == 0) return rt_bool(true);
-  if (g_ascii_strcasecmp(arg, "false") == 0) return rt_bool(false);
-  if (type->kind == IR_TYPE_INT) return rt_int(g_ascii_strtoll(arg, NULL, 10));
+  if (g_ascii_strcasecmp(arg, "none") == 0)
+    return rt_none();
+  if (g_ascii_strcasecmp(arg, "true") == 0)
+    return rt_bool(true);
+  if (g_ascii_strcasecmp(arg, "false") == 0)
+    return rt_bool(false);
+  if (type->kind == IR_TYPE_INT)
+    return rt_int(g_ascii_strtoll(arg, NULL, 10));
   return rt_double(g_ascii_strtod(arg, NULL));
 }
 
 static void flatten(RtValue v, GPtrArray *out) {
   if (v.tag == RT_TUPLE) {
-    for (guint i = 0; i < v.u.seq->len; i++) flatten(v.u.seq->items[i], out);
+    for (guint i = 0; i < v.u.seq->len; i++)
+      flatten(v.u.seq->items[i], out);
     return;
   }
   g_assert_true(v.tag == RT_TENSOR && v.u.tensor);
@@ -64,18 +73,21 @@ static void flatten(RtValue v, GPtrArray *out) {
 static void compare(const char *what, const RtTensor *ours, const RtTensor *ref) {
   g_assert_cmpint(ours->dtype, ==, ref->dtype);
   g_assert_cmpint(ours->ndim, ==, ref->ndim);
-  for (int d = 0; d < ref->ndim; d++) g_assert_cmpint(ours->sizes[d], ==, ref->sizes[d]);
+  for (int d = 0; d < ref->ndim; d++)
+    g_assert_cmpint(ours->sizes[d], ==, ref->sizes[d]);
   double max_diff = 0, max_ref = 0;
   int64_t n = rt_tensor_numel(ref);
   for (int64_t i = 0; i < n; i++) {
     double r = rt_tensor_get(ref, i), o = rt_tensor_get(ours, i);
     max_diff = fmax(max_diff, fabs(o - r));
-    if (isnan(o) != isnan(r)) max_diff = INFINITY;
+    if (isnan(o) != isnan(r))
+      max_diff = INFINITY;
     max_ref = fmax(max_ref, fabs(r));
   }
   double rel = max_diff / fmax(1.0, max_ref);
   double tol = ref->dtype == IR_DTYPE_FLOAT64 ? 1e-10 : 1e-4;
-  if (!(rel <= tol)) g_error("%s: relative error %.3g above %.0e", what, rel, tol);
+  if (!(rel <= tol))
+    g_error("%s: relative error %.3g above %.0e", what, rel, tol);
 }
 
 static void test_case(gconstpointer data) {
@@ -111,7 +123,8 @@ static void test_case(gconstpointer data) {
     g_assert_true(rt_code_run(code, NULL, ins, args->len, outs, &error));
     g_assert_no_error(error);
     GPtrArray *flat = g_ptr_array_new();
-    for (guint i = 0; i < n_out; i++) flatten(outs[i], flat);
+    for (guint i = 0; i < n_out; i++)
+      flatten(outs[i], flat);
     g_assert_cmpuint(flat->len, ==, out_files->len);
     for (guint i = 0; i < flat->len; i++) {
       char *path = g_build_filename(case_dir, (char *)g_ptr_array_index(out_files, i), NULL);
@@ -124,9 +137,11 @@ static void test_case(gconstpointer data) {
       g_free(path);
     }
     g_ptr_array_unref(flat);
-    for (guint i = 0; i < n_out; i++) rt_value_unref(outs[i]);
+    for (guint i = 0; i < n_out; i++)
+      rt_value_unref(outs[i]);
   }
-  for (guint i = 0; i < args->len; i++) rt_value_unref(ins[i]);
+  for (guint i = 0; i < args->len; i++)
+    rt_value_unref(ins[i]);
   g_free(outs);
   g_free(ins);
   rt_code_free(code);
@@ -155,7 +170,8 @@ int main(int argc, char **argv) {
   guint n_cases = 0;
   for (char **l = lines; *l; l++) {
     g_strstrip(*l);
-    if (**l == '\0' || **l == '#') continue;
+    if (**l == '\0' || **l == '#')
+      continue;
     char *path = g_strdup_printf("/interp/corpus/%s", *l);
     g_test_add_data_func(path, *l, test_case);
     g_free(path);

@@ -12,17 +12,19 @@ typedef struct {
 
 /* Loop(max_trip, cond, init...) with a body taking (i, carried...); insertion point moved into
  * the body. */
-static Loop loop_begin(IrGraph *g, IrValue *max_trip, IrValue *cond, IrValue *const *init,
-                       guint n, const IrType *carried_type) {
+static Loop loop_begin(IrGraph *g, IrValue *max_trip, IrValue *cond, IrValue *const *init, guint n,
+                       const IrType *carried_type) {
   IrValue **ins = g_newa(IrValue *, n + 2);
   ins[0] = max_trip;
   ins[1] = cond;
-  for (guint i = 0; i < n; i++) ins[2 + i] = init[i];
+  for (guint i = 0; i < n; i++)
+    ins[2 + i] = init[i];
   Loop l;
   l.node = it_prim(g, IR_PRIM_LOOP, ins, n + 2, n, carried_type);
   l.body = ir_node_add_block(l.node);
   ir_block_add_input(l.body, ir_type_int(), "i");
-  for (guint i = 0; i < n; i++) ir_block_add_input(l.body, carried_type, NULL);
+  for (guint i = 0; i < n; i++)
+    ir_block_add_input(l.body, carried_type, NULL);
   ir_graph_set_insert_point(g, l.body->ret);
   return l;
 }
@@ -30,7 +32,8 @@ static Loop loop_begin(IrGraph *g, IrValue *max_trip, IrValue *cond, IrValue *co
 static void loop_end(IrGraph *g, Loop *l, IrValue *cond, IrValue *const *outs, guint n,
                      IrNode *after) {
   ir_block_add_output(l->body, cond);
-  for (guint i = 0; i < n; i++) ir_block_add_output(l->body, outs[i]);
+  for (guint i = 0; i < n; i++)
+    ir_block_add_output(l->body, outs[i]);
   ir_graph_set_insert_point(g, after);
 }
 
@@ -199,8 +202,12 @@ static void test_loop_initially_false_or_zero_trips(void) {
   ir_graph_add_output(g, ir_output(l.node, 0));
   double xv[1] = {4};
   RtTensor *tx = it_vector(1, xv);
-  struct { gint64 n; bool c; double expect; bool same; } cases[4] = {
-    {0, true, 4, true}, {5, false, 4, true}, {1, true, -4, false}, {2, true, 4, false}};
+  struct {
+    gint64 n;
+    bool c;
+    double expect;
+    bool same;
+  } cases[4] = {{0, true, 4, true}, {5, false, 4, true}, {1, true, -4, false}, {2, true, 4, false}};
   for (guint k = 0; k < 4; k++) {
     RtValue ins[3] = {rt_int(cases[k].n), rt_bool(cases[k].c), rt_tensor(tx)};
     RtValue r[1];
@@ -250,7 +257,8 @@ static void test_loop_permutes_carried_values(void) {
   Loop l = loop_begin(g, three, t, init, 3, ir_type_tensor());
   IrValue *outs[3] = {body_in(&l, 2), body_in(&l, 1), body_in(&l, 3)};
   loop_end(g, &l, t, outs, 3, g->block->ret);
-  for (guint i = 0; i < 3; i++) ir_graph_add_output(g, ir_output(l.node, i));
+  for (guint i = 0; i < 3; i++)
+    ir_graph_add_output(g, ir_output(l.node, i));
   double v[1] = {0};
   RtTensor *ta = it_vector(1, v), *tb = it_vector(1, v), *tc = it_vector(1, v);
   RtValue ins[3] = {rt_tensor(ta), rt_tensor(tb), rt_tensor(tc)};
@@ -259,7 +267,8 @@ static void test_loop_permutes_carried_values(void) {
   g_assert_true(it_run(g, NULL, ins, 3, r, &error));
   g_assert_no_error(error);
   g_assert_true(r[0].u.tensor == tb && r[1].u.tensor == ta && r[2].u.tensor == tc);
-  for (guint i = 0; i < 3; i++) rt_value_unref(r[i]);
+  for (guint i = 0; i < 3; i++)
+    rt_value_unref(r[i]);
   for (guint i = 0; i < 3; i++) {
     g_assert_cmpint(ins[i].u.tensor->refcount, ==, 1);
     rt_value_unref(ins[i]);

@@ -11,31 +11,29 @@
 /* xs = []; a = len(xs); for i in range(n): xs.append(i); b = len(xs); last = xs[-1];
  * xs[0] = 10; first = xs[0]; c = len(xs). With n = 4: a = 0, b = 4, last = 3, first = 10,
  * c = 4, xs = [10, 1, 2, 3]. */
-static const char mutation_ir[] =
-    "graph(%n : int):\n"
-    "  %xs : int[] = prim::ListConstruct()\n"
-    "  %a : int = aten::len(%xs)\n"
-    "  %true : bool = prim::Constant[value=1]()\n"
-    "   = prim::Loop(%n, %true)\n"
-    "    block0(%i : int):\n"
-    "      %same : int[] = aten::append(%xs, %i)\n"
-    "      -> (%true)\n"
-    "  %b : int = aten::len(%xs)\n"
-    "  %minus_one : int = prim::Constant[value=-1]()\n"
-    "  %last : int = aten::__getitem__(%xs, %minus_one)\n"
-    "  %zero : int = prim::Constant[value=0]()\n"
-    "  %ten : int = prim::Constant[value=10]()\n"
-    "  %same2 : int[] = aten::_set_item(%xs, %zero, %ten)\n"
-    "  %first : int = aten::__getitem__(%xs, %zero)\n"
-    "  %c : int = aten::len(%xs)\n"
-    "  return (%a, %b, %last, %first, %c, %xs)\n";
+static const char mutation_ir[] = "graph(%n : int):\n"
+                                  "  %xs : int[] = prim::ListConstruct()\n"
+                                  "  %a : int = aten::len(%xs)\n"
+                                  "  %true : bool = prim::Constant[value=1]()\n"
+                                  "   = prim::Loop(%n, %true)\n"
+                                  "    block0(%i : int):\n"
+                                  "      %same : int[] = aten::append(%xs, %i)\n"
+                                  "      -> (%true)\n"
+                                  "  %b : int = aten::len(%xs)\n"
+                                  "  %minus_one : int = prim::Constant[value=-1]()\n"
+                                  "  %last : int = aten::__getitem__(%xs, %minus_one)\n"
+                                  "  %zero : int = prim::Constant[value=0]()\n"
+                                  "  %ten : int = prim::Constant[value=10]()\n"
+                                  "  %same2 : int[] = aten::_set_item(%xs, %zero, %ten)\n"
+                                  "  %first : int = aten::__getitem__(%xs, %zero)\n"
+                                  "  %c : int = aten::len(%xs)\n"
+                                  "  return (%a, %b, %last, %first, %c, %xs)\n";
 
-static const char out_of_range_ir[] =
-    "graph(%x : Tensor, %k : int):\n"
-    "  %xs : Tensor[] = prim::ListConstruct(%x, %x)\n"
-    "  %n : int = aten::len(%x)\n"
-    "  %y : Tensor = aten::__getitem__(%xs, %k)\n"
-    "  return (%n, %y)\n";
+static const char out_of_range_ir[] = "graph(%x : Tensor, %k : int):\n"
+                                      "  %xs : Tensor[] = prim::ListConstruct(%x, %x)\n"
+                                      "  %n : int = aten::len(%x)\n"
+                                      "  %y : Tensor = aten::__getitem__(%xs, %k)\n"
+                                      "  return (%n, %y)\n";
 
 static bool run(const char *ir, bool optimize, RtValue *inputs, guint n_inputs, RtValue **outputs,
                 guint *n_outputs, GError **error) {

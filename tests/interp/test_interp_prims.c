@@ -9,8 +9,12 @@ static IrValue *constant(IrGraph *g, const IrType *t) {
   return ir_output(it_prim(g, IR_PRIM_CONSTANT, NULL, 0, 1, t), 0);
 }
 
-static IrNode *last_node_in(IrBlock *b) { return b->ret->prev; }
-static IrNode *last_node(IrGraph *g) { return last_node_in(g->block); }
+static IrNode *last_node_in(IrBlock *b) {
+  return b->ret->prev;
+}
+static IrNode *last_node(IrGraph *g) {
+  return last_node_in(g->block);
+}
 
 static void test_constants(void) {
   IrGraph *g = ir_graph_new();
@@ -41,14 +45,24 @@ static void test_constants(void) {
   outs[11] = constant(g, ir_type_list(ir_type_bool()));
   gint64 bools[2] = {1, 0};
   ir_node_set_attr_is(last_node(g), IR_ATTR_VALUE, bools, 2);
-  for (guint i = 0; i < 12; i++) ir_graph_add_output(g, outs[i]);
+  for (guint i = 0; i < 12; i++)
+    ir_graph_add_output(g, outs[i]);
 
   RtValue r[12];
   GError *error = NULL;
   g_assert_true(it_run(g, NULL, NULL, 0, r, &error));
   g_assert_no_error(error);
-  const char *expect[12] = {"-7", "2.5", "True", "None", "\"hello\"", "cuda", "[3, 1, 4]",
-                            "[0.5, -1.0]", "[\"a\", \"bc\"]", "Float(2)", "[Float(2), Float(2)]",
+  const char *expect[12] = {"-7",
+                            "2.5",
+                            "True",
+                            "None",
+                            "\"hello\"",
+                            "cuda",
+                            "[3, 1, 4]",
+                            "[0.5, -1.0]",
+                            "[\"a\", \"bc\"]",
+                            "Float(2)",
+                            "[Float(2), Float(2)]",
                             "[True, False]"};
   for (guint i = 0; i < 12; i++) {
     char *p = it_print(r[i]);
@@ -59,7 +73,8 @@ static void test_constants(void) {
   g_assert_true(r[5].tag == RT_DEVICE && r[5].u.device == IR_DEVICE_CUDA);
   /* The tensor constant is shared, not copied. */
   g_assert_true(r[9].u.tensor == t);
-  for (guint i = 0; i < 12; i++) rt_value_unref(r[i]);
+  for (guint i = 0; i < 12; i++)
+    rt_value_unref(r[i]);
   rt_tensor_unref(t);
   ir_graph_free(g);
 }
@@ -72,8 +87,8 @@ static void test_lists_and_tuples(void) {
   IrValue *tup = ir_output(it_prim(g, IR_PRIM_TUPLE_CONSTRUCT, items, 3, 1, ir_type_any()), 0);
   IrNode *unpack = it_prim(g, IR_PRIM_TUPLE_UNPACK, &tup, 1, 3, ir_type_any());
   IrValue *lst_items[2] = {ir_output(unpack, 0), ir_output(unpack, 1)};
-  IrValue *lst =
-      ir_output(it_prim(g, IR_PRIM_LIST_CONSTRUCT, lst_items, 2, 1, ir_type_list(ir_type_int())), 0);
+  IrValue *lst = ir_output(
+      it_prim(g, IR_PRIM_LIST_CONSTRUCT, lst_items, 2, 1, ir_type_list(ir_type_int())), 0);
   IrNode *lunpack = it_prim(g, IR_PRIM_LIST_UNPACK, &lst, 1, 2, ir_type_int());
   IrNode *idx_attr = it_prim(g, IR_PRIM_TUPLE_INDEX, &tup, 1, 1, ir_type_tensor());
   ir_node_set_attr_i(idx_attr, "index", 2);
@@ -100,7 +115,8 @@ static void test_lists_and_tuples(void) {
   g_assert_true(r[2].tag == RT_TENSOR && r[2].u.tensor == t);
   g_assert_cmpint(r[3].u.i, ==, 9); /* index -3 of a 3-tuple is element 0 */
   g_assert_true(r[4].tag == RT_TUPLE && r[4].u.seq->len == 3);
-  for (guint i = 0; i < 5; i++) rt_value_unref(r[i]);
+  for (guint i = 0; i < 5; i++)
+    rt_value_unref(r[i]);
   /* t: ours, plus nothing left over from the run. */
   g_assert_cmpint(t->refcount, ==, 1);
   rt_value_unref(ins[1]);
@@ -142,8 +158,8 @@ static void test_tuple_index_out_of_range(void) {
   ir_graph_free(g);
 }
 
-static IrNode *chunk_node(IrGraph *g, IrOpKind kind, IrValue *const *ins, guint n_in,
-                          gint64 chunks, gint64 dim) {
+static IrNode *chunk_node(IrGraph *g, IrOpKind kind, IrValue *const *ins, guint n_in, gint64 chunks,
+                          gint64 dim) {
   guint n_out = kind == IR_PRIM_CHUNK_SIZES ? 2 : (guint)(n_in * chunks);
   IrNode *n = it_prim(g, kind, ins, n_in, n_out,
                       kind == IR_PRIM_CHUNK_SIZES ? ir_type_list(ir_type_int()) : ir_type_tensor());
@@ -158,8 +174,10 @@ static void test_constant_chunk(void) {
   IrValue *v = ir_graph_add_input(g, ir_type_tensor(), "v");
   IrNode *c3 = chunk_node(g, IR_PRIM_CONSTANT_CHUNK, &x, 1, 3, -1);
   IrNode *c4 = chunk_node(g, IR_PRIM_CONSTANT_CHUNK, &v, 1, 4, 0);
-  for (guint i = 0; i < 3; i++) ir_graph_add_output(g, ir_output(c3, i));
-  for (guint i = 0; i < 4; i++) ir_graph_add_output(g, ir_output(c4, i));
+  for (guint i = 0; i < 3; i++)
+    ir_graph_add_output(g, ir_output(c3, i));
+  for (guint i = 0; i < 4; i++)
+    ir_graph_add_output(g, ir_output(c4, i));
 
   int64_t s[2] = {2, 6};
   double xv[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
@@ -183,7 +201,8 @@ static void test_constant_chunk(void) {
   g_assert_true(r[6].tag == RT_TENSOR && r[6].u.tensor == NULL);
   /* Pieces are views of the input. */
   g_assert_true(r[0].u.tensor->storage == ins[0].u.tensor->storage);
-  for (guint i = 0; i < 7; i++) rt_value_unref(r[i]);
+  for (guint i = 0; i < 7; i++)
+    rt_value_unref(r[i]);
   rt_value_unref(ins[0]);
   rt_value_unref(ins[1]);
   ir_graph_free(g);
@@ -205,10 +224,13 @@ static void test_broadcasting_chunk_and_sizes(void) {
   IrValue *l5 = ir_graph_insert_constant_int_list(g, s5, 2);
   IrNode *cs1 = chunk_node(g, IR_PRIM_CHUNK_SIZES, &l4, 1, 3, 1);
   IrNode *cs2 = chunk_node(g, IR_PRIM_CHUNK_SIZES, &l5, 1, 3, -1);
-  for (guint i = 0; i < 4; i++) ir_graph_add_output(g, ir_output(bc, i));
+  for (guint i = 0; i < 4; i++)
+    ir_graph_add_output(g, ir_output(bc, i));
   ir_graph_add_output(g, ir_output(bs, 0));
-  for (guint i = 0; i < 2; i++) ir_graph_add_output(g, ir_output(cs1, i));
-  for (guint i = 0; i < 2; i++) ir_graph_add_output(g, ir_output(cs2, i));
+  for (guint i = 0; i < 2; i++)
+    ir_graph_add_output(g, ir_output(cs1, i));
+  for (guint i = 0; i < 2; i++)
+    ir_graph_add_output(g, ir_output(cs2, i));
 
   int64_t sa[2] = {2, 4};
   double av[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -231,7 +253,8 @@ static void test_broadcasting_chunk_and_sizes(void) {
     g_assert_cmpstr(p, ==, expect[i]);
     g_free(p);
   }
-  for (guint i = 0; i < 9; i++) rt_value_unref(r[i]);
+  for (guint i = 0; i < 9; i++)
+    rt_value_unref(r[i]);
   rt_value_unref(ins[0]);
   rt_value_unref(ins[1]);
   ir_graph_free(g);
@@ -296,10 +319,11 @@ static void test_autograd_helpers(void) {
   o[3] = ir_output(it_prim(g, IR_PRIM_AUTOGRAD_ADD, xy, 2, 1, ir_type_tensor()), 0);
   o[4] = ir_output(it_prim(g, IR_PRIM_AUTOGRAD_ANY_NON_ZERO, zx, 2, 1, ir_type_bool()), 0);
   o[5] = ir_output(it_prim(g, IR_PRIM_AUTOGRAD_ANY_NON_ZERO, zz, 2, 1, ir_type_bool()), 0);
-  IrValue *lst = ir_output(it_prim(g, IR_PRIM_LIST_CONSTRUCT, zx, 2, 1,
-                                   ir_type_list(ir_type_tensor())), 0);
+  IrValue *lst =
+      ir_output(it_prim(g, IR_PRIM_LIST_CONSTRUCT, zx, 2, 1, ir_type_list(ir_type_tensor())), 0);
   o[6] = ir_output(it_prim(g, IR_PRIM_AUTOGRAD_ANY_NON_ZERO, &lst, 1, 1, ir_type_bool()), 0);
-  for (guint i = 0; i < 7; i++) ir_graph_add_output(g, o[i]);
+  for (guint i = 0; i < 7; i++)
+    ir_graph_add_output(g, o[i]);
 
   double xv[2] = {1, 2}, yv[2] = {10, 20};
   RtValue ins[2] = {rt_tensor(it_vector(2, xv)), rt_tensor(it_vector(2, yv))};
@@ -316,7 +340,8 @@ static void test_autograd_helpers(void) {
   g_assert_true(r[4].tag == RT_BOOL && r[4].u.b);
   g_assert_true(r[5].tag == RT_BOOL && !r[5].u.b);
   g_assert_true(r[6].u.b);
-  for (guint i = 0; i < 7; i++) rt_value_unref(r[i]);
+  for (guint i = 0; i < 7; i++)
+    rt_value_unref(r[i]);
   rt_value_unref(ins[0]);
   rt_value_unref(ins[1]);
   ir_graph_free(g);

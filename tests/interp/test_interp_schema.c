@@ -29,7 +29,8 @@ static void test_defaults_and_explicit_arguments(void) {
   it_assert_tensor(r[1].u.tensor, 2, s, d, 0);
   g_assert_cmpint(r[2].tag, ==, RT_INT);
   g_assert_cmpint(r[2].u.i, ==, 2);
-  for (guint i = 0; i < 3; i++) rt_value_unref(r[i]);
+  for (guint i = 0; i < 3; i++)
+    rt_value_unref(r[i]);
   rt_value_unref(ins[0]);
   rt_value_unref(ins[1]);
   ir_graph_free(g);
@@ -117,7 +118,8 @@ static void test_compile_errors(void) {
   ir_graph_add_output(g, ir_output(node, 0));
   GError *error = NULL;
   g_assert_null(rt_code_compile(g, &error));
-  g_assert_cmpstr(error->message, ==, "aten::mm: argument 'mat2' of aten::mm(Tensor self, "
+  g_assert_cmpstr(error->message, ==,
+                  "aten::mm: argument 'mat2' of aten::mm(Tensor self, "
                   "Tensor mat2) -> Tensor is missing and has no default");
   g_clear_error(&error);
   ir_graph_free(g);

@@ -22,8 +22,10 @@ static IrGraph *graph_with_group(IrOpKind kind, guint n_outputs, bool with_subgr
   IrValue *y = ir_graph_add_input(g, ir_type_tensor(), "y");
   IrValue *xy[2] = {x, y};
   IrNode *n = it_prim(g, kind, xy, 2, n_outputs, ir_type_tensor());
-  if (with_subgraph) ir_node_set_attr_g(n, IR_ATTR_SUBGRAPH, mul_neg_subgraph());
-  for (guint i = 0; i < n_outputs; i++) ir_graph_add_output(g, ir_output(n, i));
+  if (with_subgraph)
+    ir_node_set_attr_g(n, IR_ATTR_SUBGRAPH, mul_neg_subgraph());
+  for (guint i = 0; i < n_outputs; i++)
+    ir_graph_add_output(g, ir_output(n, i));
   return g;
 }
 
@@ -96,7 +98,8 @@ static bool hook_after(void *ctx, const IrNode *node, RtValue *inputs, guint n_i
   log->after_calls++;
   g_string_append_printf(log->kinds, "%s ", ir_kind_name(node->kind));
   log->last_n_args = n_inputs;
-  if (node->kind == IR_ATEN_ADD) log->add_n_args = n_inputs;
+  if (node->kind == IR_ATEN_ADD)
+    log->add_n_args = n_inputs;
   g_assert_true(outputs[0].tag == RT_TENSOR && outputs[0].u.tensor);
   return true;
 }
@@ -147,8 +150,8 @@ static void test_after_node_on_constant_chunk_may_replace_outputs(void) {
   ir_node_set_attr_i(ch, IR_ATTR_CHUNKS, 2);
   ir_node_set_attr_i(ch, IR_ATTR_DIM, 0);
   IrValue *b = ir_output(ch, 1);
-  IrValue *l = ir_output(it_prim(g, IR_PRIM_LIST_CONSTRUCT, &b, 1, 1,
-                                 ir_type_list(ir_type_tensor())), 0);
+  IrValue *l =
+      ir_output(it_prim(g, IR_PRIM_LIST_CONSTRUCT, &b, 1, 1, ir_type_list(ir_type_tensor())), 0);
   ir_graph_add_output(g, ir_output(ch, 0));
   ir_graph_add_output(g, it_op(g, IR_ATEN_NEG, &b, 1));
   ir_graph_add_output(g, l);
@@ -168,7 +171,8 @@ static void test_after_node_on_constant_chunk_may_replace_outputs(void) {
   it_assert_tensor(r[1].u.tensor, 1, &two, sevens, 0);
   it_assert_tensor(r[2].u.seq->items[0].u.tensor, 1, &two, sevens, 0);
   g_assert_cmpint(ins[0].u.tensor->refcount, ==, 1); /* the chunk views were released */
-  for (guint i = 0; i < 3; i++) rt_value_unref(r[i]);
+  for (guint i = 0; i < 3; i++)
+    rt_value_unref(r[i]);
   rt_value_unref(ins[0]);
   g_string_free(log.kinds, TRUE);
   ir_graph_free(g);
@@ -181,8 +185,8 @@ static void test_after_node_sees_schema_nodes(void) {
   IrValue *y = ir_graph_add_input(g, ir_type_tensor(), "y");
   IrValue *xy[2] = {x, y};
   IrValue *z = it_op(g, IR_ATEN_ADD, xy, 2);
-  IrValue *l = ir_output(it_prim(g, IR_PRIM_LIST_CONSTRUCT, &z, 1, 1,
-                                 ir_type_list(ir_type_tensor())), 0);
+  IrValue *l =
+      ir_output(it_prim(g, IR_PRIM_LIST_CONSTRUCT, &z, 1, 1, ir_type_list(ir_type_tensor())), 0);
   ir_graph_add_output(g, it_op(g, IR_ATEN_NEG, &z, 1));
   ir_graph_add_output(g, l);
   HookLog log = {.kinds = g_string_new(NULL)};
@@ -253,7 +257,8 @@ static void test_dead_values_are_released_early(void) {
 static void test_chain_reuses_registers(void) {
   IrGraph *g = ir_graph_new();
   IrValue *v = ir_graph_add_input(g, ir_type_tensor(), "x");
-  for (guint i = 0; i < 1000; i++) v = it_op(g, IR_ATEN_NEG, &v, 1);
+  for (guint i = 0; i < 1000; i++)
+    v = it_op(g, IR_ATEN_NEG, &v, 1);
   ir_graph_add_output(g, v);
   GError *error = NULL;
   RtCode *code = rt_code_compile(g, &error);
@@ -284,7 +289,8 @@ static void test_wrappers(void) {
   g_assert_true(rt_interpret(g, NULL, ins, 2, &outs, &n, &error));
   g_assert_cmpuint(n, ==, 2);
   g_assert_cmpfloat(rt_tensor_get(outs[0].u.tensor, 1), ==, 8);
-  for (guint i = 0; i < n; i++) rt_value_unref(outs[i]);
+  for (guint i = 0; i < n; i++)
+    rt_value_unref(outs[i]);
   g_free(outs);
   /* Wrong input count. */
   g_assert_false(rt_interpret(g, NULL, ins, 1, &outs, &n, &error));
@@ -312,12 +318,14 @@ static void test_wrappers(void) {
   ir_graph_set_insert_point(h, h->block->ret);
   ir_graph_add_output(h, ir_output(ifn, 0));
   g_assert_false(rt_interpret_block(b0, NULL, NULL, 0, bo, &error));
-  g_assert_cmpstr(error->message, ==, "aten::neg: value %x is used outside the block that "
+  g_assert_cmpstr(error->message, ==,
+                  "aten::neg: value %x is used outside the block that "
                   "defines it or before its definition");
   g_clear_error(&error);
   ir_graph_free(h);
 
-  for (guint i = 0; i < 2; i++) rt_value_unref(ins[i]);
+  for (guint i = 0; i < 2; i++)
+    rt_value_unref(ins[i]);
   ir_graph_free(g);
 }
 
@@ -343,7 +351,8 @@ static gpointer run_many(gpointer data) {
       if (rt_tensor_get(outs[0].u.tensor, 1) != 4 || rt_tensor_get(outs[1].u.tensor, 0) != -1 ||
           outs[2].u.seq->items[1].u.i != 8)
         job->failures++;
-      for (guint i = 0; i < 3; i++) rt_value_unref(outs[i]);
+      for (guint i = 0; i < 3; i++)
+        rt_value_unref(outs[i]);
     }
     rt_value_unref(ins[0]);
     rt_value_unref(ins[1]);

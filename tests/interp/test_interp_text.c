@@ -18,30 +18,29 @@ static IrGraph *parse(const char *text) {
 
 /* cnt = 0; acc = x; while True: (acc = acc * 2 if i < 2 else acc + 1); cnt += 1; stop when
  * cnt >= n. x = [1, -1], n = 4: [2, -2], [4, -4], [5, -3], [6, -2]; cnt = 4. */
-static const char *while_if_tuple =
-    "graph(%x : Tensor,\n"
-    "      %n : int):\n"
-    "  %true : bool = prim::Constant[value=1]()\n"
-    "  %zero : int = prim::Constant[value=0]()\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %two : int = prim::Constant[value=2]()\n"
-    "  %max : int = prim::Constant[value=9223372036854775807]()\n"
-    "  %r : Tensor, %k : int = prim::Loop(%max, %true, %x, %zero)\n"
-    "    block0(%i : int, %acc : Tensor, %cnt : int):\n"
-    "      %early : bool = aten::lt(%i, %two)\n"
-    "      %next : Tensor = prim::If(%early)\n"
-    "        block0():\n"
-    "          %d : Tensor = aten::mul(%acc, %two)\n"
-    "          -> (%d)\n"
-    "        block1():\n"
-    "          %p : Tensor = aten::add(%acc, %one, %one)\n"
-    "          -> (%p)\n"
-    "      %cnt2 : int = aten::add(%cnt, %one)\n"
-    "      %go : bool = aten::lt(%cnt2, %n)\n"
-    "      -> (%go, %next, %cnt2)\n"
-    "  %t : (Tensor, int) = prim::TupleConstruct(%r, %k)\n"
-    "  %e : int = prim::TupleIndex(%t, %one)\n"
-    "  return (%t, %e)\n";
+static const char *while_if_tuple = "graph(%x : Tensor,\n"
+                                    "      %n : int):\n"
+                                    "  %true : bool = prim::Constant[value=1]()\n"
+                                    "  %zero : int = prim::Constant[value=0]()\n"
+                                    "  %one : int = prim::Constant[value=1]()\n"
+                                    "  %two : int = prim::Constant[value=2]()\n"
+                                    "  %max : int = prim::Constant[value=9223372036854775807]()\n"
+                                    "  %r : Tensor, %k : int = prim::Loop(%max, %true, %x, %zero)\n"
+                                    "    block0(%i : int, %acc : Tensor, %cnt : int):\n"
+                                    "      %early : bool = aten::lt(%i, %two)\n"
+                                    "      %next : Tensor = prim::If(%early)\n"
+                                    "        block0():\n"
+                                    "          %d : Tensor = aten::mul(%acc, %two)\n"
+                                    "          -> (%d)\n"
+                                    "        block1():\n"
+                                    "          %p : Tensor = aten::add(%acc, %one, %one)\n"
+                                    "          -> (%p)\n"
+                                    "      %cnt2 : int = aten::add(%cnt, %one)\n"
+                                    "      %go : bool = aten::lt(%cnt2, %n)\n"
+                                    "      -> (%go, %next, %cnt2)\n"
+                                    "  %t : (Tensor, int) = prim::TupleConstruct(%r, %k)\n"
+                                    "  %e : int = prim::TupleIndex(%t, %one)\n"
+                                    "  return (%t, %e)\n";
 
 static void test_while_if_tuple(void) {
   IrGraph *g = parse(while_if_tuple);

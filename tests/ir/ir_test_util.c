@@ -8,28 +8,22 @@ typedef struct {
   guint index;
 } Slot;
 
-static guint
-slot_hash(gconstpointer p)
-{
+static guint slot_hash(gconstpointer p) {
   const Slot *s = p;
   return g_direct_hash(s->value) * 31u + g_direct_hash(s->user) * 17u + s->index;
 }
 
-static gboolean
-slot_equal(gconstpointer a, gconstpointer b)
-{
+static gboolean slot_equal(gconstpointer a, gconstpointer b) {
   const Slot *x = a, *y = b;
   return x->value == y->value && x->user == y->user && x->index == y->index;
 }
 
 typedef struct {
-  GHashTable *slots;  /* Slot* set: input slots of live nodes */
-  GPtrArray *values;  /* every value defined by a live node or block */
+  GHashTable *slots; /* Slot* set: input slots of live nodes */
+  GPtrArray *values; /* every value defined by a live node or block */
 } Check;
 
-static void
-record_inputs(Check *c, const IrNode *n)
-{
+static void record_inputs(Check *c, const IrNode *n) {
   for (guint i = 0; i < ir_n_inputs(n); i++) {
     Slot *s = g_new(Slot, 1);
     s->value = ir_input(n, i);
@@ -40,9 +34,7 @@ record_inputs(Check *c, const IrNode *n)
   }
 }
 
-static void
-check_value(Check *c, const IrValue *v, const IrNode *producer, guint offset)
-{
+static void check_value(Check *c, const IrValue *v, const IrNode *producer, guint offset) {
   g_assert_true(v->node == producer);
   g_assert_cmpuint(v->offset, ==, offset);
   g_assert_nonnull(v->type);
@@ -51,9 +43,7 @@ check_value(Check *c, const IrValue *v, const IrNode *producer, guint offset)
   g_ptr_array_add(c->values, (gpointer)v);
 }
 
-static void
-check_block(Check *c, const IrBlock *b, const IrNode *owner)
-{
+static void check_block(Check *c, const IrBlock *b, const IrNode *owner) {
   g_assert_true(b->owning_node == owner);
   g_assert_true(b->param->owning_block == b);
   g_assert_true(b->ret->owning_block == b);
@@ -61,8 +51,7 @@ check_block(Check *c, const IrBlock *b, const IrNode *owner)
   for (guint i = 0; i < ir_n_outputs(b->param); i++)
     check_value(c, ir_output(b->param, i), b->param, i);
   gint64 last = b->param->topo;
-  IR_FOR_EACH_NODE(n, b)
-  {
+  IR_FOR_EACH_NODE(n, b) {
     g_assert_false(n->destroyed);
     g_assert_true(n->owning_block == b);
     g_assert_true(n->next->prev == n);
@@ -78,9 +67,7 @@ check_block(Check *c, const IrBlock *b, const IrNode *owner)
   record_inputs(c, b->ret);
 }
 
-void
-ir_test_check_graph(const IrGraph *graph)
-{
+void ir_test_check_graph(const IrGraph *graph) {
   Check c = {g_hash_table_new_full(slot_hash, slot_equal, g_free, NULL), g_ptr_array_new()};
   check_block(&c, graph->block, NULL);
   for (guint i = 0; i < c.values->len; i++) {
@@ -109,12 +96,9 @@ ir_test_check_graph(const IrGraph *graph)
     g_assert_cmpstr(((IrValue *)v)->name, ==, k);
 }
 
-char *
-ir_test_block_kinds(const IrBlock *block)
-{
+char *ir_test_block_kinds(const IrBlock *block) {
   GString *s = g_string_new(NULL);
-  IR_FOR_EACH_NODE(n, block)
-  {
+  IR_FOR_EACH_NODE(n, block) {
     if (s->len)
       g_string_append_c(s, ' ');
     g_string_append(s, ir_kind_name(n->kind));

@@ -4,9 +4,7 @@
 
 #define N_NODES 100000
 
-static void
-test_big_graph(void)
-{
+static void test_big_graph(void) {
   gint64 start = g_get_monotonic_time();
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
@@ -39,9 +37,7 @@ test_big_graph(void)
   g_assert_cmpfloat(seconds, <, 20.0);
 }
 
-static void
-test_big_free_fast(void)
-{
+static void test_big_free_fast(void) {
   gint64 start = g_get_monotonic_time();
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
@@ -56,9 +52,7 @@ test_big_free_fast(void)
   g_assert_cmpfloat(seconds, <, 5.0);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/ir/big/graph", test_big_graph);
   g_test_add_func("/ir/big/free-fast", test_big_free_fast);

@@ -6,9 +6,7 @@
 
 /* x, y -> add(x, y, 1) named "s"; If(c) { neg(s) } { s } -> "r"; FusionGroup with a Subgraph
  * holding mul; a tensor-valued constant. */
-static IrGraph *
-sample_graph(RtTensor *t)
-{
+static IrGraph *sample_graph(RtTensor *t) {
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
   IrValue *y = ir_graph_add_input(g, ir_type_tensor(), "y.1");
@@ -48,9 +46,7 @@ sample_graph(RtTensor *t)
   return g;
 }
 
-static void
-assert_same_structure(const IrBlock *a, const IrBlock *b)
-{
+static void assert_same_structure(const IrBlock *a, const IrBlock *b) {
   g_assert_cmpuint(ir_block_inputs(a)->len, ==, ir_block_inputs(b)->len);
   for (guint i = 0; i < ir_block_inputs(a)->len; i++) {
     IrValue *va = g_ptr_array_index(ir_block_inputs(a), i);
@@ -60,8 +56,7 @@ assert_same_structure(const IrBlock *a, const IrBlock *b)
     g_assert_true(va->type == vb->type);
   }
   const IrNode *nb = b->param->next;
-  IR_FOR_EACH_NODE(na, a)
-  {
+  IR_FOR_EACH_NODE(na, a) {
     g_assert_true(nb != b->ret);
     g_assert_true(na != nb);
     g_assert_cmpint(na->kind, ==, nb->kind);
@@ -90,9 +85,7 @@ assert_same_structure(const IrBlock *a, const IrBlock *b)
                      ((IrValue *)g_ptr_array_index(ir_block_outputs(b), i))->id);
 }
 
-static void
-test_graph_copy(void)
-{
+static void test_graph_copy(void) {
   int64_t sizes[] = {2};
   RtTensor *t = rt_tensor_zeros(IR_DTYPE_FLOAT32, 1, sizes);
   IrGraph *g = sample_graph(t);
@@ -132,9 +125,7 @@ test_graph_copy(void)
   rt_tensor_unref(t);
 }
 
-static void
-test_copy_insert_point(void)
-{
+static void test_copy_insert_point(void) {
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
   IrValue *in[] = {x};
@@ -153,15 +144,11 @@ typedef struct {
   GHashTable *map;
 } Mapping;
 
-static IrValue *
-map_value(IrValue *src, gpointer data)
-{
+static IrValue *map_value(IrValue *src, gpointer data) {
   return g_hash_table_lookup(((Mapping *)data)->map, src);
 }
 
-static void
-test_clone_into_other_graph(void)
-{
+static void test_clone_into_other_graph(void) {
   int64_t sizes[] = {1};
   RtTensor *t = rt_tensor_zeros(IR_DTYPE_FLOAT32, 1, sizes);
   IrGraph *src = sample_graph(t);
@@ -172,8 +159,7 @@ test_clone_into_other_graph(void)
     IrValue *v = g_ptr_array_index(ir_graph_inputs(src), i);
     g_hash_table_insert(m.map, v, ir_graph_add_input(dst, v->type, "taken"));
   }
-  IR_FOR_EACH_NODE(n, src->block)
-  {
+  IR_FOR_EACH_NODE(n, src->block) {
     IrNode *c = ir_node_clone_into(dst, n, map_value, &m);
     g_assert_null(c->owning_block);
     ir_graph_insert(dst, c);
@@ -183,15 +169,15 @@ test_clone_into_other_graph(void)
       g_hash_table_insert(m.map, ir_output(n, i), ir_output(c, i));
   }
   for (guint i = 0; i < ir_graph_outputs(src)->len; i++)
-    ir_graph_add_output(dst, g_hash_table_lookup(m.map, g_ptr_array_index(ir_graph_outputs(src), i)));
+    ir_graph_add_output(dst,
+                        g_hash_table_lookup(m.map, g_ptr_array_index(ir_graph_outputs(src), i)));
   ir_test_check_graph(dst);
   g_assert_cmpuint(ir_graph_count_nodes(dst), ==, ir_graph_count_nodes(src));
 
   /* The If's nested block was copied, its inner node keeps its origin and reads the clone
    * of "s", and the block output is the clone of "n". */
   IrNode *ifn = NULL;
-  IR_FOR_EACH_NODE(n, dst->block)
-  {
+  IR_FOR_EACH_NODE(n, dst->block) {
     if (n->kind == IR_PRIM_IF)
       ifn = n;
   }
@@ -204,8 +190,7 @@ test_clone_into_other_graph(void)
   g_assert_true(ir_input(ir_block(ifn, 0)->ret, 0) == ir_output(neg, 0));
   g_assert_true(ir_input(ir_block(ifn, 1)->ret, 0) == ir_input(neg, 0));
   IrNode *src_if = NULL;
-  IR_FOR_EACH_NODE(n, src->block)
-  {
+  IR_FOR_EACH_NODE(n, src->block) {
     if (n->kind == IR_PRIM_IF)
       src_if = n;
   }
@@ -220,15 +205,11 @@ test_clone_into_other_graph(void)
   rt_tensor_unref(t);
 }
 
-static IrValue *
-identity_map(IrValue *src, gpointer data)
-{
+static IrValue *identity_map(IrValue *src, gpointer data) {
   return src;
 }
 
-static void
-test_clone_within_graph(void)
-{
+static void test_clone_within_graph(void) {
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
   IrValue *in[] = {x};
@@ -260,9 +241,7 @@ test_clone_within_graph(void)
   ir_graph_free(g);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/ir/copy/graph-copy", test_graph_copy);
   g_test_add_func("/ir/copy/insert-point", test_copy_insert_point);

@@ -1,28 +1,22 @@
 /* Graph building and editing: use lists checked after every edit, blocks, destruction,
  * topological order (including re-indexing after many inserts), naming rules, attributes,
  * insertion point and the op/constant creators. */
-#include "ir_test_util.h"
 #include "ir/ops.h"
+#include "ir_test_util.h"
 
 #include <string.h>
 
-static IrValue *
-add_node(IrGraph *g, IrOpKind kind, IrValue *a, IrValue *b)
-{
+static IrValue *add_node(IrGraph *g, IrOpKind kind, IrValue *a, IrValue *b) {
   IrValue *in[] = {a, b};
   IrNode *n = ir_graph_insert_op(g, kind, in, b ? 2 : 1, 1);
   return ir_output(n, 0);
 }
 
-static guint
-n_uses(const IrValue *v)
-{
+static guint n_uses(const IrValue *v) {
   return v->uses->len;
 }
 
-static void
-test_build(void)
-{
+static void test_build(void) {
   IrGraph *g = ir_graph_new();
   IrValue *a = ir_graph_add_input(g, ir_type_tensor(), "a");
   IrValue *b = ir_graph_add_input(g, ir_type_tensor(), "b");
@@ -61,9 +55,7 @@ test_build(void)
   ir_graph_free(g);
 }
 
-static void
-test_edit_inputs(void)
-{
+static void test_edit_inputs(void) {
   IrGraph *g = ir_graph_new();
   IrValue *a = ir_graph_add_input(g, ir_type_tensor(), "a");
   IrValue *b = ir_graph_add_input(g, ir_type_tensor(), "b");
@@ -116,9 +108,7 @@ test_edit_inputs(void)
   ir_graph_free(g);
 }
 
-static void
-test_outputs_and_destroy(void)
-{
+static void test_outputs_and_destroy(void) {
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
   IrNode *chunk = ir_graph_insert(g, ir_node_create(g, IR_PRIM_CONSTANT_CHUNK, 3));
@@ -149,9 +139,7 @@ test_outputs_and_destroy(void)
 }
 
 /* prim::If with two blocks, each returning a value computed inside. */
-static IrNode *
-make_if(IrGraph *g, IrValue *cond, IrValue *x, IrNode **inner_then)
-{
+static IrNode *make_if(IrGraph *g, IrValue *cond, IrValue *x, IrNode **inner_then) {
   IrNode *ifn = ir_graph_insert(g, ir_node_create(g, IR_PRIM_IF, 1));
   ir_node_add_input(ifn, cond);
   IrBlock *t = ir_node_add_block(ifn);
@@ -166,9 +154,7 @@ make_if(IrGraph *g, IrValue *cond, IrValue *x, IrNode **inner_then)
   return ifn;
 }
 
-static void
-test_blocks(void)
-{
+static void test_blocks(void) {
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
   IrValue *c = ir_graph_add_input(g, ir_type_bool(), "c");
@@ -227,9 +213,7 @@ test_blocks(void)
   ir_graph_free(g);
 }
 
-static void
-test_move_and_order(void)
-{
+static void test_move_and_order(void) {
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
   IrNode *a = add_node(g, IR_ATEN_RELU, x, NULL)->node;
@@ -269,8 +253,7 @@ test_move_and_order(void)
   g_assert_cmpuint(ir_graph_count_nodes(g), ==, 303);
   guint idx = 0;
   IrNode *prev = NULL;
-  IR_FOR_EACH_NODE(n, g->block)
-  {
+  IR_FOR_EACH_NODE(n, g->block) {
     if (prev)
       g_assert_true(ir_node_is_before(prev, n) && ir_node_is_after(n, prev));
     prev = n;
@@ -287,9 +270,7 @@ test_move_and_order(void)
   ir_graph_free(g);
 }
 
-static void
-test_insert_point(void)
-{
+static void test_insert_point(void) {
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
   IrNode *a = add_node(g, IR_ATEN_RELU, x, NULL)->node;
@@ -307,9 +288,7 @@ test_insert_point(void)
   ir_graph_free(g);
 }
 
-static void
-test_names(void)
-{
+static void test_names(void) {
   IrGraph *g = ir_graph_new();
   IrValue *v1 = ir_graph_add_input(g, ir_type_tensor(), "x");
   IrValue *v2 = ir_graph_add_input(g, ir_type_tensor(), NULL);
@@ -371,9 +350,7 @@ test_names(void)
   ir_graph_free(g);
 }
 
-static void
-test_attributes(void)
-{
+static void test_attributes(void) {
   IrGraph *g = ir_graph_new();
   IrNode *n = ir_graph_insert(g, ir_node_create(g, IR_PRIM_CONSTANT_CHUNK, 2));
   ir_node_set_attr_i(n, IR_ATTR_CHUNKS, 2);
@@ -431,9 +408,7 @@ test_attributes(void)
   ir_graph_free(g);
 }
 
-static void
-test_constants(void)
-{
+static void test_constants(void) {
   IrGraph *g = ir_graph_new();
   IrValue *f = ir_graph_insert_constant_float(g, 2.5);
   IrValue *b = ir_graph_insert_constant_bool(g, true);
@@ -453,9 +428,7 @@ test_constants(void)
   ir_graph_free(g);
 }
 
-static void
-test_insert_op_types(void)
-{
+static void test_insert_op_types(void) {
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
   IrValue *zero = ir_graph_insert_constant_int(g, 0);
@@ -481,9 +454,7 @@ test_insert_op_types(void)
   ir_graph_free(g);
 }
 
-static void
-test_kinds(void)
-{
+static void test_kinds(void) {
   g_assert_cmpstr(ir_kind_name(IR_ATEN_ADD), ==, "aten::add");
   g_assert_cmpstr(ir_kind_name(IR_PRIM_FUSION_GROUP), ==, "prim::FusionGroup");
   g_assert_cmpstr(ir_kind_name(IR_ATEN_GRAD_SUM_TO_SIZE), ==, "aten::_grad_sum_to_size");
@@ -498,9 +469,7 @@ test_kinds(void)
   g_assert_cmpint(out, ==, IR_ATEN_ADD);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/ir/graph/build", test_build);
   g_test_add_func("/ir/graph/edit-inputs", test_edit_inputs);

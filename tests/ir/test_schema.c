@@ -6,9 +6,7 @@
 
 #include <string.h>
 
-static IrSchema *
-parse_ok(const char *text)
-{
+static IrSchema *parse_ok(const char *text) {
   GError *error = NULL;
   IrSchema *s = ir_schema_parse(text, &error);
   g_assert_no_error(error);
@@ -16,9 +14,7 @@ parse_ok(const char *text)
   return s;
 }
 
-static void
-test_parse_details(void)
-{
+static void test_parse_details(void) {
   IrSchema *s = parse_ok("aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
                          "int? dtype=None) -> Tensor");
   g_assert_cmpstr(s->name, ==, "aten::sum");
@@ -96,22 +92,20 @@ test_parse_details(void)
   ir_schema_free(s);
 }
 
-static void
-test_parse_errors(void)
-{
+static void test_parse_errors(void) {
   const char *bad[] = {
-    "aten::add(Tensor self",
-    "aten::add(Foo self) -> Tensor",
-    "add(Tensor self) -> Tensor",
-    "aten::add(Tensor self) -> Tensor junk",
-    "aten::add(Tensor self) Tensor",
-    "aten::add(Tensor) -> Tensor",
-    "aten::add(Tensor self=) -> Tensor",
-    "aten::add(int[] x=[1, 2) -> Tensor",
-    "aten::add(str x=\"open) -> Tensor",
-    "aten::add(Tensor self, *, *, int a) -> Tensor",
-    "aten::add(int[x] a) -> Tensor",
-    "",
+      "aten::add(Tensor self",
+      "aten::add(Foo self) -> Tensor",
+      "add(Tensor self) -> Tensor",
+      "aten::add(Tensor self) -> Tensor junk",
+      "aten::add(Tensor self) Tensor",
+      "aten::add(Tensor) -> Tensor",
+      "aten::add(Tensor self=) -> Tensor",
+      "aten::add(int[] x=[1, 2) -> Tensor",
+      "aten::add(str x=\"open) -> Tensor",
+      "aten::add(Tensor self, *, *, int a) -> Tensor",
+      "aten::add(int[x] a) -> Tensor",
+      "",
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
     GError *error = NULL;
@@ -123,9 +117,7 @@ test_parse_errors(void)
   }
 }
 
-static void
-test_table(void)
-{
+static void test_table(void) {
   guint n = ir_ops_count();
   g_assert_cmpuint(n, >, 100);
   guint total = 0;
@@ -162,13 +154,10 @@ test_table(void)
 
 /* Type letters: T Tensor, F Float(*, *, requires_grad=1), U Tensor[Undefined], i int, f float,
  * b bool, n NoneType, l int[], o int[]?, L Tensor[], s str, d Device. */
-static const IrType *
-letter_type(char c)
-{
+static const IrType *letter_type(char c) {
   IrType p;
   switch (c) {
-  case 'T':
-    return ir_type_tensor();
+  case 'T': return ir_type_tensor();
   case 'F':
     memset(&p, 0, sizeof p);
     p.kind = IR_TYPE_TENSOR;
@@ -178,30 +167,18 @@ letter_type(char c)
     p.requires_grad = IR_YES;
     p.device = IR_DEVICE_CPU;
     return ir_type_tensor_from(&p);
-  case 'U':
-    return ir_type_undefined_tensor();
-  case 'i':
-    return ir_type_int();
-  case 'f':
-    return ir_type_float();
-  case 'b':
-    return ir_type_bool();
-  case 'n':
-    return ir_type_none();
-  case 'l':
-    return ir_type_list(ir_type_int());
-  case 'o':
-    return ir_type_optional(ir_type_list(ir_type_int()));
-  case 'L':
-    return ir_type_list(ir_type_tensor());
-  case 'B':
-    return ir_type_list(ir_type_bool());
-  case 's':
-    return ir_type_str();
-  case 'd':
-    return ir_type_device();
-  default:
-    g_error("test table: unknown type letter '%c'", c);
+  case 'U': return ir_type_undefined_tensor();
+  case 'i': return ir_type_int();
+  case 'f': return ir_type_float();
+  case 'b': return ir_type_bool();
+  case 'n': return ir_type_none();
+  case 'l': return ir_type_list(ir_type_int());
+  case 'o': return ir_type_optional(ir_type_list(ir_type_int()));
+  case 'L': return ir_type_list(ir_type_tensor());
+  case 'B': return ir_type_list(ir_type_bool());
+  case 's': return ir_type_str();
+  case 'd': return ir_type_device();
+  default: g_error("test table: unknown type letter '%c'", c);
   }
 }
 
@@ -212,149 +189,335 @@ typedef struct {
 } Case;
 
 static const Case cases[] = {
-  {"aten::add", "TTi", "Tensor"},   {"aten::add", "FF", "Tensor"},   {"aten::add", "Tii", "Scalar"},
-  {"aten::add", "Tf", "Scalar"},    {"aten::add", "Tb", "Scalar"},   {"aten::add", "ii", "int"},
-  {"aten::add", "ff", "float"},     {"aten::add", "if", NULL},       {"aten::add", "iT", NULL},
-  {"aten::add", "T", NULL},         {"aten::add", "TTii", NULL},     {"aten::add", "UT", "Tensor"},
-  {"aten::sub", "TTi", "Tensor"},   {"aten::sub", "Tfi", "Scalar"},  {"aten::sub", "ii", "int"},
-  {"aten::sub", "ff", "float"},     {"aten::mul", "TF", "Tensor"},   {"aten::mul", "Tf", "Scalar"},
-  {"aten::mul", "ii", "int"},       {"aten::mul", "ff", "float"},    {"aten::mul", "TTi", NULL},
-  {"aten::div", "TT", "Tensor"},    {"aten::div", "Ti", "Scalar"},   {"aten::div", "ii", "int"},
-  {"aten::div", "ff", "float"},     {"aten::rsub", "TTi", "Tensor"}, {"aten::rsub", "Tfi", "Scalar"},
-  {"aten::neg", "T", ""},           {"aten::neg", "i", "int"},       {"aten::neg", "f", "float"},
-  {"aten::threshold", "Tff", ""},   {"aten::threshold", "TTf", NULL}, {"aten::atan2", "TT", ""},
-  {"aten::pow", "Tf", "Tensor_Scalar"}, {"aten::pow", "TT", "Tensor_Tensor"},
-  {"aten::fmod", "Ti", "Scalar"},   {"aten::fmod", "TT", "Tensor"},
-  {"aten::remainder", "Tf", "Scalar"}, {"aten::remainder", "TT", "Tensor"},
-  {"aten::clamp", "T", ""},         {"aten::clamp", "Tfn", ""},      {"aten::clamp", "Tni", ""},
-  {"aten::clamp", "TT", NULL},      {"aten::max", "TT", "other"},    {"aten::min", "FF", "other"},
-  {"aten::max", "T", NULL},         {"aten::lerp", "TTf", "Scalar"}, {"aten::lerp", "TTT", "Tensor"},
-  {"aten::addcmul", "TTT", ""},     {"aten::addcmul", "TTTf", ""},   {"aten::where", "TTT", "self"},
-  {"aten::gt", "TT", "Tensor"},     {"aten::gt", "Ti", "Scalar"},    {"aten::gt", "ii", "int"},
-  {"aten::gt", "ff", "float"},      {"aten::lt", "TT", "Tensor"},    {"aten::lt", "Tf", "Scalar"},
-  {"aten::lt", "ii", "int"},        {"aten::lt", "ff", "float"},     {"aten::ge", "TT", "Tensor"},
-  {"aten::ge", "Tf", "Scalar"},     {"aten::ge", "ii", "int"},       {"aten::ge", "ff", "float"},
-  {"aten::le", "TT", "Tensor"},     {"aten::le", "Tb", "Scalar"},    {"aten::le", "ii", "int"},
-  {"aten::le", "ff", "float"},      {"aten::eq", "TT", "Tensor"},    {"aten::eq", "Ti", "Scalar"},
-  {"aten::eq", "ii", "int"},        {"aten::eq", "ff", "float"},     {"aten::ne", "TT", "Tensor"},
-  {"aten::ne", "Ti", "Scalar"},     {"aten::ne", "ii", "int"},       {"aten::ne", "ff", "float"},
-  {"aten::type_as", "TF", ""},      {"aten::mm", "TT", ""},          {"aten::mm", "Ti", NULL},
-  {"aten::t", "T", ""},             {"aten::addmm", "TTT", ""},      {"aten::addmm", "TTTii", ""},
-  {"aten::matmul", "TT", ""},       {"aten::chunk", "Tii", ""},      {"aten::chunk", "Ti", ""},
-  {"aten::chunk", "T", NULL},       {"aten::cat", "Li", ""},         {"aten::cat", "L", ""},
-  {"aten::cat", "Ti", NULL},        {"aten::split", "Tii", "Tensor"}, {"aten::split", "Ti", "Tensor"},
-  {"aten::split_with_sizes", "Tli", ""},        {"aten::unsqueeze", "Ti", ""},   {"aten::squeeze", "T", ""},
-  {"aten::squeeze", "Ti", "dim"},   {"aten::expand", "Tl", ""},      {"aten::expand", "Tlb", ""},
-  {"aten::expand", "To", NULL},     {"aten::expand_as", "TT", ""},   {"aten::view", "Tl", ""},
-  {"aten::reshape", "Tl", ""},      {"aten::transpose", "Tii", "int"},
-  {"aten::sum", "T", ""},           {"aten::sum", "Tn", ""},         {"aten::sum", "Ti", ""},
-  {"aten::sum", "Tl", "dim_IntList"}, {"aten::sum", "Tlb", "dim_IntList"},
-  {"aten::sum", "Tlbn", "dim_IntList"}, {"aten::sum", "Tnb", "dim_IntList"},
-  {"aten::sum", "To", "dim_IntList"}, {"aten::sum", "Tf", NULL},
-  {"aten::size", "T", ""},          {"aten::size", "Ti", "int"},     {"aten::size", "i", NULL},
-  {"aten::_grad_sum_to_size", "Tl", ""}, {"aten::_grad_sum_to_size", "Tn", ""},
-  {"aten::_grad_sum_to_size", "To", ""}, {"aten::_grad_sum_to_size", "T", NULL},
-  {"aten::_size_if_not_equal", "ll", ""}, {"aten::_size_if_not_equal", "lo", NULL},
-  {"aten::ones_like", "T", ""},     {"aten::ones_like", "Tnnnnn", ""}, {"aten::ones_like", "Tinnnn", ""},
-  {"aten::zeros_like", "F", ""},    {"aten::zeros_like", "Tnndnn", ""},
-  {"aten::Bool", "T", "Tensor"},    {"aten::Bool", "i", "int"},      {"aten::Bool", "f", "float"},
-  {"aten::Bool", "s", NULL},        {"aten::Int", "T", "Tensor"},    {"aten::Int", "b", "bool"},
-  {"aten::Int", "f", "float"},      {"aten::Float", "T", "Tensor"},  {"aten::Float", "b", "bool"},
-  {"aten::Float", "i", "int"},      {"aten::__is__", "Tn", ""},      {"aten::__is__", "ol", ""},
-  {"aten::__isnot__", "nn", ""},    {"aten::__not__", "b", ""},      {"aten::__not__", "i", NULL},
-  {"aten::hardtanh", "T", ""},      {"aten::hardtanh", "Tff", ""},   {"aten::hardtanh", "Tfs", NULL},
-  {"aten::leaky_relu", "Tf", ""},   {"aten::leaky_relu", "T", ""},   {"aten::softplus", "Tff", ""},
-  {"aten::elu", "Tfff", ""},        {"aten::elu", "Ti", ""},         {"aten::elu", "ff", NULL},
-  {"aten::bmm", "TT", ""},          {"aten::bmm", "T", NULL},        {"aten::linear", "TTT", ""},
-  {"aten::linear", "TTn", ""},      {"aten::linear", "TT", ""},      {"aten::linear", "Ti", NULL},
-  {"aten::softmax", "Tin", "int"},  {"aten::softmax", "Ti", "int"},  {"aten::softmax", "TT", NULL},
-  {"aten::log_softmax", "Tii", "int"}, {"aten::_softmax_backward_data", "TTii", ""},
-  {"aten::_log_softmax_backward_data", "TTii", ""}, {"prim::dtype", "T", ""},
-  {"prim::dtype", "i", NULL},        {"aten::numel", "T", ""},        {"aten::mean", "T", ""},
-  {"aten::mean", "Tn", ""},         {"aten::mean", "Tlbn", "dim"},   {"aten::mean", "Tnb", "dim"},
-  {"aten::permute", "Tl", ""},      {"aten::permute", "Ti", NULL},   {"aten::contiguous", "Ti", ""},
-  {"aten::contiguous", "T", ""},    {"aten::flatten", "Tii", "using_ints"},
-  {"aten::flatten", "T", "using_ints"}, {"aten::slice", "Tinni", "Tensor"},
-  {"aten::slice", "Tiiii", "Tensor"}, {"aten::select", "Tii", "int"},
-  {"aten::slice_backward", "Tliiii", ""}, {"aten::select_backward", "Tlii", ""},
-  {"aten::var", "Tb", ""},          {"aten::var", "Tlbb", "dim"},    {"aten::var", "Tnbb", "dim"},
-  {"aten::std", "T", ""},           {"aten::std", "Tlbb", "dim"},    {"aten::std", "Tlf", NULL},
-  {"aten::layer_norm", "TlTTfb", ""}, {"aten::layer_norm", "Tlnnfb", ""}, {"aten::layer_norm", "Tl", ""},
-  {"aten::native_layer_norm_backward", "TTlTTTTB", ""},
-  {"aten::native_layer_norm_backward", "TTlTTnnB", ""},
-  {"aten::gelu", "Ts", ""},         {"aten::gelu", "T", ""},         {"aten::gelu", "Ti", NULL},
-  {"aten::gelu_backward", "TTs", ""}, {"aten::dropout", "Tfb", ""},  {"aten::dropout", "Tf", NULL},
-  {"aten::stack", "Li", ""},        {"aten::stack", "L", ""},        {"aten::stack", "Ti", NULL},
-  {"aten::unbind", "Ti", "int"},    {"aten::unbind", "T", "int"},
-  {"aten::amax", "Tlb", ""},        {"aten::amax", "T", ""},         {"aten::amin", "Tl", ""},
-  {"aten::argmax", "Tib", ""},      {"aten::argmax", "Tnb", ""},     {"aten::argmax", "T", ""},
-  {"aten::logsumexp", "Tlb", ""},   {"aten::logsumexp", "T", NULL},
-  {"aten::index_select", "TiT", ""}, {"aten::index_select", "TTi", NULL},
-  {"aten::index_select_backward", "TliT", ""}, {"aten::embedding", "TTibb", ""},
-  {"aten::embedding", "TT", ""},    {"aten::embedding_backward", "TTiibb", ""},
-  {"aten::cumsum", "Tin", ""},      {"aten::cumsum", "Ti", ""},      {"aten::cumsum", "T", NULL},
-  {"aten::mse_loss", "TTi", ""},    {"aten::mse_loss", "TT", ""},    {"aten::mse_loss", "Ti", NULL},
-  {"aten::len", "L", "t"},          {"aten::len", "l", "t"},         {"aten::len", "T", "Tensor"},
-  {"aten::len", "i", NULL},         {"aten::__getitem__", "Li", "t"}, {"aten::__getitem__", "lf", NULL},
-  {"aten::append", "LT", "t"},      {"aten::append", "li", "t"},     {"aten::append", "TT", NULL},
-  {"aten::_set_item", "LiT", "t"},  {"aten::_set_item", "Li", NULL},
-  {"aten::eq", "ss", "str"},        {"aten::eq", "si", NULL},        {"aten::l1_loss", "TTi", ""},
-  {"aten::l1_loss", "TT", ""},      {"aten::nll_loss", "TTnii", ""}, {"aten::nll_loss", "TT", ""},
-  {"aten::nll_loss_nd", "TTTii", ""}, {"aten::nll_loss_nd", "Ti", NULL},
-  {"aten::cross_entropy_loss", "TTniif", ""}, {"aten::cross_entropy_loss", "TT", ""},
-  {"aten::nll_loss_forward", "TTnii", ""}, {"aten::nll_loss_forward", "TTn", NULL},
-  {"aten::nll_loss_backward", "TTTniiT", ""}, {"aten::nll_loss_backward", "TTTTii", NULL},
-  {"aten::binary_cross_entropy_with_logits", "TTnni", ""},
-  {"aten::binary_cross_entropy_with_logits", "TTTT", ""},
-  {"aten::masked_fill", "TTf", "Scalar"}, {"aten::masked_fill", "TTT", "Tensor"},
-  {"aten::masked_fill", "TT", NULL}, {"aten::gather", "TiT", ""},  {"aten::gather", "TiTb", ""},
-  {"aten::gather", "TTi", NULL},    {"aten::scatter_add", "TiTT", ""},
-  {"aten::scatter_add", "TiT", NULL}, {"aten::baddbmm", "TTTff", ""}, {"aten::baddbmm", "TTT", ""},
-  {"aten::baddbmm", "TT", NULL},    {"aten::clamp_min", "Tf", ""},   {"aten::clamp_min", "T", NULL},
-  {"aten::clamp_max", "Ti", ""},    {"aten::clamp_max", "TT", NULL},
-  {"aten::zeros", "lnnnn", ""},     {"aten::ones", "linnn", ""},     {"aten::zeros", "T", NULL},
-  {"aten::full", "lfnnnn", ""},     {"aten::full", "l", NULL},       {"aten::arange", "innnn", ""},
-  {"aten::arange", "finnnn", "start"}, {"aten::arange", "iiinnnn", "start_step"},
-  {"aten::to", "Tibbn", "dtype"},   {"aten::to", "Tdibbn", "device"}, {"aten::to", "TTbbn", "other"},
-  {"aten::to", "Tdnbb", "prim_Device"}, {"aten::to", "Tnbb", "prim_dtype"},
-  {"aten::to", "s", NULL},
-  {"prim::NumToTensor", "i", "Scalar"}, {"prim::NumToTensor", "T", NULL},
-  {"aten::detach", "T", ""},        {"aten::detach", "i", NULL},
-  {"aten::broadcast_tensors", "L", ""}, {"aten::broadcast_tensors", "T", NULL},
-  {"aten::dim", "T", ""},           {"aten::dim", "i", NULL},
-  {"aten::conv2d", "TTTllli", ""},  {"aten::conv2d", "TTn", ""},    {"aten::conv2d", "TT", ""},
-  {"aten::conv2d", "T", NULL},      {"aten::conv1d", "TTnllli", ""}, {"aten::conv1d", "Ti", NULL},
-  {"aten::convolution_backward", "TTTllllbliB", ""},
-  {"aten::convolution_backward", "TTTnlllbliB", ""},
-  {"aten::_convolution", "TTTlllblibbbb", ""}, {"aten::_convolution", "TTnlllblibbb", "deprecated"},
-  {"aten::_convolution", "TTnlllbli", NULL},
-  {"aten::max_pool2d", "Tllllb", ""}, {"aten::max_pool2d", "Tl", ""},  {"aten::max_pool2d", "T", NULL},
-  {"aten::max_pool2d_with_indices", "Tllllb", ""},
-  {"aten::max_pool2d_with_indices_backward", "TTllllbT", ""},
-  {"aten::avg_pool2d", "Tlllbbn", ""}, {"aten::avg_pool2d", "Tlllbbi", ""},
-  {"aten::avg_pool2d_backward", "TTlllbbn", ""}, {"aten::adaptive_avg_pool2d", "Tl", ""},
-  {"aten::adaptive_avg_pool2d", "T", NULL}, {"aten::_adaptive_avg_pool2d_backward", "TT", ""},
-  {"aten::batch_norm", "TTTTTbffb", ""}, {"aten::batch_norm", "TnnnnbffB", NULL},
-  {"aten::native_batch_norm_backward", "TTTTTnnbfB", ""},
-  {"aten::group_norm", "TiTTfb", ""},  {"aten::group_norm", "Ti", ""},  {"aten::group_norm", "TT", NULL},
-  {"aten::native_group_norm", "TnniiiifF", NULL}, {"aten::native_group_norm", "TTTiiiif", ""},
-  {"aten::native_group_norm_backward", "TTTTniiiiB", ""},
+    {"aten::add", "TTi", "Tensor"},
+    {"aten::add", "FF", "Tensor"},
+    {"aten::add", "Tii", "Scalar"},
+    {"aten::add", "Tf", "Scalar"},
+    {"aten::add", "Tb", "Scalar"},
+    {"aten::add", "ii", "int"},
+    {"aten::add", "ff", "float"},
+    {"aten::add", "if", NULL},
+    {"aten::add", "iT", NULL},
+    {"aten::add", "T", NULL},
+    {"aten::add", "TTii", NULL},
+    {"aten::add", "UT", "Tensor"},
+    {"aten::sub", "TTi", "Tensor"},
+    {"aten::sub", "Tfi", "Scalar"},
+    {"aten::sub", "ii", "int"},
+    {"aten::sub", "ff", "float"},
+    {"aten::mul", "TF", "Tensor"},
+    {"aten::mul", "Tf", "Scalar"},
+    {"aten::mul", "ii", "int"},
+    {"aten::mul", "ff", "float"},
+    {"aten::mul", "TTi", NULL},
+    {"aten::div", "TT", "Tensor"},
+    {"aten::div", "Ti", "Scalar"},
+    {"aten::div", "ii", "int"},
+    {"aten::div", "ff", "float"},
+    {"aten::rsub", "TTi", "Tensor"},
+    {"aten::rsub", "Tfi", "Scalar"},
+    {"aten::neg", "T", ""},
+    {"aten::neg", "i", "int"},
+    {"aten::neg", "f", "float"},
+    {"aten::threshold", "Tff", ""},
+    {"aten::threshold", "TTf", NULL},
+    {"aten::atan2", "TT", ""},
+    {"aten::pow", "Tf", "Tensor_Scalar"},
+    {"aten::pow", "TT", "Tensor_Tensor"},
+    {"aten::fmod", "Ti", "Scalar"},
+    {"aten::fmod", "TT", "Tensor"},
+    {"aten::remainder", "Tf", "Scalar"},
+    {"aten::remainder", "TT", "Tensor"},
+    {"aten::clamp", "T", ""},
+    {"aten::clamp", "Tfn", ""},
+    {"aten::clamp", "Tni", ""},
+    {"aten::clamp", "TT", NULL},
+    {"aten::max", "TT", "other"},
+    {"aten::min", "FF", "other"},
+    {"aten::max", "T", NULL},
+    {"aten::lerp", "TTf", "Scalar"},
+    {"aten::lerp", "TTT", "Tensor"},
+    {"aten::addcmul", "TTT", ""},
+    {"aten::addcmul", "TTTf", ""},
+    {"aten::where", "TTT", "self"},
+    {"aten::gt", "TT", "Tensor"},
+    {"aten::gt", "Ti", "Scalar"},
+    {"aten::gt", "ii", "int"},
+    {"aten::gt", "ff", "float"},
+    {"aten::lt", "TT", "Tensor"},
+    {"aten::lt", "Tf", "Scalar"},
+    {"aten::lt", "ii", "int"},
+    {"aten::lt", "ff", "float"},
+    {"aten::ge", "TT", "Tensor"},
+    {"aten::ge", "Tf", "Scalar"},
+    {"aten::ge", "ii", "int"},
+    {"aten::ge", "ff", "float"},
+    {"aten::le", "TT", "Tensor"},
+    {"aten::le", "Tb", "Scalar"},
+    {"aten::le", "ii", "int"},
+    {"aten::le", "ff", "float"},
+    {"aten::eq", "TT", "Tensor"},
+    {"aten::eq", "Ti", "Scalar"},
+    {"aten::eq", "ii", "int"},
+    {"aten::eq", "ff", "float"},
+    {"aten::ne", "TT", "Tensor"},
+    {"aten::ne", "Ti", "Scalar"},
+    {"aten::ne", "ii", "int"},
+    {"aten::ne", "ff", "float"},
+    {"aten::type_as", "TF", ""},
+    {"aten::mm", "TT", ""},
+    {"aten::mm", "Ti", NULL},
+    {"aten::t", "T", ""},
+    {"aten::addmm", "TTT", ""},
+    {"aten::addmm", "TTTii", ""},
+    {"aten::matmul", "TT", ""},
+    {"aten::chunk", "Tii", ""},
+    {"aten::chunk", "Ti", ""},
+    {"aten::chunk", "T", NULL},
+    {"aten::cat", "Li", ""},
+    {"aten::cat", "L", ""},
+    {"aten::cat", "Ti", NULL},
+    {"aten::split", "Tii", "Tensor"},
+    {"aten::split", "Ti", "Tensor"},
+    {"aten::split_with_sizes", "Tli", ""},
+    {"aten::unsqueeze", "Ti", ""},
+    {"aten::squeeze", "T", ""},
+    {"aten::squeeze", "Ti", "dim"},
+    {"aten::expand", "Tl", ""},
+    {"aten::expand", "Tlb", ""},
+    {"aten::expand", "To", NULL},
+    {"aten::expand_as", "TT", ""},
+    {"aten::view", "Tl", ""},
+    {"aten::reshape", "Tl", ""},
+    {"aten::transpose", "Tii", "int"},
+    {"aten::sum", "T", ""},
+    {"aten::sum", "Tn", ""},
+    {"aten::sum", "Ti", ""},
+    {"aten::sum", "Tl", "dim_IntList"},
+    {"aten::sum", "Tlb", "dim_IntList"},
+    {"aten::sum", "Tlbn", "dim_IntList"},
+    {"aten::sum", "Tnb", "dim_IntList"},
+    {"aten::sum", "To", "dim_IntList"},
+    {"aten::sum", "Tf", NULL},
+    {"aten::size", "T", ""},
+    {"aten::size", "Ti", "int"},
+    {"aten::size", "i", NULL},
+    {"aten::_grad_sum_to_size", "Tl", ""},
+    {"aten::_grad_sum_to_size", "Tn", ""},
+    {"aten::_grad_sum_to_size", "To", ""},
+    {"aten::_grad_sum_to_size", "T", NULL},
+    {"aten::_size_if_not_equal", "ll", ""},
+    {"aten::_size_if_not_equal", "lo", NULL},
+    {"aten::ones_like", "T", ""},
+    {"aten::ones_like", "Tnnnnn", ""},
+    {"aten::ones_like", "Tinnnn", ""},
+    {"aten::zeros_like", "F", ""},
+    {"aten::zeros_like", "Tnndnn", ""},
+    {"aten::Bool", "T", "Tensor"},
+    {"aten::Bool", "i", "int"},
+    {"aten::Bool", "f", "float"},
+    {"aten::Bool", "s", NULL},
+    {"aten::Int", "T", "Tensor"},
+    {"aten::Int", "b", "bool"},
+    {"aten::Int", "f", "float"},
+    {"aten::Float", "T", "Tensor"},
+    {"aten::Float", "b", "bool"},
+    {"aten::Float", "i", "int"},
+    {"aten::__is__", "Tn", ""},
+    {"aten::__is__", "ol", ""},
+    {"aten::__isnot__", "nn", ""},
+    {"aten::__not__", "b", ""},
+    {"aten::__not__", "i", NULL},
+    {"aten::hardtanh", "T", ""},
+    {"aten::hardtanh", "Tff", ""},
+    {"aten::hardtanh", "Tfs", NULL},
+    {"aten::leaky_relu", "Tf", ""},
+    {"aten::leaky_relu", "T", ""},
+    {"aten::softplus", "Tff", ""},
+    {"aten::elu", "Tfff", ""},
+    {"aten::elu", "Ti", ""},
+    {"aten::elu", "ff", NULL},
+    {"aten::bmm", "TT", ""},
+    {"aten::bmm", "T", NULL},
+    {"aten::linear", "TTT", ""},
+    {"aten::linear", "TTn", ""},
+    {"aten::linear", "TT", ""},
+    {"aten::linear", "Ti", NULL},
+    {"aten::softmax", "Tin", "int"},
+    {"aten::softmax", "Ti", "int"},
+    {"aten::softmax", "TT", NULL},
+    {"aten::log_softmax", "Tii", "int"},
+    {"aten::_softmax_backward_data", "TTii", ""},
+    {"aten::_log_softmax_backward_data", "TTii", ""},
+    {"prim::dtype", "T", ""},
+    {"prim::dtype", "i", NULL},
+    {"aten::numel", "T", ""},
+    {"aten::mean", "T", ""},
+    {"aten::mean", "Tn", ""},
+    {"aten::mean", "Tlbn", "dim"},
+    {"aten::mean", "Tnb", "dim"},
+    {"aten::permute", "Tl", ""},
+    {"aten::permute", "Ti", NULL},
+    {"aten::contiguous", "Ti", ""},
+    {"aten::contiguous", "T", ""},
+    {"aten::flatten", "Tii", "using_ints"},
+    {"aten::flatten", "T", "using_ints"},
+    {"aten::slice", "Tinni", "Tensor"},
+    {"aten::slice", "Tiiii", "Tensor"},
+    {"aten::select", "Tii", "int"},
+    {"aten::slice_backward", "Tliiii", ""},
+    {"aten::select_backward", "Tlii", ""},
+    {"aten::var", "Tb", ""},
+    {"aten::var", "Tlbb", "dim"},
+    {"aten::var", "Tnbb", "dim"},
+    {"aten::std", "T", ""},
+    {"aten::std", "Tlbb", "dim"},
+    {"aten::std", "Tlf", NULL},
+    {"aten::layer_norm", "TlTTfb", ""},
+    {"aten::layer_norm", "Tlnnfb", ""},
+    {"aten::layer_norm", "Tl", ""},
+    {"aten::native_layer_norm_backward", "TTlTTTTB", ""},
+    {"aten::native_layer_norm_backward", "TTlTTnnB", ""},
+    {"aten::gelu", "Ts", ""},
+    {"aten::gelu", "T", ""},
+    {"aten::gelu", "Ti", NULL},
+    {"aten::gelu_backward", "TTs", ""},
+    {"aten::dropout", "Tfb", ""},
+    {"aten::dropout", "Tf", NULL},
+    {"aten::stack", "Li", ""},
+    {"aten::stack", "L", ""},
+    {"aten::stack", "Ti", NULL},
+    {"aten::unbind", "Ti", "int"},
+    {"aten::unbind", "T", "int"},
+    {"aten::amax", "Tlb", ""},
+    {"aten::amax", "T", ""},
+    {"aten::amin", "Tl", ""},
+    {"aten::argmax", "Tib", ""},
+    {"aten::argmax", "Tnb", ""},
+    {"aten::argmax", "T", ""},
+    {"aten::logsumexp", "Tlb", ""},
+    {"aten::logsumexp", "T", NULL},
+    {"aten::index_select", "TiT", ""},
+    {"aten::index_select", "TTi", NULL},
+    {"aten::index_select_backward", "TliT", ""},
+    {"aten::embedding", "TTibb", ""},
+    {"aten::embedding", "TT", ""},
+    {"aten::embedding_backward", "TTiibb", ""},
+    {"aten::cumsum", "Tin", ""},
+    {"aten::cumsum", "Ti", ""},
+    {"aten::cumsum", "T", NULL},
+    {"aten::mse_loss", "TTi", ""},
+    {"aten::mse_loss", "TT", ""},
+    {"aten::mse_loss", "Ti", NULL},
+    {"aten::len", "L", "t"},
+    {"aten::len", "l", "t"},
+    {"aten::len", "T", "Tensor"},
+    {"aten::len", "i", NULL},
+    {"aten::__getitem__", "Li", "t"},
+    {"aten::__getitem__", "lf", NULL},
+    {"aten::append", "LT", "t"},
+    {"aten::append", "li", "t"},
+    {"aten::append", "TT", NULL},
+    {"aten::_set_item", "LiT", "t"},
+    {"aten::_set_item", "Li", NULL},
+    {"aten::eq", "ss", "str"},
+    {"aten::eq", "si", NULL},
+    {"aten::l1_loss", "TTi", ""},
+    {"aten::l1_loss", "TT", ""},
+    {"aten::nll_loss", "TTnii", ""},
+    {"aten::nll_loss", "TT", ""},
+    {"aten::nll_loss_nd", "TTTii", ""},
+    {"aten::nll_loss_nd", "Ti", NULL},
+    {"aten::cross_entropy_loss", "TTniif", ""},
+    {"aten::cross_entropy_loss", "TT", ""},
+    {"aten::nll_loss_forward", "TTnii", ""},
+    {"aten::nll_loss_forward", "TTn", NULL},
+    {"aten::nll_loss_backward", "TTTniiT", ""},
+    {"aten::nll_loss_backward", "TTTTii", NULL},
+    {"aten::binary_cross_entropy_with_logits", "TTnni", ""},
+    {"aten::binary_cross_entropy_with_logits", "TTTT", ""},
+    {"aten::masked_fill", "TTf", "Scalar"},
+    {"aten::masked_fill", "TTT", "Tensor"},
+    {"aten::masked_fill", "TT", NULL},
+    {"aten::gather", "TiT", ""},
+    {"aten::gather", "TiTb", ""},
+    {"aten::gather", "TTi", NULL},
+    {"aten::scatter_add", "TiTT", ""},
+    {"aten::scatter_add", "TiT", NULL},
+    {"aten::baddbmm", "TTTff", ""},
+    {"aten::baddbmm", "TTT", ""},
+    {"aten::baddbmm", "TT", NULL},
+    {"aten::clamp_min", "Tf", ""},
+    {"aten::clamp_min", "T", NULL},
+    {"aten::clamp_max", "Ti", ""},
+    {"aten::clamp_max", "TT", NULL},
+    {"aten::zeros", "lnnnn", ""},
+    {"aten::ones", "linnn", ""},
+    {"aten::zeros", "T", NULL},
+    {"aten::full", "lfnnnn", ""},
+    {"aten::full", "l", NULL},
+    {"aten::arange", "innnn", ""},
+    {"aten::arange", "finnnn", "start"},
+    {"aten::arange", "iiinnnn", "start_step"},
+    {"aten::to", "Tibbn", "dtype"},
+    {"aten::to", "Tdibbn", "device"},
+    {"aten::to", "TTbbn", "other"},
+    {"aten::to", "Tdnbb", "prim_Device"},
+    {"aten::to", "Tnbb", "prim_dtype"},
+    {"aten::to", "s", NULL},
+    {"prim::NumToTensor", "i", "Scalar"},
+    {"prim::NumToTensor", "T", NULL},
+    {"aten::detach", "T", ""},
+    {"aten::detach", "i", NULL},
+    {"aten::broadcast_tensors", "L", ""},
+    {"aten::broadcast_tensors", "T", NULL},
+    {"aten::dim", "T", ""},
+    {"aten::dim", "i", NULL},
+    {"aten::conv2d", "TTTllli", ""},
+    {"aten::conv2d", "TTn", ""},
+    {"aten::conv2d", "TT", ""},
+    {"aten::conv2d", "T", NULL},
+    {"aten::conv1d", "TTnllli", ""},
+    {"aten::conv1d", "Ti", NULL},
+    {"aten::convolution_backward", "TTTllllbliB", ""},
+    {"aten::convolution_backward", "TTTnlllbliB", ""},
+    {"aten::_convolution", "TTTlllblibbbb", ""},
+    {"aten::_convolution", "TTnlllblibbb", "deprecated"},
+    {"aten::_convolution", "TTnlllbli", NULL},
+    {"aten::max_pool2d", "Tllllb", ""},
+    {"aten::max_pool2d", "Tl", ""},
+    {"aten::max_pool2d", "T", NULL},
+    {"aten::max_pool2d_with_indices", "Tllllb", ""},
+    {"aten::max_pool2d_with_indices_backward", "TTllllbT", ""},
+    {"aten::avg_pool2d", "Tlllbbn", ""},
+    {"aten::avg_pool2d", "Tlllbbi", ""},
+    {"aten::avg_pool2d_backward", "TTlllbbn", ""},
+    {"aten::adaptive_avg_pool2d", "Tl", ""},
+    {"aten::adaptive_avg_pool2d", "T", NULL},
+    {"aten::_adaptive_avg_pool2d_backward", "TT", ""},
+    {"aten::batch_norm", "TTTTTbffb", ""},
+    {"aten::batch_norm", "TnnnnbffB", NULL},
+    {"aten::native_batch_norm_backward", "TTTTTnnbfB", ""},
+    {"aten::group_norm", "TiTTfb", ""},
+    {"aten::group_norm", "Ti", ""},
+    {"aten::group_norm", "TT", NULL},
+    {"aten::native_group_norm", "TnniiiifF", NULL},
+    {"aten::native_group_norm", "TTTiiiif", ""},
+    {"aten::native_group_norm_backward", "TTTTniiiiB", ""},
 };
 
 static const char *unary_kinds[] = {
-  "aten::abs",  "aten::sign", "aten::sigmoid", "aten::tanh", "aten::relu",  "aten::exp",   "aten::expm1",
-  "aten::log",  "aten::log10",   "aten::log1p", "aten::log2", "aten::sqrt",  "aten::rsqrt",
-  "aten::reciprocal", "aten::erf", "aten::erfc", "aten::sin", "aten::cos",   "aten::tan",
-  "aten::asin", "aten::acos",    "aten::atan", "aten::sinh",  "aten::cosh",  "aten::ceil",
-  "aten::floor", "aten::round",  "aten::trunc", "aten::frac", "aten::lgamma",
-  "aten::digamma",
-  "aten::silu", "aten::mish", "aten::hardsigmoid",
+    "aten::abs",     "aten::sign",  "aten::sigmoid", "aten::tanh",        "aten::relu",
+    "aten::exp",     "aten::expm1", "aten::log",     "aten::log10",       "aten::log1p",
+    "aten::log2",    "aten::sqrt",  "aten::rsqrt",   "aten::reciprocal",  "aten::erf",
+    "aten::erfc",    "aten::sin",   "aten::cos",     "aten::tan",         "aten::asin",
+    "aten::acos",    "aten::atan",  "aten::sinh",    "aten::cosh",        "aten::ceil",
+    "aten::floor",   "aten::round", "aten::trunc",   "aten::frac",        "aten::lgamma",
+    "aten::digamma", "aten::silu",  "aten::mish",    "aten::hardsigmoid",
 };
 
 /* Builds a node of `kind` reading fresh graph inputs of the given types and resolves it. */
-static const IrSchema *
-resolve(IrGraph *g, const char *kind_name, const char *letters)
-{
+static const IrSchema *resolve(IrGraph *g, const char *kind_name, const char *letters) {
   IrOpKind kind;
   if (!ir_kind_from_name(kind_name, &kind))
     g_error("test table: unknown kind %s", kind_name);
@@ -367,9 +530,7 @@ resolve(IrGraph *g, const char *kind_name, const char *letters)
   return s;
 }
 
-static void
-test_resolution(void)
-{
+static void test_resolution(void) {
   IrGraph *g = ir_graph_new();
   bool *reached = g_new0(bool, ir_ops_count());
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -404,9 +565,7 @@ test_resolution(void)
   ir_graph_free(g);
 }
 
-static void
-test_matches_directly(void)
-{
+static void test_matches_directly(void) {
   const IrSchema *sum_dim = NULL;
   guint n;
   const IrSchema *const *ov = ir_ops_overloads(IR_ATEN_SUM, &n);
@@ -425,9 +584,7 @@ test_matches_directly(void)
   g_assert_false(ir_schema_matches(sum_dim, wrong, 2));
 }
 
-static void
-test_defs(void)
-{
+static void test_defs(void) {
   for (guint i = 0; i < ir_ops_count(); i++) {
     const IrOpDef *d = ir_ops_def(i);
     const IrSchema *s = ir_ops_schema(i);
@@ -448,7 +605,8 @@ test_defs(void)
   }
   guint n;
   const IrSchema *const *add = ir_ops_overloads(IR_ATEN_ADD, &n);
-  g_assert_cmpstr(ir_ops_def(add[0]->index)->pointwise, ==, "(A2 == 1 ? A0 + A1 : fma(A2, A1, A0))");
+  g_assert_cmpstr(ir_ops_def(add[0]->index)->pointwise, ==,
+                  "(A2 == 1 ? A0 + A1 : fma(A2, A1, A0))");
   g_assert_null(ir_ops_def(add[2]->index)->pointwise);
   const IrSchema *const *mm = ir_ops_overloads(IR_ATEN_MM, &n);
   g_assert_null(ir_ops_def(mm[0]->index)->pointwise);
@@ -465,9 +623,7 @@ test_defs(void)
   g_assert_cmpint(ir_op_def_dtype_rule(ir_ops_def(add[0]->index)), ==, IR_DTYPE_RULE_PROMOTE);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/ir/schema/parse-details", test_parse_details);
   g_test_add_func("/ir/schema/parse-errors", test_parse_errors);

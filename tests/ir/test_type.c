@@ -4,9 +4,7 @@
 
 #include <string.h>
 
-static IrType
-tensor_proto(void)
-{
+static IrType tensor_proto(void) {
   IrType t;
   memset(&t, 0, sizeof t);
   t.kind = IR_TYPE_TENSOR;
@@ -16,17 +14,14 @@ tensor_proto(void)
   return t;
 }
 
-static void
-assert_prints(const IrType *t, const char *expected)
-{
+static void assert_prints(const IrType *t, const char *expected) {
   char *s = ir_type_to_string(t);
   g_assert_cmpstr(s, ==, expected);
   g_free(s);
 }
 
-static const IrType *
-float_tensor(int rank, const int64_t *sizes, const int64_t *strides, IrTristate rg, int device)
-{
+static const IrType *float_tensor(int rank, const int64_t *sizes, const int64_t *strides,
+                                  IrTristate rg, int device) {
   IrType p = tensor_proto();
   p.has_dtype = true;
   p.dtype = IR_DTYPE_FLOAT32;
@@ -38,9 +33,7 @@ float_tensor(int rank, const int64_t *sizes, const int64_t *strides, IrTristate 
   return ir_type_tensor_from(&p);
 }
 
-static void
-test_print_tensors(void)
-{
+static void test_print_tensors(void) {
   assert_prints(ir_type_tensor(), "Tensor");
   assert_prints(ir_type_undefined_tensor(), "Tensor[Undefined]");
   assert_prints(float_tensor(2, NULL, NULL, IR_NO, IR_DEVICE_CPU),
@@ -88,9 +81,7 @@ test_print_tensors(void)
   assert_prints(ir_type_tensor_from(&q), "Tensor(requires_grad=1)");
 }
 
-static void
-test_print_others(void)
-{
+static void test_print_others(void) {
   assert_prints(ir_type_int(), "int");
   assert_prints(ir_type_float(), "float");
   assert_prints(ir_type_bool(), "bool");
@@ -114,9 +105,7 @@ test_print_others(void)
   g_string_free(s, TRUE);
 }
 
-static void
-test_interning(void)
-{
+static void test_interning(void) {
   g_assert_true(ir_type_list(ir_type_int()) == ir_type_list(ir_type_int()));
   g_assert_true(ir_type_optional(ir_type_list(ir_type_int())) ==
                 ir_type_optional(ir_type_list(ir_type_int())));
@@ -146,9 +135,7 @@ test_interning(void)
   assert_prints(ir_type_tuple(NULL, 0), "()");
 }
 
-static gpointer
-intern_many(gpointer data)
-{
+static gpointer intern_many(gpointer data) {
   int seed = GPOINTER_TO_INT(data);
   GPtrArray *seen = g_ptr_array_new();
   for (int i = 0; i < 2000; i++) {
@@ -158,9 +145,7 @@ intern_many(gpointer data)
   return seen;
 }
 
-static void
-test_interning_threads(void)
-{
+static void test_interning_threads(void) {
   GThread *threads[4];
   for (int i = 0; i < 4; i++)
     threads[i] = g_thread_new("intern", intern_many, GINT_TO_POINTER(i * 3));
@@ -175,20 +160,17 @@ test_interning_threads(void)
     g_ptr_array_free(results[i], TRUE);
 }
 
-static void
-test_derived(void)
-{
+static void test_derived(void) {
   int64_t sizes[] = {5, 1}, strides[] = {1, 1};
   const IrType *full = float_tensor(2, sizes, strides, IR_YES, IR_DEVICE_CPU);
   assert_prints(ir_type_dimensioned(full), "Float(*, *, requires_grad=1, device=cpu)");
   assert_prints(ir_type_with_requires_grad(full, IR_NO),
                 "Float(5, 1, strides=[1, 1], requires_grad=0, device=cpu)");
-  g_assert_true(ir_type_with_requires_grad(ir_type_with_requires_grad(full, IR_NO), IR_YES) == full);
+  g_assert_true(ir_type_with_requires_grad(ir_type_with_requires_grad(full, IR_NO), IR_YES) ==
+                full);
 }
 
-static void
-test_subtyping(void)
-{
+static void test_subtyping(void) {
   const IrType *f = float_tensor(2, NULL, NULL, IR_YES, IR_DEVICE_CPU);
   const IrType *tensor = ir_type_tensor();
   g_assert_true(ir_type_is_subtype(f, tensor));
@@ -220,9 +202,9 @@ test_subtyping(void)
   g_assert_true(ir_type_is_subtype(ir_type_list(f), ir_type_list(tensor)));
   g_assert_true(ir_type_is_subtype(int_list, ir_type_list(ir_type_any())));
 
-  const IrType *samples[] = {tensor, ir_type_int(), ir_type_float(), ir_type_bool(),
-                             ir_type_number(), ir_type_str(), ir_type_none(), ir_type_device(),
-                             int_list, ir_type_optional(int_list)};
+  const IrType *samples[] = {
+      tensor,        ir_type_int(),  ir_type_float(),  ir_type_bool(), ir_type_number(),
+      ir_type_str(), ir_type_none(), ir_type_device(), int_list,       ir_type_optional(int_list)};
   for (gsize i = 0; i < G_N_ELEMENTS(samples); i++) {
     g_assert_true(ir_type_is_subtype(samples[i], ir_type_any()));
     g_assert_true(ir_type_is_subtype(samples[i], samples[i]));
@@ -235,9 +217,7 @@ test_subtyping(void)
   g_assert_false(ir_type_is_subtype(ir_type_tuple(e_sub, 1), ir_type_tuple(e_sup, 2)));
 }
 
-static void
-test_dtypes(void)
-{
+static void test_dtypes(void) {
   g_assert_cmpstr(ir_dtype_type_name(IR_DTYPE_FLOAT32), ==, "Float");
   g_assert_cmpstr(ir_dtype_type_name(IR_DTYPE_FLOAT64), ==, "Double");
   g_assert_cmpstr(ir_dtype_type_name(IR_DTYPE_FLOAT16), ==, "Half");
@@ -253,9 +233,7 @@ test_dtypes(void)
   g_assert_cmpstr(ir_device_name(IR_DEVICE_CUDA), ==, "cuda");
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/ir/type/print-tensors", test_print_tensors);
   g_test_add_func("/ir/type/print-others", test_print_others);

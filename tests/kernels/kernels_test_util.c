@@ -1,6 +1,6 @@
 /* Kernel test helpers (see kernels_test_util.h). */
-#include "runtime/kernels.h"
 #include "kernels_test_util.h"
+#include "runtime/kernels.h"
 
 #include <math.h>
 #include <string.h>

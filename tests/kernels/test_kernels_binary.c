@@ -189,8 +189,7 @@ static void test_threshold_atan2_pow(void) {
   kt_unref_args(b, 3);
 
   RtValue c[2] = {vec(F64, 3, KT_VALUES(1, -1, 0)), vec(F64, 3, KT_VALUES(1, -1, -1))};
-  check("aten::atan2(", c, 2, F64, 1, KT_SIZES(3), KT_VALUES(M_PI / 4, -3 * M_PI / 4, M_PI),
-        1e-15);
+  check("aten::atan2(", c, 2, F64, 1, KT_SIZES(3), KT_VALUES(M_PI / 4, -3 * M_PI / 4, M_PI), 1e-15);
   kt_unref_args(c, 2);
   RtValue d[2] = {vec(I64, 1, KT_VALUES(1)), vec(I64, 1, KT_VALUES(0))};
   check("aten::atan2(", d, 2, F32, 1, KT_SIZES(1), KT_VALUES(M_PI / 2), 1e-7);
@@ -276,7 +275,8 @@ static void test_lerp_addcmul_where(void) {
   check("aten::lerp.Tensor(", a, 3, F32, 1, KT_SIZES(2), KT_VALUES(0, 20), 0);
   rt_value_unref(a[2]);
   a[2] = vec(F64, 2, KT_VALUES(0, 1));
-  kt_expect_error("aten::lerp.Tensor(", a, 3, "expected dtype float for `weight` but got "
+  kt_expect_error("aten::lerp.Tensor(", a, 3,
+                  "expected dtype float for `weight` but got "
                   "dtype double");
   kt_unref_args(a, 3);
 

@@ -16,13 +16,19 @@ static RtTensor *ones(int ndim, const int64_t *sizes) {
   return rt_tensor_full(F64, ndim, sizes, 1.0);
 }
 
-static RtValue pair(gint64 a, gint64 b) { return rt_int_list((const gint64[]){a, b}, 2); }
+static RtValue pair(gint64 a, gint64 b) {
+  return rt_int_list((const gint64[]){a, b}, 2);
+}
 
 static void test_conv2d(void) {
   /* a 2 x 2 box filter plus bias 0.5, then with padding 1 and stride 2 */
-  RtValue a[7] = {KT_T(nine(F32)), KT_T(rt_tensor_full(F32, 4, KT_SIZES(1, 1, 2, 2), 1.0)),
-                  KT_T(kt_tensor(F32, 1, KT_SIZES(1), KT_VALUES(0.5))), pair(1, 1), pair(0, 0),
-                  pair(1, 1), rt_int(1)};
+  RtValue a[7] = {KT_T(nine(F32)),
+                  KT_T(rt_tensor_full(F32, 4, KT_SIZES(1, 1, 2, 2), 1.0)),
+                  KT_T(kt_tensor(F32, 1, KT_SIZES(1), KT_VALUES(0.5))),
+                  pair(1, 1),
+                  pair(0, 0),
+                  pair(1, 1),
+                  rt_int(1)};
   RtTensor *r = kt_run("aten::conv2d(", a, 7);
   kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 2, 2), KT_VALUES(12.5, 16.5, 24.5, 28.5), 0);
   rt_tensor_unref(r);
@@ -41,9 +47,12 @@ static void test_conv2d(void) {
 static void test_conv1d_groups(void) {
   /* two channels, two groups of one filter of ones each; unbatched input */
   RtValue a[7] = {KT_T(kt_tensor(F64, 2, KT_SIZES(2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
-                  KT_T(ones(3, KT_SIZES(2, 1, 2))), rt_none(),
-                  rt_int_list((const gint64[]){1}, 1), rt_int_list((const gint64[]){0}, 1),
-                  rt_int_list((const gint64[]){1}, 1), rt_int(2)};
+                  KT_T(ones(3, KT_SIZES(2, 1, 2))),
+                  rt_none(),
+                  rt_int_list((const gint64[]){1}, 1),
+                  rt_int_list((const gint64[]){0}, 1),
+                  rt_int_list((const gint64[]){1}, 1),
+                  rt_int(2)};
   RtTensor *r = kt_run("aten::conv1d(", a, 7);
   kt_assert_tensor(r, F64, 2, KT_SIZES(2, 2), KT_VALUES(3, 5, 9, 11), 0);
   rt_tensor_unref(r);
@@ -54,10 +63,17 @@ static void test_convolution_backward(void) {
   /* the box filter of test_conv2d with a gradient of ones: each input position gets the
    * number of windows covering it, the weight the sum of each window, the bias 4 */
   RtValue mask[3] = {rt_bool(true), rt_bool(true), rt_bool(true)};
-  RtValue a[11] = {KT_T(ones(4, KT_SIZES(1, 1, 2, 2))), KT_T(nine(F64)),
-                   KT_T(ones(4, KT_SIZES(1, 1, 2, 2))), rt_int_list((const gint64[]){1}, 1),
-                   pair(1, 1), pair(0, 0), pair(1, 1), rt_bool(false),
-                   rt_int_list((const gint64[]){0}, 1), rt_int(1), rt_list(mask, 3)};
+  RtValue a[11] = {KT_T(ones(4, KT_SIZES(1, 1, 2, 2))),
+                   KT_T(nine(F64)),
+                   KT_T(ones(4, KT_SIZES(1, 1, 2, 2))),
+                   rt_int_list((const gint64[]){1}, 1),
+                   pair(1, 1),
+                   pair(0, 0),
+                   pair(1, 1),
+                   rt_bool(false),
+                   rt_int_list((const gint64[]){0}, 1),
+                   rt_int(1),
+                   rt_list(mask, 3)};
   const IrSchema *schema = kt_schema("aten::convolution_backward(");
   RtValue outs[3];
   GError *error = NULL;
@@ -79,11 +95,17 @@ static void test_convolution_backward(void) {
 static void test_convolution(void) {
   /* _convolution: conv1d by the weight's rank (the groups test's numbers); no transposed */
   RtValue a[12] = {KT_T(kt_tensor(F64, 3, KT_SIZES(1, 2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
-                   KT_T(ones(3, KT_SIZES(2, 1, 2))), rt_none(),
-                   rt_int_list((const gint64[]){1}, 1), rt_int_list((const gint64[]){0}, 1),
-                   rt_int_list((const gint64[]){1}, 1), rt_bool(false),
-                   rt_int_list((const gint64[]){0}, 1), rt_int(2), rt_bool(false),
-                   rt_bool(false), rt_bool(true)};
+                   KT_T(ones(3, KT_SIZES(2, 1, 2))),
+                   rt_none(),
+                   rt_int_list((const gint64[]){1}, 1),
+                   rt_int_list((const gint64[]){0}, 1),
+                   rt_int_list((const gint64[]){1}, 1),
+                   rt_bool(false),
+                   rt_int_list((const gint64[]){0}, 1),
+                   rt_int(2),
+                   rt_bool(false),
+                   rt_bool(false),
+                   rt_bool(true)};
   RtTensor *r = kt_run("aten::_convolution.deprecated(", a, 12);
   kt_assert_tensor(r, F64, 3, KT_SIZES(1, 2, 2), KT_VALUES(3, 5, 9, 11), 0);
   rt_tensor_unref(r);
@@ -101,15 +123,19 @@ static void test_convolution(void) {
 }
 
 static void test_conv_errors(void) {
-  RtValue a[7] = {KT_T(nine(F64)), KT_T(ones(4, KT_SIZES(1, 2, 2, 2))), rt_none(), pair(1, 1),
-                  pair(0, 0), pair(1, 1), rt_int(1)};
-  kt_expect_error("aten::conv2d(", a, 7, "expected input[1, 1, 3, 3] to have 2 channels, but got "
+  RtValue a[7] = {KT_T(nine(F64)), KT_T(ones(4, KT_SIZES(1, 2, 2, 2))),
+                  rt_none(),       pair(1, 1),
+                  pair(0, 0),      pair(1, 1),
+                  rt_int(1)};
+  kt_expect_error("aten::conv2d(", a, 7,
+                  "expected input[1, 1, 3, 3] to have 2 channels, but got "
                   "1 channels instead");
   rt_value_unref(a[1]);
   a[1] = KT_T(ones(4, KT_SIZES(3, 1, 2, 2)));
   rt_value_unref(a[6]);
   a[6] = rt_int(2);
-  kt_expect_error("aten::conv2d(", a, 7, "Given groups=2, expected weight to be at least 2 at "
+  kt_expect_error("aten::conv2d(", a, 7,
+                  "Given groups=2, expected weight to be at least 2 at "
                   "dimension 0 and divisible by it");
   rt_value_unref(a[6]);
   a[6] = rt_int(0);
@@ -131,7 +157,8 @@ static void test_conv_errors(void) {
   kt_expect_error("aten::conv2d(", a, 7, "negative padding is not supported");
   rt_value_unref(a[4]);
   a[4] = rt_int_list((const gint64[]){0, 0, 0}, 3);
-  kt_expect_error("aten::conv2d(", a, 7, "expected padding to be a single integer value or a "
+  kt_expect_error("aten::conv2d(", a, 7,
+                  "expected padding to be a single integer value or a "
                   "list of 2 values");
   rt_value_unref(a[4]);
   a[4] = pair(G_MAXINT64 / 2, 0);
@@ -156,7 +183,8 @@ static void test_conv_errors(void) {
   a[5] = pair(1, 1);
   rt_value_unref(a[0]);
   a[0] = KT_T(ones(2, KT_SIZES(3, 3)));
-  kt_expect_error("aten::conv2d(", a, 7, "Expected 3D (unbatched) or 4D (batched) input to "
+  kt_expect_error("aten::conv2d(", a, 7,
+                  "Expected 3D (unbatched) or 4D (batched) input to "
                   "conv2d");
   kt_unref_args(a, 7);
 }

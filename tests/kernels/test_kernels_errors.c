@@ -71,8 +71,8 @@ static void test_gather_scatter_errors(void) {
   kt_expect_error("aten::gather(", a, 3, "Dimension out of range");
   kt_unref_args(a, 4);
 
-  RtValue b[4] = {scores(), rt_int(1),
-                  rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(0, 1))), scores()};
+  RtValue b[4] = {scores(), rt_int(1), rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(0, 1))),
+                  scores()};
   kt_expect_error("aten::gather(", b, 3,
                   "Index tensor must have the same number of dimensions as input tensor");
   kt_unref_args(b, 4);
@@ -83,8 +83,8 @@ static void test_gather_scatter_errors(void) {
   kt_expect_error("aten::scatter_add(", c, 4, "Size does not match at dimension 0");
   kt_unref_args(c, 4);
 
-  RtValue d[4] = {scores(), rt_int(0),
-                  rt_tensor(kt_tensor(F32, 2, KT_SIZES(1, 1), KT_VALUES(0))), scores()};
+  RtValue d[4] = {scores(), rt_int(0), rt_tensor(kt_tensor(F32, 2, KT_SIZES(1, 1), KT_VALUES(0))),
+                  scores()};
   kt_expect_error("aten::gather(", d, 3, "Expected dtype int64 for index");
   kt_unref_args(d, 4);
 }

@@ -84,8 +84,7 @@ static void test_mm_layouts(void) {
 static void test_mm_errors(void) {
   RtValue a[2] = {rt_tensor(mat(F32, 2, 3, A_VALUES)), rt_tensor(mat(F32, 2, 2, AB_VALUES))};
   kt_expect_error("aten::mm(", a, 2, "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x2)");
-  kt_expect_error("aten::matmul(", a, 2,
-                  "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x2)");
+  kt_expect_error("aten::matmul(", a, 2, "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x2)");
   rt_value_unref(a[1]);
   a[1] = rt_tensor(mat(F64, 3, 2, B_VALUES));
   kt_expect_error("aten::mm(", a, 2,
@@ -94,7 +93,8 @@ static void test_mm_errors(void) {
   a[1] = rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(1, 2, 3)));
   kt_expect_error("aten::mm(", a, 2, "mat2 must be a matrix");
   kt_unref_args(a, 2);
-  RtValue b[2] = {rt_tensor(mat(BOOL, 1, 1, KT_VALUES(1))), rt_tensor(mat(BOOL, 1, 1, KT_VALUES(1)))};
+  RtValue b[2] = {rt_tensor(mat(BOOL, 1, 1, KT_VALUES(1))),
+                  rt_tensor(mat(BOOL, 1, 1, KT_VALUES(1)))};
   kt_expect_error("aten::mm(", b, 2, "not implemented for 'Bool'");
   kt_unref_args(b, 2);
 }
@@ -151,7 +151,8 @@ static void test_matmul_vectors(void) {
 
   RtValue d[2] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(1, 2, 3))),
                   rt_tensor(kt_tensor(F32, 1, KT_SIZES(4), KT_VALUES(1, 2, 3, 4)))};
-  kt_expect_error("aten::matmul(", d, 2, "inconsistent tensor size, expected tensor [3] and "
+  kt_expect_error("aten::matmul(", d, 2,
+                  "inconsistent tensor size, expected tensor [3] and "
                   "src [4] to have the same number of elements");
   rt_value_unref(d[0]);
   d[0] = rt_tensor(mat(F32, 2, 3, A_VALUES));
@@ -164,8 +165,9 @@ static void test_matmul_vectors(void) {
 
 static void test_matmul_batched(void) {
   /* [I, 2I] @ [[1, 2], [3, 4]] */
-  RtValue a[2] = {rt_tensor(kt_tensor(F64, 3, KT_SIZES(2, 2, 2), KT_VALUES(1, 0, 0, 1, 2, 0, 0, 2))),
-                  rt_tensor(mat(F64, 2, 2, KT_VALUES(1, 2, 3, 4)))};
+  RtValue a[2] = {
+      rt_tensor(kt_tensor(F64, 3, KT_SIZES(2, 2, 2), KT_VALUES(1, 0, 0, 1, 2, 0, 0, 2))),
+      rt_tensor(mat(F64, 2, 2, KT_VALUES(1, 2, 3, 4)))};
   RtTensor *r = kt_run("aten::matmul(", a, 2);
   kt_assert_tensor(r, F64, 3, KT_SIZES(2, 2, 2), KT_VALUES(1, 2, 3, 4, 2, 4, 6, 8), 0);
   rt_tensor_unref(r);

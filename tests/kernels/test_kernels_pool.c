@@ -14,8 +14,12 @@ static RtTensor *nine(void) {
   return kt_tensor(F32, 4, KT_SIZES(1, 1, 3, 3), KT_VALUES(1, 2, 3, 4, 5, 6, 7, 8, 9));
 }
 
-static RtValue pair(gint64 a, gint64 b) { return rt_int_list((const gint64[]){a, b}, 2); }
-static RtValue empty(void) { return rt_int_list(NULL, 0); }
+static RtValue pair(gint64 a, gint64 b) {
+  return rt_int_list((const gint64[]){a, b}, 2);
+}
+static RtValue empty(void) {
+  return rt_int_list(NULL, 0);
+}
 
 static void test_max_pool2d(void) {
   RtValue a[6] = {KT_T(nine()), pair(2, 2), empty(), pair(0, 0), pair(1, 1), rt_bool(false)};
@@ -31,20 +35,28 @@ static void test_max_pool2d(void) {
   kt_unref_args(a, 6);
   /* a NaN wins */
   RtValue n[6] = {KT_T(kt_tensor(F64, 3, KT_SIZES(1, 2, 2), KT_VALUES(1, NAN, 3, -INFINITY))),
-                  pair(2, 2), empty(), pair(0, 0), pair(1, 1), rt_bool(false)};
+                  pair(2, 2),
+                  empty(),
+                  pair(0, 0),
+                  pair(1, 1),
+                  rt_bool(false)};
   r = kt_run("aten::max_pool2d(", n, 6);
   kt_assert_tensor(r, F64, 3, KT_SIZES(1, 1, 1), KT_VALUES(NAN), 0);
   rt_tensor_unref(r);
   kt_unref_args(n, 6);
   /* a window of 2^40 x 2^40 taps over a 1 x 1 plane walks only the one inside */
   gint64 big = G_GINT64_CONSTANT(1) << 40;
-  RtValue w[6] = {KT_T(kt_tensor(F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(7))), pair(big, big),
-                  empty(), pair(big / 2, big / 2), pair(1, 1), rt_bool(false)};
+  RtValue w[6] = {KT_T(kt_tensor(F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(7))),
+                  pair(big, big),
+                  empty(),
+                  pair(big / 2, big / 2),
+                  pair(1, 1),
+                  rt_bool(false)};
   r = kt_run("aten::max_pool2d(", w, 6);
   kt_assert_tensor(r, F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(7), 0);
   rt_tensor_unref(r);
-  r = kt_run("aten::avg_pool2d(", (RtValue[]){w[0], w[1], w[2], w[3], rt_bool(false),
-                                             rt_bool(false), rt_none()}, 7);
+  r = kt_run("aten::avg_pool2d(",
+             (RtValue[]){w[0], w[1], w[2], w[3], rt_bool(false), rt_bool(false), rt_none()}, 7);
   kt_assert_tensor(r, F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(7), 0);
   rt_tensor_unref(r);
   kt_unref_args(w, 6);
@@ -53,7 +65,12 @@ static void test_max_pool2d(void) {
 static void test_max_pool2d_backward(void) {
   /* the gradient goes to the element each index names; indices repeat across windows */
   RtValue a[8] = {KT_T(kt_tensor(F32, 4, KT_SIZES(1, 1, 2, 2), KT_VALUES(1, 2, 3, 4))),
-                  KT_T(nine()), pair(2, 2), pair(1, 1), pair(0, 0), pair(1, 1), rt_bool(false),
+                  KT_T(nine()),
+                  pair(2, 2),
+                  pair(1, 1),
+                  pair(0, 0),
+                  pair(1, 1),
+                  rt_bool(false),
                   KT_T(kt_tensor(I64, 4, KT_SIZES(1, 1, 2, 2), KT_VALUES(4, 4, 8, 8)))};
   RtTensor *r = kt_run("aten::max_pool2d_with_indices_backward(", a, 8);
   kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 3, 3), KT_VALUES(0, 0, 0, 0, 3, 0, 0, 0, 7), 0);
@@ -64,13 +81,22 @@ static void test_max_pool2d_backward(void) {
                   "index 9 is outside a plane of 9 elements");
   kt_unref_args(a, 8);
   /* a window dilated over a 1 x 1 plane holds none of it: -inf forward, no gradient */
-  RtValue m[6] = {KT_T(kt_tensor(F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(5))), pair(1, 2),
-                  pair(1, 1), pair(0, 1), pair(1, 2), rt_bool(false)};
+  RtValue m[6] = {KT_T(kt_tensor(F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(5))),
+                  pair(1, 2),
+                  pair(1, 1),
+                  pair(0, 1),
+                  pair(1, 2),
+                  rt_bool(false)};
   r = kt_run("aten::max_pool2d(", m, 6);
   kt_assert_tensor(r, F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(-INFINITY), 0);
   rt_tensor_unref(r);
-  RtValue b[8] = {KT_T(kt_tensor(F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(1))), rt_value_ref(m[0]),
-                  pair(1, 2), pair(1, 1), pair(0, 1), pair(1, 2), rt_bool(false),
+  RtValue b[8] = {KT_T(kt_tensor(F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(1))),
+                  rt_value_ref(m[0]),
+                  pair(1, 2),
+                  pair(1, 1),
+                  pair(0, 1),
+                  pair(1, 2),
+                  rt_bool(false),
                   KT_T(kt_tensor(I64, 3, KT_SIZES(1, 1, 1), KT_VALUES(-1)))};
   r = kt_run("aten::max_pool2d_with_indices_backward(", b, 8);
   kt_assert_tensor(r, F32, 3, KT_SIZES(1, 1, 1), KT_VALUES(0), 0);
@@ -82,8 +108,8 @@ static void test_max_pool2d_backward(void) {
 static void test_avg_pool2d(void) {
   /* one 3 x 3 window at (-1, -1): 1 + 2 + 4 + 5 = 12 over 9 with the padding, 4 without, or
    * the divisor given */
-  RtValue a[7] = {KT_T(nine()), pair(3, 3), pair(3, 3), pair(1, 1), rt_bool(false),
-                  rt_bool(true), rt_none()};
+  RtValue a[7] = {KT_T(nine()),   pair(3, 3),    pair(3, 3), pair(1, 1),
+                  rt_bool(false), rt_bool(true), rt_none()};
   RtTensor *r = kt_run("aten::avg_pool2d(", a, 7);
   kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 1, 1), KT_VALUES(12.0 / 9), 1e-6);
   rt_tensor_unref(r);
@@ -99,8 +125,14 @@ static void test_avg_pool2d(void) {
   a[6] = rt_int(0);
   kt_expect_error("aten::avg_pool2d(", a, 7, "divisor must be not zero");
   /* the backward spreads each gradient over the window's in-bounds elements */
-  RtValue b[8] = {KT_T(kt_tensor(F32, 4, KT_SIZES(1, 1, 1, 1), KT_VALUES(8))), KT_T(nine()),
-                  pair(3, 3), pair(3, 3), pair(1, 1), rt_bool(false), rt_bool(false), rt_none()};
+  RtValue b[8] = {KT_T(kt_tensor(F32, 4, KT_SIZES(1, 1, 1, 1), KT_VALUES(8))),
+                  KT_T(nine()),
+                  pair(3, 3),
+                  pair(3, 3),
+                  pair(1, 1),
+                  rt_bool(false),
+                  rt_bool(false),
+                  rt_none()};
   r = kt_run("aten::avg_pool2d_backward(", b, 8);
   kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 3, 3), KT_VALUES(2, 2, 0, 2, 2, 0, 0, 0, 0), 0);
   rt_tensor_unref(r);
@@ -134,7 +166,8 @@ static void test_adaptive_avg_pool2d(void) {
 
 static void test_pool_errors(void) {
   RtValue a[6] = {KT_T(nine()), pair(2, 2), empty(), pair(2, 0), pair(1, 1), rt_bool(false)};
-  kt_expect_error("aten::max_pool2d(", a, 6, "pad should be at least 0 and at most half of kernel "
+  kt_expect_error("aten::max_pool2d(", a, 6,
+                  "pad should be at least 0 and at most half of kernel "
                   "size");
   rt_value_unref(a[3]);
   a[3] = pair(0, 0);

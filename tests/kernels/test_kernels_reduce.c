@@ -71,7 +71,8 @@ static void test_sum_dims(void) {
   check_dims(m, rt_none(), false, F64, 0, NULL, KT_VALUES(10));
   check_dims(m, rt_int_list(NULL, 0), false, F64, 0, NULL, KT_VALUES(10));
   RtValue bad[3] = {m, rt_int_list(KT_SIZES(0, -2), 2), rt_bool(false)};
-  kt_expect_error("aten::sum.dim_IntList(", bad, 3, "dim 0 appears multiple times in the list "
+  kt_expect_error("aten::sum.dim_IntList(", bad, 3,
+                  "dim 0 appears multiple times in the list "
                   "of dims");
   rt_value_unref(bad[1]);
   bad[1] = rt_int_list(KT_SIZES(2), 1);
@@ -95,8 +96,7 @@ static void test_sum_dims(void) {
   RtValue c = rt_tensor(kt_tensor(F32, 3, KT_SIZES(2, 2, 2), KT_VALUES(1, 2, 3, 4, 5, 6, 7, 8)));
   check_dims(c, rt_int_list(KT_SIZES(1), 1), false, F32, 2, KT_SIZES(2, 2),
              KT_VALUES(4, 6, 12, 14));
-  check_dims(c, rt_int_list(KT_SIZES(0, 2), 2), true, F32, 3, KT_SIZES(1, 2, 1),
-             KT_VALUES(14, 22));
+  check_dims(c, rt_int_list(KT_SIZES(0, 2), 2), true, F32, 3, KT_SIZES(1, 2, 1), KT_VALUES(14, 22));
   rt_value_unref(c);
   /* summing an empty dim gives zeros */
   RtValue e = rt_tensor(rt_tensor_zeros(F32, 2, KT_SIZES(3, 0)));

@@ -75,18 +75,19 @@ static void test_expand(void) {
   RtValue a[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(3, 1), KT_VALUES(1, 2, 3))),
                   rt_int_list(KT_SIZES(2, -1, 2), 3)};
   RtTensor *r = view_of("aten::expand(", a, 2, a[0]);
-  kt_assert_tensor(r, F32, 3, KT_SIZES(2, 3, 2),
-                   KT_VALUES(1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3), 0);
+  kt_assert_tensor(r, F32, 3, KT_SIZES(2, 3, 2), KT_VALUES(1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3), 0);
   g_assert_cmpint(r->strides[0], ==, 0);
   g_assert_cmpint(r->strides[2], ==, 0);
   rt_tensor_unref(r);
   rt_value_unref(a[1]);
   a[1] = rt_int_list(KT_SIZES(3), 1);
-  kt_expect_error("aten::expand(", a, 2, "the number of sizes provided (1) must be greater or "
+  kt_expect_error("aten::expand(", a, 2,
+                  "the number of sizes provided (1) must be greater or "
                   "equal to the number of dimensions in the tensor (2)");
   rt_value_unref(a[1]);
   a[1] = rt_int_list(KT_SIZES(5, 1), 2);
-  kt_expect_error("aten::expand(", a, 2, "The expanded size of the tensor (5) must match the "
+  kt_expect_error("aten::expand(", a, 2,
+                  "The expanded size of the tensor (5) must match the "
                   "existing size (3) at non-singleton dimension 0");
   rt_value_unref(a[1]);
   a[1] = rt_int_list(KT_SIZES(-1, 3, 1), 3);
@@ -229,7 +230,8 @@ static void test_cat(void) {
   rt_tensor_unref(r);
   rt_value_unref(b[1]);
   b[1] = rt_int(0);
-  kt_expect_error("aten::cat(", b, 2, "Sizes of tensors must match except in dimension 0. "
+  kt_expect_error("aten::cat(", b, 2,
+                  "Sizes of tensors must match except in dimension 0. "
                   "Expected size 1 but got size 2 for tensor number 1 in the list.");
   kt_unref_args(b, 2);
   /* a 1-D empty tensor is skipped (legacy rule) */
@@ -255,11 +257,13 @@ static void test_cat(void) {
   kt_expect_error("aten::cat(", e, 2, "expected a non-empty list of Tensors");
   kt_unref_args(e, 2);
   RtValue f[2] = {list2(rt_tensor_scalar(F32, 1), rt_tensor_scalar(F32, 2)), rt_int(0)};
-  kt_expect_error("aten::cat(", f, 2, "zero-dimensional tensor (at position 0) cannot be "
+  kt_expect_error("aten::cat(", f, 2,
+                  "zero-dimensional tensor (at position 0) cannot be "
                   "concatenated");
   kt_unref_args(f, 2);
-  RtValue g[2] = {list2(rt_tensor_zeros(F32, 2, KT_SIZES(1, 2)),
-                        rt_tensor_zeros(F32, 3, KT_SIZES(1, 1, 2))), rt_int(0)};
+  RtValue g[2] = {
+      list2(rt_tensor_zeros(F32, 2, KT_SIZES(1, 2)), rt_tensor_zeros(F32, 3, KT_SIZES(1, 1, 2))),
+      rt_int(0)};
   kt_expect_error("aten::cat(", g, 2, "Tensors must have same number of dimensions");
   kt_unref_args(g, 2);
 }

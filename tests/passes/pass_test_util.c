@@ -4,9 +4,7 @@
 #include "ir/text.h"
 #include "ir/verify.h"
 
-IrGraph *
-pt_parse(const char *text)
-{
+IrGraph *pt_parse(const char *text) {
   GError *error = NULL;
   IrGraph *g = ir_graph_parse(text, strlen(text), "<test>", &error);
   if (!g)
@@ -14,15 +12,11 @@ pt_parse(const char *text)
   return g;
 }
 
-char *
-pt_print(const IrGraph *graph)
-{
+char *pt_print(const IrGraph *graph) {
   return ir_graph_to_string(graph);
 }
 
-void
-pt_check_graph(PassFn pass, IrGraph *graph, const char *expected, bool expect_changed)
-{
+void pt_check_graph(PassFn pass, IrGraph *graph, const char *expected, bool expect_changed) {
   bool changed = pass(graph);
   ir_graph_assert_valid(graph, "the pass under test");
   char *got = pt_print(graph);
@@ -37,9 +31,7 @@ pt_check_graph(PassFn pass, IrGraph *graph, const char *expected, bool expect_ch
   g_free(got);
 }
 
-void
-pt_check(PassFn pass, const char *input, const char *expected, bool expect_changed)
-{
+void pt_check(PassFn pass, const char *input, const char *expected, bool expect_changed) {
   IrGraph *g = pt_parse(input);
   pt_check_graph(pass, g, expected, expect_changed);
   ir_graph_free(g);

@@ -1,9 +1,7 @@
 /* Tests: dead code elimination, common subexpression elimination, constant pooling. */
 #include "pass_test_util.h"
 
-static void
-test_dce_basic(void)
-{
+static void test_dce_basic(void) {
   pt_check(pass_eliminate_dead_code,
            "graph(%x : Tensor,\n"
            "      %y : Tensor):\n"
@@ -22,47 +20,43 @@ test_dce_basic(void)
            true);
 }
 
-static const char dce_blocks_in[] =
-  "graph(%x : Tensor,\n"
-  "      %c : bool):\n"
-  "  %10 : int = prim::Constant[value=1]()\n"
-  "  %11 : int = prim::Constant[value=3]()\n"
-  "  %12 : bool = prim::Constant[value=1]()\n"
-  "  %13 : Tensor, %14 : Tensor = prim::If(%c)\n"
-  "    block0():\n"
-  "      %15 : Tensor = aten::neg(%x)\n"
-  "      -> (%x, %15)\n"
-  "    block1():\n"
-  "      %16 : Tensor = aten::exp(%x)\n"
-  "      -> (%16, %x)\n"
-  "  %17 : Tensor, %18 : Tensor = prim::Loop(%11, %12, %13, %x)\n"
-  "    block0(%i : int, %a : Tensor, %b : Tensor):\n"
-  "      %19 : Tensor = aten::add(%a, %x, %10)\n"
-  "      %20 : Tensor = aten::mul(%x, %x)\n"
-  "      -> (%12, %19, %20)\n"
-  "  return (%17)\n";
+static const char dce_blocks_in[] = "graph(%x : Tensor,\n"
+                                    "      %c : bool):\n"
+                                    "  %10 : int = prim::Constant[value=1]()\n"
+                                    "  %11 : int = prim::Constant[value=3]()\n"
+                                    "  %12 : bool = prim::Constant[value=1]()\n"
+                                    "  %13 : Tensor, %14 : Tensor = prim::If(%c)\n"
+                                    "    block0():\n"
+                                    "      %15 : Tensor = aten::neg(%x)\n"
+                                    "      -> (%x, %15)\n"
+                                    "    block1():\n"
+                                    "      %16 : Tensor = aten::exp(%x)\n"
+                                    "      -> (%16, %x)\n"
+                                    "  %17 : Tensor, %18 : Tensor = prim::Loop(%11, %12, %13, %x)\n"
+                                    "    block0(%i : int, %a : Tensor, %b : Tensor):\n"
+                                    "      %19 : Tensor = aten::add(%a, %x, %10)\n"
+                                    "      %20 : Tensor = aten::mul(%x, %x)\n"
+                                    "      -> (%12, %19, %20)\n"
+                                    "  return (%17)\n";
 
-static const char dce_blocks_out[] =
-  "graph(%x : Tensor,\n"
-  "      %c : bool):\n"
-  "  %10 : int = prim::Constant[value=1]()\n"
-  "  %11 : int = prim::Constant[value=3]()\n"
-  "  %12 : bool = prim::Constant[value=1]()\n"
-  "  %13 : Tensor = prim::If(%c)\n"
-  "    block0():\n"
-  "      -> (%x)\n"
-  "    block1():\n"
-  "      %16 : Tensor = aten::exp(%x)\n"
-  "      -> (%16)\n"
-  "  %17 : Tensor = prim::Loop(%11, %12, %13)\n"
-  "    block0(%i : int, %a : Tensor):\n"
-  "      %19 : Tensor = aten::add(%a, %x, %10)\n"
-  "      -> (%12, %19)\n"
-  "  return (%17)\n";
+static const char dce_blocks_out[] = "graph(%x : Tensor,\n"
+                                     "      %c : bool):\n"
+                                     "  %10 : int = prim::Constant[value=1]()\n"
+                                     "  %11 : int = prim::Constant[value=3]()\n"
+                                     "  %12 : bool = prim::Constant[value=1]()\n"
+                                     "  %13 : Tensor = prim::If(%c)\n"
+                                     "    block0():\n"
+                                     "      -> (%x)\n"
+                                     "    block1():\n"
+                                     "      %16 : Tensor = aten::exp(%x)\n"
+                                     "      -> (%16)\n"
+                                     "  %17 : Tensor = prim::Loop(%11, %12, %13)\n"
+                                     "    block0(%i : int, %a : Tensor):\n"
+                                     "      %19 : Tensor = aten::add(%a, %x, %10)\n"
+                                     "      -> (%12, %19)\n"
+                                     "  return (%17)\n";
 
-static void
-test_dce_blocks(void)
-{
+static void test_dce_blocks(void) {
   IrGraph *g = pt_parse(dce_blocks_in);
   pt_check_graph(pass_eliminate_dead_code, g, dce_blocks_out, true);
   /* A second run finds nothing: the flag is exact. */
@@ -71,24 +65,19 @@ test_dce_blocks(void)
 }
 
 /* A carried value whose body input is read is live even when the loop output is unused. */
-static void
-test_dce_loop_carried_read(void)
-{
-  static const char text[] =
-    "graph(%x : Tensor):\n"
-    "  %1 : int = prim::Constant[value=2]()\n"
-    "  %2 : bool = prim::Constant[value=1]()\n"
-    "  %3 : Tensor, %4 : Tensor = prim::Loop(%1, %2, %x, %x)\n"
-    "    block0(%i : int, %a : Tensor, %b : Tensor):\n"
-    "      %5 : Tensor = aten::mul(%a, %b)\n"
-    "      -> (%2, %5, %a)\n"
-    "  return (%3)\n";
+static void test_dce_loop_carried_read(void) {
+  static const char text[] = "graph(%x : Tensor):\n"
+                             "  %1 : int = prim::Constant[value=2]()\n"
+                             "  %2 : bool = prim::Constant[value=1]()\n"
+                             "  %3 : Tensor, %4 : Tensor = prim::Loop(%1, %2, %x, %x)\n"
+                             "    block0(%i : int, %a : Tensor, %b : Tensor):\n"
+                             "      %5 : Tensor = aten::mul(%a, %b)\n"
+                             "      -> (%2, %5, %a)\n"
+                             "  return (%3)\n";
   pt_check(pass_eliminate_dead_code, text, text, false);
 }
 
-static void
-test_cse(void)
-{
+static void test_cse(void) {
   pt_check(pass_eliminate_common_subexpression,
            "graph(%x : Tensor,\n"
            "      %c : bool):\n"
@@ -130,23 +119,18 @@ test_cse(void)
 
 /* Equal inputs but different output types are different computations; RaiseException is
  * never merged. */
-static void
-test_cse_keeps(void)
-{
-  static const char text[] =
-    "graph(%x : Tensor):\n"
-    "  %1 : Float(*, *) = aten::neg(%x)\n"
-    "  %2 : Double(*, *) = aten::neg(%x)\n"
-    "  %3 : str = prim::Constant[value=\"a\"]()\n"
-    "   = prim::RaiseException(%3)\n"
-    "   = prim::RaiseException(%3)\n"
-    "  return (%1, %2)\n";
+static void test_cse_keeps(void) {
+  static const char text[] = "graph(%x : Tensor):\n"
+                             "  %1 : Float(*, *) = aten::neg(%x)\n"
+                             "  %2 : Double(*, *) = aten::neg(%x)\n"
+                             "  %3 : str = prim::Constant[value=\"a\"]()\n"
+                             "   = prim::RaiseException(%3)\n"
+                             "   = prim::RaiseException(%3)\n"
+                             "  return (%1, %2)\n";
   pt_check(pass_eliminate_common_subexpression, text, text, false);
 }
 
-static void
-test_constant_pooling(void)
-{
+static void test_constant_pooling(void) {
   pt_check(pass_constant_pooling,
            "graph(%x : Tensor,\n"
            "      %c : bool):\n"
@@ -185,20 +169,15 @@ test_constant_pooling(void)
            true);
 }
 
-static void
-test_constant_pooling_nothing(void)
-{
-  static const char text[] =
-    "graph(%x : Tensor):\n"
-    "  %1 : int = prim::Constant[value=1]()\n"
-    "  %2 : Tensor = aten::add(%x, %x, %1)\n"
-    "  return (%2)\n";
+static void test_constant_pooling_nothing(void) {
+  static const char text[] = "graph(%x : Tensor):\n"
+                             "  %1 : int = prim::Constant[value=1]()\n"
+                             "  %2 : Tensor = aten::add(%x, %x, %1)\n"
+                             "  return (%2)\n";
   pt_check(pass_constant_pooling, text, text, false);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/passes/dce/basic", test_dce_basic);
   g_test_add_func("/passes/dce/blocks", test_dce_blocks);

@@ -1,9 +1,7 @@
 /* Tests: constant propagation and the peephole optimizer. */
 #include "pass_test_util.h"
 
-static void
-test_propagation_fold_and_inline(void)
-{
+static void test_propagation_fold_and_inline(void) {
   pt_check(pass_constant_propagation,
            "graph(%x : Tensor):\n"
            "  %1 : int = prim::Constant[value=2]()\n"
@@ -39,9 +37,7 @@ test_propagation_fold_and_inline(void)
            true);
 }
 
-static void
-test_propagation_loop_and_is(void)
-{
+static void test_propagation_loop_and_is(void) {
   pt_check(pass_constant_propagation,
            "graph(%x : Tensor,\n"
            "      %o : int[]?):\n"
@@ -69,21 +65,16 @@ test_propagation_loop_and_is(void)
 }
 
 /* Tensor results are never folded (documented deviation); nothing else to do here. */
-static void
-test_propagation_keeps_tensors(void)
-{
-  static const char text[] =
-    "graph(%x : Tensor):\n"
-    "  %1 : int = prim::Constant[value=2]()\n"
-    "  %2 : Tensor = aten::mul(%x, %1)\n"
-    "  return (%2)\n";
+static void test_propagation_keeps_tensors(void) {
+  static const char text[] = "graph(%x : Tensor):\n"
+                             "  %1 : int = prim::Constant[value=2]()\n"
+                             "  %2 : Tensor = aten::mul(%x, %1)\n"
+                             "  return (%2)\n";
   pt_check(pass_constant_propagation, text, text, false);
 }
 
 /* #18697: the spec made the size None; the peephole drops the _grad_sum_to_size. */
-static void
-test_peephole_grad_sum_to_size_none(void)
-{
+static void test_peephole_grad_sum_to_size_none(void) {
   pt_check(pass_peephole,
            "graph(%x : Float(*, *)):\n"
            "  %1 : NoneType = prim::Constant()\n"
@@ -99,9 +90,7 @@ test_peephole_grad_sum_to_size_none(void)
 }
 
 /* Nested: the outer size wins only when it is a concrete int[] (not int[]?). */
-static void
-test_peephole_grad_sum_to_size_nested(void)
-{
+static void test_peephole_grad_sum_to_size_nested(void) {
   pt_check(pass_peephole,
            "graph(%x : Float(*, *),\n"
            "      %s1 : int[]?,\n"
@@ -122,9 +111,7 @@ test_peephole_grad_sum_to_size_nested(void)
            true);
 }
 
-static void
-test_peephole_algebra(void)
-{
+static void test_peephole_algebra(void) {
   pt_check(pass_peephole,
            "graph(%x : Float(2, 3, strides=[3, 1], device=cpu),\n"
            "      %y : Double(*, *, device=cpu)):\n"
@@ -163,9 +150,7 @@ test_peephole_algebra(void)
 }
 
 /* The identities need known, identical types; alpha != 1 or a non-neutral constant stays. */
-static void
-test_peephole_algebra_keeps(void)
-{
+static void test_peephole_algebra_keeps(void) {
   /* alpha != 1, a factor other than 1, and an integral tensor (whose dtype a scalar could
    * promote) stay; add(x, 0, 1) of an unknown tensor goes, as in PyTorch's peephole. */
   pt_check(pass_peephole,
@@ -196,9 +181,7 @@ test_peephole_algebra_keeps(void)
            true);
 }
 
-static void
-test_peephole_if_and_is(void)
-{
+static void test_peephole_if_and_is(void) {
   pt_check(pass_peephole,
            "graph(%c : bool,\n"
            "      %x : Tensor):\n"
@@ -231,12 +214,9 @@ test_peephole_if_and_is(void)
            true);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/passes/constant-propagation/fold-and-inline",
-                  test_propagation_fold_and_inline);
+  g_test_add_func("/passes/constant-propagation/fold-and-inline", test_propagation_fold_and_inline);
   g_test_add_func("/passes/constant-propagation/loop-and-is", test_propagation_loop_and_is);
   g_test_add_func("/passes/constant-propagation/keeps-tensors", test_propagation_keeps_tensors);
   g_test_add_func("/passes/peephole/grad-sum-to-size-none", test_peephole_grad_sum_to_size_none);

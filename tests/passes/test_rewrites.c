@@ -8,16 +8,14 @@
 
 /* chunk + ListUnpack on the LSTM cell -> ConstantChunk, as the corpus forward graph shows:
  * the unpacked names move to the ConstantChunk's outputs. */
-static void
-test_canonicalize_lstm_chunk(void)
-{
+static void test_canonicalize_lstm_chunk(void) {
   static const char unpack[] =
-    "  %26 : Tensor[] = aten::chunk(%gates.1, %24, %25)\n"
-    "  %ingate.1 : Tensor, %forgetgate.1 : Tensor, %cellgate.1 : Tensor, %outgate.1 : Tensor = "
-    "prim::ListUnpack(%26)\n";
+      "  %26 : Tensor[] = aten::chunk(%gates.1, %24, %25)\n"
+      "  %ingate.1 : Tensor, %forgetgate.1 : Tensor, %cellgate.1 : Tensor, %outgate.1 : Tensor = "
+      "prim::ListUnpack(%26)\n";
   static const char chunk[] =
-    "  %ingate.1 : Tensor, %forgetgate.1 : Tensor, %cellgate.1 : Tensor, %outgate.1 : Tensor = "
-    "prim::ConstantChunk[chunks=4, dim=1](%gates.1)\n";
+      "  %ingate.1 : Tensor, %forgetgate.1 : Tensor, %cellgate.1 : Tensor, %outgate.1 : Tensor = "
+      "prim::ConstantChunk[chunks=4, dim=1](%gates.1)\n";
   const char *at = strstr(lstm_in, unpack);
   g_assert_nonnull(at);
   GString *expected = g_string_new_len(lstm_in, at - lstm_in);
@@ -28,25 +26,20 @@ test_canonicalize_lstm_chunk(void)
 }
 
 /* A chunk whose list is read by something other than a full ListUnpack stays. */
-static void
-test_canonicalize_chunk_kept(void)
-{
-  static const char text[] =
-    "graph(%x : Tensor):\n"
-    "  %1 : int = prim::Constant[value=2]()\n"
-    "  %2 : int = prim::Constant[value=0]()\n"
-    "  %3 : Tensor[] = aten::chunk(%x, %1, %2)\n"
-    "  %4 : Tensor = aten::cat(%3, %2)\n"
-    "  %5 : int = prim::Constant[value=3]()\n"
-    "  %6 : Tensor[] = aten::chunk(%x, %5, %2)\n"
-    "  %7 : Tensor, %8 : Tensor = prim::ListUnpack(%6)\n"
-    "  return (%4, %7, %8)\n";
+static void test_canonicalize_chunk_kept(void) {
+  static const char text[] = "graph(%x : Tensor):\n"
+                             "  %1 : int = prim::Constant[value=2]()\n"
+                             "  %2 : int = prim::Constant[value=0]()\n"
+                             "  %3 : Tensor[] = aten::chunk(%x, %1, %2)\n"
+                             "  %4 : Tensor = aten::cat(%3, %2)\n"
+                             "  %5 : int = prim::Constant[value=3]()\n"
+                             "  %6 : Tensor[] = aten::chunk(%x, %5, %2)\n"
+                             "  %7 : Tensor, %8 : Tensor = prim::ListUnpack(%6)\n"
+                             "  return (%4, %7, %8)\n";
   pt_check(pass_canonicalize_ops, text, text, false);
 }
 
-static void
-test_canonicalize_scalar_other(void)
-{
+static void test_canonicalize_scalar_other(void) {
   pt_check(pass_canonicalize_ops,
            "graph(%x : Tensor):\n"
            "  %1 : Tensor = prim::Constant[value={2.5}]()\n"
@@ -60,9 +53,7 @@ test_canonicalize_scalar_other(void)
            true);
 }
 
-static void
-test_remove_expands(void)
-{
+static void test_remove_expands(void) {
   pt_check(pass_remove_expands,
            "graph(%x : Tensor):\n"
            "  %1 : int[] = prim::Constant[value=[2, 3]]()\n"
@@ -82,9 +73,7 @@ test_remove_expands(void)
            true);
 }
 
-static void
-test_lower_tuples(void)
-{
+static void test_lower_tuples(void) {
   pt_check(pass_lower_simple_tuples,
            "graph(%x : Tensor,\n"
            "      %y : Tensor):\n"
@@ -106,13 +95,10 @@ test_lower_tuples(void)
 }
 
 /* A tuple from a graph input is not lowered (LowerSimpleTuples only removes pairs). */
-static void
-test_lower_tuples_input_kept(void)
-{
-  static const char text[] =
-    "graph(%t : (Tensor, Tensor)):\n"
-    "  %a : Tensor, %b : Tensor = prim::TupleUnpack(%t)\n"
-    "  return (%a)\n";
+static void test_lower_tuples_input_kept(void) {
+  static const char text[] = "graph(%t : (Tensor, Tensor)):\n"
+                             "  %a : Tensor, %b : Tensor = prim::TupleUnpack(%t)\n"
+                             "  return (%a)\n";
   pt_check(pass_lower_simple_tuples, text, text, false);
 }
 
@@ -121,9 +107,7 @@ test_lower_tuples_input_kept(void)
  * name, the renaming rule moving the body value on: copy 1 takes z.15 (body -> z.16), copy 2
  * takes z.16 (body -> z.18, the rule skipping one past the last suffix handed out), copy 3
  * takes z.18. PyTorch's own names (z.15, z.26, z.28) come from its counter rewrite. */
-static void
-test_unroll_if_loop(void)
-{
+static void test_unroll_if_loop(void) {
   pt_check(pass_unroll_loops,
            "graph(%x.1 : Tensor,\n"
            "      %y.1 : float):\n"
@@ -173,9 +157,7 @@ test_unroll_if_loop(void)
 
 /* The counter becomes a constant per copy; trip counts of 8 or more and unknown trip counts
  * are left alone. */
-static void
-test_unroll_counter_and_limits(void)
-{
+static void test_unroll_counter_and_limits(void) {
   pt_check(pass_unroll_loops,
            "graph(%x : Tensor,\n"
            "      %n : int):\n"
@@ -216,9 +198,7 @@ test_unroll_counter_and_limits(void)
            true);
 }
 
-static void
-test_decompose_addmm(void)
-{
+static void test_decompose_addmm(void) {
   pt_check(pass_decompose_ops,
            "graph(%b : Float(*, device=cpu),\n"
            "      %x : Float(*, *, device=cpu),\n"
@@ -245,15 +225,11 @@ test_decompose_addmm(void)
            true);
 }
 
-static void
-test_check_inplace(void)
-{
+static void test_check_inplace(void) {
   pt_check(pass_check_inplace, lstm_in, lstm_in, false);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/passes/canonicalize/lstm-chunk", test_canonicalize_lstm_chunk);
   g_test_add_func("/passes/canonicalize/chunk-kept", test_canonicalize_chunk_kept);

@@ -172,17 +172,13 @@ static void test_sum_to_half(void) {
 }
 
 static void test_promotion(void) {
-  const IrDtype B = IR_DTYPE_BOOL, L = IR_DTYPE_INT64, H = IR_DTYPE_FLOAT16,
-                F = IR_DTYPE_FLOAT32, D = IR_DTYPE_FLOAT64;
+  const IrDtype B = IR_DTYPE_BOOL, L = IR_DTYPE_INT64, H = IR_DTYPE_FLOAT16, F = IR_DTYPE_FLOAT32,
+                D = IR_DTYPE_FLOAT64;
   /* PyTorch's promote_types table restricted to these dtypes (rows a, columns b, order
    * B L H F D). */
   const IrDtype all[5] = {B, L, H, F, D};
   const IrDtype table[5][5] = {
-      {B, L, H, F, D},
-      {L, L, H, F, D},
-      {H, H, H, F, D},
-      {F, F, F, F, D},
-      {D, D, D, D, D},
+      {B, L, H, F, D}, {L, L, H, F, D}, {H, H, H, F, D}, {F, F, F, F, D}, {D, D, D, D, D},
   };
   for (int i = 0; i < 5; i++)
     for (int j = 0; j < 5; j++)
@@ -191,7 +187,10 @@ static void test_promotion(void) {
   RtOperandClass cls[2];
   IrDtype d[2];
   /* Float(5) + Double(0-dim) = Float */
-  d[0] = F; cls[0] = RT_OPERAND_TENSOR; d[1] = D; cls[1] = RT_OPERAND_DIM0;
+  d[0] = F;
+  cls[0] = RT_OPERAND_TENSOR;
+  d[1] = D;
+  cls[1] = RT_OPERAND_DIM0;
   g_assert_cmpint(rt_result_type(2, d, cls), ==, F);
   /* Long(5) + Double(0-dim) = Double */
   d[0] = L;
@@ -203,20 +202,31 @@ static void test_promotion(void) {
   d[0] = H;
   g_assert_cmpint(rt_result_type(2, d, cls), ==, H);
   /* Bool(5) + 3 = Long; Bool(5) + True = Bool */
-  d[0] = B; d[1] = L;
+  d[0] = B;
+  d[1] = L;
   g_assert_cmpint(rt_result_type(2, d, cls), ==, L);
   d[1] = B;
   g_assert_cmpint(rt_result_type(2, d, cls), ==, B);
   /* Long(5) + Long(0-dim)... Long(5) + Bool(0-dim) stays Long; Int 0-dim + 2.5 = Float */
-  d[0] = L; d[1] = B; cls[1] = RT_OPERAND_DIM0;
+  d[0] = L;
+  d[1] = B;
+  cls[1] = RT_OPERAND_DIM0;
   g_assert_cmpint(rt_result_type(2, d, cls), ==, L);
-  d[0] = L; cls[0] = RT_OPERAND_DIM0; d[1] = D; cls[1] = RT_OPERAND_NUMBER;
+  d[0] = L;
+  cls[0] = RT_OPERAND_DIM0;
+  d[1] = D;
+  cls[1] = RT_OPERAND_NUMBER;
   g_assert_cmpint(rt_result_type(2, d, cls), ==, F);
   /* Double(0-dim) + Float(0-dim) = Double: same class promotes normally */
-  d[0] = D; d[1] = F; cls[1] = RT_OPERAND_DIM0;
+  d[0] = D;
+  d[1] = F;
+  cls[1] = RT_OPERAND_DIM0;
   g_assert_cmpint(rt_result_type(2, d, cls), ==, D);
   /* only numbers: 2 + 2.5 = Float */
-  d[0] = L; cls[0] = RT_OPERAND_NUMBER; d[1] = D; cls[1] = RT_OPERAND_NUMBER;
+  d[0] = L;
+  cls[0] = RT_OPERAND_NUMBER;
+  d[1] = D;
+  cls[1] = RT_OPERAND_NUMBER;
   g_assert_cmpint(rt_result_type(2, d, cls), ==, F);
 }
 

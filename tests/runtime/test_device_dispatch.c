@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/kernels.h"
 #include "exec/executor.h"
 #include "ir/text.h"
 #include "runtime/device.h"
+#include "runtime/kernels.h"
 
 static void fake_free(void *data, void *ctx) {
   (void)ctx;
@@ -89,8 +89,9 @@ static bool fake_mul(const IrSchema *schema, const IrNode *node, RtValue *args, 
 }
 
 static RtKernelFn fake_kernel_for(const IrSchema *schema) {
-  return g_str_equal(schema->text,
-                     "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor") ? fake_mul : NULL;
+  return g_str_equal(schema->text, "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor")
+             ? fake_mul
+             : NULL;
 }
 
 static const RtDeviceBackend fake = {
@@ -209,15 +210,14 @@ static void test_calls(void) {
   rt_tensor_unref(b);
 }
 
-static const char program[] =
-    "graph(%a : Tensor, %b : Tensor, %c : Tensor):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %s : Tensor = aten::add(%a, %b, %one)\n"
-    "  %t : Tensor = aten::tanh(%s)\n"
-    "  %u : Tensor = aten::mul(%t, %c)\n"
-    "  %v : Tensor = aten::sigmoid(%u)\n"
-    "  %w : Tensor = aten::mm(%v, %c)\n"
-    "  return (%w, %u)\n";
+static const char program[] = "graph(%a : Tensor, %b : Tensor, %c : Tensor):\n"
+                              "  %one : int = prim::Constant[value=1]()\n"
+                              "  %s : Tensor = aten::add(%a, %b, %one)\n"
+                              "  %t : Tensor = aten::tanh(%s)\n"
+                              "  %u : Tensor = aten::mul(%t, %c)\n"
+                              "  %v : Tensor = aten::sigmoid(%u)\n"
+                              "  %w : Tensor = aten::mm(%v, %c)\n"
+                              "  return (%w, %u)\n";
 
 /* Forward and backward; outputs and gradients as host tensors. */
 static void run_program(bool on_device, RtTensor **outs_host, RtTensor **grads_host) {
@@ -231,8 +231,8 @@ static void run_program(bool on_device, RtTensor **outs_host, RtTensor **grads_h
   RtValue values[3];
   for (int i = 0; i < 3; i++) {
     in[i]->requires_grad = true;
-    RtTensor *t = on_device ? rt_tensor_to_device(in[i], IR_DEVICE_CUDA, &error)
-                            : rt_tensor_ref(in[i]);
+    RtTensor *t =
+        on_device ? rt_tensor_to_device(in[i], IR_DEVICE_CUDA, &error) : rt_tensor_ref(in[i]);
     g_assert_no_error(error);
     g_assert_true(t->requires_grad);
     values[i] = rt_tensor(t);

@@ -6,17 +6,20 @@
 #include <string.h>
 
 static void test_half_exact(void) {
-  struct { double x; uint16_t h; } cases[] = {
+  struct {
+    double x;
+    uint16_t h;
+  } cases[] = {
       {0.0, 0x0000},
       {-0.0, 0x8000},
       {1.0, 0x3c00},
       {-2.0, 0xc000},
       {0.5, 0x3800},
-      {65504.0, 0x7bff},                 /* largest finite */
-      {ldexp(1.0, -14), 0x0400},         /* smallest normal */
-      {ldexp(1.0, -24), 0x0001},         /* smallest subnormal */
-      {ldexp(1023.0, -24), 0x03ff},      /* largest subnormal */
-      {1.0 + ldexp(1.0, -10), 0x3c01},   /* 1 + ulp */
+      {65504.0, 0x7bff},               /* largest finite */
+      {ldexp(1.0, -14), 0x0400},       /* smallest normal */
+      {ldexp(1.0, -24), 0x0001},       /* smallest subnormal */
+      {ldexp(1023.0, -24), 0x03ff},    /* largest subnormal */
+      {1.0 + ldexp(1.0, -10), 0x3c01}, /* 1 + ulp */
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_assert_cmphex(rt_double_to_half(cases[i].x), ==, cases[i].h);

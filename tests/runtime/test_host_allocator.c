@@ -22,7 +22,7 @@ static void test_size_classes(void) {
     g_assert_cmpuint(c, >=, n);
     g_assert_cmpuint(c % 64, ==, 0);
     size_t padded = (n + 63) / 64 * 64;
-    g_assert_cmpuint(c - padded, <=, padded / 4); /* at most 25% rounding waste */
+    g_assert_cmpuint(c - padded, <=, padded / 4);   /* at most 25% rounding waste */
     g_assert_cmpuint(rt_host_size_class(c), ==, c); /* a class size is its own class */
   }
   g_assert_cmpuint(rt_host_size_class(SIZE_MAX - 10), ==, 0);

@@ -34,8 +34,10 @@ static void test_read_versions(void) {
   const float v[6] = {0, 1, 2, 3, 4, 5.5f};
   for (int major = 1; major <= 3; major++) {
     GError *error = NULL;
-    RtTensor *t = load(npy_image(major, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': "
-                                           "(2, 3), }          \n", v, sizeof v),
+    RtTensor *t = load(npy_image(major, 0,
+                                 "{'descr': '<f4', 'fortran_order': False, 'shape': "
+                                 "(2, 3), }          \n",
+                                 v, sizeof v),
                        &error);
     g_assert_no_error(error);
     g_assert_cmpint(t->dtype, ==, IR_DTYPE_FLOAT32);
@@ -51,8 +53,10 @@ static void test_read_fortran(void) {
   /* Column-major [[1, 2, 3], [4, 5, 6]] is stored 1 4 2 5 3 6. */
   const double v[6] = {1, 4, 2, 5, 3, 6};
   GError *error = NULL;
-  RtTensor *t = load(npy_image(1, 0, "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), "
-                                     "}\n", v, sizeof v),
+  RtTensor *t = load(npy_image(1, 0,
+                               "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), "
+                               "}\n",
+                               v, sizeof v),
                      &error);
   g_assert_no_error(error);
   g_assert_true(rt_tensor_is_contiguous(t));
@@ -78,9 +82,9 @@ static void test_read_shapes_and_dtypes(void) {
   GError *error = NULL;
   /* 0-dim, written with double quotes, keys reordered, no trailing comma, no newline. */
   const double x = -2.25;
-  RtTensor *t = load(npy_image(1, 0, "{\"shape\": (), \"fortran_order\": False, \"descr\": \"<f8\"}",
-                               &x, 8),
-                     &error);
+  RtTensor *t =
+      load(npy_image(1, 0, "{\"shape\": (), \"fortran_order\": False, \"descr\": \"<f8\"}", &x, 8),
+           &error);
   g_assert_no_error(error);
   g_assert_cmpint(t->ndim, ==, 0);
   g_assert_cmpfloat(rt_tensor_get(t, 0), ==, -2.25);
@@ -129,9 +133,9 @@ static void test_read_shapes_and_dtypes(void) {
   g_assert_cmpfloat(rt_tensor_get(t, 1), ==, -2.0);
   rt_tensor_unref(t);
   /* empty (0, 3) */
-  t = load(npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }\n", NULL,
-                     0),
-           &error);
+  t = load(
+      npy_image(1, 0, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }\n", NULL, 0),
+      &error);
   g_assert_no_error(error);
   g_assert_cmpint(rt_tensor_numel(t), ==, 0);
   g_assert_cmpint(t->sizes[1], ==, 3);
@@ -235,13 +239,13 @@ static void test_missing_file(void) {
 }
 
 static void test_write_round_trip(void) {
-  const IrDtype dtypes[5] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT64, IR_DTYPE_FLOAT16,
-                             IR_DTYPE_INT64, IR_DTYPE_BOOL};
+  const IrDtype dtypes[5] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT64, IR_DTYPE_FLOAT16, IR_DTYPE_INT64,
+                             IR_DTYPE_BOOL};
   int64_t s[3] = {2, 3, 4};
   for (int k = 0; k < 5; k++) {
     RtTensor *t = rt_tensor_new(dtypes[k], 3, s);
     for (int i = 0; i < 24; i++)
-      rt_tensor_set(t, i, (i % 5) - 1.5 * (k != 3 && k != 4) );
+      rt_tensor_set(t, i, (i % 5) - 1.5 * (k != 3 && k != 4));
     /* Save a transposed view: the file must hold the view's row-major order. */
     RtTensor *tt = rt_tensor_view_transpose(t, 0, 2);
     GBytes *bytes = rt_npy_to_bytes(tt);

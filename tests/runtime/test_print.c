@@ -47,8 +47,8 @@ static void test_print(void) {
     RtTensor *t = rt_tensor_new(dtype_named(json_object_get_string_member(c, "dtype")), nd, sizes);
     for (guint i = 0; i < json_array_get_length(values); i++)
       rt_tensor_set(t, i, number(json_array_get_element(values, i)));
-    RtValue args[6] = {rt_tensor(t), rt_int(3), rt_double(0.1), rt_bool(true), rt_str("hi"),
-                       rt_none()};
+    RtValue args[6] = {rt_tensor(t),  rt_int(3),    rt_double(0.1),
+                       rt_bool(true), rt_str("hi"), rt_none()};
     GString *text = g_string_new(NULL);
     rt_print_format(text, args, G_N_ELEMENTS(args));
     g_assert_cmpstr(text->str, ==, json_object_get_string_member(c, "text"));

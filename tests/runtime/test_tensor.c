@@ -94,7 +94,7 @@ static void test_narrow(void) {
   for (int i = 0; i < 4; i++)
     g_assert_cmpfloat(rt_tensor_get(n, i), ==, want[i]);
   rt_tensor_set(n, 3, 50);
-  g_assert_cmpfloat(rt_tensor_get(t, 5), ==, 50.0); /* shares storage */
+  g_assert_cmpfloat(rt_tensor_get(t, 5), ==, 50.0);  /* shares storage */
   RtTensor *row = rt_tensor_view_narrow(t, 0, 1, 1); /* [[3, 4, 50]] contiguous */
   g_assert_true(rt_tensor_is_contiguous(row));
   g_assert_cmpfloat(*(float *)rt_tensor_data(row), ==, 3.0f);

@@ -7,11 +7,11 @@ static char *print(RtValue v) {
   return g_string_free(s, FALSE);
 }
 
-#define ASSERT_PRINTS(v, text)                                                                 \
-  do {                                                                                         \
-    char *p_ = print(v);                                                                       \
-    g_assert_cmpstr(p_, ==, text);                                                             \
-    g_free(p_);                                                                                \
+#define ASSERT_PRINTS(v, text)     \
+  do {                             \
+    char *p_ = print(v);           \
+    g_assert_cmpstr(p_, ==, text); \
+    g_free(p_);                    \
   } while (0)
 
 static void test_scalars(void) {

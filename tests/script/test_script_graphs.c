@@ -18,20 +18,16 @@
 #include "script/script.h"
 
 typedef struct {
-  char *code;      /* the line without its comment, value names canonical */
-  int line, col;   /* of the source comment; line 0: none */
+  char *code;    /* the line without its comment, value names canonical */
+  int line, col; /* of the source comment; line 0: none */
 } CanonLine;
 
-static void
-canon_line_clear(gpointer p)
-{
+static void canon_line_clear(gpointer p) {
   g_free(((CanonLine *)p)->code);
 }
 
 /* Splits `text` into canonical lines. */
-static GArray *
-canonicalize(const char *text)
-{
+static GArray *canonicalize(const char *text) {
   GArray *lines = g_array_new(FALSE, TRUE, sizeof(CanonLine));
   g_array_set_clear_func(lines, canon_line_clear);
   g_autoptr(GHashTable) names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -80,9 +76,7 @@ canonicalize(const char *text)
 }
 
 /* NULL when the graphs agree, else what differs. */
-static char *
-compare(const char *expected, const char *ours)
-{
+static char *compare(const char *expected, const char *ours) {
   g_autoptr(GArray) want = canonicalize(expected);
   g_autoptr(GArray) got = canonicalize(ours);
   bool have_offset = false;
@@ -113,9 +107,7 @@ compare(const char *expected, const char *ours)
   return NULL;
 }
 
-static bool
-check_pair(const char *source_path, const char *expected_path, const char *name)
-{
+static bool check_pair(const char *source_path, const char *expected_path, const char *name) {
   g_autofree char *source = NULL, *expected = NULL;
   gsize length = 0;
   g_autoptr(GError) error = NULL;
@@ -140,15 +132,11 @@ check_pair(const char *source_path, const char *expected_path, const char *name)
   return true;
 }
 
-static gint
-compare_names(gconstpointer a, gconstpointer b)
-{
+static gint compare_names(gconstpointer a, gconstpointer b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   if (argc < 2 || argc > 3) {
     fprintf(stderr, "usage: %s CASES_DIR [CORPUS_DIR]\n", argv[0]);
     return 2;

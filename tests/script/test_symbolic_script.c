@@ -10,12 +10,10 @@
 #include "script/symbolic_script.h"
 #include "tensor/tensor.h"
 
-static const char *const covered_ops[] = {"add", "sub", "mul",  "div", "neg", "sigmoid", "tanh",
-                                          "relu", "exp", "log", "pow", "mm",  "t",   "sum"};
+static const char *const covered_ops[] = {"add",  "sub", "mul", "div", "neg", "sigmoid", "tanh",
+                                          "relu", "exp", "log", "pow", "mm",  "t",       "sum"};
 
-static void
-test_builtin_formulas(void)
-{
+static void test_builtin_formulas(void) {
   const ScriptFormulas *formulas = script_formulas_builtin();
   g_assert_cmpuint(script_formulas_count(formulas), ==, G_N_ELEMENTS(covered_ops));
   for (guint i = 0; i < G_N_ELEMENTS(covered_ops); i++) {
@@ -32,9 +30,7 @@ test_builtin_formulas(void)
   }
 }
 
-static guint
-count_kind(const IrGraph *graph, IrOpKind kind)
-{
+static guint count_kind(const IrGraph *graph, IrOpKind kind) {
   guint n = 0;
   IR_FOR_EACH_NODE(node, graph->block)
   n += node->kind == kind;
@@ -43,9 +39,7 @@ count_kind(const IrGraph *graph, IrOpKind kind)
 
 /* Seed 003's example: the forward returns (self * other, (other, self)) flattened; the
  * backward reads grad_output and the context (other, self). */
-static void
-test_seed_mul_forward(void)
-{
+static void test_seed_mul_forward(void) {
   const char *text = "def mul(self, other):\n"
                      "    def backward(grad_output):\n"
                      "        grad_self = (grad_output * other)._grad_sum_to_size(self.size())\n"
@@ -59,8 +53,8 @@ test_seed_mul_forward(void)
   IrOpKind kind;
   g_assert_true(ir_kind_from_name("aten::mul", &kind));
   guint n = 0;
-  IrNode probe = {.kind = kind, .schema = ir_ops_overloads(kind, &n)[0],
-                  .inputs = g_ptr_array_new()};
+  IrNode probe = {
+      .kind = kind, .schema = ir_ops_overloads(kind, &n)[0], .inputs = g_ptr_array_new()};
   g_ptr_array_add(probe.inputs, NULL);
   g_ptr_array_add(probe.inputs, NULL);
   const AdGraphFormula *pair = script_formulas_lookup(&probe, formulas);
@@ -89,9 +83,7 @@ test_seed_mul_forward(void)
 
 /* Input gradients of `text`'s graph from f and df (raw GradOf form) on fixed inputs and
  * output gradients; one tensor per graph input, NULL where none. */
-static RtTensor **
-input_gradients(const char *text, bool script)
-{
+static RtTensor **input_gradients(const char *text, bool script) {
   IrGraph *graph = ad_test_parse(text);
   guint n_in = ir_graph_inputs(graph)->len;
   RtValue *inputs = ad_test_make_inputs(graph, 0.5, 1.5, 3);
@@ -138,9 +130,7 @@ input_gradients(const char *text, bool script)
   return grads;
 }
 
-static void
-assert_same_gradients(const char *text, guint n_inputs)
-{
+static void assert_same_gradients(const char *text, guint n_inputs) {
   RtTensor **c = input_gradients(text, false), **script = input_gradients(text, true);
   for (guint i = 0; i < n_inputs; i++) {
     g_assert_nonnull(c[i]);
@@ -157,69 +147,63 @@ assert_same_gradients(const char *text, guint n_inputs)
 
 /* The corpus LSTM cell after canonicalization (chunk as prim::ConstantChunk, whose formula
  * stays in C); t, mm, add, sigmoid, tanh and mul come from script. */
-static void
-test_lstm_cell_backward(void)
-{
+static void test_lstm_cell_backward(void) {
   assert_same_gradients(
-    "graph(%x : Double(3, 4, requires_grad=1), %hx : Double(3, 5, requires_grad=1),\n"
-    "      %cx : Double(3, 5, requires_grad=1), %w_ih : Double(20, 4, requires_grad=1),\n"
-    "      %w_hh : Double(20, 5, requires_grad=1), %b_ih : Double(20, requires_grad=1),\n"
-    "      %b_hh : Double(20, requires_grad=1)):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %9 : Tensor = aten::t(%w_ih)\n"
-    "  %10 : Tensor = aten::mm(%x, %9)\n"
-    "  %13 : Tensor = aten::t(%w_hh)\n"
-    "  %14 : Tensor = aten::mm(%hx, %13)\n"
-    "  %16 : Tensor = aten::add(%10, %14, %one)\n"
-    "  %19 : Tensor = aten::add(%16, %b_ih, %one)\n"
-    "  %gates : Tensor = aten::add(%19, %b_hh, %one)\n"
-    "  %i : Tensor, %f : Tensor, %c : Tensor, %o : Tensor = "
-    "prim::ConstantChunk[chunks=4, dim=1](%gates)\n"
-    "  %i2 : Tensor = aten::sigmoid(%i)\n"
-    "  %f2 : Tensor = aten::sigmoid(%f)\n"
-    "  %c2 : Tensor = aten::tanh(%c)\n"
-    "  %o2 : Tensor = aten::sigmoid(%o)\n"
-    "  %41 : Tensor = aten::mul(%f2, %cx)\n"
-    "  %44 : Tensor = aten::mul(%i2, %c2)\n"
-    "  %cy : Tensor = aten::add(%41, %44, %one)\n"
-    "  %49 : Tensor = aten::tanh(%cy)\n"
-    "  %hy : Tensor = aten::mul(%o2, %49)\n"
-    "  return (%hy, %cy)\n",
-    7);
+      "graph(%x : Double(3, 4, requires_grad=1), %hx : Double(3, 5, requires_grad=1),\n"
+      "      %cx : Double(3, 5, requires_grad=1), %w_ih : Double(20, 4, requires_grad=1),\n"
+      "      %w_hh : Double(20, 5, requires_grad=1), %b_ih : Double(20, requires_grad=1),\n"
+      "      %b_hh : Double(20, requires_grad=1)):\n"
+      "  %one : int = prim::Constant[value=1]()\n"
+      "  %9 : Tensor = aten::t(%w_ih)\n"
+      "  %10 : Tensor = aten::mm(%x, %9)\n"
+      "  %13 : Tensor = aten::t(%w_hh)\n"
+      "  %14 : Tensor = aten::mm(%hx, %13)\n"
+      "  %16 : Tensor = aten::add(%10, %14, %one)\n"
+      "  %19 : Tensor = aten::add(%16, %b_ih, %one)\n"
+      "  %gates : Tensor = aten::add(%19, %b_hh, %one)\n"
+      "  %i : Tensor, %f : Tensor, %c : Tensor, %o : Tensor = "
+      "prim::ConstantChunk[chunks=4, dim=1](%gates)\n"
+      "  %i2 : Tensor = aten::sigmoid(%i)\n"
+      "  %f2 : Tensor = aten::sigmoid(%f)\n"
+      "  %c2 : Tensor = aten::tanh(%c)\n"
+      "  %o2 : Tensor = aten::sigmoid(%o)\n"
+      "  %41 : Tensor = aten::mul(%f2, %cx)\n"
+      "  %44 : Tensor = aten::mul(%i2, %c2)\n"
+      "  %cy : Tensor = aten::add(%41, %44, %one)\n"
+      "  %49 : Tensor = aten::tanh(%cy)\n"
+      "  %hy : Tensor = aten::mul(%o2, %49)\n"
+      "  return (%hy, %cy)\n",
+      7);
 }
 
 /* One chain through every op with a script formula, broadcasting included. */
-static void
-test_every_formula(void)
-{
+static void test_every_formula(void) {
   assert_same_gradients(
-    "graph(%a : Double(3, 4, requires_grad=1), %b : Double(4, requires_grad=1),\n"
-    "      %m : Double(4, 2, requires_grad=1)):\n"
-    "  %one : int = prim::Constant[value=1]()\n"
-    "  %two : int = prim::Constant[value=2]()\n"
-    "  %e : float = prim::Constant[value=2.5]()\n"
-    "  %none : NoneType = prim::Constant()\n"
-    "  %s1 : Tensor = aten::add(%a, %b, %two)\n"
-    "  %s2 : Tensor = aten::sub(%s1, %b, %one)\n"
-    "  %s3 : Tensor = aten::mul(%s2, %b)\n"
-    "  %s4 : Tensor = aten::div(%s3, %b)\n"
-    "  %s5 : Tensor = aten::neg(%s4)\n"
-    "  %s6 : Tensor = aten::sigmoid(%s5)\n"
-    "  %s7 : Tensor = aten::tanh(%s6)\n"
-    "  %s8 : Tensor = aten::relu(%s7)\n"
-    "  %s9 : Tensor = aten::exp(%s8)\n"
-    "  %s10 : Tensor = aten::log(%s9)\n"
-    "  %s11 : Tensor = aten::pow(%s10, %e)\n"
-    "  %s12 : Tensor = aten::mm(%s11, %m)\n"
-    "  %s13 : Tensor = aten::t(%s12)\n"
-    "  %s14 : Tensor = aten::sum(%s13, %none)\n"
-    "  return (%s14, %s13)\n",
-    3);
+      "graph(%a : Double(3, 4, requires_grad=1), %b : Double(4, requires_grad=1),\n"
+      "      %m : Double(4, 2, requires_grad=1)):\n"
+      "  %one : int = prim::Constant[value=1]()\n"
+      "  %two : int = prim::Constant[value=2]()\n"
+      "  %e : float = prim::Constant[value=2.5]()\n"
+      "  %none : NoneType = prim::Constant()\n"
+      "  %s1 : Tensor = aten::add(%a, %b, %two)\n"
+      "  %s2 : Tensor = aten::sub(%s1, %b, %one)\n"
+      "  %s3 : Tensor = aten::mul(%s2, %b)\n"
+      "  %s4 : Tensor = aten::div(%s3, %b)\n"
+      "  %s5 : Tensor = aten::neg(%s4)\n"
+      "  %s6 : Tensor = aten::sigmoid(%s5)\n"
+      "  %s7 : Tensor = aten::tanh(%s6)\n"
+      "  %s8 : Tensor = aten::relu(%s7)\n"
+      "  %s9 : Tensor = aten::exp(%s8)\n"
+      "  %s10 : Tensor = aten::log(%s9)\n"
+      "  %s11 : Tensor = aten::pow(%s10, %e)\n"
+      "  %s12 : Tensor = aten::mm(%s11, %m)\n"
+      "  %s13 : Tensor = aten::t(%s12)\n"
+      "  %s14 : Tensor = aten::sum(%s13, %none)\n"
+      "  return (%s14, %s13)\n",
+      3);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/script/symbolic/builtin", test_builtin_formulas);
   g_test_add_func("/script/symbolic/seed-mul-forward", test_seed_mul_forward);

@@ -7,18 +7,14 @@
 #include "ir/text.h"
 #include "ir/verify.h"
 
-static char *
-print_all(const IrParsedFile *file)
-{
+static char *print_all(const IrParsedFile *file) {
   GString *s = g_string_new(NULL);
   for (guint i = 0; i < file->graphs->len; i++)
     ir_graph_print(s, g_ptr_array_index(file->graphs, i), NULL);
   return g_string_free(s, FALSE);
 }
 
-static IrParsedFile *
-parse_ok(const char *text, const char *label)
-{
+static IrParsedFile *parse_ok(const char *text, const char *label) {
   GError *error = NULL;
   IrParsedFile *file = ir_file_parse(text, strlen(text), label, &error);
   if (file == NULL)
@@ -32,9 +28,7 @@ parse_ok(const char *text, const char *label)
 
 /* Files PyTorch 1.13 printed come back byte for byte; hand-written old-format files come
  * back in today's format, and that print is a fixed point. */
-static void
-check_file(const char *path, bool exact)
-{
+static void check_file(const char *path, bool exact) {
   char *text = NULL;
   GError *error = NULL;
   if (!g_file_get_contents(path, &text, NULL, &error))
@@ -56,9 +50,7 @@ check_file(const char *path, bool exact)
   g_free(text);
 }
 
-static guint
-check_dir(const char *dir, bool exact)
-{
+static guint check_dir(const char *dir, bool exact) {
   GError *error = NULL;
   GDir *d = g_dir_open(dir, 0, &error);
   if (d == NULL)
@@ -76,26 +68,19 @@ check_dir(const char *dir, bool exact)
   return n;
 }
 
-static void
-test_pytorch_1_13_prints(void)
-{
+static void test_pytorch_1_13_prints(void) {
   char *dir = g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "tests", "realgraphs", NULL);
   g_assert_cmpuint(check_dir(dir, true), >=, 38);
   g_free(dir);
 }
 
-static void
-test_old_formats(void)
-{
-  char *dir =
-    g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "tests", "realgraphs", "old", NULL);
+static void test_old_formats(void) {
+  char *dir = g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "tests", "realgraphs", "old", NULL);
   g_assert_cmpuint(check_dir(dir, false), >=, 4);
   g_free(dir);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/text/realgraphs/pytorch-1.13", test_pytorch_1_13_prints);
   g_test_add_func("/text/realgraphs/old-formats", test_old_formats);

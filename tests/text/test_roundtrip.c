@@ -7,9 +7,7 @@
 #include "ir/verify.h"
 #include "text_test_util.h"
 
-static char *
-reprint(const char *text, const char *label)
-{
+static char *reprint(const char *text, const char *label) {
   IrGraph *g = text_test_parse_ok(text, label);
   GError *error = NULL;
   if (!ir_graph_verify(g, &error))
@@ -19,9 +17,7 @@ reprint(const char *text, const char *label)
   return out;
 }
 
-static void
-test_corpus_byte_identical(void)
-{
+static void test_corpus_byte_identical(void) {
   GPtrArray *labels = g_ptr_array_new_with_free_func(g_free);
   GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
   text_test_corpus_graphs(labels, texts);
@@ -32,17 +28,15 @@ test_corpus_byte_identical(void)
     const char *text = g_ptr_array_index(texts, i);
     char *out = reprint(text, label);
     if (strcmp(out, text) != 0)
-      g_error("%s: printed text differs from the input.\n--- input\n%s--- printed\n%s", label,
-              text, out);
+      g_error("%s: printed text differs from the input.\n--- input\n%s--- printed\n%s", label, text,
+              out);
     g_free(out);
   }
   g_ptr_array_free(labels, TRUE);
   g_ptr_array_free(texts, TRUE);
 }
 
-static void
-assert_fixed_point(const char *text)
-{
+static void assert_fixed_point(const char *text) {
   char *once = reprint(text, "once");
   char *twice = reprint(once, "twice");
   g_assert_cmpstr(once, ==, twice);
@@ -50,9 +44,7 @@ assert_fixed_point(const char *text)
   g_free(twice);
 }
 
-static void
-test_fixed_point_noncanonical(void)
-{
+static void test_fixed_point_noncanonical(void) {
   /* Untyped outputs, odd spacing, comments on their own lines, early format. */
   assert_fixed_point("graph(%a, %b : Tensor):\n"
                      "  # a comment line\n"
@@ -65,16 +57,15 @@ test_fixed_point_noncanonical(void)
   /* a file's header comments before the graph (the input specs of spec_header.h) */
   assert_fixed_point("# An example.\n\n# jitscope: --spec 'Float(2)'\ngraph(%x : Tensor):\n"
                      "  return (%x)\n");
-  assert_fixed_point("graph(%0 : Float(2, 3, 4)\n      %1 : Dynamic) {\n"
-                     "  %2 : Float(2, 3, 4), %3 : Float(2, 3, 4) = prim::GradOf[name=aten::add](%0)\n"
-                     "  block0() {\n    -> (%0, %1)\n  }\n"
-                     "  return (%2, %3);\n}\n");
+  assert_fixed_point(
+      "graph(%0 : Float(2, 3, 4)\n      %1 : Dynamic) {\n"
+      "  %2 : Float(2, 3, 4), %3 : Float(2, 3, 4) = prim::GradOf[name=aten::add](%0)\n"
+      "  block0() {\n    -> (%0, %1)\n  }\n"
+      "  return (%2, %3);\n}\n");
 }
 
 /* The expected text is written by hand from PyTorch's printing rules. */
-static void
-test_canonical_forms(void)
-{
+static void test_canonical_forms(void) {
   const char *in = "graph(%x : Tensor):\n"
                    "  %f = prim::Constant[value=1.0]()\n"
                    "  %g = prim::Constant[value=1e-05]()\n"
@@ -102,18 +93,18 @@ test_canonical_forms(void)
   g_free(out);
   /* PyTorch writes the double 1e10 as 10000000000: read back as a double for a float. */
   IrGraph *g = text_test_parse_ok("graph():\n  %f : float = prim::Constant[value=10000000000]()\n"
-                                  "  return (%f)\n", "big-double");
+                                  "  return (%f)\n",
+                                  "big-double");
   g_assert_cmpfloat(ir_node_attr_f(g->block->param->next, "value"), ==, 1e10);
   out = ir_graph_to_string(g);
-  g_assert_cmpstr(out, ==, "graph():\n  %f : float = prim::Constant[value=10000000000]()\n"
-                           "  return (%f)\n");
+  g_assert_cmpstr(out, ==,
+                  "graph():\n  %f : float = prim::Constant[value=10000000000]()\n"
+                  "  return (%f)\n");
   g_free(out);
   ir_graph_free(g);
 }
 
-static void
-test_structure(void)
-{
+static void test_structure(void) {
   const char *text = "graph(%x.1 : Tensor,\n      %y.1 : float):\n"
                      "  %24 : bool = prim::Constant[value=1]()\n"
                      "  %21 : int = prim::Constant[value=3]()\n"
@@ -153,9 +144,7 @@ test_structure(void)
   ir_graph_free(g);
 }
 
-static void
-test_nested_trailers(void)
-{
+static void test_nested_trailers(void) {
   /* Group numbers count per graph in print order; a body's trailers follow its return. */
   const char *text = "graph(%a : Tensor):\n"
                      "  %1 : Tensor = prim::DifferentiableGraph_0(%a)\n"
@@ -186,14 +175,23 @@ test_nested_trailers(void)
   ir_graph_free(g);
 }
 
-static void
-test_type_parse(void)
-{
+static void test_type_parse(void) {
   static const char *types[] = {
-    "Tensor", "Float(*, *)", "Float(5, 1, strides=[1, 1], requires_grad=1, device=cpu)",
-    "Float(*, requires_grad=0, device=cpu)", "Float(requires_grad=0, device=cpu)",
-    "Tensor[Undefined]", "int[]?", "(Tensor, int)", "NoneType", "Double(2, 3)",
-    "Bool(*, *, requires_grad=0, device=cpu)", "Tensor[]", "float", "str", "Device",
+      "Tensor",
+      "Float(*, *)",
+      "Float(5, 1, strides=[1, 1], requires_grad=1, device=cpu)",
+      "Float(*, requires_grad=0, device=cpu)",
+      "Float(requires_grad=0, device=cpu)",
+      "Tensor[Undefined]",
+      "int[]?",
+      "(Tensor, int)",
+      "NoneType",
+      "Double(2, 3)",
+      "Bool(*, *, requires_grad=0, device=cpu)",
+      "Tensor[]",
+      "float",
+      "str",
+      "Device",
   };
   for (gsize i = 0; i < G_N_ELEMENTS(types); i++) {
     GError *error = NULL;
@@ -211,13 +209,12 @@ test_type_parse(void)
   g_assert_true(ir_type_parse("UndefinedTensor", 15, NULL)->undefined);
   g_assert_true(ir_type_parse("Dynamic", 7, NULL) == ir_type_tensor());
   g_assert_null(ir_type_parse("Float(2) x", 10, &error));
-  g_assert_cmpstr(error->message, ==, "<type>:1:10: error: bad type: unexpected 'x' after the type");
+  g_assert_cmpstr(error->message, ==,
+                  "<type>:1:10: error: bad type: unexpected 'x' after the type");
   g_error_free(error);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/text/roundtrip/corpus", test_corpus_byte_identical);
   g_test_add_func("/text/roundtrip/fixed-point", test_fixed_point_noncanonical);

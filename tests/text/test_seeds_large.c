@@ -10,85 +10,83 @@
 /* testDifferentiate's expected graph as the seed shows it (the diff's context and '+' lines;
  * %1, elided from the hunk's context, restored). */
 static const char *seed_differentiate =
-  "graph(%0 : Float(2, 3, 4)\n"
-  "      %1 : Float(2, 3, 4)\n"
-  "      %2 : Float(2, 3, 4)\n"
-  "      %3 : Float(2, 3, 4)\n"
-  "      %4 : Float(2, 3, 4)) {\n"
-  "  %5 : Float(2, 3, 4), %6 : Float(2, 3, 4) = prim::GradOf[name=aten::add](%0)\n"
-  "  block0() {\n"
-  "    -> (%0, %0)\n"
-  "  }\n"
-  "  %7 : Float(2, 3, 4), %8 : Float(2, 3, 4) = prim::GradOf[name=aten::mul](%5)\n"
-  "  block0() {\n"
-  "    %9 : Float(2, 3, 4) = aten::mul(%5, %2)\n"
-  "    %10 : Float(2, 3, 4) = aten::mul(%5, %4)\n"
-  "    -> (%9, %10)\n"
-  "  }\n"
-  "  %11 : Dynamic = prim::AutogradAdd(%1, %7)\n"
-  "  %12 : Float(2, 3, 4), %13 : Float(2, 3, 4) = prim::GradOf[name=aten::mul](%11)\n"
-  "  block0() {\n"
-  "    %14 : Float(2, 3, 4) = aten::mul(%11, %3)\n"
-  "    %15 : Float(2, 3, 4) = aten::mul(%11, %2)\n"
-  "    -> (%14, %15)\n"
-  "  }\n"
-  "  %16 : Dynamic = prim::AutogradAdd(%8, %12)\n"
-  "  %17 : Dynamic = prim::AutogradAdd(%6, %13)\n"
-  "  return (%16, %17);\n"
-  "}\n";
+    "graph(%0 : Float(2, 3, 4)\n"
+    "      %1 : Float(2, 3, 4)\n"
+    "      %2 : Float(2, 3, 4)\n"
+    "      %3 : Float(2, 3, 4)\n"
+    "      %4 : Float(2, 3, 4)) {\n"
+    "  %5 : Float(2, 3, 4), %6 : Float(2, 3, 4) = prim::GradOf[name=aten::add](%0)\n"
+    "  block0() {\n"
+    "    -> (%0, %0)\n"
+    "  }\n"
+    "  %7 : Float(2, 3, 4), %8 : Float(2, 3, 4) = prim::GradOf[name=aten::mul](%5)\n"
+    "  block0() {\n"
+    "    %9 : Float(2, 3, 4) = aten::mul(%5, %2)\n"
+    "    %10 : Float(2, 3, 4) = aten::mul(%5, %4)\n"
+    "    -> (%9, %10)\n"
+    "  }\n"
+    "  %11 : Dynamic = prim::AutogradAdd(%1, %7)\n"
+    "  %12 : Float(2, 3, 4), %13 : Float(2, 3, 4) = prim::GradOf[name=aten::mul](%11)\n"
+    "  block0() {\n"
+    "    %14 : Float(2, 3, 4) = aten::mul(%11, %3)\n"
+    "    %15 : Float(2, 3, 4) = aten::mul(%11, %2)\n"
+    "    -> (%14, %15)\n"
+    "  }\n"
+    "  %16 : Dynamic = prim::AutogradAdd(%8, %12)\n"
+    "  %17 : Dynamic = prim::AutogradAdd(%6, %13)\n"
+    "  return (%16, %17);\n"
+    "}\n";
 
 /* The same graph in PyTorch 1.x form, written by hand from the printing rules. */
 static const char *seed_differentiate_printed =
-  "graph(%0 : Float(2, 3, 4),\n"
-  "      %1 : Float(2, 3, 4),\n"
-  "      %2 : Float(2, 3, 4),\n"
-  "      %3 : Float(2, 3, 4),\n"
-  "      %4 : Float(2, 3, 4)):\n"
-  "  %5 : Float(2, 3, 4), %6 : Float(2, 3, 4) = prim::GradOf[name=\"aten::add\"](%0)\n"
-  "    block0():\n"
-  "      -> (%0, %0)\n"
-  "  %7 : Float(2, 3, 4), %8 : Float(2, 3, 4) = prim::GradOf[name=\"aten::mul\"](%5)\n"
-  "    block0():\n"
-  "      %9 : Float(2, 3, 4) = aten::mul(%5, %2)\n"
-  "      %10 : Float(2, 3, 4) = aten::mul(%5, %4)\n"
-  "      -> (%9, %10)\n"
-  "  %11 : Tensor = prim::AutogradAdd(%1, %7)\n"
-  "  %12 : Float(2, 3, 4), %13 : Float(2, 3, 4) = prim::GradOf[name=\"aten::mul\"](%11)\n"
-  "    block0():\n"
-  "      %14 : Float(2, 3, 4) = aten::mul(%11, %3)\n"
-  "      %15 : Float(2, 3, 4) = aten::mul(%11, %2)\n"
-  "      -> (%14, %15)\n"
-  "  %16 : Tensor = prim::AutogradAdd(%8, %12)\n"
-  "  %17 : Tensor = prim::AutogradAdd(%6, %13)\n"
-  "  return (%16, %17)\n";
+    "graph(%0 : Float(2, 3, 4),\n"
+    "      %1 : Float(2, 3, 4),\n"
+    "      %2 : Float(2, 3, 4),\n"
+    "      %3 : Float(2, 3, 4),\n"
+    "      %4 : Float(2, 3, 4)):\n"
+    "  %5 : Float(2, 3, 4), %6 : Float(2, 3, 4) = prim::GradOf[name=\"aten::add\"](%0)\n"
+    "    block0():\n"
+    "      -> (%0, %0)\n"
+    "  %7 : Float(2, 3, 4), %8 : Float(2, 3, 4) = prim::GradOf[name=\"aten::mul\"](%5)\n"
+    "    block0():\n"
+    "      %9 : Float(2, 3, 4) = aten::mul(%5, %2)\n"
+    "      %10 : Float(2, 3, 4) = aten::mul(%5, %4)\n"
+    "      -> (%9, %10)\n"
+    "  %11 : Tensor = prim::AutogradAdd(%1, %7)\n"
+    "  %12 : Float(2, 3, 4), %13 : Float(2, 3, 4) = prim::GradOf[name=\"aten::mul\"](%11)\n"
+    "    block0():\n"
+    "      %14 : Float(2, 3, 4) = aten::mul(%11, %3)\n"
+    "      %15 : Float(2, 3, 4) = aten::mul(%11, %2)\n"
+    "      -> (%14, %15)\n"
+    "  %16 : Tensor = prim::AutogradAdd(%8, %12)\n"
+    "  %17 : Tensor = prim::AutogradAdd(%6, %13)\n"
+    "  return (%16, %17)\n";
 
 static const char *seed_requires_grad =
-  "graph(%0 : Float(2, 3, 4)\n"
-  "      %1 : Float(2, 3, 4)\n"
-  "      %2 : Float(2, 3, 4)\n"
-  "      %3 : Float(2, 3, 4)) {\n"
-  "  %4 : Float(2, 3, 4), %5 : Float(2, 3, 4) = prim::GradOf[name=aten::add](%0)\n"
-  "  block0() {\n"
-  "    -> (%0, %0)\n"
-  "  }\n"
-  "  %6 : Float(2, 3, 4), %7 : Float(2, 3, 4) = prim::GradOf[name=aten::mul](%4)\n"
-  "  block0() {\n"
-  "    %8 : Float(2, 3, 4) = aten::mul(%4, %2)\n"
-  "    %9 : Float(2, 3, 4) = aten::mul(%4, %3)\n"
-  "    -> (%8, %9)\n"
-  "  }\n"
-  "  %10 : Dynamic = prim::AutogradAdd(%1, %6)\n"
-  "  %11 : Float(2, 3, 4), %12 : Float(2, 3, 4) = prim::GradOf[name=aten::add](%10)\n"
-  "  block0() {\n"
-  "    -> (%10, %10)\n"
-  "  }\n"
-  "  %13 : Dynamic = prim::AutogradAdd(%7, %12)\n"
-  "  return (%13);\n"
-  "}\n";
+    "graph(%0 : Float(2, 3, 4)\n"
+    "      %1 : Float(2, 3, 4)\n"
+    "      %2 : Float(2, 3, 4)\n"
+    "      %3 : Float(2, 3, 4)) {\n"
+    "  %4 : Float(2, 3, 4), %5 : Float(2, 3, 4) = prim::GradOf[name=aten::add](%0)\n"
+    "  block0() {\n"
+    "    -> (%0, %0)\n"
+    "  }\n"
+    "  %6 : Float(2, 3, 4), %7 : Float(2, 3, 4) = prim::GradOf[name=aten::mul](%4)\n"
+    "  block0() {\n"
+    "    %8 : Float(2, 3, 4) = aten::mul(%4, %2)\n"
+    "    %9 : Float(2, 3, 4) = aten::mul(%4, %3)\n"
+    "    -> (%8, %9)\n"
+    "  }\n"
+    "  %10 : Dynamic = prim::AutogradAdd(%1, %6)\n"
+    "  %11 : Float(2, 3, 4), %12 : Float(2, 3, 4) = prim::GradOf[name=aten::add](%10)\n"
+    "  block0() {\n"
+    "    -> (%10, %10)\n"
+    "  }\n"
+    "  %13 : Dynamic = prim::AutogradAdd(%7, %12)\n"
+    "  return (%13);\n"
+    "}\n";
 
-static void
-test_seed_001(void)
-{
+static void test_seed_001(void) {
   IrGraph *g = text_test_parse_ok(seed_differentiate, "seed001");
   ir_graph_assert_valid(g, "parsing seed 001");
   g_assert_cmpuint(ir_graph_inputs(g)->len, ==, 5);
@@ -118,16 +116,14 @@ test_seed_001(void)
   ir_graph_free(g);
 }
 
-static void
-test_large_graph(void)
-{
+static void test_large_graph(void) {
   const int n = 100000;
   GString *s = g_string_new("graph(%x : Float(*, *),\n      %y : Float(*, *)):\n");
   g_string_append(s, "  %one : int = prim::Constant[value=1]()\n");
   g_string_append(s, "  %v0 : Tensor = aten::add(%x, %y, %one) # big.py:1:1\n");
   for (int i = 1; i < n - 1; i++)
-    g_string_append_printf(s, "  %%v%d : Tensor = aten::mul(%%v%d, %%%s) # big.py:%d:5\n", i,
-                           i - 1, i % 2 ? "x" : "y", i + 1);
+    g_string_append_printf(s, "  %%v%d : Tensor = aten::mul(%%v%d, %%%s) # big.py:%d:5\n", i, i - 1,
+                           i % 2 ? "x" : "y", i + 1);
   g_string_append_printf(s, "  return (%%v%d)\n", n - 2);
   IrGraph *g = text_test_parse_ok(s->str, "big");
   char *out = ir_graph_to_string(g);
@@ -141,9 +137,7 @@ test_large_graph(void)
 
 /* 200 nested prim::If: the parser accepts it (under the nesting cap) and the printer, which
  * does not recurse, reproduces it. */
-static void
-test_deep_print(void)
-{
+static void test_deep_print(void) {
   GString *s = g_string_new("graph(%c : bool):\n");
   int depth = 200;
   for (int i = 0; i < depth; i++) {
@@ -178,9 +172,7 @@ test_deep_print(void)
   g_string_free(s, TRUE);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/text/seeds/001", test_seed_001);
   g_test_add_func("/text/large/100k-nodes", test_large_graph);

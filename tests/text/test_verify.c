@@ -12,9 +12,7 @@ static const char *chain = "graph(%x : Tensor):\n"
                            "  %2 : Tensor = aten::relu(%1)\n"
                            "  return (%2)\n";
 
-static void
-expect_invalid(const IrGraph *g, const char *message)
-{
+static void expect_invalid(const IrGraph *g, const char *message) {
   GError *error = NULL;
   g_assert_false(ir_graph_verify(g, &error));
   g_assert_error(error, JITSCOPE_VERIFY_ERROR, 0);
@@ -22,26 +20,20 @@ expect_invalid(const IrGraph *g, const char *message)
   g_error_free(error);
 }
 
-static void
-expect_valid(const IrGraph *g)
-{
+static void expect_valid(const IrGraph *g) {
   GError *error = NULL;
   g_assert_true(ir_graph_verify(g, &error));
   g_assert_no_error(error);
 }
 
-static IrNode *
-nth(IrGraph *g, int i)
-{
+static IrNode *nth(IrGraph *g, int i) {
   IrNode *n = g->block->param->next;
   while (i-- > 0)
     n = n->next;
   return n;
 }
 
-static void
-test_schema(void)
-{
+static void test_schema(void) {
   IrGraph *g = text_test_parse_ok(chain, "chain");
   expect_valid(g);
   ir_graph_assert_valid(g, "parsing");
@@ -58,9 +50,7 @@ test_schema(void)
   ir_graph_free(g);
 }
 
-static void
-test_uses(void)
-{
+static void test_uses(void) {
   IrGraph *g = text_test_parse_ok(chain, "chain");
   IrValue *v1 = ir_output(nth(g, 0), 0);
   IrUse saved = g_array_index(v1->uses, IrUse, 0);
@@ -80,9 +70,7 @@ test_uses(void)
   ir_graph_free(g);
 }
 
-static void
-test_dominance(void)
-{
+static void test_dominance(void) {
   IrGraph *g = text_test_parse_ok(chain, "chain");
   IrNode *neg = nth(g, 0);
   IrValue *x = ir_input(neg, 0);
@@ -94,16 +82,15 @@ test_dominance(void)
   ir_graph_free(g);
 }
 
-static void
-test_topo_outputs_names(void)
-{
+static void test_topo_outputs_names(void) {
   IrGraph *g = text_test_parse_ok(chain, "chain");
   IrNode *neg = nth(g, 0), *relu = nth(g, 1);
   gint64 saved = relu->topo;
   relu->topo = neg->topo;
-  char *want = g_strdup_printf("[topo] %%2 : Tensor = aten::relu(%%1): topological position %"
-                               G_GINT64_FORMAT " does not exceed the previous node's %"
-                               G_GINT64_FORMAT, (gint64)neg->topo, (gint64)neg->topo);
+  char *want = g_strdup_printf(
+      "[topo] %%2 : Tensor = aten::relu(%%1): topological position %" G_GINT64_FORMAT
+      " does not exceed the previous node's %" G_GINT64_FORMAT,
+      (gint64)neg->topo, (gint64)neg->topo);
   expect_invalid(g, want);
   g_free(want);
   relu->topo = saved;
@@ -121,9 +108,7 @@ test_topo_outputs_names(void)
   ir_graph_free(g);
 }
 
-static void
-test_sentinels_links(void)
-{
+static void test_sentinels_links(void) {
   IrGraph *g = text_test_parse_ok(chain, "chain");
   g->block->ret->kind = IR_ATEN_NEG;
   expect_invalid(g, "[sentinels] graph: block 0's return sentinel is missing or malformed");
@@ -141,9 +126,7 @@ test_sentinels_links(void)
   ir_graph_free(g);
 }
 
-static void
-test_arity(void)
-{
+static void test_arity(void) {
   IrGraph *g = text_test_parse_ok("graph(%c : bool, %x : Tensor):\n"
                                   "  %k : int = prim::Constant[value=1]()\n"
                                   "  %y : Tensor = prim::If(%c)\n"
@@ -162,9 +145,7 @@ test_arity(void)
   ir_graph_free(g);
 }
 
-static void
-test_subgraph(void)
-{
+static void test_subgraph(void) {
   IrGraph *g = text_test_parse_ok("graph(%a : Tensor):\n"
                                   "  %1 : Tensor = prim::DifferentiableGraph_0(%a)\n"
                                   "  return (%1)\n"
@@ -181,9 +162,7 @@ test_subgraph(void)
   ir_graph_free(g);
 }
 
-int
-main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/text/verify/schema", test_schema);
   g_test_add_func("/text/verify/uses", test_uses);

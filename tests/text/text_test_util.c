@@ -5,9 +5,7 @@
 #include "ir/text.h"
 
 /* Decodes the JSON string whose opening quote is at *p; advances past the closing quote. */
-static char *
-json_decode_string(const char **p)
-{
+static char *json_decode_string(const char **p) {
   const char *s = *p;
   g_assert_cmpint(*s, ==, '"');
   s++;
@@ -34,8 +32,7 @@ json_decode_string(const char **p)
       s += 4;
       break;
     }
-    default:
-      g_error("test JSON reader: bad escape \\%c", *s);
+    default: g_error("test JSON reader: bad escape \\%c", *s);
     }
     s++;
   }
@@ -44,9 +41,7 @@ json_decode_string(const char **p)
   return g_string_free(out, FALSE);
 }
 
-static const char *
-json_after_key(const char *doc, const char *key)
-{
+static const char *json_after_key(const char *doc, const char *key) {
   char *needle = g_strdup_printf("\"%s\"", key);
   const char *at = strstr(doc, needle);
   gsize n = strlen(needle);
@@ -64,18 +59,14 @@ json_after_key(const char *doc, const char *key)
   return at;
 }
 
-char *
-text_test_json_string(const char *doc, const char *key)
-{
+char *text_test_json_string(const char *doc, const char *key) {
   const char *at = json_after_key(doc, key);
   if (at == NULL || *at != '"')
     return NULL;
   return json_decode_string(&at);
 }
 
-GPtrArray *
-text_test_json_string_array(const char *doc, const char *key)
-{
+GPtrArray *text_test_json_string_array(const char *doc, const char *key) {
   GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
   const char *at = json_after_key(doc, key);
   if (at == NULL || *at != '[')
@@ -92,9 +83,7 @@ text_test_json_string_array(const char *doc, const char *key)
   return out;
 }
 
-static char *
-read_file(const char *path)
-{
+static char *read_file(const char *path) {
   char *text = NULL;
   GError *error = NULL;
   if (!g_file_get_contents(path, &text, NULL, &error))
@@ -102,15 +91,11 @@ read_file(const char *path)
   return text;
 }
 
-static gint
-compare_strings(gconstpointer a, gconstpointer b)
-{
+static gint compare_strings(gconstpointer a, gconstpointer b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void
-text_test_corpus_graphs(GPtrArray *labels, GPtrArray *texts)
-{
+void text_test_corpus_graphs(GPtrArray *labels, GPtrArray *texts) {
   const char *root = g_getenv("JITSCOPE_CORPUS_DIR");
   g_assert_nonnull(root);
   GError *error = NULL;
@@ -159,9 +144,7 @@ text_test_corpus_graphs(GPtrArray *labels, GPtrArray *texts)
   g_ptr_array_free(programs, TRUE);
 }
 
-IrGraph *
-text_test_parse_ok(const char *text, const char *label)
-{
+IrGraph *text_test_parse_ok(const char *text, const char *label) {
   GError *error = NULL;
   IrGraph *g = ir_graph_parse(text, strlen(text), label, &error);
   if (g == NULL)
@@ -169,9 +152,7 @@ text_test_parse_ok(const char *text, const char *label)
   return g;
 }
 
-char *
-text_test_parse_error(const char *text)
-{
+char *text_test_parse_error(const char *text) {
   GError *error = NULL;
   IrGraph *g = ir_graph_parse(text, strlen(text), "t.ir", &error);
   if (g != NULL) {

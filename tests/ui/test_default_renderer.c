@@ -87,8 +87,8 @@ static void test_opens_ready_and_steps(void) {
   }
 
   /* n, as the window opened (the canvas has the focus): the next stage, same viewport. */
-  XSetInputFocus(x_display(window), gdk_x11_surface_get_xid(gtk_native_get_surface(
-                                        GTK_NATIVE(window))),
+  XSetInputFocus(x_display(window),
+                 gdk_x11_surface_get_xid(gtk_native_get_surface(GTK_NATIVE(window))),
                  RevertToParent, CurrentTime);
   g_assert_true(gtk_widget_has_focus(GTK_WIDGET(view)));
   jitscope_graph_view_zoom(view, 1.5);

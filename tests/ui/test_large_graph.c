@@ -41,7 +41,9 @@ static gboolean on_tick(gpointer data) {
   return G_SOURCE_CONTINUE;
 }
 
-static double ms_since(gint64 t0) { return (double)(g_get_monotonic_time() - t0) / 1000.0; }
+static double ms_since(gint64 t0) {
+  return (double)(g_get_monotonic_time() - t0) / 1000.0;
+}
 
 /* The first node object whose label contains `needle`, or NULL. */
 static const char *find_node(AppScene *scene, const char *needle) {
@@ -196,8 +198,8 @@ static void test_progressive_display(void) {
     if (((AppWorkspaceStage *)g_ptr_array_index(plan->stages, s))->changed)
       changed = (int)s;
   g_assert_cmpint(changed, >, 0);
-  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(window), "win.select-stage", "u",
-                                           (guint32)changed));
+  g_assert_true(
+      gtk_widget_activate_action(GTK_WIDGET(window), "win.select-stage", "u", (guint32)changed));
   g_assert_true(jitscope_graph_view_is_waiting(view));
   g_assert_nonnull(jitscope_graph_view_get_progress(view));
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(window), "win.cancel-layout", NULL));

@@ -100,8 +100,9 @@ static void test_lstm_every_row_every_stage(void) {
   act(window, "win.select-stage", "u", 0);
   act(window, "win.next-changed", NULL);
   const AppWorkspacePlan *shown = g_ptr_array_index(run->plans, jitscope_window_get_plan(window));
-  g_assert_true(((AppWorkspaceStage *)g_ptr_array_index(shown->stages,
-                                                        jitscope_window_get_stage(window)))->changed);
+  g_assert_true(
+      ((AppWorkspaceStage *)g_ptr_array_index(shown->stages, jitscope_window_get_stage(window)))
+          ->changed);
   gtk_window_destroy(GTK_WINDOW(window));
 }
 
@@ -272,8 +273,9 @@ static void test_compare_broadcast(void) {
    * framed as "not in every plan". */
   g_assert_true(jitscope_compare_view_set_stage_name(compare, "decompose_ops"));
   wait_idle(window);
-  guint base = count_label(jitscope_graph_view_get_scene(jitscope_compare_view_get_column(compare, 0)),
-                           "aten::_grad_sum_to_size");
+  guint base =
+      count_label(jitscope_graph_view_get_scene(jitscope_compare_view_get_column(compare, 0)),
+                  "aten::_grad_sum_to_size");
   for (guint c = 0; c < 3; c++) {
     JitscopeGraphView *column = jitscope_compare_view_get_column(compare, c);
     AppScene *scene = jitscope_graph_view_get_scene(column);
@@ -287,7 +289,8 @@ static void test_compare_broadcast(void) {
   double z0 = jitscope_graph_view_get_zoom(first);
   double z1 = jitscope_graph_view_get_zoom(jitscope_compare_view_get_column(compare, 1));
   jitscope_graph_view_zoom(first, 2.0);
-  g_assert_cmpfloat(jitscope_graph_view_get_zoom(jitscope_compare_view_get_column(compare, 1)), ==, z1);
+  g_assert_cmpfloat(jitscope_graph_view_get_zoom(jitscope_compare_view_get_column(compare, 1)), ==,
+                    z1);
   act(window, "win.fit", NULL);
   g_assert_cmpfloat(jitscope_graph_view_get_zoom(first), ==, z0);
   screenshot(window, "window-compare-broadcast.png");
@@ -358,7 +361,7 @@ static void test_export_dialog(void) {
   if (GTK_IS_FILE_CHOOSER(dialog)) { /* GTK's own dialog (no portal): the project's folder */
     g_autoptr(GFile) folder = g_file_new_for_path(g_getenv("JITSCOPE_SOURCE_DIR"));
     G_GNUC_BEGIN_IGNORE_DEPRECATIONS /* GtkFileChooser is deprecated from GTK 4.10 */
-    gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(dialog), folder, NULL);
+        gtk_file_chooser_set_current_folder(GTK_FILE_CHOOSER(dialog), folder, NULL);
     G_GNUC_END_IGNORE_DEPRECATIONS
   }
   screenshot_window(dialog, "window-export-dialog.png");
@@ -372,7 +375,8 @@ static void test_errors_shown(void) {
   JitscopeWindow *window = open_example();
   char *dir = g_dir_make_tmp("jitscope-ui-XXXXXX", NULL);
   char *bad = g_build_filename(dir, "bad.ir", NULL);
-  g_assert_true(g_file_set_contents(bad, "graph(%x : Tensor):\n  %y : Tensor = aten::neg(%q)\n  return (%y)\n", -1, NULL));
+  g_assert_true(g_file_set_contents(
+      bad, "graph(%x : Tensor):\n  %y : Tensor = aten::neg(%q)\n  return (%y)\n", -1, NULL));
   jitscope_window_open_file(window, bad);
   const char *error = jitscope_window_get_program_error(window);
   g_assert_nonnull(error);

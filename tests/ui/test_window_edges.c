@@ -14,8 +14,8 @@ static JitscopeApplication *app;
 
 /* A window on an example file, run with its header's specs as it opens. */
 static JitscopeWindow *open_example(const char *name) {
-  char *path = g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "resources", "examples", name,
-                                NULL);
+  char *path =
+      g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "resources", "examples", name, NULL);
   JitscopeWindow *window = jitscope_application_open_window(app, path);
   g_free(path);
   gtk_window_set_default_size(GTK_WINDOW(window), 1500, 900);
@@ -176,8 +176,9 @@ static void test_edge_types(void) {
   act(window, "win.select-stage", "u", 2);
   g_assert_cmpuint(edge_labels(jitscope_graph_view_get_scene(view), NULL), >, 0);
   act(other, "win.select-stage", "u", 2);
-  g_assert_cmpuint(edge_labels(jitscope_graph_view_get_scene(jitscope_window_get_graph_view(other)),
-                               NULL), ==, 0);
+  g_assert_cmpuint(
+      edge_labels(jitscope_graph_view_get_scene(jitscope_window_get_graph_view(other)), NULL), ==,
+      0);
   gtk_window_destroy(GTK_WINDOW(other));
   /* a value selected for the picture, after propagate_requires_grad (stage 11) */
   act(window, "win.select-stage", "u", 10);
@@ -218,20 +219,23 @@ static void test_compare_edge_types(void) {
   guint n = jitscope_compare_view_get_n_columns(compare);
   g_assert_cmpuint(n, ==, 2);
   for (guint i = 0; i < n; i++)
-    g_assert_cmpuint(edge_labels(jitscope_graph_view_get_scene(
-                                     jitscope_compare_view_get_column(compare, i)), NULL),
-                     ==, 0);
+    g_assert_cmpuint(
+        edge_labels(jitscope_graph_view_get_scene(jitscope_compare_view_get_column(compare, i)),
+                    NULL),
+        ==, 0);
   act(window, "canvas.edge-types", NULL);
   for (guint i = 0; i < n; i++)
-    g_assert_cmpuint(edge_labels(jitscope_graph_view_get_scene(
-                                     jitscope_compare_view_get_column(compare, i)), NULL),
-                     >, 0);
+    g_assert_cmpuint(
+        edge_labels(jitscope_graph_view_get_scene(jitscope_compare_view_get_column(compare, i)),
+                    NULL),
+        >, 0);
   /* kept when the plans are compared again */
   act(window, "win.compare", NULL);
   act(window, "win.compare", NULL);
-  g_assert_cmpuint(edge_labels(jitscope_graph_view_get_scene(
-                                   jitscope_compare_view_get_column(compare, 0)), NULL),
-                   >, 0);
+  g_assert_cmpuint(
+      edge_labels(jitscope_graph_view_get_scene(jitscope_compare_view_get_column(compare, 0)),
+                  NULL),
+      >, 0);
   gtk_window_destroy(GTK_WINDOW(window));
 }
 

@@ -16,7 +16,9 @@ void wait_idle(JitscopeWindow *window) {
   dispatch_pending();
 }
 
-static void count_paint(GdkFrameClock *clock, int *painted) { (*painted)++; }
+static void count_paint(GdkFrameClock *clock, int *painted) {
+  (*painted)++;
+}
 
 static void wait_widget_frames(GtkWidget *widget, int n) {
   while (!gtk_widget_get_mapped(widget))
@@ -31,7 +33,9 @@ static void wait_widget_frames(GtkWidget *widget, int n) {
   g_signal_handler_disconnect(clock, handler);
 }
 
-void wait_frames(JitscopeWindow *window, int n) { wait_widget_frames(GTK_WIDGET(window), n); }
+void wait_frames(JitscopeWindow *window, int n) {
+  wait_widget_frames(GTK_WIDGET(window), n);
+}
 
 void wait_shown(JitscopeWindow *window) {
   wait_frames(window, 2);
@@ -85,7 +89,8 @@ void screenshot_window(GtkWindow *window, const char *name) {
   GskRenderNode *node = gtk_snapshot_free_to_node(snapshot);
   g_assert_nonnull(node);
   GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(window));
-  GdkTexture *texture = gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, w, h));
+  GdkTexture *texture =
+      gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, w, h));
   gsize stride = (gsize)w * 4;
   guchar *pixels = g_malloc(stride * (gsize)h);
   gdk_texture_download(texture, pixels, stride);
@@ -116,4 +121,3 @@ void screenshot_window(GtkWindow *window, const char *name) {
   gsk_render_node_unref(node);
   g_object_unref(paintable);
 }
-
