@@ -393,7 +393,8 @@ bool shape_int_list_arg(const IrNode *node, const char *name, gint64 *vals, guin
   if (pu_constant_int_list(v, &items, n)) {
     if (*n > IR_MAX_RANK)
       return false;
-    memcpy(vals, items, sizeof(gint64) * *n);
+    if (*n > 0) /* an empty list's items may be NULL */
+      memcpy(vals, items, sizeof(gint64) * *n);
     *all_known = true;
     return true;
   }
