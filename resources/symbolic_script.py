@@ -117,3 +117,12 @@ def sum(self, dtype: Optional[int]):
     def backward(grad_output):
         return grad_output.expand(self_size), None
     return torch.sum(self, dtype=dtype), backward
+
+
+def mean(self, dtype: Optional[int]):
+    result = torch.mean(self, dtype=dtype)
+    self_size = self.size()
+    count = self.numel() / result.numel()
+    def backward(grad_output):
+        return grad_output.expand(self_size) / count, None
+    return result, backward

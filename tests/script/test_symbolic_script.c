@@ -10,8 +10,9 @@
 #include "script/symbolic_script.h"
 #include "tensor/tensor.h"
 
-static const char *const covered_ops[] = {"add",  "sub", "mul", "div", "neg", "sigmoid", "tanh",
-                                          "relu", "exp", "log", "pow", "mm",  "t",       "sum"};
+static const char *const covered_ops[] = {"add",     "sub",  "mul",  "div", "neg",
+                                          "sigmoid", "tanh", "relu", "exp", "log",
+                                          "pow",     "mm",   "t",    "sum", "mean"};
 
 static void test_builtin_formulas(void) {
   const ScriptFormulas *formulas = script_formulas_builtin();
@@ -199,7 +200,8 @@ static void test_every_formula(void) {
       "  %s12 : Tensor = aten::mm(%s11, %m)\n"
       "  %s13 : Tensor = aten::t(%s12)\n"
       "  %s14 : Tensor = aten::sum(%s13, %none)\n"
-      "  return (%s14, %s13)\n",
+      "  %s15 : Tensor = aten::mean(%s13, %none)\n"
+      "  return (%s14, %s13, %s15)\n",
       3);
 }
 
