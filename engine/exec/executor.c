@@ -56,6 +56,7 @@ ExecSession *exec_session_new(void) {
   session->optimize = true;
   session->fuse = true;
   session->grad_enabled = true;
+  session->script_formulas = true;
 #ifndef NDEBUG
   /* Debug builds (meson's default b_ndebug=false) verify the graph after every stage. */
   session->verify = true;

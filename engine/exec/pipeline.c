@@ -17,6 +17,7 @@
 #include "ir/text.h"
 #include "ir/verify.h"
 #include "runtime/code.h"
+#include "script/symbolic_script.h"
 
 struct ExecCompile {
   ExecPlan *plan;
@@ -178,7 +179,12 @@ static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
     char *group_name = g_strdup_printf("DifferentiableGraph_%u", index++);
     gint64 started = g_get_monotonic_time();
     IrGraph *body = ir_graph_copy(ir_node_attr_g(node, IR_ATTR_SUBGRAPH));
-    AdGradient *gradient = ad_differentiate(body);
+    /* The script formulas where one exists: its nodes carry symbolic_script.py's source
+     * ranges, so the plan shows which formula differentiated each node. */
+    AdGradient *gradient = c->session->script_formulas
+                               ? ad_differentiate_with(body, script_formulas_lookup,
+                                                       (gpointer)script_formulas_builtin())
+                               : ad_differentiate(body);
     ir_node_set_attr_g(node, IR_ATTR_SUBGRAPH, ir_graph_copy(gradient->f));
     IrGraph *f = ir_node_attr_g(node, IR_ATTR_SUBGRAPH);
     char *differentiated = g_strdup_printf("%s.differentiate", group_name);

@@ -1,10 +1,12 @@
 /* symbolic_script: the bundled formulas compile into forward/backward pairs keyed by schema;
  * the seed's mul_forward splits as seed 003 shows; differentiating with the script formulas
  * gives gradients bit for bit equal to the C formulas' (the LSTM cell, and a chain through
- * every op with a script formula). */
+ * every op with a script formula), and so does the executor, which uses the script formulas by
+ * default (its backward plan shows symbolic_script.py source ranges). */
 #include <string.h>
 
 #include "../autodiff/ad_test_util.h"
+#include "exec/executor.h"
 #include "ir/ops.h"
 #include "ir/text.h"
 #include "script/symbolic_script.h"
@@ -148,33 +150,34 @@ static void assert_same_gradients(const char *text, guint n_inputs) {
 
 /* The corpus LSTM cell after canonicalization (chunk as prim::ConstantChunk, whose formula
  * stays in C); t, mm, add, sigmoid, tanh and mul come from script. */
+static const char lstm_cell_text[] =
+    "graph(%x : Double(3, 4, requires_grad=1), %hx : Double(3, 5, requires_grad=1),\n"
+    "      %cx : Double(3, 5, requires_grad=1), %w_ih : Double(20, 4, requires_grad=1),\n"
+    "      %w_hh : Double(20, 5, requires_grad=1), %b_ih : Double(20, requires_grad=1),\n"
+    "      %b_hh : Double(20, requires_grad=1)):\n"
+    "  %one : int = prim::Constant[value=1]()\n"
+    "  %9 : Tensor = aten::t(%w_ih)\n"
+    "  %10 : Tensor = aten::mm(%x, %9)\n"
+    "  %13 : Tensor = aten::t(%w_hh)\n"
+    "  %14 : Tensor = aten::mm(%hx, %13)\n"
+    "  %16 : Tensor = aten::add(%10, %14, %one)\n"
+    "  %19 : Tensor = aten::add(%16, %b_ih, %one)\n"
+    "  %gates : Tensor = aten::add(%19, %b_hh, %one)\n"
+    "  %i : Tensor, %f : Tensor, %c : Tensor, %o : Tensor = "
+    "prim::ConstantChunk[chunks=4, dim=1](%gates)\n"
+    "  %i2 : Tensor = aten::sigmoid(%i)\n"
+    "  %f2 : Tensor = aten::sigmoid(%f)\n"
+    "  %c2 : Tensor = aten::tanh(%c)\n"
+    "  %o2 : Tensor = aten::sigmoid(%o)\n"
+    "  %41 : Tensor = aten::mul(%f2, %cx)\n"
+    "  %44 : Tensor = aten::mul(%i2, %c2)\n"
+    "  %cy : Tensor = aten::add(%41, %44, %one)\n"
+    "  %49 : Tensor = aten::tanh(%cy)\n"
+    "  %hy : Tensor = aten::mul(%o2, %49)\n"
+    "  return (%hy, %cy)\n";
+
 static void test_lstm_cell_backward(void) {
-  assert_same_gradients(
-      "graph(%x : Double(3, 4, requires_grad=1), %hx : Double(3, 5, requires_grad=1),\n"
-      "      %cx : Double(3, 5, requires_grad=1), %w_ih : Double(20, 4, requires_grad=1),\n"
-      "      %w_hh : Double(20, 5, requires_grad=1), %b_ih : Double(20, requires_grad=1),\n"
-      "      %b_hh : Double(20, requires_grad=1)):\n"
-      "  %one : int = prim::Constant[value=1]()\n"
-      "  %9 : Tensor = aten::t(%w_ih)\n"
-      "  %10 : Tensor = aten::mm(%x, %9)\n"
-      "  %13 : Tensor = aten::t(%w_hh)\n"
-      "  %14 : Tensor = aten::mm(%hx, %13)\n"
-      "  %16 : Tensor = aten::add(%10, %14, %one)\n"
-      "  %19 : Tensor = aten::add(%16, %b_ih, %one)\n"
-      "  %gates : Tensor = aten::add(%19, %b_hh, %one)\n"
-      "  %i : Tensor, %f : Tensor, %c : Tensor, %o : Tensor = "
-      "prim::ConstantChunk[chunks=4, dim=1](%gates)\n"
-      "  %i2 : Tensor = aten::sigmoid(%i)\n"
-      "  %f2 : Tensor = aten::sigmoid(%f)\n"
-      "  %c2 : Tensor = aten::tanh(%c)\n"
-      "  %o2 : Tensor = aten::sigmoid(%o)\n"
-      "  %41 : Tensor = aten::mul(%f2, %cx)\n"
-      "  %44 : Tensor = aten::mul(%i2, %c2)\n"
-      "  %cy : Tensor = aten::add(%41, %44, %one)\n"
-      "  %49 : Tensor = aten::tanh(%cy)\n"
-      "  %hy : Tensor = aten::mul(%o2, %49)\n"
-      "  return (%hy, %cy)\n",
-      7);
+  assert_same_gradients(lstm_cell_text, 7);
 }
 
 /* One chain through every op with a script formula, broadcasting included. */
@@ -205,11 +208,83 @@ static void test_every_formula(void) {
       3);
 }
 
+/* The executor's forward and backward of the LSTM cell above, with the script formulas or the
+ * C ones: outputs and gradients bit for bit equal; only the script run's plans carry
+ * symbolic_script.py source ranges. */
+static void executor_run(bool script, RtValue **outputs, RtTensor **grads, bool *script_ranges) {
+  IrGraph *graph = ad_test_parse(lstm_cell_text);
+  guint n_in = ir_graph_inputs(graph)->len;
+  RtValue *inputs = ad_test_make_inputs(graph, -1.0, 1.0, 5);
+  RtTensor *in_tensors[8];
+  for (guint i = 0; i < n_in; i++) {
+    in_tensors[i] = inputs[i].u.tensor;
+    in_tensors[i]->requires_grad = true;
+  }
+  ExecSession *session = exec_session_new();
+  session->script_formulas = script;
+  ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
+  g_autoptr(GError) error = NULL;
+  guint n_out = 0;
+  g_assert_true(exec_executor_run(executor, inputs, n_in, outputs, &n_out, &error));
+  g_assert_no_error(error);
+  g_assert_cmpuint(n_out, ==, 2);
+  RtTensor *outs[2] = {(*outputs)[0].u.tensor, (*outputs)[1].u.tensor};
+  g_assert_true(exec_session_backward(session, outs, NULL, 2, in_tensors, n_in, grads, &error));
+  g_assert_no_error(error);
+  *script_ranges = false;
+  for (guint p = 0; p < session->plans->len; p++) {
+    const ExecPlan *plan = g_ptr_array_index(session->plans, p);
+    for (guint s = 0; s < plan->stages->len; s++) {
+      const ExecStage *stage = g_ptr_array_index(plan->stages, s);
+      *script_ranges |= strstr(stage->ir, "symbolic_script.py:") != NULL;
+    }
+  }
+  exec_session_free(session);
+  for (guint i = 0; i < n_in; i++)
+    rt_value_unref(inputs[i]);
+  g_free(inputs);
+  ir_graph_free(graph);
+}
+
+static void assert_bitwise_equal(const RtTensor *a, const RtTensor *b) {
+  g_assert_nonnull(a);
+  g_assert_nonnull(b);
+  g_assert_cmpint(rt_tensor_numel(a), ==, rt_tensor_numel(b));
+  for (int64_t e = 0; e < rt_tensor_numel(a); e++)
+    g_assert_true(rt_tensor_get(a, e) == rt_tensor_get(b, e));
+}
+
+static void test_executor_uses_script_formulas(void) {
+  RtValue *c_out = NULL, *script_out = NULL;
+  RtTensor *c_grads[8] = {NULL}, *script_grads[8] = {NULL};
+  bool c_ranges, script_ranges;
+  executor_run(false, &c_out, c_grads, &c_ranges);
+  executor_run(true, &script_out, script_grads, &script_ranges);
+  g_assert_false(c_ranges);
+  g_assert_true(script_ranges);
+  for (guint o = 0; o < 2; o++) {
+    assert_bitwise_equal(c_out[o].u.tensor, script_out[o].u.tensor);
+    rt_value_unref(c_out[o]);
+    rt_value_unref(script_out[o]);
+  }
+  g_free(c_out);
+  g_free(script_out);
+  for (guint i = 0; i < 8; i++) {
+    if (!c_grads[i] && !script_grads[i])
+      continue;
+    assert_bitwise_equal(c_grads[i], script_grads[i]);
+    rt_tensor_unref(c_grads[i]);
+    rt_tensor_unref(script_grads[i]);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/script/symbolic/builtin", test_builtin_formulas);
   g_test_add_func("/script/symbolic/seed-mul-forward", test_seed_mul_forward);
   g_test_add_func("/script/symbolic/lstm-cell-backward", test_lstm_cell_backward);
   g_test_add_func("/script/symbolic/every-formula", test_every_formula);
+  g_test_add_func("/script/symbolic/executor-uses-script-formulas",
+                  test_executor_uses_script_formulas);
   return g_test_run();
 }
