@@ -70,23 +70,20 @@ CudaCompileResult *cuda_compile_ptx(const char *source, const char *name, const 
   }
   const CudaNvrtcApi *n = &s->nvrtc_api;
   NvrtcProgram prog = NULL;
-  char *file = g_strdup_printf("%s.cu", name);
+  g_autofree char *file = g_strdup_printf("%s.cu", name);
   NvrtcResult r = n->nvrtcCreateProgram(&prog, source, file, 0, NULL, NULL);
-  g_free(file);
   if (r != 0) {
-    char *why = nvrtc_describe(s, r);
+    g_autofree char *why = nvrtc_describe(s, r);
     g_set_error(error, JITSCOPE_CUDA_ERROR, CUDA_ERROR_UNAVAILABLE, "nvrtcCreateProgram: %s", why);
-    g_free(why);
     return NULL;
   }
   CudaCompileResult *res = g_new0(CudaCompileResult, 1);
   res->arch = g_strdup(arch);
-  char *arch_opt = g_strdup_printf("--gpu-architecture=%s", arch);
+  g_autofree char *arch_opt = g_strdup_printf("--gpu-architecture=%s", arch);
   const char *options[] = {"--std=c++14", arch_opt, "-default-device"};
   gint64 t0 = g_get_monotonic_time();
   r = n->nvrtcCompileProgram(prog, G_N_ELEMENTS(options), options);
   res->ms = (double)(g_get_monotonic_time() - t0) / 1000.0;
-  g_free(arch_opt);
   size_t log_size = 0;
   if (n->nvrtcGetProgramLogSize(prog, &log_size) == 0 && log_size > 1) {
     res->log = g_malloc0(log_size + 1);
@@ -105,17 +102,15 @@ CudaCompileResult *cuda_compile_ptx(const char *source, const char *name, const 
       }
     }
     if (!res->ok) {
-      g_free(res->ptx);
-      res->ptx = NULL;
+      g_clear_pointer(&res->ptx, g_free);
       char *log = g_strconcat(res->log, "nvrtc compiled the program but gave no PTX\n", NULL);
       g_free(res->log);
       res->log = log;
     }
   } else if (res->log[0] == '\0') {
     g_free(res->log);
-    char *why = nvrtc_describe(s, r);
+    g_autofree char *why = nvrtc_describe(s, r);
     res->log = g_strdup_printf("%s\n", why);
-    g_free(why);
   }
   n->nvrtcDestroyProgram(&prog);
   return res;
@@ -173,16 +168,14 @@ static void entry_free(gpointer p) {
 }
 
 static CudaGroupSpec *group_spec(const IrGraph *graph) {
-  char *canonical = cuda_codegen_canonical_text(graph);
+  g_autofree char *canonical = cuda_codegen_canonical_text(graph);
   if (cache_groups == NULL)
     cache_groups = g_hash_table_new(g_str_hash, g_str_equal);
   CudaGroupSpec *spec = g_hash_table_lookup(cache_groups, canonical);
-  if (spec) {
-    g_free(canonical);
+  if (spec)
     return spec;
-  }
   spec = g_new0(CudaGroupSpec, 1);
-  spec->canonical = canonical;
+  spec->canonical = g_steal_pointer(&canonical);
   spec->kernels = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, entry_free);
   g_hash_table_insert(cache_groups, spec->canonical, spec);
   return spec;
@@ -193,7 +186,7 @@ CudaKernelEntry *cuda_kernel_cache_get(const IrGraph *graph, const IrDtype *inpu
                                        const char *arch, GError **error) {
   guint n_in = cuda_codegen_n_tensor_inputs(graph);
   guint n_out = ir_graph_outputs(graph)->len;
-  char *key =
+  g_autofree char *key =
       cuda_compile_signature_key(n_in, input_dtypes, input_ndims, n_out, output_ndims, arch);
   g_mutex_lock(&cache_lock);
   CudaGroupSpec *spec = group_spec(graph);
@@ -201,24 +194,21 @@ CudaKernelEntry *cuda_kernel_cache_get(const IrGraph *graph, const IrDtype *inpu
   if (e) {
     cache_hits++;
     g_mutex_unlock(&cache_lock);
-    g_free(key);
     return e;
   }
   /* Generating and compiling under the lock keeps one compilation per key; nvrtc takes
    * milliseconds and runs only on a miss. */
-  char *name = cuda_compile_kernel_name(spec->canonical, key);
+  g_autofree char *name = cuda_compile_kernel_name(spec->canonical, key);
   CudaKernelSource *k =
       cuda_codegen_kernel(graph, name, input_dtypes, input_ndims, output_ndims, error);
-  g_free(name);
   CudaCompileResult *c = k ? cuda_compile_ptx(k->source, k->name, arch, error) : NULL;
   if (c == NULL) {
     g_mutex_unlock(&cache_lock);
     kernel_source_free(k);
-    g_free(key);
     return NULL;
   }
   e = g_new0(CudaKernelEntry, 1);
-  e->key = key;
+  e->key = g_steal_pointer(&key);
   e->kernel = k;
   e->compiled = c;
   g_hash_table_insert(spec->kernels, e->key, e);

@@ -176,37 +176,33 @@ static RtKernel *kernel_get(CudaRtKernelKind kind, IrDtype src, IrDtype dst, GEr
                 ir_dtype_name(dst));
     return NULL;
   }
-  char *key = g_strdup_printf("%s %s %s", kind == CUDA_RT_COPY ? "copy" : "sum", ir_dtype_name(src),
-                              ir_dtype_name(dst));
+  g_autofree char *key = g_strdup_printf("%s %s %s", kind == CUDA_RT_COPY ? "copy" : "sum",
+                                         ir_dtype_name(src), ir_dtype_name(dst));
   g_mutex_lock(&cache_lock);
   if (cache == NULL)
     cache = g_hash_table_new(g_str_hash, g_str_equal);
   RtKernel *k = g_hash_table_lookup(cache, key);
   if (k) {
     g_mutex_unlock(&cache_lock);
-    g_free(key);
     return k;
   }
-  char *arch = cuda_compile_resolve_arch(NULL, error);
+  g_autofree char *arch = cuda_compile_resolve_arch(NULL, error);
   CudaCompileResult *c = NULL;
-  char *name = g_strdup_printf("jitscope_%s_%s_%s", kind == CUDA_RT_COPY ? "copy" : "sum",
-                               ir_dtype_name(src), ir_dtype_name(dst));
+  g_autofree char *name =
+      g_strdup_printf("jitscope_%s_%s_%s", kind == CUDA_RT_COPY ? "copy" : "sum",
+                      ir_dtype_name(src), ir_dtype_name(dst));
   if (arch) {
-    char *source = cuda_rt_kernel_source(kind, src, dst, name);
+    g_autofree char *source = cuda_rt_kernel_source(kind, src, dst, name);
     c = cuda_compile_ptx(source, name, arch, error);
-    g_free(source);
   }
-  g_free(arch);
   if (c == NULL) {
     g_mutex_unlock(&cache_lock);
-    g_free(name);
-    g_free(key);
     return NULL;
   }
   k = g_new0(RtKernel, 1);
-  k->name = name;
+  k->name = g_steal_pointer(&name);
   k->compiled = c;
-  g_hash_table_insert(cache, key, k);
+  g_hash_table_insert(cache, g_steal_pointer(&key), k);
   g_mutex_unlock(&cache_lock);
   return k;
 }
@@ -278,11 +274,10 @@ bool cuda_copy_into(RtTensor *dst, const RtTensor *src, GError **error) {
   if (!check_device(dst, "the copy's destination", error) ||
       !check_device(src, "the copy's source", error))
     return false;
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   RtTensor *view = rt_tensor_view_expand((RtTensor *)src, dst->ndim, dst->sizes, &local);
   if (view == NULL) {
     g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_SHAPE, "copy: %s", local->message);
-    g_error_free(local);
     return false;
   }
   CopyGeometry g = {0};
@@ -415,11 +410,10 @@ RtTensor *cuda_sum_to(RtTensor *t, int ndim, const int64_t *sizes, GError **erro
     same = false;
   }
   if (!fits) {
-    char *from = rt_shape_to_string(t->ndim, t->sizes), *to = rt_shape_to_string(ndim, sizes);
+    g_autofree char *from = rt_shape_to_string(t->ndim, t->sizes);
+    g_autofree char *to = rt_shape_to_string(ndim, sizes);
     g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_SHAPE,
                 "size %s is not expandable to size %s", to, from);
-    g_free(from);
-    g_free(to);
     return NULL;
   }
   if (same)

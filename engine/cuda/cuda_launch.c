@@ -56,10 +56,9 @@ static bool launch_fail(GError **error, int code, const char *format, ...) G_GNU
 static bool launch_fail(GError **error, int code, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  char *msg = g_strdup_vprintf(format, ap);
+  g_autofree char *msg = g_strdup_vprintf(format, ap);
   va_end(ap);
   g_set_error_literal(error, JITSCOPE_CUDA_ERROR, code, msg);
-  g_free(msg);
   return false;
 }
 
@@ -400,25 +399,24 @@ static bool cuda_run(const FuserBackend *backend, FuserPlanState *state, const I
   bool device = false;
   for (guint i = 0; i < n; i++)
     device |= on_device(inputs[i].u.tensor);
-  char *arch = cuda_compile_resolve_arch(NULL, error);
+  g_autofree char *arch = cuda_compile_resolve_arch(NULL, error);
   if (arch == NULL)
     return false;
-  if (!cuda_runtime_begin(error)) {
-    g_free(arch);
+  if (!cuda_runtime_begin(error))
     return false;
-  }
   bool ok = true;
   RunState st = {g_array_new(FALSE, FALSE, sizeof(CudaDevicePtr)),
                  g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref),
                  g_array_new(FALSE, FALSE, sizeof(Param))};
-  IrDtype *dtypes = g_new0(IrDtype, n + 1);
-  guint *in_nd = g_new0(guint, n + 1), *out_nd = g_new0(guint, n_outputs + 1);
-  CudaDevicePtr *out_ptr = g_new0(CudaDevicePtr, n_outputs + 1);
-  FuserShape *out_shapes = g_new0(FuserShape, n_outputs + 1);
+  g_autofree IrDtype *dtypes = g_new0(IrDtype, n + 1);
+  g_autofree guint *in_nd = g_new0(guint, n + 1);
+  g_autofree guint *out_nd = g_new0(guint, n_outputs + 1);
+  g_autofree CudaDevicePtr *out_ptr = g_new0(CudaDevicePtr, n_outputs + 1);
+  g_autofree FuserShape *out_shapes = g_new0(FuserShape, n_outputs + 1);
   for (guint i = 0; ok && i < n; i++)
     ok = input_params(&st, kg, i, inputs[i].u.tensor, on_device(inputs[i].u.tensor), map_nd, map,
                       &dtypes[i], &in_nd[i], error);
-  IrDtype *out_dtypes = g_new0(IrDtype, n_outputs + 1);
+  g_autofree IrDtype *out_dtypes = g_new0(IrDtype, n_outputs + 1);
   ok = ok && cuda_codegen_output_dtypes(kg, dtypes, out_dtypes, error);
   /* Outputs: fresh contiguous tensors of their natural shape (group_shapes.h), each piece
    * viewed over the map (stride 0 where it broadcasts). */
@@ -493,13 +491,6 @@ static bool cuda_run(const FuserBackend *backend, FuserPlanState *state, const I
   }
   run_state_clear(&st, !device);
   cuda_runtime_end();
-  g_free(arch);
-  g_free(dtypes);
-  g_free(in_nd);
-  g_free(out_nd);
-  g_free(out_ptr);
-  g_free(out_shapes);
-  g_free(out_dtypes);
   /* Device outputs are summed on the device (rt_tensor_sum_to_any). */
   if (ok)
     ok = fuser_apply_sum_to(group, inputs, n_inputs, outputs, n_outputs, error);

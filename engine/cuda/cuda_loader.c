@@ -53,15 +53,14 @@ static void *try_open(const char *what, GString *errors) {
 
 static void *try_dir(const LibSearch *s, const char *dir, GString *errors, char **path) {
   for (guint i = 0; s->names[i]; i++) {
-    char *p = g_build_filename(dir, s->names[i], NULL);
+    g_autofree char *p = g_build_filename(dir, s->names[i], NULL);
     if (g_file_test(p, G_FILE_TEST_EXISTS)) {
       void *h = try_open(p, errors);
       if (h) {
-        *path = p;
+        *path = g_steal_pointer(&p);
         return h;
       }
     }
-    g_free(p);
   }
   if (s->versioned == NULL)
     return NULL;
@@ -77,7 +76,7 @@ static void *try_dir(const LibSearch *s, const char *dir, GString *errors, char 
 }
 
 static void *open_library(const LibSearch *s, CudaLibStatus *st) {
-  GString *errors = g_string_new(NULL);
+  g_autoptr(GString) errors = g_string_new(NULL);
   char *path = NULL;
   void *h = NULL;
   const char *libdir = g_getenv("JITSCOPE_CUDA_LIBDIR");
@@ -100,7 +99,6 @@ static void *open_library(const LibSearch *s, CudaLibStatus *st) {
   } else {
     st->error = g_strdup(errors->str);
   }
-  g_string_free(errors, TRUE);
   return h;
 }
 
@@ -137,7 +135,7 @@ static void *load_library(const LibSearch *search, const char *label, CudaLibSta
   void *h = open_library(search, st);
   if (h == NULL)
     return NULL;
-  GString *missing = g_string_new(NULL);
+  g_autoptr(GString) missing = g_string_new(NULL);
   for (guint i = 0; i < n_symbols; i++)
     *(void **)((char *)api + symbols[i].offset) = sym(h, missing, &symbols[i]);
   if (missing->len) {
@@ -147,7 +145,6 @@ static void *load_library(const LibSearch *search, const char *label, CudaLibSta
     h = NULL;
     memset(api, 0, api_size);
   }
-  g_string_free(missing, TRUE);
   return h;
 }
 
@@ -193,10 +190,9 @@ static void load_nvrtc(CudaStatus *s) {
   int count = 0;
   if (n->nvrtcGetNumSupportedArchs && n->nvrtcGetSupportedArchs &&
       n->nvrtcGetNumSupportedArchs(&count) == 0 && count > 0 && count < 1024) {
-    int *archs = g_new0(int, count);
+    g_autofree int *archs = g_new0(int, count);
     if (n->nvrtcGetSupportedArchs(archs) == 0)
       g_array_append_vals(s->nvrtc_archs, archs, (guint)count);
-    g_free(archs);
   }
 }
 
@@ -228,9 +224,8 @@ static void probe_device(CudaStatus *s) {
   cu->cuDriverGetVersion(&s->driver_version);
   CudaResult r = cu->cuInit(0);
   if (r != 0) {
-    char *why = cuda_result_describe(s, r);
+    g_autofree char *why = cuda_result_describe(s, r);
     s->device_error = g_strdup_printf("cuInit failed: %s", why);
-    g_free(why);
     return;
   }
   r = cu->cuDeviceGetCount(&s->device_count);
@@ -248,9 +243,8 @@ static void probe_device(CudaStatus *s) {
           0 ||
       (r = cu->cuDeviceTotalMem(&s->total_mem, s->device)) != 0 ||
       (r = cu->cuDevicePrimaryCtxRetain(&s->context, s->device)) != 0) {
-    char *why = cuda_result_describe(s, r);
+    g_autofree char *why = cuda_result_describe(s, r);
     s->device_error = g_strdup_printf("device 0 is not usable: %s", why);
-    g_free(why);
     return;
   }
   int pools = 0;
@@ -284,9 +278,8 @@ bool cuda_loader_make_current(GError **error) {
   }
   CudaResult r = s->cu.cuCtxSetCurrent(s->context);
   if (r != 0) {
-    char *why = cuda_result_describe(s, r);
+    g_autofree char *why = cuda_result_describe(s, r);
     g_set_error(error, JITSCOPE_CUDA_ERROR, CUDA_ERROR_DRIVER, "cuCtxSetCurrent: %s", why);
-    g_free(why);
     return false;
   }
   return true;
@@ -344,10 +337,8 @@ char *cuda_status_unavailable_reason(const CudaStatus *s) {
 
 char *cuda_loader_take_unavailable_note(void) {
   static gint said = 0;
-  char *why = cuda_status_unavailable_reason(cuda_loader_get());
-  if (why == NULL || !g_atomic_int_compare_and_exchange(&said, 0, 1)) {
-    g_free(why);
+  g_autofree char *why = cuda_status_unavailable_reason(cuda_loader_get());
+  if (why == NULL || !g_atomic_int_compare_and_exchange(&said, 0, 1))
     return NULL;
-  }
-  return why;
+  return g_steal_pointer(&why);
 }

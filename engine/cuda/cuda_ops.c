@@ -17,10 +17,9 @@ static bool decline(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3)
 static bool decline(GError **error, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  char *msg = g_strdup_vprintf(format, ap);
+  g_autofree char *msg = g_strdup_vprintf(format, ap);
   va_end(ap);
   g_set_error_literal(error, RT_DEVICE_DECLINED, 0, msg);
-  g_free(msg);
   return false;
 }
 
@@ -63,8 +62,10 @@ static bool constant_line(GString *s, guint i, RtValue v) {
 
 char *cuda_elementwise_group_text(const IrSchema *schema, const RtValue *args, guint n_args,
                                   GError **error) {
-  GString *params = g_string_new(NULL), *outer = g_string_new(NULL);
-  GString *body = g_string_new(NULL), *call = g_string_new(NULL);
+  g_autoptr(GString) params = g_string_new(NULL);
+  g_autoptr(GString) outer = g_string_new(NULL);
+  g_autoptr(GString) body = g_string_new(NULL);
+  g_autoptr(GString) call = g_string_new(NULL);
   guint n_tensor = 0;
   bool ok = true;
   for (guint i = 0; ok && i < n_args; i++) {
@@ -94,10 +95,6 @@ char *cuda_elementwise_group_text(const IrSchema *schema, const RtValue *args, g
                            params->str, body->str, schema->name, call->str);
     text = g_string_free(t, FALSE);
   }
-  g_string_free(params, TRUE);
-  g_string_free(outer, TRUE);
-  g_string_free(body, TRUE);
-  g_string_free(call, TRUE);
   return text;
 }
 
@@ -112,7 +109,7 @@ static GHashTable *groups; /* group text -> GroupEntry* */
 
 static GroupEntry *group_for(const IrSchema *schema, const RtValue *args, guint n_args,
                              GError **error) {
-  char *text = cuda_elementwise_group_text(schema, args, n_args, error);
+  g_autofree char *text = cuda_elementwise_group_text(schema, args, n_args, error);
   if (text == NULL)
     return NULL;
   g_mutex_lock(&groups_lock);
@@ -122,11 +119,10 @@ static GroupEntry *group_for(const IrSchema *schema, const RtValue *args, guint 
   if (e == NULL) {
     e = g_new0(GroupEntry, 1);
     e->dtype_checked = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    GError *local = NULL;
+    g_autoptr(GError) local = NULL;
     e->graph = ir_graph_parse(text, strlen(text), "<cuda-op>", &local);
     if (e->graph == NULL) {
       e->why = g_strdup_printf("the single-op group does not parse: %s", local->message);
-      g_error_free(local);
     } else {
       const IrNode *group = e->graph->block->param->next;
       const IrGraph *sub = ir_node_attr_g(group, IR_ATTR_SUBGRAPH);
@@ -141,9 +137,7 @@ static GroupEntry *group_for(const IrSchema *schema, const RtValue *args, guint 
         e->graph = NULL;
       }
     }
-    g_hash_table_insert(groups, text, e);
-  } else {
-    g_free(text);
+    g_hash_table_insert(groups, g_steal_pointer(&text), e);
   }
   g_mutex_unlock(&groups_lock);
   return e;
@@ -189,14 +183,12 @@ static bool elementwise(const IrSchema *schema, const IrNode *node, RtValue *arg
     return decline(error, "%s", e->why);
   RtValue tensors[16];
   guint n = 0;
-  GString *signature = g_string_new(NULL);
+  g_autoptr(GString) signature = g_string_new(NULL);
   for (guint i = 0; i < n_args; i++) {
     if (args[i].tag != RT_TENSOR)
       continue;
-    if (n == G_N_ELEMENTS(tensors)) {
-      g_string_free(signature, TRUE);
+    if (n == G_N_ELEMENTS(tensors))
       return decline(error, "more than 16 tensor arguments");
-    }
     const RtTensor *t = args[i].u.tensor;
     g_string_append_printf(signature, "%s/%d ", ir_dtype_name(t->dtype), t->ndim == 0);
     tensors[n++] = args[i];
@@ -219,21 +211,19 @@ static bool elementwise(const IrSchema *schema, const IrNode *node, RtValue *arg
     g_hash_table_insert(e->dtype_checked, g_strdup(signature->str), GINT_TO_POINTER(verdict));
     g_mutex_unlock(&groups_lock);
   }
-  g_string_free(signature, TRUE);
   if (verdict == 2)
     return decline(error, "the generated kernel's result dtype differs from the CPU kernel's "
                           "for these dtypes");
   const FuserBackend *cuda = cuda_launch_backend();
-  GError *local = NULL;
+  g_autoptr(GError) local = NULL;
   if (cuda->run(cuda, NULL, group, tensors, n, outs, 1, &local))
     return true;
   if (local->domain == JITSCOPE_CUDA_ERROR && local->code != CUDA_ERROR_DRIVER &&
       local->code != CUDA_ERROR_UNAVAILABLE) {
     decline(error, "%s", local->message);
-    g_error_free(local);
     return false;
   }
-  g_propagate_error(error, local);
+  g_propagate_error(error, g_steal_pointer(&local));
   return false;
 }
 

@@ -6,12 +6,11 @@
 
 /* Compiles r->source for arch into r's compilation fields. */
 static void compile_into(CudaKernelReport *r, const char *name, const char *arch) {
-  GError *error = NULL;
+  g_autoptr(GError) error = NULL;
   CudaCompileResult *c = cuda_compile_ptx(r->source, name, arch, &error);
   g_free(r->log);
   if (c == NULL) {
     r->log = g_strdup(error->message);
-    g_clear_error(&error);
     return;
   }
   r->attempted = true;
@@ -33,21 +32,22 @@ CudaKernelReport *cuda_report_group(const IrNode *group, const char *arch) {
   const IrGraph *kg = ir_node_attr_g(group, IR_ATTR_SUBGRAPH);
   guint n = cuda_codegen_n_tensor_inputs(kg);
   guint n_out = ir_graph_outputs(kg)->len;
-  IrDtype *dtypes = g_new0(IrDtype, n + 1);
-  guint *in_nd = g_new0(guint, n + 1), *out_nd = g_new0(guint, n_out + 1);
+  g_autofree IrDtype *dtypes = g_new0(IrDtype, n + 1);
+  g_autofree guint *in_nd = g_new0(guint, n + 1);
+  g_autofree guint *out_nd = g_new0(guint, n_out + 1);
   for (guint i = 0; i < n; i++) {
     const IrType *t = ((IrValue *)g_ptr_array_index(ir_graph_inputs(kg), i))->type;
     dtypes[i] = t->has_dtype ? t->dtype : IR_DTYPE_FLOAT32;
   }
   cuda_group_assumed_ndims(kg, in_nd, out_nd);
-  char *key = cuda_compile_signature_key(n, dtypes, in_nd, n_out, out_nd, arch ? arch : "-");
-  char *canonical = cuda_codegen_canonical_text(kg);
-  char *name = cuda_compile_kernel_name(canonical, key);
-  GError *error = NULL;
+  g_autofree char *key =
+      cuda_compile_signature_key(n, dtypes, in_nd, n_out, out_nd, arch ? arch : "-");
+  g_autofree char *canonical = cuda_codegen_canonical_text(kg);
+  g_autofree char *name = cuda_compile_kernel_name(canonical, key);
+  g_autoptr(GError) error = NULL;
   CudaKernelSource *k = cuda_codegen_kernel(kg, name, dtypes, in_nd, out_nd, &error);
   if (k == NULL) {
     r->error = g_strdup(error->message);
-    g_clear_error(&error);
   } else {
     r->kernel = g_strdup(k->name);
     r->source = g_strdup(k->source);
@@ -55,12 +55,6 @@ CudaKernelReport *cuda_report_group(const IrNode *group, const char *arch) {
       compile_into(r, k->name, arch);
     kernel_source_free(k);
   }
-  g_free(name);
-  g_free(canonical);
-  g_free(key);
-  g_free(dtypes);
-  g_free(in_nd);
-  g_free(out_nd);
   return r;
 }
 

@@ -198,10 +198,9 @@ bool exec_argument_spec_apply(const ExecArgumentSpec *spec, IrGraph *graph, GErr
     if (a->kind == EXEC_ARG_TENSOR) {
       const IrType *target = declared->kind == IR_TYPE_OPTIONAL ? declared->elem : declared;
       if (!ir_type_is_tensor(target) && target->kind != IR_TYPE_ANY) {
-        char *want = ir_type_to_string(declared);
+        g_autofree char *want = ir_type_to_string(declared);
         g_set_error(error, JITSCOPE_RUNTIME_ERROR, 0,
                     "input %u is a tensor but the graph declares %s", i, want);
-        g_free(want);
         return false;
       }
       ir_value_set_type(input, spec_tensor_type(a));

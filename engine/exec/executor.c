@@ -175,13 +175,13 @@ bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_in
   if (!plan)
     return false;
   executor->last_plan = plan;
-  GArray *flat = g_array_new(FALSE, FALSE, sizeof(RtValue));
+  g_autoptr(GArray) flat = g_array_new(FALSE, FALSE, sizeof(RtValue));
   flatten_inputs(flat, inputs, n_inputs);
   RtInterpreterHooks hooks = {.run_special = exec_plan_run_special, .ctx = plan};
   if (grad_mode(executor))
     hooks.after_node = exec_eager_tape_record;
   guint n = rt_code_n_outputs(plan->code);
-  RtValue *results = g_new0(RtValue, n);
+  g_autofree RtValue *results = g_new0(RtValue, n);
   g_assert(flat->len == rt_code_n_inputs(plan->code) && "the spec fixed the input count");
   if (executor->session->record_inputs) {
     clear_last_inputs(plan);
@@ -196,13 +196,9 @@ bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_in
       g_array_append_val(plan->last_inputs, v);
     }
   }
-  bool ok = rt_code_run(plan->code, &hooks, (RtValue *)flat->data, flat->len, results, error);
-  g_array_free(flat, TRUE);
-  if (!ok) {
-    g_free(results);
+  if (!rt_code_run(plan->code, &hooks, (RtValue *)flat->data, flat->len, results, error))
     return false;
-  }
-  *outputs = results;
+  *outputs = g_steal_pointer(&results);
   *n_outputs = n;
   return true;
 }

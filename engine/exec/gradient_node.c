@@ -33,17 +33,16 @@ static bool gradient_backward_apply(RtGradNode *node, RtTensor **grad_outputs,
                                     RtTensor **grad_inputs, GError **error) {
   GradientBackward *b = node->ctx;
   guint n_vjps = node->n_outputs, n_in = n_vjps + b->n_saved;
-  RtValue *stack = g_new(RtValue, n_in);
+  g_autofree RtValue *stack = g_new(RtValue, n_in);
   for (guint i = 0; i < n_vjps; i++)
     stack[i] = rt_tensor(grad_outputs[i] ? rt_tensor_ref(grad_outputs[i]) : NULL);
   for (guint i = 0; i < b->n_saved; i++)
     stack[n_vjps + i] = rt_value_ref(b->saved[i]);
-  RtValue *results = NULL;
+  g_autofree RtValue *results = NULL;
   guint n_results = 0;
   bool ok = b->run_df(b->run_df_ctx, stack, n_in, &results, &n_results, error);
   for (guint i = 0; i < n_in; i++)
     rt_value_unref(stack[i]);
-  g_free(stack);
   if (!ok)
     return false;
   RtValue *grads = results;
@@ -59,7 +58,6 @@ static bool gradient_backward_apply(RtGradNode *node, RtTensor **grad_outputs,
   }
   for (guint i = 0; i < n_results; i++)
     rt_value_unref(results[i]);
-  g_free(results);
   return true;
 }
 

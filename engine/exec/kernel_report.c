@@ -21,10 +21,9 @@ static void walk_block(Walk *w, const IrBlock *block, const char *prefix, guint 
       g_ptr_array_add(w->out, r);
     } else if (n->kind == IR_PRIM_DIFFERENTIABLE_GRAPH) {
       const IrGraph *f = ir_node_attr_g(n, IR_ATTR_SUBGRAPH);
-      char *inner = g_strdup_printf("%sDifferentiableGraph_%u/", prefix, (*diffs)++);
+      g_autofree char *inner = g_strdup_printf("%sDifferentiableGraph_%u/", prefix, (*diffs)++);
       guint g = 0, d = 0;
       walk_block(w, f->block, inner, &g, &d);
-      g_free(inner);
     }
     for (guint b = 0; b < ir_n_blocks(n); b++)
       walk_block(w, ir_block(n, b), prefix, groups, diffs);
@@ -33,7 +32,7 @@ static void walk_block(Walk *w, const IrBlock *block, const char *prefix, guint 
 
 GPtrArray *exec_session_kernel_reports(ExecSession *session, bool compile, const char *arch,
                                        GError **error) {
-  char *resolved = NULL;
+  g_autofree char *resolved = NULL;
   if (compile && cuda_loader_get()->nvrtc.loaded) {
     resolved = cuda_compile_resolve_arch(arch, error);
     if (resolved == NULL)
@@ -47,6 +46,5 @@ GPtrArray *exec_session_kernel_reports(ExecSession *session, bool compile, const
     if (plan->graph)
       walk_block(&w, plan->graph->block, "", &groups, &diffs);
   }
-  g_free(resolved);
   return out;
 }

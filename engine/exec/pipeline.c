@@ -163,9 +163,9 @@ static void run_stage_list(ExecCompile *c, const ExecStageDef *list, guint n, Ir
   for (guint i = 0; i < n; i++) {
     if (!force && !stage_applies(c, list[i].when))
       continue;
-    char *name = prefix ? g_strdup_printf("%s.%s", prefix, list[i].name) : g_strdup(list[i].name);
+    g_autofree char *name =
+        prefix ? g_strdup_printf("%s.%s", prefix, list[i].name) : g_strdup(list[i].name);
     run_stage(c, &list[i], name, graph, whole);
-    g_free(name);
   }
 }
 
@@ -187,15 +187,13 @@ static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
                                : ad_differentiate(body);
     ir_node_set_attr_g(node, IR_ATTR_SUBGRAPH, ir_graph_copy(gradient->f));
     IrGraph *f = ir_node_attr_g(node, IR_ATTR_SUBGRAPH);
-    char *differentiated = g_strdup_printf("%s.differentiate", group_name);
+    g_autofree char *differentiated = g_strdup_printf("%s.differentiate", group_name);
     record_stage(c, differentiated, "autodiff", graph, started);
-    g_free(differentiated);
 
     static const ExecStageDef shapes = {"propagate_input_shapes", "autodiff", EXEC_WHEN_ALWAYS,
                                         pass_propagate_input_shapes, NULL};
-    char *shapes_name = g_strdup_printf("%s.propagate_input_shapes", group_name);
+    g_autofree char *shapes_name = g_strdup_printf("%s.propagate_input_shapes", group_name);
     run_stage(c, &shapes, shapes_name, f, graph);
-    g_free(shapes_name);
     run_stage_list(c, optimization_stages, G_N_ELEMENTS(optimization_stages), f, graph, group_name,
                    true);
     run_stage_list(c, nondiff_stages, G_N_ELEMENTS(nondiff_stages), f, graph, group_name, true);
@@ -203,10 +201,10 @@ static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
     ExecDiffState *state = g_new0(ExecDiffState, 1);
     state->gradient = gradient;
     state->name = group_name;
-    char *backward_name = g_strdup_printf("%s/%s/backward", c->plan->graph_name, group_name);
+    g_autofree char *backward_name =
+        g_strdup_printf("%s/%s/backward", c->plan->graph_name, group_name);
     state->backward =
         exec_executor_new(c->session, gradient->df, backward_name, EXEC_PLAN_BACKWARD);
-    g_free(backward_name);
     g_hash_table_insert(c->plan->diff_states, node, state);
   }
   return index > 0;

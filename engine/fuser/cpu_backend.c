@@ -56,10 +56,9 @@ static bool c_can_run(const FuserBackend *backend, const IrNode *group, const Rt
                            n_nodes, C_BACKEND_MAX_GROUP_NODES);
     return false;
   }
-  char *no_cc = NULL;
+  g_autofree char *no_cc = NULL;
   if (!cpu_compile_compiler(&no_cc)) {
     *why = g_strdup_printf("cpu-c: %s", no_cc);
-    g_free(no_cc);
     return false;
   }
   guint n = kernel_graph_n_tensor_inputs(ir_node_attr_g(group, IR_ATTR_SUBGRAPH));
@@ -142,7 +141,7 @@ static void merge_dims(Launch *l, const FuserShape *map) {
 
 static GroupKernels *group_kernels(const char *canonical, const IrGraph *kg, const IrDtype *dtypes,
                                    guint n, GError **error) {
-  GString *key = g_string_new(canonical);
+  g_autoptr(GString) key = g_string_new(canonical);
   for (guint i = 0; i < n; i++)
     g_string_append_printf(key, " %s", ir_dtype_name(dtypes[i]));
   g_mutex_lock(&kernels_lock);
@@ -159,21 +158,20 @@ static GroupKernels *group_kernels(const char *canonical, const IrGraph *kg, con
     }
   }
   g_mutex_unlock(&kernels_lock);
-  g_string_free(key, TRUE);
   return g;
 }
 
 static CpuCompiled *kernel_for(GroupKernels *g, const char *canonical, const IrGraph *kg,
                                const IrDtype *dtypes, const CpuInner *inner, guint rank,
                                GError **error) {
-  char *sig = cpu_codegen_signature_key(g->operands->args, inner, rank);
+  g_autofree char *sig = cpu_codegen_signature_key(g->operands->args, inner, rank);
   g_mutex_lock(&kernels_lock);
   CpuCompiled *c = g_hash_table_lookup(g->kernels, sig);
   g_mutex_unlock(&kernels_lock);
   if (!c) {
-    char *both = g_strconcat(canonical, "\n", sig, NULL);
-    char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, both, -1);
-    char *name = g_strdup_printf("jitscope_cpu_%.16s", hash);
+    g_autofree char *both = g_strconcat(canonical, "\n", sig, NULL);
+    g_autofree char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, both, -1);
+    g_autofree char *name = g_strdup_printf("jitscope_cpu_%.16s", hash);
     CpuKernelSource *k = cpu_codegen_kernel(kg, name, dtypes, inner, rank, error);
     if (k)
       c = cpu_compile_get(k->source, k->name, error);
@@ -183,16 +181,11 @@ static CpuCompiled *kernel_for(GroupKernels *g, const char *canonical, const IrG
       g_mutex_unlock(&kernels_lock);
     }
     kernel_source_free(k);
-    g_free(name);
-    g_free(hash);
-    g_free(both);
   }
-  g_free(sig);
   if (c && !c->ok) {
-    char **lines = g_strsplit(c->log, "\n", 2);
+    g_auto(GStrv) lines = g_strsplit(c->log, "\n", 2);
     g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
                 "the generated C did not compile or load: %s", lines[0] ? lines[0] : "");
-    g_strfreev(lines);
     return NULL;
   }
   return c;
@@ -227,13 +220,13 @@ static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNo
   bool owned = false;
   char *canonical =
       fuser_group_cache(state, group, backend, canonical_create, g_free, &owned, error);
-  IrDtype *dtypes = g_new0(IrDtype, n + 1);
+  g_autofree IrDtype *dtypes = g_new0(IrDtype, n + 1);
   for (guint i = 0; i < n; i++)
     dtypes[i] = inputs[i].u.tensor->dtype;
   GroupKernels *gk = group_kernels(canonical, kg, dtypes, n, error);
-  GHashTable *shapes = gk ? fuser_group_value_shapes(kg, inputs, error) : NULL;
+  g_autoptr(GHashTable) shapes = gk ? fuser_group_value_shapes(kg, inputs, error) : NULL;
   Launch l = {0};
-  CpuInner *inner = NULL;
+  g_autofree CpuInner *inner = NULL;
   bool ok = shapes != NULL;
   GArray *args = gk ? gk->operands->args : NULL;
   FuserShape map = {0};
@@ -306,13 +299,9 @@ static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNo
     }
   }
   ok = ok && fuser_apply_sum_to(group, inputs, n_inputs, outputs, n_outputs, error);
-  g_free(inner);
   g_free(l.data);
   g_free(l.strides);
   g_free(l.flat_strides);
-  if (shapes)
-    g_hash_table_unref(shapes);
-  g_free(dtypes);
   if (owned)
     g_free(canonical);
   return ok;

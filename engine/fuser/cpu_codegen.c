@@ -156,10 +156,10 @@ static void emit_prelude(GString *s, const IrGraph *graph, KernelAnalysis *ka) {
                      "#include <math.h>\n"
                      "#include <stdbool.h>\n"
                      "#include <stdint.h>\n");
-  GHashTable *used = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) used = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   collect_math(graph, ka, used);
   if (g_hash_table_size(used) > 0) {
-    GPtrArray *decls = g_ptr_array_new();
+    g_autoptr(GPtrArray) decls = g_ptr_array_new();
     GHashTableIter it;
     gpointer key;
     g_hash_table_iter_init(&it, used);
@@ -171,9 +171,7 @@ static void emit_prelude(GString *s, const IrGraph *graph, KernelAnalysis *ka) {
       g_string_append_printf(s, "__attribute__((__simd__(\"notinbranch\"))) %s\n",
                              (const char *)decls->pdata[i]);
     g_string_append(s, "#endif\n");
-    g_ptr_array_unref(decls);
   }
-  g_hash_table_unref(used);
 }
 
 /* The value an operand carries: a group input, a chunk piece, an output or concat piece. */
@@ -243,7 +241,7 @@ static const char *element(GString *buf, guint p, CpuInner inner) {
 static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
                       const CpuInner *inner) {
   const IrGraph *graph = ka->graph;
-  GString *el = g_string_new(NULL);
+  g_autoptr(GString) el = g_string_new(NULL);
   /* Broadcast inputs: loaded once per row. */
   for (guint p = 0; p < k->args->len; p++) {
     const CpuKernelArg *a = &g_array_index(k->args, CpuKernelArg, p);
@@ -287,21 +285,18 @@ static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
                            cast ? storage_spelling(a->dtype) : "", cast ? ")" : "", vi->var);
   }
   g_string_append(s, "  }\n}\n");
-  g_string_free(el, TRUE);
   return ok;
 }
 
 static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const CpuInner *inner, guint rank) {
   if (rank == 0 || rank > IR_MAX_RANK)
     return kernel_analysis_fail(ka, "a merged rank of %u is outside [1, %d]", rank, IR_MAX_RANK);
-  GString *s = g_string_new(NULL);
+  g_autoptr(GString) s = g_string_new(NULL);
   emit_prelude(s, ka->graph, ka);
   g_string_append_c(s, '\n');
   emit_row_params(s, k, inner);
-  if (!emit_body(ka, s, k, inner)) {
-    g_string_free(s, TRUE);
+  if (!emit_body(ka, s, k, inner))
     return false;
-  }
   g_string_append_printf(s,
                          "\nvoid %s(int64_t start, int64_t end, const int64_t *sizes, "
                          "char *const *data, const int64_t *strides) {\n",
@@ -326,7 +321,7 @@ static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const CpuInner *inn
     g_string_append(s, "      index[d] = 0;\n  }\n");
   }
   g_string_append(s, "}\n");
-  k->source = g_string_free(s, FALSE);
+  k->source = g_string_free(g_steal_pointer(&s), FALSE);
   return true;
 }
 

@@ -74,9 +74,8 @@ static void remove_folder(const char *folder) {
   GDir *dir = g_dir_open(folder, 0, NULL);
   const char *name;
   while (dir && (name = g_dir_read_name(dir))) {
-    char *path = g_build_filename(folder, name, NULL);
+    g_autofree char *path = g_build_filename(folder, name, NULL);
     g_unlink(path);
-    g_free(path);
   }
   if (dir)
     g_dir_close(dir);
@@ -104,9 +103,8 @@ static void remove_stale_dirs(void) {
       continue;
     if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
       continue; /* alive, or not ours to judge */
-    char *path = g_build_filename(g_get_tmp_dir(), name, NULL);
+    g_autofree char *path = g_build_filename(g_get_tmp_dir(), name, NULL);
     remove_folder(path);
-    g_free(path);
   }
   if (tmp)
     g_dir_close(tmp);
@@ -117,9 +115,8 @@ static const char *cache_dir_locked(GError **error) {
   if (!cache_dir && !cache_dir_failed) {
     GError *local = NULL;
     remove_stale_dirs();
-    char *pattern = g_strdup_printf("jitscope-cc-%d-XXXXXX", (int)getpid());
+    g_autofree char *pattern = g_strdup_printf("jitscope-cc-%d-XXXXXX", (int)getpid());
     cache_dir = g_dir_make_tmp(pattern, &local);
-    g_free(pattern);
     if (cache_dir)
       atexit(remove_cache_dir);
     else {
@@ -144,7 +141,7 @@ const char *cpu_compile_cache_dir(void) {
 /* One run of the compiler; returns whether it exited 0 and appends its output to `log`. */
 static bool run_compiler(const char *cc, const char *src, const char *so, bool mvec, GString *log,
                          char **command) {
-  GPtrArray *argv = g_ptr_array_new();
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
   const char *flags[] = {"-std=gnu11",      "-O3",     "-march=native", "-ffp-contract=off",
                          "-fno-math-errno", "-shared", "-fPIC"};
   g_ptr_array_add(argv, (gpointer)cc);
@@ -161,26 +158,22 @@ static bool run_compiler(const char *cc, const char *src, const char *so, bool m
   g_ptr_array_add(argv, NULL);
   g_free(*command);
   *command = g_strjoinv(" ", (char **)argv->pdata);
-  char *out = NULL, *err = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
   int status = 0;
-  GError *spawn_error = NULL;
+  g_autoptr(GError) spawn_error = NULL;
   bool ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
                          &status, &spawn_error);
   if (!ok) {
     g_string_append_printf(log, "%s: %s\n", cc, spawn_error->message);
-    g_error_free(spawn_error);
   } else {
     g_string_append(log, out ? out : "");
     g_string_append(log, err ? err : "");
     ok = g_spawn_check_wait_status(status, &spawn_error);
     if (!ok) {
       g_string_append_printf(log, "%s: %s\n", cc, spawn_error->message);
-      g_error_free(spawn_error);
     }
   }
-  g_free(out);
-  g_free(err);
-  g_ptr_array_free(argv, TRUE);
   return ok;
 }
 
@@ -201,15 +194,15 @@ static void load(CpuCompiled *e, const char *so, GString *log) {
 
 /* Call with lock held: compiles and loads the entry's source. */
 static void compile_entry(const char *cc, const char *dir, CpuCompiled *e) {
-  char *base = g_build_filename(dir, e->hash, NULL);
-  char *src = g_strconcat(base, ".c", NULL), *so = g_strconcat(base, ".so", NULL),
-       *log_path = g_strconcat(base, ".log", NULL);
-  GString *log = g_string_new(NULL);
+  g_autofree char *base = g_build_filename(dir, e->hash, NULL);
+  g_autofree char *src = g_strconcat(base, ".c", NULL);
+  g_autofree char *so = g_strconcat(base, ".so", NULL);
+  g_autofree char *log_path = g_strconcat(base, ".log", NULL);
+  g_autoptr(GString) log = g_string_new(NULL);
   gint64 started = g_get_monotonic_time();
-  GError *error = NULL;
+  g_autoptr(GError) error = NULL;
   if (!g_file_set_contents(src, e->source, -1, &error)) {
     g_string_append_printf(log, "%s\n", error->message);
-    g_error_free(error);
   } else {
     bool mvec = mvec_state != 0;
     bool ok = run_compiler(cc, src, so, mvec, log, &e->command);
@@ -227,17 +220,13 @@ static void compile_entry(const char *cc, const char *dir, CpuCompiled *e) {
       load(e, so, log);
   }
   e->ms = (double)(g_get_monotonic_time() - started) / 1000.0;
-  e->log = g_string_free(log, FALSE);
+  e->log = g_string_free(g_steal_pointer(&log), FALSE);
   g_file_set_contents(log_path, e->log, -1, NULL);
   n_compiles++;
-  g_free(base);
-  g_free(src);
-  g_free(so);
-  g_free(log_path);
 }
 
 CpuCompiled *cpu_compile_get(const char *source, const char *symbol, GError **error) {
-  char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, source, -1);
+  g_autofree char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, source, -1);
   g_mutex_lock(&lock);
   if (!entries) {
     entries = g_hash_table_new(g_str_hash, g_str_equal);
@@ -247,22 +236,19 @@ CpuCompiled *cpu_compile_get(const char *source, const char *symbol, GError **er
   if (e) {
     n_hits++;
     g_mutex_unlock(&lock);
-    g_free(hash);
     return e;
   }
-  char *why = NULL;
+  g_autofree char *why = NULL;
   const char *cc = compiler_locked(&why);
   const char *dir = cc ? cache_dir_locked(error) : NULL;
   if (!cc || !dir) {
     if (!cc)
       g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE, "C backend: %s", why);
-    g_free(why);
     g_mutex_unlock(&lock);
-    g_free(hash);
     return NULL;
   }
   e = g_new0(CpuCompiled, 1);
-  e->hash = hash;
+  e->hash = g_steal_pointer(&hash);
   e->symbol = g_strdup(symbol);
   e->source = g_strdup(source);
   compile_entry(cc, dir, e);

@@ -482,9 +482,8 @@ static bool program_run(const CpuProgram *prog, RtValue *inputs, guint n_inputs,
         break;
       }
       if (t->sizes[dim] % sl->chunks != 0) {
-        char *shape = rt_shape_to_string(t->ndim, t->sizes);
+        g_autofree char *shape = rt_shape_to_string(t->ndim, t->sizes);
         ok = run_fail(error, "CPU fused loop: chunks do not divide the chunked input %s", shape);
-        g_free(shape);
         break;
       }
       vs[s][dim] = t->sizes[dim] / sl->chunks;

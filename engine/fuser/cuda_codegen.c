@@ -205,22 +205,19 @@ static bool emit_node(Gen *g, GString *s, const IrNode *n) {
 
 static bool generate(Gen *g, const char *name, const guint *input_ndims, const guint *output_ndims,
                      CudaKernelSource *k) {
-  GString *params = g_string_new(NULL);
-  if (!declare_params(g, input_ndims, output_ndims, k->args, params)) {
-    g_string_free(params, TRUE);
+  g_autoptr(GString) params = g_string_new(NULL);
+  if (!declare_params(g, input_ndims, output_ndims, k->args, params))
     return false;
-  }
   bool half = false;
   for (guint p = 0; p < k->args->len; p++)
     half |= g_array_index(k->args, CudaKernelArg, p).dtype == IR_DTYPE_FLOAT16;
-  GString *s = g_string_new("// jitscope: generated CUDA kernel for one fusion group\n");
+  g_autoptr(GString) s = g_string_new("// jitscope: generated CUDA kernel for one fusion group\n");
   g_string_append(s, kernel_prelude);
   if (half)
     g_string_append(s, half_support);
   gsize kernel_start = s->len;
   g_string_append_printf(s, "\nextern \"C\" __global__ void %s(IndexType numel%s) {\n", name,
                          params->str);
-  g_string_free(params, TRUE);
   g_string_append(s, "  for (IndexType linear = blockIdx.x * blockDim.x + threadIdx.x; "
                      "linear < numel; linear += gridDim.x * blockDim.x) {\n");
   /* Offsets and loads of the inputs that are read. */
@@ -252,16 +249,14 @@ static bool generate(Gen *g, const char *name, const guint *input_ndims, const g
     emit_store(s, p, a->dtype, info_of(g, v));
   }
   g_string_append(s, "  }\n}\n");
-  if (!ok) {
-    g_string_free(s, TRUE);
+  if (!ok)
     return false;
-  }
   /* A kernel that calls digamma (an op the fuser leaves alone, run as a device op) gets its
    * one definition, which the eager kernels compile too. */
   if (strstr(s->str + kernel_start, "digamma") != NULL)
     g_string_insert(s, (gssize)kernel_start,
                     "\n" JITSCOPE_SCALAR_MATH_TEXT(static __device__) "\n");
-  k->source = g_string_free(s, FALSE);
+  k->source = g_string_free(g_steal_pointer(&s), FALSE);
   return true;
 }
 
@@ -304,7 +299,7 @@ static void canonical_attr(GString *s, const IrAttr *a) {
 }
 
 char *cuda_codegen_canonical_text(const IrGraph *graph) {
-  GHashTable *index = g_hash_table_new(g_direct_hash, g_direct_equal);
+  g_autoptr(GHashTable) index = g_hash_table_new(g_direct_hash, g_direct_equal);
   GString *s = g_string_new("in(");
   GPtrArray *in = ir_graph_inputs(graph);
   guint next = 0;
@@ -343,6 +338,5 @@ char *cuda_codegen_canonical_text(const IrGraph *graph) {
         s, "%s%%%u", o ? ", " : "",
         GPOINTER_TO_UINT(g_hash_table_lookup(index, g_ptr_array_index(outs, o))));
   g_string_append(s, ")\n");
-  g_hash_table_unref(index);
   return g_string_free(s, FALSE);
 }

@@ -101,11 +101,11 @@ static gint compare_lines(gconstpointer a, gconstpointer b) {
 }
 
 char *fuser_plan_records_describe(const FuserPlanState *state) {
-  GString *out = g_string_new(NULL);
+  g_autoptr(GString) out = g_string_new(NULL);
   if (!fuser_plan_records(state))
-    return g_string_free(out, FALSE);
+    return g_string_free(g_steal_pointer(&out), FALSE);
   GList *values = g_hash_table_get_values(state->groups);
-  GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(g_free);
   for (GList *l = values; l; l = l->next) {
     FuserGroupRecord *r = l->data;
     g_ptr_array_add(lines,
@@ -118,8 +118,7 @@ char *fuser_plan_records_describe(const FuserPlanState *state) {
   g_ptr_array_sort(lines, compare_lines);
   for (guint i = 0; i < lines->len; i++)
     g_string_append(out, g_ptr_array_index(lines, i));
-  g_ptr_array_free(lines, TRUE);
-  return g_string_free(out, FALSE);
+  return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
 void *fuser_group_cache(FuserPlanState *state, const IrNode *group, const FuserBackend *backend,
@@ -190,20 +189,18 @@ bool fuser_apply_sum_to(const IrNode *group, const RtValue *inputs, guint n_inpu
 static bool interpret_group(const IrNode *group, RtValue *inputs, guint n, RtValue *outputs,
                             guint n_out, GError **error) {
   IrGraph *body = ir_node_attr_g(group, IR_ATTR_SUBGRAPH);
-  RtValue *results = NULL;
+  g_autofree RtValue *results = NULL;
   guint n_results = 0;
   if (!rt_interpret(body, NULL, inputs, n, &results, &n_results, error))
     return false;
   if (n_results != n_out) {
     for (guint i = 0; i < n_results; i++)
       rt_value_unref(results[i]);
-    g_free(results);
     g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE,
                 "FusionGroup: the Subgraph returns %u values for %u outputs", n_results, n_out);
     return false;
   }
   memcpy(outputs, results, sizeof(RtValue) * n_out);
-  g_free(results);
   if (!fuser_apply_sum_to(group, inputs, n, outputs, n_out, error)) {
     for (guint i = 0; i < n_out; i++) {
       rt_value_unref(outputs[i]);
@@ -232,7 +229,7 @@ static void record(FuserPlanState *state, const IrNode *group, const char *backe
 bool fuser_run_group(FuserPlanState *state, const IrNode *group, RtValue *inputs, guint n,
                      RtValue *outputs, guint n_out, GError **error) {
   gint64 started = g_get_monotonic_time();
-  GPtrArray *backends = g_ptr_array_new();
+  g_autoptr(GPtrArray) backends = g_ptr_array_new();
   g_mutex_lock(&registry_lock);
   if (registry)
     g_ptr_array_extend(backends, registry, NULL, NULL);
@@ -240,17 +237,16 @@ bool fuser_run_group(FuserPlanState *state, const IrNode *group, RtValue *inputs
   g_ptr_array_add(backends, (gpointer)fuser_cpu_codegen_backend());
   g_ptr_array_add(backends, (gpointer)fuser_cpu_backend());
 
-  GString *why = g_string_new(NULL);
+  g_autoptr(GString) why = g_string_new(NULL);
   bool ok = false;
   for (guint b = 0; b < backends->len && !ok; b++) {
     const FuserBackend *backend = g_ptr_array_index(backends, b);
-    char *reason = NULL;
+    g_autofree char *reason = NULL;
     if (!backend->can_run(backend, group, inputs, n, &reason)) {
       g_string_append_printf(why, "%s%s", why->len ? "; " : "", reason ? reason : backend->name);
-      g_free(reason);
       continue;
     }
-    GError *local = NULL;
+    g_autoptr(GError) local = NULL;
     for (guint i = 0; i < n_out; i++)
       outputs[i] = rt_none();
     if (backend->run(backend, state, group, inputs, n, outputs, n_out, &local)) {
@@ -264,15 +260,12 @@ bool fuser_run_group(FuserPlanState *state, const IrNode *group, RtValue *inputs
       outputs[i] = rt_none();
     }
     g_string_append_printf(why, "%s%s: %s", why->len ? "; " : "", backend->name, local->message);
-    g_error_free(local);
   }
-  g_ptr_array_free(backends, TRUE);
   if (!ok) {
     ok = interpret_group(group, inputs, n, outputs, n_out, error);
     if (ok)
       record(state, group, "interpreter", why->str,
              (double)(g_get_monotonic_time() - started) / 1000.0);
   }
-  g_string_free(why, TRUE);
   return ok;
 }

@@ -400,22 +400,19 @@ static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
 /* One step of the reverse scan: fuses into `consumer` and returns where to continue. */
 static IrNode *scan_node(IrNode *consumer, bool *changed) {
   if (is_fusible_consumer(consumer)) {
-    GPtrArray *producers = producers_reverse_topological(consumer);
+    g_autoptr(GPtrArray) producers = producers_reverse_topological(consumer);
     for (guint i = 0; i < producers->len; i++) {
       IrValue *v = g_ptr_array_index(producers, i);
       if (try_move_chunk(consumer, v)) {
         *changed = true;
-        g_ptr_array_free(producers, TRUE);
         return consumer;
       }
       IrNode *group = try_fuse(consumer, v);
       if (group) {
         *changed = true;
-        g_ptr_array_free(producers, TRUE);
         return group;
       }
     }
-    g_ptr_array_free(producers, TRUE);
   }
   return consumer->prev;
 }
@@ -683,20 +680,17 @@ static IrValue *shape_of(Shapes *s, IrValue *v) {
   } else if (n->kind == IR_PRIM_CONSTANT || n->kind == IR_PRIM_FUSED_CONCAT) {
     return NULL;
   } else {
-    GPtrArray *sizes = g_ptr_array_new();
+    g_autoptr(GPtrArray) sizes = g_ptr_array_new();
     for (guint i = 0; i < ir_n_inputs(n); i++) {
       if (!is_tensor(ir_input(n, i)))
         continue;
       IrValue *sz = shape_of(s, ir_input(n, i));
-      if (!sz) {
-        g_ptr_array_free(sizes, TRUE);
+      if (!sz)
         return NULL;
-      }
       g_ptr_array_add(sizes, sz);
     }
     if (sizes->len)
       result = insert_broadcast_sizes(s->graph, sizes);
-    g_ptr_array_free(sizes, TRUE);
   }
   if (result)
     g_hash_table_insert(s->shape, v, result);

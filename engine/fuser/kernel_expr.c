@@ -13,10 +13,9 @@
 bool kernel_analysis_fail(KernelAnalysis *ka, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  char *msg = g_strdup_vprintf(format, ap);
+  g_autofree char *msg = g_strdup_vprintf(format, ap);
   va_end(ap);
   g_set_error_literal(ka->error, ka->domain, ka->code, msg);
-  g_free(msg);
   return false;
 }
 

@@ -12,10 +12,9 @@ static void error_va(GError **error, const Lexer *lx, int line, int col, const c
                      va_list ap) {
   if (error == NULL || *error != NULL)
     return;
-  char *msg = g_strdup_vprintf(fmt, ap);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   g_set_error(error, JITSCOPE_PARSE_ERROR, 0, "%s:%d:%d: error: %s",
               lx->filename ? lx->filename : "<input>", line, col, msg);
-  g_free(msg);
 }
 
 void text_error(GError **error, const Lexer *lx, int line, int col, const char *fmt, ...) {
@@ -35,12 +34,10 @@ void text_error_at(GError **error, const Lexer *lx, const Token *t, const char *
 bool text_error_found(GError **error, const Lexer *lx, const Token *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *message = g_strdup_vprintf(fmt, ap);
+  g_autofree char *message = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  char *d = text_tok_describe(t);
+  g_autofree char *d = text_tok_describe(t);
   text_error_at(error, lx, t, "%s, found %s", message, d);
-  g_free(d);
-  g_free(message);
   return false;
 }
 
@@ -134,12 +131,11 @@ static bool is_ident_char(int c) {
 static bool lex_string(Lexer *lx, Token *t, GError **error) {
   int quote = cur(lx, 0);
   advance(lx, 1);
-  GString *s = g_string_new(NULL);
+  g_autoptr(GString) s = g_string_new(NULL);
   for (;;) {
     int c = cur(lx, 0);
     if (c < 0 || c == '\n') {
       text_error_at(error, lx, t, "unterminated string");
-      g_string_free(s, TRUE);
       return false;
     }
     if (c == quote) {
@@ -185,12 +181,10 @@ static bool lex_string(Lexer *lx, Token *t, GError **error) {
     }
     if (v < 0) {
       text_error(error, lx, eline, ecol, "bad escape sequence in string");
-      g_string_free(s, TRUE);
       return false;
     }
     if (v == 0) {
       text_error(error, lx, eline, ecol, "string contains a NUL character");
-      g_string_free(s, TRUE);
       return false;
     }
     g_string_append_c(s, (char)v);
@@ -198,7 +192,7 @@ static bool lex_string(Lexer *lx, Token *t, GError **error) {
   }
   t->kind = TOK_STRING;
   t->text_len = s->len;
-  t->text = g_string_free(s, FALSE);
+  t->text = g_string_free(g_steal_pointer(&s), FALSE);
   return true;
 }
 

@@ -187,9 +187,8 @@ static bool parse_graph_header(Parser *p, GError **error) {
 /* '(' VALUE, ... ')' as uses; appends them to `out`. */
 static bool parse_uses(Parser *p, GraphFrame *gf, const char *what, GPtrArray *out,
                        GPtrArray *pending, GError **error) {
-  char *ctx = g_strdup_printf("to open %s", what);
+  g_autofree char *ctx = g_strdup_printf("to open %s", what);
   bool ok = text_expect_punct(&p->lx, '(', ctx, error);
-  g_free(ctx);
   if (!ok)
     return false;
   const Token *t = text_peek(&p->lx, error);
@@ -222,11 +221,10 @@ static bool parse_uses(Parser *p, GraphFrame *gf, const char *what, GPtrArray *o
 /* '(' VALUE, ... ')' as the outputs of `block`. */
 static bool parse_outputs_of(Parser *p, GraphFrame *gf, const char *what, IrBlock *block,
                              GError **error) {
-  GPtrArray *outs = g_ptr_array_new();
+  g_autoptr(GPtrArray) outs = g_ptr_array_new();
   bool ok = parse_uses(p, gf, what, outs, NULL, error);
   for (guint i = 0; ok && i < outs->len; i++)
     ir_block_add_output(block, g_ptr_array_index(outs, i));
-  g_ptr_array_free(outs, TRUE);
   return ok;
 }
 
@@ -236,9 +234,8 @@ static bool parse_block_header(Parser *p, GraphFrame *gf, IrNode *owner, guint i
   const Token *t = text_next(&p->lx, error);
   if (t == NULL)
     return false;
-  char *expected = g_strdup_printf("block%u", index);
+  g_autofree char *expected = g_strdup_printf("block%u", index);
   bool match = text_tok_is_ident(t, expected);
-  g_free(expected);
   if (!match) {
     text_error_at(error, &p->lx, t, "expected 'block%u', found '%s'", index, t->text);
     return false;
@@ -336,7 +333,7 @@ static bool parse_trailer_or_finish(Parser *p, bool *done, GError **error) {
     return false;
   if (gf->trailers_done < gf->groups->len) {
     IrNode *group = g_ptr_array_index(gf->groups, gf->trailers_done);
-    char *want = g_strdup_printf("%s_%u", ir_kind_name(group->kind), gf->trailers_done);
+    g_autofree char *want = g_strdup_printf("%s_%u", ir_kind_name(group->kind), gf->trailers_done);
     bool ok = text_tok_is_ident(t, "with");
     if (ok) {
       text_next(&p->lx, error);
@@ -346,10 +343,8 @@ static bool parse_trailer_or_finish(Parser *p, bool *done, GError **error) {
     if (!ok) {
       if (t != NULL)
         text_error_at(error, &p->lx, t, "missing trailer 'with %s = graph(...)'", want);
-      g_free(want);
       return false;
     }
-    g_free(want);
     int line = t->line, col = t->col;
     if (!text_expect_punct(&p->lx, '=', "after the trailer's name", error))
       return false;

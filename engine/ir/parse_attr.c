@@ -105,31 +105,30 @@ static bool parse_scalar(Lexer *lx, Scalar *out, GError **error) {
 }
 
 static bool parse_list(Lexer *lx, IrNode *node, const char *name, GError **error) {
-  GArray *is = g_array_new(FALSE, FALSE, sizeof(gint64));
-  GArray *fs = g_array_new(FALSE, FALSE, sizeof(double));
-  GPtrArray *ss = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GArray) is = g_array_new(FALSE, FALSE, sizeof(gint64));
+  g_autoptr(GArray) fs = g_array_new(FALSE, FALSE, sizeof(double));
+  g_autoptr(GPtrArray) ss = g_ptr_array_new_with_free_func(g_free);
   int kind = -1;
-  bool ok = false;
   const Token *t = text_peek(lx, error);
   if (t == NULL)
-    goto out;
+    return false;
   if (!text_tok_is_punct(t, ']')) {
     for (;;) {
       t = text_peek(lx, error);
       if (t == NULL)
-        goto out;
+        return false;
       if (text_tok_is_punct(t, '[') || text_tok_is_punct(t, '{')) {
         text_error_at(error, lx, t, "bad attribute: lists of lists or tensors are not supported");
-        goto out;
+        return false;
       }
       int line = t->line, col = t->col;
       Scalar sc;
       if (!parse_scalar(lx, &sc, error))
-        goto out;
+        return false;
       if (kind >= 0 && (int)sc.kind != kind) {
         text_error(error, lx, line, col, "bad attribute: list '%s' mixes element kinds", name);
         g_free(sc.s);
-        goto out;
+        return false;
       }
       kind = (int)sc.kind;
       if (sc.kind == SC_INT)
@@ -140,26 +139,21 @@ static bool parse_list(Lexer *lx, IrNode *node, const char *name, GError **error
         g_ptr_array_add(ss, sc.s);
       t = text_peek(lx, error);
       if (t == NULL)
-        goto out;
+        return false;
       if (!text_tok_is_punct(t, ','))
         break;
       text_next(lx, error);
     }
   }
   if (!text_expect_punct(lx, ']', "to close the list", error))
-    goto out;
+    return false;
   if (kind == SC_FLOAT)
     ir_node_set_attr_fs(node, name, (const double *)(void *)fs->data, fs->len);
   else if (kind == SC_STRING)
     ir_node_set_attr_ss(node, name, (const char *const *)ss->pdata, ss->len);
   else
     ir_node_set_attr_is(node, name, (const gint64 *)(void *)is->data, is->len);
-  ok = true;
-out:
-  g_array_free(is, TRUE);
-  g_array_free(fs, TRUE);
-  g_ptr_array_free(ss, TRUE);
-  return ok;
+  return true;
 }
 
 static bool parse_tensor_scalar(Lexer *lx, IrNode *node, const char *name, GError **error) {
@@ -219,11 +213,10 @@ static bool parse_raw_type(Lexer *lx, IrNode *node, const char *name, const Toke
     else if (*end == ')' && --depth == 0)
       break;
   }
-  char *terminator =
+  g_autofree char *terminator =
       end < limit && *end == ')' ? g_strndup(at->start, (gsize)(end - at->start) + 1) : NULL;
-  char *raw = NULL;
+  g_autofree char *raw = NULL;
   bool ok = terminator != NULL && text_skip_raw_until(lx, terminator, &raw);
-  g_free(terminator);
   if (!ok) {
     text_error(error, lx, line, col, "bad attribute: unterminated type value");
     return false;
@@ -234,7 +227,6 @@ static bool parse_raw_type(Lexer *lx, IrNode *node, const char *name, const Toke
     ir_node_set_attr_is(node, name, NULL, 0);
   else
     ir_node_set_attr_raw(node, name, raw);
-  g_free(raw);
   return true;
 }
 
@@ -247,7 +239,7 @@ static bool parse_raw_tensor(Lexer *lx, IrNode *node, const char *name, const To
   gsize blanks = 0;
   while (at->start - blanks > lx->buf && at->start[-(gssize)blanks - 1] == ' ')
     blanks++;
-  char *raw = NULL;
+  g_autofree char *raw = NULL;
   if (!text_skip_raw_until(lx, angle ? ">" : "} ]", &raw)) {
     text_error(error, lx, line, col, "bad attribute: unterminated tensor value");
     return false;
@@ -255,13 +247,10 @@ static bool parse_raw_tensor(Lexer *lx, IrNode *node, const char *name, const To
   if (angle && strcmp(raw, "<Tensor>") != 0) {
     text_error(error, lx, line, col, "bad attribute: a value printed as %s cannot be read back",
                raw);
-    g_free(raw);
     return false;
   }
-  char *text = g_strdup_printf("%*s%s", (int)blanks, "", raw);
+  g_autofree char *text = g_strdup_printf("%*s%s", (int)blanks, "", raw);
   ir_node_set_attr_raw(node, name, text);
-  g_free(text);
-  g_free(raw);
   return true;
 }
 

@@ -41,14 +41,13 @@ static char *canonical_name(Parser *p, const Token *t, bool *numeric, guint64 *i
 bool text_define_value(Parser *p, GraphFrame *gf, const Token *name, IrValue *v, GError **error) {
   bool numeric;
   guint64 id = 0;
-  char *key = canonical_name(p, name, &numeric, &id, error);
+  g_autofree char *key = canonical_name(p, name, &numeric, &id, error);
   if (key == NULL)
     return false;
   NameEntry *old = g_hash_table_lookup(gf->names, key);
   if (old != NULL) {
     text_error_at(error, &p->lx, name, "redefinition of value %%%s (first defined at %d:%d)",
                   name->text, old->line, old->col);
-    g_free(key);
     return false;
   }
   NameEntry *e = g_new0(NameEntry, 1);
@@ -56,7 +55,7 @@ bool text_define_value(Parser *p, GraphFrame *gf, const Token *name, IrValue *v,
   e->open = true;
   e->line = name->line;
   e->col = name->col;
-  g_hash_table_insert(gf->names, key, e);
+  g_hash_table_insert(gf->names, g_steal_pointer(&key), e);
   BlockFrame *bf = &g_array_index(gf->blocks, BlockFrame, gf->blocks->len - 1);
   g_ptr_array_add(bf->defined, e);
   if (numeric) {
@@ -107,7 +106,7 @@ IrValue *text_lookup_value(Parser *p, GraphFrame *gf, const Token *t, GPtrArray 
                            GError **error) {
   bool numeric;
   guint64 id;
-  char *key = canonical_name(p, t, &numeric, &id, error);
+  g_autofree char *key = canonical_name(p, t, &numeric, &id, error);
   if (key == NULL)
     return NULL;
   NameEntry *e = g_hash_table_lookup(gf->names, key);
@@ -133,7 +132,6 @@ IrValue *text_lookup_value(Parser *p, GraphFrame *gf, const Token *t, GPtrArray 
     else
       text_error_at(error, &p->lx, t, "undefined value %%%s", t->text);
   }
-  g_free(key);
   return v;
 }
 
@@ -171,10 +169,9 @@ static void make_opaque(Parser *p, IrNode *node, const Token *kind_tok) {
   node->kind = IR_PRIM_OPAQUE;
   node->schema = NULL;
   node->opaque_name = g_string_chunk_insert_const(g->strings, kind_tok->text);
-  char *at = g_strdup_printf("%s:%d:%d", p->lx.filename ? p->lx.filename : "<input>",
-                             kind_tok->line, kind_tok->col);
+  g_autofree char *at = g_strdup_printf("%s:%d:%d", p->lx.filename ? p->lx.filename : "<input>",
+                                        kind_tok->line, kind_tok->col);
   node->opaque_at = g_string_chunk_insert_const(g->strings, at);
-  g_free(at);
 }
 
 /* Resolves `ns::name` or `ns::name_N`; *group is set for the latter. An op outside the table
@@ -195,9 +192,8 @@ static bool resolve_kind(Parser *p, const Token *t, IrOpKind *kind, bool *group,
     return true;
   const char *us = strrchr(name, '_');
   if (us != NULL && all_digits(us + 1) && strlen(us + 1) < 10) {
-    char *base = g_strndup(name, (gsize)(us - name));
+    g_autofree char *base = g_strndup(name, (gsize)(us - name));
     bool known = ir_kind_from_name(base, kind);
-    g_free(base);
     if (known) {
       *group = true;
       *group_index = (guint)g_ascii_strtoull(us + 1, NULL, 10);
@@ -232,24 +228,21 @@ static bool type_schema_node(Parser *p, IrNode *node, const Token *kind_tok,
   const IrSchema *schema = ir_node_resolve_schema(node);
   if (schema == NULL) {
     /* Real graphs use overloads the table lacks (aten::add on strings): keep the node. */
-    GString *s = g_string_new(NULL);
+    g_autoptr(GString) s = g_string_new(NULL);
     g_string_append_printf(s, "no overload of %s matches ", ir_kind_name(node->kind));
     append_types(s, node);
     g_string_append(s, " (candidates:");
     for (guint i = 0; i < n; i++)
       g_string_append_printf(s, "%s %s", i ? ";" : "", overloads[i]->text);
     g_string_append(s, ")");
-    char *key = g_strdup_printf("%s%s", kind_tok->text, s->str);
+    g_autofree char *key = g_strdup_printf("%s%s", kind_tok->text, s->str);
     if (!g_hash_table_contains(p->warned, key)) {
-      g_hash_table_add(p->warned, key);
+      g_hash_table_add(p->warned, g_steal_pointer(&key));
       g_ptr_array_add(p->warnings,
                       g_strdup_printf("%s:%d:%d: warning: %s: parsed as an opaque node",
                                       p->lx.filename ? p->lx.filename : "<input>", kind_tok->line,
                                       kind_tok->col, s->str));
-    } else {
-      g_free(key);
     }
-    g_string_free(s, TRUE);
     make_opaque(p, node, kind_tok);
     for (guint i = 0; i < ir_n_outputs(node); i++)
       ir_value_set_type(ir_output(node, i), annotated[i] ? annotated[i] : ir_type_tensor());
@@ -267,12 +260,11 @@ static bool type_schema_node(Parser *p, IrNode *node, const Token *kind_tok,
     if (type == NULL) {
       type = ret->kind == IR_TYPE_ANY ? ir_type_tensor() : ret;
     } else if (ret->kind != IR_TYPE_ANY && !ir_type_is_subtype(type, ret)) {
-      char *a = ir_type_to_string(type), *r = ir_type_to_string(ret);
+      g_autofree char *a = ir_type_to_string(type);
+      g_autofree char *r = ir_type_to_string(ret);
       text_error_at(error, &p->lx, kind_tok,
                     "bad type: output %u is annotated %s but %s returns %s", i, a,
                     ir_kind_name(node->kind), r);
-      g_free(a);
-      g_free(r);
       return false;
     }
     ir_value_set_type(ir_output(node, i), type);
@@ -321,12 +313,11 @@ static bool check_constant(Parser *p, IrNode *node, const Token *kind_tok, GErro
   default: ok = true; break;
   }
   if (!ok) {
-    char *t = ir_type_to_string(type);
+    g_autofree char *t = ir_type_to_string(type);
     text_error_at(error, &p->lx, kind_tok,
                   "bad attribute: the value does not suit a constant of "
                   "type %s",
                   t);
-    g_free(t);
   }
   return ok;
 }
@@ -554,21 +545,19 @@ bool text_parse_node(Parser *p, GraphFrame *gf, GError **error) {
   if (text_tok_is_punct(t, ',') && t->line == close_line) {
     /* Early traces: `, scope: Model/Linear[fc]` up to the comment or the line's end. */
     int comma_col = t->col;
-    char *raw = NULL;
+    g_autofree char *raw = NULL;
     text_skip_line_raw(&p->lx, &raw);
     const char *scope = raw + 1;
     while (g_ascii_isspace(*scope))
       scope++;
     if (!g_str_has_prefix(scope, "scope:")) {
       text_error(error, &p->lx, close_line, comma_col, "expected ', scope: NAME' after the inputs");
-      g_free(raw);
       goto out;
     }
     scope += strlen("scope:");
     while (g_ascii_isspace(*scope))
       scope++;
     node->scope = g_string_chunk_insert_const(gf->graph->strings, scope);
-    g_free(raw);
   }
   for (guint i = 0; i < inputs->len; i++)
     ir_node_add_input(node, g_ptr_array_index(inputs, i));

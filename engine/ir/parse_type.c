@@ -86,14 +86,14 @@ static bool parse_size_int(Lexer *lx, const Token *t, const char *what, gint64 *
 /* requires_grad=, device=, strides= (one property; the name token is consumed). */
 static bool parse_prop(Lexer *lx, const Token *name_tok, IrType *proto, int64_t *strides,
                        int *n_strides, GError **error) {
-  char *name = g_strdup(name_tok->text);
+  g_autofree char *name = g_strdup(name_tok->text);
   int line = name_tok->line, col = name_tok->col;
   bool ok = false;
   if (!text_expect_punct(lx, '=', "after a tensor property name", error))
-    goto out;
+    return false;
   const Token *v = text_next(lx, error);
   if (v == NULL)
-    goto out;
+    return false;
   if (strcmp(name, "requires_grad") == 0) {
     if (v->kind == TOK_INT && (strcmp(v->text, "0") == 0 || strcmp(v->text, "1") == 0)) {
       proto->requires_grad = v->text[0] == '1' ? IR_YES : IR_NO;
@@ -126,32 +126,32 @@ static bool parse_prop(Lexer *lx, const Token *name_tok, IrType *proto, int64_t 
   } else if (strcmp(name, "strides") == 0) {
     if (!text_tok_is_punct(v, '[')) {
       text_error_at(error, lx, v, "bad type: expected '[' after strides=");
-      goto out;
+      return false;
     }
     *n_strides = 0;
     const Token *p = text_peek(lx, error);
     if (p == NULL)
-      goto out;
+      return false;
     if (!text_tok_is_punct(p, ']')) {
       for (;;) {
         const Token *s = text_next(lx, error);
         if (s == NULL)
-          goto out;
+          return false;
         if (s->kind != TOK_INT) {
           text_error_found(error, lx, s, "bad type: expected a stride");
-          goto out;
+          return false;
         }
         if (*n_strides >= IR_MAX_RANK) {
           text_error_at(error, lx, s, "bad type: more than %d strides", IR_MAX_RANK);
-          goto out;
+          return false;
         }
         gint64 sv;
         if (!parse_size_int(lx, s, "stride", &sv, error))
-          goto out;
+          return false;
         strides[(*n_strides)++] = sv;
         p = text_peek(lx, error);
         if (p == NULL)
-          goto out;
+          return false;
         if (!text_tok_is_punct(p, ','))
           break;
         text_next(lx, error);
@@ -161,8 +161,6 @@ static bool parse_prop(Lexer *lx, const Token *name_tok, IrType *proto, int64_t 
   } else {
     text_error(error, lx, line, col, "bad type: unknown tensor property '%s'", name);
   }
-out:
-  g_free(name);
   return ok;
 }
 
@@ -248,31 +246,27 @@ static const IrType *parse_base(Lexer *lx, int depth, GError **error) {
   if (t == NULL)
     return NULL;
   if (text_tok_is_punct(t, '(')) {
-    GPtrArray *elems = g_ptr_array_new();
-    const IrType *result = NULL;
+    g_autoptr(GPtrArray) elems = g_ptr_array_new();
     const Token *p = text_peek(lx, error);
     if (p == NULL)
-      goto tuple_out;
+      return NULL;
     if (!text_tok_is_punct(p, ')')) {
       for (;;) {
         const IrType *e = text_parse_type(lx, depth + 1, error);
         if (e == NULL)
-          goto tuple_out;
+          return NULL;
         g_ptr_array_add(elems, (gpointer)e);
         p = text_peek(lx, error);
         if (p == NULL)
-          goto tuple_out;
+          return NULL;
         if (!text_tok_is_punct(p, ','))
           break;
         text_next(lx, error);
       }
     }
     if (!text_expect_punct(lx, ')', "to close the tuple type", error))
-      goto tuple_out;
-    result = ir_type_tuple((const IrType *const *)elems->pdata, elems->len);
-  tuple_out:
-    g_ptr_array_free(elems, TRUE);
-    return result;
+      return NULL;
+    return ir_type_tuple((const IrType *const *)elems->pdata, elems->len);
   }
   if (t->kind != TOK_IDENT) {
     text_error_found(error, lx, t, "bad type: expected a type");
@@ -313,7 +307,7 @@ static const IrType *parse_base(Lexer *lx, int depth, GError **error) {
   proto.requires_grad = IR_UNKNOWN;
   proto.device = -1;
   bool dims_allowed;
-  char *name = g_strdup(t->text);
+  g_autofree char *name = g_strdup(t->text);
   int line = t->line, col = t->col;
   gsize nlen = strlen(name);
   if (strcmp(name, "Tensor") == 0 || is_foreign_dtype_name(name)) {
@@ -325,17 +319,14 @@ static const IrType *parse_base(Lexer *lx, int depth, GError **error) {
     name[nlen - 6] = '\0';
     if (!dtype_from_name(name, &proto.dtype)) {
       text_error(error, lx, line, col, "bad type: unknown type '%sTensor'", name);
-      g_free(name);
       return NULL;
     }
     proto.has_dtype = true;
     dims_allowed = false;
   } else {
     text_error(error, lx, line, col, "bad type: unknown type '%s'", name);
-    g_free(name);
     return NULL;
   }
-  g_free(name);
   const Token *p = text_peek(lx, error);
   if (p == NULL)
     return NULL;
@@ -401,9 +392,8 @@ const IrType *ir_type_parse(const char *text, gsize length, GError **error) {
     if (t == NULL) {
       type = NULL;
     } else if (t->kind != TOK_EOF) {
-      char *d = text_tok_describe(t);
+      g_autofree char *d = text_tok_describe(t);
       text_error_at(error, &lx, t, "bad type: unexpected %s after the type", d);
-      g_free(d);
       type = NULL;
     }
   }

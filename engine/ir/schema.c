@@ -44,9 +44,8 @@ static bool accept(Cursor *c, const char *tok) {
 static bool expect(Cursor *c, const char *tok) {
   if (accept(c, tok))
     return true;
-  char *msg = g_strdup_printf("expected '%s'", tok);
+  g_autofree char *msg = g_strdup_printf("expected '%s'", tok);
   fail(c, msg);
-  g_free(msg);
   return false;
 }
 
@@ -81,18 +80,15 @@ static const IrType *base_type(const char *name) {
 
 /* A type with its suffixes; *fixed_len receives N of a trailing `[N]` (0 otherwise). */
 static const IrType *parse_type(Cursor *c, guint *fixed_len) {
-  char *name = ident(c);
+  g_autofree char *name = ident(c);
   if (!name)
     return NULL;
   const IrType *t = base_type(name);
   if (!t) {
-    char *msg = g_strdup_printf("unknown type '%s'", name);
+    g_autofree char *msg = g_strdup_printf("unknown type '%s'", name);
     fail(c, msg);
-    g_free(msg);
-    g_free(name);
     return NULL;
   }
-  g_free(name);
   if (fixed_len)
     *fixed_len = 0;
   for (;;) {
@@ -146,7 +142,7 @@ static bool parse_number(Cursor *c, IrDefault *def) {
   }
   if (e == s || (e == s + 1 && (*s == '-' || *s == '+')))
     return fail(c, "expected a default value");
-  char *tok = g_strndup(s, (gsize)(e - s));
+  g_autofree char *tok = g_strndup(s, (gsize)(e - s));
   char *end = NULL;
   errno = 0;
   if (is_float) {
@@ -157,7 +153,6 @@ static bool parse_number(Cursor *c, IrDefault *def) {
     def->i = g_ascii_strtoll(tok, &end, 10);
   }
   bool ok = end && *end == '\0' && errno == 0;
-  g_free(tok);
   c->p = e;
   return ok ? true : fail(c, "malformed number");
 }
@@ -192,26 +187,22 @@ static bool parse_default(Cursor *c, const IrType *type, guint fixed_len, IrDefa
   }
   if (*c->p == '[') {
     c->p++;
-    GArray *ints = g_array_new(FALSE, FALSE, sizeof(int64_t));
+    g_autoptr(GArray) ints = g_array_new(FALSE, FALSE, sizeof(int64_t));
     skip_ws(c);
     if (*c->p != ']') {
       do {
         IrDefault e = {0};
-        if (!parse_number(c, &e) || e.kind != IR_DEFAULT_INT) {
-          g_array_free(ints, TRUE);
+        if (!parse_number(c, &e) || e.kind != IR_DEFAULT_INT)
           return fail(c, "list defaults hold ints");
-        }
         int64_t v = e.i;
         g_array_append_val(ints, v);
       } while (accept(c, ","));
     }
-    if (!expect(c, "]")) {
-      g_array_free(ints, TRUE);
+    if (!expect(c, "]"))
       return false;
-    }
     def->kind = IR_DEFAULT_INT_LIST;
     def->n_ints = ints->len;
-    def->ints = (const int64_t *)g_array_free(ints, ints->len == 0);
+    def->ints = (const int64_t *)g_array_free(g_steal_pointer(&ints), def->n_ints == 0);
     return true;
   }
   if (!parse_number(c, def))
@@ -229,14 +220,12 @@ static bool parse_default(Cursor *c, const IrType *type, guint fixed_len, IrDefa
   return true;
 }
 
-static void free_args(GArray *args) {
-  for (guint i = 0; i < args->len; i++) {
-    IrArgument *a = &g_array_index(args, IrArgument, i);
-    g_free((char *)a->name);
-    g_free((char *)a->def.s);
-    g_free((int64_t *)a->def.ints);
-  }
-  g_array_free(args, TRUE);
+/* The clear function of the arguments' array, which frees them only on the error paths. */
+static void clear_arg(gpointer p) {
+  IrArgument *a = p;
+  g_free((char *)a->name);
+  g_free((char *)a->def.s);
+  g_free((int64_t *)a->def.ints);
 }
 
 static bool parse_returns(Cursor *c, GPtrArray *returns) {
@@ -264,28 +253,30 @@ static bool parse_returns(Cursor *c, GPtrArray *returns) {
 
 IrSchema *ir_schema_parse(const char *text, GError **error) {
   Cursor c = {text, text, error, false};
-  char *ns = ident(&c);
+  g_autofree char *ns = ident(&c);
   if (!ns)
     return NULL;
-  char *base = NULL, *overload = NULL;
-  GArray *args = g_array_new(FALSE, TRUE, sizeof(IrArgument));
-  GPtrArray *returns = g_ptr_array_new();
+  g_autofree char *base = NULL;
+  g_autofree char *overload = NULL;
+  g_autoptr(GArray) args = g_array_new(FALSE, TRUE, sizeof(IrArgument));
+  g_array_set_clear_func(args, clear_arg);
+  g_autoptr(GPtrArray) returns = g_ptr_array_new();
   if (!expect(&c, "::") || !(base = ident(&c)))
-    goto error;
+    return NULL;
   if (*c.p == '.') {
     c.p++;
     if (!(overload = ident(&c)))
-      goto error;
+      return NULL;
   }
   if (!expect(&c, "("))
-    goto error;
+    return NULL;
   bool kwarg_only = false;
   if (!accept(&c, ")")) {
     do {
       if (accept(&c, "*")) {
         if (kwarg_only) {
           fail(&c, "second '*'");
-          goto error;
+          return NULL;
         }
         kwarg_only = true;
         continue;
@@ -295,53 +286,43 @@ IrSchema *ir_schema_parse(const char *text, GError **error) {
       guint fixed_len = 0;
       a.type = parse_type(&c, &fixed_len);
       if (!a.type)
-        goto error;
+        return NULL;
       a.kwarg_only = kwarg_only;
       a.def.kind = IR_DEFAULT_NONE_GIVEN;
       if (!(a.name = ident(&c)))
-        goto error;
+        return NULL;
       g_array_append_val(args, a);
       if (accept(&c, "=")) {
         IrArgument *stored = &g_array_index(args, IrArgument, args->len - 1);
         if (!parse_default(&c, stored->type, fixed_len, &stored->def))
-          goto error;
+          return NULL;
       }
     } while (accept(&c, ","));
     if (!expect(&c, ")"))
-      goto error;
+      return NULL;
   }
   if (!expect(&c, "->") || !parse_returns(&c, returns))
-    goto error;
+    return NULL;
   skip_ws(&c);
   if (*c.p) {
     fail(&c, "trailing text after the return type");
-    goto error;
+    return NULL;
   }
 
   IrSchema *s = g_new0(IrSchema, 1);
   s->name = g_strdup_printf("%s::%s", ns, base);
-  s->overload = overload ? overload : g_strdup("");
+  s->overload = overload ? g_steal_pointer(&overload) : g_strdup("");
   s->text = g_strdup(text);
   IrOpKind kind;
   s->kind = ir_kind_from_name(s->name, &kind) ? (int)kind : -1;
   s->n_args = args->len;
-  s->args = (const IrArgument *)g_array_free(args, FALSE);
+  s->args = (const IrArgument *)g_array_free(g_steal_pointer(&args), FALSE);
   s->n_returns = returns->len;
   s->returns_list_of_tensors = returns->len == 1 &&
                                ((const IrType *)returns->pdata[0])->kind == IR_TYPE_LIST &&
                                ((const IrType *)returns->pdata[0])->elem == ir_type_tensor();
-  s->returns = (const IrType *const *)g_ptr_array_free(returns, FALSE);
-  g_free(ns);
-  g_free(base);
+  s->returns = (const IrType *const *)g_ptr_array_free(g_steal_pointer(&returns), FALSE);
   return s;
-
-error:
-  g_free(ns);
-  g_free(base);
-  g_free(overload);
-  free_args(args);
-  g_ptr_array_free(returns, TRUE);
-  return NULL;
 }
 
 void ir_schema_free(IrSchema *schema) {

@@ -61,7 +61,7 @@ void ir_value_set_name(IrValue *value, const char *name) {
   if (old_owner) {
     /* "base.N" continues the numbering of "base"; other names start at base.1. */
     guint64 suffix = 1;
-    char *base = g_strdup(name);
+    g_autofree char *base = g_strdup(name);
     char *dot = strrchr(base, '.');
     if (dot && dot[1] && all_digits(dot + 1)) {
       suffix = g_ascii_strtoull(dot + 1, NULL, 10);
@@ -75,7 +75,7 @@ void ir_value_set_name(IrValue *value, const char *name) {
       if (last_next + 1 > suffix)
         suffix = last_next + 1;
     }
-    char *replacement = NULL;
+    g_autofree char *replacement = NULL;
     do {
       g_free(replacement);
       replacement = g_strdup_printf("%s.%" G_GUINT64_FORMAT, base, suffix++);
@@ -85,8 +85,6 @@ void ir_value_set_name(IrValue *value, const char *name) {
     ir_internal_value_forget_name(old_owner);
     old_owner->name = g_string_chunk_insert_const(g->strings, replacement);
     g_hash_table_insert(g->names, (gpointer)old_owner->name, old_owner);
-    g_free(replacement);
-    g_free(base);
   }
   value->name = g_string_chunk_insert_const(g->strings, name);
   g_hash_table_insert(g->names, (gpointer)value->name, value);

@@ -60,9 +60,9 @@ static bool fail(Verifier *v, const char *rule, const IrNode *node, const char *
 static bool fail(Verifier *v, const char *rule, const IrNode *node, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *detail = g_strdup_vprintf(fmt, ap);
+  g_autofree char *detail = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  GString *line = g_string_new(NULL);
+  g_autoptr(GString) line = g_string_new(NULL);
   if (node == NULL)
     g_string_append(line, "graph");
   else if (node->owning_block && node == node->owning_block->ret)
@@ -73,8 +73,6 @@ static bool fail(Verifier *v, const char *rule, const IrNode *node, const char *
     ir_node_print_line(line, node);
   g_set_error(v->error, JITSCOPE_VERIFY_ERROR, 0, "%s[%s] %s: %s", v->path, rule, line->str,
               detail);
-  g_string_free(line, TRUE);
-  g_free(detail);
   return false;
 }
 
@@ -179,12 +177,11 @@ static bool check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
     const IrAttr *a = &g_array_index(n->attrs, IrAttr, i);
     guint count = a->kind == IR_ATTR_G ? 1 : a->kind == IR_ATTR_GS ? a->v.gs->len : 0;
     for (guint k = 0; k < count; k++) {
-      GString *line = g_string_new(NULL);
+      g_autoptr(GString) line = g_string_new(NULL);
       ir_node_print_line(line, n);
       g_ptr_array_add(v->subgraphs, a->kind == IR_ATTR_G ? a->v.g : g_ptr_array_index(a->v.gs, k));
       g_ptr_array_add(v->sub_paths,
                       g_strdup_printf("%sin the %s of `%s`: ", v->path, a->name, line->str));
-      g_string_free(line, TRUE);
     }
   }
   return check_arity(v, n) && check_schema(v, n);
@@ -306,7 +303,7 @@ static bool walk(Verifier *v) {
 /* Use lists against input slots: same count, every use points at a slot reading the value,
  * no slot listed twice. */
 static bool check_uses(Verifier *v) {
-  GHashTable *seen = g_hash_table_new_full(slot_hash, slot_equal, g_free, NULL);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full(slot_hash, slot_equal, g_free, NULL);
   bool ok = true;
   for (guint i = 0; ok && i < v->all_values->len; i++) {
     IrValue *value = g_ptr_array_index(v->all_values, i);
@@ -330,7 +327,6 @@ static bool check_uses(Verifier *v) {
       ok = fail(v, "uses", value->node, "%%%s is read by %u inputs but its use list has %u",
                 vname(value, buf), expected, value->uses->len);
   }
-  g_hash_table_destroy(seen);
   return ok;
 }
 
@@ -358,14 +354,12 @@ static bool verify_graph(const IrGraph *graph, const char *path, GPtrArray *subg
 
 bool ir_graph_verify(const IrGraph *graph, GError **error) {
   g_return_val_if_fail(error == NULL || *error == NULL, false);
-  GPtrArray *subgraphs = g_ptr_array_new();
-  GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) subgraphs = g_ptr_array_new();
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
   bool ok = verify_graph(graph, "", subgraphs, paths, error);
   for (guint i = 0; ok && i < subgraphs->len; i++)
     ok = verify_graph(g_ptr_array_index(subgraphs, i), g_ptr_array_index(paths, i), subgraphs,
                       paths, error);
-  g_ptr_array_free(subgraphs, TRUE);
-  g_ptr_array_free(paths, TRUE);
   return ok;
 }
 

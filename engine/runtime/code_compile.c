@@ -41,10 +41,9 @@ static void set_node_error(GError **error, const IrNode *node, const char *fmt, 
 static void set_node_error(GError **error, const IrNode *node, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   g_set_error_literal(error, JITSCOPE_RUNTIME_ERROR, 0, msg);
-  g_free(msg);
   if (node)
     rt_prefix_node_error(error, node);
 }

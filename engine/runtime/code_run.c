@@ -30,10 +30,9 @@ static bool truth(RtValue v, const IrNode *node, bool *out, GError **error) {
       *out = d != 0;
       return true;
     }
-    GString *s = g_string_new(NULL);
+    g_autoptr(GString) s = g_string_new(NULL);
     rt_value_print(s, v);
     g_set_error(error, JITSCOPE_RUNTIME_ERROR, 0, "condition must be a bool, got %s", s->str);
-    g_string_free(s, TRUE);
     rt_prefix_node_error(error, node);
     return false;
   }

@@ -92,17 +92,15 @@ static bool move_value(RtValue v, int device, RtValue *out, GError **error) {
     return true;
   }
   guint n = v.u.seq->len;
-  RtValue *items = g_new0(RtValue, n + 1);
+  g_autofree RtValue *items = g_new0(RtValue, n + 1);
   for (guint i = 0; i < n; i++) {
     if (!move_value(v.u.seq->items[i], device, &items[i], error)) {
       for (guint k = 0; k < i; k++)
         rt_value_unref(items[k]);
-      g_free(items);
       return false;
     }
   }
   *out = v.tag == RT_LIST ? rt_list(items, n) : rt_tuple(items, n);
-  g_free(items);
   return true;
 }
 
@@ -222,22 +220,20 @@ bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *nod
   if (b == NULL)
     return false;
   RtKernelFn dk = b->kernel_for ? b->kernel_for(schema) : NULL;
-  char *why = NULL;
+  g_autofree char *why = NULL;
   if (dk != NULL) {
-    GError *local = NULL;
+    g_autoptr(GError) local = NULL;
     if (run_moved(dk, schema, node, args, n_args, outs, n_outs, device, device, &local))
       return true;
     if (local->domain != RT_DEVICE_DECLINED) {
-      g_propagate_error(error, local);
+      g_propagate_error(error, g_steal_pointer(&local));
       return false;
     }
     why = g_strdup(local->message);
-    g_error_free(local);
   }
   record_note(g_strdup_printf("%s on %s: %s; ran on the host (inputs copied from the device, "
                               "results copied back)",
                               schema->text, b->name, why ? why : "no device kernel"));
-  g_free(why);
   return run_moved(kernel, schema, node, args, n_args, outs, n_outs, IR_DEVICE_CPU, device, error);
 }
 

@@ -51,12 +51,11 @@ bool rt_file_read_regular(const char *path, RtFileReadFlags flags, char **conten
                 "%s: is %s; only regular files are read", path, file_kind(st.st_mode));
     return false;
   }
-  GError *budget = NULL;
+  g_autoptr(GError) budget = NULL;
   if (!rt_memory_check((guint64)st.st_size, &budget)) {
     close(fd);
     g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_IO, "%s: the file is too large to read: %s",
                 path, budget->message);
-    g_error_free(budget);
     return false;
   }
   /* The size fstat saw is all that is read: a file that grows meanwhile cannot make this

@@ -30,8 +30,7 @@ static gint64 *index_values(const IrSchema *schema, RtTensor *index, int64_t siz
     v[i] = ((const gint64 *)rt_tensor_data(flat))[i];
     if (v[i] < 0 || v[i] >= size) {
       K_ERR(error, "index out of range in self");
-      g_free(v);
-      v = NULL;
+      g_clear_pointer(&v, g_free);
       break;
     }
   }
@@ -136,7 +135,7 @@ bool rt_kernel_index_backward(const IrSchema *schema, const IrNode *node, RtValu
     return false;
   }
   int64_t n, rows = nd > 0 ? sizes[d] : 1;
-  gint64 *idx = index_values(schema, index, rows, &n, error);
+  g_autofree gint64 *idx = index_values(schema, index, rows, &n, error);
   if (!idx)
     return false;
   int64_t outer = 1, inner = 1;
@@ -149,15 +148,12 @@ bool rt_kernel_index_backward(const IrSchema *schema, const IrNode *node, RtValu
   if (rt_tensor_numel(grad) != outer * n * inner) {
     K_ERR_SHAPE(error, "%s(): grad has %" G_GINT64_FORMAT " elements, expected %" G_GINT64_FORMAT,
                 k_op_short_name(schema), rt_tensor_numel(grad), outer * n * inner);
-    g_free(idx);
     return false;
   }
   RtTensor *acc = rt_tensor_zeros_checked(IR_DTYPE_FLOAT64, nd, sizes, error);
-  if (!acc) {
-    g_free(idx);
+  if (!acc)
     return false;
-  }
-  double *count = g_new0(double, rows + 1);
+  g_autofree double *count = g_new0(double, rows + 1);
   for (int64_t i = 0; i < n; i++)
     count[idx[i]] += 1;
   RtTensor *g64 = rt_tensor_to_dtype(grad, IR_DTYPE_FLOAT64);
@@ -172,8 +168,6 @@ bool rt_kernel_index_backward(const IrSchema *schema, const IrNode *node, RtValu
         a[(o * rows + idx[i]) * inner + k] += g[(o * n + i) * inner + k] / scale_by;
     }
   rt_tensor_unref(g64);
-  g_free(count);
-  g_free(idx);
   outs[0] = rt_tensor(k_to_dtype(acc, grad->dtype));
   rt_tensor_unref(acc);
   return true;

@@ -441,13 +441,11 @@ out:
 }
 
 RtTensor *rt_npy_load(const char *path, GError **error) {
-  gchar *contents = NULL;
+  g_autofree gchar *contents = NULL;
   gsize length = 0;
   if (!rt_file_read_regular(path, RT_FILE_READ_FOLLOW_SYMLINKS, &contents, &length, error))
     return NULL;
-  RtTensor *t = rt_npy_load_bytes((const guint8 *)contents, length, path, error);
-  g_free(contents);
-  return t;
+  return rt_npy_load_bytes((const guint8 *)contents, length, path, error);
 }
 
 static const char *descr_of(IrDtype dtype) {
@@ -520,15 +518,12 @@ GBytes *rt_npy_to_bytes(const RtTensor *t) {
 }
 
 bool rt_npy_save(const char *path, const RtTensor *t, GError **error) {
-  GBytes *bytes = rt_npy_to_bytes(t);
+  g_autoptr(GBytes) bytes = rt_npy_to_bytes(t);
   gsize n;
   const char *data = g_bytes_get_data(bytes, &n);
-  GError *io = NULL;
+  g_autoptr(GError) io = NULL;
   bool ok = g_file_set_contents(path, data, (gssize)n, &io);
-  g_bytes_unref(bytes);
-  if (!ok) {
+  if (!ok)
     g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_IO, "%s: %s", path, io->message);
-    g_error_free(io);
-  }
   return ok;
 }

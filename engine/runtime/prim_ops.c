@@ -15,10 +15,9 @@ static void fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static void fail(GError **error, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
+  g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   g_set_error_literal(error, JITSCOPE_RUNTIME_ERROR, 0, msg);
-  g_free(msg);
 }
 
 static void prepare_error(GError **error, const IrNode *node, const char *what) {
@@ -152,9 +151,8 @@ static const IrSchema *overload_named(IrOpKind kind, const char *overload) {
 static bool need_attr_i(const IrNode *node, const char *name, gint64 *out, GError **error) {
   const IrAttr *a = ir_node_attr(node, name);
   if (!a || a->kind != IR_ATTR_I) {
-    char *msg = g_strdup_printf("missing int attribute '%s'", name);
+    g_autofree char *msg = g_strdup_printf("missing int attribute '%s'", name);
     prepare_error(error, node, msg);
-    g_free(msg);
     return false;
   }
   *out = a->v.i;
@@ -480,10 +478,9 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
     if (m.tag == RT_STR) {
       fail(error, "%s", m.u.s->text);
     } else {
-      GString *s = g_string_new(NULL);
+      g_autoptr(GString) s = g_string_new(NULL);
       rt_value_print(s, m);
       fail(error, "%s", s->str);
-      g_string_free(s, TRUE);
     }
     return false;
   }
