@@ -59,18 +59,18 @@ static const Case cases[] = {
      2},
     {"mul-scalar",
      "graph(" X23 "):\n  %s : float = prim::Constant[value=-1.5]()\n  %z : Tensor = aten::mul(%x, "
-                  "%s)\n  return (%z)\n",
+     "%s)\n  return (%z)\n",
      -2, 2},
     {"div",
      "graph(" X23 ", %y : Double(3, " RG ")):\n  %z : Tensor = aten::div(%x, %y)\n  return (%z)\n",
      0.5, 2},
     {"div-scalar",
      "graph(" X23 "):\n  %s : float = prim::Constant[value=4.0]()\n  %z : Tensor = aten::div(%x, "
-                  "%s)\n  return (%z)\n",
+     "%s)\n  return (%z)\n",
      -2, 2},
     {"fmod-scalar",
      "graph(" X23 "):\n  %s : float = prim::Constant[value=0.7]()\n  %z : Tensor = aten::fmod(%x, "
-                  "%s)\n  return (%z)\n",
+     "%s)\n  return (%z)\n",
      0.1, 0.6},
     {"fmod", "graph(" X23 ", " Y23 "):\n  %z : Tensor = aten::fmod(%x, %y)\n  return (%z)\n", 1.1,
      1.9},
@@ -80,7 +80,7 @@ static const Case cases[] = {
      1.1, 1.9},
     {"remainder-scalar",
      "graph(" X23 "):\n  %s : int = prim::Constant[value=3]()\n  %z : Tensor = aten::remainder(%x, "
-                  "%s)\n  return (%z)\n",
+     "%s)\n  return (%z)\n",
      0.2, 2.8},
     {"atan2",
      "graph(" X23 ", %y : Double(3, " RG
@@ -88,15 +88,15 @@ static const Case cases[] = {
      0.5, 2},
     {"pow-scalar",
      "graph(" X23 "):\n  %e : float = prim::Constant[value=2.5]()\n  %z : Tensor = aten::pow(%x, "
-                  "%e)\n  return (%z)\n",
+     "%e)\n  return (%z)\n",
      0.5, 2},
     {"pow-int",
      "graph(" X23 "):\n  %e : int = prim::Constant[value=3]()\n  %z : Tensor = aten::pow(%x, %e)\n "
-                  " return (%z)\n",
+     " return (%z)\n",
      -2, 2},
     {"pow-zero",
      "graph(" X23 "):\n  %e : int = prim::Constant[value=0]()\n  %z : Tensor = aten::pow(%x, %e)\n "
-                  " return (%z)\n",
+     " return (%z)\n",
      -2, 2},
     {"pow-tensor",
      "graph(" X23 ", %y : Double(2, 1, " RG
@@ -125,7 +125,7 @@ static const Case cases[] = {
      -2, 2},
     {"clamp",
      "graph(" X23 "):\n  %lo : float = prim::Constant[value=-0.5]()\n  %hi : float = "
-                  "prim::Constant[value=0.7]()\n"
+     "prim::Constant[value=0.7]()\n"
      "  %z : Tensor = aten::clamp(%x, %lo, %hi)\n  return (%z)\n",
      -2, 2},
     {"clamp-min",
@@ -174,14 +174,14 @@ static const Case cases[] = {
     /* shapes */
     {"unsqueeze",
      "graph(" X23 "):\n  %d : int = prim::Constant[value=1]()\n  %z : Tensor = aten::unsqueeze(%x, "
-                  "%d)\n  return (%z)\n",
+     "%d)\n  return (%z)\n",
      -2, 2},
     {"squeeze",
      "graph(%x : Double(2, 1, 3, " RG ")):\n  %z : Tensor = aten::squeeze(%x)\n  return (%z)\n", -2,
      2},
     {"squeeze-dim",
      "graph(%x : Double(2, 1, 3, " RG ")):\n  %d : int = prim::Constant[value=1]()\n  %z : Tensor "
-                                      "= aten::squeeze(%x, %d)\n  return (%z)\n",
+     "= aten::squeeze(%x, %d)\n  return (%z)\n",
      -2, 2},
     {"expand",
      "graph(%x : Double(2, 1, " RG ")):\n  %s : int[] = prim::Constant[value=[3, 2, 4]]()\n"
@@ -193,11 +193,11 @@ static const Case cases[] = {
      -2, 2},
     {"view",
      "graph(" X23 "):\n  %s : int[] = prim::Constant[value=[3, 2]]()\n  %z : Tensor = "
-                  "aten::view(%x, %s)\n  return (%z)\n",
+     "aten::view(%x, %s)\n  return (%z)\n",
      -2, 2},
     {"reshape",
      "graph(" X23 "):\n  %s : int[] = prim::Constant[value=[6]]()\n  %z : Tensor = "
-                  "aten::reshape(%x, %s)\n  return (%z)\n",
+     "aten::reshape(%x, %s)\n  return (%z)\n",
      -2, 2},
     {"transpose",
      "graph(%x : Double(2, 3, 4, " RG
@@ -210,7 +210,7 @@ static const Case cases[] = {
      -2, 2},
     {"sum-dims",
      "graph(%x : Double(2, 3, 4, " RG ")):\n  %d : int[] = prim::Constant[value=[-1, 0]]()\n  %k : "
-                                      "bool = prim::Constant[value=0]()\n"
+     "bool = prim::Constant[value=0]()\n"
      "  %n : NoneType = prim::Constant()\n  %z : Tensor = aten::sum(%x, %d, %k, %n)\n  return "
      "(%z)\n",
      -2, 2},
