@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "run_limits.h"
+#include "runtime/print_op.h"
 
 static const CliOption *find_in(const CliOption *options, guint n, const char *name, gsize len) {
   for (guint i = 0; i < n; i++) {
@@ -159,6 +160,10 @@ CliParseResult cli_args_parse(const CliCommand *command, int argc, char **argv,
   }
   if (command->run_limits && !cli_run_limits_apply(error))
     return CLI_PARSE_ERROR;
+  /* --json keeps stdout for the one JSON document: a program's prim::Print goes to stderr. */
+  const CliOption *json = find_long(command, "json", 4);
+  if (json && json->kind == CLI_OPTION_FLAG && *(bool *)json->target)
+    rt_print_set_stream(stderr);
   return CLI_PARSE_OK;
 }
 

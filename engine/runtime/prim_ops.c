@@ -484,14 +484,14 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
     }
     return false;
   }
-  case IR_PRIM_PRINT: { /* stdout, flushed, as PyTorch's interpreter prints */
-    GString *text = g_string_new(NULL);
+  case IR_PRIM_PRINT: { /* stdout (rt_print_stream), flushed, as PyTorch's interpreter prints */
+    g_autoptr(GString) text = g_string_new(NULL);
     for (guint32 i = 0; i < ins->n_in; i++)
       scratch[i] = IN(i);
     rt_print_format(text, scratch, ins->n_in);
-    fputs(text->str, stdout);
-    fflush(stdout);
-    g_string_free(text, TRUE);
+    FILE *stream = rt_print_stream();
+    fputs(text->str, stream);
+    fflush(stream);
     return true;
   }
   case IR_PRIM_UNINITIALIZED: OUT(0) = rt_none(); return true;

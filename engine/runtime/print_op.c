@@ -209,3 +209,14 @@ void rt_print_format(GString *out, const RtValue *values, guint n) {
   }
   g_string_append_c(out, '\n');
 }
+
+static FILE *print_stream; /* NULL: stdout */
+
+void rt_print_set_stream(FILE *stream) {
+  g_atomic_pointer_set(&print_stream, stream);
+}
+
+FILE *rt_print_stream(void) {
+  FILE *stream = g_atomic_pointer_get(&print_stream);
+  return stream ? stream : stdout;
+}

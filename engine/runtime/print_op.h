@@ -3,10 +3,16 @@
 #define JITSCOPE_RUNTIME_PRINT_OP_H
 
 #include <glib.h>
+#include <stdio.h>
 
 #include "runtime/value.h"
 
 /* Appends the n values as prim::Print prints them, newline included. */
 void rt_print_format(GString *out, const RtValue *values, guint n);
+
+/* Where prim::Print writes: stdout (PyTorch's choice) unless set; a command whose stdout holds
+ * one JSON document sets stderr, so that a program's prints cannot break the document. */
+void rt_print_set_stream(FILE *stream);
+FILE *rt_print_stream(void);
 
 #endif

@@ -1,5 +1,6 @@
-/* CLI tests for `run`: SPEC forms, the seed rule, JSON and text output, and every input
- * error with its message and exit status.
+/* CLI tests for `run`: SPEC forms, the seed rule, JSON and text output (a program's
+ * prim::Print goes to stderr under --json), and every input error with its message and exit
+ * status.
  * Usage: test-cli-run JITSCOPE_BINARY */
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -392,6 +393,26 @@ static void test_header_specs(void) {
   g_free(carrying);
 }
 
+/* prim::Print writes to stdout as PyTorch's interpreter does, but with --json to stderr, so
+ * that stdout stays one JSON document (cli_run checks that it is). */
+static void test_print_keeps_json(void) {
+  g_autofree char *path = write_tmp("print.ir", "graph(%x : Tensor):\n"
+                                                "  %n : int = prim::Constant[value=7]()\n"
+                                                "   = prim::Print(%n)\n"
+                                                "  return (%x)\n");
+  const char *const text_args[] = {"run", path, "--input", "Float(2)", NULL};
+  CliRun r = cli_run(jitscope, tmpdir, text_args);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_str_has_prefix(r.out, "7\n"));
+  cli_run_clear(&r);
+  const char *const json_args[] = {"run", path, "--input", "Float(2)", "--json", NULL};
+  r = cli_run(jitscope, tmpdir, json_args);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_str_has_prefix(r.out, "{"));
+  g_assert_nonnull(strstr(r.err, "7\n"));
+  cli_run_clear(&r);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   if (argc < 2) {
@@ -412,6 +433,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/run/text-output", test_text_output);
   g_test_add_func("/cli/run/input-errors", test_input_errors);
   g_test_add_func("/cli/run/header-specs", test_header_specs);
+  g_test_add_func("/cli/run/print-keeps-json", test_print_keeps_json);
   int status = g_test_run();
   char *rm[] = {"rm", "-rf", tmpdir, NULL};
   g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
