@@ -46,6 +46,9 @@ typedef struct {
   GOutputStream *in;
   GInputStream *out;
   GPid pid;
+  /* Joined by the service when it lets the worker go: a reader thread still ending when the
+   * process exits races LeakSanitizer's stop-the-world, whose tracer then crashes. */
+  GThread *reader;
 } Worker;
 
 static Worker *worker_ref(Worker *w) {
@@ -355,12 +358,18 @@ static bool report(AppLayoutService *s, Request *r, AppScene *preview) {
   return g_hash_table_lookup(s->live, GUINT_TO_POINTER(id)) == r && !r->cancelled;
 }
 
+/* The reader ends promptly once the worker is dead: its output reaches end of file. */
+static void forget_worker(AppLayoutService *s) {
+  g_thread_join(s->worker->reader);
+  worker_unref(s->worker);
+  s->worker = NULL;
+}
+
 static void kill_worker(AppLayoutService *s) {
   if (!s->worker)
     return;
   g_subprocess_force_exit(s->worker->proc);
-  worker_unref(s->worker); /* its reader thread holds its own reference */
-  s->worker = NULL;
+  forget_worker(s);
 }
 
 static Worker *start_worker(AppLayoutService *s, GError **error) {
@@ -380,7 +389,7 @@ static Worker *start_worker(AppLayoutService *s, GError **error) {
   w->in = g_object_ref(g_subprocess_get_stdin_pipe(proc));
   w->out = g_buffered_input_stream_new_sized(g_subprocess_get_stdout_pipe(proc), 1 << 16);
   w->pid = (GPid)atoi(g_subprocess_get_identifier(proc));
-  g_thread_unref(g_thread_new("jitscope-layout-reader", read_worker, worker_ref(w)));
+  w->reader = g_thread_new("jitscope-layout-reader", read_worker, worker_ref(w));
   s->starts++;
   return w;
 }
@@ -518,7 +527,6 @@ static void dispatch(AppLayoutService *s) {
 }
 
 static void worker_died(AppLayoutService *s, const Message *m) {
-  s->worker = NULL;
   Request *r = s->current;
   if (!r)
     return;
@@ -546,7 +554,7 @@ static gboolean on_message(gpointer data) {
   Request *r = s->current && s->current->id == m->id ? s->current : NULL;
   if (m->kind == MSG_EOF) {
     if (s->worker)
-      worker_unref(s->worker);
+      forget_worker(s);
     worker_died(s, m);
   } else if (r && r->cancelled) { /* in-process: the layout we could not stop is over */
     s->current = NULL;
