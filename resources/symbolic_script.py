@@ -5,7 +5,7 @@
 # `backward(grad_output)` returning one gradient per parameter (None where there is none), and
 # returns (result, backward). Node shapes follow the C formulas (engine/autodiff/formulas.c),
 # so both give the same numbers; broadcasting ops record `_size_if_not_equal` as seed 000 does.
-from typing import Optional
+from typing import List, Optional
 
 
 def add(self, other, alpha: float):
@@ -110,6 +110,16 @@ def t(self):
     def backward(grad_output):
         return grad_output.t()
     return self.t(), backward
+
+
+# Also prim::ConstantChunk's formula (its chunks and dim attributes as the arguments, its pieces
+# as the list): the gradients of the pieces, zeros where one has none, concatenated.
+def chunk(self, chunks: int, dim: int):
+    result = torch.chunk(self, chunks, dim)
+    def backward(grad_outputs: List[Tensor]):
+        grad_self = torch.cat(grad_outputs, dim)
+        return grad_self, None, None
+    return result, backward
 
 
 def sum(self, dtype: Optional[int]):

@@ -65,38 +65,103 @@ static void set_grad(Reverse *r, IrValue *x, IrValue *dx) {
   g_hash_table_insert(r->grad_map, x, dx);
 }
 
+/* The forward's arguments for `node`: its inputs, then for prim::ConstantChunk (whose formula
+ * is aten::chunk's) its chunks and dim attributes as constants. */
+static GPtrArray *formula_arguments(IrGraph *f, IrNode *node) {
+  GPtrArray *args = g_ptr_array_new();
+  for (guint i = 0; i < ir_n_inputs(node); i++)
+    g_ptr_array_add(args, ir_input(node, i));
+  if (node->kind == IR_PRIM_CONSTANT_CHUNK) {
+    g_ptr_array_add(args, ir_graph_insert_constant_int(f, ir_node_attr_i(node, IR_ATTR_CHUNKS)));
+    g_ptr_array_add(args, ir_graph_insert_constant_int(f, ir_node_attr_i(node, IR_ATTR_DIM)));
+  }
+  return args;
+}
+
+static bool is_tensor_list(const IrValue *v) {
+  return v->type->kind == IR_TYPE_LIST && ir_type_is_tensor(v->type->elem);
+}
+
+/* The formula's results as the node's outputs: a Tensor[] result for a node with one output
+ * per piece (prim::ConstantChunk) is unpacked. */
+static GPtrArray *formula_results(IrGraph *f, IrNode *node, GPtrArray *forward) {
+  GPtrArray *results = g_ptr_array_new();
+  IrValue *first = g_ptr_array_index(forward, 0);
+  guint n_out = ir_n_outputs(node);
+  if (is_tensor_list(first) && (n_out != 1 || !is_tensor_list(ir_output(node, 0)))) {
+    IrNode *unpack = ir_graph_insert(f, ir_node_create(f, IR_PRIM_LIST_UNPACK, n_out));
+    ir_node_add_input(unpack, first);
+    for (guint i = 0; i < n_out; i++)
+      g_ptr_array_add(results, ir_output(unpack, i));
+  } else {
+    for (guint i = 0; i < n_out; i++)
+      g_ptr_array_add(results, g_ptr_array_index(forward, i));
+  }
+  return results;
+}
+
+/* The backward's gradient arguments: the output gradients, or, where the formula takes a
+ * Tensor[] for several outputs, their list with known-zero pieces as zeros (as the C formula
+ * of prim::ConstantChunk builds it). */
+static void add_gradient_arguments(IrGraph *f, IrNode *node, const IrGraph *backward,
+                                   IrValue *const *grads, IrValue *const *outputs,
+                                   GPtrArray *args) {
+  guint n_out = ir_n_outputs(node);
+  IrValue *first = g_ptr_array_index(ir_graph_inputs(backward), 0);
+  if (!is_tensor_list(first) || (n_out == 1 && is_tensor_list(ir_output(node, 0)))) {
+    for (guint i = 0; i < n_out; i++)
+      g_ptr_array_add(args, grads[i]);
+    return;
+  }
+  IrNode *list = ir_node_create(f, IR_PRIM_LIST_CONSTRUCT, 1);
+  for (guint i = 0; i < n_out; i++) {
+    IrValue *g = grads[i];
+    if (g->node->kind == IR_PRIM_AUTOGRAD_ZERO)
+      g = ir_output(ir_graph_insert_op(f, IR_ATEN_ZEROS_LIKE, &outputs[i], 1, 1), 0);
+    ir_node_add_input(list, g);
+  }
+  ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_tensor()));
+  g_ptr_array_add(args, ir_output(ir_graph_insert(f, list), 0));
+}
+
 /* reverse_node with a graph formula (contract at ad_differentiate_with). The original node
  * is left without uses; the final dead code pass removes it. */
 static void reverse_node_graph_formula(Reverse *r, IrNode *node, const AdGraphFormula *formula) {
   IrGraph *f = r->f;
   guint n_in = ir_n_inputs(node), n_out = ir_n_outputs(node);
-  g_autoptr(GPtrArray) backward_inputs = g_ptr_array_new();
+  g_autofree IrValue **grads = g_new0(IrValue *, n_out);
   for (guint i = 0; i < n_out; i++)
-    g_ptr_array_add(backward_inputs, get_grad(r, ir_output(node, i)));
+    grads[i] = get_grad(r, ir_output(node, i));
   ir_graph_set_insert_point(f, node->next);
+  g_autoptr(GPtrArray) arguments = formula_arguments(f, node);
   g_autoptr(GPtrArray) forward =
-      ad_insert_graph(f, formula->forward, (IrValue *const *)node->inputs->pdata);
+      ad_insert_graph(f, formula->forward, (IrValue *const *)arguments->pdata);
+  g_autoptr(GPtrArray) results = formula_results(f, node, forward);
   for (guint i = 0; i < n_out; i++) {
-    IrValue *old = ir_output(node, i), *replacement = g_ptr_array_index(forward, i);
+    IrValue *old = ir_output(node, i), *replacement = g_ptr_array_index(results, i);
     ir_value_set_type(replacement, old->type);
     ir_value_replace_all_uses_with(old, replacement);
   }
-  for (guint i = n_out; i < forward->len; i++)
-    g_ptr_array_add(backward_inputs, g_ptr_array_index(forward, i));
 
   ir_graph_set_insert_point(f, r->rev->ret);
   IrNode *grad_of = ir_node_create(f, IR_PRIM_GRAD_OF, 0);
   for (guint i = 0; i < n_out; i++)
-    ir_node_add_input(grad_of, g_ptr_array_index(backward_inputs, i));
+    ir_node_add_input(grad_of, grads[i]);
   ir_node_set_attr_s(grad_of, IR_ATTR_NAME, ir_kind_name(node->kind));
   ir_graph_insert(f, grad_of);
   IrBlock *body = ir_node_add_block(grad_of);
   ir_graph_set_insert_point(f, body->ret);
-  g_autoptr(GPtrArray) grads =
+  g_autoptr(GPtrArray) backward_inputs = g_ptr_array_new();
+  add_gradient_arguments(f, node, formula->backward, grads, (IrValue *const *)results->pdata,
+                         backward_inputs);
+  guint n_formula_results = is_tensor_list(g_ptr_array_index(forward, 0)) ? 1 : n_out;
+  for (guint i = n_formula_results; i < forward->len; i++)
+    g_ptr_array_add(backward_inputs, g_ptr_array_index(forward, i));
+  g_autoptr(GPtrArray) formula_grads =
       ad_insert_graph(f, formula->backward, (IrValue *const *)backward_inputs->pdata);
   ir_graph_set_insert_point(f, r->rev->ret);
   for (guint i = 0; i < n_in; i++) {
-    IrValue *grad = g_ptr_array_index(grads, i);
+    IrValue *grad = g_ptr_array_index(formula_grads, i);
     if (grad->type->kind == IR_TYPE_NONE)
       continue;
     ir_block_add_output(body, grad);
@@ -199,7 +264,7 @@ static void lift_constants_in(Reverse *r, IrBlock *block, GHashTable *copies) {
       IrValue *copy = g_hash_table_lookup(copies, v);
       if (!copy) {
         const char *name = v->name;
-        IrNode *k = ir_node_clone_into(r->f, v->node, NULL, NULL);
+        IrNode *k = ir_node_copy_into(r->f, v->node, NULL, NULL);
         ir_node_insert_before(k, r->rev->param->next);
         copy = ir_output(k, 0);
         if (name) { /* the copy stays unnamed; v keeps its name */
@@ -435,6 +500,10 @@ AdGradient *ad_differentiate_with(IrGraph *graph, AdFormulaLookup lookup, gpoint
                .lookup = lookup,
                .lookup_data = data};
   add_reverse_inline(&r);
+  /* A script formula's forward for prim::ConstantChunk unpacks an aten::chunk: back to the
+   * ConstantChunk that the fuser takes (as the required canonicalize_ops stage left it). */
+  if (lookup)
+    pass_canonicalize_ops(graph);
 
   GHashTable *copies = g_hash_table_new(NULL, NULL);
   lift_constants_in(&r, r.rev, copies);

@@ -160,7 +160,7 @@ GPtrArray *ad_insert_graph(IrGraph *graph, const IrGraph *body, IrValue *const *
   for (guint i = 0; i < body_inputs->len; i++)
     g_hash_table_insert(map, g_ptr_array_index(body_inputs, i), inputs[i]);
   IR_FOR_EACH_NODE(n, body->block) {
-    IrNode *copy = ir_graph_insert(graph, ir_node_clone_into(graph, n, map_inserted, map));
+    IrNode *copy = ir_graph_insert(graph, ir_node_copy_into(graph, n, map_inserted, map));
     for (guint i = 0; i < ir_n_outputs(n); i++)
       g_hash_table_insert(map, ir_output(n, i), ir_output(copy, i));
   }

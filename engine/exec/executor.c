@@ -56,11 +56,9 @@ ExecSession *exec_session_new(void) {
   session->optimize = true;
   session->fuse = true;
   session->grad_enabled = true;
-  /* Off by default: with the script formulas, a backward plan keeps the _grad_sum_to_size
-   * nodes whose size is None at run time, where the C formulas' plan loses them to
-   * specialization (ui-window's compare test sees one more per plan); the numbers are the
-   * same bit for bit (tests/script). */
-  session->script_formulas = false;
+  /* resources/symbolic_script.py's formulas where one exists (reference section 6), the C
+   * builders elsewhere; tests/script checks both give the same numbers bit for bit. */
+  session->script_formulas = true;
 #ifndef NDEBUG
   /* Debug builds (meson's default b_ndebug=false) verify the graph after every stage. */
   session->verify = true;

@@ -68,7 +68,7 @@ struct ExecSession {
   bool verify;          /* run the verifier after every stage (on by default unless NDEBUG) */
   bool record_inputs;   /* keep each plan's latest inputs in ExecPlan.last_inputs */
   bool script_formulas; /* differentiate with resources/symbolic_script.py's formulas where one
-                           exists (the C builders elsewhere); off by default (executor.c) */
+                           exists (the C builders elsewhere); on by default */
   GPtrArray *plans;     /* every plan compiled, in compile order (owned by their executors) */
   GPtrArray *executors; /* owned */
   ExecStageHook stage_hook;

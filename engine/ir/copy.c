@@ -1,5 +1,6 @@
 /* Copying: whole graphs (names, ids and origins kept) and single nodes cloned into a graph
- * (origins kept, fresh ids, names taken with the renaming rule). Nested blocks are copied
+ * (origins kept, fresh ids, names taken with the renaming rule) or copied into it (fresh
+ * origins too). Nested blocks are copied
  * deeply; values defined inside the copied region map to their copies, values from outside
  * go through the caller's map. */
 #include "ir/ir-internal.h"
@@ -11,14 +12,22 @@ typedef struct {
   IrValueMap outer;  /* for values defined outside the region; NULL: none may be */
   gpointer outer_data;
   bool keep_ids;      /* whole-graph copy: ids and names verbatim */
+  bool fresh_origins; /* ir_node_copy_into: every copied node keeps the fresh origin it got */
   guint64 max_origin; /* largest origin carried so far */
   guint64 id_bound;   /* one past the largest value id kept so far (keep_ids) */
 } Cloner;
 
-/* Carries an origin onto `n`; fresh origins handed out later in the graph must not collide
- * with a carried one. */
+/* Carries an origin onto `n` unless a live node of the graph holds it (a copy beside its
+ * source, or a node from another graph whose origin means another node here): then `n` keeps
+ * its fresh one. Fresh origins handed out later must not collide with a carried one. */
 static void carry_origin(Cloner *c, IrNode *n, guint64 origin) {
+  GHashTable *taken = c->graph->origin_nodes;
+  IrNode *holder = g_hash_table_lookup(taken, GSIZE_TO_POINTER(origin));
+  if (c->fresh_origins || (holder && holder != n && !holder->destroyed))
+    return;
+  g_hash_table_remove(taken, GSIZE_TO_POINTER(n->origin));
   n->origin = origin;
+  g_hash_table_insert(taken, GSIZE_TO_POINTER(origin), n);
   c->max_origin = MAX(c->max_origin, origin);
   if (c->graph->next_origin <= origin)
     c->graph->next_origin = origin + 1;
@@ -92,22 +101,38 @@ static IrNode *clone_node(Cloner *c, const IrNode *src) {
   return n;
 }
 
-IrNode *ir_node_clone_into(IrGraph *graph, const IrNode *src, IrValueMap value_map,
-                           gpointer user_data) {
+static IrNode *clone_one(IrGraph *graph, const IrNode *src, IrValueMap value_map,
+                         gpointer user_data, bool fresh_origins) {
   if (src->kind == IR_PRIM_PARAM || src->kind == IR_PRIM_RETURN)
     g_error("ir invariant: block sentinels are not cloned on their own");
   if (!value_map && ir_n_inputs(src) > 0)
     g_error("ir invariant: clone_into of a node with inputs needs a value map");
-  Cloner c = {graph, g_hash_table_new(NULL, NULL), NULL, value_map, user_data, false, 0, 0};
+  Cloner c = {.graph = graph,
+              .local = g_hash_table_new(NULL, NULL),
+              .outer = value_map,
+              .outer_data = user_data,
+              .fresh_origins = fresh_origins};
   IrNode *n = clone_node(&c, src);
   g_hash_table_destroy(c.local);
   return n;
 }
 
+IrNode *ir_node_clone_into(IrGraph *graph, const IrNode *src, IrValueMap value_map,
+                           gpointer user_data) {
+  return clone_one(graph, src, value_map, user_data, false);
+}
+
+IrNode *ir_node_copy_into(IrGraph *graph, const IrNode *src, IrValueMap value_map,
+                          gpointer user_data) {
+  return clone_one(graph, src, value_map, user_data, true);
+}
+
 IrGraph *ir_graph_copy(const IrGraph *graph) {
   IrGraph *g = ir_graph_new();
-  Cloner c = {g, g_hash_table_new(NULL, NULL), g_hash_table_new(NULL, NULL), NULL, NULL, true, 0,
-              0};
+  Cloner c = {.graph = g,
+              .local = g_hash_table_new(NULL, NULL),
+              .nodes = g_hash_table_new(NULL, NULL),
+              .keep_ids = true};
   clone_block(&c, g->block, graph->block);
   /* The temporary ids the copies got before taking the source's are gone: continue from
    * the source's counter (above every kept id). */

@@ -7,6 +7,7 @@ IrGraph *ir_graph_new(void) {
   IrGraph *g = g_new0(IrGraph, 1);
   g->next_value_id = 0;
   g->next_origin = 1;
+  g->origin_nodes = g_hash_table_new(g_direct_hash, g_direct_equal);
   g->names = g_hash_table_new(g_str_hash, g_str_equal);
   g->name_suffix = g_hash_table_new(g_str_hash, g_str_equal);
   g->strings = g_string_chunk_new(4096);
@@ -38,6 +39,7 @@ void ir_graph_free(IrGraph *graph) {
   for (guint i = 0; i < graph->all_blocks->len; i++)
     g_free(g_ptr_array_index(graph->all_blocks, i));
   g_ptr_array_free(graph->all_nodes, TRUE);
+  g_hash_table_destroy(graph->origin_nodes);
   g_ptr_array_free(graph->all_values, TRUE);
   g_ptr_array_free(graph->all_blocks, TRUE);
   g_hash_table_destroy(graph->names);

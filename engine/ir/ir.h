@@ -125,9 +125,10 @@ struct IrGraph {
   IrBlock *block;
   IrNode *insert_before; /* insertion point for ir_graph_insert */
   guint64 next_value_id;
-  guint64 next_origin;     /* origin ids; ir_graph_copy carries the counter over */
-  GHashTable *names;       /* debug name -> IrValue* */
-  GHashTable *name_suffix; /* base name -> next .N suffix */
+  guint64 next_origin;      /* origin ids; ir_graph_copy carries the counter over */
+  GHashTable *origin_nodes; /* origin -> the node that last took it (maybe destroyed since) */
+  GHashTable *names;        /* debug name -> IrValue* */
+  GHashTable *name_suffix;  /* base name -> next .N suffix */
   GStringChunk *strings;
   GPtrArray *all_nodes; /* every node ever made, for freeing */
   GPtrArray *all_values;
@@ -231,10 +232,17 @@ IrNode *ir_node_ancestor_in(IrNode *node, const IrBlock *block);
 /* Copies `src` (from any graph) into `graph` as a detached node; inputs are mapped through
  * `value_map` (a function from source values to this graph's values), nested blocks and
  * attributes copied deeply, outputs get the source's types and names (renamed if taken),
- * origin kept. */
+ * origin kept unless a live node of `graph` holds it already (then a fresh one: origins stay
+ * unique in a graph). */
 typedef IrValue *(*IrValueMap)(IrValue *src, gpointer user_data);
 IrNode *ir_node_clone_into(IrGraph *graph, const IrNode *src, IrValueMap value_map,
                            gpointer user_data);
+/* As ir_node_clone_into, but the copy (nested blocks included) gets fresh origins: for copies
+ * that live beside their source (an unrolled loop body, a duplicated constant) or come from
+ * another program (an inlined definition, a formula's graph), whose origins would collide
+ * with nodes of this graph (the [origins] rule of verify.c). */
+IrNode *ir_node_copy_into(IrGraph *graph, const IrNode *src, IrValueMap value_map,
+                          gpointer user_data);
 
 /* Insertion point: nodes created with ir_graph_insert go before graph->insert_before. */
 void ir_graph_set_insert_point(IrGraph *graph, IrNode *before);

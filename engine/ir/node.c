@@ -9,6 +9,7 @@ IrNode *ir_internal_node_new(IrGraph *graph, IrOpKind kind) {
   n->kind = kind;
   n->graph = graph;
   n->origin = graph->next_origin++;
+  g_hash_table_insert(graph->origin_nodes, GSIZE_TO_POINTER(n->origin), n);
   n->inputs = g_ptr_array_new();
   n->outputs = g_ptr_array_new();
   n->blocks = g_ptr_array_new();

@@ -10,6 +10,9 @@
  *   [dominance]  every input and block output reads a value of this graph that is defined
  *                earlier in the same block or an enclosing one.
  *   [names]      display names (debug name or id) are unique in the graph.
+ *   [origins]    node origins (the stable ids drawings and stage diffs key nodes by) are
+ *                unique in the graph, nested blocks included: two nodes sharing one would be
+ *                drawn as one.
  *   [arity]      If / Loop / GradOf block counts and block input/output counts; other nodes
  *                have no blocks; prim::Constant has no inputs and one output.
  *   [schema]     a schema op has a resolved overload of its kind that matches its input types,
@@ -49,6 +52,7 @@ typedef struct {
   GHashTable *counts;    /* IrValue* -> number of slots reading it */
   GHashTable *in_scope;  /* IrValue* set */
   GHashTable *names;     /* display name -> IrValue* */
+  GHashTable *origins;   /* &node->origin -> IrNode* (nodes of the node lists, not sentinels) */
   GPtrArray *all_values; /* every value defined, for the use-list check */
   GPtrArray *subgraphs;  /* IrGraph* found in Subgraph attributes (shared work list) */
   GPtrArray *sub_paths;  /* their message prefixes (owned strings) */
@@ -287,6 +291,15 @@ static bool walk(Verifier *v) {
     }
     if (!(ok = check_node_local(v, n, f->block)))
       break;
+    const IrNode *twin = g_hash_table_lookup(v->origins, &n->origin);
+    if (twin) {
+      g_autoptr(GString) line = g_string_new(NULL);
+      ir_node_print_line(line, twin);
+      ok = fail(v, "origins", n, "origin %" G_GUINT64_FORMAT " is also the origin of `%s`",
+                n->origin, line->str);
+      break;
+    }
+    g_hash_table_insert(v->origins, (gpointer)&n->origin, (gpointer)n);
     if (ir_n_blocks(n) > 0) {
       ok = open_block(v, stack, n, 0);
     } else {
@@ -340,6 +353,7 @@ static bool verify_graph(const IrGraph *graph, const char *path, GPtrArray *subg
   v.counts = g_hash_table_new(g_direct_hash, g_direct_equal);
   v.in_scope = g_hash_table_new(g_direct_hash, g_direct_equal);
   v.names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  v.origins = g_hash_table_new(g_int64_hash, g_int64_equal);
   v.all_values = g_ptr_array_new();
   v.subgraphs = subgraphs;
   v.sub_paths = sub_paths;
@@ -348,6 +362,7 @@ static bool verify_graph(const IrGraph *graph, const char *path, GPtrArray *subg
   g_hash_table_destroy(v.counts);
   g_hash_table_destroy(v.in_scope);
   g_hash_table_destroy(v.names);
+  g_hash_table_destroy(v.origins);
   g_ptr_array_free(v.all_values, TRUE);
   return ok;
 }

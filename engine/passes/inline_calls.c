@@ -92,7 +92,7 @@ static bool inline_definition(IrNode *call, guint index, bool *none_left) {
         call->scope ? g_strdup_printf("%s/%s", call->scope, call_name) : g_strdup(call_name);
     const char *scope = g_string_chunk_insert_const(graph->strings, path);
     IR_FOR_EACH_NODE(n, def->block) {
-      IrNode *copy = ir_node_clone_into(graph, n, map_value, &m);
+      IrNode *copy = ir_node_copy_into(graph, n, map_value, &m);
       copy->source = call->source;
       copy->scope = scope;
       ir_node_insert_before(copy, call);

@@ -380,7 +380,7 @@ void pu_inline_block_copy(IrBlock *body, IrNode *anchor, IrValue *const *inputs,
   for (guint i = 0; i < ir_block_inputs(body)->len; i++)
     g_hash_table_insert(ctx.map, g_ptr_array_index(ir_block_inputs(body), i), inputs[i]);
   IR_FOR_EACH_NODE(n, body) {
-    IrNode *copy = ir_node_clone_into(graph, n, map_value, &ctx);
+    IrNode *copy = ir_node_copy_into(graph, n, map_value, &ctx);
     ir_node_insert_before(copy, anchor);
     for (guint o = 0; o < ir_n_outputs(n); o++)
       g_hash_table_insert(ctx.map, ir_output(n, o), ir_output(copy, o));

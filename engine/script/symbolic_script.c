@@ -177,12 +177,23 @@ const ScriptFormulas *script_formulas_builtin(void) {
   return builtin;
 }
 
+/* prim::ConstantChunk (chunk with its chunks and dim as attributes, one output per piece)
+ * takes aten::chunk's formula: differentiate.c passes the attributes as constants and adapts
+ * the Tensor[] result and gradient to the pieces. */
+static const IrSchema *chunk_schema(void) {
+  guint n = 0;
+  return ir_ops_overloads(IR_ATEN_CHUNK, &n)[0];
+}
+
 const AdGraphFormula *script_formulas_lookup(const IrNode *node, gpointer formulas) {
   const ScriptFormulas *table = formulas;
-  if (node->schema == NULL)
+  bool constant_chunk = node->kind == IR_PRIM_CONSTANT_CHUNK;
+  const IrSchema *schema = constant_chunk ? chunk_schema() : node->schema;
+  if (schema == NULL)
     return NULL;
-  const AdGraphFormula *formula = g_hash_table_lookup(table->by_schema, node->schema);
-  if (formula == NULL || ir_graph_inputs(formula->forward)->len != ir_n_inputs(node))
+  const AdGraphFormula *formula = g_hash_table_lookup(table->by_schema, schema);
+  guint n_args = ir_n_inputs(node) + (constant_chunk ? 2 : 0);
+  if (formula == NULL || ir_graph_inputs(formula->forward)->len != n_args)
     return NULL;
   return formula;
 }

@@ -219,7 +219,9 @@ static void test_clone_within_graph(void) {
   IrNode *c = ir_node_clone_into(g, a, identity_map, NULL);
   ir_node_insert_after(c, a);
   ir_test_check_graph(g);
-  g_assert_cmpuint(c->origin, ==, a->origin);
+  /* Beside its live source the copy cannot keep the origin: two nodes of one graph would be
+   * drawn as one. */
+  g_assert_cmpuint(c->origin, !=, a->origin);
   g_assert_cmpuint(ir_output(c, 0)->id, !=, ir_output(a, 0)->id);
   /* The clone takes the name; the original moves to h.1 (PyTorch's copyMetadata). */
   g_assert_cmpstr(ir_output(c, 0)->name, ==, "h");
@@ -233,6 +235,12 @@ static void test_clone_within_graph(void) {
   IrNode *far = ir_graph_insert(other, ir_node_create(other, IR_PRIM_CONSTANT, 1));
   IrNode *carried = ir_graph_insert(g, ir_node_clone_into(g, far, identity_map, NULL));
   g_assert_cmpuint(carried->origin, ==, far->origin);
+  /* A second copy from there finds the origin taken. */
+  IrNode *twice = ir_graph_insert(g, ir_node_clone_into(g, far, identity_map, NULL));
+  g_assert_cmpuint(twice->origin, !=, far->origin);
+  /* ir_node_copy_into never carries one. */
+  IrNode *copied = ir_graph_insert(g, ir_node_copy_into(g, a, identity_map, NULL));
+  g_assert_cmpuint(copied->origin, !=, a->origin);
   g_assert_cmpuint(ir_node_create(g, IR_PRIM_CONSTANT, 1)->origin, >, far->origin);
   ir_graph_free(other);
   /* A new node gets a fresh origin. */

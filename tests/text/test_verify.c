@@ -50,6 +50,20 @@ static void test_schema(void) {
   ir_graph_free(g);
 }
 
+/* Two nodes with one origin would be drawn as one node (the DOT id is the origin). The top
+ * block's sentinels take origins 1 and 2, so neg has 3. */
+static void test_origins(void) {
+  IrGraph *g = text_test_parse_ok(chain, "chain");
+  IrNode *relu = nth(g, 1);
+  guint64 own = relu->origin;
+  relu->origin = nth(g, 0)->origin;
+  expect_invalid(g, "[origins] %2 : Tensor = aten::relu(%1): origin 3 is also the origin of "
+                    "`%1 : Tensor = aten::neg(%x)`");
+  relu->origin = own;
+  expect_valid(g);
+  ir_graph_free(g);
+}
+
 static void test_uses(void) {
   IrGraph *g = text_test_parse_ok(chain, "chain");
   IrValue *v1 = ir_output(nth(g, 0), 0);
@@ -167,6 +181,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/text/verify/schema", test_schema);
   g_test_add_func("/text/verify/uses", test_uses);
   g_test_add_func("/text/verify/dominance", test_dominance);
+  g_test_add_func("/text/verify/origins", test_origins);
   g_test_add_func("/text/verify/topo-outputs-names", test_topo_outputs_names);
   g_test_add_func("/text/verify/sentinels-links", test_sentinels_links);
   g_test_add_func("/text/verify/arity", test_arity);
