@@ -122,6 +122,7 @@ static bool same_identity(RtValue a, RtValue b) {
   case RT_DEVICE: return a.u.device == b.u.device;
   case RT_LIST:
   case RT_TUPLE: return a.u.seq == b.u.seq;
+  case RT_DICT: return a.u.dict == b.u.dict;
   case RT_NONE: return true;
   }
   return false;
