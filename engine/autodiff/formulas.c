@@ -197,7 +197,6 @@ bool ad_formula_exists(const IrNode *node) {
       if (!value_is_none(ir_input(node, i)) && ir_input(node, i)->type->kind != IR_TYPE_INT)
         return false;
     return true;
-  case IR_ATEN_STACK:
   case IR_ATEN_BROADCAST_TENSORS: /* the pieces' count: the list is built in the same graph */
     return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT;
   default: return true;
