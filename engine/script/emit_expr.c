@@ -158,7 +158,10 @@ static bool emit_call_args(Emitter *em, const ScriptExpr *e, guint first, GPtrAr
   return true;
 }
 
-static IrValue *call_with(Emitter *em, const ScriptExpr *e, const char *op, IrValue *self) {
+/* Calls aten::op (self first when given); with `functional`, a torch.nn.functional function
+ * that PyTorch compiles as a call (F.cross_entropy) becomes that call instead. */
+static IrValue *call_with(Emitter *em, const ScriptExpr *e, const char *op, IrValue *self,
+                          bool functional) {
   g_autoptr(GPtrArray) args = g_ptr_array_new();
   g_autoptr(GPtrArray) kw_values = g_ptr_array_new();
   if (self)
@@ -166,9 +169,9 @@ static IrValue *call_with(Emitter *em, const ScriptExpr *e, const char *op, IrVa
   if (!emit_call_args(em, e, 1, args, kw_values))
     return NULL;
   IrValue *result;
-  if (self == NULL && emit_function_call(em, op, e->loc, (IrValue *const *)args->pdata, args->len,
-                                         e->kwargs->len ? e->keywords : NULL,
-                                         (IrValue *const *)kw_values->pdata, &result))
+  if (functional && emit_function_call(em, op, e->loc, (IrValue *const *)args->pdata, args->len,
+                                       e->kwargs->len ? e->keywords : NULL,
+                                       (IrValue *const *)kw_values->pdata, &result))
     return result;
   g_autofree char *qualified = g_strdup_printf("aten::%s", op);
   return emit_builtin_call(em, qualified, e->loc, (IrValue *const *)args->pdata, args->len,
@@ -184,7 +187,7 @@ static IrValue *emit_builtin_function(Emitter *em, const ScriptExpr *e, const ch
     if (strcmp(name, conversions[i].python) == 0) {
       if (e->args->len != 2 || e->kwargs->len != 0)
         return emit_fail(em, e->loc, "%s() takes exactly one argument", name);
-      return call_with(em, e, conversions[i].aten, NULL);
+      return call_with(em, e, conversions[i].aten, NULL, false);
     }
   if (strcmp(name, "range") == 0)
     return emit_fail(em, e->loc, "range() is supported only as the iterable of a for loop");
@@ -206,7 +209,7 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
   if (module != NULL) {
     if (!is_op_module(module))
       return emit_fail(em, callee->loc, "unknown module '%s' (use torch or F)", module);
-    return call_with(em, e, callee->name, NULL);
+    return call_with(em, e, callee->name, NULL, strcmp(module, "torch") != 0);
   }
   IrValue *self = emit_expr(em, arg(callee, 0));
   if (self == NULL)
@@ -214,12 +217,12 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
   /* List and dict methods (append, pop, keys, items, ...): mutations in place, as
    * TorchScript's, so every name bound to the list or dict sees the change. */
   if (self->type->kind == IR_TYPE_LIST || self->type->kind == IR_TYPE_DICT)
-    return call_with(em, e, callee->name, self);
+    return call_with(em, e, callee->name, self, false);
   if (!ir_type_is_tensor(self->type)) {
     g_autofree char *ts = ir_type_to_string(self->type);
     return emit_fail(em, callee->loc, "a value of type %s has no method '%s'", ts, callee->name);
   }
-  return call_with(em, e, callee->name, self);
+  return call_with(em, e, callee->name, self, false);
 }
 
 static IrValue *emit_subscript(Emitter *em, const ScriptExpr *e) {
