@@ -16,7 +16,7 @@ import sys
 import torch
 import torch.nn.functional as F  # noqa: F401  (resolved by the CompilationUnit from this frame)
 from torch import Tensor  # noqa: F401
-from typing import List, Optional, Tuple  # noqa: F401
+from typing import Dict, List, Optional, Tuple  # noqa: F401
 
 def split_top_level(types):
     """'Tensor, (NoneType, (Tensor, Tensor))' -> ['Tensor', '(NoneType, (Tensor, Tensor))']"""

@@ -426,6 +426,9 @@ static void flatten_tensors(RtValue v, GPtrArray *out) {
   else if (v.tag == RT_TUPLE || v.tag == RT_LIST)
     for (guint i = 0; i < v.u.seq->len; i++)
       flatten_tensors(v.u.seq->items[i], out);
+  else if (v.tag == RT_DICT)
+    for (guint i = 0; i < v.u.dict->len; i++)
+      flatten_tensors(v.u.dict->values[i], out);
 }
 
 /* One spec line: forward run, then backward seeded with ones when an output is tracked. */

@@ -87,6 +87,24 @@ JsonNode *json_out_value(RtValue v) {
     json_array_unref(items);
     return node;
   }
+  case RT_DICT: {
+    /* An object, as Python's json.dumps writes a dict: keys as strings (ints in decimal, a
+     * tensor key by its description), a later equal text replacing an earlier one. */
+    JsonObject *members = json_object_new();
+    for (guint k = 0; k < v.u.dict->len; k++) {
+      RtValue key = v.u.dict->keys[k];
+      g_autoptr(GString) name = g_string_new(NULL);
+      if (key.tag == RT_STR)
+        g_string_append(name, key.u.s->text);
+      else
+        rt_value_print(name, key);
+      json_object_set_member(members, name->str, json_out_value(v.u.dict->values[k]));
+    }
+    node = json_node_alloc();
+    json_node_init_object(node, members);
+    json_object_unref(members);
+    return node;
+  }
   }
   g_assert_not_reached();
 }

@@ -41,7 +41,8 @@ static double tolerance_for(const RtTensor *t) {
   return t && t->dtype == IR_DTYPE_FLOAT64 ? 1e-9 : 1e-4;
 }
 
-/* Relative error between two values, recursing into tuples and lists; scaled so that 1 is
+/* Relative error between two values, recursing into tuples, lists and dicts (entries in
+ * order, tensor keys not compared); scaled so that 1 is
  * the tolerance of the worst element (tensors by dtype, scalars 1e-9). */
 static double value_error_scaled(RtValue a, RtValue b) {
   if (a.tag == RT_TENSOR && b.tag == RT_TENSOR)
@@ -52,6 +53,18 @@ static double value_error_scaled(RtValue a, RtValue b) {
     double worst = 0;
     for (guint i = 0; i < a.u.seq->len; i++)
       worst = fmax(worst, value_error_scaled(a.u.seq->items[i], b.u.seq->items[i]));
+    return worst;
+  }
+  if (a.tag == RT_DICT && b.tag == RT_DICT) {
+    if (a.u.dict->len != b.u.dict->len)
+      return INFINITY;
+    double worst = 0;
+    for (guint i = 0; i < a.u.dict->len; i++) {
+      if (!rt_dict_key_equal(a.u.dict->keys[i], b.u.dict->keys[i]) &&
+          a.u.dict->keys[i].tag != RT_TENSOR)
+        return INFINITY;
+      worst = fmax(worst, value_error_scaled(a.u.dict->values[i], b.u.dict->values[i]));
+    }
     return worst;
   }
   double x, y;

@@ -70,6 +70,7 @@ void value_text_append(GString *out, RtValue v, int indent) {
   case RT_STR:
   case RT_DEVICE:
   case RT_LIST:
-  case RT_TUPLE: rt_value_print(out, v); return;
+  case RT_TUPLE:
+  case RT_DICT: rt_value_print(out, v); return;
   }
 }

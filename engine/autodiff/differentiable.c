@@ -37,6 +37,8 @@ bool ad_is_differentiable(const IrNode *node) {
   }
   case IR_ATEN_CAT: /* Tensor[] gradients: the eager tape's (symbolic autodiff has no lists) */
     return false;
+  case IR_ATEN_STACK: /* a list made elsewhere (a slice, a dict's values): the eager tape's */
+    return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT && ad_formula_exists(node);
   default: return is_tensor_comparison(node) || ad_formula_exists(node);
   }
 }

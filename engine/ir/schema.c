@@ -78,17 +78,53 @@ static const IrType *base_type(const char *name) {
   return NULL;
 }
 
-/* A type with its suffixes; *fixed_len receives N of a trailing `[N]` (0 otherwise). */
-static const IrType *parse_type(Cursor *c, guint *fixed_len) {
+static const IrType *parse_type(Cursor *c, guint *fixed_len);
+
+/* The elements of `(A, B, ...)` after its '(' (a tuple type, or Dict's key and value). */
+static bool parse_type_elems(Cursor *c, GPtrArray *elems) {
+  do {
+    skip_ws(c);
+    const IrType *e = parse_type(c, NULL);
+    if (!e)
+      return false;
+    g_ptr_array_add(elems, (gpointer)e);
+  } while (accept(c, ","));
+  return expect(c, ")");
+}
+
+/* The type before its suffixes: a name, `Dict(K, V)` or a tuple `(A, B)`. */
+static const IrType *parse_base_type(Cursor *c) {
+  g_autoptr(GPtrArray) elems = g_ptr_array_new();
+  if (accept(c, "(")) {
+    if (!parse_type_elems(c, elems))
+      return NULL;
+    return ir_type_tuple((const IrType *const *)elems->pdata, elems->len);
+  }
   g_autofree char *name = ident(c);
   if (!name)
     return NULL;
+  if (strcmp(name, "Dict") == 0) {
+    if (!expect(c, "(") || !parse_type_elems(c, elems))
+      return NULL;
+    if (elems->len != 2) {
+      fail(c, "Dict takes a key and a value type");
+      return NULL;
+    }
+    return ir_type_dict(elems->pdata[0], elems->pdata[1]);
+  }
   const IrType *t = base_type(name);
   if (!t) {
     g_autofree char *msg = g_strdup_printf("unknown type '%s'", name);
     fail(c, msg);
-    return NULL;
   }
+  return t;
+}
+
+/* A type with its suffixes; *fixed_len receives N of a trailing `[N]` (0 otherwise). */
+static const IrType *parse_type(Cursor *c, guint *fixed_len) {
+  const IrType *t = parse_base_type(c);
+  if (!t)
+    return NULL;
   if (fixed_len)
     *fixed_len = 0;
   for (;;) {

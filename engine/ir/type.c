@@ -264,6 +264,29 @@ static bool tensor_is_subtype(const IrType *sub, const IrType *super) {
   return true;
 }
 
+/* Whether t holds a schema type variable (`t`, Any) anywhere: `(str, t)[]`, `t[]?`. */
+static bool has_type_var(const IrType *t) {
+  switch (t->kind) {
+  case IR_TYPE_ANY: return true;
+  case IR_TYPE_LIST:
+  case IR_TYPE_OPTIONAL: return has_type_var(t->elem);
+  case IR_TYPE_TUPLE:
+  case IR_TYPE_DICT:
+    for (guint i = 0; i < t->n_elems; i++)
+      if (has_type_var(t->elems[i]))
+        return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* An element type of an invariant container (list element, dict value) fits: equal, a
+ * refined tensor for Tensor, or anything fitting a type variable. */
+static bool elem_fits(const IrType *sub, const IrType *super) {
+  return sub == super || (super == ir_type_tensor() && sub->kind == IR_TYPE_TENSOR) ||
+         (has_type_var(super) && ir_type_is_subtype(sub, super));
+}
+
 bool ir_type_is_subtype(const IrType *sub, const IrType *super) {
   if (sub == super)
     return true;
@@ -283,8 +306,11 @@ bool ir_type_is_subtype(const IrType *sub, const IrType *super) {
       return false;
     /* Lists are invariant except toward Any-like element types: a list of refined tensors
      * is a Tensor[]. */
-    return sub->elem == super->elem || super->elem->kind == IR_TYPE_ANY ||
-           (super->elem == ir_type_tensor() && sub->elem->kind == IR_TYPE_TENSOR);
+    return elem_fits(sub->elem, super->elem);
+  case IR_TYPE_DICT:
+    /* Invariant as lists: equal keys; values equal, or toward Any-like value types. */
+    return sub->kind == IR_TYPE_DICT && sub->elems[0] == super->elems[0] &&
+           elem_fits(sub->elems[1], super->elems[1]);
   case IR_TYPE_TUPLE:
     if (sub->kind != IR_TYPE_TUPLE || sub->n_elems != super->n_elems)
       return false;

@@ -81,8 +81,8 @@ const IrType *ir_type_with_requires_grad(const IrType *t, IrTristate rg);
 const IrType *ir_type_dimensioned(const IrType *t);
 
 /* PyTorch's subtyping: equal types; any tensor type is a Tensor; T is a T?; None is a T?;
- * int/float/bool are Number; List(A) <: List(B) when A == B or B is Any-like; tuples
- * element-wise. */
+ * int/float/bool are Number; List(A) <: List(B) when A == B or B is Any-like; Dict(K, A) <:
+ * Dict(K, B) likewise; tuples element-wise. */
 bool ir_type_is_subtype(const IrType *sub, const IrType *super);
 
 bool ir_type_is_tensor(const IrType *t);

@@ -20,7 +20,17 @@ bool pu_node_has_side_effects(const IrNode *node) {
 }
 
 bool pu_node_mutates(const IrNode *node) {
-  return node->kind == IR_ATEN_APPEND || node->kind == IR_ATEN_SET_ITEM;
+  switch ((int)node->kind) {
+  case IR_ATEN_APPEND:
+  case IR_ATEN_SET_ITEM:
+  case IR_ATEN_EXTEND:
+  case IR_ATEN_INSERT:
+  case IR_ATEN_POP:
+  case IR_ATEN_REVERSE:
+  case IR_ATEN_CLEAR:
+  case IR_ATEN_UPDATE: return true;
+  default: return false;
+  }
 }
 
 static bool block_mutates_lists(const IrBlock *block) {
@@ -39,7 +49,7 @@ bool pu_graph_mutates_lists(const IrGraph *graph) {
 }
 
 static bool is_list(const IrValue *value) {
-  return value->type && value->type->kind == IR_TYPE_LIST;
+  return value->type && (value->type->kind == IR_TYPE_LIST || value->type->kind == IR_TYPE_DICT);
 }
 
 bool pu_node_touches_list(const IrNode *node) {

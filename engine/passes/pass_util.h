@@ -14,17 +14,19 @@
   } while (0)
 
 /* Nodes that must not be removed, reordered or merged: prim::RaiseException, opaque and call
- * nodes, list mutations (pu_node_mutates), and nodes whose blocks contain one. */
+ * nodes, list and dict mutations (pu_node_mutates), and nodes whose blocks contain one. */
 bool pu_node_has_side_effects(const IrNode *node);
-/* aten::append and aten::_set_item: they change their list argument in place. */
+/* aten::append, _set_item, extend, insert, pop, reverse, clear and update: they change their
+ * list or dict argument in place. */
 bool pu_node_mutates(const IrNode *node);
-/* Whether any node of the graph (nested blocks included) mutates a list. When one does, every
- * list value may be the mutated one (lists alias through If, Loop and append's result), so
- * passes treat nodes with a list input or output as pu_node_touches_list says. */
+/* Whether any node of the graph (nested blocks included) mutates a list or a dict. When one
+ * does, every list or dict value may be the mutated one (they alias through If, Loop and
+ * append's result), so passes treat nodes with such an input or output as
+ * pu_node_touches_list says. */
 bool pu_graph_mutates_lists(const IrGraph *graph);
-/* A node with a list-typed input or output: in a graph that mutates lists, such a node must
- * not be merged with another (CSE) or folded to a constant, since the list may change between
- * two of them (len before and after an append). */
+/* A node with a list- or dict-typed input or output: in a graph that mutates lists or dicts,
+ * such a node must not be merged with another (CSE) or folded to a constant, since the value
+ * may change between two of them (len before and after an append). */
 bool pu_node_touches_list(const IrNode *node);
 
 bool pu_is_constant(const IrValue *value);

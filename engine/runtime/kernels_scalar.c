@@ -1,5 +1,6 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
- * .int and .float forms, eq.str, __not__) and rt_kernel_is (__is__/__isnot__).
+ * .int and .float forms, eq.str and ne.str, __not__, __round_to_zero_floordiv) and
+ * rt_kernel_is (__is__/__isnot__).
  *
  * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
  * division returning float, float division by zero gives IEEE inf/nan (TorchScript does not
@@ -66,9 +67,21 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
     outs[0] = rt_bool(!b);
     return true;
   }
-  if (k_overload_is(schema, "str")) { /* eq.str: the functional losses' reduction names */
+  if (k_overload_is(schema, "str")) { /* eq.str, ne.str: reduction names, dict keys */
     K_INVARIANT(args[0].tag == RT_STR && args[1].tag == RT_STR, "eq.str gets two strings");
-    outs[0] = rt_bool(strcmp(args[0].u.s->text, args[1].u.s->text) == 0);
+    bool equal = strcmp(args[0].u.s->text, args[1].u.s->text) == 0;
+    outs[0] = rt_bool(kind == IR_ATEN_EQ ? equal : !equal);
+    return true;
+  }
+  if (kind == IR_ATEN___ROUND_TO_ZERO_FLOORDIV) {
+    gint64 a, b;
+    if (!k_arg_int(schema, args, 0, &a, error) || !k_arg_int(schema, args, 1, &b, error))
+      return false;
+    if (b == 0) {
+      K_ERR(error, "integer division by zero");
+      return false;
+    }
+    outs[0] = rt_int(b == -1 ? (gint64)(0 - (uint64_t)a) : a / b); /* INT64_MIN / -1 wraps */
     return true;
   }
   bool is_int = k_overload_is(schema, "int");
@@ -122,6 +135,7 @@ static bool same_identity(RtValue a, RtValue b) {
   case RT_DEVICE: return a.u.device == b.u.device;
   case RT_LIST:
   case RT_TUPLE: return a.u.seq == b.u.seq;
+  case RT_DICT: return a.u.dict == b.u.dict;
   case RT_NONE: return true;
   }
   return false;

@@ -30,6 +30,7 @@ bool rt_prim_is_data_op(IrOpKind kind) {
   case IR_PRIM_LIST_CONSTRUCT:
   case IR_PRIM_LIST_UNPACK:
   case IR_PRIM_TUPLE_CONSTRUCT:
+  case IR_PRIM_DICT_CONSTRUCT:
   case IR_PRIM_TUPLE_UNPACK:
   case IR_PRIM_TUPLE_INDEX:
   case IR_PRIM_CONSTANT_CHUNK:
@@ -167,6 +168,10 @@ bool rt_prim_prepare(const IrNode *node, RtInstr *ins, GError **error) {
   case IR_PRIM_TUPLE_CONSTRUCT:
     if (no != 1)
       bad = "expected one output";
+    break;
+  case IR_PRIM_DICT_CONSTRUCT:
+    if (no != 1 || ni % 2 != 0)
+      bad = "expected key, value pairs and one output";
     break;
   case IR_PRIM_LIST_UNPACK:
   case IR_PRIM_TUPLE_UNPACK:
@@ -420,6 +425,11 @@ bool rt_prim_run(const RtInstr *ins, const guint32 *operands, RtValue *regs, RtV
       scratch[i] = rt_value_ref(IN(i));
     OUT(0) = ins->kind == IR_PRIM_LIST_CONSTRUCT ? rt_list(scratch, ins->n_in)
                                                  : rt_tuple(scratch, ins->n_in);
+    return true;
+  case IR_PRIM_DICT_CONSTRUCT: /* keys and values alternate; a repeated key keeps the last */
+    OUT(0) = rt_dict_new();
+    for (guint32 i = 0; i + 1 < ins->n_in; i += 2)
+      rt_dict_set(OUT(0), rt_value_ref(IN(i)), rt_value_ref(IN(i + 1)));
     return true;
   case IR_PRIM_LIST_UNPACK:
   case IR_PRIM_TUPLE_UNPACK: {

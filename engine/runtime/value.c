@@ -1,5 +1,6 @@
 /* RtValue: constructors, reference counting, conversions and printing (contract in value.h).
- * Strings and sequences are immutable once built and shared by reference count. */
+ * Strings and tuples are immutable once built and shared by reference count; lists and dicts
+ * change in place. */
 #include "runtime/value.h"
 
 #include "runtime/device.h"
@@ -94,6 +95,61 @@ void rt_list_append(RtValue list, RtValue item) {
   q->items[q->len++] = item;
 }
 
+RtValue rt_dict_new(void) {
+  RtDict *d = g_new0(RtDict, 1);
+  d->refcount = 1;
+  RtValue v = {.tag = RT_DICT, .u.dict = d};
+  return v;
+}
+
+bool rt_dict_key_equal(RtValue a, RtValue b) {
+  if (a.tag != b.tag)
+    return false;
+  switch (a.tag) {
+  case RT_STR: return strcmp(a.u.s->text, b.u.s->text) == 0;
+  case RT_INT: return a.u.i == b.u.i;
+  case RT_TENSOR: return a.u.tensor == b.u.tensor;
+  default: return false;
+  }
+}
+
+gint64 rt_dict_find(const RtDict *dict, RtValue key) {
+  for (guint i = 0; i < dict->len; i++)
+    if (rt_dict_key_equal(dict->keys[i], key))
+      return i;
+  return -1;
+}
+
+void rt_dict_set(RtValue dict, RtValue key, RtValue value) {
+  g_assert(dict.tag == RT_DICT);
+  RtDict *d = dict.u.dict;
+  gint64 at = rt_dict_find(d, key);
+  if (at >= 0) {
+    rt_value_unref(key);
+    rt_value_unref(d->values[at]);
+    d->values[at] = value;
+    return;
+  }
+  if (d->len == d->capacity) {
+    d->capacity = MAX(4u, d->capacity * 2);
+    d->keys = g_renew(RtValue, d->keys, d->capacity);
+    d->values = g_renew(RtValue, d->values, d->capacity);
+  }
+  d->keys[d->len] = key;
+  d->values[d->len++] = value;
+}
+
+RtValue rt_dict_take(RtDict *dict, guint index) {
+  g_assert(index < dict->len);
+  RtValue value = dict->values[index];
+  rt_value_unref(dict->keys[index]);
+  guint after = dict->len - index - 1;
+  memmove(dict->keys + index, dict->keys + index + 1, (size_t)after * sizeof(RtValue));
+  memmove(dict->values + index, dict->values + index + 1, (size_t)after * sizeof(RtValue));
+  dict->len--;
+  return value;
+}
+
 RtValue rt_value_ref(RtValue v) {
   switch (v.tag) {
   case RT_TENSOR:
@@ -103,6 +159,7 @@ RtValue rt_value_ref(RtValue v) {
   case RT_STR: g_atomic_int_inc(&v.u.s->refcount); break;
   case RT_LIST:
   case RT_TUPLE: g_atomic_int_inc(&v.u.seq->refcount); break;
+  case RT_DICT: g_atomic_int_inc(&v.u.dict->refcount); break;
   default: break;
   }
   return v;
@@ -123,6 +180,17 @@ void rt_value_unref(RtValue v) {
       if (v.u.seq->items != v.u.seq->inline_items)
         g_free(v.u.seq->items);
       g_free(v.u.seq);
+    }
+    break;
+  case RT_DICT:
+    if (g_atomic_int_dec_and_test(&v.u.dict->refcount)) {
+      for (guint i = 0; i < v.u.dict->len; i++) {
+        rt_value_unref(v.u.dict->keys[i]);
+        rt_value_unref(v.u.dict->values[i]);
+      }
+      g_free(v.u.dict->keys);
+      g_free(v.u.dict->values);
+      g_free(v.u.dict);
     }
     break;
   default: break;
@@ -228,6 +296,17 @@ void rt_value_print(GString *out, RtValue v) {
     g_string_append_c(out, list ? ']' : ')');
     return;
   }
+  case RT_DICT:
+    g_string_append_c(out, '{');
+    for (guint i = 0; i < v.u.dict->len; i++) {
+      if (i)
+        g_string_append(out, ", ");
+      rt_value_print(out, v.u.dict->keys[i]);
+      g_string_append(out, ": ");
+      rt_value_print(out, v.u.dict->values[i]);
+    }
+    g_string_append_c(out, '}');
+    return;
   }
   g_error("rt_value_print: invalid tag %d", (int)v.tag);
 }

@@ -1,5 +1,5 @@
 /* Interpreter values (PyTorch's IValue): None, tensors (NULL tensor = undefined), ints,
- * doubles, bools, strings, devices, lists and tuples. RtValue is passed by value; the heap
+ * doubles, bools, strings, devices, lists, tuples and dicts. RtValue is passed by value; the heap
  * parts are reference-counted: rt_value_ref / rt_value_unref. */
 #ifndef JITSCOPE_RUNTIME_VALUE_H
 #define JITSCOPE_RUNTIME_VALUE_H
@@ -16,10 +16,12 @@ typedef enum {
   RT_DEVICE,
   RT_LIST,
   RT_TUPLE,
+  RT_DICT,
 } RtTag;
 
 typedef struct RtSeq RtSeq;
 typedef struct RtString RtString;
+typedef struct RtDict RtDict;
 
 typedef struct {
   RtTag tag;
@@ -31,6 +33,7 @@ typedef struct {
     RtString *s;
     int device;
     RtSeq *seq; /* lists and tuples */
+    RtDict *dict;
   } u;
 } RtValue;
 
@@ -49,6 +52,17 @@ struct RtSeq {
   RtValue inline_items[];
 };
 
+/* A dict as TorchScript's: keys are str, int or tensors (a tensor key is the tensor itself,
+ * by identity, as PyTorch hashes them), iteration in insertion order as Python's, mutable in
+ * place (aten::_set_item, pop, update, clear: every holder sees the change). Lookups are
+ * linear in the number of entries, which stays small in scripts. */
+struct RtDict {
+  gint refcount;
+  guint len, capacity;
+  RtValue *keys;   /* owned references, insertion order */
+  RtValue *values; /* owned references, values[i] belongs to keys[i] */
+};
+
 RtValue rt_none(void);
 RtValue rt_int(gint64 v);
 RtValue rt_double(double v);
@@ -63,6 +77,19 @@ RtValue rt_int_list(const gint64 *v, guint n);
 /* Appends `item` (its reference is taken over) to the list in place. */
 void rt_list_append(RtValue list, RtValue item);
 
+/* An empty dict. */
+RtValue rt_dict_new(void);
+/* Two keys are the same entry: equal str, equal int, or the same tensor object. */
+bool rt_dict_key_equal(RtValue a, RtValue b);
+/* Index of `key` in the dict's insertion order, or -1. */
+gint64 rt_dict_find(const RtDict *dict, RtValue key);
+/* d[key] = value in place: replaces the value of an existing key (keeping its position),
+ * else appends the entry. Takes the references of key and value. */
+void rt_dict_set(RtValue dict, RtValue key, RtValue value);
+/* Removes the entry at `index` (0 <= index < len), keeping the others' order, and returns
+ * its value (the reference is handed to the caller). */
+RtValue rt_dict_take(RtDict *dict, guint index);
+
 RtValue rt_value_ref(RtValue v);
 void rt_value_unref(RtValue v);
 
@@ -72,7 +99,8 @@ bool rt_value_to_double(RtValue v, double *out);
 /* int list (RT_LIST of RT_INT) into a buffer of at most max entries. */
 bool rt_value_to_int_list(RtValue v, gint64 *out, guint max, guint *n);
 
-/* Human-readable form for messages and the text CLI ("Float(2, 3)", "[1, 2]", "None"). */
+/* Human-readable form for messages and the text CLI ("Float(2, 3)", "[1, 2]", "None",
+ * "{\"a\": Float(2)}"). */
 void rt_value_print(GString *out, RtValue v);
 
 #endif

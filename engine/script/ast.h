@@ -34,6 +34,7 @@ typedef enum {
   SE_SLICE,     /* args[0]:args[1]:args[2], each may be NULL */
   SE_TUPLE,     /* args */
   SE_LIST,      /* args */
+  SE_DICT,      /* args: key, value, key, value, ... */
 } ScriptExprKind;
 
 typedef struct ScriptExpr ScriptExpr;
@@ -49,8 +50,8 @@ struct ScriptExpr {
   GPtrArray *kwargs;   /* SE_CALL: of ScriptExpr* */
 };
 
-/* A parameter or return annotation: Tensor, int, float, bool, str, List[T], Optional[T],
- * Tuple[T, ...]; `name` is the head ("List"), `args` the bracketed types. */
+/* A parameter, return or assignment annotation: Tensor, int, float, bool, str, List[T],
+ * Optional[T], Tuple[T, ...], Dict[K, V]; `name` is the head ("List"), `args` the bracketed types. */
 typedef struct ScriptTypeExpr ScriptTypeExpr;
 struct ScriptTypeExpr {
   ScriptLoc loc;
@@ -86,8 +87,9 @@ typedef struct ScriptStmt ScriptStmt;
 struct ScriptStmt {
   ScriptStmtKind kind;
   ScriptLoc loc;
-  ScriptExpr *target; /* SS_ASSIGN (name, tuple, ...), SS_AUG_ASSIGN, SS_FOR */
-  const char *op;     /* SS_AUG_ASSIGN: "+" for "+=" */
+  ScriptExpr *target;         /* SS_ASSIGN (name, tuple, ...), SS_AUG_ASSIGN, SS_FOR */
+  ScriptTypeExpr *annotation; /* SS_ASSIGN `x: T = value`, or NULL */
+  const char *op;             /* SS_AUG_ASSIGN: "+" for "+=" */
   ScriptExpr *value;
   ScriptExpr *cond;
   GPtrArray *body;   /* of ScriptStmt* */

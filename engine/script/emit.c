@@ -226,8 +226,21 @@ static bool emit_assign(Emitter *em, const ScriptStmt *s) {
         return false;
     return true;
   }
-  IrValue *v = emit_expr(em, value);
-  return v != NULL && emit_assign_target(em, target, v, target->loc);
+  if (s->annotation == NULL) {
+    IrValue *v = emit_expr(em, value);
+    return v != NULL && emit_assign_target(em, target, v, target->loc);
+  }
+  /* x: T = value: an empty display takes T; any other value must be a T. */
+  const IrType *annotated = emit_param_type(em, s->annotation);
+  IrValue *v = annotated ? emit_expr_hinted(em, value, annotated) : NULL;
+  if (v == NULL)
+    return false;
+  if (!ir_type_is_subtype(v->type, annotated)) {
+    g_autofree char *vs = ir_type_to_string(v->type), *as = ir_type_to_string(annotated);
+    return emit_fail(em, value->loc, "a value of type %s cannot be assigned to '%s' annotated %s",
+                     vs, target->name, as);
+  }
+  return emit_assign_target(em, target, v, target->loc);
 }
 
 static bool emit_aug_assign(Emitter *em, const ScriptStmt *s) {
@@ -406,6 +419,13 @@ const IrType *emit_param_type(Emitter *em, const ScriptTypeExpr *type) {
     if (n_args == 0)
       return emit_fail(em, type->loc, "Tuple needs its element types: Tuple[T, ...]");
     return ir_type_tuple(args, n_args);
+  }
+  if (strcmp(head, "Dict") == 0) {
+    if (n_args != 2)
+      return emit_fail(em, type->loc, "Dict[...] takes a key and a value type");
+    if (args[0]->kind != IR_TYPE_STR && args[0]->kind != IR_TYPE_INT)
+      return emit_fail(em, type->loc, "dict keys must be str or int");
+    return ir_type_dict(args[0], args[1]);
   }
   return emit_fail(em, type->loc, "unknown type '%s'", type->name);
 }

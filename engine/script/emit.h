@@ -79,13 +79,31 @@ const IrType *emit_unify_types(const IrType *a, const IrType *b);
 
 /* Calls `ns::name` with positional `args` and keyword arguments, resolving the overload
  * through the op table as PyTorch's schema matching does (defaults become constants). */
-/* `list[index] = value` as aten::_set_item (in place; only list items can be assigned). */
+/* Lists and dicts (emit_container.c). `list[index] = value` / `dict[key] = value` as
+ * aten::_set_item (in place; only list items and dict entries can be assigned). */
 bool emit_set_item(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc);
-/* aten::__getitem__(list, index) typed as the list's element. */
+/* aten::__getitem__(list, index) typed as the list's element (or a dict's value by key). */
 IrValue *emit_list_item(Emitter *em, IrValue *list, IrValue *index, ScriptLoc loc);
+/* base[index] of a list or dict base (e is the SE_SUBSCRIPT): an item, an entry or a list
+ * slice. */
+IrValue *emit_container_subscript(Emitter *em, IrValue *base, const ScriptExpr *e);
+/* A dict display `{k: v, ...}` (e is SE_DICT). */
+IrValue *emit_dict_display(Emitter *em, const ScriptExpr *e);
+/* `x in c` (`not in` when negate) of e, an SE_COMPARE. */
+IrValue *emit_contains(Emitter *em, const ScriptExpr *e, bool negate);
+/* e, where an empty list or dict display takes the annotated type `hint`. */
+IrValue *emit_expr_hinted(Emitter *em, const ScriptExpr *e, const IrType *hint);
 IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc loc,
                            IrValue *const *args, guint n_args, GPtrArray *kw_names,
                            IrValue *const *kw_values);
+
+/* A call of a torch.nn.functional function PyTorch compiles as a call (F.cross_entropy):
+ * prim::CallFunction of a `Function` constant with every argument of the Python signature.
+ * False when `name` is no such function; else true with *out the call's result, or NULL
+ * with *error when the arguments do not fit. */
+bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *const *args,
+                        guint n_args, GPtrArray *kw_names, IrValue *const *kw_values,
+                        IrValue **out);
 
 /* Binds a name or a tuple of names (unpacking a tuple or list value). */
 bool emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc);

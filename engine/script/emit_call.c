@@ -3,7 +3,10 @@
  * table order; positional arguments fill the schema's leading non-keyword-only arguments,
  * keywords fill by name, the rest take their defaults (materialized as constants without a
  * source range, as PyTorch prints them); the first overload whose argument types all accept
- * the given values wins. */
+ * the given values wins. When none does, trailing ints may fill a last positional int[]
+ * argument (`torch.zeros(3, 4)`, PyTorch's varargs lists). The type variable `t` of list and
+ * dict ops is bound from the first container argument, so `d["k"]` of a Dict(str, Tensor)
+ * is a Tensor and `l[1:]` of an int[] an int[]. */
 #include <string.h>
 
 #include "ir/ops.h"
@@ -43,6 +46,51 @@ static bool fit_call(const IrSchema *schema, IrValue *const *args, guint n_args,
     }
   }
   return true;
+}
+
+/* The index of a schema's last positional argument when it is an int list that the call's
+ * positional arguments from there on (all ints, at least one) can fill; -1 otherwise. */
+static int varargs_index(const IrSchema *schema, IrValue *const *args, guint n_args) {
+  guint last = 0;
+  while (last < schema->n_args && !schema->args[last].kwarg_only)
+    last++;
+  if (last == 0 || n_args < last || schema->args[last - 1].type != ir_type_list(ir_type_int()))
+    return -1;
+  for (guint i = last - 1; i < n_args; i++)
+    if (args[i]->type->kind != IR_TYPE_INT)
+      return -1;
+  return (int)last - 1;
+}
+
+/* What `t` stands for in this call: the element of the first t[] argument's list or the
+ * value type of the first Dict(K, t) argument's dict; NULL when no argument binds it. */
+static const IrType *bind_type_var(const IrSchema *schema, IrValue *const *slots) {
+  for (guint i = 0; i < schema->n_args; i++) {
+    const IrType *a = schema->args[i].type, *v = slots[i]->type;
+    if (a->kind == IR_TYPE_LIST && a->elem->kind == IR_TYPE_ANY && v->kind == IR_TYPE_LIST)
+      return v->elem;
+    if (a->kind == IR_TYPE_DICT && a->elems[1]->kind == IR_TYPE_ANY && v->kind == IR_TYPE_DICT)
+      return v->elems[1];
+  }
+  return NULL;
+}
+
+/* `type` with every type variable replaced by `bound`. */
+static const IrType *substitute(const IrType *type, const IrType *bound) {
+  switch (type->kind) {
+  case IR_TYPE_ANY: return bound;
+  case IR_TYPE_LIST: return ir_type_list(substitute(type->elem, bound));
+  case IR_TYPE_OPTIONAL: return ir_type_optional(substitute(type->elem, bound));
+  case IR_TYPE_DICT:
+    return ir_type_dict(substitute(type->elems[0], bound), substitute(type->elems[1], bound));
+  case IR_TYPE_TUPLE: {
+    g_autofree const IrType **elems = g_new(const IrType *, type->n_elems + 1);
+    for (guint i = 0; i < type->n_elems; i++)
+      elems[i] = substitute(type->elems[i], bound);
+    return ir_type_tuple(elems, type->n_elems);
+  }
+  default: return type;
+  }
 }
 
 static IrValue *default_constant(Emitter *em, const IrArgument *arg) {
@@ -106,6 +154,27 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
   for (guint i = 0; i < n_overloads && !chosen; i++)
     if (fit_call(overloads[i], args, n_args, kw_names, kw_values, slots))
       chosen = overloads[i];
+  /* Varargs: checked with a stand-in int[] value, built once an overload takes it. */
+  int packed = -1;
+  IrValue stand_in = {.type = ir_type_list(ir_type_int())};
+  g_autofree IrValue **packed_args = g_new(IrValue *, n_args + 1);
+  for (guint i = 0; i < n_overloads && !chosen; i++) {
+    packed = varargs_index(overloads[i], args, n_args);
+    if (packed < 0)
+      continue;
+    memcpy(packed_args, args, sizeof(IrValue *) * (guint)packed);
+    packed_args[packed] = &stand_in;
+    if (fit_call(overloads[i], packed_args, (guint)packed + 1, kw_names, kw_values, slots))
+      chosen = overloads[i];
+  }
+  if (chosen && packed >= 0) {
+    IrNode *list = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
+    for (guint i = (guint)packed; i < n_args; i++)
+      ir_node_add_input(list, args[i]);
+    ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_int()));
+    emit_append(em, list);
+    slots[packed] = ir_output(list, 0);
+  }
   if (chosen == NULL) {
     g_autofree char *call = describe_call(args, n_args, kw_names, kw_values);
     GString *candidates = g_string_new(NULL);
@@ -122,8 +191,10 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
   IrNode *node = ir_node_create(em->graph, kind, chosen->n_returns);
   for (guint i = 0; i < chosen->n_args; i++)
     ir_node_add_input(node, slots[i]);
+  const IrType *bound = bind_type_var(chosen, slots);
   for (guint i = 0; i < chosen->n_returns; i++)
-    ir_value_set_type(ir_output(node, i), chosen->returns[i]);
+    ir_value_set_type(ir_output(node, i),
+                      bound ? substitute(chosen->returns[i], bound) : chosen->returns[i]);
   node->schema = chosen;
   emit_set_source(em, node, loc);
   emit_append(em, node);
@@ -135,9 +206,60 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
   g_autofree const IrType **types = g_new(const IrType *, chosen->n_returns);
   for (guint i = 0; i < chosen->n_returns; i++) {
     ir_node_add_input(tuple, ir_output(node, i));
-    types[i] = chosen->returns[i];
+    types[i] = ir_output(node, i)->type;
   }
   ir_value_set_type(ir_output(tuple, 0), ir_type_tuple(types, chosen->n_returns));
   emit_append(em, tuple);
   return ir_output(tuple, 0);
+}
+
+/* torch.nn.functional functions that PyTorch 1.13 compiles as calls (not builtins), with
+ * their Python signatures as schemas; engine/passes/functional_defs.c defines their bodies. */
+static const struct {
+  const char *name, *signature;
+} script_functions[] = {
+    {"cross_entropy",
+     "F::cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, "
+     "int ignore_index=-100, bool? reduce=None, str reduction=\"mean\", float "
+     "label_smoothing=0.0) -> Tensor"},
+};
+
+bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *const *args,
+                        guint n_args, GPtrArray *kw_names, IrValue *const *kw_values,
+                        IrValue **out) {
+  const char *signature = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS(script_functions) && !signature; i++)
+    if (strcmp(script_functions[i].name, name) == 0)
+      signature = script_functions[i].signature;
+  if (signature == NULL)
+    return false;
+  *out = NULL;
+  g_autoptr(GError) bad = NULL;
+  IrSchema *schema = ir_schema_parse(signature, &bad);
+  if (schema == NULL)
+    g_error("script invariant: signature of %s does not parse: %s", name, bad->message);
+  g_autofree IrValue **slots = g_new0(IrValue *, schema->n_args + 1);
+  if (!fit_call(schema, args, n_args, kw_names, kw_values, slots)) {
+    g_autofree char *call = describe_call(args, n_args, kw_names, kw_values);
+    emit_fail(em, loc, "F.%s does not accept %s; its signature: %s", name, call, signature);
+    ir_schema_free(schema);
+    return true;
+  }
+  for (guint i = 0; i < schema->n_args; i++)
+    if (slots[i] == NULL)
+      slots[i] = default_constant(em, &schema->args[i]);
+  IrNode *fn = ir_node_create(em->graph, IR_PRIM_CONSTANT, 1); /* after the defaults: PyTorch */
+  ir_node_set_attr_s(fn, IR_ATTR_NAME, name);
+  ir_value_set_type(ir_output(fn, 0), ir_type_class("Function"));
+  emit_append(em, fn);
+  IrNode *call = ir_node_create(em->graph, IR_PRIM_CALL_FUNCTION, 1);
+  ir_node_add_input(call, ir_output(fn, 0));
+  for (guint i = 0; i < schema->n_args; i++)
+    ir_node_add_input(call, slots[i]);
+  ir_value_set_type(ir_output(call, 0), schema->returns[0]);
+  ir_schema_free(schema);
+  emit_set_source(em, call, loc);
+  emit_append(em, call);
+  *out = ir_output(call, 0);
+  return true;
 }

@@ -162,16 +162,23 @@ static void collect_assigned(GPtrArray *stmts, GHashTable *into) {
   }
 }
 
-/* prim::Loop(trip_count, start_condition, carried...) with body `stmts`; `counter` names the
- * block's iteration input (NULL: unnamed), or with `over_list` the list's item at that
- * iteration (aten::__getitem__, as PyTorch emits `for x in xs`); `cond` (while loops) is
- * re-evaluated at the end of the body. */
+/* prim::Loop(trip_count, start_condition, carried...) with body `stmts`; `target` (a name,
+ * or names to unpack with `over_list`) is bound to the block's iteration input (NULL:
+ * unnamed), or with `over_list` to the list's item at that iteration (aten::__getitem__, as
+ * PyTorch emits `for x in xs`); `cond` (while loops) is re-evaluated at the end of the body. */
 static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrValue *start_cond,
-                      const char *counter, const ScriptExpr *cond, IrValue *over_list) {
+                      const ScriptExpr *target, const ScriptExpr *cond, IrValue *over_list) {
   g_autoptr(GHashTable) assigned = g_hash_table_new(g_str_hash, g_str_equal);
   collect_assigned(s->body, assigned);
-  if (counter)
-    g_hash_table_remove(assigned, counter);
+  if (target) {
+    g_autoptr(GHashTable) bound = g_hash_table_new(g_str_hash, g_str_equal);
+    collect_target_names(target, bound);
+    GHashTableIter it;
+    gpointer name;
+    g_hash_table_iter_init(&it, bound);
+    while (g_hash_table_iter_next(&it, &name, NULL))
+      g_hash_table_remove(assigned, name);
+  }
   g_autoptr(GPtrArray) names = sorted_names(em, assigned);
 
   IrNode *node = ir_node_create(em->graph, IR_PRIM_LOOP, 0);
@@ -195,15 +202,14 @@ static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrV
   emit_append(em, node);
 
   Frame *f = emit_frame_push(em, body);
-  if (counter && over_list) {
+  if (target && over_list) {
     IrValue *item = emit_list_item(em, over_list, iteration, s->loc);
-    if (item == NULL) {
+    if (item == NULL || !emit_assign_target(em, target, item, s->loc)) {
       emit_frame_pop(em);
       return false;
     }
-    emit_bind(em, counter, item);
-  } else if (counter) {
-    emit_bind(em, counter, iteration);
+  } else if (target) {
+    emit_bind(em, target->name, iteration);
   }
   for (guint i = 0; i < names->len; i++) {
     IrValue *v = g_ptr_array_index(initial, i);
@@ -267,30 +273,35 @@ bool emit_for(Emitter *em, const ScriptStmt *s) {
                        "range() needs an int, got %s", ts);
     }
     IrValue *always = emit_constant_bool(em, true, &s->loc);
-    return emit_loop(em, s, n, always, s->target->name, NULL, NULL);
+    return emit_loop(em, s, n, always, s->target, NULL, NULL);
   }
   /* Over a tuple: unpacked once, then one copy of the body per element (PyTorch's rule). */
   IrValue *tuple = emit_expr(em, iter);
   if (tuple == NULL)
     return false;
+  if (tuple->type->kind == IR_TYPE_DICT) { /* over its keys, as Python's */
+    tuple = emit_builtin_call(em, "aten::keys", s->loc, &tuple, 1, NULL, NULL);
+    if (tuple == NULL)
+      return false;
+  }
   if (tuple->type->kind == IR_TYPE_LIST) {
     /* Over a list: len(list) iterations reading list[i] (the body may append to it; the
-     * trip count is fixed when the loop starts, as in PyTorch). */
-    if (s->target->kind != SE_NAME)
-      return emit_fail(em, s->target->loc, "the variable of a loop over a list must be a name");
+     * trip count is fixed when the loop starts, as in PyTorch); the item may be unpacked
+     * (`for k, v in d.items()`). */
     IrValue *args[] = {tuple};
     IrValue *n = emit_builtin_call(em, "aten::len", s->loc, args, 1, NULL, NULL);
     if (n == NULL)
       return false;
     IrValue *always = emit_constant_bool(em, true, &s->loc);
-    return emit_loop(em, s, n, always, s->target->name, NULL, tuple);
+    return emit_loop(em, s, n, always, s->target, NULL, tuple);
   }
   if (tuple->type->kind != IR_TYPE_TUPLE) {
     g_autofree char *ts = ir_type_to_string(tuple->type);
-    return emit_fail(em, iter->loc,
-                     "for loops run over range(n), a tuple or a list; iterating over %s is not "
-                     "supported",
-                     ts);
+    return emit_fail(
+        em, iter->loc,
+        "for loops run over range(n), a tuple, a list or a dict; iterating over %s is not "
+        "supported",
+        ts);
   }
   IrNode *unpack = ir_node_create(em->graph, IR_PRIM_TUPLE_UNPACK, tuple->type->n_elems);
   ir_node_add_input(unpack, tuple);

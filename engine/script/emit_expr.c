@@ -47,6 +47,8 @@ static const struct {
 };
 
 static IrValue *emit_operator(Emitter *em, const ScriptExpr *e) {
+  if (strcmp(e->op, "in") == 0 || strcmp(e->op, "not in") == 0)
+    return emit_contains(em, e, e->op[0] == 'n');
   const char *aten = NULL;
   for (guint i = 0; i < G_N_ELEMENTS(operator_ops) && !aten; i++)
     if (strcmp(operator_ops[i].op, e->op) == 0)
@@ -156,13 +158,21 @@ static bool emit_call_args(Emitter *em, const ScriptExpr *e, guint first, GPtrAr
   return true;
 }
 
-static IrValue *call_with(Emitter *em, const ScriptExpr *e, const char *op, IrValue *self) {
+/* Calls aten::op (self first when given); with `functional`, a torch.nn.functional function
+ * that PyTorch compiles as a call (F.cross_entropy) becomes that call instead. */
+static IrValue *call_with(Emitter *em, const ScriptExpr *e, const char *op, IrValue *self,
+                          bool functional) {
   g_autoptr(GPtrArray) args = g_ptr_array_new();
   g_autoptr(GPtrArray) kw_values = g_ptr_array_new();
   if (self)
     g_ptr_array_add(args, self);
   if (!emit_call_args(em, e, 1, args, kw_values))
     return NULL;
+  IrValue *result;
+  if (functional && emit_function_call(em, op, e->loc, (IrValue *const *)args->pdata, args->len,
+                                       e->kwargs->len ? e->keywords : NULL,
+                                       (IrValue *const *)kw_values->pdata, &result))
+    return result;
   g_autofree char *qualified = g_strdup_printf("aten::%s", op);
   return emit_builtin_call(em, qualified, e->loc, (IrValue *const *)args->pdata, args->len,
                            e->kwargs->len ? e->keywords : NULL, (IrValue *const *)kw_values->pdata);
@@ -171,12 +181,13 @@ static IrValue *call_with(Emitter *em, const ScriptExpr *e, const char *op, IrVa
 static IrValue *emit_builtin_function(Emitter *em, const ScriptExpr *e, const char *name) {
   static const struct {
     const char *python, *aten;
-  } conversions[] = {{"bool", "Bool"}, {"int", "Int"}, {"float", "Float"}, {"len", "len"}};
+  } conversions[] = {
+      {"bool", "Bool"}, {"int", "Int"}, {"float", "Float"}, {"len", "len"}, {"list", "list"}};
   for (guint i = 0; i < G_N_ELEMENTS(conversions); i++)
     if (strcmp(name, conversions[i].python) == 0) {
       if (e->args->len != 2 || e->kwargs->len != 0)
         return emit_fail(em, e->loc, "%s() takes exactly one argument", name);
-      return call_with(em, e, conversions[i].aten, NULL);
+      return call_with(em, e, conversions[i].aten, NULL, false);
     }
   if (strcmp(name, "range") == 0)
     return emit_fail(em, e->loc, "range() is supported only as the iterable of a for loop");
@@ -198,23 +209,20 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
   if (module != NULL) {
     if (!is_op_module(module))
       return emit_fail(em, callee->loc, "unknown module '%s' (use torch or F)", module);
-    return call_with(em, e, callee->name, NULL);
+    return call_with(em, e, callee->name, NULL, strcmp(module, "torch") != 0);
   }
   IrValue *self = emit_expr(em, arg(callee, 0));
   if (self == NULL)
     return NULL;
-  if (self->type->kind == IR_TYPE_LIST && strcmp(callee->name, "append") == 0) {
-    /* In place, as TorchScript's: the list every name bound to it sees changes. */
-    IrValue *same = call_with(em, e, "append", self);
-    if (same)
-      ir_value_set_type(same, self->type);
-    return same;
-  }
+  /* List and dict methods (append, pop, keys, items, ...): mutations in place, as
+   * TorchScript's, so every name bound to the list or dict sees the change. */
+  if (self->type->kind == IR_TYPE_LIST || self->type->kind == IR_TYPE_DICT)
+    return call_with(em, e, callee->name, self, false);
   if (!ir_type_is_tensor(self->type)) {
     g_autofree char *ts = ir_type_to_string(self->type);
     return emit_fail(em, callee->loc, "a value of type %s has no method '%s'", ts, callee->name);
   }
-  return call_with(em, e, callee->name, self);
+  return call_with(em, e, callee->name, self, false);
 }
 
 static IrValue *emit_subscript(Emitter *em, const ScriptExpr *e) {
@@ -222,20 +230,14 @@ static IrValue *emit_subscript(Emitter *em, const ScriptExpr *e) {
   if (base == NULL)
     return NULL;
   const ScriptExpr *index = arg(e, 1);
-  if (base->type->kind == IR_TYPE_LIST && index->kind != SE_SLICE) {
-    IrValue *at = emit_expr(em, index);
-    if (at == NULL)
-      return NULL;
-    if (at->type->kind != IR_TYPE_INT) {
-      g_autofree char *ts = ir_type_to_string(at->type);
-      return emit_fail(em, index->loc, "a list index must be an int, got %s", ts);
-    }
-    return emit_list_item(em, base, at, e->loc);
-  }
+  if (base->type->kind == IR_TYPE_LIST || base->type->kind == IR_TYPE_DICT)
+    return emit_container_subscript(em, base, e);
   if (base->type->kind != IR_TYPE_TUPLE) {
     g_autofree char *ts = ir_type_to_string(base->type);
     return emit_fail(em, e->loc,
-                     "indexing a value of type %s is not supported (only tuples and lists)", ts);
+                     "indexing a value of type %s is not supported (only tuples, lists and "
+                     "dicts)",
+                     ts);
   }
   gint64 i;
   if (index->kind == SE_SLICE)
@@ -261,44 +263,6 @@ static IrValue *emit_subscript(Emitter *em, const ScriptExpr *e) {
   ir_value_set_type(ir_output(node, 0), base->type->elems[i < 0 ? i + n : i]);
   emit_append(em, node);
   return ir_output(node, 0);
-}
-
-IrValue *emit_list_item(Emitter *em, IrValue *list, IrValue *index, ScriptLoc loc) {
-  IrValue *args[] = {list, index};
-  IrValue *item = emit_builtin_call(em, "aten::__getitem__", loc, args, 2, NULL, NULL);
-  if (item)
-    ir_value_set_type(item, list->type->elem);
-  return item;
-}
-
-bool emit_set_item(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc) {
-  IrValue *list = emit_expr(em, arg(target, 0));
-  if (list == NULL)
-    return false;
-  const ScriptExpr *index = arg(target, 1);
-  if (list->type->kind != IR_TYPE_LIST || index->kind == SE_SLICE) {
-    g_autofree char *ts = ir_type_to_string(list->type);
-    return emit_fail(em, target->loc,
-                     "assigning to %s of a value of type %s is not supported "
-                     "(only list items)",
-                     index->kind == SE_SLICE ? "a slice" : "an item", ts);
-  }
-  IrValue *at = emit_expr(em, index);
-  if (at == NULL)
-    return false;
-  if (at->type->kind != IR_TYPE_INT) {
-    g_autofree char *ts = ir_type_to_string(at->type);
-    return emit_fail(em, index->loc, "a list index must be an int, got %s", ts);
-  }
-  if (emit_unify_types(list->type->elem, value->type) != list->type->elem) {
-    g_autofree char *ls = ir_type_to_string(list->type), *vs = ir_type_to_string(value->type);
-    return emit_fail(em, loc, "cannot store a value of type %s into %s", vs, ls);
-  }
-  IrValue *args[] = {list, at, value};
-  IrValue *same = emit_builtin_call(em, "aten::_set_item", target->loc, args, 3, NULL, NULL);
-  if (same)
-    ir_value_set_type(same, list->type);
-  return same != NULL;
 }
 
 static IrValue *emit_display(Emitter *em, const ScriptExpr *e) {
@@ -329,6 +293,29 @@ static IrValue *emit_display(Emitter *em, const ScriptExpr *e) {
   ir_value_set_type(ir_output(node, 0), type);
   emit_append(em, node);
   return ir_output(node, 0);
+}
+
+/* torch.float64 and the other dtypes: their ScalarType codes, as int constants inserted
+ * where used and located at the attribute (PyTorch 1.13 emits `int =
+ * prim::Constant[value=7]()` for torch.float64). */
+static IrValue *emit_attribute(Emitter *em, const ScriptExpr *e) {
+  static const struct {
+    const char *name;
+    gint64 code;
+  } dtypes[] = {
+      {"uint8", 0},   {"int8", 1},  {"int16", 2},   {"short", 2},   {"int32", 3},
+      {"int", 3},     {"int64", 4}, {"long", 4},    {"float16", 5}, {"half", 5},
+      {"float32", 6}, {"float", 6}, {"float64", 7}, {"double", 7},  {"bool", 11},
+  };
+  g_autofree char *module = module_path(em, arg(e, 0));
+  if (module != NULL && strcmp(module, "torch") == 0)
+    for (guint i = 0; i < G_N_ELEMENTS(dtypes); i++)
+      if (strcmp(e->name, dtypes[i].name) == 0)
+        return emit_constant_int(em, dtypes[i].code, &e->loc);
+  return emit_fail(em, e->loc,
+                   "attribute '%s' is not supported here (only method calls and "
+                   "torch dtypes)",
+                   e->name);
 }
 
 static IrValue *emit_name(Emitter *em, const ScriptExpr *e) {
@@ -368,13 +355,12 @@ IrValue *emit_expr(Emitter *em, const ScriptExpr *e) {
     return cond ? emit_if_expr(em, e->loc, cond, arg(e, 0), arg(e, 2), false) : NULL;
   }
   case SE_CALL: return emit_call(em, e);
-  case SE_ATTRIBUTE:
-    return emit_fail(em, e->loc, "attribute '%s' is not supported here (only method calls)",
-                     e->name);
+  case SE_ATTRIBUTE: return emit_attribute(em, e);
   case SE_SUBSCRIPT: return emit_subscript(em, e);
   case SE_SLICE: return emit_fail(em, e->loc, "slices are not supported");
   case SE_TUPLE:
   case SE_LIST: return emit_display(em, e);
+  case SE_DICT: return emit_dict_display(em, e);
   }
   return emit_fail(em, e->loc, "unsupported expression");
 }

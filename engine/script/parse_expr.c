@@ -161,6 +161,27 @@ static bool parse_elements(Parser *p, const char *close, GPtrArray *into, bool *
   return true;
 }
 
+/* The `key: value` entries of a dict display after its '{', up to and including the '}'. */
+static bool parse_dict_entries(Parser *p, GPtrArray *into) {
+  while (!sp_is_op(sp_peek(p), "}")) {
+    ScriptExpr *key = sp_parse_test(p);
+    if (key == NULL || !sp_expect_op(p, ":"))
+      return false;
+    ScriptExpr *value = sp_parse_test(p);
+    if (value == NULL)
+      return false;
+    g_ptr_array_add(into, key);
+    g_ptr_array_add(into, value);
+    SpListStep step = sp_list_separator(p, "}");
+    if (step == SP_LIST_ERROR)
+      return false;
+    if (step == SP_LIST_END)
+      break;
+  }
+  sp_advance(p);
+  return true;
+}
+
 static ScriptExpr *parse_atom(Parser *p) {
   const ScriptToken *t = sp_peek(p);
   ScriptLoc loc = sp_loc_of(t);
@@ -212,6 +233,12 @@ static ScriptExpr *parse_atom(Parser *p) {
       if (paren && e->args->len == 1 && !saw_comma)
         return g_ptr_array_index(e->args, 0); /* (x) is x */
       return e;
+    }
+    if (sp_is_op(t, "{")) {
+      sp_advance(p);
+      ScriptExpr *e = sp_new_expr(p, SE_DICT, loc);
+      e->args = script_tree_array(p->tree);
+      return parse_dict_entries(p, e->args) ? e : NULL;
     }
     break;
   default: break;

@@ -69,9 +69,10 @@ static ScriptStmt *parse_expression_statement(Parser *p) {
       s->target = e;
       return (s->value = sp_parse_test(p)) ? s : NULL;
     }
-  if (sp_is_op(t, ":") && e->kind == SE_NAME) { /* x: T = value (the annotation is checked) */
+  ScriptTypeExpr *annotation = NULL;
+  if (sp_is_op(t, ":") && e->kind == SE_NAME) { /* x: T = value */
     sp_advance(p);
-    if (sp_parse_type(p) == NULL)
+    if ((annotation = sp_parse_type(p)) == NULL)
       return NULL;
     t = sp_peek(p);
     if (!sp_is_op(t, "="))
@@ -87,6 +88,7 @@ static ScriptStmt *parse_expression_statement(Parser *p) {
     return NULL;
   ScriptStmt *s = new_stmt(p, SS_ASSIGN, start);
   s->target = e;
+  s->annotation = annotation;
   s->value = sp_parse_test_list(p, true);
   if (s->value != NULL && sp_is_op(sp_peek(p), "=")) {
     t = sp_peek(p);

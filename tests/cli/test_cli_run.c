@@ -258,6 +258,60 @@ static void test_scalars_and_tuples(void) {
   g_free(graph);
 }
 
+/* A dict output: a JSON object in insertion order (int keys as decimal strings), Python's
+ * form in the text output; a list of strs is an array. A missing key is a located error. */
+static const char dict_ir[] = "graph(%x : Tensor,\n"
+                              "      %n : int):\n"
+                              "  %b : str = prim::Constant[value=\"b\"]()\n"
+                              "  %a : str = prim::Constant[value=\"a\"]()\n"
+                              "  %q : str = prim::Constant[value=\"q\\\"\"]()\n"
+                              "  %d : Dict(str, Tensor) = prim::DictConstruct(%b, %x, %a, %x)\n"
+                              "  %e : Dict(int, int) = prim::DictConstruct(%n, %n)\n"
+                              "  %k : str[] = prim::ListConstruct(%q)\n"
+                              "  return (%d, %e, %k)\n";
+
+static void test_dict_outputs(void) {
+  char *graph = write_tmp("dict.ir", dict_ir);
+  JsonNode *root = run_json(graph, (const char *[]){"--input", "Float(2)", "7", NULL});
+  JsonArray *outs = member_array(root, "outputs");
+  g_assert_cmpuint(json_array_get_length(outs), ==, 3);
+  JsonObject *d = json_array_get_object_element(outs, 0);
+  g_autoptr(GList) names = json_object_get_members(d);
+  g_assert_cmpuint(g_list_length(names), ==, 2);
+  g_assert_cmpstr(names->data, ==, "b"); /* insertion order */
+  g_assert_cmpstr(names->next->data, ==, "a");
+  gint64 two[] = {2};
+  assert_shape(json_object_get_object_member(d, "a"), "float32", two, 1);
+  g_assert_true(
+      same_data(json_object_get_object_member(d, "a"), json_object_get_object_member(d, "b")));
+  JsonObject *e = json_array_get_object_element(outs, 1);
+  g_assert_cmpint(json_object_get_int_member(e, "7"), ==, 7);
+  g_assert_cmpstr(json_array_get_string_element(json_array_get_array_element(outs, 2), 0), ==,
+                  "q\"");
+  json_node_unref(root);
+
+  CliRun r =
+      cli_run(jitscope, tmpdir, (const char *[]){"run", graph, "--input", "Float(2)", "7", NULL});
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "  0: {\"b\": Float(2), \"a\": Float(2)}\n"));
+  g_assert_nonnull(strstr(r.out, "  1: {7: 7}\n"));
+  cli_run_clear(&r);
+  g_free(graph);
+
+  graph = write_tmp("missing.ir", "graph(%x : Tensor):\n"
+                                  "  %a : str = prim::Constant[value=\"a\"]()\n"
+                                  "  %z : str = prim::Constant[value=\"zz\"]()\n"
+                                  "  %d : Dict(str, Tensor) = prim::DictConstruct(%a, %x)\n"
+                                  "  %y : Tensor = aten::__getitem__(%d, %z) # m.py:4:8\n"
+                                  "  return (%y)\n");
+  r = cli_run(jitscope, tmpdir, (const char *[]){"run", graph, "--input", "Float(2)", NULL});
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "m.py:4:8"));
+  g_assert_nonnull(strstr(r.err, "key \"zz\" is not in the dict"));
+  cli_run_clear(&r);
+  g_free(graph);
+}
+
 static void test_text_output(void) {
   char *graph = write_tmp("id1.ir", "graph(%x : Tensor):\n  return (%x)\n");
   CliRun r =
@@ -431,6 +485,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/run/json-edge-values", test_json_edge_values);
   g_test_add_func("/cli/run/scalars-and-tuples", test_scalars_and_tuples);
   g_test_add_func("/cli/run/text-output", test_text_output);
+  g_test_add_func("/cli/run/dict-outputs", test_dict_outputs);
   g_test_add_func("/cli/run/input-errors", test_input_errors);
   g_test_add_func("/cli/run/header-specs", test_header_specs);
   g_test_add_func("/cli/run/print-keeps-json", test_print_keeps_json);

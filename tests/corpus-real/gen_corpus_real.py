@@ -433,6 +433,51 @@ def positive_at(k):
     return change
 
 
+# Lists and dicts (issue 11): annotations resolve from this module's globals.
+from typing import Dict, List  # noqa: E402
+
+
+def dict_of_tensors(x, y):
+    d: Dict[str, torch.Tensor] = {"x": x, "y": torch.tanh(y)}
+    d["xy"] = x * y
+    d["x"] = d["x"] * 2.0
+    total = torch.zeros_like(x)
+    for k in d:
+        total = total * 0.5 + d[k]
+    if "y" in d:
+        total = total + d.get("y", x) * float(len(d))
+    missing = d.get("z", y)
+    first = d.pop("x")
+    return total + missing, first * torch.cat(d.values()).sum()
+
+
+def dict_items_weighted(x, w):
+    d: Dict[int, torch.Tensor] = {}
+    for i in range(3):
+        d[i] = x * float(i + 1)
+    d[1] = d[1] + w
+    total = torch.zeros_like(x)
+    for k, v in d.items():
+        total = total + v * float(k + 1)
+    names: List[str] = ["a", "b"]
+    if "b" in names and 5 not in d:
+        total = total * 2.0
+    return total, d[2] * w
+
+
+def list_slice_cat(x, y, z):
+    xs = [x, torch.tanh(y), z * 2.0, x * y]
+    head = xs[:2]
+    tail = xs[-2:]
+    parts = head + tail[::-1] + xs[::2]
+    parts.insert(1, z)
+    parts.extend(xs[1:3])
+    last = parts.pop()
+    parts.reverse()
+    rest = list(parts[1:])
+    return torch.cat(rest, 0) * 1.5, torch.stack(xs[1:], 1).sum(1) + last
+
+
 FUNCTIONS = [
     (silu_mul, [(4, 5), (4, 5)]),
     (mish, [(3, 6)]),
@@ -513,6 +558,9 @@ FUNCTIONS = [
     (group_norm_alone, [(2, 4, 3, 3), (4,), (4,)]),
     (batch_norm_alone, [(3, 2, 4), (2,), (2,)]),
     (convolution_alone, [(2, 3, 6), (2, 3, 2)]),
+    (dict_of_tensors, [(3, 4), (3, 4)]),
+    (dict_items_weighted, [(2, 3), (2, 3)]),
+    (list_slice_cat, [(2, 3), (2, 3), (2, 3)]),
 ]
 
 

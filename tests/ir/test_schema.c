@@ -53,6 +53,19 @@ static void test_parse_details(void) {
   g_assert_true(s->returns[0] == ir_type_list(ir_type_tensor()));
   ir_schema_free(s);
 
+  /* Dict types with alias annotations, tuple types, and no returns. */
+  s = parse_ok("aten::items.str(Dict(str, t) self) -> ((str, t)[])");
+  g_assert_true(s->args[0].type == ir_type_dict(ir_type_str(), ir_type_any()));
+  g_assert_cmpuint(s->n_returns, ==, 1);
+  const IrType *pair[] = {ir_type_str(), ir_type_any()};
+  g_assert_true(s->returns[0] == ir_type_list(ir_type_tuple(pair, 2)));
+  ir_schema_free(s);
+  s = parse_ok("aten::_set_item.str(Dict(str, t)(a!) l, str(b -> *) idx, t(c -> *) v) -> ()");
+  g_assert_cmpuint(s->n_args, ==, 3);
+  g_assert_true(s->args[1].type == ir_type_str());
+  g_assert_cmpuint(s->n_returns, ==, 0);
+  ir_schema_free(s);
+
   s = parse_ok("aten::ones_like(Tensor self, *, int? dtype=None, int? layout=None, Device? "
                "device=None, bool? pin_memory=None, int? memory_format=None) -> Tensor");
   g_assert_true(s->args[3].type == ir_type_optional(ir_type_device()));
@@ -105,6 +118,9 @@ static void test_parse_errors(void) {
       "aten::add(str x=\"open) -> Tensor",
       "aten::add(Tensor self, *, *, int a) -> Tensor",
       "aten::add(int[x] a) -> Tensor",
+      "aten::keys(Dict(str) self) -> str[]",
+      "aten::keys(Dict(str, t self) -> str[]",
+      "aten::items(Dict(str, t) self) -> ((str, t)[]",
       "",
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -149,11 +165,12 @@ static void test_table(void) {
   guint m = 99;
   g_assert_null(ir_ops_overloads(IR_PRIM_IF, &m));
   g_assert_cmpuint(m, ==, 0);
-  g_assert_cmpuint((ir_ops_overloads(IR_ATEN_ADD, &m), m), ==, 4);
+  g_assert_cmpuint((ir_ops_overloads(IR_ATEN_ADD, &m), m), ==, 5);
 }
 
 /* Type letters: T Tensor, F Float(*, *, requires_grad=1), U Tensor[Undefined], i int, f float,
- * b bool, n NoneType, l int[], o int[]?, L Tensor[], s str, d Device. */
+ * b bool, n NoneType, l int[], o int[]?, L Tensor[], s str, d Device, S str[], G float[],
+ * D Dict(str, Tensor), I Dict(int, Tensor), P Dict(str, int). */
 static const IrType *letter_type(char c) {
   IrType p;
   switch (c) {
@@ -178,6 +195,11 @@ static const IrType *letter_type(char c) {
   case 'B': return ir_type_list(ir_type_bool());
   case 's': return ir_type_str();
   case 'd': return ir_type_device();
+  case 'S': return ir_type_list(ir_type_str());
+  case 'G': return ir_type_list(ir_type_float());
+  case 'D': return ir_type_dict(ir_type_str(), ir_type_tensor());
+  case 'I': return ir_type_dict(ir_type_int(), ir_type_tensor());
+  case 'P': return ir_type_dict(ir_type_str(), ir_type_int());
   default: g_error("test table: unknown type letter '%c'", c);
   }
 }
@@ -264,6 +286,9 @@ static const Case cases[] = {
     {"aten::ne", "Ti", "Scalar"},
     {"aten::ne", "ii", "int"},
     {"aten::ne", "ff", "float"},
+    {"aten::ne", "ss", "str"},
+    {"aten::__round_to_zero_floordiv", "ii", ""},
+    {"aten::__round_to_zero_floordiv", "if", NULL},
     {"aten::type_as", "TF", ""},
     {"aten::mm", "TT", ""},
     {"aten::mm", "Ti", NULL},
@@ -420,6 +445,59 @@ static const Case cases[] = {
     {"aten::append", "TT", NULL},
     {"aten::_set_item", "LiT", "t"},
     {"aten::_set_item", "Li", NULL},
+    {"aten::len", "D", "Dict_str"},
+    {"aten::len", "I", "Dict_int"},
+    {"aten::__getitem__", "Ds", "Dict_str"},
+    {"aten::__getitem__", "Ps", "Dict_str"},
+    {"aten::__getitem__", "Ii", "Dict_int"},
+    {"aten::__getitem__", "Di", NULL},
+    {"aten::_set_item", "DsT", "str"},
+    {"aten::_set_item", "IiT", "int"},
+    {"aten::_set_item", "IsT", NULL},
+    {"aten::list", "L", "t"},
+    {"aten::list", "D", NULL},
+    {"aten::extend", "LL", "t"},
+    {"aten::insert", "LiT", "t"},
+    {"aten::pop", "L", "t"},
+    {"aten::pop", "Li", "t"},
+    {"aten::pop", "Ds", "Dict_str"},
+    {"aten::pop", "DsT", "Dict_default_str"},
+    {"aten::pop", "Ii", "Dict_int"},
+    {"aten::pop", "IiT", "Dict_default_int"},
+    {"aten::reverse", "L", "t"},
+    {"aten::clear", "L", "t"},
+    {"aten::clear", "D", "str"},
+    {"aten::clear", "I", "int"},
+    {"aten::__contains__", "li", "int_list"},
+    {"aten::__contains__", "Gf", "float_list"},
+    {"aten::__contains__", "Ss", "str_list"},
+    {"aten::__contains__", "Ds", "str"},
+    {"aten::__contains__", "Ii", "int"},
+    {"aten::__contains__", "LT", NULL},
+    {"aten::index", "li", "list_int"},
+    {"aten::index", "Gf", "list_float"},
+    {"aten::index", "Ss", "list_str"},
+    {"aten::dict", "", ""},
+    {"aten::keys", "D", "str"},
+    {"aten::keys", "I", "int"},
+    {"aten::values", "D", "str"},
+    {"aten::values", "I", "int"},
+    {"aten::items", "D", "str"},
+    {"aten::items", "I", "int"},
+    {"aten::items", "L", NULL},
+    {"aten::get", "Ds", "str"},
+    {"aten::get", "DsT", "default_str"},
+    {"aten::get", "Ii", "int"},
+    {"aten::get", "IiT", "default_int"},
+    {"aten::update", "DD", "str"},
+    {"aten::update", "II", "int"},
+    {"aten::update", "DI", NULL},
+    {"aten::slice", "Lnni", "t"},
+    {"aten::slice", "Li", "t"},
+    {"aten::slice", "Ti", "Tensor"},
+    {"aten::add", "LL", "t"},
+    {"aten::mul", "Li", "left_t"},
+    {"aten::mul", "iL", "right_"},
     {"aten::eq", "ss", "str"},
     {"aten::eq", "si", NULL},
     {"aten::l1_loss", "TTi", ""},

@@ -1,6 +1,7 @@
 /* Scalar arithmetic, conversions (NumToTensor included), identity, type_as and
  * ones_like/zeros_like. */
 #include <math.h>
+#include <string.h>
 
 #include "kernels_test_util.h"
 
@@ -66,6 +67,26 @@ static void test_int_arith(void) {
   expect_bool("aten::le.int(", rt_int(3), rt_int(2), false);
   expect_bool("aten::eq.int(", rt_int(2), rt_int(2), true);
   expect_bool("aten::ne.int(", rt_int(2), rt_int(2), false);
+  /* C's truncation toward zero, as PyTorch's loop unroller computes trip counts */
+  expect_int("aten::__round_to_zero_floordiv(", rt_int(17), rt_int(8), 2);
+  expect_int("aten::__round_to_zero_floordiv(", rt_int(-17), rt_int(8), -2);
+  expect_int("aten::__round_to_zero_floordiv(", rt_int(G_MININT64), rt_int(-1), G_MININT64);
+  RtValue zero_div[2] = {rt_int(1), rt_int(0)};
+  RtValue out;
+  GError *error = NULL;
+  g_assert_false(kt_call("aten::__round_to_zero_floordiv(", zero_div, 2, &out, &error));
+  g_assert_nonnull(strstr(error->message, "integer division by zero"));
+  g_error_free(error);
+}
+
+static void test_str_compare(void) {
+  RtValue a = rt_str("x"), b = rt_str("y"), a2 = rt_str("x");
+  expect_bool("aten::eq.str(", a, a2, true);
+  expect_bool("aten::ne.str(", a, a2, false);
+  expect_bool("aten::ne.str(", a, b, true);
+  rt_value_unref(a);
+  rt_value_unref(b);
+  rt_value_unref(a2);
 }
 
 static void test_float_arith(void) {
@@ -210,6 +231,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/scalar/int", test_int_arith);
   g_test_add_func("/kernels/scalar/float", test_float_arith);
+  g_test_add_func("/kernels/scalar/str-compare", test_str_compare);
   g_test_add_func("/kernels/scalar/convert", test_convert);
   g_test_add_func("/kernels/scalar/is", test_is);
   g_test_add_func("/kernels/scalar/type-as-like", test_type_as_like);

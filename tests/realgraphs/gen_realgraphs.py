@@ -125,5 +125,34 @@ def main():
             write("mod_" + name + ".frozen.graph_for", frozen.graph_for(*args))
 
 
+# Lists and dicts (issue 11), after the others so that their lines and draws stay as they
+# were; annotations resolve from this module's globals.
+from typing import Dict  # noqa: E402
+
+
+def f_dict_ops(x, y):
+    d: Dict[str, torch.Tensor] = {"x": x, "y": y}
+    d["xy"] = x * y
+    total = x
+    for k, v in d.items():
+        if k != "x":
+            total = total + v
+    return total * float(len(d)) + d.get("z", y) + torch.stack(d.values()).mean(0)
+
+
+def f_list_ops(x, y):
+    xs = [x, y, x * y]
+    parts = xs[1:] + xs[::2]
+    parts.insert(0, y)
+    last = parts.pop()
+    return torch.cat(parts[:-1] + [last], 1)
+
+
+FUNCTIONS.update({
+    "dict_ops": (f_dict_ops, (torch.randn(4, 3), torch.randn(4, 3))),
+    "list_ops": (f_list_ops, (torch.randn(4, 3), torch.randn(4, 3))),
+})
+
+
 if __name__ == "__main__":
     main()

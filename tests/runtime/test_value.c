@@ -1,4 +1,4 @@
-/* RtValue: constructors, sharing, conversions and printing. */
+/* RtValue: constructors, sharing, conversions and printing; dicts in insertion order. */
 #include "runtime/value.h"
 
 static char *print(RtValue v) {
@@ -108,10 +108,34 @@ static void test_sequences(void) {
   rt_tensor_unref(t);
 }
 
+static void test_dicts(void) {
+  RtValue d = rt_dict_new();
+  ASSERT_PRINTS(d, "{}");
+  rt_dict_set(d, rt_str("b"), rt_int(1));
+  rt_dict_set(d, rt_str("a"), rt_int(2));
+  rt_dict_set(d, rt_str("b"), rt_int(3)); /* replaces, keeps its place */
+  ASSERT_PRINTS(d, "{\"b\": 3, \"a\": 2}");
+  RtValue key = rt_str("a");
+  g_assert_cmpint(rt_dict_find(d.u.dict, key), ==, 1);
+  g_assert_false(rt_dict_key_equal(key, rt_int(1)));
+  RtValue taken = rt_dict_take(d.u.dict, 0);
+  g_assert_cmpint(taken.u.i, ==, 3);
+  g_assert_cmpint(rt_dict_find(d.u.dict, key), ==, 0);
+  rt_value_unref(key);
+  /* Shared, as lists: a second holder sees the change. */
+  RtValue same = rt_value_ref(d);
+  for (gint64 k = 0; k < 9; k++)
+    rt_dict_set(same, rt_int(k), rt_none());
+  g_assert_cmpuint(d.u.dict->len, ==, 10);
+  rt_value_unref(same);
+  rt_value_unref(d);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/runtime/value/scalars", test_scalars);
   g_test_add_func("/runtime/value/tensors", test_tensors);
   g_test_add_func("/runtime/value/sequences", test_sequences);
+  g_test_add_func("/runtime/value/dicts", test_dicts);
   return g_test_run();
 }

@@ -23,7 +23,7 @@ static const ErrorCase cases[] = {
          "emit_assert_msg.py:2:15: error: an assert message must be a string literal"),
     CASE("emit_attribute", "def f(x):\n    return x.shape\n", NULL,
          "emit_attribute.py:2:12: error: attribute 'shape' is not supported here (only method "
-         "calls)"),
+         "calls and torch dtypes)"),
     CASE("emit_branch_types",
          "def f(x, c: bool):\n    if c:\n        y = x\n    else:\n        y = 1\n    return y\n",
          NULL,
@@ -39,7 +39,7 @@ static const ErrorCase cases[] = {
          "emit_function_name.py: error: no function named 'nope'"),
     CASE("emit_index_tensor", "def f(x):\n    return x[0]\n", NULL,
          "emit_index_tensor.py:2:12: error: indexing a value of type Tensor is not supported (only "
-         "tuples and lists)"),
+         "tuples, lists and dicts)"),
     CASE("emit_list_index_float", "def f(x):\n    xs = [x, x]\n    return xs[1.5]\n", NULL,
          "emit_list_index_float.py:3:15: error: a list index must be an int, got float"),
     CASE("emit_list_store_type", "def f(x):\n    xs = [x, x]\n    xs[0] = 1\n    return x\n", NULL,
@@ -47,17 +47,32 @@ static const ErrorCase cases[] = {
     CASE("emit_list_slice_assign", "def f(x):\n    xs = [x, x]\n    xs[0:1] = xs\n    return x\n",
          NULL,
          "emit_list_slice_assign.py:3:5: error: assigning to a slice of a value of type Tensor[] "
-         "is not supported (only list items)"),
+         "is not supported (only list items and dict entries)"),
     CASE("emit_tensor_item_assign", "def f(x):\n    x[0] = 1\n    return x\n", NULL,
          "emit_tensor_item_assign.py:2:5: error: assigning to an item of a value of type Tensor is "
-         "not supported (only list items)"),
+         "not supported (only list items and dict entries)"),
     CASE("emit_inplace_tensor", "def f(x):\n    x += 1\n    return x\n", NULL,
          "emit_inplace_tensor.py:2:5: error: in-place '+=' on a Tensor is not supported (PyTorch "
          "emits an in-place op); write 'x = x + ...'"),
     CASE("emit_iterate_tensor", "def f(x):\n    for v in x:\n        x = x + v\n    return x\n",
          NULL,
-         "emit_iterate_tensor.py:2:14: error: for loops run over range(n), a tuple or a list; "
+         "emit_iterate_tensor.py:2:14: error: for loops run over range(n), a tuple, a list or a "
+         "dict; "
          "iterating over Tensor is not supported"),
+    CASE("emit_dict_key_type", "def f(x):\n    d = {\"a\": x}\n    return d[0]\n", NULL,
+         "emit_dict_key_type.py:3:14: error: a key of this dict must be a str, got int"),
+    CASE("emit_dict_float_key", "def f(x):\n    return {1.5: x}\n", NULL,
+         "emit_dict_float_key.py:2:13: error: dict keys must be str or int"),
+    CASE("emit_dict_mixed_keys", "def f(x):\n    return {1: x, \"b\": x}\n", NULL,
+         "emit_dict_mixed_keys.py:2:19: error: dict keys must all have one type"),
+    CASE("emit_dict_slice", "def f(x):\n    d = {1: x}\n    return d[0:1]\n", NULL,
+         "emit_dict_slice.py:3:14: error: slices of a dict are not supported"),
+    CASE("emit_in_tensor", "def f(x):\n    return 1 in x\n", NULL,
+         "emit_in_tensor.py:2:12: error: 'in' needs a list or a dict on its right, got Tensor"),
+    CASE("emit_annotation_mismatch",
+         "def f(x):\n    d: Dict[str, int] = {\"a\": x}\n    return x\n", NULL,
+         "emit_annotation_mismatch.py:2:25: error: a value of type Dict(str, Tensor) cannot be "
+         "assigned to 'd' annotated Dict(str, int)"),
     CASE("emit_list_types", "def f(x, n: int):\n    return [x, n]\n", NULL,
          "emit_list_types.py:2:16: error: list elements must all have one type"),
     CASE("emit_loop_type",

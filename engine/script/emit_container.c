@@ -1,0 +1,148 @@
+/* The emitter's lists and dicts (contract in emit.h), as PyTorch 1.13's compiler emits them:
+ * dict displays as prim::DictConstruct (keys of one type, str or int; `{}` is
+ * Dict(str, Tensor) unless annotated), `d[k]` and `l[i]` as aten::__getitem__, `l[a:b:c]` as
+ * aten::slice(l, a, b, c) with None for a missing bound, `d[k] = v` / `l[i] = v` as
+ * aten::_set_item, and `x in c` as aten::__contains__(c, x). */
+#include "script/emit.h"
+
+static const ScriptExpr *arg(const ScriptExpr *e, guint i) {
+  return g_ptr_array_index(e->args, i);
+}
+
+/* An empty display typed `type` (a list or dict type). */
+static IrValue *emit_empty(Emitter *em, const IrType *type) {
+  IrNode *node = ir_node_create(
+      em->graph, type->kind == IR_TYPE_DICT ? IR_PRIM_DICT_CONSTRUCT : IR_PRIM_LIST_CONSTRUCT, 1);
+  ir_value_set_type(ir_output(node, 0), type);
+  emit_append(em, node);
+  return ir_output(node, 0);
+}
+
+IrValue *emit_expr_hinted(Emitter *em, const ScriptExpr *e, const IrType *hint) {
+  bool empty_list = e->kind == SE_LIST && e->args->len == 0 && hint->kind == IR_TYPE_LIST;
+  bool empty_dict = e->kind == SE_DICT && e->args->len == 0 && hint->kind == IR_TYPE_DICT;
+  if (empty_list || empty_dict)
+    return emit_empty(em, hint);
+  return emit_expr(em, e);
+}
+
+IrValue *emit_dict_display(Emitter *em, const ScriptExpr *e) {
+  guint n = e->args->len / 2;
+  if (n == 0)
+    return emit_empty(em, ir_type_dict(ir_type_str(), ir_type_tensor()));
+  IrNode *node = ir_node_create(em->graph, IR_PRIM_DICT_CONSTRUCT, 1);
+  const IrType *key_type = NULL, *value_type = NULL;
+  for (guint i = 0; i < 2 * n; i++) {
+    IrValue *v = emit_expr(em, arg(e, i));
+    if (v == NULL)
+      return NULL;
+    ir_node_add_input(node, v);
+    if (i % 2 == 0) {
+      if (v->type->kind != IR_TYPE_STR && v->type->kind != IR_TYPE_INT)
+        return emit_fail(em, arg(e, i)->loc, "dict keys must be str or int");
+      if (key_type != NULL && v->type != key_type)
+        return emit_fail(em, arg(e, i)->loc, "dict keys must all have one type");
+      key_type = v->type;
+    } else {
+      value_type = value_type ? emit_unify_types(value_type, v->type) : v->type;
+      if (value_type == NULL || value_type->kind == IR_TYPE_OPTIONAL)
+        return emit_fail(em, arg(e, i)->loc, "dict values must all have one type");
+    }
+  }
+  ir_value_set_type(ir_output(node, 0), ir_type_dict(key_type, value_type));
+  emit_append(em, node);
+  return ir_output(node, 0);
+}
+
+IrValue *emit_list_item(Emitter *em, IrValue *list, IrValue *index, ScriptLoc loc) {
+  IrValue *args[] = {list, index};
+  return emit_builtin_call(em, "aten::__getitem__", loc, args, 2, NULL, NULL);
+}
+
+/* A dict key or list index for `container`: the dict's key type, or int for a list. */
+static IrValue *emit_key(Emitter *em, IrValue *container, const ScriptExpr *key) {
+  IrValue *k = emit_expr(em, key);
+  if (k == NULL)
+    return NULL;
+  bool dict = container->type->kind == IR_TYPE_DICT;
+  const IrType *want = dict ? container->type->elems[0] : ir_type_int();
+  if (k->type != want) {
+    g_autofree char *ks = ir_type_to_string(k->type), *ws = ir_type_to_string(want);
+    return emit_fail(em, key->loc, "a %s must be a%s %s, got %s",
+                     dict ? "key of this dict" : "list index", want == ir_type_int() ? "n" : "", ws,
+                     ks);
+  }
+  return k;
+}
+
+/* l[start:end:step] of a list. */
+static IrValue *emit_list_slice(Emitter *em, IrValue *list, const ScriptExpr *slice,
+                                ScriptLoc loc) {
+  IrValue *args[4] = {list};
+  for (guint i = 0; i < 3; i++) {
+    const ScriptExpr *bound = arg(slice, i);
+    if (bound == NULL) {
+      args[i + 1] = i < 2 ? emit_constant_none(em, NULL) : emit_constant_int(em, 1, NULL);
+      continue;
+    }
+    if (!(args[i + 1] = emit_expr(em, bound)))
+      return NULL;
+    if (args[i + 1]->type->kind != IR_TYPE_INT) {
+      g_autofree char *ts = ir_type_to_string(args[i + 1]->type);
+      return emit_fail(em, bound->loc, "a slice bound must be an int, got %s", ts);
+    }
+  }
+  return emit_builtin_call(em, "aten::slice", loc, args, 4, NULL, NULL);
+}
+
+IrValue *emit_container_subscript(Emitter *em, IrValue *base, const ScriptExpr *e) {
+  const ScriptExpr *index = arg(e, 1);
+  if (index->kind == SE_SLICE) {
+    if (base->type->kind != IR_TYPE_LIST)
+      return emit_fail(em, index->loc, "slices of a dict are not supported");
+    return emit_list_slice(em, base, index, e->loc);
+  }
+  IrValue *key = emit_key(em, base, index);
+  return key ? emit_list_item(em, base, key, e->loc) : NULL;
+}
+
+bool emit_set_item(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc) {
+  IrValue *container = emit_expr(em, arg(target, 0));
+  if (container == NULL)
+    return false;
+  const ScriptExpr *index = arg(target, 1);
+  bool dict = container->type->kind == IR_TYPE_DICT;
+  if ((!dict && container->type->kind != IR_TYPE_LIST) || index->kind == SE_SLICE) {
+    g_autofree char *ts = ir_type_to_string(container->type);
+    return emit_fail(em, target->loc,
+                     "assigning to %s of a value of type %s is not supported "
+                     "(only list items and dict entries)",
+                     index->kind == SE_SLICE ? "a slice" : "an item", ts);
+  }
+  IrValue *key = emit_key(em, container, index);
+  if (key == NULL)
+    return false;
+  const IrType *elem = dict ? container->type->elems[1] : container->type->elem;
+  if (emit_unify_types(elem, value->type) != elem) {
+    g_autofree char *cs = ir_type_to_string(container->type), *vs = ir_type_to_string(value->type);
+    return emit_fail(em, loc, "cannot store a value of type %s into %s", vs, cs);
+  }
+  IrValue *args[] = {container, key, value};
+  return emit_builtin_call(em, "aten::_set_item", target->loc, args, 3, NULL, NULL) != NULL;
+}
+
+IrValue *emit_contains(Emitter *em, const ScriptExpr *e, bool negate) {
+  IrValue *item = emit_expr(em, arg(e, 0));
+  IrValue *container = item ? emit_expr(em, arg(e, 1)) : NULL;
+  if (container == NULL)
+    return NULL;
+  if (container->type->kind != IR_TYPE_DICT && container->type->kind != IR_TYPE_LIST) {
+    g_autofree char *ts = ir_type_to_string(container->type);
+    return emit_fail(em, e->loc, "'in' needs a list or a dict on its right, got %s", ts);
+  }
+  IrValue *args[] = {container, item};
+  IrValue *found = emit_builtin_call(em, "aten::__contains__", e->loc, args, 2, NULL, NULL);
+  if (found == NULL || !negate)
+    return found;
+  return emit_builtin_call(em, "aten::__not__", e->loc, &found, 1, NULL, NULL);
+}
