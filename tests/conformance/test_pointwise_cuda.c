@@ -188,7 +188,7 @@ static void run_kernel(Case *k, CudaModule module) {
   GError *error = NULL;
   CudaFunction fn = NULL;
   g_assert_cmpint(s->cu.cuModuleGetFunction(&fn, module, k->name), ==, 0);
-  g_assert_true(cuda_runtime_begin(&error));
+  cuda_runtime_begin(&error);
   g_assert_no_error(error);
   guint n_args = k->kernel->args->len;
   g_autoptr(GPtrArray) device = g_ptr_array_new_with_free_func((GDestroyNotify)rt_tensor_unref);
@@ -221,7 +221,7 @@ static void run_kernel(Case *k, CudaModule module) {
     params[p + 1] = blobs[p];
   }
   guint grid = MAX(1, (numel + 127) / 128);
-  g_assert_true(cuda_runtime_launch(fn, grid, 128, 0, params, &error));
+  cuda_runtime_launch(fn, grid, 128, 0, params, &error);
   g_assert_no_error(error);
   RtTensor *host = cuda_tensor_to_host(out, &error);
   g_assert_no_error(error);
@@ -257,12 +257,14 @@ static void compile_and_run(const char *source, GPtrArray *members, bool alone) 
   }
   const CudaStatus *s = cuda_loader_get();
   CudaModule module = NULL;
-  g_assert_true(cuda_runtime_begin(&error));
+  cuda_runtime_begin(&error);
+  g_assert_no_error(error);
   g_assert_cmpint(s->cu.cuModuleLoadData(&module, r->ptx), ==, 0);
   cuda_runtime_end();
   for (guint m = 0; m < members->len; m++)
     run_kernel(g_ptr_array_index(members, m), module);
-  g_assert_true(cuda_runtime_begin(&error));
+  cuda_runtime_begin(&error);
+  g_assert_no_error(error);
   s->cu.cuModuleUnload(module);
   cuda_runtime_end();
   cuda_compile_result_free(r);
