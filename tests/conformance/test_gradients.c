@@ -9,8 +9,8 @@
  * enabled (host offloading): every fusion group of the forward and backward plans must run on
  * CUDA (a group the backend declines or that fails is reported with the fuser's recorded
  * reason), a case whose plans form no group is named, and the gradients are compared with
- * PyTorch's as above. Exit 77 (skipped) only when
- * no CUDA driver and nvrtc load (neither the emulator of JITSCOPE_CUDA_LIBDIR nor a real one).
+ * PyTorch's as above. Exit 77 (skipped) only when no CUDA driver and nvrtc load (neither the
+ * emulator of JITSCOPE_CUDA_LIBDIR nor a real one).
  * Usage: test-conformance-gradients [--cuda] [DATA_JSON] (default: the source tree's). */
 #include <json-glib/json-glib.h>
 #include <math.h>
