@@ -83,12 +83,18 @@ static void constant_info(KernelAnalysis *ka, const IrNode *n) {
   g_hash_table_insert(ka->info, (gpointer)out, i);
 }
 
-/* Does schema argument `a` take part in type promotion? Tensors do; of the scalars only the
- * second operand of binary ops ("other", "exponent"), as in PyTorch's result_type. */
+/* Does schema argument `a` take part in type promotion? Tensors do; of the scalars the
+ * second operand of binary ops ("other", "exponent") and clamp's bounds ("min", "max": a bool
+ * tensor clamped to 0.5 is float32), as in PyTorch 1.13's result_type and the eager kernels
+ * (kernels_binary.c params_promote). A None bound is no operand (kernel_node_dtypes). */
 static bool promotes(const IrArgument *a) {
   if (ir_type_is_tensor(a->type))
     return true;
-  return strcmp(a->name, "other") == 0 || strcmp(a->name, "exponent") == 0;
+  static const char *const names[] = {"other", "exponent", "min", "max"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++)
+    if (strcmp(a->name, names[i]) == 0)
+      return true;
+  return false;
 }
 
 bool kernel_node_dtypes(KernelAnalysis *ka, const IrNode *n, IrDtype *operand, IrDtype *result) {
