@@ -93,8 +93,9 @@ static double normal_double(RtGenerator *g, double mean, double std) {
 }
 
 /* avx_mathfun.h's log256_ps (Cephes' logf), one lane: float operations in its order, each
- * multiply whose only use is an add or subtract fused into one fma, as GCC compiles the
- * intrinsics with -mfma (the AVX2 build); the same holds for cephes_sincosf. */
+ * multiply that feeds an add or subtract fused into one fma, as GCC compiled the intrinsics
+ * with -mfma for Debian's build; where two products meet in one add, the fused one is the
+ * one PyTorch's numbers show (checked on 64000 normals). The same holds for cephes_sincosf. */
 static float cephes_logf(float x) {
   if (!(x > 0))
     return NAN;
@@ -119,8 +120,7 @@ static float cephes_logf(float x) {
   for (int i = 1; i < 9; i++)
     y = fmaf(y, x, p[i]);
   y = y * x;
-  y = y * z;
-  y = fmaf(e, -2.12194440e-4f, y);
+  y = fmaf(y, z, e * -2.12194440e-4f);
   y = fmaf(-z, 0.5f, y);
   x = x + y;
   return fmaf(e, 0.693359375f, x);
@@ -144,8 +144,7 @@ static void cephes_sincosf(float x, float *s, float *c) {
   yc = fmaf(yc, z, -1.388731625493765E-003f);
   yc = fmaf(yc, z, 4.166664568298827E-002f);
   yc = yc * z;
-  yc = yc * z;
-  yc = fmaf(-z, 0.5f, yc);
+  yc = fmaf(yc, z, -(z * 0.5f));
   yc = yc + 1.0f;
   float ys = -1.9515295891E-4f;
   ys = fmaf(ys, z, 8.3321608736E-3f);
