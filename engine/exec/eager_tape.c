@@ -160,7 +160,10 @@ bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guin
 
   TapeBackward *b = g_new0(TapeBackward, 1);
   b->op = ir_kind_name(node->kind);
-  if (ad_formula_exists(node))
+  if (ad_dropout_needs_native(node))
+    b->missing = "with train=True its gradient needs the mask it drew, which only a "
+                 "DifferentiableGraph keeps (as aten::native_dropout)";
+  else if (ad_formula_exists(node))
     b->formula = formula_for(ctx, node);
   else
     b->missing = ir_node_op_def(node)->grad == IR_GRAD_NOT_DIFFERENTIABLE
