@@ -37,6 +37,8 @@ bool ad_is_differentiable(const IrNode *node) {
   }
   case IR_ATEN_CAT: /* Tensor[] gradients: the eager tape's (symbolic autodiff has no lists) */
     return false;
+  case IR_ATEN_DROPOUT: /* train known only at run time: the eager tape's */
+    return ad_dropout_train_is_constant(node) && ad_formula_exists(node);
   default: return is_tensor_comparison(node) || ad_formula_exists(node);
   }
 }

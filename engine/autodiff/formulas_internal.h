@@ -156,7 +156,8 @@ void ad_grad_slice(Ctx *c, IrValue *g);
 void ad_grad_layer_norm(Ctx *c, IrValue *g);
 void ad_grad_dropout(Ctx *c, IrValue *g);
 void ad_grad_native_dropout(Ctx *c, IrValue *g);
-/* dropout and native_dropout: a constant train, and when it is true a constant p. */
+/* dropout: a train that is not a constant true, or a constant p; native_dropout: a constant
+ * train and p. */
 bool ad_dropout_formula_exists(const IrNode *node);
 void ad_grad_broadcast_tensors(Ctx *c, IrValue *g);
 

@@ -101,7 +101,14 @@ static bool constant_train(const IrNode *node, bool *train) {
 bool ad_dropout_formula_exists(const IrNode *node) {
   bool train;
   double p;
-  return constant_train(node, &train) && (!train || constant_number(ir_input(node, 1), &p));
+  if (!constant_train(node, &train))
+    return node->kind == IR_ATEN_DROPOUT; /* the identity, for a run whose train is false */
+  return !train || constant_number(ir_input(node, 1), &p);
+}
+
+bool ad_dropout_train_is_constant(const IrNode *node) {
+  bool train;
+  return constant_train(node, &train);
 }
 
 bool ad_dropout_needs_native(const IrNode *node) {
@@ -124,7 +131,8 @@ IrNode *ad_dropout_to_native(IrNode *node) {
   return native;
 }
 
-/* dropout with train=False: the identity (train=True is rewritten into native_dropout). */
+/* dropout with train=False: the identity (a constant train=True is rewritten into
+ * native_dropout; with a train known only at run time the eager tape checks it first). */
 void ad_grad_dropout(Ctx *c, IrValue *g) {
   if (ad_dropout_needs_native(c->node))
     g_error("autodiff invariant: dropout with train=True is differentiated as native_dropout");

@@ -269,3 +269,15 @@ void rt_generator_manual_seed(guint64 seed) {
   rt_generator_seed(g, seed);
   rt_generator_unlock(g);
 }
+
+void rt_generator_get(RtGenerator *out) {
+  RtGenerator *g = rt_generator_lock();
+  *out = *g;
+  rt_generator_unlock(g);
+}
+
+void rt_generator_set(const RtGenerator *state) {
+  RtGenerator *g = rt_generator_lock();
+  *g = *state;
+  rt_generator_unlock(g);
+}

@@ -48,5 +48,8 @@ void rt_generator_bernoulli(RtGenerator *g, RtTensor *t, double p_value, const R
 RtGenerator *rt_generator_lock(void);
 void rt_generator_unlock(RtGenerator *g);
 void rt_generator_manual_seed(guint64 seed);
+/* A copy of the process's generator, and setting it back (re-running what a run drew). */
+void rt_generator_get(RtGenerator *out);
+void rt_generator_set(const RtGenerator *state);
 
 #endif
