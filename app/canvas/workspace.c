@@ -15,6 +15,7 @@
 #include "runtime/autograd.h"
 #include "runtime/file_read.h"
 #include "runtime/run_control.h"
+#include "tensor/rng.h"
 #include "value_text.h"
 
 G_DEFINE_QUARK(app - workspace - error - quark, app_workspace_error)
@@ -464,6 +465,7 @@ static void run_spec(ExecSession *session, ExecExecutor *executor, const IrGraph
     goto fail;
   }
   r->forward_cached = session->plans->len == before;
+  rt_generator_manual_seed(seed); /* random ops draw as after torch.manual_seed(seed) */
   bool ran = exec_executor_run(executor, (RtValue *)inputs->values->data, inputs->values->len,
                                &outputs, &n_outputs, &error);
   collect_plans(session, before, capture, run, plan_map);

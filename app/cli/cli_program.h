@@ -20,7 +20,8 @@
    "line of FILE's header"},                                                                 \
   {                                                                                          \
     "seed", 0, CLI_OPTION_UINT64, &(seed), "N",                                              \
-        "Seed for drawn inputs (default 0); input K uses generator seed N + K"               \
+        "Seed for drawn inputs (default 0; input K uses generator seed N + K) and, as "      \
+        "torch.manual_seed(N), for the program's random ops"                                 \
   }
 
 /* `--graph N` and `--function NAME`: which program of FILE (graph_file.h). */

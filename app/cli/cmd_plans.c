@@ -225,7 +225,8 @@ int cmd_plans_main(int argc, char **argv) {
       CLI_PROGRAM_CHOICE_OPTIONS(program),
       {"spec", 's', CLI_OPTION_STRINGS, &spec_groups, "'SPEC; SPEC; ...'",
        "One call's inputs, separated by ';' (repeat --spec for each call)"},
-      {"seed", 0, CLI_OPTION_UINT64, &seed, "N", "Seed for drawn inputs (default 0)"},
+      {"seed", 0, CLI_OPTION_UINT64, &seed, "N",
+       "Seed for drawn inputs and random ops (default 0)"},
       {"no-fuse", 0, CLI_OPTION_FLAG, &no_fuse, NULL, "Turn the fuser off"},
       {"json", 0, CLI_OPTION_FLAG, &json, NULL, "Print one JSON document on stdout"},
   };

@@ -273,17 +273,20 @@ static char *describe_group_backends(const FuserPlanState *fuser) {
 }
 
 /* Runs a recorded stage's graph (re-parsed from its text) on the inputs its plan saw (on their
- * device), its fusion groups through the fused backends (run_stage_special); the results come
+ * device), from the random generator's state its plan's run began with, its fusion groups through the fused backends (run_stage_special); the results come
  * back in host memory, where they are compared. *backends: which backend ran each group, or
  * NULL when the stage has none. */
-static bool run_stage_graph(const ExecStage *stage, GArray *inputs, RtValue **outs, guint *n_outs,
-                            char **backends) {
+static bool run_stage_graph(const ExecPlan *plan, const ExecStage *stage, RtValue **outs,
+                            guint *n_outs, char **backends) {
+  GArray *inputs = plan->last_inputs;
   *backends = NULL;
   IrGraph *graph = ir_graph_parse(stage->ir, strlen(stage->ir), stage->name, NULL);
   if (!graph)
     return false;
   FuserPlanState *fuser = fuser_plan_state_new();
   const RtInterpreterHooks hooks = {.run_special = run_stage_special, .ctx = fuser};
+  if (plan->last_generator) /* random ops draw what the plan's run drew */
+    rt_generator_set(plan->last_generator);
   bool ok = rt_interpret(graph, &hooks, (RtValue *)inputs->data, inputs->len, outs, n_outs, NULL);
   *backends = describe_group_backends(fuser);
   fuser_plan_state_free(fuser);
@@ -318,7 +321,7 @@ static void check_plan_stages(const ExecPlan *plan, AppCheckReport *report) {
     RtValue *outs = NULL;
     guint n_outs = 0;
     g_autofree char *backends = NULL;
-    if (!run_stage_graph(stage, plan->last_inputs, &outs, &n_outs, &backends))
+    if (!run_stage_graph(plan, stage, &outs, &n_outs, &backends))
       continue;
     if (backends)
       g_string_append_printf(report->log, "plan %u stage %u %s: %s\n", plan->index, s, stage->name,

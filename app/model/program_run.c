@@ -3,6 +3,7 @@
 
 #include "app_error.h"
 #include "runtime/device.h"
+#include "tensor/rng.h"
 
 bool app_inputs_require_grad(const AppInputs *inputs) {
   for (guint i = 0; i < inputs->values->len; i++) {
@@ -104,6 +105,7 @@ AppProgramRun *app_program_run(ExecExecutor *executor, const AppInputs *inputs,
   run->first_plan = session->plans->len;
   RtValue *outputs = NULL;
   guint n_outputs = 0;
+  rt_generator_manual_seed(inputs->seed);
   if (!exec_executor_run(executor, (const RtValue *)inputs->values->data, inputs->values->len,
                          &outputs, &n_outputs, error)) {
     g_free(run);

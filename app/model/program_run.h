@@ -3,7 +3,11 @@
  *
  * Backward runs when any input requires grad: the gradient of the sum of all outputs (every
  * output's gradient seeded with ones) or of the given output gradients. Inputs that require
- * grad get a gradient (zeros when none reached them); others get NULL. */
+ * grad get a gradient (zeros when none reached them); others get NULL.
+ *
+ * Every run first seeds the process's random generator (tensor/rng.h) with the inputs' seed
+ * (`--seed`, as torch.manual_seed): the program's random ops (rand, randn, bernoulli,
+ * dropout with train=True) draw PyTorch's numbers, the same in every run of one seed. */
 #ifndef JITSCOPE_APP_PROGRAM_RUN_H
 #define JITSCOPE_APP_PROGRAM_RUN_H
 

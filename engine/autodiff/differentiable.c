@@ -39,6 +39,8 @@ bool ad_is_differentiable(const IrNode *node) {
     return false;
   case IR_ATEN_STACK: /* a list made elsewhere (a slice, a dict's values): the eager tape's */
     return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT && ad_formula_exists(node);
+  case IR_ATEN_DROPOUT: /* train known only at run time: the eager tape's */
+    return ad_dropout_train_is_constant(node) && ad_formula_exists(node);
   default: return is_tensor_comparison(node) || ad_formula_exists(node);
   }
 }

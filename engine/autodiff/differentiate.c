@@ -236,6 +236,11 @@ static void add_reverse_inline(Reverse *r) {
     set_grad(r, out, vjp);
     g_array_append_val(gr->df_input_vjps, i);
   }
+  /* dropout(train=True) keeps its mask only as native_dropout: replace it first. */
+  IR_FOR_EACH_NODE(node, f->block) {
+    if (ad_dropout_needs_native(node) && output_requires_grad(node))
+      ad_dropout_to_native(node);
+  }
   IR_FOR_EACH_NODE_REVERSE(node, f->block) {
     if (output_requires_grad(node))
       reverse_node(r, node);

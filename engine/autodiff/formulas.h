@@ -50,4 +50,17 @@ IrGraph *ad_formula_backward_graph(const IrNode *node);
 IrValue *ad_deriv_value(IrGraph *graph, const IrNode *node, guint k, IrValue *const *inputs,
                         IrValue *result);
 
+/* aten::dropout with a constant true train: its gradient needs the mask it drew, which only
+ * aten::native_dropout returns. differentiate replaces such a node by native_dropout before
+ * differentiating it (as PyTorch 1.13's symbolic_script does: same inputs, the result is
+ * output 0); the eager tape, which runs the node as it is, has no gradient for it. */
+bool ad_dropout_needs_native(const IrNode *node);
+/* Is the dropout's train a constant? With one known only at run time, dropout stays out of
+ * DifferentiableGraphs; its formula is the identity, which the eager tape uses only for a
+ * run whose train is false (or p 0). */
+bool ad_dropout_train_is_constant(const IrNode *node);
+/* The replacement: a native_dropout inserted before node, node's uses moved to its output 0,
+ * node destroyed. Returns the new node. */
+IrNode *ad_dropout_to_native(IrNode *node);
+
 #endif

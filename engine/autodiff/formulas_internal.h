@@ -154,6 +154,11 @@ void ad_grad_index_select(Ctx *c, IrValue *g);
 void ad_grad_cumsum(Ctx *c, IrValue *g);
 void ad_grad_slice(Ctx *c, IrValue *g);
 void ad_grad_layer_norm(Ctx *c, IrValue *g);
+void ad_grad_dropout(Ctx *c, IrValue *g);
+void ad_grad_native_dropout(Ctx *c, IrValue *g);
+/* dropout: a train that is not a constant true, or a constant p; native_dropout: a constant
+ * train and p. */
+bool ad_dropout_formula_exists(const IrNode *node);
 void ad_grad_broadcast_tensors(Ctx *c, IrValue *g);
 
 /* Builders of formulas_loss.c; ad_fw_nll_loss is the forward part of nll_loss's. */

@@ -79,9 +79,76 @@ void ad_grad_permute(Ctx *c, IrValue *g) {
   c->gin[0] = E2(ATEN_PERMUTE, g, ir_graph_insert_constant_int_list(c->g, inverse, n));
 }
 
-/* contiguous, dropout (which runs only where it is the identity: train=False, p = 0). */
+/* contiguous. */
 void ad_grad_identity(Ctx *c, IrValue *g) {
   c->gin[0] = g;
+}
+
+/* The constant train of a dropout (None counts as true, as native_dropout reads it). */
+static bool constant_train(const IrNode *node, bool *train) {
+  const IrValue *v = ir_input(node, 2);
+  double d;
+  if (v->type->kind == IR_TYPE_NONE) {
+    *train = true;
+    return true;
+  }
+  if (v->type->kind != IR_TYPE_BOOL || !constant_number(v, &d))
+    return false;
+  *train = d != 0;
+  return true;
+}
+
+bool ad_dropout_formula_exists(const IrNode *node) {
+  bool train;
+  double p;
+  if (!constant_train(node, &train))
+    return node->kind == IR_ATEN_DROPOUT; /* the identity, for a run whose train is false */
+  return !train || constant_number(ir_input(node, 1), &p);
+}
+
+bool ad_dropout_train_is_constant(const IrNode *node) {
+  bool train;
+  return constant_train(node, &train);
+}
+
+bool ad_dropout_needs_native(const IrNode *node) {
+  bool train;
+  return node->kind == IR_ATEN_DROPOUT && constant_train(node, &train) && train;
+}
+
+IrNode *ad_dropout_to_native(IrNode *node) {
+  IrGraph *g = ir_node_graph(node);
+  IrNode *native = ir_node_create(g, IR_ATEN_NATIVE_DROPOUT, 2);
+  for (guint i = 0; i < 3; i++)
+    ir_node_add_input(native, ir_input(node, i));
+  ir_node_insert_before(native, node);
+  if (!ir_node_resolve_schema(native))
+    g_error("autodiff invariant: native_dropout does not take dropout's arguments");
+  IrValue *out = ir_output(node, 0);
+  ir_value_set_type(ir_output(native, 0), out->type);
+  ir_value_replace_all_uses_with(out, ir_output(native, 0));
+  ir_node_destroy(node);
+  return native;
+}
+
+/* dropout with train=False: the identity (a constant train=True is rewritten into
+ * native_dropout; with a train known only at run time the eager tape checks it first). */
+void ad_grad_dropout(Ctx *c, IrValue *g) {
+  if (ad_dropout_needs_native(c->node))
+    g_error("autodiff invariant: dropout with train=True is differentiated as native_dropout");
+  c->gin[0] = g;
+}
+
+/* native_dropout: native_dropout_backward(g, mask, scale) with PyTorch 1.13's symbolic_script
+ * scale 1 / ((p1m == 0) + p1m), p1m = (1 - p) * train. */
+void ad_grad_native_dropout(Ctx *c, IrValue *g) {
+  bool train;
+  double p;
+  if (!constant_train(c->node, &train) || !constant_number(c->in[1], &p))
+    g_error("autodiff invariant: native_dropout's formula needs a constant p and train");
+  double p1m = (1. - p) * (train ? 1. : 0.);
+  double scale = 1. / ((p1m == 0. ? 1. : 0.) + p1m);
+  c->gin[0] = E3(ATEN_NATIVE_DROPOUT_BACKWARD, g, c->out[1], cfloat(c, scale));
 }
 
 /* gelu: PyTorch's gelu_backward with the same approximate. */

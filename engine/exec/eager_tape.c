@@ -140,6 +140,13 @@ static bool float_tensor(RtTensor *t) {
   return t && ir_type_is_float_dtype(t->dtype);
 }
 
+/* A dropout whose train is known only at run time: did this run draw a mask? */
+static bool dropout_drew(const IrNode *node, const RtValue *inputs) {
+  return node->kind == IR_ATEN_DROPOUT && !ad_dropout_train_is_constant(node) &&
+         inputs[2].tag == RT_BOOL && inputs[2].u.b &&
+         !(inputs[1].tag == RT_DOUBLE && inputs[1].u.d == 0);
+}
+
 bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
                             RtValue *outputs, guint n_outputs, GError **error) {
   (void)error;
@@ -160,7 +167,10 @@ bool exec_eager_tape_record(void *ctx, const IrNode *node, RtValue *inputs, guin
 
   TapeBackward *b = g_new0(TapeBackward, 1);
   b->op = ir_kind_name(node->kind);
-  if (ad_formula_exists(node))
+  if (ad_dropout_needs_native(node) || dropout_drew(node, inputs))
+    b->missing = "with train=True its gradient needs the mask it drew, which only a "
+                 "DifferentiableGraph keeps (as aten::native_dropout)";
+  else if (ad_formula_exists(node))
     b->formula = formula_for(ctx, node);
   else
     b->missing = ir_node_op_def(node)->grad == IR_GRAD_NOT_DIFFERENTIABLE

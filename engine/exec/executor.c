@@ -27,6 +27,7 @@ static void clear_last_inputs(ExecPlan *plan) {
     rt_value_unref(g_array_index(plan->last_inputs, RtValue, i));
   g_array_free(plan->last_inputs, TRUE);
   plan->last_inputs = NULL;
+  g_clear_pointer(&plan->last_generator, g_free);
 }
 
 static void plan_free(gpointer p) {
@@ -188,6 +189,8 @@ bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_in
   if (executor->session->record_inputs) {
     clear_last_inputs(plan);
     plan->last_inputs = g_array_sized_new(FALSE, FALSE, sizeof(RtValue), flat->len);
+    plan->last_generator = g_new(RtGenerator, 1);
+    rt_generator_get(plan->last_generator);
     for (guint i = 0; i < flat->len; i++) {
       RtValue v = g_array_index(flat, RtValue, i);
       /* Detached: a kept input must not hold the autograd graph alive. */

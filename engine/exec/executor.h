@@ -14,6 +14,7 @@
 #include "exec/argument_spec.h"
 #include "fuser/fuser.h"
 #include "runtime/interpreter.h"
+#include "tensor/rng.h"
 
 typedef enum { EXEC_PLAN_FORWARD, EXEC_PLAN_BACKWARD } ExecPlanKind;
 
@@ -50,10 +51,11 @@ struct ExecPlan {
   ExecExecutor *executor;
   GHashTable
       *diff_states; /* const IrNode* (a DifferentiableGraph node of graph) -> ExecDiffState* */
-  GHashTable *tape_formulas; /* const IrNode* -> eager tape formula cache (eager_tape.c) */
-  GArray *last_inputs;       /* of RtValue: the flattened inputs of the plan's latest run, kept
+  GHashTable *tape_formulas;   /* const IrNode* -> eager tape formula cache (eager_tape.c) */
+  GArray *last_inputs;         /* of RtValue: the flattened inputs of the plan's latest run, kept
                           when the session records inputs (check, the workbench); else NULL */
-  FuserPlanState *fuser;     /* the fusion groups' records and backend caches (fuser.h), owned */
+  RtGenerator *last_generator; /* the random generator as that run began, with last_inputs */
+  FuserPlanState *fuser;       /* the fusion groups' records and backend caches (fuser.h), owned */
   struct ExecMemoryPlan *memory; /* the static memory plan for the spec's inputs
                                     (memory_plan.h), made with the code */
 };

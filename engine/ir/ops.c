@@ -105,6 +105,18 @@ bool ir_node_is_fusible(const IrNode *node) {
          (ir_ops_def(node->schema->index)->flags & IR_OPF_FUSIBLE_BIT) != 0;
 }
 
+bool ir_node_is_nondeterministic(const IrNode *node) {
+  if (!node->schema || !(ir_ops_def(node->schema->index)->flags & IR_OPF_RANDOM))
+    return false;
+  if (node->kind != IR_ATEN_DROPOUT && node->kind != IR_ATEN_NATIVE_DROPOUT)
+    return true;
+  const IrValue *train = ir_input(node, 2);
+  const IrAttr *value = train->node->kind == IR_PRIM_CONSTANT && train->type->kind == IR_TYPE_BOOL
+                            ? ir_node_attr(train->node, IR_ATTR_VALUE)
+                            : NULL;
+  return !(value && value->kind == IR_ATTR_I && value->v.i == 0);
+}
+
 guint ir_ops_count(void) {
   return G_N_ELEMENTS(schema_texts);
 }

@@ -12,6 +12,7 @@ typedef enum {
   IR_OPF_OPAQUE = 0,
   IR_OPF_PW = 1 << 0,                      /* pointwise */
   IR_OPF_PW_FUSIBLE = (1 << 0) | (1 << 1), /* pointwise, the fuser may take it */
+  IR_OPF_RANDOM = 1 << 2, /* not pointwise; draws from the generator (nondeterministic) */
 } IrOpFlags;
 #define IR_OPF_FUSIBLE_BIT (1 << 1)
 
@@ -56,5 +57,10 @@ const IrSchema *const *ir_ops_overloads(IrOpKind kind, guint *n);
 const IrOpDef *ir_node_op_def(const IrNode *node);
 /* Is the node pointwise with the PW_FUSIBLE flag? */
 bool ir_node_is_fusible(const IrNode *node);
+/* Does running the node draw from the random generator (PyTorch's isNondeterministic)? A
+ * RANDOM row does, except dropout and native_dropout whose train is a constant false. Passes
+ * must not merge, fold or reorder such nodes; dead code may still remove one unused, as
+ * PyTorch's does. */
+bool ir_node_is_nondeterministic(const IrNode *node);
 
 #endif

@@ -1,7 +1,7 @@
 /* PyTorch operator schema strings, parsed into typed signatures:
  *   ns::name[.overload]( [Type[(alias)] name[=default]] | * , ... ) -> Type | (Type [name], ...)
  * Types: Tensor int float bool str Scalar Device Any, type variables (t) as Any, ScalarType /
- * Layout / MemoryFormat as int, NoneType; suffixes `[]`, `[N]` (fixed-size lists are lists)
+ * Layout / MemoryFormat as int, NoneType, Generator (a class type); suffixes `[]`, `[N]` (fixed-size lists are lists)
  * and `?`. Defaults: None True False ints floats lists strings. */
 #include "ir/ir.h"
 
@@ -61,16 +61,20 @@ static char *ident(Cursor *c) {
   return g_strndup(s, (gsize)(c->p - s));
 }
 
+static const IrType *generator_type(void) {
+  return ir_type_class("Generator");
+}
+
 static const IrType *base_type(const char *name) {
   static const struct {
     const char *name;
     const IrType *(*make)(void);
   } bases[] = {
-      {"Tensor", ir_type_tensor},  {"int", ir_type_int},    {"float", ir_type_float},
-      {"bool", ir_type_bool},      {"str", ir_type_str},    {"Scalar", ir_type_number},
-      {"Device", ir_type_device},  {"Any", ir_type_any},    {"t", ir_type_any},
-      {"ScalarType", ir_type_int}, {"Layout", ir_type_int}, {"MemoryFormat", ir_type_int},
-      {"NoneType", ir_type_none},
+      {"Tensor", ir_type_tensor},  {"int", ir_type_int},          {"float", ir_type_float},
+      {"bool", ir_type_bool},      {"str", ir_type_str},          {"Scalar", ir_type_number},
+      {"Device", ir_type_device},  {"Any", ir_type_any},          {"t", ir_type_any},
+      {"ScalarType", ir_type_int}, {"Layout", ir_type_int},       {"MemoryFormat", ir_type_int},
+      {"NoneType", ir_type_none},  {"Generator", generator_type},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bases); i++)
     if (strcmp(bases[i].name, name) == 0)

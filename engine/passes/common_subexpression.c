@@ -1,12 +1,14 @@
 /* pass_eliminate_common_subexpression: a node equal to an earlier one that dominates it (same
  * kind, schema, inputs, attributes and output types) is replaced by it; blocks are scoped. */
+#include "ir/ops.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
 /* Algorithm: PyTorch's common_subexpression_elimination.cpp. Walk each block in order with a
  * hash set of the nodes seen so far; a nested block starts a child scope whose lookups fall
  * back to the parent scopes (an outer node dominates every node inside a later node's
- * blocks). Nodes with blocks, with side effects, with subgraph attributes, the sentinels and
+ * blocks). Nodes with blocks, with side effects, random ones (ir_node_is_nondeterministic:
+ * two rand_like(x) differ), with subgraph attributes, the sentinels and
  * zero-output nodes are never merged, nor, in a graph that mutates lists, nodes with a list
  * input or output (the list may change between them: pu_node_touches_list). prim::Constant nodes compare by value and type, so an
  * int 1 and a bool true (both stored as int 1) stay apart. */
@@ -57,7 +59,8 @@ static bool has_subgraph_attr(const IrNode *node) {
 
 static bool candidate(const IrNode *node, bool lists_mutate) {
   return ir_n_blocks(node) == 0 && ir_n_outputs(node) > 0 && !pu_node_has_side_effects(node) &&
-         !has_subgraph_attr(node) && !(lists_mutate && pu_node_touches_list(node));
+         !ir_node_is_nondeterministic(node) && !has_subgraph_attr(node) &&
+         !(lists_mutate && pu_node_touches_list(node));
 }
 
 static IrNode *lookup(const Scope *scope, IrNode *node) {

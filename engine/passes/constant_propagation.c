@@ -219,7 +219,8 @@ static bool propagate_node(IrNode *node) {
   bool changed = false;
   for (guint b = 0; b < ir_n_blocks(node); b++)
     changed |= propagate_block(ir_block(node, b));
-  if (ir_n_blocks(node) > 0 || pu_node_has_side_effects(node) || !all_inputs_constant(node))
+  if (ir_n_blocks(node) > 0 || pu_node_has_side_effects(node) ||
+      ir_node_is_nondeterministic(node) || !all_inputs_constant(node))
     return changed;
   /* A list some node may mutate is not a constant, nor is what is read from it. */
   if (pu_node_touches_list(node) && pu_graph_mutates_lists(ir_node_graph(node)))

@@ -1,7 +1,7 @@
 /* Neural-network kernels: rt_kernel_softmax (softmax, log_softmax), rt_kernel_softmax_backward
  * (_softmax_backward_data, _log_softmax_backward_data), rt_kernel_layer_norm and
  * rt_kernel_layer_norm_backward (native_layer_norm_backward), rt_kernel_gelu (gelu,
- * gelu_backward), rt_kernel_dropout and rt_kernel_mse_loss (mse_loss, l1_loss).
+ * gelu_backward) and rt_kernel_mse_loss (mse_loss, l1_loss).
  *
  * Contracts as PyTorch 1.13:
  * - softmax(self, dim, dtype): self cast to dtype when given, then exp(x - max) / sum exp(x -
@@ -20,8 +20,6 @@
  * - gelu(self, approximate): x / 2 * (1 + erf(x / sqrt(2))) for 'none', x / 2 * (1 +
  *   tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) for 'tanh'; gelu_backward their derivatives
  *   times grad_output (PyTorch's GeluBackwardKernel formulas).
- * - dropout(input, p, train): input itself when train is false, p is 0 or input is empty;
- *   sampling a mask needs a random generator, which runs do not have: an error.
  * - mse_loss(self, target, reduction): (self - target)^2, broadcast, then none (0), mean
  *   (1) or sum (2); floating results only. l1_loss the same with |self - target|.
  * Every slice is computed in double and stored in the result dtype. */
@@ -368,28 +366,6 @@ bool rt_kernel_gelu(const IrSchema *schema, const IrNode *node, RtValue *args, g
   if (gh)
     rt_tensor_unref(gh);
   store_as(r, self->dtype, outs);
-  return true;
-}
-
-bool rt_kernel_dropout(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
-                       RtValue *outs, guint n_outs, GError **error) {
-  k_check_call(schema, n_args, n_outs);
-  RtTensor *input;
-  KScalar p;
-  bool train;
-  if (!k_arg_tensor(schema, args, 0, &input, error) || !k_arg_scalar(schema, args, 1, &p, error) ||
-      !k_arg_bool(schema, args, 2, &train, error))
-    return false;
-  if (!(p.d >= 0 && p.d <= 1)) {
-    K_ERR(error, "dropout probability has to be between 0 and 1, but got %g", p.d);
-    return false;
-  }
-  if (train && p.d != 0 && rt_tensor_numel(input) > 0) {
-    K_ERR(error, "dropout with train=True samples a random mask, and jitscope's runs have no "
-                 "random generator; run the model in eval mode (train=False)");
-    return false;
-  }
-  outs[0] = rt_tensor(rt_tensor_ref(input));
   return true;
 }
 

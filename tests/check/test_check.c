@@ -120,6 +120,53 @@ static void test_check_passes_on_lstm(void) {
   ir_graph_free(graph);
 }
 
+/* Random ops: every run draws from the generator seeded with the inputs' seed, and each
+ * stage re-runs from the state its plan's run began with, so the stages agree (dropout,
+ * rand_like, randn_like without gradients), and finite differences see the same draws in
+ * every run (rand_like, randn_like with one). */
+static void test_check_passes_with_random_ops(void) {
+  static const char text[] = "graph(%x : Tensor):\n"
+                             "  %p : float = prim::Constant[value=0.25]()\n"
+                             "  %t : bool = prim::Constant[value=1]()\n"
+                             "  %n : NoneType = prim::Constant()\n"
+                             "  %one : int = prim::Constant[value=1]()\n"
+                             "  %1 : Tensor = aten::tanh(%x)\n"
+                             "  %2 : Tensor = aten::dropout(%1, %p, %t)\n"
+                             "  %3 : Tensor = aten::rand_like(%x, %n, %n, %n, %n, %n)\n"
+                             "  %4 : Tensor = aten::mul(%2, %3)\n"
+                             "  %5 : Tensor = aten::randn_like(%x, %n, %n, %n, %n, %n)\n"
+                             "  %6 : Tensor = aten::add(%4, %5, %one)\n"
+                             "  return (%6)\n";
+  static const char grad_text[] = "graph(%x : Tensor):\n"
+                                  "  %n : NoneType = prim::Constant()\n"
+                                  "  %one : int = prim::Constant[value=1]()\n"
+                                  "  %1 : Tensor = aten::tanh(%x)\n"
+                                  "  %3 : Tensor = aten::rand_like(%x, %n, %n, %n, %n, %n)\n"
+                                  "  %4 : Tensor = aten::mul(%1, %3)\n"
+                                  "  %5 : Tensor = aten::randn_like(%x, %n, %n, %n, %n, %n)\n"
+                                  "  %6 : Tensor = aten::mul(%4, %5)\n"
+                                  "  return (%6)\n";
+  const struct {
+    const char *text, *spec;
+  } cases[] = {{text, "Float(5, 7)"}, {grad_text, "Float(5, 7, requires_grad=1)"}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    GError *error = NULL;
+    IrGraph *graph = ir_graph_parse(cases[i].text, strlen(cases[i].text), "random.ir", &error);
+    g_assert_no_error(error);
+    char *const specs[] = {(char *)cases[i].spec};
+    AppInputs *inputs = app_inputs_bind(graph, specs, 1, 3, &error);
+    g_assert_no_error(error);
+    AppCheckReport *report = app_check_run(graph, inputs, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_true(report->ok);
+    g_assert_null(report->first_bad_stage);
+    g_assert_cmpfloat(report->optimized_vs_unoptimized, <=, 1e-6);
+    app_check_report_free(report);
+    app_inputs_free(inputs);
+    ir_graph_free(graph);
+  }
+}
+
 /* The planted fault: right after the forward plan's peephole, every aten::sigmoid becomes
  * aten::tanh. */
 static void plant_sigmoid_to_tanh(ExecPlan *plan, const char *stage, IrGraph *graph, void *data) {
@@ -215,6 +262,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/check/lstm-stages-in-order", test_lstm_stages_in_order);
   g_test_add_func("/check/passes-on-lstm", test_check_passes_on_lstm);
+  g_test_add_func("/check/passes-with-random-ops", test_check_passes_with_random_ops);
   g_test_add_func("/check/names-faulty-stage", test_check_names_the_faulty_stage);
   g_test_add_func("/check/names-fuse-graph-for-a-fused-backend-fault",
                   test_check_names_fuse_graph_for_a_fused_backend_fault);

@@ -564,6 +564,63 @@ FUNCTIONS = [
 ]
 
 
+# Random ops, after the other functions (their graphs' source lines stay put): PyTorch's run
+# follows torch.manual_seed(N) and the case records N (jitscope run --seed N); fewer than 16
+# elements and 16 or more take different normal_ paths.
+def dropout_train_small(x):
+    return F.dropout(x, 0.3, True) * 2
+
+
+def dropout_train_large(x, w):
+    return F.dropout(torch.tanh(x), 0.25, True) * w
+
+
+def dropout_train_double(x):
+    return torch.sigmoid(F.dropout(x, 0.6, True)) * x
+
+
+def rand_mix_small(x):
+    return x * torch.rand_like(x) + torch.tanh(x) * torch.randn_like(x)
+
+
+def rand_mix_large(x):
+    return x * torch.rand_like(x) + torch.tanh(x) * torch.randn_like(x) + torch.rand_like(x)
+
+
+def rand_mix_double(x, y):
+    return (x * torch.randn_like(x)).sum() + torch.rand_like(y) * torch.randn_like(y) * y
+
+
+def random_factories(x):
+    y = torch.randn([3, 4], dtype=torch.float64) + torch.rand([4], dtype=torch.float64)
+    z = x * torch.rand([3, 4]) + torch.bernoulli(torch.sigmoid(x)) + torch.bernoulli(x, 0.25)
+    return z * torch.randn([5, 7]).sum(), y * torch.randn([20], dtype=torch.float64).sum()
+
+
+def seeded(n):
+    """PyTorch's recorded run starts with torch.manual_seed(n)."""
+    def change(inputs):
+        return inputs
+    change.seed = n
+    return change
+
+
+def doubles(inputs):
+    """Every input becomes float64."""
+    return [x.double() for x in inputs]
+
+
+FUNCTIONS += [
+    (dropout_train_small, [(3, 4)], seeded(3)),
+    (dropout_train_large, [(5, 7), (7,)], seeded(4)),
+    (dropout_train_double, [(5, 7)], doubles, seeded(5)),
+    (rand_mix_small, [(3, 4)], seeded(6)),
+    (rand_mix_large, [(5, 7)], seeded(7)),
+    (rand_mix_double, [(3, 5), (4, 6)], doubles, seeded(8)),
+    (random_factories, [(3, 4)], seeded(9)),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
@@ -586,14 +643,18 @@ def main():
         # Scaled so that every branch of the piecewise activations is taken.
         inputs = [torch.randn(s, generator=gen) * 3 for s in shapes]
         no_grad = set()
+        seed = None
         for change in prepare:
             inputs = change(inputs)
             no_grad |= getattr(change, "frozen", set())
+            seed = getattr(change, "seed", seed)
         inputs = [x.requires_grad_() if x.is_floating_point() and k not in no_grad else x
                   for k, x in enumerate(inputs)]
         floats = [x for x in inputs if x.requires_grad]
         for _ in range(2):
             scripted(*inputs)
+        if seed is not None:
+            torch.manual_seed(seed)
         outs = scripted(*inputs)
         outs = outs if isinstance(outs, tuple) else (outs,)
         grads = list(torch.autograd.grad(sum(o.sum() for o in outs), floats))
@@ -617,6 +678,8 @@ def main():
             "grads": grad_files,
             "pytorch": {"forward_graph": relative(str(scripted.graph_for(*inputs)))},
         }
+        if seed is not None:
+            doc["seed"] = seed
         with open(os.path.join(case, "case.json"), "w") as f:
             json.dump(doc, f, indent=2)
         index.append(name + "/case-0")

@@ -5,6 +5,8 @@
  * per tensor max|ours - ref| / max(1, max|ref|) <= 1e-4 for float32 (and float16), 1e-10 for
  * float64; integer and bool tensors exactly; NaN where and only where the reference has NaN.
  *
+ * A case.json with "seed": N runs with --seed N (its program draws random numbers).
+ *
  * Usage: test-corpus JITSCOPE_BINARY [--program=FILE] [CASE...]   (CASE as in INDEX, e.g. lstm_cell/case-0;
  * without CASE every line of INDEX). Exit 0 when all pass, 1 when one fails, 77 when the
  * corpus is missing. */
@@ -143,6 +145,7 @@ out:
 static bool run_case(const char *jitscope, const char *corpus, const char *program,
                      const char *name, Counts *counts) {
   g_autofree char *program_path = g_strconcat("../", program, NULL);
+  g_autofree char *seed = NULL;
   char *dir = g_build_filename(corpus, name, NULL);
   char *case_json = g_build_filename(dir, "case.json", NULL);
   JsonParser *parser = json_parser_new();
@@ -166,6 +169,12 @@ static bool run_case(const char *jitscope, const char *corpus, const char *progr
   /* The same cases once more without the fuser (tests/corpus-real runs both). */
   if (g_strcmp0(g_getenv("JITSCOPE_CORPUS_NO_FUSE"), "1") == 0)
     g_ptr_array_add(argv, "--no-fuse");
+  /* A case with random ops records the seed PyTorch's run had (torch.manual_seed). */
+  if (json_object_has_member(c, "seed")) {
+    seed = g_strdup_printf("%" G_GINT64_FORMAT, json_object_get_int_member(c, "seed"));
+    g_ptr_array_add(argv, "--seed");
+    g_ptr_array_add(argv, seed);
+  }
   g_ptr_array_add(argv, "--input");
   for (guint i = 0; i < json_array_get_length(args); i++)
     g_ptr_array_add(argv, (gpointer)json_array_get_string_element(args, i));

@@ -130,6 +130,36 @@ static void test_cse_keeps(void) {
   pt_check(pass_eliminate_common_subexpression, text, text, false);
 }
 
+/* Random ops draw new numbers each time: two rand_like(x), or two dropouts with train=True,
+ * stay apart; dropouts with a constant train=False are deterministic and merge. */
+static void test_cse_random(void) {
+  pt_check(pass_eliminate_common_subexpression,
+           "graph(%x : Tensor):\n"
+           "  %n : NoneType = prim::Constant()\n"
+           "  %p : float = prim::Constant[value=0.5]()\n"
+           "  %t : bool = prim::Constant[value=1]()\n"
+           "  %f : bool = prim::Constant[value=0]()\n"
+           "  %1 : Tensor = aten::rand_like(%x, %n, %n, %n, %n, %n)\n"
+           "  %2 : Tensor = aten::rand_like(%x, %n, %n, %n, %n, %n)\n"
+           "  %3 : Tensor = aten::dropout(%x, %p, %t)\n"
+           "  %4 : Tensor = aten::dropout(%x, %p, %t)\n"
+           "  %5 : Tensor = aten::dropout(%x, %p, %f)\n"
+           "  %6 : Tensor = aten::dropout(%x, %p, %f)\n"
+           "  return (%1, %2, %3, %4, %5, %6)\n",
+           "graph(%x : Tensor):\n"
+           "  %n : NoneType = prim::Constant()\n"
+           "  %p : float = prim::Constant[value=0.5]()\n"
+           "  %t : bool = prim::Constant[value=1]()\n"
+           "  %f : bool = prim::Constant[value=0]()\n"
+           "  %1 : Tensor = aten::rand_like(%x, %n, %n, %n, %n, %n)\n"
+           "  %2 : Tensor = aten::rand_like(%x, %n, %n, %n, %n, %n)\n"
+           "  %3 : Tensor = aten::dropout(%x, %p, %t)\n"
+           "  %4 : Tensor = aten::dropout(%x, %p, %t)\n"
+           "  %5 : Tensor = aten::dropout(%x, %p, %f)\n"
+           "  return (%1, %2, %3, %4, %5, %5)\n",
+           true);
+}
+
 static void test_constant_pooling(void) {
   pt_check(pass_constant_pooling,
            "graph(%x : Tensor,\n"
@@ -184,6 +214,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/passes/dce/loop-carried-read", test_dce_loop_carried_read);
   g_test_add_func("/passes/cse/scoped", test_cse);
   g_test_add_func("/passes/cse/keeps", test_cse_keeps);
+  g_test_add_func("/passes/cse/random", test_cse_random);
   g_test_add_func("/passes/constant-pooling/hoist", test_constant_pooling);
   g_test_add_func("/passes/constant-pooling/nothing", test_constant_pooling_nothing);
   return g_test_run();

@@ -1,6 +1,8 @@
 /* Tests: constant propagation and the peephole optimizer. */
 #include "pass_test_util.h"
 
+#include <string.h>
+
 static void test_propagation_fold_and_inline(void) {
   pt_check(pass_constant_propagation,
            "graph(%x : Tensor):\n"
@@ -74,6 +76,21 @@ static void test_propagation_keeps_tensors(void) {
 }
 
 /* #18697: the spec made the size None; the peephole drops the _grad_sum_to_size. */
+/* rand with constant arguments is no constant: each run draws new numbers. */
+static void test_propagation_keeps_random(void) {
+  static const char text[] = "graph():\n"
+                             "  %n : NoneType = prim::Constant()\n"
+                             "  %1 : int = prim::Constant[value=3]()\n"
+                             "  %2 : int[] = prim::ListConstruct(%1)\n"
+                             "  %3 : Tensor = aten::rand(%2, %n, %n, %n, %n)\n"
+                             "  return (%3)\n";
+  IrGraph *graph = pt_parse(text);
+  pass_constant_propagation(graph);
+  g_autofree char *printed = pt_print(graph);
+  g_assert_nonnull(strstr(printed, "aten::rand("));
+  ir_graph_free(graph);
+}
+
 static void test_peephole_grad_sum_to_size_none(void) {
   pt_check(pass_peephole,
            "graph(%x : Float(*, *)):\n"
@@ -219,6 +236,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/passes/constant-propagation/fold-and-inline", test_propagation_fold_and_inline);
   g_test_add_func("/passes/constant-propagation/loop-and-is", test_propagation_loop_and_is);
   g_test_add_func("/passes/constant-propagation/keeps-tensors", test_propagation_keeps_tensors);
+  g_test_add_func("/passes/constant-propagation/keeps-random", test_propagation_keeps_random);
   g_test_add_func("/passes/peephole/grad-sum-to-size-none", test_peephole_grad_sum_to_size_none);
   g_test_add_func("/passes/peephole/grad-sum-to-size-nested",
                   test_peephole_grad_sum_to_size_nested);
