@@ -471,9 +471,21 @@ static bool same_shape_float(const IrSchema *schema, RtValue *args, guint n_args
   if (a == NULL || b == NULL || a->dtype != b->dtype || a->ndim != b->ndim ||
       (a->dtype != IR_DTYPE_FLOAT32 && a->dtype != IR_DTYPE_FLOAT64))
     return false;
-  if (a->ndim > 0 && (memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) != 0 ||
-                      !rt_tensor_is_contiguous(a) || !rt_tensor_is_contiguous(b)))
-    return false;
+  /* Equal sizes and rt_tensor_is_contiguous of both, in two short loops without calls. */
+  int64_t n = 1;
+  for (int d = 0; d < a->ndim; d++) {
+    if (a->sizes[d] != b->sizes[d])
+      return false;
+    n *= a->sizes[d];
+  }
+  int64_t expected = 1;
+  for (int d = a->ndim - 1; d >= 0 && a->sizes[d] != 0; d--) {
+    if (a->sizes[d] == 1)
+      continue;
+    if (a->strides[d] != expected || b->strides[d] != expected)
+      return false;
+    expected *= a->sizes[d];
+  }
   KParams kp;
   kp.f64[0] = 1.0;
   if (alpha) {
@@ -486,7 +498,6 @@ static bool same_shape_float(const IrSchema *schema, RtValue *args, guint n_args
   }
   kp.f32[0] = (float)kp.f64[0];
   RtTensor *out = rt_tensor_new(a->dtype, a->ndim, a->sizes);
-  int64_t n = rt_tensor_numel(out);
   if (a->dtype == IR_DTYPE_FLOAT32)
     SAME_SHAPE_LOOP(float, f32);
   else
