@@ -66,6 +66,8 @@ static void last_launch_unref(LastLaunch *l) {
  * geometry runs again without the hash lookups, key strings and shape tables of the general
  * path (they cost tens of thousands of instructions, a 1-element group's run a few). */
 typedef struct {
+  const IrGraph *kg; /* the group's Subgraph */
+  guint n_tensor_inputs;
   char *canonical;
   GMutex lock; /* guards last */
   LastLaunch *last;
@@ -82,7 +84,9 @@ static void group_cache_free(gpointer p) {
 static void *group_cache_create(const IrNode *group, GError **error) {
   (void)error;
   GroupCache *c = g_new0(GroupCache, 1);
-  c->canonical = cuda_codegen_canonical_text(ir_node_attr_g(group, IR_ATTR_SUBGRAPH));
+  c->kg = ir_node_attr_g(group, IR_ATTR_SUBGRAPH);
+  c->n_tensor_inputs = kernel_graph_n_tensor_inputs(c->kg);
+  c->canonical = cuda_codegen_canonical_text(c->kg);
   g_mutex_init(&c->lock);
   return c;
 }
@@ -396,15 +400,17 @@ static bool launch(const LastLaunch *l, RtValue *inputs, RtValue *outputs, GErro
 static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNode *group,
                   RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
                   GError **error) {
-  const IrGraph *kg = ir_node_attr_g(group, IR_ATTR_SUBGRAPH);
-  guint n = kernel_graph_n_tensor_inputs(kg);
-  if (n > n_inputs || ir_graph_outputs(kg)->len != n_outputs) {
-    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE, "C backend: arity mismatch");
-    return false;
-  }
   bool owned = false;
   GroupCache *cache =
       fuser_group_cache(state, group, backend, group_cache_create, group_cache_free, &owned, error);
+  const IrGraph *kg = cache->kg;
+  guint n = cache->n_tensor_inputs;
+  if (n > n_inputs || ir_graph_outputs(kg)->len != n_outputs) {
+    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE, "C backend: arity mismatch");
+    if (owned)
+      group_cache_free(cache);
+    return false;
+  }
   LastLaunch *l = NULL;
   g_mutex_lock(&cache->lock);
   if (cache->last && same_geometry(cache->last, inputs)) {
