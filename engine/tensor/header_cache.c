@@ -14,6 +14,9 @@ typedef struct {
   RtTensor *tensors[CACHED_PER_THREAD];
   RtStorage *storages[CACHED_PER_THREAD];
   RtStorage *small[CACHED_PER_THREAD]; /* each with its block in data */
+  /* The blocks of `small` again: LeakSanitizer does not follow pointers in poisoned memory
+   * (the cached headers), so without them it would report the blocks as leaked. */
+  void *small_data[CACHED_PER_THREAD];
 } HeaderCache;
 
 static _Thread_local HeaderCache *this_thread;
@@ -32,11 +35,10 @@ static void cache_free(gpointer data) {
     g_free(cache->storages[i]);
   }
   for (guint i = 0; i < cache->n_small; i++) {
-    RtStorage *st = cache->small[i];
-    ASAN_UNPOISON_MEMORY_REGION(st, sizeof(RtStorage));
-    ASAN_UNPOISON_MEMORY_REGION(st->data, RT_SMALL_BLOCK);
-    rt_host_free(st->data, RT_SMALL_BLOCK);
-    g_free(st);
+    ASAN_UNPOISON_MEMORY_REGION(cache->small[i], sizeof(RtStorage));
+    ASAN_UNPOISON_MEMORY_REGION(cache->small_data[i], RT_SMALL_BLOCK);
+    rt_host_free(cache->small_data[i], RT_SMALL_BLOCK);
+    g_free(cache->small[i]);
   }
   g_free(cache);
 }
@@ -95,7 +97,8 @@ RtStorage *rt_storage_small_take(void) {
     return NULL;
   RtStorage *s = cache->small[--cache->n_small];
   ASAN_UNPOISON_MEMORY_REGION(s, sizeof *s);
-  ASAN_UNPOISON_MEMORY_REGION(s->data, RT_SMALL_BLOCK);
+  ASAN_UNPOISON_MEMORY_REGION(cache->small_data[cache->n_small], RT_SMALL_BLOCK);
+  s->data = cache->small_data[cache->n_small];
   return s;
 }
 
@@ -106,7 +109,7 @@ void rt_storage_small_give(RtStorage *s) {
     rt_storage_header_give(s);
     return;
   }
-  /* The block first: its address is read from the header. */
+  cache->small_data[cache->n_small] = s->data;
   ASAN_POISON_MEMORY_REGION(s->data, RT_SMALL_BLOCK);
   ASAN_POISON_MEMORY_REGION(s, sizeof *s);
   cache->small[cache->n_small++] = s;
