@@ -166,7 +166,14 @@ static void bench_overhead(guint calls) {
   ir_graph_free(graph);
 }
 
+/* Usage: exec_bench [--quick | --small-only CALLS]. --small-only runs only the cached-plan
+ * overhead, CALLS calls per repeat: small enough for callgrind, whose instruction counts
+ * (the difference of two CALLS) are the repeatable figure on a loaded machine. */
 int main(int argc, char **argv) {
+  if (argc > 2 && !strcmp(argv[1], "--small-only")) {
+    bench_overhead((guint)strtoul(argv[2], NULL, 10));
+    return 0;
+  }
   bool quick = argc > 1 && !strcmp(argv[1], "--quick");
   const char *source = g_getenv("JITSCOPE_SOURCE_DIR");
   char *path =

@@ -38,7 +38,9 @@ static double median(double *v, guint n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static bool run_once(const RtCode *code, RtValue *ins, guint n_in) {
+/* Not inlined, nor the two chains: callgrind then tells their runs apart by caller
+ * (valgrind --tool=callgrind --separate-callers=2: rt_code_run'run_once'bench_chain). */
+static G_GNUC_NO_INLINE bool run_once(const RtCode *code, RtValue *ins, guint n_in) {
   RtValue outs[8];
   GError *error = NULL;
   if (!rt_code_run(code, NULL, ins, n_in, outs, &error)) {
@@ -53,7 +55,7 @@ static bool run_once(const RtCode *code, RtValue *ins, guint n_in) {
 
 /* --- (a) interpreter cost per node --- */
 
-static bool bench_chain(guint repeats) {
+static G_GNUC_NO_INLINE bool bench_chain(guint repeats) {
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_tensor(), "x");
   IrValue *one = ir_graph_insert_constant_int(g, 1);
@@ -131,7 +133,7 @@ static bool bench_chain(guint repeats) {
 
 /* The same chain over ints (aten::add.int): the kernel is one addition, so this is the
  * interpreter's own dispatch cost per node. */
-static bool bench_int_chain(guint repeats) {
+static G_GNUC_NO_INLINE bool bench_int_chain(guint repeats) {
   IrGraph *g = ir_graph_new();
   IrValue *x = ir_graph_add_input(g, ir_type_int(), "x");
   IrValue *v = x;

@@ -54,6 +54,39 @@ ExecArgumentSpec *exec_argument_spec_new(const RtValue *inputs, guint n_inputs, 
   return spec;
 }
 
+/* Compares the entries of one input (a tuple: its flattened elements) from *next on with what
+ * spec_add_value would record for it; advances *next. */
+static bool value_matches(const ExecArgumentSpec *spec, guint *next, RtValue v) {
+  if (v.tag == RT_TUPLE) {
+    for (guint i = 0; i < v.u.seq->len; i++)
+      if (!value_matches(spec, next, v.u.seq->items[i]))
+        return false;
+    return true;
+  }
+  if (*next >= spec->n_args)
+    return false;
+  const ExecArgInfo *a = &spec->args[(*next)++];
+  if (v.tag != RT_TENSOR)
+    return a->kind == EXEC_ARG_OTHER && a->present == (v.tag != RT_NONE);
+  const RtTensor *t = v.u.tensor;
+  if (a->kind != EXEC_ARG_TENSOR || a->defined != (t != NULL))
+    return false;
+  return !t ||
+         (a->requires_grad == (t->requires_grad && spec->grad_enabled) && a->rank == t->ndim &&
+          a->device == (t->storage ? t->storage->device : IR_DEVICE_CPU) && a->dtype == t->dtype);
+}
+
+bool exec_argument_spec_matches(const ExecArgumentSpec *spec, const RtValue *inputs, guint n_inputs,
+                                bool grad_enabled) {
+  if (spec->grad_enabled != grad_enabled)
+    return false;
+  guint next = 0;
+  for (guint i = 0; i < n_inputs; i++)
+    if (!value_matches(spec, &next, inputs[i]))
+      return false;
+  return next == spec->n_args;
+}
+
 void exec_argument_spec_free(ExecArgumentSpec *spec) {
   if (!spec)
     return;

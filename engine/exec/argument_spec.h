@@ -33,6 +33,10 @@ typedef struct {
 
 ExecArgumentSpec *exec_argument_spec_new(const RtValue *inputs, guint n_inputs, bool grad_enabled);
 void exec_argument_spec_free(ExecArgumentSpec *spec);
+/* Whether exec_argument_spec_new(inputs, n_inputs, grad_enabled) would equal spec (as
+ * exec_argument_spec_equal says), without making it: the executor's check of its last plan. */
+bool exec_argument_spec_matches(const ExecArgumentSpec *spec, const RtValue *inputs, guint n_inputs,
+                                bool grad_enabled);
 guint exec_argument_spec_hash(gconstpointer spec);
 gboolean exec_argument_spec_equal(gconstpointer a, gconstpointer b);
 /* "Float(*, *, requires_grad=1, device=cpu), Tensor[Undefined], int[], None" (one entry per

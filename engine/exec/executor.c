@@ -18,6 +18,10 @@ struct ExecExecutor {
   GHashTable *plans; /* ExecArgumentSpec* (owned) -> ExecPlan* (owned) */
   guint hits, misses;
   ExecPlan *last_plan;
+  /* The spec (a key of plans) and plan of the latest lookup: a call with inputs of the same
+   * spec, the common case, takes it without making a spec and hashing it. */
+  const ExecArgumentSpec *recent_spec;
+  ExecPlan *recent_plan;
 };
 
 static void clear_last_inputs(ExecPlan *plan) {
@@ -132,15 +136,23 @@ static void flatten_inputs(GArray *out, const RtValue *inputs, guint n) {
 
 ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, guint n_inputs,
                                  GError **error) {
-  ExecArgumentSpec *spec = exec_argument_spec_new(inputs, n_inputs, grad_mode(executor));
-  ExecPlan *plan = g_hash_table_lookup(executor->plans, spec);
-  if (plan) {
+  bool grad = grad_mode(executor);
+  if (executor->recent_spec &&
+      exec_argument_spec_matches(executor->recent_spec, inputs, n_inputs, grad)) {
+    executor->hits++;
+    return executor->recent_plan;
+  }
+  ExecArgumentSpec *spec = exec_argument_spec_new(inputs, n_inputs, grad);
+  gpointer key = NULL, found = NULL;
+  if (g_hash_table_lookup_extended(executor->plans, spec, &key, &found)) {
     executor->hits++;
     exec_argument_spec_free(spec);
-    return plan;
+    executor->recent_spec = key;
+    executor->recent_plan = found;
+    return found;
   }
   executor->misses++;
-  plan = exec_pipeline_compile(executor, executor->graph, spec, error);
+  ExecPlan *plan = exec_pipeline_compile(executor, executor->graph, spec, error);
   if (!plan) {
     exec_argument_spec_free(spec);
     return NULL;
@@ -157,6 +169,8 @@ ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, 
   flatten_inputs(flat, inputs, n_inputs);
   plan->memory = exec_memory_plan_new(plan->graph, (const RtValue *)flat->data, flat->len);
   g_hash_table_insert(executor->plans, spec, plan);
+  executor->recent_spec = spec;
+  executor->recent_plan = plan;
   return plan;
 }
 
@@ -178,21 +192,31 @@ bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_in
   if (!plan)
     return false;
   executor->last_plan = plan;
-  g_autoptr(GArray) flat = g_array_new(FALSE, FALSE, sizeof(RtValue));
-  flatten_inputs(flat, inputs, n_inputs);
+  /* Inputs without tuples are their own flattening (most calls: no copy). */
+  g_autoptr(GArray) flat = NULL;
+  const RtValue *args = inputs;
+  guint n_args = n_inputs;
+  for (guint i = 0; i < n_inputs && !flat; i++) {
+    if (inputs[i].tag == RT_TUPLE) {
+      flat = g_array_new(FALSE, FALSE, sizeof(RtValue));
+      flatten_inputs(flat, inputs, n_inputs);
+      args = (const RtValue *)flat->data;
+      n_args = flat->len;
+    }
+  }
   RtInterpreterHooks hooks = {.run_special = exec_plan_run_special, .ctx = plan};
   if (grad_mode(executor))
     hooks.after_node = exec_eager_tape_record;
   guint n = rt_code_n_outputs(plan->code);
   g_autofree RtValue *results = g_new0(RtValue, n);
-  g_assert(flat->len == rt_code_n_inputs(plan->code) && "the spec fixed the input count");
+  g_assert(n_args == rt_code_n_inputs(plan->code) && "the spec fixed the input count");
   if (executor->session->record_inputs) {
     clear_last_inputs(plan);
-    plan->last_inputs = g_array_sized_new(FALSE, FALSE, sizeof(RtValue), flat->len);
+    plan->last_inputs = g_array_sized_new(FALSE, FALSE, sizeof(RtValue), n_args);
     plan->last_generator = g_new(RtGenerator, 1);
     rt_generator_get(plan->last_generator);
-    for (guint i = 0; i < flat->len; i++) {
-      RtValue v = g_array_index(flat, RtValue, i);
+    for (guint i = 0; i < n_args; i++) {
+      RtValue v = args[i];
       /* Detached: a kept input must not hold the autograd graph alive. */
       if (v.tag == RT_TENSOR && v.u.tensor)
         v = rt_tensor(rt_autograd_detach(v.u.tensor));
@@ -201,7 +225,7 @@ bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_in
       g_array_append_val(plan->last_inputs, v);
     }
   }
-  if (!rt_code_run(plan->code, &hooks, (RtValue *)flat->data, flat->len, results, error))
+  if (!rt_code_run(plan->code, &hooks, args, n_args, results, error))
     return false;
   *outputs = g_steal_pointer(&results);
   *n_outputs = n;

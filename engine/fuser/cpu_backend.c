@@ -31,10 +31,64 @@ static void group_kernels_free(gpointer p) {
   g_free(g);
 }
 
-/* The canonical text of a group, cached per plan (fuser_group_cache). */
-static void *canonical_create(const IrNode *group, GError **error) {
+/* The geometry of one launch, a function of the group's tensor inputs' dtypes, sizes and
+ * strides alone (fuser_group_value_shapes reads nothing else): the outputs' shapes, the map
+ * merged over every operand and the compiled function. Immutable once made; shared by
+ * reference count, since another thread may replace a group's last launch while this one runs
+ * it. */
+typedef struct {
+  gint refcount;
+  guint n_inputs, n_outputs, n_ops;
+  RtTensor *inputs; /* n_inputs headers, their dtype, ndim, sizes and strides only */
+  FuserShape *output_shapes;
+  IrDtype *output_dtypes;
+  int64_t numel;
+  bool full;
+  int rank;
+  int64_t sizes[RT_MAX_DIMS];
+  int64_t *flat_strides; /* [op * rank + d] */
+  GArray *args;          /* of CpuKernelArg; GroupKernels' (kept until exit) */
+  CpuCompiled *compiled; /* owned by cpu_compile (kept until exit) */
+} LastLaunch;
+
+static void last_launch_unref(LastLaunch *l) {
+  if (!l || !g_atomic_int_dec_and_test(&l->refcount))
+    return;
+  g_free(l->inputs);
+  g_free(l->output_shapes);
+  g_free(l->output_dtypes);
+  g_free(l->flat_strides);
+  g_free(l);
+}
+
+/* What a plan keeps per group (fuser_group_cache): the canonical text, which keys the
+ * compiled kernels, and the last launch, which a call whose tensor inputs have the same
+ * geometry runs again without the hash lookups, key strings and shape tables of the general
+ * path (they cost tens of thousands of instructions, a 1-element group's run a few). */
+typedef struct {
+  const IrGraph *kg; /* the group's Subgraph */
+  guint n_tensor_inputs;
+  char *canonical;
+  GMutex lock; /* guards last */
+  LastLaunch *last;
+} GroupCache;
+
+static void group_cache_free(gpointer p) {
+  GroupCache *c = p;
+  g_free(c->canonical);
+  g_mutex_clear(&c->lock);
+  last_launch_unref(c->last);
+  g_free(c);
+}
+
+static void *group_cache_create(const IrNode *group, GError **error) {
   (void)error;
-  return cuda_codegen_canonical_text(ir_node_attr_g(group, IR_ATTR_SUBGRAPH));
+  GroupCache *c = g_new0(GroupCache, 1);
+  c->kg = ir_node_attr_g(group, IR_ATTR_SUBGRAPH);
+  c->n_tensor_inputs = kernel_graph_n_tensor_inputs(c->kg);
+  c->canonical = cuda_codegen_canonical_text(c->kg);
+  g_mutex_init(&c->lock);
+  return c;
 }
 
 static bool supported_dtype(IrDtype d) {
@@ -50,7 +104,8 @@ static bool supported_dtype(IrDtype d) {
 static bool c_can_run(const FuserBackend *backend, const IrNode *group, const RtValue *inputs,
                       guint n_inputs, char **why) {
   (void)backend;
-  guint n_nodes = ir_graph_count_nodes(ir_node_attr_g(group, IR_ATTR_SUBGRAPH));
+  const IrGraph *kg = ir_node_attr_g(group, IR_ATTR_SUBGRAPH);
+  guint n_nodes = ir_graph_count_nodes(kg);
   if (n_nodes > C_BACKEND_MAX_GROUP_NODES) {
     *why = g_strdup_printf("cpu-c: the group has %u nodes, more than the %d that are compiled",
                            n_nodes, C_BACKEND_MAX_GROUP_NODES);
@@ -61,7 +116,7 @@ static bool c_can_run(const FuserBackend *backend, const IrNode *group, const Rt
     *why = g_strdup_printf("cpu-c: %s", no_cc);
     return false;
   }
-  guint n = kernel_graph_n_tensor_inputs(ir_node_attr_g(group, IR_ATTR_SUBGRAPH));
+  guint n = kernel_graph_n_tensor_inputs(kg);
   for (guint i = 0; i < n && i < n_inputs; i++) {
     const RtTensor *t = inputs[i].tag == RT_TENSOR ? inputs[i].u.tensor : NULL;
     if (!t) {
@@ -89,54 +144,51 @@ static void broadcast_strides(const FuserShape *view, const int64_t *strides, co
   }
 }
 
-/* One run's operands: pointers and strides over the map, then merged. */
+/* One run: the operands' first elements over the merged map. */
 typedef struct {
-  guint n_ops;
   char **data;
-  int64_t (*strides)[RT_MAX_DIMS];
-  int rank;
-  int64_t sizes[RT_MAX_DIMS];
-  int64_t *flat_strides; /* [op * rank + d] */
+  const int64_t *sizes;
+  const int64_t *strides; /* [op * rank + d] */
   CpuKernelFn fn;
 } Launch;
 
 static void launch_part(gpointer data, int64_t start, int64_t end) {
   const Launch *l = data;
-  l->fn(start, end, l->sizes, l->data, l->flat_strides);
+  l->fn(start, end, l->sizes, l->data, l->strides);
 }
 
 /* Drops size-1 dims and merges a dim into the previous one when every operand is
- * contiguous across them (as the evaluator does). */
-static void merge_dims(Launch *l, const FuserShape *map) {
+ * contiguous across them (as the evaluator does); sets l's rank, sizes and flat strides. */
+static void merge_dims(LastLaunch *l, int64_t (*strides)[RT_MAX_DIMS], const FuserShape *map) {
   int nd = 0;
   for (int d = 0; d < map->nd; d++) {
     if (map->sizes[d] == 1)
       continue;
     bool merge = nd > 0;
     for (guint k = 0; merge && k < l->n_ops; k++)
-      merge = l->strides[k][nd - 1] == l->strides[k][d] * map->sizes[d];
+      merge = strides[k][nd - 1] == strides[k][d] * map->sizes[d];
     if (merge) {
       l->sizes[nd - 1] *= map->sizes[d];
       for (guint k = 0; k < l->n_ops; k++)
-        l->strides[k][nd - 1] = l->strides[k][d];
+        strides[k][nd - 1] = strides[k][d];
     } else {
       l->sizes[nd] = map->sizes[d];
       for (guint k = 0; k < l->n_ops; k++)
-        l->strides[k][nd] = l->strides[k][d];
+        strides[k][nd] = strides[k][d];
       nd++;
     }
   }
   if (nd == 0) {
     l->sizes[0] = 1;
     for (guint k = 0; k < l->n_ops; k++)
-      l->strides[k][0] = 0;
+      strides[k][0] = 0;
     nd = 1;
   }
   l->rank = nd;
   l->flat_strides = g_new(int64_t, (gsize)l->n_ops * (gsize)nd);
   for (guint k = 0; k < l->n_ops; k++)
     for (int d = 0; d < nd; d++)
-      l->flat_strides[k * (guint)nd + (guint)d] = l->strides[k][d];
+      l->flat_strides[k * (guint)nd + (guint)d] = strides[k][d];
 }
 
 static GroupKernels *group_kernels(const char *canonical, const IrGraph *kg, const IrDtype *dtypes,
@@ -191,119 +243,197 @@ static CpuCompiled *kernel_for(GroupKernels *g, const char *canonical, const IrG
   return c;
 }
 
-/* Operand k's view (shape and strides before broadcasting) and its first element. */
-static void operand_view(const CpuKernelArg *a, RtValue *inputs, RtValue *outputs, FuserShape *view,
-                         int64_t *strides, char **data) {
-  const RtTensor *t = a->is_output ? outputs[a->index].u.tensor : inputs[a->index].u.tensor;
-  int64_t offset = 0;
-  *view = (FuserShape){t->ndim, {0}};
-  memcpy(view->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
-  memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+/* Operand k's view, its shape and strides before broadcasting: a group input's, or for an
+ * output those of the fresh contiguous tensor of its natural shape; a chunk or FusedConcat
+ * piece is 1/n_pieces of it along its dim. */
+static void operand_view(const CpuKernelArg *a, const RtValue *inputs,
+                         const FuserShape *output_shapes, FuserShape *view, int64_t *strides) {
+  if (a->is_output) {
+    *view = output_shapes[a->index];
+    rt_contiguous_strides(view->nd, view->sizes, strides);
+  } else {
+    const RtTensor *t = inputs[a->index].u.tensor;
+    *view = (FuserShape){t->ndim, {0}};
+    memcpy(view->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+  }
   if (a->piece >= 0) {
     int dim;
-    rt_wrap_dim(a->dim, t->ndim, &dim, NULL); /* checked by fuser_group_value_shapes */
+    rt_wrap_dim(a->dim, view->nd, &dim, NULL); /* checked by fuser_group_value_shapes */
     view->sizes[dim] /= a->n_pieces;
-    offset = a->piece * view->sizes[dim] * t->strides[dim];
   }
-  *data = (char *)rt_tensor_data(t) + offset * (int64_t)rt_dtype_size(t->dtype);
 }
 
-static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNode *group,
-                  RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
-                  GError **error) {
-  const IrGraph *kg = ir_node_attr_g(group, IR_ATTR_SUBGRAPH);
-  guint n = kernel_graph_n_tensor_inputs(kg);
-  if (n > n_inputs || ir_graph_outputs(kg)->len != n_outputs) {
-    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE, "C backend: arity mismatch");
-    return false;
+/* Operand k's first element. */
+static char *operand_data(const CpuKernelArg *a, const RtValue *inputs, const RtValue *outputs) {
+  const RtTensor *t = a->is_output ? outputs[a->index].u.tensor : inputs[a->index].u.tensor;
+  int64_t offset = 0;
+  if (a->piece >= 0) {
+    int dim;
+    rt_wrap_dim(a->dim, t->ndim, &dim, NULL);
+    offset = a->piece * (t->sizes[dim] / a->n_pieces) * t->strides[dim];
   }
-  bool owned = false;
-  char *canonical =
-      fuser_group_cache(state, group, backend, canonical_create, g_free, &owned, error);
+  return (char *)rt_tensor_data(t) + offset * (int64_t)rt_dtype_size(t->dtype);
+}
+
+static bool same_geometry(const LastLaunch *l, const RtValue *inputs) {
+  for (guint i = 0; i < l->n_inputs; i++) {
+    const RtTensor *was = &l->inputs[i], *t = inputs[i].u.tensor;
+    size_t bytes = sizeof(int64_t) * (size_t)t->ndim;
+    if (t->dtype != was->dtype || t->ndim != was->ndim || memcmp(t->sizes, was->sizes, bytes) ||
+        memcmp(t->strides, was->strides, bytes))
+      return false;
+  }
+  return true;
+}
+
+/* The launch geometry of these inputs (the general path); NULL with *error. */
+static LastLaunch *launch_geometry(const GroupCache *cache, const IrGraph *kg, RtValue *inputs,
+                                   guint n, guint n_outputs, GError **error) {
   g_autofree IrDtype *dtypes = g_new0(IrDtype, n + 1);
   for (guint i = 0; i < n; i++)
     dtypes[i] = inputs[i].u.tensor->dtype;
-  GroupKernels *gk = group_kernels(canonical, kg, dtypes, n, error);
+  GroupKernels *gk = group_kernels(cache->canonical, kg, dtypes, n, error);
   g_autoptr(GHashTable) shapes = gk ? fuser_group_value_shapes(kg, inputs, error) : NULL;
-  Launch l = {0};
-  g_autofree CpuInner *inner = NULL;
-  bool ok = shapes != NULL;
-  GArray *args = gk ? gk->operands->args : NULL;
-  FuserShape map = {0};
+  if (!shapes)
+    return NULL;
+  LastLaunch *l = g_new0(LastLaunch, 1);
+  l->refcount = 1;
+  l->n_inputs = n;
+  l->inputs = g_new(RtTensor, n + 1);
+  for (guint i = 0; i < n; i++)
+    l->inputs[i] = *inputs[i].u.tensor;
+  l->n_outputs = n_outputs;
+  l->output_shapes = g_new(FuserShape, n_outputs + 1);
+  l->output_dtypes = g_new(IrDtype, n_outputs + 1);
+  l->args = gk->operands->args;
+  l->n_ops = l->args->len;
   /* The map: the broadcast of the tensor inputs' (pieces') shapes. */
-  for (guint k = 0; ok && k < args->len; k++) {
-    const CpuKernelArg *a = &g_array_index(args, CpuKernelArg, k);
+  FuserShape map = {0};
+  for (guint k = 0; k < l->n_ops; k++) {
+    const CpuKernelArg *a = &g_array_index(l->args, CpuKernelArg, k);
     if (a->is_output || (!a->used && a->piece < 0))
       continue;
     FuserShape view;
     int64_t st[RT_MAX_DIMS];
-    char *data;
-    operand_view(a, inputs, outputs, &view, st, &data);
-    ok = fuser_shape_broadcast_into(&map, &view, error);
+    operand_view(a, inputs, NULL, &view, st);
+    if (!fuser_shape_broadcast_into(&map, &view, error)) {
+      last_launch_unref(l);
+      return NULL;
+    }
   }
   /* Outputs: fresh contiguous tensors of their natural shape. */
-  bool full = true;
-  int64_t numel = 1;
+  l->full = true;
+  l->numel = 1;
   for (int d = 0; d < map.nd; d++)
-    numel *= map.sizes[d];
-  for (guint o = 0; ok && o < n_outputs; o++) {
+    l->numel *= map.sizes[d];
+  for (guint o = 0; o < n_outputs; o++) {
     const FuserShape *s = fuser_group_output_shape(shapes, kg, o);
-    IrDtype dt = g_array_index(gk->operands->output_dtypes, IrDtype, o);
-    RtTensor *t = rt_tensor_new_checked(dt, s->nd, s->sizes, error);
+    l->output_shapes[o] = *s;
+    l->output_dtypes[o] = g_array_index(gk->operands->output_dtypes, IrDtype, o);
+    int64_t count = 1;
+    for (int d = 0; d < s->nd; d++)
+      count *= s->sizes[d];
+    const IrNode *producer = ((IrValue *)g_ptr_array_index(ir_graph_outputs(kg), o))->node;
+    l->full &= producer->kind == IR_PRIM_FUSED_CONCAT
+                   ? count == l->numel * (int64_t)ir_n_inputs(producer)
+                   : count == l->numel;
+  }
+  if (l->numel == 0)
+    return l;
+  g_autofree int64_t(*strides)[RT_MAX_DIMS] = g_malloc0_n(l->n_ops, sizeof(int64_t[RT_MAX_DIMS]));
+  for (guint k = 0; k < l->n_ops; k++) {
+    FuserShape view;
+    int64_t st[RT_MAX_DIMS];
+    operand_view(&g_array_index(l->args, CpuKernelArg, k), inputs, l->output_shapes, &view, st);
+    broadcast_strides(&view, st, &map, strides[k]);
+  }
+  merge_dims(l, strides, &map);
+  g_autofree CpuInner *inner = g_new(CpuInner, l->n_ops);
+  for (guint k = 0; k < l->n_ops; k++) {
+    int64_t s = strides[k][l->rank - 1];
+    const CpuKernelArg *a = &g_array_index(l->args, CpuKernelArg, k);
+    inner[k] = (!a->is_output && !a->used) || s == 1 ? CPU_INNER_CONTIGUOUS
+               : s == 0                              ? CPU_INNER_BROADCAST
+                                                     : CPU_INNER_STRIDED;
+  }
+  l->compiled = kernel_for(gk, cache->canonical, kg, dtypes, inner, (guint)l->rank, error);
+  if (!l->compiled) {
+    last_launch_unref(l);
+    return NULL;
+  }
+  return l;
+}
+
+/* Makes the outputs and runs the compiled function over them. */
+static bool launch(const LastLaunch *l, RtValue *inputs, RtValue *outputs, GError **error) {
+  for (guint o = 0; o < l->n_outputs; o++) {
+    const FuserShape *s = &l->output_shapes[o];
+    RtTensor *t = rt_tensor_new_checked(l->output_dtypes[o], s->nd, s->sizes, error);
     if (!t) {
       for (guint made = 0; made < o; made++) {
         rt_value_unref(outputs[made]);
         outputs[made] = rt_none();
       }
-      ok = false;
-      break;
+      return false;
     }
     outputs[o] = rt_tensor(t);
-    int64_t count = 1;
-    for (int d = 0; d < s->nd; d++)
-      count *= s->sizes[d];
-    const IrNode *producer = ((IrValue *)g_ptr_array_index(ir_graph_outputs(kg), o))->node;
-    full &= producer->kind == IR_PRIM_FUSED_CONCAT ? count == numel * (int64_t)ir_n_inputs(producer)
-                                                   : count == numel;
   }
-  if (ok && numel > 0) {
-    l.n_ops = args->len;
-    l.data = g_new0(char *, l.n_ops);
-    l.strides = g_malloc0_n(l.n_ops, sizeof(int64_t[RT_MAX_DIMS]));
-    for (guint k = 0; k < args->len; k++) {
-      const CpuKernelArg *a = &g_array_index(args, CpuKernelArg, k);
-      FuserShape view;
-      int64_t st[RT_MAX_DIMS];
-      operand_view(a, inputs, outputs, &view, st, &l.data[k]);
-      broadcast_strides(&view, st, &map, l.strides[k]);
-    }
-    merge_dims(&l, &map);
-    inner = g_new(CpuInner, l.n_ops);
-    for (guint k = 0; k < l.n_ops; k++) {
-      int64_t s = l.strides[k][l.rank - 1];
-      const CpuKernelArg *a = &g_array_index(args, CpuKernelArg, k);
-      inner[k] = (!a->is_output && !a->used) || s == 1 ? CPU_INNER_CONTIGUOUS
-                 : s == 0                              ? CPU_INNER_BROADCAST
-                                                       : CPU_INNER_STRIDED;
-    }
-    CpuCompiled *c = kernel_for(gk, canonical, kg, dtypes, inner, (guint)l.rank, error);
-    ok = c != NULL;
-    if (ok) {
-      gint64 started = g_get_monotonic_time();
-      l.fn = (CpuKernelFn)c->fn;
-      cpu_compile_parallel_for(numel, full && numel >= PARALLEL_MIN_NUMEL, launch_part, &l);
-      g_mutex_lock(&kernels_lock);
-      c->runs++;
-      c->last_ms = (double)(g_get_monotonic_time() - started) / 1000.0;
-      g_mutex_unlock(&kernels_lock);
+  if (l->numel == 0)
+    return true;
+  char *on_stack[32];
+  char **data = l->n_ops <= G_N_ELEMENTS(on_stack) ? on_stack : g_new(char *, l->n_ops);
+  for (guint k = 0; k < l->n_ops; k++)
+    data[k] = operand_data(&g_array_index(l->args, CpuKernelArg, k), inputs, outputs);
+  Launch run = {data, l->sizes, l->flat_strides, (CpuKernelFn)l->compiled->fn};
+  gint64 started = g_get_monotonic_time();
+  cpu_compile_parallel_for(l->numel, l->full && l->numel >= PARALLEL_MIN_NUMEL, launch_part, &run);
+  g_mutex_lock(&kernels_lock);
+  l->compiled->runs++;
+  l->compiled->last_ms = (double)(g_get_monotonic_time() - started) / 1000.0;
+  g_mutex_unlock(&kernels_lock);
+  if (data != on_stack)
+    g_free(data);
+  return true;
+}
+
+static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNode *group,
+                  RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
+                  GError **error) {
+  bool owned = false;
+  GroupCache *cache =
+      fuser_group_cache(state, group, backend, group_cache_create, group_cache_free, &owned, error);
+  const IrGraph *kg = cache->kg;
+  guint n = cache->n_tensor_inputs;
+  if (n > n_inputs || ir_graph_outputs(kg)->len != n_outputs) {
+    g_set_error(error, JITSCOPE_RUNTIME_ERROR, RT_ERROR_VALUE, "C backend: arity mismatch");
+    if (owned)
+      group_cache_free(cache);
+    return false;
+  }
+  LastLaunch *l = NULL;
+  g_mutex_lock(&cache->lock);
+  if (cache->last && same_geometry(cache->last, inputs)) {
+    l = cache->last;
+    g_atomic_int_inc(&l->refcount);
+  }
+  g_mutex_unlock(&cache->lock);
+  if (!l) {
+    l = launch_geometry(cache, kg, inputs, n, n_outputs, error);
+    if (l) {
+      g_atomic_int_inc(&l->refcount);
+      g_mutex_lock(&cache->lock);
+      LastLaunch *old = cache->last;
+      cache->last = l;
+      g_mutex_unlock(&cache->lock);
+      last_launch_unref(old);
     }
   }
-  ok = ok && fuser_apply_sum_to(group, inputs, n_inputs, outputs, n_outputs, error);
-  g_free(l.data);
-  g_free(l.strides);
-  g_free(l.flat_strides);
+  bool ok = l && launch(l, inputs, outputs, error) &&
+            fuser_apply_sum_to(group, inputs, n_inputs, outputs, n_outputs, error);
+  last_launch_unref(l);
   if (owned)
-    g_free(canonical);
+    group_cache_free(cache);
   return ok;
 }
 

@@ -2,6 +2,7 @@
  * outputs, and the interpreter fallback (reference section 5, fact 7.10). */
 #include "fuser/fuser.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "fuser/cpu_codegen.h"
@@ -63,6 +64,10 @@ static char *group_name(const IrNode *group) {
 
 struct FuserPlanState {
   GHashTable *groups; /* const IrNode* -> GroupState*; NULL until a group runs */
+  /* The group of the latest lookup and its state: a run looks its group up twice or more
+   * (the backend's cache, the record), most plans have one group. */
+  const IrNode *recent_group;
+  GroupState *recent_state;
 };
 
 FuserPlanState *fuser_plan_state_new(void) {
@@ -79,6 +84,8 @@ void fuser_plan_state_free(FuserPlanState *state) {
 
 /* Call with state_lock held. */
 static GroupState *state_for(FuserPlanState *state, const IrNode *group) {
+  if (state->recent_group == group)
+    return state->recent_state;
   if (!state->groups)
     state->groups = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, group_state_free);
   GroupState *s = g_hash_table_lookup(state->groups, group);
@@ -89,6 +96,8 @@ static GroupState *state_for(FuserPlanState *state, const IrNode *group) {
     s->cache_free = g_hash_table_new(g_direct_hash, g_direct_equal);
     g_hash_table_insert(state->groups, (gpointer)group, s);
   }
+  state->recent_group = group;
+  state->recent_state = s;
   return s;
 }
 
@@ -145,7 +154,14 @@ void *fuser_group_cache(FuserPlanState *state, const IrNode *group, const FuserB
 
 bool fuser_apply_sum_to(const IrNode *group, const RtValue *inputs, guint n_inputs,
                         RtValue *outputs, guint n_outputs, GError **error) {
-  const IrAttr *a = ir_node_attr(group, g_intern_static_string(FUSER_ATTR_SUM_TO_SIZE));
+  /* Interned once: g_intern_static_string takes a global lock and a hash lookup. */
+  static const char *name;
+  static gsize once = 0;
+  if (g_once_init_enter(&once)) {
+    name = g_intern_static_string(FUSER_ATTR_SUM_TO_SIZE);
+    g_once_init_leave(&once, 1);
+  }
+  const IrAttr *a = ir_node_attr(group, name);
   if (!a)
     return true;
   if (a->kind != IR_ATTR_IS || a->v.is->len != n_outputs) {
@@ -217,33 +233,55 @@ static void record(FuserPlanState *state, const IrNode *group, const char *backe
     return;
   g_mutex_lock(&state_lock);
   GroupState *s = state_for(state, group);
-  g_free(s->record.backend);
-  g_free(s->record.fallback_reason);
-  s->record.backend = g_strdup(backend);
-  s->record.fallback_reason = why && *why ? g_strdup(why) : NULL;
+  /* A plan's group runs on the same backend for the same reason call after call: copy the
+   * strings only when they change. */
+  if (g_strcmp0(s->record.backend, backend) != 0) {
+    g_free(s->record.backend);
+    s->record.backend = g_strdup(backend);
+  }
+  const char *reason = why && *why ? why : NULL;
+  if (g_strcmp0(s->record.fallback_reason, reason) != 0) {
+    g_free(s->record.fallback_reason);
+    s->record.fallback_reason = g_strdup(reason);
+  }
   s->record.runs++;
   s->record.last_ms = ms;
   g_mutex_unlock(&state_lock);
 }
 
+/* Appends "; " and a reason to *why, made on the first reason (most runs have none). */
+static void add_reason(GString **why, const char *format, ...) G_GNUC_PRINTF(2, 3);
+static void add_reason(GString **why, const char *format, ...) {
+  if (!*why)
+    *why = g_string_new(NULL);
+  else
+    g_string_append(*why, "; ");
+  va_list args;
+  va_start(args, format);
+  g_string_append_vprintf(*why, format, args);
+  va_end(args);
+}
+
 bool fuser_run_group(FuserPlanState *state, const IrNode *group, RtValue *inputs, guint n,
                      RtValue *outputs, guint n_out, GError **error) {
   gint64 started = g_get_monotonic_time();
-  g_autoptr(GPtrArray) backends = g_ptr_array_new();
+  /* The registered backends (a handful, each registered once), then the two host ones. */
   g_mutex_lock(&registry_lock);
-  if (registry)
-    g_ptr_array_extend(backends, registry, NULL, NULL);
+  guint n_backends = registry ? registry->len : 0;
+  const FuserBackend **backends = g_newa(const FuserBackend *, n_backends + 2);
+  for (guint b = 0; b < n_backends; b++)
+    backends[b] = g_ptr_array_index(registry, b);
   g_mutex_unlock(&registry_lock);
-  g_ptr_array_add(backends, (gpointer)fuser_cpu_codegen_backend());
-  g_ptr_array_add(backends, (gpointer)fuser_cpu_backend());
+  backends[n_backends++] = fuser_cpu_codegen_backend();
+  backends[n_backends++] = fuser_cpu_backend();
 
-  g_autoptr(GString) why = g_string_new(NULL);
+  g_autoptr(GString) why = NULL;
   bool ok = false;
-  for (guint b = 0; b < backends->len && !ok; b++) {
-    const FuserBackend *backend = g_ptr_array_index(backends, b);
+  for (guint b = 0; b < n_backends && !ok; b++) {
+    const FuserBackend *backend = backends[b];
     g_autofree char *reason = NULL;
     if (!backend->can_run(backend, group, inputs, n, &reason)) {
-      g_string_append_printf(why, "%s%s", why->len ? "; " : "", reason ? reason : backend->name);
+      add_reason(&why, "%s", reason ? reason : backend->name);
       continue;
     }
     g_autoptr(GError) local = NULL;
@@ -251,7 +289,7 @@ bool fuser_run_group(FuserPlanState *state, const IrNode *group, RtValue *inputs
       outputs[i] = rt_none();
     if (backend->run(backend, state, group, inputs, n, outputs, n_out, &local)) {
       ok = true;
-      record(state, group, backend->name, why->str,
+      record(state, group, backend->name, why ? why->str : NULL,
              (double)(g_get_monotonic_time() - started) / 1000.0);
       break;
     }
@@ -259,12 +297,12 @@ bool fuser_run_group(FuserPlanState *state, const IrNode *group, RtValue *inputs
       rt_value_unref(outputs[i]);
       outputs[i] = rt_none();
     }
-    g_string_append_printf(why, "%s%s: %s", why->len ? "; " : "", backend->name, local->message);
+    add_reason(&why, "%s: %s", backend->name, local->message);
   }
   if (!ok) {
     ok = interpret_group(group, inputs, n, outputs, n_out, error);
     if (ok)
-      record(state, group, "interpreter", why->str,
+      record(state, group, "interpreter", why ? why->str : NULL,
              (double)(g_get_monotonic_time() - started) / 1000.0);
   }
   return ok;

@@ -49,7 +49,7 @@ guint rt_code_n_registers(const RtCode *code);
  * node's own inputs (n_inputs = ir_n_inputs(node); omitted defaults are not among them) and its
  * output registers (the hook may replace a value there, owning the old reference). Runtime
  * errors name the node's kind and its source location when it has one. */
-bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, RtValue *inputs,
+bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, const RtValue *inputs,
                  guint n_inputs, RtValue *outputs, GError **error);
 
 /* Appends a readable listing of the instructions (one per line) for debugging and the UI. */

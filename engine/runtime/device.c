@@ -211,10 +211,14 @@ static bool run_moved(RtKernelFn kernel, const IrSchema *schema, const IrNode *n
   return ok;
 }
 
-bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *node, RtValue *args,
-                    guint n_args, RtValue *outs, guint n_outs, GError **error) {
+/* A kernel call with a list among its arguments or a tensor that may be on a device: the
+ * host kernel when every tensor is in host memory, else the device kernel, else the host
+ * kernel on copies. */
+static G_GNUC_NO_INLINE bool call_any_device(RtKernelFn kernel, const IrSchema *schema,
+                                             const IrNode *node, RtValue *args, guint n_args,
+                                             RtValue *outs, guint n_outs, GError **error) {
   int device = rt_args_device(args, n_args);
-  if (G_LIKELY(device == IR_DEVICE_CPU))
+  if (device == IR_DEVICE_CPU)
     return kernel(schema, node, args, n_args, outs, n_outs, error);
   const RtDeviceBackend *b = backend_or_error(device, error);
   if (b == NULL)
@@ -235,6 +239,19 @@ bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *nod
                               "results copied back)",
                               schema->text, b->name, why ? why : "no device kernel"));
   return run_moved(kernel, schema, node, args, n_args, outs, n_outs, IR_DEVICE_CPU, device, error);
+}
+
+bool rt_kernel_call(RtKernelFn kernel, const IrSchema *schema, const IrNode *node, RtValue *args,
+                    guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  /* Host tensors and scalars, the common case, in a loop without calls (so without saving
+   * registers): every interpreted node comes here. */
+  for (guint i = 0; i < n_args; i++) {
+    const RtTensor *t = args[i].tag == RT_TENSOR ? args[i].u.tensor : NULL;
+    if (args[i].tag == RT_LIST || (t && !(t->storage && (t->storage->device == IR_DEVICE_CPU ||
+                                                         t->storage->free_fn == NULL))))
+      return call_any_device(kernel, schema, node, args, n_args, outs, n_outs, error);
+  }
+  return kernel(schema, node, args, n_args, outs, n_outs, error);
 }
 
 RtTensor *rt_tensor_sum_to_any(RtTensor *t, int ndim, const int64_t *sizes, GError **error) {

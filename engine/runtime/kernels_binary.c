@@ -439,41 +439,75 @@ static bool check_op(const IrSchema *schema, const Plan *plan, const Operand *op
   return true;
 }
 
-/* The fast path for add, sub, mul and div of two contiguous float tensors of one dtype and
- * one shape (every 1-element tensor op among them): no result-type pass, no broadcasting, no
- * iterator, no conversions; the same per-element functions as the general path, so the same
- * results. False when the call does not qualify (nothing done). */
-#define SAME_SHAPE_CASE(KIND, FN)    \
+/* The fast path for add, sub, mul and div of a contiguous float tensor and either a
+ * contiguous tensor of its dtype and shape or an int or float number (the .Scalar overloads,
+ * whose result keeps the tensor's dtype): every 1-element tensor op among them. No
+ * result-type pass, no broadcasting, no iterator, no conversions; the same per-element
+ * functions as the general path (a number converted to the tensor's type first, as there),
+ * so the same results. False when the call does not qualify (nothing done). */
+#define SAME_SHAPE_CASE(KIND, FN, Y) \
   case KIND:                         \
     for (int64_t i = 0; i < n; i++)  \
-      o[i] = FN(x[i], y[i], 0, &kp); \
+      o[i] = FN(x[i], Y, 0, &kp);    \
     break
-#define SAME_SHAPE_LOOP(T, SUF)                                               \
-  do {                                                                        \
-    const T *restrict x = rt_tensor_data(a), *restrict y = rt_tensor_data(b); \
-    T *restrict o = rt_tensor_data(out);                                      \
-    switch ((IrOpKind)schema->kind) {                                         \
-      SAME_SHAPE_CASE(IR_ATEN_ADD, add_##SUF);                                \
-      SAME_SHAPE_CASE(IR_ATEN_SUB, sub_##SUF);                                \
-      SAME_SHAPE_CASE(IR_ATEN_MUL, mul_##SUF);                                \
-      SAME_SHAPE_CASE(IR_ATEN_DIV, div_##SUF);                                \
-    default: break;                                                           \
-    }                                                                         \
+#define SAME_SHAPE_SWITCH(SUF, Y)               \
+  switch ((IrOpKind)schema->kind) {             \
+    SAME_SHAPE_CASE(IR_ATEN_ADD, add_##SUF, Y); \
+    SAME_SHAPE_CASE(IR_ATEN_SUB, sub_##SUF, Y); \
+    SAME_SHAPE_CASE(IR_ATEN_MUL, mul_##SUF, Y); \
+    SAME_SHAPE_CASE(IR_ATEN_DIV, div_##SUF, Y); \
+  default: break;                               \
+  }
+#define SAME_SHAPE_LOOP(T, SUF)                \
+  do {                                         \
+    const T *restrict x = rt_tensor_data(a);   \
+    T *restrict o = rt_tensor_data(out);       \
+    if (b) {                                   \
+      const T *restrict y = rt_tensor_data(b); \
+      SAME_SHAPE_SWITCH(SUF, y[i])             \
+    } else {                                   \
+      const T y = (T)number;                   \
+      SAME_SHAPE_SWITCH(SUF, y)                \
+    }                                          \
   } while (0)
 
 static bool same_shape_float(const IrSchema *schema, RtValue *args, guint n_args, RtValue *outs) {
   IrOpKind kind = (IrOpKind)schema->kind;
   bool alpha = kind == IR_ATEN_ADD || kind == IR_ATEN_SUB;
   if (!(alpha || kind == IR_ATEN_MUL || kind == IR_ATEN_DIV) || n_args < (alpha ? 3u : 2u) ||
-      args[0].tag != RT_TENSOR || args[1].tag != RT_TENSOR)
+      args[0].tag != RT_TENSOR)
     return false;
-  const RtTensor *a = args[0].u.tensor, *b = args[1].u.tensor;
-  if (a == NULL || b == NULL || a->dtype != b->dtype || a->ndim != b->ndim ||
-      (a->dtype != IR_DTYPE_FLOAT32 && a->dtype != IR_DTYPE_FLOAT64))
+  const RtTensor *a = args[0].u.tensor, *b = NULL;
+  double number = 0;
+  if (args[1].tag == RT_TENSOR) {
+    b = args[1].u.tensor;
+    if (b == NULL)
+      return false;
+  } else if (args[1].tag == RT_INT) {
+    number = (double)args[1].u.i;
+  } else if (args[1].tag == RT_DOUBLE) {
+    number = args[1].u.d;
+  } else {
     return false;
-  if (a->ndim > 0 && (memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) != 0 ||
-                      !rt_tensor_is_contiguous(a) || !rt_tensor_is_contiguous(b)))
+  }
+  if (a == NULL || (a->dtype != IR_DTYPE_FLOAT32 && a->dtype != IR_DTYPE_FLOAT64) ||
+      (b && (a->dtype != b->dtype || a->ndim != b->ndim)))
     return false;
+  /* Equal sizes and rt_tensor_is_contiguous of both, in two short loops without calls. */
+  int64_t n = 1;
+  for (int d = 0; d < a->ndim; d++) {
+    if (b && a->sizes[d] != b->sizes[d])
+      return false;
+    n *= a->sizes[d];
+  }
+  int64_t expected = 1;
+  for (int d = a->ndim - 1; d >= 0 && a->sizes[d] != 0; d--) {
+    if (a->sizes[d] == 1)
+      continue;
+    if (a->strides[d] != expected || (b && b->strides[d] != expected))
+      return false;
+    expected *= a->sizes[d];
+  }
   KParams kp;
   kp.f64[0] = 1.0;
   if (alpha) {
@@ -486,7 +520,6 @@ static bool same_shape_float(const IrSchema *schema, RtValue *args, guint n_args
   }
   kp.f32[0] = (float)kp.f64[0];
   RtTensor *out = rt_tensor_new(a->dtype, a->ndim, a->sizes);
-  int64_t n = rt_tensor_numel(out);
   if (a->dtype == IR_DTYPE_FLOAT32)
     SAME_SHAPE_LOOP(float, f32);
   else

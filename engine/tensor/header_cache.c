@@ -1,17 +1,22 @@
-/* Per-thread header caches (contract in header_cache.h): two bounded stacks per thread,
+/* Per-thread header caches (contract in header_cache.h): three bounded stacks per thread,
  * reached through a _Thread_local pointer (a few instructions, where g_private_get costs
  * tens) and also set in a GPrivate, whose destructor frees them at thread exit. */
 #include "tensor/header_cache.h"
 
 #include "tensor/asan_poison.h"
+#include "tensor/host_allocator.h"
 
 /* Enough for the live results of a long chain of small ops and their views. */
 #define CACHED_PER_THREAD 64
 
 typedef struct {
-  guint n_tensors, n_storages;
+  guint n_tensors, n_storages, n_small;
   RtTensor *tensors[CACHED_PER_THREAD];
   RtStorage *storages[CACHED_PER_THREAD];
+  RtStorage *small[CACHED_PER_THREAD]; /* each with its block in data */
+  /* The blocks of `small` again: LeakSanitizer does not follow pointers in poisoned memory
+   * (the cached headers), so without them it would report the blocks as leaked. */
+  void *small_data[CACHED_PER_THREAD];
 } HeaderCache;
 
 static _Thread_local HeaderCache *this_thread;
@@ -28,6 +33,12 @@ static void cache_free(gpointer data) {
   for (guint i = 0; i < cache->n_storages; i++) {
     ASAN_UNPOISON_MEMORY_REGION(cache->storages[i], sizeof(RtStorage));
     g_free(cache->storages[i]);
+  }
+  for (guint i = 0; i < cache->n_small; i++) {
+    ASAN_UNPOISON_MEMORY_REGION(cache->small[i], sizeof(RtStorage));
+    ASAN_UNPOISON_MEMORY_REGION(cache->small_data[i], RT_SMALL_BLOCK);
+    rt_host_free(cache->small_data[i], RT_SMALL_BLOCK);
+    g_free(cache->small[i]);
   }
   g_free(cache);
 }
@@ -78,4 +89,28 @@ void rt_storage_header_give(RtStorage *s) {
   }
   ASAN_POISON_MEMORY_REGION(s, sizeof *s);
   cache->storages[cache->n_storages++] = s;
+}
+
+RtStorage *rt_storage_small_take(void) {
+  HeaderCache *cache = cache_here();
+  if (cache->n_small == 0)
+    return NULL;
+  RtStorage *s = cache->small[--cache->n_small];
+  ASAN_UNPOISON_MEMORY_REGION(s, sizeof *s);
+  ASAN_UNPOISON_MEMORY_REGION(cache->small_data[cache->n_small], RT_SMALL_BLOCK);
+  s->data = cache->small_data[cache->n_small];
+  return s;
+}
+
+void rt_storage_small_give(RtStorage *s) {
+  HeaderCache *cache = cache_here();
+  if (cache->n_small == CACHED_PER_THREAD) {
+    rt_host_free(s->data, RT_SMALL_BLOCK);
+    rt_storage_header_give(s);
+    return;
+  }
+  cache->small_data[cache->n_small] = s->data;
+  ASAN_POISON_MEMORY_REGION(s->data, RT_SMALL_BLOCK);
+  ASAN_POISON_MEMORY_REGION(s, sizeof *s);
+  cache->small[cache->n_small++] = s;
 }

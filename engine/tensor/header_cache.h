@@ -17,4 +17,15 @@ void rt_tensor_header_give(RtTensor *t);
 RtStorage *rt_storage_header_take(void);
 void rt_storage_header_give(RtStorage *s);
 
+/* Storage headers that keep their host block of the smallest class (RT_SMALL_BLOCK bytes, from
+ * rt_host_alloc), so that a 1-element result costs neither the host allocator's lock nor its
+ * lists: rt_storage_small_take returns one with `data` set (its other fields and the block's
+ * contents unspecified) or NULL when the thread has none; rt_storage_small_give keeps the
+ * header and its block, or hands the block back to rt_host_free and the header to
+ * rt_storage_header_give when the cache is full. At most a fixed number per thread; the host
+ * allocator counts their blocks as in use (they are given back at thread exit). */
+#define RT_SMALL_BLOCK 64
+RtStorage *rt_storage_small_take(void);
+void rt_storage_small_give(RtStorage *s);
+
 #endif

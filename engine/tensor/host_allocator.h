@@ -17,7 +17,10 @@
  *   cache since its previous call; rt_host_allocator_trim_when_idle calls it from a timeout on
  *   GLib's default main context (the window's main loop).
  * - Thread-safe (one mutex). Under AddressSanitizer cached blocks are poisoned, so a use after
- *   free is still reported. */
+ *   free is still reported.
+ * - Blocks of the 64-byte class that the per-thread header caches keep with their storage
+ *   headers (rt_storage_small_give, header_cache.h: at most 64 per thread) count as in use
+ *   here until those caches give them back. */
 #ifndef JITSCOPE_TENSOR_HOST_ALLOCATOR_H
 #define JITSCOPE_TENSOR_HOST_ALLOCATOR_H
 

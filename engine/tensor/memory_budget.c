@@ -7,11 +7,18 @@
 static _Atomic uint64_t budget_bytes; /* 0: not set, use the default */
 static _Atomic int64_t in_use_bytes;
 
+/* Read once: sysconf(_SC_PHYS_PAGES) is a system call, and every checked allocation asks. */
 static guint64 default_budget(void) {
-  long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0)
-    return G_GUINT64_CONSTANT(4) << 30; /* physical memory unknown: 4 GiB */
-  return (guint64)pages * (guint64)page_size / 2;
+  static gsize once = 0;
+  static guint64 bytes;
+  if (g_once_init_enter(&once)) {
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+    bytes = pages <= 0 || page_size <= 0
+                ? G_GUINT64_CONSTANT(4) << 30 /* physical memory unknown: 4 GiB */
+                : (guint64)pages * (guint64)page_size / 2;
+    g_once_init_leave(&once, 1);
+  }
+  return bytes;
 }
 
 void rt_memory_budget_set(guint64 bytes) {

@@ -2,7 +2,8 @@
  * Host memory is 64-byte aligned (cache line / AVX-512 width) and rounded up to a multiple of
  * 64 bytes so vector loops may read a full last line; the padding is zeroed. It comes from the
  * caching host allocator (host_allocator.h), which keeps freed blocks for reuse; headers come
- * from per-thread caches (header_cache.h). */
+ * from per-thread caches (header_cache.h), and a storage of one 64-byte block keeps its block
+ * there (rt_storage_small_give), so that small results skip the allocator. */
 #include "tensor/header_cache.h"
 #include "tensor/host_allocator.h"
 #include "tensor/memory_budget.h"
@@ -20,6 +21,16 @@ RtStorage *rt_storage_new_host(size_t nbytes) {
     g_error("rt_storage_new_host: size overflow (%zu bytes)", nbytes);
   if (padded == 0)
     padded = RT_HOST_ALIGN; /* data is never NULL, even for empty tensors */
+  if (padded == RT_SMALL_BLOCK) {
+    RtStorage *s = rt_storage_small_take();
+    if (s != NULL) {
+      /* The whole block (fixed size: a few stores): the padding must be zero. */
+      memset(s->data, 0, RT_SMALL_BLOCK);
+      *s = (RtStorage){.refcount = 1, .device = IR_DEVICE_CPU, .nbytes = nbytes, .data = s->data};
+      rt_memory_note_alloc(nbytes);
+      return s;
+    }
+  }
   void *data = rt_host_alloc(padded);
   if (data == NULL)
     g_error("rt_storage_new_host: out of memory allocating %zu bytes", padded);
@@ -43,6 +54,10 @@ void rt_storage_unref(RtStorage *s) {
     return;
   if (s->free_fn != NULL) {
     s->free_fn(s->data, s->free_ctx);
+  } else if (s->nbytes <= RT_SMALL_BLOCK) {
+    rt_memory_note_free(s->nbytes);
+    rt_storage_small_give(s); /* keeps its block */
+    return;
   } else {
     rt_memory_note_free(s->nbytes);
     rt_host_free(s->data, s->nbytes);

@@ -68,8 +68,6 @@ bool rt_tensor_is_contiguous(const RtTensor *t);
 RtTensor *rt_tensor_contiguous(RtTensor *t); /* new reference; t itself when contiguous */
 RtTensor *rt_tensor_clone(const RtTensor *t);
 RtTensor *rt_tensor_to_dtype(const RtTensor *t, IrDtype dtype);
-/* Pointer to the first element (storage data + offset). */
-void *rt_tensor_data(const RtTensor *t);
 /* Element at a linear (row-major logical) index, converted to double: for tests/printing. */
 double rt_tensor_get(const RtTensor *t, int64_t linear_index);
 void rt_tensor_set(RtTensor *t, int64_t linear_index, double value);
@@ -99,8 +97,25 @@ char *rt_shape_to_string(int ndim, const int64_t *sizes);
 
 /* ---- Additions beyond the first interface (runtime engineer) ---- */
 
-/* Bytes per element of dtype (same as ir_dtype_size; the tensor layer has no IR library). */
-size_t rt_dtype_size(IrDtype dtype);
+/* Bytes per element of dtype (same as ir_dtype_size; the tensor layer has no IR library).
+ * Inline, as rt_tensor_data: every kernel call asks several times. */
+G_NORETURN void rt_dtype_size_invalid(IrDtype dtype);
+static inline size_t rt_dtype_size(IrDtype dtype) {
+  switch (dtype) {
+  case IR_DTYPE_FLOAT32: return 4;
+  case IR_DTYPE_FLOAT64: return 8;
+  case IR_DTYPE_FLOAT16: return 2;
+  case IR_DTYPE_INT64: return 8;
+  case IR_DTYPE_BOOL: return 1;
+  default: break;
+  }
+  rt_dtype_size_invalid(dtype);
+}
+
+/* Pointer to the first element (storage data + offset). */
+static inline void *rt_tensor_data(const RtTensor *t) {
+  return (char *)t->storage->data + t->offset * (int64_t)rt_dtype_size(t->dtype);
+}
 
 /* Storage: host memory here is 64-byte aligned and zero-filled padding up to a multiple of
  * 64 bytes. A device backend builds its own RtStorage with free_fn set. */

@@ -325,6 +325,51 @@ static void test_comparisons(void) {
   kt_unref_args(c, 2);
 }
 
+/* The same-shape fast path (contiguous float operands of one shape, or a tensor and a number)
+ * gives bit for bit what the general path gives: the same op on transposed views, which are
+ * not contiguous, takes the general path. NaN, infinities, -0 and rounding cases included. */
+static void test_fast_path_matches_general(void) {
+  static const char *const ops[] = {"aten::add.Tensor(", "aten::sub.Tensor(", "aten::mul.Tensor(",
+                                    "aten::div.Tensor(", "aten::add.Scalar(", "aten::sub.Scalar(",
+                                    "aten::mul.Scalar(", "aten::div.Scalar("};
+  const RtValue numbers[] = {rt_double(0.2), rt_int(3), rt_double(-0.0), rt_double(1e300)};
+  const RtValue alphas[] = {rt_int(1), rt_double(2.5), rt_int(-3)};
+  IrDtype dtypes[] = {F32, F64};
+  int64_t sizes[2] = {2, 3};
+  for (guint t = 0; t < G_N_ELEMENTS(dtypes); t++) {
+    RtTensor *x = kt_tensor(dtypes[t], 2, sizes, KT_VALUES(0.1, NAN, -0.0, INFINITY, 1e30, -7));
+    RtTensor *y = kt_tensor(dtypes[t], 2, sizes, KT_VALUES(0.2, 1, 0, -INFINITY, 3e-30, 0));
+    RtTensor *xt = rt_tensor_view_transpose(x, 0, 1), *yt = rt_tensor_view_transpose(y, 0, 1);
+    RtTensor *xc = rt_tensor_contiguous(xt), *yc = rt_tensor_contiguous(yt);
+    for (guint o = 0; o < G_N_ELEMENTS(ops); o++) {
+      bool scalar = g_str_has_suffix(ops[o], "Scalar(");
+      bool alpha = g_str_has_prefix(ops[o], "aten::add") || g_str_has_prefix(ops[o], "aten::sub");
+      for (guint k = 0; k < (scalar ? G_N_ELEMENTS(numbers) : 1); k++) {
+        for (guint a = 0; a < (alpha ? G_N_ELEMENTS(alphas) : 1); a++) {
+          RtValue slow[3] = {rt_tensor(xt), scalar ? numbers[k] : rt_tensor(yt), alphas[a]};
+          RtValue fast[3] = {rt_tensor(xc), scalar ? numbers[k] : rt_tensor(yc), alphas[a]};
+          RtTensor *want = kt_run(ops[o], slow, alpha ? 3 : 2);
+          RtTensor *got = kt_run(ops[o], fast, alpha ? 3 : 2);
+          g_assert_cmpint(got->dtype, ==, want->dtype);
+          g_assert_cmpint(got->ndim, ==, 2);
+          g_assert_cmpint(got->sizes[0], ==, 3);
+          g_assert_true(rt_tensor_is_contiguous(want));
+          size_t bytes = (size_t)rt_tensor_numel(want) * rt_dtype_size(want->dtype);
+          g_assert_cmpmem(rt_tensor_data(got), bytes, rt_tensor_data(want), bytes);
+          rt_tensor_unref(want);
+          rt_tensor_unref(got);
+        }
+      }
+    }
+    rt_tensor_unref(xt);
+    rt_tensor_unref(yt);
+    rt_tensor_unref(xc);
+    rt_tensor_unref(yc);
+    rt_tensor_unref(x);
+    rt_tensor_unref(y);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/binary/add-sub-alpha", test_add_sub_alpha);
@@ -338,5 +383,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/binary/clamp-max-min", test_clamp_max_min);
   g_test_add_func("/kernels/binary/lerp-addcmul-where", test_lerp_addcmul_where);
   g_test_add_func("/kernels/binary/comparisons", test_comparisons);
+  g_test_add_func("/kernels/binary/fast-path-matches-general", test_fast_path_matches_general);
   return g_test_run();
 }

@@ -129,6 +129,44 @@ static void test_strided(void) {
   kt_unref_args(c, 1);
 }
 
+/* The contiguous fast path gives bit for bit what the iterator gives: the same op on a
+ * transposed view, which is not contiguous, takes the general path; 0-dim inputs too. */
+static void test_fast_path_matches_general(void) {
+  static const char *const ops[] = {"aten::sigmoid(", "aten::tanh(", "aten::exp(",
+                                    "aten::neg(",     "aten::relu(", "aten::abs("};
+  IrDtype dtypes[] = {F32, F64, I64};
+  int64_t sizes[2] = {2, 3};
+  for (guint t = 0; t < G_N_ELEMENTS(dtypes); t++) {
+    RtTensor *x = kt_tensor(dtypes[t], 2, sizes, KT_VALUES(0.1, -3, -0.0, 7, 1e3, -2));
+    RtTensor *xt = rt_tensor_view_transpose(x, 0, 1);
+    RtTensor *xc = rt_tensor_contiguous(xt);
+    RtTensor *zero_dim = rt_tensor_scalar(dtypes[t], -2);
+    for (guint o = 0; o < G_N_ELEMENTS(ops); o++) {
+      if (dtypes[t] == I64 && o < 3)
+        continue; /* int64 goes to float32 there: the general path */
+      RtValue slow[1] = {rt_tensor(xt)}, fast[1] = {rt_tensor(xc)},
+              scalar[1] = {rt_tensor(zero_dim)};
+      RtTensor *want = kt_run(ops[o], slow, 1), *got = kt_run(ops[o], fast, 1);
+      RtTensor *got0 = kt_run(ops[o], scalar, 1);
+      g_assert_cmpint(got->dtype, ==, want->dtype);
+      size_t bytes = (size_t)rt_tensor_numel(want) * rt_dtype_size(want->dtype);
+      g_assert_cmpmem(rt_tensor_data(got), bytes, rt_tensor_data(want), bytes);
+      g_assert_cmpint(got0->ndim, ==, 0);
+      /* -2 is the last element of the transposed view's result */
+      g_assert_cmpmem(rt_tensor_data(got0), rt_dtype_size(got0->dtype),
+                      (char *)rt_tensor_data(want) + 5 * rt_dtype_size(want->dtype),
+                      rt_dtype_size(want->dtype));
+      rt_tensor_unref(want);
+      rt_tensor_unref(got);
+      rt_tensor_unref(got0);
+    }
+    rt_tensor_unref(zero_dim);
+    rt_tensor_unref(xc);
+    rt_tensor_unref(xt);
+    rt_tensor_unref(x);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/unary/sign", test_sign_ops);
@@ -137,5 +175,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/unary/rounding", test_rounding);
   g_test_add_func("/kernels/unary/dtypes", test_dtypes);
   g_test_add_func("/kernels/unary/strided", test_strided);
+  g_test_add_func("/kernels/unary/fast-path-matches-general", test_fast_path_matches_general);
   return g_test_run();
 }
