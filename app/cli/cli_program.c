@@ -12,11 +12,11 @@ CliParseResult cli_program_parse(CliProgram *program, const CliCommand *command,
   return cli_args_parse_one(command, argc, argv, &program->path, error);
 }
 
-/* The first node no plan can run (an opaque op, a call left without definition), or NULL. */
+/* The first call left without a definition (no plan can run it), or NULL. */
 static const IrNode *first_unrunnable(const IrBlock *block) {
   IR_FOR_EACH_NODE(node, block) {
-    if (node->kind == IR_PRIM_OPAQUE || node->kind == IR_PRIM_CALL_FUNCTION ||
-        node->kind == IR_PRIM_CALL_METHOD || node->kind == IR_PRIM_GET_ATTR)
+    if (node->kind == IR_PRIM_CALL_FUNCTION || node->kind == IR_PRIM_CALL_METHOD ||
+        node->kind == IR_PRIM_GET_ATTR)
       return node;
     for (guint b = 0; b < ir_n_blocks(node); b++) {
       const IrNode *inner = first_unrunnable(ir_block(node, b));
@@ -27,8 +27,10 @@ static const IrNode *first_unrunnable(const IrBlock *block) {
   return NULL;
 }
 
-/* Module graphs become functions of their attributes; what cannot run is refused here, with
- * its place, rather than deep in a plan. */
+/* Module graphs become functions of their attributes; calls that cannot run are refused here,
+ * with their place, rather than deep in a plan. An op we do not know (an opaque node) is an
+ * error only where a run reaches it: module graphs keep such ops in branches that raise or
+ * warn. */
 static bool lower_for_running(CliProgram *program, GError **error) {
   guint inlined = 0;
   pass_inline_calls(program->graph, &inlined);
@@ -49,13 +51,6 @@ static bool lower_for_running(CliProgram *program, GError **error) {
   const IrNode *bad = first_unrunnable(program->graph->block);
   if (bad == NULL)
     return true;
-  if (bad->kind == IR_PRIM_OPAQUE) {
-    g_set_error(error, JITSCOPE_APP_ERROR, APP_ERROR_LOCATED,
-                "%s: error: cannot run op '%s': jitscope does not know it (it was read as an "
-                "opaque node)",
-                bad->opaque_at ? bad->opaque_at : program->path, ir_node_kind_name(bad));
-    return false;
-  }
   const IrAttr *name = ir_node_attr(bad, IR_ATTR_NAME);
   const char *callee = name && name->kind == IR_ATTR_S ? name->v.s : "?";
   if (bad->kind == IR_PRIM_CALL_FUNCTION && ir_n_inputs(bad) > 0) {

@@ -180,10 +180,10 @@ static bool parse_tensor_scalar(Lexer *lx, IrNode *node, const char *name, GErro
 }
 
 /* Does the source at `start` read as a tensor printed by value: numbers (rows, `(1,.,.) =`
- * slice headers) up to a `[ CPUFloatType{...} ]` footer? */
+ * slice headers, a common factor such as `0.01 *`) up to a `[ CPUFloatType{...} ]` footer? */
 static bool looks_like_tensor_print(const char *start, const char *end) {
   const char *p = start;
-  while (p < end && strchr("0123456789.-+e naif()=,\n\r\t", *p) != NULL && *p != '\0')
+  while (p < end && strchr("0123456789.-+e naif()=,*\n\r\t", *p) != NULL && *p != '\0')
     p++;
   if (p + 2 >= end || p[0] != '[' || p[1] != ' ')
     return false;

@@ -571,11 +571,16 @@ static bool compile_node(Compiler *c, BlockLive *l, const IrNode *node, GError *
   case IR_PRIM_GRAD_OF: return compile_grad_of(c, l, node, error);
   case IR_PRIM_DIFFERENTIABLE_GRAPH:
   case IR_PRIM_FUSION_GROUP: return compile_special(c, l, node, error);
-  case IR_PRIM_OPAQUE:
-    g_set_error(error, JITSCOPE_RUNTIME_ERROR, 0,
-                "cannot run op '%s' (read as an opaque node at %s): jitscope does not know it",
-                ir_node_kind_name(node), node->opaque_at ? node->opaque_at : "<graph>");
-    return false;
+  case IR_PRIM_OPAQUE: {
+    RtInstr ins = {.op = RT_OP_UNKNOWN, .kind = node->kind, .node = node};
+    if (!add_operands(c, node, node->inputs, &ins.in, &ins.n_in, error))
+      return false;
+    ins.n_out = ir_n_outputs(node);
+    ins.out = bind_outputs(c, node);
+    node_releases(c, l, node, &ins);
+    emit(c, &ins);
+    return true;
+  }
   default: break;
   }
   if (ir_n_blocks(node) > 0) {

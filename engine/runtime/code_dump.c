@@ -15,6 +15,7 @@ static const char *opcode_name(RtOpcode op) {
   case RT_OP_LOOP_BACK: return "LOOP_BACK";
   case RT_OP_LOOP_EXIT: return "LOOP_EXIT";
   case RT_OP_RELEASE: return "RELEASE";
+  case RT_OP_UNKNOWN: return "UNKNOWN";
   case RT_OP_RETURN: return "RETURN";
   }
   return "?";

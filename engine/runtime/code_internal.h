@@ -27,6 +27,8 @@ typedef enum {
                           jump to target (the test) */
   RT_OP_LOOP_EXIT,     /* moves b+1+k to out+k; clears the hidden registers; releases */
   RT_OP_RELEASE,       /* releases only */
+  RT_OP_UNKNOWN,       /* an opaque node (an op jitscope does not know): reaching it is the error;
+                          a branch that never runs it does not stop the program */
   RT_OP_RETURN,        /* run outputs[k] = ref(regs[in[k]]), then releases; ends the run */
 } RtOpcode;
 

@@ -175,6 +175,14 @@ bool rt_code_run(const RtCode *code, const RtInterpreterHooks *hooks, const RtVa
         goto fail;
       }
       break;
+    case RT_OP_UNKNOWN:
+      g_set_error(&local, JITSCOPE_RUNTIME_ERROR, 0,
+                  "cannot run op '%s': jitscope does not know it (it was read as an opaque node "
+                  "at %s)",
+                  ir_node_kind_name(ins->node),
+                  ins->node->opaque_at ? ins->node->opaque_at : "<graph>");
+      failed = ins;
+      goto fail;
     case RT_OP_JUMP: pc = ins->target; continue; /* no releases */
     case RT_OP_JUMP_IF_FALSE: {
       bool c;

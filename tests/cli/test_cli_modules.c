@@ -138,13 +138,38 @@ static void test_opaque_ops(void) {
   CliRun ran = run((const char *[]){"run", path, "--input", "Float(2)", NULL});
   g_assert_cmpint(ran.status, ==, 2);
   g_autofree char *error = g_strdup_printf(
-      "%sjitscope: %s:2:17: error: cannot run op 'aten::frobnicate': jitscope does not know it "
-      "(it was read as an opaque node)\n",
-      warning, path);
+      "%sjitscope: %s: error: running the graph failed: aten::frobnicate: cannot run op "
+      "'aten::frobnicate': jitscope does not know it (it was read as an opaque node at %s:2:17)\n",
+      warning, path, path);
   g_assert_cmpstr(ran.err, ==, error);
   cli_run_clear(&printed);
   cli_run_clear(&json);
   cli_run_clear(&ran);
+  g_free(path);
+}
+
+/* Module graphs keep ops we do not know in the branches that raise or warn: a run that never
+ * reaches one is not stopped by it; one that does names the op and where it was read. */
+static void test_opaque_op_in_branch_not_taken(void) {
+  const char *text = "graph(%x : Tensor,\n"
+                     "      %flag : bool):\n"
+                     "  %y : Tensor = prim::If(%flag)\n"
+                     "    block0():\n"
+                     "      %w : Tensor = aten::frobnicate(%x)\n"
+                     "      -> (%w)\n"
+                     "    block1():\n"
+                     "      %v : Tensor = aten::neg(%x)\n"
+                     "      -> (%v)\n"
+                     "  return (%y)\n";
+  char *path = write_tmp("branch.ir", text);
+  CliRun skipped = run((const char *[]){"run", path, "--input", "Float(2)", "False", NULL});
+  g_assert_cmpint(skipped.status, ==, 0);
+  CliRun reached = run((const char *[]){"run", path, "--input", "Float(2)", "True", NULL});
+  g_assert_cmpint(reached.status, ==, 2);
+  g_autofree char *where = g_strdup_printf("(it was read as an opaque node at %s:5:21)", path);
+  g_assert_nonnull(strstr(reached.err, where));
+  cli_run_clear(&skipped);
+  cli_run_clear(&reached);
   g_free(path);
 }
 
@@ -201,6 +226,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/modules/named-input-errors", test_named_input_errors);
   g_test_add_func("/cli/modules/call-without-definition", test_module_call_without_definition);
   g_test_add_func("/cli/modules/opaque-ops", test_opaque_ops);
+  g_test_add_func("/cli/modules/opaque-op-in-branch-not-taken", test_opaque_op_in_branch_not_taken);
   g_test_add_func("/cli/modules/graph-option", test_graph_option);
   int status = g_test_run();
   char *rm[] = {"rm", "-rf", tmpdir, NULL};

@@ -93,12 +93,23 @@ class MLP(nn.Module):
         return F.log_softmax(self.out(torch.relu(self.fc(x))), dim=-1)
 
 
+def seeded(seed, make):
+    torch.manual_seed(seed)
+    return make()
+
+
 MODULES = {
     "linear_module": (nn.Linear(3, 5), (torch.randn(4, 3),)),
     "sequential": (nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 2)), (torch.randn(4, 3),)),
     "mlp_module": (MLP(), (torch.randn(4, 3),)),
     "transformer_layer": (nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16,
                                                      dropout=0.0), (torch.randn(3, 2, 8),)),
+    # Frozen, the folded conv bias is small enough that PyTorch prints its values; with this
+    # seed's weights it prints them with a common factor (`0.01 * ...`).
+    "conv_bn_pool": (seeded(4, lambda: nn.Sequential(nn.Conv2d(3, 4, 3, padding=1),
+                                                      nn.BatchNorm2d(4), nn.ReLU(),
+                                                      nn.MaxPool2d(2))),
+                     (torch.randn(1, 3, 8, 8),)),
 }
 
 
