@@ -14,8 +14,8 @@
  * - convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
  *   transposed, output_padding, groups, output_mask): the gradients of input, weight and
  *   bias where output_mask asks, undefined elsewhere; transposed convolutions are refused.
- * Everything is computed in float64 (cblas_dgemm) and stored in the input's dtype, so float32
- * results are at least as accurate as PyTorch's sgemm path. */
+ * float32 computes in float32 (cblas_sgemm), as PyTorch; float64 in float64 (cblas_dgemm);
+ * float16 in float32, stored back as float16. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
@@ -59,6 +59,11 @@ static bool conv_params(const IrSchema *schema, RtValue *args, guint at, int spa
     }
   }
   return true;
+}
+
+/* The dtype a convolution of dtype d computes in: float64 for float64, float32 otherwise. */
+static IrDtype conv_compute_dtype(IrDtype d) {
+  return d == IR_DTYPE_FLOAT64 ? IR_DTYPE_FLOAT64 : IR_DTYPE_FLOAT32;
 }
 
 /* Checks input against weight (and bias) and computes the output size. */
@@ -158,7 +163,8 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
   /* the im2col buffer grows with the padding the user chose: within the memory budget */
   int64_t col_bytes;
   if (__builtin_mul_overflow(cgk, g->oh * g->ow, &col_bytes) ||
-      __builtin_mul_overflow(col_bytes, (int64_t)sizeof(double), &col_bytes)) {
+      __builtin_mul_overflow(col_bytes, (int64_t)ir_dtype_size(conv_compute_dtype(input->dtype)),
+                             &col_bytes)) {
     K_ERR_SHAPE(error, "%s(): the unfolded input of %s overflows", k_op_short_name(schema),
                 in_text);
     return false;
@@ -198,42 +204,89 @@ static int conv_out_sizes(const ConvGeom *g, int64_t *sizes) {
 }
 
 /* im2col of one image's group: col[(c * kh + i) * kw + j][oh * ow] = the input under the
- * kernel tap (i, j), 0 in the padding. x points at the group's first channel. */
-static void im2col(const ConvGeom *g, const double *x, int64_t cg, double *col) {
-  int64_t l = g->oh * g->ow;
-  for (int64_t c = 0; c < cg; c++)
-    for (int64_t i = 0; i < g->kh; i++)
-      for (int64_t j = 0; j < g->kw; j++) {
-        double *row = col + ((c * g->kh + i) * g->kw + j) * l;
-        for (int64_t oy = 0; oy < g->oh; oy++) {
-          int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
-          for (int64_t ox = 0; ox < g->ow; ox++) {
-            int64_t xx = ox * g->stride[1] - g->pad[1] + j * g->dil[1];
-            bool inside = y >= 0 && y < g->h && xx >= 0 && xx < g->w;
-            row[oy * g->ow + ox] = inside ? x[(c * g->h + y) * g->w + xx] : 0.0;
-          }
-        }
-      }
+ * kernel tap (i, j), 0 in the padding. x points at the group's first channel. col2im_add is
+ * its adjoint: it adds each column entry back to the input position it came from. Both for
+ * each compute type T (suffix S). */
+#define CONV_DEFINE_COLUMNS(T, S)                                                   \
+  static void im2col_##S(const ConvGeom *g, const T *x, int64_t cg, T *col) {       \
+    int64_t l = g->oh * g->ow;                                                      \
+    for (int64_t c = 0; c < cg; c++)                                                \
+      for (int64_t i = 0; i < g->kh; i++)                                           \
+        for (int64_t j = 0; j < g->kw; j++) {                                       \
+          T *row = col + ((c * g->kh + i) * g->kw + j) * l;                         \
+          for (int64_t oy = 0; oy < g->oh; oy++) {                                  \
+            int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];              \
+            for (int64_t ox = 0; ox < g->ow; ox++) {                                \
+              int64_t xx = ox * g->stride[1] - g->pad[1] + j * g->dil[1];           \
+              bool inside = y >= 0 && y < g->h && xx >= 0 && xx < g->w;             \
+              row[oy * g->ow + ox] = inside ? x[(c * g->h + y) * g->w + xx] : (T)0; \
+            }                                                                       \
+          }                                                                         \
+        }                                                                           \
+  }                                                                                 \
+  static void col2im_add_##S(const ConvGeom *g, const T *col, int64_t cg, T *dx) {  \
+    int64_t l = g->oh * g->ow;                                                      \
+    for (int64_t c = 0; c < cg; c++)                                                \
+      for (int64_t i = 0; i < g->kh; i++)                                           \
+        for (int64_t j = 0; j < g->kw; j++) {                                       \
+          const T *row = col + ((c * g->kh + i) * g->kw + j) * l;                   \
+          for (int64_t oy = 0; oy < g->oh; oy++) {                                  \
+            int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];              \
+            if (y < 0 || y >= g->h)                                                 \
+              continue;                                                             \
+            for (int64_t ox = 0; ox < g->ow; ox++) {                                \
+              int64_t xx = ox * g->stride[1] - g->pad[1] + j * g->dil[1];           \
+              if (xx >= 0 && xx < g->w)                                             \
+                dx[(c * g->h + y) * g->w + xx] += row[oy * g->ow + ox];             \
+            }                                                                       \
+          }                                                                         \
+        }                                                                           \
+  }
+
+CONV_DEFINE_COLUMNS(float, f32)
+CONV_DEFINE_COLUMNS(double, f64)
+
+/* The compute-dtype dispatch: pointers are to elements of dtype (float32 or float64), offsets
+ * in elements. */
+static void *elem_at(IrDtype dtype, const void *base, int64_t offset) {
+  return (char *)base + (size_t)offset * ir_dtype_size(dtype);
 }
 
-/* The adjoint of im2col: adds each column entry back to the input position it came from. */
-static void col2im_add(const ConvGeom *g, const double *col, int64_t cg, double *dx) {
-  int64_t l = g->oh * g->ow;
-  for (int64_t c = 0; c < cg; c++)
-    for (int64_t i = 0; i < g->kh; i++)
-      for (int64_t j = 0; j < g->kw; j++) {
-        const double *row = col + ((c * g->kh + i) * g->kw + j) * l;
-        for (int64_t oy = 0; oy < g->oh; oy++) {
-          int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
-          if (y < 0 || y >= g->h)
-            continue;
-          for (int64_t ox = 0; ox < g->ow; ox++) {
-            int64_t xx = ox * g->stride[1] - g->pad[1] + j * g->dil[1];
-            if (xx >= 0 && xx < g->w)
-              dx[(c * g->h + y) * g->w + xx] += row[oy * g->ow + ox];
-          }
-        }
-      }
+static void im2col(IrDtype dtype, const ConvGeom *g, const void *x, int64_t cg, void *col) {
+  if (dtype == IR_DTYPE_FLOAT32)
+    im2col_f32(g, x, cg, col);
+  else
+    im2col_f64(g, x, cg, col);
+}
+
+static void col2im_add(IrDtype dtype, const ConvGeom *g, const void *col, int64_t cg, void *dx) {
+  if (dtype == IR_DTYPE_FLOAT32)
+    col2im_add_f32(g, col, cg, dx);
+  else
+    col2im_add_f64(g, col, cg, dx);
+}
+
+/* c = a @ b + beta * c, row-major, a and b transposed as ta and tb say. */
+static void conv_gemm(IrDtype dtype, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n,
+                      int64_t k, const void *a, int64_t lda, const void *b, int64_t ldb,
+                      double beta, void *c, int64_t ldc) {
+  if (dtype == IR_DTYPE_FLOAT32)
+    cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb,
+                (float)beta, c, (int)ldc);
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, beta,
+                c, (int)ldc);
+}
+
+static double elem_get(IrDtype dtype, const void *base, int64_t i) {
+  return dtype == IR_DTYPE_FLOAT32 ? ((const float *)base)[i] : ((const double *)base)[i];
+}
+
+static void elem_set(IrDtype dtype, void *base, int64_t i, double v) {
+  if (dtype == IR_DTYPE_FLOAT32)
+    ((float *)base)[i] = (float)v;
+  else
+    ((double *)base)[i] = v;
 }
 
 /* An optional tensor argument: NULL for None or an undefined tensor. */
@@ -269,30 +322,31 @@ bool rt_kernel_conv(const IrSchema *schema, const IrNode *node, RtValue *args, g
     return false;
   int64_t sizes[4];
   int nd = conv_out_sizes(&g, sizes);
-  RtTensor *y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, nd, sizes, error);
+  IrDtype ct = conv_compute_dtype(input->dtype);
+  RtTensor *y = rt_tensor_new_checked(ct, nd, sizes, error);
   if (!y)
     return false;
-  RtTensor *xh = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64);
-  RtTensor *wh = rt_tensor_to_dtype(weight, IR_DTYPE_FLOAT64);
-  RtTensor *bh = bias ? rt_tensor_to_dtype(bias, IR_DTYPE_FLOAT64) : NULL;
-  const double *x = rt_tensor_data(xh), *w = rt_tensor_data(wh);
-  const double *b = bh ? rt_tensor_data(bh) : NULL;
-  double *out = rt_tensor_data(y);
+  RtTensor *xh = rt_tensor_to_dtype(input, ct);
+  RtTensor *wh = rt_tensor_to_dtype(weight, ct);
+  RtTensor *bh = bias ? rt_tensor_to_dtype(bias, ct) : NULL;
+  const void *x = rt_tensor_data(xh), *w = rt_tensor_data(wh);
+  const void *b = bh ? rt_tensor_data(bh) : NULL;
+  void *out = rt_tensor_data(y);
   int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, cgk = cg * g.kh * g.kw;
   int64_t l = g.oh * g.ow;
-  g_autofree double *col = g_new(double, (gsize)(cgk * l) + 1);
+  g_autofree void *col = g_malloc((gsize)(cgk * l) * ir_dtype_size(ct) + 1);
   for (int64_t n = 0; n < g.n; n++) {
     for (int64_t gi = 0; gi < g.groups; gi++) {
-      double *o = out + (n * g.oc + gi * ocg) * l;
+      void *o = elem_at(ct, out, (n * g.oc + gi * ocg) * l);
       /* the bias first, so that the GEMM adds onto it (beta = 1) */
       for (int64_t k = 0; k < ocg; k++)
         for (int64_t p = 0; p < l; p++)
-          o[k * l + p] = b ? b[gi * ocg + k] : 0.0;
+          elem_set(ct, o, k * l + p, b ? elem_get(ct, b, gi * ocg + k) : 0.0);
       if (cgk == 0)
         continue;
-      im2col(&g, x + (n * g.c + gi * cg) * g.h * g.w, cg, col);
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)ocg, (int)l, (int)cgk, 1.0,
-                  w + gi * ocg * cgk, (int)cgk, col, (int)l, 1.0, o, (int)l);
+      im2col(ct, &g, elem_at(ct, x, (n * g.c + gi * cg) * g.h * g.w), cg, col);
+      conv_gemm(ct, CblasNoTrans, CblasNoTrans, ocg, l, cgk, elem_at(ct, w, gi * ocg * cgk), cgk,
+                col, l, 1.0, o, l);
     }
   }
   rt_tensor_unref(xh);
@@ -344,34 +398,37 @@ bool rt_kernel_conv_backward(const IrSchema *schema, const IrNode *node, RtValue
                 have, want);
     return false;
   }
-  RtTensor *dx = rt_tensor_zeros(IR_DTYPE_FLOAT64, input->ndim, input->sizes);
-  RtTensor *dw = rt_tensor_zeros(IR_DTYPE_FLOAT64, weight->ndim, weight->sizes);
+  IrDtype ct = conv_compute_dtype(input->dtype);
+  RtTensor *dx = rt_tensor_zeros(ct, input->ndim, input->sizes);
+  RtTensor *dw = rt_tensor_zeros(ct, weight->ndim, weight->sizes);
   RtTensor *db = rt_tensor_zeros(IR_DTYPE_FLOAT64, 1, &g.oc);
-  RtTensor *gh = rt_tensor_to_dtype(grad, IR_DTYPE_FLOAT64);
-  RtTensor *xh = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64);
-  RtTensor *wh = rt_tensor_to_dtype(weight, IR_DTYPE_FLOAT64);
-  const double *go = rt_tensor_data(gh), *x = rt_tensor_data(xh), *w = rt_tensor_data(wh);
-  double *pdx = rt_tensor_data(dx), *pdw = rt_tensor_data(dw), *pdb = rt_tensor_data(db);
+  RtTensor *gh = rt_tensor_to_dtype(grad, ct);
+  RtTensor *xh = rt_tensor_to_dtype(input, ct);
+  RtTensor *wh = rt_tensor_to_dtype(weight, ct);
+  const void *go = rt_tensor_data(gh), *x = rt_tensor_data(xh), *w = rt_tensor_data(wh);
+  void *pdx = rt_tensor_data(dx), *pdw = rt_tensor_data(dw);
+  double *pdb = rt_tensor_data(db);
   int64_t cg = g.c / g.groups, ocg = g.oc / g.groups, cgk = cg * g.kh * g.kw;
   int64_t l = g.oh * g.ow;
-  g_autofree double *col = g_new(double, (gsize)(cgk * l) + 1);
+  g_autofree void *col = g_malloc((gsize)(cgk * l) * ir_dtype_size(ct) + 1);
   for (int64_t n = 0; n < g.n; n++) {
     for (int64_t gi = 0; gi < g.groups; gi++) {
-      const double *gout = go + (n * g.oc + gi * ocg) * l;
+      const void *gout = elem_at(ct, go, (n * g.oc + gi * ocg) * l);
+      /* the bias sums in float64 */
       for (int64_t k = 0; mask[2] && k < ocg; k++)
         for (int64_t p = 0; p < l; p++)
-          pdb[gi * ocg + k] += gout[k * l + p];
+          pdb[gi * ocg + k] += elem_get(ct, gout, k * l + p);
       if (cgk == 0 || l == 0)
         continue;
       if (mask[1]) { /* dW_g += gout_g @ col^T */
-        im2col(&g, x + (n * g.c + gi * cg) * g.h * g.w, cg, col);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)ocg, (int)cgk, (int)l, 1.0, gout,
-                    (int)l, col, (int)l, 1.0, pdw + gi * ocg * cgk, (int)cgk);
+        im2col(ct, &g, elem_at(ct, x, (n * g.c + gi * cg) * g.h * g.w), cg, col);
+        conv_gemm(ct, CblasNoTrans, CblasTrans, ocg, cgk, l, gout, l, col, l, 1.0,
+                  elem_at(ct, pdw, gi * ocg * cgk), cgk);
       }
       if (mask[0]) { /* dcol = W_g^T @ gout_g, scattered back by col2im */
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)cgk, (int)l, (int)ocg, 1.0,
-                    w + gi * ocg * cgk, (int)cgk, gout, (int)l, 0.0, col, (int)l);
-        col2im_add(&g, col, cg, pdx + (n * g.c + gi * cg) * g.h * g.w);
+        conv_gemm(ct, CblasTrans, CblasNoTrans, cgk, l, ocg, elem_at(ct, w, gi * ocg * cgk), cgk,
+                  gout, l, 0.0, col, l);
+        col2im_add(ct, &g, col, cg, elem_at(ct, pdx, (n * g.c + gi * cg) * g.h * g.w));
       }
     }
   }
