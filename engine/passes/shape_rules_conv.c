@@ -22,6 +22,22 @@ static bool spatial_arg(const IrNode *node, const char *name, guint count, gint6
 
 /* input [N,] C, *spatial with weight [OC, C / groups, *kernel]: [N,] OC, *windows
  * (_convolution: the spatial dims by the weight's rank, never transposed). */
+/* The padding per spatial dim: the int[] argument, 0 for the .padding overloads' constant
+ * 'valid', SAME_PADDING for their 'same'. */
+#define SAME_PADDING (-1)
+static bool conv_padding(const IrNode *node, guint sp, gint64 pad[2]) {
+  if (!pu_node_is(node, node->kind, "padding"))
+    return spatial_arg(node, "padding", sp, pad);
+  const IrValue *mode = pu_named_input(node, "padding");
+  const IrAttr *a =
+      mode && mode->node->kind == IR_PRIM_CONSTANT ? ir_node_attr(mode->node, IR_ATTR_VALUE) : NULL;
+  bool valid = !mode || (a && a->kind == IR_ATTR_S && strcmp(a->v.s, "valid") == 0);
+  if (!valid && !(a && a->kind == IR_ATTR_S && strcmp(a->v.s, "same") == 0))
+    return false;
+  pad[0] = pad[1] = valid ? 0 : SAME_PADDING;
+  return true;
+}
+
 bool shape_rule_conv(const IrNode *node, ShapeInfo *out) {
   guint sp = node->kind == IR_ATEN_CONV1D ? 1 : 2;
   ShapeInfo weight;
@@ -37,12 +53,16 @@ bool shape_rule_conv(const IrNode *node, ShapeInfo *out) {
     return false;
   gint64 stride[2], pad[2], dil[2], groups;
   bool sized = weight_known && weight.has_sizes && out->has_sizes && weight.rank == (int)sp + 2 &&
-               spatial_arg(node, "stride", sp, stride) && spatial_arg(node, "padding", sp, pad) &&
+               spatial_arg(node, "stride", sp, stride) && conv_padding(node, sp, pad) &&
                spatial_arg(node, "dilation", sp, dil) && pu_arg_int(node, "groups", &groups) &&
                groups > 0 && weight.sizes[0] % groups == 0;
   int first = out->rank - (int)sp; /* the first spatial dim */
   for (guint k = 0; sized && k < sp; k++) {
     gint64 windows = IR_SIZE_UNKNOWN;
+    if (pad[k] == SAME_PADDING) { /* stride 1 keeps the input's size */
+      sized = stride[k] == 1 && dil[k] > 0;
+      continue;
+    }
     sized = stride[k] > 0 && pad[k] >= 0 && dil[k] > 0 &&
             k_window_count(out->sizes[first + (int)k], weight.sizes[2 + k], stride[k], pad[k],
                            dil[k], false, &windows) &&

@@ -5,6 +5,8 @@
  * - conv2d(input [N, C, H, W] or unbatched [C, H, W], weight [OC, C / groups, KH, KW], bias
  *   [OC] or None, stride, padding, dilation, groups); conv1d the same with one spatial dim
  *   (run as a conv2d of height 1). int[] arguments take one value for every dim.
+ * - conv2d.padding / conv1d.padding: padding 'valid' (none) or 'same' (stride 1 only; in all
+ *   dilation * (k - 1) per dim, half of it before the input and the odd one after).
  * - _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
  *   groups, benchmark, deterministic, cudnn_enabled[, allow_tf32]), what torch.jit.trace
  *   records: conv1d or conv2d by the weight's rank; transposed convolutions are refused.
@@ -29,16 +31,34 @@ typedef struct {
   int spatial; /* 1 for conv1d, 2 for conv2d */
   int64_t n, c, h, w, oc, kh, kw, oh, ow, groups;
   int64_t stride[2], pad[2], dil[2];
+  int64_t pad_hi[2]; /* the padding after the input: pad but for padding='same' */
+  bool same;         /* padding='same', resolved by conv_geometry once the kernel is known */
 } ConvGeom;
 
+/* The .padding overloads' str padding: 'valid' (none) or 'same' (g->same). */
+static bool padding_mode(const IrSchema *schema, RtValue v, ConvGeom *g, GError **error) {
+  g->same = v.tag == RT_STR && strcmp(v.u.s->text, "same") == 0;
+  if (v.tag != RT_STR || (!g->same && strcmp(v.u.s->text, "valid") != 0)) {
+    K_ERR(error, "Invalid padding string: '%s'", v.tag == RT_STR ? v.u.s->text : "(not a str)");
+    return false;
+  }
+  return true;
+}
+
 /* The spatial int[] arguments at args[at..at+2] (stride, padding, dilation) into g, as
- * [height, width] with height's identity for conv1d. */
+ * [height, width] with height's identity for conv1d; the .padding overloads' padding is a
+ * str. */
 static bool conv_params(const IrSchema *schema, RtValue *args, guint at, int spatial, ConvGeom *g,
                         GError **error) {
-  int64_t vals[3][2];
-  for (int k = 0; k < 3; k++)
-    if (!k_arg_spatial_list(schema, args, at + (guint)k, spatial, NULL, vals[k], error))
+  int64_t vals[3][2] = {{0}};
+  bool mode = strcmp(schema->overload, "padding") == 0;
+  for (int k = 0; k < 3; k++) {
+    bool ok = k == 1 && mode
+                  ? padding_mode(schema, args[at + 1], g, error)
+                  : k_arg_spatial_list(schema, args, at + (guint)k, spatial, NULL, vals[k], error);
+    if (!ok)
       return false;
+  }
   for (int d = 0; d < 2; d++) {
     int from = spatial == 2 ? d : 0;
     bool height_of_1d = spatial == 1 && d == 0;
@@ -57,6 +77,11 @@ static bool conv_params(const IrSchema *schema, RtValue *args, guint at, int spa
       K_ERR(error, "%s(): dilation should be greater than zero", k_op_short_name(schema));
       return false;
     }
+    if (g->same && g->stride[d] != 1) {
+      K_ERR(error, "padding='same' is not supported for strided convolutions");
+      return false;
+    }
+    g->pad_hi[d] = g->pad[d];
   }
   return true;
 }
@@ -136,8 +161,25 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
                 k_op_short_name(schema), w_text);
     return false;
   }
-  if (!k_window_count(g->h, g->kh, g->stride[0], g->pad[0], g->dil[0], false, &g->oh) ||
-      !k_window_count(g->w, g->kw, g->stride[1], g->pad[1], g->dil[1], false, &g->ow)) {
+  if (g->same) { /* PyTorch's: dilation * (k - 1) in all, the odd one after the input */
+    int64_t k[2] = {g->kh, g->kw};
+    for (int d = 0; d < 2; d++) {
+      int64_t total;
+      if (__builtin_mul_overflow(g->dil[d], k[d] - 1, &total)) {
+        K_ERR_SHAPE(error, "%s(): the padding of kernel %s overflows", k_op_short_name(schema),
+                    w_text);
+        return false;
+      }
+      g->pad[d] = total / 2;
+      g->pad_hi[d] = total - total / 2;
+    }
+  }
+  /* an asymmetric padding counts windows as a symmetric one over an input longer by the
+   * difference */
+  if (!k_window_count(g->h + g->pad_hi[0] - g->pad[0], g->kh, g->stride[0], g->pad[0], g->dil[0],
+                      false, &g->oh) ||
+      !k_window_count(g->w + g->pad_hi[1] - g->pad[1], g->kw, g->stride[1], g->pad[1], g->dil[1],
+                      false, &g->ow)) {
     K_ERR_SHAPE(error, "%s(): the output size of input %s overflows", k_op_short_name(schema),
                 in_text);
     return false;
@@ -149,8 +191,8 @@ static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const R
                 " x %" G_GINT64_FORMAT "). Kernel size: (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
                 ") with dilation (%" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
                 "). Kernel size can't be greater than actual input size",
-                k_op_short_name(schema), g->h + 2 * g->pad[0], g->w + 2 * g->pad[1], g->kh, g->kw,
-                g->dil[0], g->dil[1]);
+                k_op_short_name(schema), g->h + g->pad[0] + g->pad_hi[0],
+                g->w + g->pad[1] + g->pad_hi[1], g->kh, g->kw, g->dil[0], g->dil[1]);
     return false;
   }
   /* one group's GEMM dims go to BLAS as int */
@@ -308,6 +350,8 @@ bool rt_kernel_conv(const IrSchema *schema, const IrNode *node, RtValue *args, g
   k_check_call(schema, n_args, n_outs);
   RtTensor *input, *weight, *bias;
   ConvGeom g = {.spatial = schema->kind == IR_ATEN_CONV1D ? 1 : 2};
+  /* conv1d / conv2d(input, weight, bias, stride, padding, dilation, groups), padding an int[]
+   * or (the .padding overloads) 'valid' or 'same' */
   /* _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
    * groups, ...) says its dims by the weight's rank */
   bool general = schema->kind == IR_ATEN__CONVOLUTION, transposed = false;

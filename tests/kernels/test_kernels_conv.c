@@ -1,5 +1,5 @@
 /* conv2d, conv1d and convolution_backward: small products computed by hand (padding, stride,
- * groups), the three gradients, and the errors for channels, groups, kernel sizes, strides,
+ * groups, padding 'same' and 'valid'), the three gradients, and the errors for channels, groups, kernel sizes, strides,
  * paddings and sizes that overflow. */
 #include "kernels_test_util.h"
 #include "runtime/kernels.h"
@@ -189,6 +189,32 @@ static void test_conv_errors(void) {
   kt_unref_args(a, 7);
 }
 
+static void test_conv2d_padding_mode(void) {
+  /* 'same' with a 2 x 2 kernel: the one row and column of padding after the input */
+  RtValue a[7] = {KT_T(nine(F32)), KT_T(rt_tensor_full(F32, 4, KT_SIZES(1, 1, 2, 2), 1.0)),
+                  rt_none(),       pair(1, 1),
+                  rt_str("same"),  pair(1, 1),
+                  rt_int(1)};
+  RtTensor *r = kt_run("aten::conv2d.padding(", a, 7);
+  kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 3, 3), KT_VALUES(12, 16, 9, 24, 28, 15, 15, 17, 9), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[4]);
+  a[4] = rt_str("valid");
+  r = kt_run("aten::conv2d.padding(", a, 7);
+  kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 2, 2), KT_VALUES(12, 16, 24, 28), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[4]);
+  a[4] = rt_str("full");
+  kt_expect_error("aten::conv2d.padding(", a, 7, "Invalid padding string: 'full'");
+  rt_value_unref(a[4]);
+  a[4] = rt_str("same");
+  rt_value_unref(a[3]);
+  a[3] = pair(1, 2);
+  kt_expect_error("aten::conv2d.padding(", a, 7,
+                  "padding='same' is not supported for strided convolutions");
+  kt_unref_args(a, 7);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/conv/conv2d", test_conv2d);
@@ -196,5 +222,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/conv/backward", test_convolution_backward);
   g_test_add_func("/kernels/conv/_convolution", test_convolution);
   g_test_add_func("/kernels/conv/errors", test_conv_errors);
+  g_test_add_func("/kernels/conv/conv2d-padding-mode", test_conv2d_padding_mode);
   return g_test_run();
 }
