@@ -57,16 +57,23 @@ static IrValue *padding_of_mode(Ctx *c, IrValue **g) {
 }
 
 /* conv1d, conv2d, _convolution: the gradients of input, weight and (when given) bias from one
- * convolution_backward, as PyTorch's; _convolution passes its own transposed (which the
- * kernels refuse) and groups; the .padding overloads their padding as ints. */
+ * convolution_backward, as PyTorch's; _convolution passes its own transposed and
+ * output_padding, conv_transpose1d / 2d theirs (dilation last); the .padding overloads their
+ * padding as ints. */
 void ad_grad_conv(Ctx *c, IrValue *g) {
-  bool general = c->node->kind == IR_ATEN__CONVOLUTION;
-  guint groups_at = general ? 8 : 6;
+  IrOpKind kind = c->node->kind;
+  bool general = kind == IR_ATEN__CONVOLUTION;
+  bool transposed = kind == IR_ATEN_CONV_TRANSPOSE1D || kind == IR_ATEN_CONV_TRANSPOSE2D;
+  guint groups_at = general ? 8 : 6, dilation_at = transposed ? 7 : 5;
   bool has_bias = is_tensor(arg(c, 2));
   IrValue *padding =
       overload_is(c->node, "padding") ? padding_of_mode(c, &g) : int_list_arg(c, 4, 0);
   bool asks[3] = {true, true, has_bias};
+  IrValue *transposed_arg = general ? c->in[6] : ir_graph_insert_constant_bool(c->g, transposed);
   gint64 zero = 0;
+  IrValue *output_padding = general      ? c->in[7]
+                            : transposed ? int_list_arg(c, 5, 0)
+                                         : ir_graph_insert_constant_int_list(c->g, &zero, 1);
   IrValue *args[] = {
       g,
       c->in[0],
@@ -74,9 +81,9 @@ void ad_grad_conv(Ctx *c, IrValue *g) {
       has_bias ? size_of(c, c->in[2]) : ir_graph_insert_constant_none(c->g),
       int_list_arg(c, 3, 1),
       padding,
-      int_list_arg(c, 5, 1),
-      general ? c->in[6] : ir_graph_insert_constant_bool(c->g, false),
-      ir_graph_insert_constant_int_list(c->g, &zero, 1),
+      int_list_arg(c, dilation_at, 1),
+      transposed_arg,
+      output_padding,
       arg(c, groups_at) ? c->in[groups_at] : cint(c, 1),
       output_mask_of(c, asks),
   };

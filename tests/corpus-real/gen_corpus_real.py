@@ -647,6 +647,25 @@ FUNCTIONS += [
 ]
 
 
+def conv_transpose_strided(x, w, b, x1, w1):
+    """Transposed convolutions: stride, padding, output_padding, groups and dilation."""
+    return (torch.tanh(F.conv_transpose2d(x, w, b, [2, 3], [1, 0], [1, 2], 2, [1, 2])),
+            F.conv_transpose1d(x1, w1, None, 2, 1, 1, 1, 3) * 2.0)
+
+
+def convolution_transposed(x, w, b):
+    """aten::_convolution with transposed=True, what torch.jit.trace records for
+    nn.ConvTranspose2d."""
+    return torch._convolution(x, w, b, [2, 1], [0, 1], [1, 1], True, [1, 0], 1, False, False,
+                              True, True) ** 2
+
+
+FUNCTIONS += [
+    (conv_transpose_strided, [(2, 4, 3, 4), (4, 3, 3, 2), (6,), (2, 3, 5), (3, 2, 3)]),
+    (convolution_transposed, [(2, 3, 4, 3), (3, 2, 3, 3), (2,)]),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

@@ -192,6 +192,34 @@ static void test_shapes_conv_padding_mode(void) {
   ir_graph_free(g);
 }
 
+/* conv_transpose2d: (in - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1, the
+ * weight's dim 1 times groups channels (PyTorch's sizes for these arguments). */
+static void test_shapes_conv_transpose(void) {
+  IrGraph *g =
+      pt_parse("graph(%x : Float(2, 4, 3, 4, strides=[48, 12, 4, 1], device=cpu),\n"
+               "      %w : Float(4, 3, 3, 2, strides=[18, 6, 2, 1], device=cpu)):\n"
+               "  %none : NoneType = prim::Constant()\n"
+               "  %2 : int = prim::Constant[value=2]()\n"
+               "  %s : int[] = prim::Constant[value=[2, 3]]()\n"
+               "  %p : int[] = prim::Constant[value=[1, 0]]()\n"
+               "  %o : int[] = prim::Constant[value=[1, 2]]()\n"
+               "  %y : Tensor = aten::conv_transpose2d(%x, %w, %none, %s, %p, %o, %2, %o)\n"
+               "  return (%y)\n");
+  pt_check_graph(pass_propagate_input_shapes, g,
+                 "graph(%x : Float(2, 4, 3, 4, strides=[48, 12, 4, 1], device=cpu),\n"
+                 "      %w : Float(4, 3, 3, 2, strides=[18, 6, 2, 1], device=cpu)):\n"
+                 "  %none : NoneType = prim::Constant()\n"
+                 "  %2 : int = prim::Constant[value=2]()\n"
+                 "  %s : int[] = prim::Constant[value=[2, 3]]()\n"
+                 "  %p : int[] = prim::Constant[value=[1, 0]]()\n"
+                 "  %o : int[] = prim::Constant[value=[1, 2]]()\n"
+                 "  %y : Float(2, 6, 6, 14, strides=[504, 84, 14, 1], device=cpu) = "
+                 "aten::conv_transpose2d(%x, %w, %none, %s, %p, %o, %2, %o)\n"
+                 "  return (%y)\n",
+                 true);
+  ir_graph_free(g);
+}
+
 /* requires_grad is the other pass's business: shape propagation keeps it; an unknown
  * _grad_sum_to_size size gives Tensor; a None size keeps the input's type. */
 static void test_shapes_keep_requires_grad(void) {
@@ -344,6 +372,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/passes/shapes/issue-11-rules", test_shapes_issue_11_rules);
   g_test_add_func("/passes/shapes/conv-and-pool", test_shapes_conv_pool);
   g_test_add_func("/passes/shapes/conv-padding-mode", test_shapes_conv_padding_mode);
+  g_test_add_func("/passes/shapes/conv-transpose", test_shapes_conv_transpose);
   g_test_add_func("/passes/requires-grad/blocks-and-loops", test_requires_grad);
   return g_test_run();
 }
