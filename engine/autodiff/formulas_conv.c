@@ -1,5 +1,6 @@
 /* Gradient formulas of the convolutions and poolings through their backward ops, as PyTorch
- * 1.13's derivatives.yaml: conv1d / conv2d / _convolution through convolution_backward,
+ * 1.13's derivatives.yaml: conv1d / conv2d (and their .padding overloads), conv_transpose1d /
+ * conv_transpose2d and _convolution through convolution_backward,
  * max_pool2d through max_pool2d_with_indices_backward (the indices from a
  * max_pool2d_with_indices in the forward part), avg_pool2d through avg_pool2d_backward,
  * adaptive_avg_pool2d through _adaptive_avg_pool2d_backward. */
