@@ -1,5 +1,6 @@
 /* Gradient formulas of the convolutions and poolings through their backward ops, as PyTorch
- * 1.13's derivatives.yaml: conv1d / conv2d / _convolution through convolution_backward,
+ * 1.13's derivatives.yaml: conv1d / conv2d (and their .padding overloads), conv_transpose1d /
+ * conv_transpose2d and _convolution through convolution_backward,
  * max_pool2d through max_pool2d_with_indices_backward (the indices from a
  * max_pool2d_with_indices in the forward part), avg_pool2d through avg_pool2d_backward,
  * adaptive_avg_pool2d through _adaptive_avg_pool2d_backward. */
@@ -10,25 +11,80 @@ static IrValue *int_list_arg(Ctx *c, guint i, gint64 fill) {
   return arg(c, i) ? c->in[i] : ir_graph_insert_constant_int_list(c->g, &fill, 1);
 }
 
+/* A new prim::ListConstruct of n values of element type elem. */
+static IrValue *list_of(Ctx *c, IrValue *const *items, guint n, const IrType *elem) {
+  IrNode *list = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
+  for (guint i = 0; i < n; i++)
+    ir_node_add_input(list, items[i]);
+  ir_value_set_type(ir_output(list, 0), ir_type_list(elem));
+  ir_graph_insert(c->g, list);
+  return ir_output(list, 0);
+}
+
+/* The .padding overloads' padding as convolution_backward's int[], g adjusted to match: [0]
+ * for a constant 'valid'. 'same' pads l = total // 2 before the input and r = total - l after
+ * it (total = dilation[i] * (weight.size(2 + i) - 1), from the weight's runtime sizes): its
+ * output is the one of a symmetric padding r without the first r - l (0 or 1) positions, so
+ * convolution_backward takes padding r and g with r - l zeros in front (a cat with an empty
+ * or one-wide zero slab of g along each spatial dim). */
+static IrValue *padding_of_mode(Ctx *c, IrValue **g) {
+  IrValue *mode = arg(c, 4);
+  const IrAttr *a =
+      mode && mode->node->kind == IR_PRIM_CONSTANT ? ir_node_attr(mode->node, IR_ATTR_VALUE) : NULL;
+  if (!mode || (a && a->kind == IR_ATTR_S && strcmp(a->v.s, "valid") == 0)) {
+    gint64 zero = 0;
+    return ir_graph_insert_constant_int_list(c->g, &zero, 1);
+  }
+  guint sp = c->node->kind == IR_ATEN_CONV1D ? 1 : 2;
+  IrValue *pads[2];
+  for (guint i = 0; i < sp; i++) {
+    IrValue *k = E2(ATEN_SIZE, c->in[1], cint(c, 2 + (gint64)i));
+    IrValue *d = cint(c, 1);
+    if (arg(c, 5)) {
+      d = E2(ATEN_GETITEM, c->in[5], cint(c, (gint64)i));
+      ir_value_set_type(d, ir_type_int());
+    }
+    IrValue *total = E2(ATEN_MUL, d, E2(ATEN_SUB, k, cint(c, 1)));
+    IrValue *l = E2(ATEN___ROUND_TO_ZERO_FLOORDIV, total, cint(c, 2));
+    IrValue *extra = E2(ATEN_SUB, total, E2(ATEN_MUL, l, cint(c, 2)));
+    pads[i] = E2(ATEN_ADD, l, extra);
+    IrValue *dim = cint(c, (gint64)i - (gint64)sp);
+    IrValue *slab_args[] = {*g, dim, cint(c, 0), extra, cint(c, 1)};
+    IrValue *zeros = E1(ATEN_ZEROS_LIKE, emit(c, IR_ATEN_SLICE, 5, slab_args));
+    IrValue *pieces[] = {zeros, *g};
+    *g = E2(ATEN_CAT, list_of(c, pieces, 2, ir_type_tensor()), dim);
+  }
+  return list_of(c, pads, sp, ir_type_int());
+}
+
 /* conv1d, conv2d, _convolution: the gradients of input, weight and (when given) bias from one
- * convolution_backward, as PyTorch's; _convolution passes its own transposed (which the
- * kernels refuse) and groups. */
+ * convolution_backward, as PyTorch's; _convolution passes its own transposed and
+ * output_padding, conv_transpose1d / 2d theirs (dilation last); the .padding overloads their
+ * padding as ints. */
 void ad_grad_conv(Ctx *c, IrValue *g) {
-  bool general = c->node->kind == IR_ATEN__CONVOLUTION;
-  guint groups_at = general ? 8 : 6;
+  IrOpKind kind = c->node->kind;
+  bool general = kind == IR_ATEN__CONVOLUTION;
+  bool transposed = kind == IR_ATEN_CONV_TRANSPOSE1D || kind == IR_ATEN_CONV_TRANSPOSE2D;
+  guint groups_at = general ? 8 : 6, dilation_at = transposed ? 7 : 5;
   bool has_bias = is_tensor(arg(c, 2));
+  IrValue *padding =
+      overload_is(c->node, "padding") ? padding_of_mode(c, &g) : int_list_arg(c, 4, 0);
   bool asks[3] = {true, true, has_bias};
+  IrValue *transposed_arg = general ? c->in[6] : ir_graph_insert_constant_bool(c->g, transposed);
   gint64 zero = 0;
+  IrValue *output_padding = general      ? c->in[7]
+                            : transposed ? int_list_arg(c, 5, 0)
+                                         : ir_graph_insert_constant_int_list(c->g, &zero, 1);
   IrValue *args[] = {
       g,
       c->in[0],
       c->in[1],
       has_bias ? size_of(c, c->in[2]) : ir_graph_insert_constant_none(c->g),
       int_list_arg(c, 3, 1),
-      int_list_arg(c, 4, 0),
-      int_list_arg(c, 5, 1),
-      general ? c->in[6] : ir_graph_insert_constant_bool(c->g, false),
-      ir_graph_insert_constant_int_list(c->g, &zero, 1),
+      padding,
+      int_list_arg(c, dilation_at, 1),
+      transposed_arg,
+      output_padding,
       arg(c, groups_at) ? c->in[groups_at] : cint(c, 1),
       output_mask_of(c, asks),
   };

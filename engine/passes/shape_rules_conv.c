@@ -20,16 +20,48 @@ static bool spatial_arg(const IrNode *node, const char *name, guint count, gint6
   return true;
 }
 
-/* input [N,] C, *spatial with weight [OC, C / groups, *kernel]: [N,] OC, *windows
- * (_convolution: the spatial dims by the weight's rank, never transposed). */
+/* The padding per spatial dim: the int[] argument, 0 for the .padding overloads' constant
+ * 'valid', SAME_PADDING for their 'same'. */
+#define SAME_PADDING (-1)
+static bool conv_padding(const IrNode *node, guint sp, gint64 pad[2]) {
+  if (!pu_node_is(node, node->kind, "padding"))
+    return spatial_arg(node, "padding", sp, pad);
+  const IrValue *mode = pu_named_input(node, "padding");
+  const IrAttr *a =
+      mode && mode->node->kind == IR_PRIM_CONSTANT ? ir_node_attr(mode->node, IR_ATTR_VALUE) : NULL;
+  bool valid = !mode || (a && a->kind == IR_ATTR_S && strcmp(a->v.s, "valid") == 0);
+  if (!valid && !(a && a->kind == IR_ATTR_S && strcmp(a->v.s, "same") == 0))
+    return false;
+  pad[0] = pad[1] = valid ? 0 : SAME_PADDING;
+  return true;
+}
+
+/* A transposed convolution's output size along one dim: (in - 1) stride - 2 padding +
+ * dilation (k - 1) + output_padding + 1, unknown when it overflows or is not positive. */
+static gint64 transposed_size(gint64 in, gint64 k, gint64 stride, gint64 pad, gint64 dil,
+                              gint64 out_pad) {
+  gint64 size, span;
+  if (in <= 0 || stride <= 0 || pad < 0 || dil <= 0 || out_pad < 0 ||
+      (out_pad >= stride && out_pad >= dil) || __builtin_mul_overflow(in - 1, stride, &size) ||
+      __builtin_mul_overflow(dil, k - 1, &span) ||
+      __builtin_add_overflow(size, span + out_pad + 1, &size) ||
+      __builtin_sub_overflow(size, 2 * pad, &size) || size <= 0)
+    return IR_SIZE_UNKNOWN;
+  return size;
+}
+
+/* input [N,] C, *spatial with weight [OC, C / groups, *kernel]: [N,] OC, *windows; transposed
+ * (conv_transpose1d / 2d) with weight [C, OC / groups, *kernel]: [N,] OC, *transposed sizes
+ * (_convolution: the spatial dims by the weight's rank, transposed or not). */
 bool shape_rule_conv(const IrNode *node, ShapeInfo *out) {
-  guint sp = node->kind == IR_ATEN_CONV1D ? 1 : 2;
+  IrOpKind kind = node->kind;
+  guint sp = kind == IR_ATEN_CONV1D || kind == IR_ATEN_CONV_TRANSPOSE1D ? 1 : 2;
   ShapeInfo weight;
   bool weight_known = shape_tensor_input(node, 1, &weight);
-  bool transposed = false;
-  if (node->kind == IR_ATEN__CONVOLUTION) {
+  bool transposed = kind == IR_ATEN_CONV_TRANSPOSE1D || kind == IR_ATEN_CONV_TRANSPOSE2D;
+  if (kind == IR_ATEN__CONVOLUTION) {
     if (!weight_known || (weight.rank != 3 && weight.rank != 4) ||
-        !pu_arg_bool(node, "transposed", &transposed) || transposed)
+        !pu_arg_bool(node, "transposed", &transposed))
       return false;
     sp = (guint)weight.rank - 2;
   }
@@ -37,12 +69,31 @@ bool shape_rule_conv(const IrNode *node, ShapeInfo *out) {
     return false;
   gint64 stride[2], pad[2], dil[2], groups;
   bool sized = weight_known && weight.has_sizes && out->has_sizes && weight.rank == (int)sp + 2 &&
-               spatial_arg(node, "stride", sp, stride) && spatial_arg(node, "padding", sp, pad) &&
+               spatial_arg(node, "stride", sp, stride) && conv_padding(node, sp, pad) &&
                spatial_arg(node, "dilation", sp, dil) && pu_arg_int(node, "groups", &groups) &&
                groups > 0 && weight.sizes[0] % groups == 0;
   int first = out->rank - (int)sp; /* the first spatial dim */
+  gint64 out_pad[2];
+  if (transposed) {
+    sized = sized && spatial_arg(node, "output_padding", sp, out_pad);
+    for (guint k = 0; sized && k < sp; k++) {
+      gint64 size = transposed_size(out->sizes[first + (int)k], weight.sizes[2 + k], stride[k],
+                                    pad[k], dil[k], out_pad[k]);
+      sized = size != IR_SIZE_UNKNOWN;
+      out->sizes[first + (int)k] = size;
+    }
+    if (sized)
+      out->sizes[first - 1] = weight.sizes[1] * groups;
+    out->has_sizes = sized;
+    shape_info_contiguous(out);
+    return true;
+  }
   for (guint k = 0; sized && k < sp; k++) {
     gint64 windows = IR_SIZE_UNKNOWN;
+    if (pad[k] == SAME_PADDING) { /* stride 1 keeps the input's size */
+      sized = stride[k] == 1 && dil[k] > 0;
+      continue;
+    }
     sized = stride[k] > 0 && pad[k] >= 0 && dil[k] > 0 &&
             k_window_count(out->sizes[first + (int)k], weight.sizes[2 + k], stride[k], pad[k],
                            dil[k], false, &windows) &&

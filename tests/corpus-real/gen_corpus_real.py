@@ -621,6 +621,51 @@ FUNCTIONS += [
 ]
 
 
+def conv2d_same_dilated(x, w, b):
+    """padding='same' with an even kernel: dilation 2 keeps the padding symmetric."""
+    return torch.tanh(F.conv2d(x, w, b, padding='same', dilation=2))
+
+
+def conv1d_same_valid(x, w, w1):
+    return F.conv1d(x, w, None, 1, 'same') * 2.0, F.conv1d(x, w1, padding='valid', stride=2)
+
+
+FUNCTIONS += [
+    (conv2d_same_dilated, [(2, 3, 7, 6), (4, 3, 2, 4), (4,)]),
+    (conv1d_same_valid, [(2, 3, 9), (4, 3, 5), (2, 3, 3)]),
+]
+
+
+def conv_same_asymmetric(x, w, b, x1, w1):
+    """padding='same' with an odd total padding: PyTorch pads the extra one after the input."""
+    return (F.conv2d(x, w, b, padding='same', dilation=[1, 3]) * x.sum(),
+            F.conv1d(x1, w1, None, 1, 'same', 1, 2) ** 2)
+
+
+FUNCTIONS += [
+    (conv_same_asymmetric, [(2, 3, 6, 7), (4, 3, 4, 2), (4,), (3, 4, 8), (2, 2, 4)]),
+]
+
+
+def conv_transpose_strided(x, w, b, x1, w1):
+    """Transposed convolutions: stride, padding, output_padding, groups and dilation."""
+    return (torch.tanh(F.conv_transpose2d(x, w, b, [2, 3], [1, 0], [1, 2], 2, [1, 2])),
+            F.conv_transpose1d(x1, w1, None, 2, 1, 1, 1, 3) * 2.0)
+
+
+def convolution_transposed(x, w, b):
+    """aten::_convolution with transposed=True, what torch.jit.trace records for
+    nn.ConvTranspose2d."""
+    return torch._convolution(x, w, b, [2, 1], [0, 1], [1, 1], True, [1, 0], 1, False, False,
+                              True, True) ** 2
+
+
+FUNCTIONS += [
+    (conv_transpose_strided, [(2, 4, 3, 4), (4, 3, 3, 2), (6,), (2, 3, 5), (3, 2, 3)]),
+    (convolution_transposed, [(2, 3, 4, 3), (3, 2, 3, 3), (2,)]),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

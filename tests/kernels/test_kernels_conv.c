@@ -1,5 +1,5 @@
 /* conv2d, conv1d and convolution_backward: small products computed by hand (padding, stride,
- * groups), the three gradients, and the errors for channels, groups, kernel sizes, strides,
+ * groups, padding 'same' and 'valid'), the three gradients, and the errors for channels, groups, kernel sizes, strides,
  * paddings and sizes that overflow. */
 #include "kernels_test_util.h"
 #include "runtime/kernels.h"
@@ -85,15 +85,26 @@ static void test_convolution_backward(void) {
                    1e-12);
   kt_assert_tensor(outs[2].u.tensor, F64, 1, KT_SIZES(1), KT_VALUES(4), 0);
   kt_unref_args(outs, 3);
-  /* transposed convolutions are refused */
+  /* transposed: the 3 x 3 input spreads to 4 x 4, a gradient of ones gives each input
+   * position the sum of its 4 taps, each weight tap the input's sum, the bias 16 */
   rt_value_unref(a[7]);
   a[7] = rt_bool(true);
-  kt_expect_error("aten::convolution_backward(", a, 11, "transposed convolutions");
+  kt_expect_error("aten::convolution_backward(", a, 11,
+                  "grad_output of size [1, 1, 2, 2] does not match the output size [1, 1, 4, 4]");
+  rt_value_unref(a[0]);
+  a[0] = KT_T(ones(4, KT_SIZES(1, 1, 4, 4)));
+  g_assert_true(rt_op_kernel(schema)(schema, NULL, a, 11, outs, 3, &error));
+  g_assert_no_error(error);
+  kt_assert_tensor(outs[0].u.tensor, F64, 4, KT_SIZES(1, 1, 3, 3),
+                   KT_VALUES(4, 4, 4, 4, 4, 4, 4, 4, 4), 0);
+  kt_assert_tensor(outs[1].u.tensor, F64, 4, KT_SIZES(1, 1, 2, 2), KT_VALUES(45, 45, 45, 45), 0);
+  kt_assert_tensor(outs[2].u.tensor, F64, 1, KT_SIZES(1), KT_VALUES(16), 0);
+  kt_unref_args(outs, 3);
   kt_unref_args(a, 11);
 }
 
 static void test_convolution(void) {
-  /* _convolution: conv1d by the weight's rank (the groups test's numbers); no transposed */
+  /* _convolution: conv1d by the weight's rank (the groups test's numbers), then transposed */
   RtValue a[12] = {KT_T(kt_tensor(F64, 3, KT_SIZES(1, 2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
                    KT_T(ones(3, KT_SIZES(2, 1, 2))),
                    rt_none(),
@@ -111,8 +122,15 @@ static void test_convolution(void) {
   rt_tensor_unref(r);
   rt_value_unref(a[6]);
   a[6] = rt_bool(true);
+  r = kt_run("aten::_convolution.deprecated(", a, 12);
+  kt_assert_tensor(r, F64, 3, KT_SIZES(1, 2, 4), KT_VALUES(1, 3, 5, 3, 4, 9, 11, 6), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[7]);
+  a[7] = rt_int_list((const gint64[]){1}, 1);
   kt_expect_error("aten::_convolution.deprecated(", a, 12,
-                  "_convolution(): transposed convolutions are not supported");
+                  "output padding must be smaller than either stride or dilation");
+  rt_value_unref(a[7]);
+  a[7] = rt_int_list((const gint64[]){0}, 1);
   rt_value_unref(a[6]);
   a[6] = rt_bool(false);
   rt_value_unref(a[1]);
@@ -189,6 +207,32 @@ static void test_conv_errors(void) {
   kt_unref_args(a, 7);
 }
 
+static void test_conv2d_padding_mode(void) {
+  /* 'same' with a 2 x 2 kernel: the one row and column of padding after the input */
+  RtValue a[7] = {KT_T(nine(F32)), KT_T(rt_tensor_full(F32, 4, KT_SIZES(1, 1, 2, 2), 1.0)),
+                  rt_none(),       pair(1, 1),
+                  rt_str("same"),  pair(1, 1),
+                  rt_int(1)};
+  RtTensor *r = kt_run("aten::conv2d.padding(", a, 7);
+  kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 3, 3), KT_VALUES(12, 16, 9, 24, 28, 15, 15, 17, 9), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[4]);
+  a[4] = rt_str("valid");
+  r = kt_run("aten::conv2d.padding(", a, 7);
+  kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 2, 2), KT_VALUES(12, 16, 24, 28), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[4]);
+  a[4] = rt_str("full");
+  kt_expect_error("aten::conv2d.padding(", a, 7, "Invalid padding string: 'full'");
+  rt_value_unref(a[4]);
+  a[4] = rt_str("same");
+  rt_value_unref(a[3]);
+  a[3] = pair(1, 2);
+  kt_expect_error("aten::conv2d.padding(", a, 7,
+                  "padding='same' is not supported for strided convolutions");
+  kt_unref_args(a, 7);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/conv/conv2d", test_conv2d);
@@ -196,5 +240,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/conv/backward", test_convolution_backward);
   g_test_add_func("/kernels/conv/_convolution", test_convolution);
   g_test_add_func("/kernels/conv/errors", test_conv_errors);
+  g_test_add_func("/kernels/conv/conv2d-padding-mode", test_conv2d_padding_mode);
   return g_test_run();
 }

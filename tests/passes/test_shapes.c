@@ -157,6 +157,69 @@ static void test_shapes_conv_pool(void) {
   ir_graph_free(g);
 }
 
+/* conv2d.padding: 'same' keeps the input's sizes (even with an even kernel), 'valid' pads
+ * nothing; a strided 'same' (an error at run time) keeps only the rank and dtype. */
+static void test_shapes_conv_padding_mode(void) {
+  IrGraph *g = pt_parse("graph(%x : Float(2, 3, 7, 6, strides=[126, 42, 6, 1], device=cpu),\n"
+                        "      %w : Float(4, 3, 2, 3, strides=[18, 6, 3, 1], device=cpu)):\n"
+                        "  %none : NoneType = prim::Constant()\n"
+                        "  %1 : int = prim::Constant[value=1]()\n"
+                        "  %same : str = prim::Constant[value=\"same\"]()\n"
+                        "  %valid : str = prim::Constant[value=\"valid\"]()\n"
+                        "  %ones : int[] = prim::Constant[value=[1, 1]]()\n"
+                        "  %s : int[] = prim::Constant[value=[1, 2]]()\n"
+                        "  %a : Tensor = aten::conv2d(%x, %w, %none, %ones, %same, %ones, %1)\n"
+                        "  %b : Tensor = aten::conv2d(%x, %w, %none, %ones, %valid, %ones, %1)\n"
+                        "  %c : Tensor = aten::conv2d(%x, %w, %none, %s, %same, %ones, %1)\n"
+                        "  return (%a, %b, %c)\n");
+  pt_check_graph(pass_propagate_input_shapes, g,
+                 "graph(%x : Float(2, 3, 7, 6, strides=[126, 42, 6, 1], device=cpu),\n"
+                 "      %w : Float(4, 3, 2, 3, strides=[18, 6, 3, 1], device=cpu)):\n"
+                 "  %none : NoneType = prim::Constant()\n"
+                 "  %1 : int = prim::Constant[value=1]()\n"
+                 "  %same : str = prim::Constant[value=\"same\"]()\n"
+                 "  %valid : str = prim::Constant[value=\"valid\"]()\n"
+                 "  %ones : int[] = prim::Constant[value=[1, 1]]()\n"
+                 "  %s : int[] = prim::Constant[value=[1, 2]]()\n"
+                 "  %a : Float(2, 4, 7, 6, strides=[168, 42, 6, 1], device=cpu) = "
+                 "aten::conv2d(%x, %w, %none, %ones, %same, %ones, %1)\n"
+                 "  %b : Float(2, 4, 6, 4, strides=[96, 24, 4, 1], device=cpu) = "
+                 "aten::conv2d(%x, %w, %none, %ones, %valid, %ones, %1)\n"
+                 "  %c : Float(*, *, *, *, device=cpu) = "
+                 "aten::conv2d(%x, %w, %none, %s, %same, %ones, %1)\n"
+                 "  return (%a, %b, %c)\n",
+                 true);
+  ir_graph_free(g);
+}
+
+/* conv_transpose2d: (in - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1, the
+ * weight's dim 1 times groups channels (PyTorch's sizes for these arguments). */
+static void test_shapes_conv_transpose(void) {
+  IrGraph *g =
+      pt_parse("graph(%x : Float(2, 4, 3, 4, strides=[48, 12, 4, 1], device=cpu),\n"
+               "      %w : Float(4, 3, 3, 2, strides=[18, 6, 2, 1], device=cpu)):\n"
+               "  %none : NoneType = prim::Constant()\n"
+               "  %2 : int = prim::Constant[value=2]()\n"
+               "  %s : int[] = prim::Constant[value=[2, 3]]()\n"
+               "  %p : int[] = prim::Constant[value=[1, 0]]()\n"
+               "  %o : int[] = prim::Constant[value=[1, 2]]()\n"
+               "  %y : Tensor = aten::conv_transpose2d(%x, %w, %none, %s, %p, %o, %2, %o)\n"
+               "  return (%y)\n");
+  pt_check_graph(pass_propagate_input_shapes, g,
+                 "graph(%x : Float(2, 4, 3, 4, strides=[48, 12, 4, 1], device=cpu),\n"
+                 "      %w : Float(4, 3, 3, 2, strides=[18, 6, 2, 1], device=cpu)):\n"
+                 "  %none : NoneType = prim::Constant()\n"
+                 "  %2 : int = prim::Constant[value=2]()\n"
+                 "  %s : int[] = prim::Constant[value=[2, 3]]()\n"
+                 "  %p : int[] = prim::Constant[value=[1, 0]]()\n"
+                 "  %o : int[] = prim::Constant[value=[1, 2]]()\n"
+                 "  %y : Float(2, 6, 6, 14, strides=[504, 84, 14, 1], device=cpu) = "
+                 "aten::conv_transpose2d(%x, %w, %none, %s, %p, %o, %2, %o)\n"
+                 "  return (%y)\n",
+                 true);
+  ir_graph_free(g);
+}
+
 /* requires_grad is the other pass's business: shape propagation keeps it; an unknown
  * _grad_sum_to_size size gives Tensor; a None size keeps the input's type. */
 static void test_shapes_keep_requires_grad(void) {
@@ -308,6 +371,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/passes/shapes/keep-requires-grad", test_shapes_keep_requires_grad);
   g_test_add_func("/passes/shapes/issue-11-rules", test_shapes_issue_11_rules);
   g_test_add_func("/passes/shapes/conv-and-pool", test_shapes_conv_pool);
+  g_test_add_func("/passes/shapes/conv-padding-mode", test_shapes_conv_padding_mode);
+  g_test_add_func("/passes/shapes/conv-transpose", test_shapes_conv_transpose);
   g_test_add_func("/passes/requires-grad/blocks-and-loops", test_requires_grad);
   return g_test_run();
 }
