@@ -167,6 +167,8 @@ bool ad_formula_exists(const IrNode *node) {
       return true;
     }
   case IR_ATEN_CHUNK: return constant_number(ir_input(node, 2), &d) || ir_n_inputs(node) < 3;
+  case IR_ATEN_CONV1D:
+  case IR_ATEN_CONV2D: return !overload_is(node, "padding") || ad_conv_padding_known(node);
   case IR_ATEN_DROPOUT:
   case IR_ATEN_NATIVE_DROPOUT: return ad_dropout_formula_exists(node);
 

@@ -59,6 +59,9 @@ bool ad_dropout_needs_native(const IrNode *node);
  * DifferentiableGraphs; its formula is the identity, which the eager tape uses only for a
  * run whose train is false (or p 0). */
 bool ad_dropout_train_is_constant(const IrNode *node);
+/* conv1d/conv2d .padding: the padding string is a constant 'valid' or 'same' (with constant
+ * dilations): the gradient formula needs to know which; otherwise there is none. */
+bool ad_conv_padding_known(const IrNode *node);
 /* The replacement: a native_dropout inserted before node, node's uses moved to its output 0,
  * node destroyed. Returns the new node. */
 IrNode *ad_dropout_to_native(IrNode *node);

@@ -27,23 +27,51 @@ static IrValue *list_of(Ctx *c, IrValue *const *items, guint n, const IrType *el
  * output is the one of a symmetric padding r without the first r - l (0 or 1) positions, so
  * convolution_backward takes padding r and g with r - l zeros in front (a cat with an empty
  * or one-wide zero slab of g along each spatial dim). */
-static IrValue *padding_of_mode(Ctx *c, IrValue **g) {
-  IrValue *mode = arg(c, 4);
+static const char *constant_mode(const IrNode *node) {
+  if (ir_n_inputs(node) <= 4)
+    return "valid";
+  const IrValue *mode = ir_input(node, 4);
   const IrAttr *a =
-      mode && mode->node->kind == IR_PRIM_CONSTANT ? ir_node_attr(mode->node, IR_ATTR_VALUE) : NULL;
-  if (!mode || (a && a->kind == IR_ATTR_S && strcmp(a->v.s, "valid") == 0)) {
+      mode->node->kind == IR_PRIM_CONSTANT ? ir_node_attr(mode->node, IR_ATTR_VALUE) : NULL;
+  return a && a->kind == IR_ATTR_S ? a->v.s : NULL;
+}
+
+/* The dilations of a .padding overload: absent (1) or a constant list of one value or one per
+ * spatial dim. */
+static bool constant_dilation(const IrNode *node, guint spatial, gint64 *out) {
+  for (guint i = 0; i < spatial; i++)
+    out[i] = 1;
+  if (ir_n_inputs(node) <= 5 || value_is_none(ir_input(node, 5)))
+    return true;
+  gint64 vals[IR_MAX_RANK];
+  guint n;
+  if (!constant_ints(ir_input(node, 5), vals, &n, IR_MAX_RANK) || (n != 1 && n != spatial))
+    return false;
+  for (guint i = 0; i < spatial; i++)
+    out[i] = vals[n == 1 ? 0 : i];
+  return true;
+}
+
+bool ad_conv_padding_known(const IrNode *node) {
+  const char *mode = constant_mode(node);
+  gint64 dilation[2];
+  return mode && (strcmp(mode, "valid") == 0 ||
+                  (strcmp(mode, "same") == 0 &&
+                   constant_dilation(node, node->kind == IR_ATEN_CONV1D ? 1 : 2, dilation)));
+}
+
+static IrValue *padding_of_mode(Ctx *c, IrValue **g) {
+  if (strcmp(constant_mode(c->node), "valid") == 0) {
     gint64 zero = 0;
     return ir_graph_insert_constant_int_list(c->g, &zero, 1);
   }
   guint sp = c->node->kind == IR_ATEN_CONV1D ? 1 : 2;
+  gint64 dilation[2];
+  constant_dilation(c->node, sp, dilation);
   IrValue *pads[2];
   for (guint i = 0; i < sp; i++) {
     IrValue *k = E2(ATEN_SIZE, c->in[1], cint(c, 2 + (gint64)i));
-    IrValue *d = cint(c, 1);
-    if (arg(c, 5)) {
-      d = E2(ATEN_GETITEM, c->in[5], cint(c, (gint64)i));
-      ir_value_set_type(d, ir_type_int());
-    }
+    IrValue *d = cint(c, dilation[i]);
     IrValue *total = E2(ATEN_MUL, d, E2(ATEN_SUB, k, cint(c, 1)));
     IrValue *l = E2(ATEN___ROUND_TO_ZERO_FLOORDIV, total, cint(c, 2));
     IrValue *extra = E2(ATEN_SUB, total, E2(ATEN_MUL, l, cint(c, 2)));

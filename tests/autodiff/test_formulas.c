@@ -334,6 +334,16 @@ static const Case cases[] = {
      "  %p : Tensor, %q : Tensor = prim::ListUnpack(%b)\n"
      "  %z : Tensor = aten::mul(%p, %q)\n  return (%z)\n",
      -2, 2},
+    /* padding='same' with an even kernel and one dilation for both dims */
+    {"conv2d-same-one-dilation",
+     "graph(%x : Double(1, 2, 5, 6, " RG "), %w : Double(3, 2, 2, 3, " RG ")):\n"
+     "  %none : NoneType = prim::Constant()\n"
+     "  %s : int[] = prim::Constant[value=[1, 1]]()\n"
+     "  %p : str = prim::Constant[value=\"same\"]()\n"
+     "  %d : int[] = prim::Constant[value=[2]]()\n"
+     "  %g : int = prim::Constant[value=1]()\n"
+     "  %z : Tensor = aten::conv2d(%x, %w, %none, %s, %p, %d, %g)\n  return (%z)\n",
+     -1, 1},
     /* two outputs, one gradient each; a temporary reused twice */
     {"two-outputs",
      "graph(" X23 ", " Y23 "):\n  %a : int = prim::Constant[value=1]()\n"

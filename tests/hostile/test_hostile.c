@@ -258,8 +258,8 @@ static void test_no_display(void) {
   envp = g_environ_setenv(envp, "WAYLAND_DISPLAY", "", TRUE);
   g_autofree char *out = NULL, *err = NULL;
   int wait_status = 0;
-  g_assert_true(g_spawn_sync(fixtures, (char **)argv, envp, G_SPAWN_DEFAULT, NULL, NULL,
-                             &out, &err, &wait_status, NULL));
+  g_assert_true(g_spawn_sync(fixtures, (char **)argv, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &wait_status, NULL));
   if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 2)
     g_printerr("jitscope without a display: wait status %d; its stderr:\n%s", wait_status, err);
   g_assert_true(WIFEXITED(wait_status));
