@@ -1,5 +1,5 @@
 /* Kernels on TorchScript strings: rt_kernel_str (aten::format, aten::str, len.str, find,
- * add.str) and rt_kernel_unchecked_cast.
+ * add.str, warn) and rt_kernel_unchecked_cast.
  *
  * Values are written as c10::IValue's operator<< writes them, which format and str use: ints
  * in decimal, a float with an integral value below 1e10 as "3." and any other as "%.17g"
@@ -10,6 +10,7 @@
 #include "runtime/kernels_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static bool write_value(GString *out, RtValue v, GError **error) {
@@ -117,6 +118,10 @@ bool rt_kernel_str(const IrSchema *schema, const IrNode *node, RtValue *args, gu
     outs[0] = rt_str(joined);
     return true;
   }
+  case IR_ATEN_WARN: /* Python's warnings module writes to stderr */
+    fprintf(stderr, "UserWarning: %s\n", a);
+    fflush(stderr);
+    return true;
   case IR_ATEN_FIND: {
     gint64 start, end;
     K_INVARIANT(args[1].tag == RT_STR, "find's substring is a str");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernels_test_util.h"
+#include "runtime/run_control.h"
 
 #define F32 IR_DTYPE_FLOAT32
 #define F64 IR_DTYPE_FLOAT64
@@ -149,6 +150,34 @@ static void test_str_ops(void) {
     rt_value_unref(cuda[i]);
     rt_value_unref(late[i]);
   }
+}
+
+/* Tensor facts and grad mode, as read by scripted nn.Modules. */
+static void test_tensor_info(void) {
+  RtValue f = rt_tensor(kt_tensor(F32, 1, (const int64_t[]){2}, (const double[]){1, 2}));
+  RtValue i = rt_tensor(kt_tensor(I64, 1, (const int64_t[]){2}, (const double[]){1, 2}));
+  expect_bool("aten::is_floating_point(", f, rt_none(), true);
+  expect_bool("aten::is_floating_point(", i, rt_none(), false);
+  expect_bool("prim::requires_grad(", f, rt_none(), false);
+  f.u.tensor->requires_grad = true;
+  expect_bool("prim::requires_grad(", f, rt_none(), true);
+  expect_bool("prim::is_cuda(", f, rt_none(), false);
+  expect_bool("prim::is_nested(", f, rt_none(), false);
+  RtValue d = call("prim::device(", &f, 1);
+  g_assert_cmpint(d.tag, ==, RT_DEVICE);
+  g_assert_cmpint(d.u.device, ==, IR_DEVICE_CPU);
+  RtValue on = call("aten::is_grad_enabled(", NULL, 0);
+  g_assert_true(on.tag == RT_BOOL && on.u.b);
+  g_assert_true(rt_run_set_grad_mode(false));
+  RtValue off = call("aten::is_grad_enabled(", NULL, 0);
+  g_assert_false(off.u.b);
+  g_assert_false(rt_run_set_grad_mode(true));
+  RtValue msg = rt_str("careful");
+  RtValue none = call("aten::warn(", &msg, 1);
+  g_assert_cmpint(none.tag, ==, RT_NONE);
+  rt_value_unref(msg);
+  rt_value_unref(f);
+  rt_value_unref(i);
 }
 
 static void test_str_compare(void) {
@@ -305,6 +334,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/scalar/float", test_float_arith);
   g_test_add_func("/kernels/scalar/str-compare", test_str_compare);
   g_test_add_func("/kernels/scalar/str-ops", test_str_ops);
+  g_test_add_func("/kernels/scalar/tensor-info", test_tensor_info);
   g_test_add_func("/kernels/scalar/convert", test_convert);
   g_test_add_func("/kernels/scalar/is", test_is);
   g_test_add_func("/kernels/scalar/type-as-like", test_type_as_like);
