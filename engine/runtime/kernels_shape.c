@@ -244,11 +244,12 @@ bool rt_kernel_tensor_info(const IrSchema *schema, const IrNode *node, RtValue *
   RtTensor *self;
   if (!k_arg_tensor(schema, args, 0, &self, error))
     return false;
+  int device = self->storage ? self->storage->device : IR_DEVICE_CPU; /* no storage: host */
   switch (schema->kind) {
   case IR_ATEN_IS_FLOATING_POINT: outs[0] = rt_bool(k_dtype_is_float(self->dtype)); return true;
   case IR_PRIM_REQUIRES_GRAD: outs[0] = rt_bool(self->requires_grad); return true;
-  case IR_PRIM_IS_CUDA: outs[0] = rt_bool(self->storage->device == IR_DEVICE_CUDA); return true;
-  case IR_PRIM_DEVICE: outs[0] = rt_device(self->storage->device); return true;
+  case IR_PRIM_IS_CUDA: outs[0] = rt_bool(device == IR_DEVICE_CUDA); return true;
+  case IR_PRIM_DEVICE: outs[0] = rt_device(device); return true;
   case IR_PRIM_IS_NESTED: outs[0] = rt_bool(false); return true;
   default: break;
   }
