@@ -1,6 +1,7 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
  * .int and .float forms, eq.str and ne.str, eq.int_list and ne.int_list, __not__,
- * __round_to_zero_floordiv, floordiv.int, sqrt.int) and rt_kernel_is (__is__/__isnot__).
+ * __round_to_zero_floordiv, floordiv.int, sqrt.int, any.bool and all.bool) and rt_kernel_is
+ * (__is__/__isnot__).
  *
  * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
  * division returning float, float division by zero gives IEEE inf/nan (TorchScript does not
@@ -83,6 +84,15 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
       equal = a->items[k].tag == RT_INT && b->items[k].tag == RT_INT &&
               a->items[k].u.i == b->items[k].u.i;
     outs[0] = rt_bool(kind == IR_ATEN_EQ ? equal : !equal);
+    return true;
+  }
+  if (kind == IR_ATEN_ANY || kind == IR_ATEN_ALL) { /* Python's any/all of a bool list */
+    K_INVARIANT(args[0].tag == RT_LIST, "any.bool and all.bool get a list");
+    const RtSeq *l = args[0].u.seq;
+    bool want = kind == IR_ATEN_ANY, found = false;
+    for (guint k = 0; !found && k < l->len; k++)
+      found = l->items[k].tag == RT_BOOL && l->items[k].u.b == want;
+    outs[0] = rt_bool(want ? found : !found);
     return true;
   }
   if (kind == IR_ATEN_SQRT) {

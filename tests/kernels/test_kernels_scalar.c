@@ -97,6 +97,14 @@ static void test_int_arith(void) {
   rt_value_unref(a);
   rt_value_unref(a2);
   rt_value_unref(b);
+  RtValue flags[2] = {rt_bool(false), rt_bool(true)};
+  RtValue mixed = rt_list(flags, 2), empty = rt_list(NULL, 0);
+  expect_bool("aten::any.bool(", mixed, rt_none(), true);
+  expect_bool("aten::all.bool(", mixed, rt_none(), false);
+  expect_bool("aten::any.bool(", empty, rt_none(), false);
+  expect_bool("aten::all.bool(", empty, rt_none(), true);
+  rt_value_unref(mixed);
+  rt_value_unref(empty);
 }
 
 static void expect_str(const char *op, RtValue *args, guint n, const char *want) {
