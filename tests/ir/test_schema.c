@@ -333,6 +333,8 @@ static const Case cases[] = {
     {"aten::cat", "Ti", NULL},
     {"aten::split", "Tii", "Tensor"},
     {"aten::split", "Ti", "Tensor"},
+    {"aten::split", "Tli", "sizes"},
+    {"aten::split", "Tl", "sizes"},
     {"aten::split_with_sizes", "Tli", ""},
     {"aten::unsqueeze", "Ti", ""},
     {"aten::squeeze", "T", ""},
