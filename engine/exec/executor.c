@@ -9,6 +9,7 @@
 #include "runtime/autograd.h"
 #include "runtime/code.h"
 #include "runtime/device.h"
+#include "runtime/run_control.h"
 
 struct ExecExecutor {
   ExecSession *session;
@@ -225,7 +226,10 @@ bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_in
       g_array_append_val(plan->last_inputs, v);
     }
   }
-  if (!rt_code_run(plan->code, &hooks, args, n_args, results, error))
+  bool previous_grad_mode = rt_run_set_grad_mode(grad_mode(executor));
+  bool ok = rt_code_run(plan->code, &hooks, args, n_args, results, error);
+  rt_run_set_grad_mode(previous_grad_mode);
+  if (!ok)
     return false;
   *outputs = g_steal_pointer(&results);
   *n_outputs = n;

@@ -310,9 +310,13 @@ IrSchema *ir_schema_parse(const char *text, GError **error) {
   }
   if (!expect(&c, "("))
     return NULL;
-  bool kwarg_only = false;
+  bool kwarg_only = false, varargs = false;
   if (!accept(&c, ")")) {
     do {
+      if (accept(&c, "...")) { /* "aten::format(str self, ...)": any further inputs */
+        varargs = true;
+        break;
+      }
       if (accept(&c, "*")) {
         if (kwarg_only) {
           fail(&c, "second '*'");
@@ -356,6 +360,7 @@ IrSchema *ir_schema_parse(const char *text, GError **error) {
   IrOpKind kind;
   s->kind = ir_kind_from_name(s->name, &kind) ? (int)kind : -1;
   s->n_args = args->len;
+  s->varargs = varargs;
   s->args = (const IrArgument *)g_array_free(g_steal_pointer(&args), FALSE);
   s->n_returns = returns->len;
   s->returns_list_of_tensors = returns->len == 1 &&
@@ -391,9 +396,9 @@ guint ir_schema_required_args(const IrSchema *schema) {
 }
 
 bool ir_schema_matches(const IrSchema *schema, const IrType *const *input_types, guint n_inputs) {
-  if (n_inputs > schema->n_args || n_inputs < ir_schema_required_args(schema))
+  if ((n_inputs > schema->n_args && !schema->varargs) || n_inputs < ir_schema_required_args(schema))
     return false;
-  for (guint i = 0; i < n_inputs; i++)
+  for (guint i = 0; i < n_inputs && i < schema->n_args; i++)
     if (!ir_type_is_subtype(input_types[i], schema->args[i].type))
       return false;
   return true;

@@ -41,6 +41,7 @@ struct IrSchema {
   guint n_returns;
   const IrType *const *returns;
   bool returns_list_of_tensors; /* "-> Tensor[]" */
+  bool varargs;                 /* "(str self, ...)": any inputs of any type follow args */
   guint index;                  /* position in the op table */
 };
 
@@ -56,7 +57,7 @@ GQuark jitscope_schema_error_quark(void);
 guint ir_schema_required_args(const IrSchema *schema);
 
 /* Does a node with these input types match the schema? Trailing arguments with defaults may
- * be omitted. */
+ * be omitted; a varargs schema takes any further inputs. */
 bool ir_schema_matches(const IrSchema *schema, const IrType *const *input_types, guint n_inputs);
 
 void ir_schema_print(GString *out, const IrSchema *schema);

@@ -296,7 +296,7 @@ static bool compile_schema_node(Compiler *c, BlockLive *l, const IrNode *node, G
     return false;
   }
   guint n = ir_n_inputs(node);
-  if (n > schema->n_args) {
+  if (n > schema->n_args && !schema->varargs) {
     set_node_error(error, node, "%u inputs given, schema %s takes %u", n, schema->text,
                    schema->n_args);
     return false;

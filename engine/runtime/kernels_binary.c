@@ -133,6 +133,7 @@ DEF_CMP(ge, >=)
 DEF_CMP(le, <=)
 DEF_CMP(eq, ==)
 DEF_CMP(ne, !=)
+DEF_CMP(logical_or, ||)
 
 /* Integer power by squaring; negative exponents as PyTorch's powi (1, -1 or 0). */
 static inline int64_t pow_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
@@ -215,7 +216,7 @@ where_def(float, f32) where_def(double, f64) where_def(int64_t, i64)
                                                 K_LOOP3(where_loop_i64, int64_t, bool, int64_t,
                                                         where_i64) LOOPS_CMP(gt) LOOPS_CMP(lt)
                                                     LOOPS_CMP(ge) LOOPS_CMP(le) LOOPS_CMP(eq)
-                                                        LOOPS_CMP(ne)
+                                                        LOOPS_CMP(ne) LOOPS_CMP(logical_or)
 
 #define LOOPS_FI(name) \
   { name##_loop_f32, name##_loop_f64, name##_loop_i64 }
@@ -281,6 +282,7 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_LE: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(le)}; break;
   case IR_ATEN_EQ: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(eq)}; break;
   case IR_ATEN_NE: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(ne)}; break;
+  case IR_ATEN_LOGICAL_OR: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(logical_or)}; break;
   case IR_ATEN_THRESHOLD:
     *p = (Plan){.n_ops = 1,
                 .n_params = 2,

@@ -164,7 +164,8 @@ bool rt_kernel_cat(const IrSchema *schema, const IrNode *node, RtValue *args, gu
 }
 
 /* split (pieces of split_size along dim, the last one smaller; one empty piece for a size-0
- * dim) and split_with_sizes (pieces of the given sizes, which must add up to the dim's size):
+ * dim) and split_with_sizes and split.sizes (pieces of the given sizes, which must add up to
+ * the dim's size):
  * like chunk, one list value of views sharing self's storage. */
 bool rt_kernel_split(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                      RtValue *outs, guint n_outs, GError **error) {

@@ -1,13 +1,16 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
- * .int and .float forms, eq.str and ne.str, __not__, __round_to_zero_floordiv) and
- * rt_kernel_is (__is__/__isnot__).
+ * .int and .float forms, eq.str and ne.str, eq.int_list and ne.int_list, __not__,
+ * __round_to_zero_floordiv, floordiv.int, sqrt.int, any.bool and all.bool) and rt_kernel_is
+ * (__is__/__isnot__).
  *
  * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
  * division returning float, float division by zero gives IEEE inf/nan (TorchScript does not
- * raise there), comparisons return bool. Identity follows c10::IValue::isSameIdentity. */
+ * raise there), comparisons return bool; floordiv.int floors as Python's // and raises
+ * "division by 0", sqrt.int returns float (nan below 0). Identity follows c10::IValue::isSameIdentity. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 static bool arith_int(IrOpKind kind, gint64 a, gint64 b, RtValue *out) {
@@ -71,6 +74,48 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
     K_INVARIANT(args[0].tag == RT_STR && args[1].tag == RT_STR, "eq.str gets two strings");
     bool equal = strcmp(args[0].u.s->text, args[1].u.s->text) == 0;
     outs[0] = rt_bool(kind == IR_ATEN_EQ ? equal : !equal);
+    return true;
+  }
+  if (k_overload_is(schema, "int_list")) { /* eq/ne of sizes in module graphs */
+    K_INVARIANT(args[0].tag == RT_LIST && args[1].tag == RT_LIST, "eq.int_list gets two lists");
+    const RtSeq *a = args[0].u.seq, *b = args[1].u.seq;
+    bool equal = a->len == b->len;
+    for (guint k = 0; equal && k < a->len; k++)
+      equal = a->items[k].tag == RT_INT && b->items[k].tag == RT_INT &&
+              a->items[k].u.i == b->items[k].u.i;
+    outs[0] = rt_bool(kind == IR_ATEN_EQ ? equal : !equal);
+    return true;
+  }
+  if (kind == IR_ATEN_ANY || kind == IR_ATEN_ALL) { /* Python's any/all of a bool list */
+    K_INVARIANT(args[0].tag == RT_LIST, "any.bool and all.bool get a list");
+    const RtSeq *l = args[0].u.seq;
+    bool want = kind == IR_ATEN_ANY, found = false;
+    for (guint k = 0; !found && k < l->len; k++)
+      found = l->items[k].tag == RT_BOOL && l->items[k].u.b == want;
+    outs[0] = rt_bool(want ? found : !found);
+    return true;
+  }
+  if (kind == IR_ATEN_SQRT) {
+    gint64 a;
+    if (!k_arg_int(schema, args, 0, &a, error))
+      return false;
+    outs[0] = rt_double(sqrt((double)a));
+    return true;
+  }
+  if (kind == IR_ATEN_FLOORDIV) {
+    gint64 a, b;
+    if (!k_arg_int(schema, args, 0, &a, error) || !k_arg_int(schema, args, 1, &b, error))
+      return false;
+    if (b == 0) {
+      K_ERR(error, "division by 0");
+      return false;
+    }
+    if (b == -1) { /* INT64_MIN // -1 wraps */
+      outs[0] = rt_int((gint64)(0 - (uint64_t)a));
+      return true;
+    }
+    gint64 q = a / b;
+    outs[0] = rt_int(a % b != 0 && (a < 0) != (b < 0) ? q - 1 : q);
     return true;
   }
   if (kind == IR_ATEN___ROUND_TO_ZERO_FLOORDIV) {

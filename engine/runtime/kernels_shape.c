@@ -1,6 +1,7 @@
 /* Shape and view kernels: t, transpose, unsqueeze, squeeze (all / dim), expand (-1 keeps a
  * size), expand_as, view, reshape, size, size.int, numel, dim, _size_if_not_equal and
- * broadcast_tensors (every tensor expanded to their common shape).
+ * broadcast_tensors (every tensor expanded to their common shape), and the tensor facts of
+ * rt_kernel_tensor_info.
  *
  * Every tensor result is a view sharing self's storage (PyTorch semantics), except reshape
  * when the strides do not allow a view (then a contiguous copy, as PyTorch's reshape). User
@@ -8,6 +9,7 @@
  * helpers of tensor.h, which abort on bad dims, see them. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
+#include "runtime/run_control.h"
 
 bool rt_kernel_t(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                  RtValue *outs, guint n_outs, GError **error) {
@@ -228,4 +230,29 @@ bool rt_kernel_broadcast_tensors(const IrSchema *schema, const IrNode *node, RtV
   outs[0] = rt_list(items, n);
   g_free(items);
   return true;
+}
+
+/* Facts about a tensor (is_floating_point, requires_grad, is_cuda, device, is_nested) and
+ * this thread's grad mode (is_grad_enabled). */
+bool rt_kernel_tensor_info(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                           RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  if (schema->kind == IR_ATEN_IS_GRAD_ENABLED) {
+    outs[0] = rt_bool(rt_run_grad_mode());
+    return true;
+  }
+  RtTensor *self;
+  if (!k_arg_tensor(schema, args, 0, &self, error))
+    return false;
+  int device = self->storage ? self->storage->device : IR_DEVICE_CPU; /* no storage: host */
+  switch (schema->kind) {
+  case IR_ATEN_IS_FLOATING_POINT: outs[0] = rt_bool(k_dtype_is_float(self->dtype)); return true;
+  case IR_PRIM_REQUIRES_GRAD: outs[0] = rt_bool(self->requires_grad); return true;
+  case IR_PRIM_IS_CUDA: outs[0] = rt_bool(device == IR_DEVICE_CUDA); return true;
+  case IR_PRIM_DEVICE: outs[0] = rt_device(device); return true;
+  case IR_PRIM_IS_NESTED: outs[0] = rt_bool(false); return true;
+  default: break;
+  }
+  K_INVARIANT(false, "rt_kernel_tensor_info serves only its rows of ops.def");
+  return false;
 }

@@ -3,6 +3,7 @@
 
 atomic_int rt_run_cancel_flag;
 static _Atomic guint64 max_steps;
+static _Thread_local bool grad_mode_off; /* zero-initialized: grad mode on */
 
 void rt_run_set_max_steps(guint64 steps) {
   atomic_store(&max_steps, steps);
@@ -19,4 +20,14 @@ void rt_run_cancel(void) {
 
 void rt_run_clear_cancel(void) {
   atomic_store(&rt_run_cancel_flag, 0);
+}
+
+bool rt_run_set_grad_mode(bool enabled) {
+  bool previous = !grad_mode_off;
+  grad_mode_off = !enabled;
+  return previous;
+}
+
+bool rt_run_grad_mode(void) {
+  return !grad_mode_off;
 }

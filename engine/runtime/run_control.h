@@ -10,7 +10,10 @@
  *   the node it stopped before; the flag stays set (every later run stops at once) until
  *   rt_run_clear_cancel.
  * - Both are process-wide: the CLI runs one program per process, the window one run at a
- *   time. */
+ *   time.
+ * - Grad mode (PyTorch's thread-local GradMode, what aten::is_grad_enabled reads) is per
+ *   thread, on by default; the executor sets it for each run to whether the run records
+ *   gradients and restores it after. */
 #ifndef JITSCOPE_RUNTIME_RUN_CONTROL_H
 #define JITSCOPE_RUNTIME_RUN_CONTROL_H
 
@@ -31,5 +34,9 @@ extern atomic_int rt_run_cancel_flag;
 static inline bool rt_run_cancelled(void) {
   return atomic_load_explicit(&rt_run_cancel_flag, memory_order_relaxed) != 0;
 }
+
+/* Sets this thread's grad mode; returns the previous one. */
+bool rt_run_set_grad_mode(bool enabled);
+bool rt_run_grad_mode(void);
 
 #endif

@@ -1,10 +1,14 @@
 /* CLI tests for graphs as PyTorch prints them for modules and with ops jitscope lacks: module
  * lowering (inlined calls, attributes as named inputs), NAME=SPEC, --graph N, opaque ops
- * (printed with a located warning; running them is a located error).
+ * (printed with a located warning; running them is a located error), and a scripted
+ * nn.Module's inlined graph against PyTorch's output (tests/cli/data, made by its gen.py).
  * Usage: test-cli-modules JITSCOPE_BINARY */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_run.h"
+#include "runtime/npy.h"
 
 static char *jitscope;
 static char *tmpdir;
@@ -48,6 +52,10 @@ static const char function_text[] = "graph(%x : Tensor,\n"
 
 static CliRun run(const char *const *args) {
   return cli_run(jitscope, tmpdir, args);
+}
+
+static CliRun run_in(const char *cwd, const char *const *args) {
+  return cli_run(jitscope, cwd, args);
 }
 
 static void test_module_runs_with_named_inputs(void) {
@@ -213,6 +221,91 @@ static void test_graph_option(void) {
   g_free(path);
 }
 
+/* Runs `args` in tests/cli/data/NAME (made by its gen.py with PyTorch 1.13) and checks that
+ * the one float32 output is PyTorch's, expected.npy there, within 1e-5. */
+static void check_matches_pytorch(const char *name, const char *const *args) {
+  const char *source = g_getenv("JITSCOPE_SOURCE_DIR");
+  g_assert_nonnull(source);
+  g_autofree char *dir = g_build_filename(source, "tests", "cli", "data", name, NULL);
+  CliRun r = run_in(dir, args);
+  if (r.status != 0)
+    g_printerr("%s", r.err);
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *expected_path = g_build_filename(dir, "expected.npy", NULL);
+  GError *error = NULL;
+  RtTensor *expected = rt_npy_load(expected_path, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(expected->dtype, ==, IR_DTYPE_FLOAT32);
+  const char *p = strstr(r.out, "\"data\":[");
+  g_assert_nonnull(p);
+  p += strlen("\"data\":[");
+  const float *want =
+      (const float *)((const char *)expected->storage->data + expected->offset * sizeof(float));
+  gint64 n = rt_tensor_numel(expected);
+  for (gint64 i = 0; i < n; i++) {
+    char *end;
+    double got = strtod(p, &end);
+    g_assert_true(end != p);
+    if (fabs(got - want[i]) > 1e-5 + 1e-5 * fabs(want[i]))
+      g_error("%s: output[%" G_GINT64_FORMAT "] = %.9g, PyTorch gives %.9g", name, i, got, want[i]);
+    p = end + (*end == ',');
+  }
+  g_assert_cmpint(*p, ==, ']');
+  rt_tensor_unref(expected);
+  cli_run_clear(&r);
+}
+
+/* nn.Sequential(Linear(4, 8), ReLU(), LayerNorm(8)).eval(), scripted: its .inlined_graph run
+ * with the parameters as named inputs. */
+static void test_scripted_sequential_matches_pytorch(void) {
+  check_matches_pytorch("seq_layernorm",
+                        (const char *[]){"run", "graph.ir", "--input", "input.1=x.npy",
+                                         "self.0.weight=0_weight.npy", "self.0.bias=0_bias.npy",
+                                         "self.2.weight=2_weight.npy", "self.2.bias=2_bias.npy",
+                                         "--json", NULL});
+}
+
+/* nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0).eval(),
+ * scripted: the slow path (batch_first=False) through nn.MultiheadAttention, with the module's
+ * flags and sizes as named scalar inputs. */
+static void test_scripted_transformer_layer_matches_pytorch(void) {
+  check_matches_pytorch(
+      "transformer_layer",
+      (const char *[]){"run",
+                       "graph.ir",
+                       "--input",
+                       "src.1=x.npy",
+                       "src_mask.1=none",
+                       "src_key_padding_mask.1=none",
+                       "self.training=false",
+                       "self.self_attn.in_proj_weight=self_attn_in_proj_weight.npy",
+                       "self.self_attn.in_proj_bias=self_attn_in_proj_bias.npy",
+                       "self.self_attn.out_proj.weight=self_attn_out_proj_weight.npy",
+                       "self.self_attn.out_proj.bias=self_attn_out_proj_bias.npy",
+                       "self.norm1.weight=norm1_weight.npy",
+                       "self.norm1.bias=norm1_bias.npy",
+                       "self.norm2.weight=norm2_weight.npy",
+                       "self.norm2.bias=norm2_bias.npy",
+                       "self.linear1.weight=linear1_weight.npy",
+                       "self.linear1.bias=linear1_bias.npy",
+                       "self.linear2.weight=linear2_weight.npy",
+                       "self.linear2.bias=linear2_bias.npy",
+                       "self.self_attn.embed_dim=8",
+                       "self.self_attn.num_heads=2",
+                       "self.activation_relu_or_gelu=1",
+                       "self.self_attn.training=false",
+                       "self.self_attn._qkv_same_embed_dim=true",
+                       "self.self_attn.bias_k=none",
+                       "self.self_attn.bias_v=none",
+                       "self.self_attn.add_zero_attn=false",
+                       "self.self_attn.dropout=0.0",
+                       "self.dropout1.training=false",
+                       "self.dropout.training=false",
+                       "self.dropout2.training=false",
+                       "--json",
+                       NULL});
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   if (argc < 2) {
@@ -228,6 +321,10 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/modules/opaque-ops", test_opaque_ops);
   g_test_add_func("/cli/modules/opaque-op-in-branch-not-taken", test_opaque_op_in_branch_not_taken);
   g_test_add_func("/cli/modules/graph-option", test_graph_option);
+  g_test_add_func("/cli/modules/scripted-sequential-matches-pytorch",
+                  test_scripted_sequential_matches_pytorch);
+  g_test_add_func("/cli/modules/scripted-transformer-layer-matches-pytorch",
+                  test_scripted_transformer_layer_matches_pytorch);
   int status = g_test_run();
   char *rm[] = {"rm", "-rf", tmpdir, NULL};
   g_spawn_sync(NULL, rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);

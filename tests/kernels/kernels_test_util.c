@@ -30,15 +30,17 @@ static RtValue default_value(const IrArgument *arg) {
 
 bool kt_call(const char *prefix, RtValue *args, guint n, RtValue *out, GError **error) {
   const IrSchema *schema = kt_schema(prefix);
-  g_assert_cmpuint(n, <=, schema->n_args);
+  g_assert_true(n <= schema->n_args || schema->varargs);
   RtValue full[32];
-  for (guint i = 0; i < schema->n_args; i++)
+  guint n_full = MAX(n, schema->n_args);
+  g_assert_cmpuint(n_full, <=, G_N_ELEMENTS(full));
+  for (guint i = 0; i < n_full; i++)
     full[i] = i < n ? args[i] : default_value(&schema->args[i]);
   RtKernelFn kernel = rt_op_kernel(schema);
   g_assert_nonnull(kernel);
   *out = rt_none();
   RtValue outs[1] = {rt_none()};
-  bool ok = kernel(schema, NULL, full, schema->n_args, outs, 1, error);
+  bool ok = kernel(schema, NULL, full, n_full, outs, 1, error);
   for (guint i = n; i < schema->n_args; i++)
     rt_value_unref(full[i]);
   if (ok)

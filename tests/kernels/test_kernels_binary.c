@@ -323,6 +323,10 @@ static void test_comparisons(void) {
   check("aten::eq.Scalar(", c, 2, BOOL, 1, KT_SIZES(2), KT_VALUES(1, 0), 0);
   check("aten::ne.Scalar(", c, 2, BOOL, 1, KT_SIZES(2), KT_VALUES(0, 1), 0);
   kt_unref_args(c, 2);
+  /* logical_or: nonzero (NaN included) is true, as PyTorch's */
+  RtValue d[2] = {vec(F32, 4, KT_VALUES(0, 1, 0, NAN)), vec(BOOL, 4, KT_VALUES(0, 0, 1, 0))};
+  check("aten::logical_or(", d, 2, BOOL, 1, KT_SIZES(4), KT_VALUES(0, 1, 1, 1), 0);
+  kt_unref_args(d, 2);
 }
 
 /* The same-shape fast path (contiguous float operands of one shape, or a tensor and a number)

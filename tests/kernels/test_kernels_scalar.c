@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kernels_test_util.h"
+#include "runtime/run_control.h"
 
 #define F32 IR_DTYPE_FLOAT32
 #define F64 IR_DTYPE_FLOAT64
@@ -77,6 +78,114 @@ static void test_int_arith(void) {
   g_assert_false(kt_call("aten::__round_to_zero_floordiv(", zero_div, 2, &out, &error));
   g_assert_nonnull(strstr(error->message, "integer division by zero"));
   g_error_free(error);
+  /* Python's flooring //, "division by 0" as TorchScript's floordiv.int */
+  expect_int("aten::floordiv.int(", rt_int(-7), rt_int(2), -4);
+  expect_int("aten::floordiv.int(", rt_int(7), rt_int(-2), -4);
+  expect_int("aten::floordiv.int(", rt_int(-8), rt_int(2), -4);
+  expect_int("aten::floordiv.int(", rt_int(7), rt_int(2), 3);
+  expect_int("aten::floordiv.int(", rt_int(G_MININT64), rt_int(-1), G_MININT64);
+  RtValue floordiv_zero[2] = {rt_int(1), rt_int(0)};
+  kt_expect_error("aten::floordiv.int(", floordiv_zero, 2, "division by 0");
+  expect_double("aten::sqrt.int(", rt_int(9), rt_none(), 3.0);
+  expect_double("aten::sqrt.int(", rt_int(-1), rt_none(), NAN);
+  RtValue a = rt_int_list((const gint64[]){2, 3}, 2), a2 = rt_int_list((const gint64[]){2, 3}, 2);
+  RtValue b = rt_int_list((const gint64[]){2}, 1);
+  expect_bool("aten::eq.int_list(", a, a2, true);
+  expect_bool("aten::ne.int_list(", a, a2, false);
+  expect_bool("aten::eq.int_list(", a, b, false);
+  expect_bool("aten::ne.int_list(", a, b, true);
+  rt_value_unref(a);
+  rt_value_unref(a2);
+  rt_value_unref(b);
+  RtValue flags[2] = {rt_bool(false), rt_bool(true)};
+  RtValue mixed = rt_list(flags, 2), empty = rt_list(NULL, 0);
+  expect_bool("aten::any.bool(", mixed, rt_none(), true);
+  expect_bool("aten::all.bool(", mixed, rt_none(), false);
+  expect_bool("aten::any.bool(", empty, rt_none(), false);
+  expect_bool("aten::all.bool(", empty, rt_none(), true);
+  rt_value_unref(mixed);
+  rt_value_unref(empty);
+}
+
+static void expect_str(const char *op, RtValue *args, guint n, const char *want) {
+  RtValue r = call(op, args, n);
+  g_assert_cmpint(r.tag, ==, RT_STR);
+  g_assert_cmpstr(r.u.s->text, ==, want);
+  rt_value_unref(r);
+}
+
+/* Strings as PyTorch 1.13 writes them (checked against its TorchScript). */
+static void test_str_ops(void) {
+  RtValue items[2] = {rt_int(1), rt_int(2)};
+  RtValue fmt[] = {rt_str("{} {} {} {} {} {}|{}"),
+                   rt_double(1.0),
+                   rt_int(-3),
+                   rt_bool(true),
+                   rt_str("hi"),
+                   rt_list(items, 2),
+                   rt_double(0.1),
+                   rt_none(),
+                   rt_int(9)};
+  expect_str("aten::format(", fmt, G_N_ELEMENTS(fmt),
+             "1. -3 True hi [1, 2] 0.10000000000000001|None");
+  kt_expect_error("aten::format(", fmt, 3, "Too few arguments for format string");
+  RtValue d[] = {rt_double(1e20), rt_double(INFINITY), rt_device(IR_DEVICE_CPU), rt_str("x")};
+  expect_str("aten::str(", &d[0], 1, "1e+20");
+  expect_str("aten::str(", &d[1], 1, "inf");
+  expect_str("aten::str(", &d[2], 1, "cpu");
+  RtValue cuda[] = {rt_str("cuda:0"), rt_str("cuda"), rt_int(0), rt_int(-1)};
+  expect_int("aten::len.str(", cuda[0], rt_none(), 6);
+  RtValue r = call("aten::find(", cuda, 4);
+  g_assert_cmpint(r.u.i, ==, 0);
+  RtValue late[] = {rt_str("xcuda:0"), rt_str("cuda"), rt_int(2), rt_int(7)};
+  r = call("aten::find(", late, 4);
+  g_assert_cmpint(r.u.i, ==, -1);
+  r = call("aten::find(", late, 2);
+  g_assert_cmpint(r.u.i, ==, 1);
+  RtValue join[] = {cuda[0], d[3]};
+  expect_str("aten::add.str(", join, 2, "cuda:0x");
+  RtValue t = rt_tensor(kt_tensor(F32, 0, NULL, (const double[]){1}));
+  kt_expect_error("aten::str(", &t, 1, "writing a Tensor as a string is not supported");
+  r = call("prim::unchecked_cast(", &t, 1);
+  g_assert_true(r.u.tensor == t.u.tensor);
+  rt_value_unref(r);
+  rt_value_unref(t);
+  for (guint i = 0; i < G_N_ELEMENTS(fmt); i++)
+    rt_value_unref(fmt[i]);
+  for (guint i = 0; i < G_N_ELEMENTS(d); i++)
+    rt_value_unref(d[i]);
+  for (guint i = 0; i < 4; i++) {
+    rt_value_unref(cuda[i]);
+    rt_value_unref(late[i]);
+  }
+}
+
+/* Tensor facts and grad mode, as read by scripted nn.Modules. */
+static void test_tensor_info(void) {
+  RtValue f = rt_tensor(kt_tensor(F32, 1, (const int64_t[]){2}, (const double[]){1, 2}));
+  RtValue i = rt_tensor(kt_tensor(I64, 1, (const int64_t[]){2}, (const double[]){1, 2}));
+  expect_bool("aten::is_floating_point(", f, rt_none(), true);
+  expect_bool("aten::is_floating_point(", i, rt_none(), false);
+  expect_bool("prim::requires_grad(", f, rt_none(), false);
+  f.u.tensor->requires_grad = true;
+  expect_bool("prim::requires_grad(", f, rt_none(), true);
+  expect_bool("prim::is_cuda(", f, rt_none(), false);
+  expect_bool("prim::is_nested(", f, rt_none(), false);
+  RtValue d = call("prim::device(", &f, 1);
+  g_assert_cmpint(d.tag, ==, RT_DEVICE);
+  g_assert_cmpint(d.u.device, ==, IR_DEVICE_CPU);
+  RtValue on = call("aten::is_grad_enabled(", NULL, 0);
+  g_assert_true(on.tag == RT_BOOL && on.u.b);
+  g_assert_true(rt_run_set_grad_mode(false));
+  RtValue off = call("aten::is_grad_enabled(", NULL, 0);
+  g_assert_false(off.u.b);
+  g_assert_false(rt_run_set_grad_mode(true));
+  RtValue msg = rt_str("careful");
+  RtValue none = call("aten::warn(", &msg, 1);
+  g_assert_cmpint(none.tag, ==, RT_NONE);
+  rt_value_unref(msg);
+  rt_value_unref(f);
+  rt_value_unref(i);
 }
 
 static void test_str_compare(void) {
@@ -232,6 +341,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/scalar/int", test_int_arith);
   g_test_add_func("/kernels/scalar/float", test_float_arith);
   g_test_add_func("/kernels/scalar/str-compare", test_str_compare);
+  g_test_add_func("/kernels/scalar/str-ops", test_str_ops);
+  g_test_add_func("/kernels/scalar/tensor-info", test_tensor_info);
   g_test_add_func("/kernels/scalar/convert", test_convert);
   g_test_add_func("/kernels/scalar/is", test_is);
   g_test_add_func("/kernels/scalar/type-as-like", test_type_as_like);

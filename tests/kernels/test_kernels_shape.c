@@ -208,6 +208,25 @@ static void test_chunk(void) {
   kt_unref_args(z, 3);
 }
 
+/* split with an int[] (split.sizes, nn.MultiheadAttention's q, k, v): split_with_sizes's
+ * pieces, views of self. */
+static void test_split_sizes(void) {
+  RtValue args[3] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(5), KT_VALUES(1, 2, 3, 4, 5))),
+                     rt_int_list((const gint64[]){2, 3}, 2), rt_int(0)};
+  RtValue out;
+  GError *error = NULL;
+  g_assert_true(kt_call("aten::split.sizes(", args, 3, &out, &error));
+  g_assert_no_error(error);
+  g_assert_cmpuint(out.u.seq->len, ==, 2);
+  g_assert_true(out.u.seq->items[1].u.tensor->storage == args[0].u.tensor->storage);
+  kt_assert_tensor(out.u.seq->items[1].u.tensor, F32, 1, KT_SIZES(3), KT_VALUES(3, 4, 5), 0);
+  rt_value_unref(out);
+  rt_value_unref(args[1]);
+  args[1] = rt_int_list((const gint64[]){2, 2}, 2);
+  kt_expect_error("aten::split.sizes(", args, 3, "split_sizes to sum exactly to 5");
+  kt_unref_args(args, 3);
+}
+
 static RtValue list2(RtTensor *a, RtTensor *b) {
   RtValue items[2] = {rt_tensor(a), rt_tensor(b)};
   return rt_list(items, 2);
@@ -276,6 +295,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/shape/view-reshape", test_view_reshape);
   g_test_add_func("/kernels/shape/sizes", test_sizes);
   g_test_add_func("/kernels/shape/chunk", test_chunk);
+  g_test_add_func("/kernels/shape/split-sizes", test_split_sizes);
   g_test_add_func("/kernels/shape/cat", test_cat);
   return g_test_run();
 }
