@@ -262,9 +262,42 @@ static void add_reason(GString **why, const char *format, ...) {
   va_end(args);
 }
 
+/* 0 bool, 1 integral, 2 floating: the categories of PyTorch's type promotion. */
+static int dtype_category(IrDtype d) {
+  return d == IR_DTYPE_BOOL ? 0 : ir_type_is_float_dtype(d) ? 2 : 1;
+}
+
+/* Would a 0-dim tensor input widen a dimensioned one's dtype within its category? PyTorch's
+ * result_type ranks 0-dim tensors below dimensioned ones of the same category (Float(3) +
+ * Double() is float32); the generated kernels promote every tensor operand alike, so such a
+ * group is interpreted instead. (A 0-dim tensor of a higher category leads in both.) */
+static bool zero_dim_would_widen(const RtValue *inputs, guint n) {
+  for (guint i = 0; i < n; i++) {
+    const RtTensor *z = inputs[i].tag == RT_TENSOR ? inputs[i].u.tensor : NULL;
+    if (!z || z->ndim != 0)
+      continue;
+    for (guint j = 0; j < n; j++) {
+      const RtTensor *t = inputs[j].tag == RT_TENSOR ? inputs[j].u.tensor : NULL;
+      if (t && t->ndim > 0 && dtype_category(z->dtype) <= dtype_category(t->dtype) &&
+          rt_promote_types(t->dtype, z->dtype) != t->dtype)
+        return true;
+    }
+  }
+  return false;
+}
+
 bool fuser_run_group(FuserPlanState *state, const IrNode *group, RtValue *inputs, guint n,
                      RtValue *outputs, guint n_out, GError **error) {
   gint64 started = g_get_monotonic_time();
+  if (zero_dim_would_widen(inputs, n)) {
+    bool ok = interpret_group(group, inputs, n, outputs, n_out, error);
+    if (ok)
+      record(state, group, "interpreter",
+             "a 0-dim input of a wider dtype than a dimensioned one (PyTorch ranks it lower "
+             "in type promotion; the fused backends do not)",
+             (double)(g_get_monotonic_time() - started) / 1000.0);
+    return ok;
+  }
   /* The registered backends (a handful, each registered once), then the two host ones. */
   g_mutex_lock(&registry_lock);
   guint n_backends = registry ? registry->len : 0;

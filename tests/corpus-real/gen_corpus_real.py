@@ -666,6 +666,29 @@ FUNCTIONS += [
 ]
 
 
+def zero_dim_double(x, z):
+    """A float32 tensor with a 0-dim float64 one: PyTorch keeps float32 (0-dim tensors rank
+    below dimensioned ones in type promotion), fused or not."""
+    return torch.sigmoid(x * x + z) * x
+
+
+def zero_dim_double_grad(x, z):
+    """The 0-dim float64 input's gradient is float64, as PyTorch's engine casts it (its value,
+    a float32 sum of 2s, is exact, so float32 summation order cannot show)."""
+    return (x + z) * 2.0
+
+
+def last_double(inputs):
+    """The last input becomes a 0-dim float64 tensor."""
+    return inputs[:-1] + [inputs[-1].reshape([]).double()]
+
+
+FUNCTIONS += [
+    (zero_dim_double, [(3, 4), (1,)], last_double, frozen(1)),
+    (zero_dim_double_grad, [(3, 4), (1,)], last_double),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
