@@ -143,9 +143,11 @@ void ad_grad_dropout(Ctx *c, IrValue *g) {
  * scale 1 / ((p1m == 0) + p1m), p1m = (1 - p) * train. */
 void ad_grad_native_dropout(Ctx *c, IrValue *g) {
   bool train;
-  double p;
-  if (!constant_train(c->node, &train) || !constant_number(c->in[1], &p))
-    g_error("autodiff invariant: native_dropout's formula needs a constant p and train");
+  double p = 0.;
+  /* ad_dropout_formula_exists: train constant, and p constant where train is true */
+  if (!constant_train(c->node, &train) || (train && !constant_number(c->in[1], &p)))
+    g_error("autodiff invariant: native_dropout's formula needs a constant train, and p when "
+            "training");
   double p1m = (1. - p) * (train ? 1. : 0.);
   double scale = 1. / ((p1m == 0. ? 1. : 0.) + p1m);
   c->gin[0] = E3(ATEN_NATIVE_DROPOUT_BACKWARD, g, c->out[1], cfloat(c, scale));

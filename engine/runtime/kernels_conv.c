@@ -130,6 +130,26 @@ static bool conv_ranks(const IrSchema *schema, const RtTensor *input, const RtTe
   return true;
 }
 
+#define SHAPE_TEXT 256
+
+/* What a convolution and a transposed one read alike: the shapes as text for messages (each
+ * SHAPE_TEXT bytes), the ranks checked, the batch and the kernel's sizes. */
+static bool conv_common(const IrSchema *schema, const RtTensor *input, const RtTensor *weight,
+                        const RtTensor *bias, ConvGeom *g, char *in_text, char *w_text,
+                        GError **error) {
+  int sp = g->spatial;
+  k_shape_text(in_text, SHAPE_TEXT, input->ndim, input->sizes);
+  k_shape_text(w_text, SHAPE_TEXT, weight->ndim, weight->sizes);
+  if (!conv_ranks(schema, input, weight, bias, g, in_text, w_text, error))
+    return false;
+  g->batched = input->ndim == sp + 2;
+  g->n = g->batched ? input->sizes[0] : 1;
+  g->oc = weight->sizes[0];
+  g->kh = sp == 2 ? weight->sizes[2] : 1;
+  g->kw = weight->sizes[1 + sp];
+  return true;
+}
+
 /* A transposed convolution as the adjoint of the convolution g: its input is g's output side
  * (n x oc x oh x ow, oc = weight.size(0)), its output g's input side (n x c x h x w, c =
  * weight.size(1) * groups, h = (oh - 1) stride - 2 padding + dilation (kh - 1) +
@@ -138,19 +158,12 @@ static bool transposed_geometry(const IrSchema *schema, const RtTensor *input,
                                 const RtTensor *weight, const RtTensor *bias, ConvGeom *g,
                                 GError **error) {
   int sp = g->spatial;
-  char in_text[256], w_text[256];
-  k_shape_text(in_text, sizeof in_text, input->ndim, input->sizes);
-  k_shape_text(w_text, sizeof w_text, weight->ndim, weight->sizes);
-  if (!conv_ranks(schema, input, weight, bias, g, in_text, w_text, error))
+  char in_text[SHAPE_TEXT], w_text[SHAPE_TEXT];
+  if (!conv_common(schema, input, weight, bias, g, in_text, w_text, error))
     return false;
-  g->batched = input->ndim == sp + 2;
   int b = g->batched ? 1 : 0;
-  g->n = g->batched ? input->sizes[0] : 1;
-  g->oc = weight->sizes[0];
   g->oh = sp == 2 ? input->sizes[b + 1] : 1;
   g->ow = input->sizes[b + sp];
-  g->kh = sp == 2 ? weight->sizes[2] : 1;
-  g->kw = weight->sizes[1 + sp];
   if (input->sizes[b] != g->oc) {
     K_ERR_SHAPE(error,
                 "Given transposed=1, weight of size %s, expected input%s to have %" G_GINT64_FORMAT
@@ -219,20 +232,13 @@ static bool transposed_geometry(const IrSchema *schema, const RtTensor *input,
 static bool conv_geometry(const IrSchema *schema, const RtTensor *input, const RtTensor *weight,
                           const RtTensor *bias, ConvGeom *g, GError **error) {
   int sp = g->spatial;
-  char in_text[256], w_text[256];
-  k_shape_text(in_text, sizeof in_text, input->ndim, input->sizes);
-  k_shape_text(w_text, sizeof w_text, weight->ndim, weight->sizes);
-  if (!conv_ranks(schema, input, weight, bias, g, in_text, w_text, error))
+  char in_text[SHAPE_TEXT], w_text[SHAPE_TEXT];
+  if (!conv_common(schema, input, weight, bias, g, in_text, w_text, error))
     return false;
-  g->batched = input->ndim == sp + 2;
   int b = g->batched ? 1 : 0;
-  g->n = g->batched ? input->sizes[0] : 1;
   g->c = input->sizes[b];
   g->h = sp == 2 ? input->sizes[b + 1] : 1;
   g->w = input->sizes[b + sp];
-  g->oc = weight->sizes[0];
-  g->kh = sp == 2 ? weight->sizes[2] : 1;
-  g->kw = weight->sizes[1 + sp];
   if (g->oc % g->groups != 0 || g->oc == 0) {
     K_ERR_SHAPE(error,
                 "Given groups=%" G_GINT64_FORMAT

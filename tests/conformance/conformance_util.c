@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "ir/type.h"
+
 char *conf_data_path(const char *given, const char *name) {
   if (given)
     return g_strdup(given);
@@ -107,4 +109,39 @@ bool conf_close_grad(double got, double want, IrDtype dtype) {
     return true; /* the sign of a zero gradient depends on the formula's shape */
   return dtype == IR_DTYPE_FLOAT32 ? within(got, want, 1e-5, 1e-6)
                                    : within(got, want, 1e-10, 1e-12);
+}
+
+void conf_report(ConfTally *tally, const char *backend, JsonObject *c, guint k, const char *what) {
+  if (tally->failed++ >= 400)
+    return;
+  g_autoptr(GString) in = g_string_new(NULL);
+  JsonArray *inputs = json_object_get_array_member(c, "inputs");
+  for (guint a = 0; a < json_array_get_length(inputs); a++) {
+    JsonNode *v = json_array_get_element(json_array_get_array_element(inputs, a), k);
+    g_autofree char *text = json_to_string(v, FALSE);
+    g_string_append_printf(in, "%s%s", a ? ", " : "", text);
+  }
+  g_printerr("MISMATCH %s [%s] %s at (%s): %s\n", json_object_get_string_member(c, "op"),
+             json_object_get_string_member(c, "dtype"), backend, in->str, what);
+}
+
+void conf_compare(ConfTally *tally, const char *backend, JsonObject *c, const RtTensor *got) {
+  tally->checked++;
+  const char *want_dtype = json_object_get_string_member(c, "expected_dtype");
+  if (strcmp(ir_dtype_name(got->dtype), want_dtype) != 0) {
+    g_autofree char *what =
+        g_strdup_printf("dtype %s, PyTorch %s", ir_dtype_name(got->dtype), want_dtype);
+    conf_report(tally, backend, c, 0, what);
+    return;
+  }
+  JsonArray *want = json_object_get_array_member(c, "expected");
+  g_assert_cmpint(rt_tensor_numel(got), ==, json_array_get_length(want));
+  for (guint k = 0; k < json_array_get_length(want); k++) {
+    double w = conf_number(json_array_get_element(want, k));
+    double g = rt_tensor_get(got, k);
+    if (!conf_close(g, w, got->dtype)) {
+      g_autofree char *what = g_strdup_printf("got %.17g, PyTorch %.17g", g, w);
+      conf_report(tally, backend, c, k, what);
+    }
+  }
 }

@@ -22,4 +22,14 @@ bool conf_close(double got, double want, IrDtype dtype);
 /* Looser, for gradients computed through other formulas than PyTorch's. */
 bool conf_close_grad(double got, double want, IrDtype dtype);
 
+/* Results checked and mismatches found by one test. */
+typedef struct {
+  guint checked, failed;
+} ConfTally;
+/* Counts a mismatch of case `c` on `backend` at element k and prints it with the case's inputs
+ * there (the first 400). */
+void conf_report(ConfTally *tally, const char *backend, JsonObject *c, guint k, const char *what);
+/* Compares a backend's result with the case's expected dtype and values (conf_close). */
+void conf_compare(ConfTally *tally, const char *backend, JsonObject *c, const RtTensor *got);
+
 #endif

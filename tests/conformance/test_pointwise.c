@@ -21,44 +21,8 @@
 #include "passes/passes.h"
 #include "runtime/code.h"
 
-static guint n_checked, n_failed;
+static ConfTally tally;
 static GHashTable *codegen_done; /* "op dtype" compiled through the C backend once */
-
-static void report(const char *backend, JsonObject *c, guint k, const char *what) {
-  if (n_failed++ < 400) {
-    GString *in = g_string_new(NULL);
-    JsonArray *inputs = json_object_get_array_member(c, "inputs");
-    for (guint a = 0; a < json_array_get_length(inputs); a++) {
-      JsonNode *v = json_array_get_element(json_array_get_array_element(inputs, a), k);
-      g_autofree char *text = json_to_string(v, FALSE);
-      g_string_append_printf(in, "%s%s", a ? ", " : "", text);
-    }
-    g_printerr("MISMATCH %s [%s] %s at (%s): %s\n", json_object_get_string_member(c, "op"),
-               json_object_get_string_member(c, "dtype"), backend, in->str, what);
-    g_string_free(in, TRUE);
-  }
-}
-
-static void compare(const char *backend, JsonObject *c, RtTensor *got) {
-  n_checked++;
-  const char *want_dtype = json_object_get_string_member(c, "expected_dtype");
-  if (strcmp(ir_dtype_name(got->dtype), want_dtype) != 0) {
-    g_autofree char *what =
-        g_strdup_printf("dtype %s, PyTorch %s", ir_dtype_name(got->dtype), want_dtype);
-    report(backend, c, 0, what);
-    return;
-  }
-  JsonArray *want = json_object_get_array_member(c, "expected");
-  g_assert_cmpint(rt_tensor_numel(got), ==, json_array_get_length(want));
-  for (guint k = 0; k < json_array_get_length(want); k++) {
-    double w = conf_number(json_array_get_element(want, k));
-    double g = rt_tensor_get(got, k);
-    if (!conf_close(g, w, got->dtype)) {
-      g_autofree char *what = g_strdup_printf("got %.17g, PyTorch %.17g", g, w);
-      report(backend, c, k, what);
-    }
-  }
-}
 
 static const IrNode *fusion_group(IrGraph *g) {
   IR_FOR_EACH_NODE(n, g->block) {
@@ -73,17 +37,17 @@ static void run_backend(const FuserBackend *backend, JsonObject *c, const IrNode
   char *why = NULL;
   if (!backend->can_run(backend, group, inputs, n, &why)) {
     g_autofree char *what = g_strdup_printf("backend refused: %s", why ? why : "?");
-    report(backend->name, c, 0, what);
+    conf_report(&tally, backend->name, c, 0, what);
     return;
   }
   RtValue out = rt_none();
   GError *error = NULL;
   if (!backend->run(backend, NULL, group, inputs, n, &out, 1, &error)) {
-    report(backend->name, c, 0, error->message);
+    conf_report(&tally, backend->name, c, 0, error->message);
     g_error_free(error);
     return;
   }
-  compare(backend->name, c, out.u.tensor);
+  conf_compare(&tally, backend->name, c, out.u.tensor);
   rt_value_unref(out);
 }
 
@@ -99,10 +63,10 @@ static void run_case(JsonObject *c) {
   g_assert_no_error(error);
   RtValue out = rt_none();
   if (!rt_code_run(code, NULL, inputs, n, &out, &error)) {
-    report("eager", c, 0, error->message);
+    conf_report(&tally, "eager", c, 0, error->message);
     g_clear_error(&error);
   } else {
-    compare("eager", c, out.u.tensor);
+    conf_compare(&tally, "eager", c, out.u.tensor);
     rt_value_unref(out);
   }
   rt_code_free(code);
@@ -118,7 +82,7 @@ static void run_case(JsonObject *c) {
     pass_fuse_graph(graph);
     const IrNode *group = fusion_group(graph);
     if (!group) {
-      report("fuse_graph", c, 0, "not fused");
+      conf_report(&tally, "fuse_graph", c, 0, "not fused");
     } else {
       run_backend(fuser_cpu_backend(), c, group, inputs, n);
       char *key = g_strdup_printf("%s %s", json_object_get_string_member(c, "op"), dtype);
@@ -144,9 +108,9 @@ static void test_pointwise(gconstpointer path) {
     run_case(json_array_get_object_element(cases, i));
   g_hash_table_unref(codegen_done);
   g_object_unref(parser);
-  g_printerr("%u results checked, %u mismatches\n", n_checked, n_failed);
-  g_assert_cmpuint(n_checked, >, 500);
-  g_assert_cmpuint(n_failed, ==, 0);
+  g_printerr("%u results checked, %u mismatches\n", tally.checked, tally.failed);
+  g_assert_cmpuint(tally.checked, >, 500);
+  g_assert_cmpuint(tally.failed, ==, 0);
 }
 
 int main(int argc, char **argv) {

@@ -55,7 +55,8 @@ static const struct {
      "no CUDA kernel is generated for it"},
 };
 
-static guint n_checked, n_failed, n_cases_run, n_refused, n_compiles;
+static ConfTally tally;
+static guint n_cases_run, n_refused, n_compiles;
 static guint known_hits[G_N_ELEMENTS(known_refusals)];
 static char *arch;
 
@@ -68,21 +69,6 @@ typedef struct {
   CudaKernelSource *kernel; /* NULL when refused */
   char *name;
 } Case;
-
-static void report(JsonObject *c, guint k, const char *what) {
-  if (n_failed++ < 400) {
-    GString *in = g_string_new(NULL);
-    JsonArray *inputs = json_object_get_array_member(c, "inputs");
-    for (guint a = 0; a < json_array_get_length(inputs); a++) {
-      JsonNode *v = json_array_get_element(json_array_get_array_element(inputs, a), k);
-      g_autofree char *text = json_to_string(v, FALSE);
-      g_string_append_printf(in, "%s%s", a ? ", " : "", text);
-    }
-    g_printerr("MISMATCH %s [%s] cuda at (%s): %s\n", json_object_get_string_member(c, "op"),
-               json_object_get_string_member(c, "dtype"), in->str, what);
-    g_string_free(in, TRUE);
-  }
-}
 
 static bool case_involves(JsonObject *c, const char *dtype) {
   if (dtype == NULL)
@@ -107,28 +93,7 @@ static void refuse(JsonObject *c, const char *reason) {
     }
   }
   g_autofree char *what = g_strdup_printf("refused (not a known refusal): %s", reason);
-  report(c, 0, what);
-}
-
-static void compare(JsonObject *c, RtTensor *got) {
-  n_checked++;
-  const char *want_dtype = json_object_get_string_member(c, "expected_dtype");
-  if (strcmp(ir_dtype_name(got->dtype), want_dtype) != 0) {
-    g_autofree char *what =
-        g_strdup_printf("dtype %s, PyTorch %s", ir_dtype_name(got->dtype), want_dtype);
-    report(c, 0, what);
-    return;
-  }
-  JsonArray *want = json_object_get_array_member(c, "expected");
-  g_assert_cmpint(rt_tensor_numel(got), ==, json_array_get_length(want));
-  for (guint k = 0; k < json_array_get_length(want); k++) {
-    double w = conf_number(json_array_get_element(want, k));
-    double g = rt_tensor_get(got, k);
-    if (!conf_close(g, w, got->dtype)) {
-      g_autofree char *what = g_strdup_printf("got %.17g, PyTorch %.17g", g, w);
-      report(c, k, what);
-    }
-  }
+  conf_report(&tally, "cuda", c, 0, what);
 }
 
 static const IrNode *fusion_group(IrGraph *g) {
@@ -229,7 +194,7 @@ static void run_kernel(Case *k, CudaModule module) {
   RtTensor *host = cuda_tensor_to_host(out, &error);
   g_assert_no_error(error);
   cuda_runtime_end();
-  compare(k->c, host);
+  conf_compare(&tally, "cuda", k->c, host);
   rt_tensor_unref(host);
   n_cases_run++;
 }
@@ -246,7 +211,7 @@ static void compile_and_run(const char *source, GPtrArray *members, bool alone) 
   if (!r->ok) {
     if (alone) {
       g_autofree char *what = g_strdup_printf("nvrtc failed: %s", r->log);
-      report(first->c, 0, what);
+      conf_report(&tally, "cuda", first->c, 0, what);
     } else {
       for (guint m = 0; m < members->len; m++) {
         Case *k = g_ptr_array_index(members, m);
@@ -316,11 +281,11 @@ static void run_through_backend(Case *k) {
   GError *error = NULL;
   if (!backend->run(backend, NULL, k->group, k->inputs, k->n, &out, 1, &error)) {
     g_autofree char *what = g_strdup_printf("cuda backend failed: %s", error->message);
-    report(k->c, 0, what);
+    conf_report(&tally, "cuda", k->c, 0, what);
     g_error_free(error);
     return;
   }
-  compare(k->c, out.u.tensor);
+  conf_compare(&tally, "cuda", k->c, out.u.tensor);
   rt_value_unref(out);
 }
 
@@ -372,14 +337,14 @@ static void test_pointwise_cuda(gconstpointer path) {
                known_refusals[r].reason, known_refusals[r].why);
     if (known_hits[r] == 0) {
       g_printerr("FAIL: known refusal %u no longer happens: remove it from known_refusals\n", r);
-      n_failed++;
+      tally.failed++;
     }
   }
   g_printerr("%u cases (%u fusible): %u run on CUDA (%u programs compiled), %u refused; "
              "%u results checked, %u mismatches\n",
-             n, n_fusible, n_cases_run, n_compiles, n_refused, n_checked, n_failed);
+             n, n_fusible, n_cases_run, n_compiles, n_refused, tally.checked, tally.failed);
   g_assert_cmpuint(n_cases_run, >, 300);
-  g_assert_cmpuint(n_failed, ==, 0);
+  g_assert_cmpuint(tally.failed, ==, 0);
 }
 
 int main(int argc, char **argv) {
