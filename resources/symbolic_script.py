@@ -122,6 +122,18 @@ def chunk(self, chunks: int, dim: int):
     return result, backward
 
 
+# The pieces' sizes along dim are recorded in the forward, so backward keeps no tensor alive.
+# The Tensor[] gradient reaches the tensors through the prim::ListConstruct that built the list.
+def cat(tensors: List[Tensor], dim: int):
+    split_sizes: List[int] = []
+    for tensor in tensors:
+        split_sizes.append(tensor.size(dim))
+    def backward(grad_output):
+        grad_tensors = torch.split_with_sizes(grad_output, split_sizes, dim)
+        return grad_tensors, None
+    return torch.cat(tensors, dim), backward
+
+
 def sum(self, dtype: Optional[int]):
     self_size = self.size()
     def backward(grad_output):

@@ -5,6 +5,7 @@
 
 #include "autodiff/autodiff.h"
 #include "autodiff/formulas.h"
+#include "passes/pass_util.h"
 
 static bool is_tensor_comparison(const IrNode *node) {
   switch (node->kind) {
@@ -35,10 +36,24 @@ bool ad_is_differentiable(const IrNode *node) {
     }
     return true;
   }
-  case IR_ATEN_CAT: /* Tensor[] gradients: the eager tape's (symbolic autodiff has no lists) */
-    return false;
-  case IR_ATEN_STACK: /* a list made elsewhere (a slice, a dict's values): the eager tape's */
-    return ir_input(node, 0)->node->kind == IR_PRIM_LIST_CONSTRUCT && ad_formula_exists(node);
+  case IR_ATEN_CAT:
+  case IR_ATEN_STACK:
+  case IR_ATEN_BROADCAST_TENSORS:
+    /* A Tensor[] gradient reaches the list's elements only through the prim::ListConstruct
+     * that built it (create_autodiff_subgraphs copies it into the subgraph); a list made
+     * elsewhere (a slice, a dict's values, a loop) or changed after it was built is the
+     * eager tape's. */
+    return pu_list_is_constructed_and_read_only(ir_input(node, 0)) && ad_formula_exists(node);
+  case IR_PRIM_LIST_UNPACK: {
+    /* The pieces of a Tensor[] made in the same block by a differentiable op (split, chunk,
+     * unbind) or a prim::ListConstruct, read by this unpack alone: their gradients become
+     * the list's one gradient. */
+    const IrValue *list = ir_input(node, 0);
+    const IrNode *producer = list->node;
+    return list->type->kind == IR_TYPE_LIST && ir_type_is_tensor(list->type->elem) &&
+           list->uses->len == 1 && producer->owning_block == node->owning_block &&
+           (producer->kind == IR_PRIM_LIST_CONSTRUCT || ad_is_differentiable(producer));
+  }
   case IR_ATEN_DROPOUT: /* train known only at run time: the eager tape's */
     return ad_dropout_train_is_constant(node) && ad_formula_exists(node);
   default: return is_tensor_comparison(node) || ad_formula_exists(node);

@@ -65,6 +65,45 @@ static void set_grad(Reverse *r, IrValue *x, IrValue *dx) {
   g_hash_table_insert(r->grad_map, x, dx);
 }
 
+static bool is_tensor_list(const IrValue *v) {
+  return v->type->kind == IR_TYPE_LIST && ir_type_is_tensor(v->type->elem);
+}
+
+/* Gives input `in` of a reversed node its gradient `grad`, computed in the GradOf block
+ * `grad_of`: a new GradOf output accumulated into grad_map. A Tensor[] gradient of a list
+ * built by prim::ListConstruct (cat, stack, broadcast_tensors) is unpacked in the block
+ * into one gradient per element, so gradients flow to the tensors the list was built from
+ * and no list value ever holds a gradient. */
+static void add_input_gradient(Reverse *r, IrNode *grad_of, IrValue *in, IrValue *grad) {
+  IrGraph *f = r->f;
+  IrBlock *body = ir_block(grad_of, 0);
+  if (!is_tensor_list(in) || !is_tensor_list(grad)) {
+    ir_block_add_output(body, grad);
+    IrValue *out = ir_node_add_output(grad_of, grad->type);
+    if (requires_grad(in))
+      set_grad(r, in, out);
+    return;
+  }
+  IrNode *construct = in->node;
+  if (construct->kind != IR_PRIM_LIST_CONSTRUCT)
+    g_error("autodiff invariant: a Tensor[] gradient for a list not built in the graph");
+  guint n = ir_n_inputs(construct);
+  IrNode *saved_point = f->insert_before;
+  ir_graph_set_insert_point(f, body->ret);
+  IrNode *unpack = ir_graph_insert(f, ir_node_create(f, IR_PRIM_LIST_UNPACK, n));
+  ir_node_add_input(unpack, grad);
+  for (guint i = 0; i < n; i++)
+    ir_value_set_type(ir_output(unpack, i), ir_type_tensor());
+  ir_graph_set_insert_point(f, saved_point);
+  for (guint i = 0; i < n; i++) {
+    IrValue *element = ir_input(construct, i);
+    if (!requires_grad(element))
+      continue;
+    ir_block_add_output(body, ir_output(unpack, i));
+    set_grad(r, element, ir_node_add_output(grad_of, ir_type_tensor()));
+  }
+}
+
 /* The forward's arguments for `node`: its inputs, then for prim::ConstantChunk (whose formula
  * is aten::chunk's) its chunks and dim attributes as constants. */
 static GPtrArray *formula_arguments(IrGraph *f, IrNode *node) {
@@ -76,10 +115,6 @@ static GPtrArray *formula_arguments(IrGraph *f, IrNode *node) {
     g_ptr_array_add(args, ir_graph_insert_constant_int(f, ir_node_attr_i(node, IR_ATTR_DIM)));
   }
   return args;
-}
-
-static bool is_tensor_list(const IrValue *v) {
-  return v->type->kind == IR_TYPE_LIST && ir_type_is_tensor(v->type->elem);
 }
 
 /* The formula's results as the node's outputs: a Tensor[] result for a node with one output
@@ -162,12 +197,8 @@ static void reverse_node_graph_formula(Reverse *r, IrNode *node, const AdGraphFo
   ir_graph_set_insert_point(f, r->rev->ret);
   for (guint i = 0; i < n_in; i++) {
     IrValue *grad = g_ptr_array_index(formula_grads, i);
-    if (grad->type->kind == IR_TYPE_NONE)
-      continue;
-    ir_block_add_output(body, grad);
-    IrValue *out = ir_node_add_output(grad_of, grad->type);
-    if (requires_grad(ir_input(node, i)))
-      set_grad(r, ir_input(node, i), out);
+    if (grad->type->kind != IR_TYPE_NONE)
+      add_input_gradient(r, grad_of, ir_input(node, i), grad);
   }
 }
 
@@ -208,16 +239,66 @@ static void reverse_node(Reverse *r, IrNode *node) {
   ir_graph_set_insert_point(f, r->rev->ret);
 
   for (guint i = 0; i < n_in; i++) {
-    if (!grad_inputs[i])
-      continue;
-    ir_block_add_output(body, grad_inputs[i]);
-    IrValue *out = ir_node_add_output(grad_of, grad_inputs[i]->type);
-    if (requires_grad(inputs[i]))
-      set_grad(r, inputs[i], out);
+    if (grad_inputs[i])
+      add_input_gradient(r, grad_of, inputs[i], grad_inputs[i]);
   }
   g_free(grad_inputs);
   g_free(grads);
   g_ptr_array_free(saved, TRUE);
+}
+
+/* A node that makes a Tensor[] (split, chunk, unbind, broadcast_tensors) whose list got a
+ * gradient from the prim::ListUnpack reading it. */
+static bool list_output_has_grad(Reverse *r, const IrNode *node) {
+  for (guint i = 0; i < ir_n_outputs(node); i++)
+    if (is_tensor_list(ir_output(node, i)) &&
+        g_hash_table_contains(r->grad_map, ir_output(node, i)))
+      return true;
+  return false;
+}
+
+/* prim::ListUnpack (differentiable only as the single reader of a list made in the same
+ * graph): the pieces' gradients go straight to the tensors a prim::ListConstruct was given;
+ * for a list an op made, a GradOf builds the list's gradient from them (zeros for pieces known
+ * to have none, as prim::ConstantChunk's formula does), which that op's formula then takes. */
+static void reverse_list_unpack(Reverse *r, IrNode *node) {
+  IrGraph *f = r->f;
+  IrValue *list = ir_input(node, 0);
+  guint n = ir_n_outputs(node);
+  if (list->node->kind == IR_PRIM_LIST_CONSTRUCT) {
+    for (guint i = 0; i < n; i++) {
+      IrValue *element = ir_input(list->node, i);
+      if (requires_grad(element) && g_hash_table_contains(r->grad_map, ir_output(node, i)))
+        set_grad(r, element, get_grad(r, ir_output(node, i)));
+    }
+    return;
+  }
+  if (g_hash_table_contains(r->grad_map, list))
+    g_error("autodiff invariant: a Tensor[] read by more than one prim::ListUnpack");
+  g_autofree IrValue **grads = g_new(IrValue *, n);
+  for (guint i = 0; i < n; i++)
+    grads[i] = get_grad(r, ir_output(node, i));
+  IrNode *grad_of = ir_node_create(f, IR_PRIM_GRAD_OF, 0);
+  for (guint i = 0; i < n; i++)
+    ir_node_add_input(grad_of, grads[i]);
+  ir_node_set_attr_s(grad_of, IR_ATTR_NAME, ir_kind_name(node->kind));
+  ir_graph_insert(f, grad_of);
+  IrBlock *body = ir_node_add_block(grad_of);
+  ir_graph_set_insert_point(f, body->ret);
+  IrNode *construct = ir_node_create(f, IR_PRIM_LIST_CONSTRUCT, 1);
+  for (guint i = 0; i < n; i++) {
+    IrValue *g = grads[i];
+    if (g->node->kind == IR_PRIM_AUTOGRAD_ZERO) {
+      IrValue *piece = ir_output(node, i);
+      g = ir_output(ir_graph_insert_op(f, IR_ATEN_ZEROS_LIKE, &piece, 1, 1), 0);
+    }
+    ir_node_add_input(construct, g);
+  }
+  ir_value_set_type(ir_output(construct, 0), ir_type_list(ir_type_tensor()));
+  ir_graph_insert(f, construct);
+  ir_graph_set_insert_point(f, r->rev->ret);
+  ir_block_add_output(body, ir_output(construct, 0));
+  set_grad(r, list, ir_node_add_output(grad_of, ir_output(construct, 0)->type));
 }
 
 static void add_reverse_inline(Reverse *r) {
@@ -242,8 +323,12 @@ static void add_reverse_inline(Reverse *r) {
       ad_dropout_to_native(node);
   }
   IR_FOR_EACH_NODE_REVERSE(node, f->block) {
-    if (output_requires_grad(node))
+    if (node->kind == IR_PRIM_LIST_UNPACK) {
+      if (output_requires_grad(node))
+        reverse_list_unpack(r, node);
+    } else if (output_requires_grad(node) || list_output_has_grad(r, node)) {
       reverse_node(r, node);
+    }
   }
   GPtrArray *ins = ir_graph_inputs(f);
   for (guint i = 0; i < ins->len; i++) {

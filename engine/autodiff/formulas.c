@@ -63,6 +63,51 @@ static void fw_self_size(Ctx *c) {
   save(c, size_of(c, c->in[0]));
 }
 
+/* The sizes along dim of the tensors of `list`, a list whose length is known only at run
+ * time (a slice, a dict's values): an int[] built by a prim::Loop that appends
+ * aten::size(list[i], dim). */
+static IrValue *list_sizes_loop(Ctx *c, IrValue *list, IrValue *dim) {
+  IrNode *sizes = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
+  ir_value_set_type(ir_output(sizes, 0), ir_type_list(ir_type_int()));
+  ir_graph_insert(c->g, sizes);
+  IrValue *n = E1(ATEN_LEN, list);
+  IrNode *loop = ir_node_create(c->g, IR_PRIM_LOOP, 0);
+  ir_node_add_input(loop, n);
+  ir_node_add_input(loop, ir_graph_insert_constant_bool(c->g, true));
+  ir_graph_insert(c->g, loop);
+  IrBlock *body = ir_node_add_block(loop);
+  IrValue *i = ir_block_add_input(body, ir_type_int(), NULL);
+  IrNode *after = c->g->insert_before;
+  ir_graph_set_insert_point(c->g, body->ret);
+  IrValue *item = E2(ATEN_GETITEM, list, i);
+  ir_value_set_type(item, ir_type_tensor());
+  IrNode *append =
+      ir_graph_insert_op(c->g, IR_ATEN_APPEND,
+                         (IrValue *const[]){ir_output(sizes, 0), E2(ATEN_SIZE, item, dim)}, 2, 1);
+  ir_value_set_type(ir_output(append, 0), ir_type_list(ir_type_int()));
+  ir_block_add_output(body, ir_graph_insert_constant_bool(c->g, true));
+  ir_graph_set_insert_point(c->g, after);
+  return ir_output(sizes, 0);
+}
+
+/* cat's forward part: the inputs' sizes along dim, from the pieces of a list built in the
+ * same graph, else from a loop over the list at run time. */
+static void fw_cat(Ctx *c) {
+  IrValue *dim = ir_n_inputs(c->node) >= 2 ? c->in[1] : cint(c, 0);
+  if (ir_input(c->node, 0)->node->kind != IR_PRIM_LIST_CONSTRUCT) {
+    save(c, list_sizes_loop(c, c->in[0], dim));
+    return;
+  }
+  guint n;
+  g_autofree IrValue **elements = ad_list_elements(c, &n);
+  IrNode *sizes = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
+  for (guint i = 0; i < n; i++)
+    ir_node_add_input(sizes, E2(ATEN_SIZE, elements[i], dim));
+  ir_value_set_type(ir_output(sizes, 0), ir_type_list(ir_type_int()));
+  ir_graph_insert(c->g, sizes);
+  save(c, ir_output(sizes, 0));
+}
+
 /* Which inputs of a broadcasting op get _size_if_not_equal sizes (NULL: none). */
 static const guint *broadcast_inputs(const IrNode *node, guint *n) {
   static const guint self_other[] = {0, 1};
@@ -261,6 +306,8 @@ void ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inpu
   case IR_ATEN_SLICE:
   case IR_ATEN_SELECT:
   case IR_ATEN_SUM: fw_self_size(c); break;
+  case IR_ATEN_CAT: fw_cat(c); break;
+  case IR_ATEN_BROADCAST_TENSORS: ad_fw_broadcast_tensors(c); break;
   case IR_ATEN_MEAN: /* and how many elements each result element averages */
   case IR_ATEN_VAR:
   case IR_ATEN_STD:
@@ -542,55 +589,11 @@ static void ad_grad_chunk(Ctx *c, IrValue *g) {
   c->gin[0] = E2(ATEN_CAT, g, dim);
 }
 
-/* The sizes along dim of the tensors of `list`, a list whose length is known only at run
- * time (a slice, a dict's values): an int[] built by a prim::Loop that appends
- * aten::size(list[i], dim). */
-static IrValue *list_sizes_loop(Ctx *c, IrValue *list, IrValue *dim) {
-  IrNode *sizes = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
-  ir_value_set_type(ir_output(sizes, 0), ir_type_list(ir_type_int()));
-  ir_graph_insert(c->g, sizes);
-  IrValue *n = E1(ATEN_LEN, list);
-  IrNode *loop = ir_node_create(c->g, IR_PRIM_LOOP, 0);
-  ir_node_add_input(loop, n);
-  ir_node_add_input(loop, ir_graph_insert_constant_bool(c->g, true));
-  ir_graph_insert(c->g, loop);
-  IrBlock *body = ir_node_add_block(loop);
-  IrValue *i = ir_block_add_input(body, ir_type_int(), NULL);
-  IrNode *after = c->g->insert_before;
-  ir_graph_set_insert_point(c->g, body->ret);
-  IrValue *item = E2(ATEN_GETITEM, list, i);
-  ir_value_set_type(item, ir_type_tensor());
-  IrNode *append =
-      ir_graph_insert_op(c->g, IR_ATEN_APPEND,
-                         (IrValue *const[]){ir_output(sizes, 0), E2(ATEN_SIZE, item, dim)}, 2, 1);
-  ir_value_set_type(ir_output(append, 0), ir_type_list(ir_type_int()));
-  ir_block_add_output(body, ir_graph_insert_constant_bool(c->g, true));
-  ir_graph_set_insert_point(c->g, after);
-  return ir_output(sizes, 0);
-}
-
 /* cat: the gradient split back into pieces of the inputs' sizes along dim (a Tensor[]
- * gradient for the list input). The sizes come from the pieces of a list built in the same
- * graph, else from a loop over the list at run time. */
+ * gradient for the list input). */
 static void ad_grad_cat(Ctx *c, IrValue *g) {
   IrValue *dim = ir_n_inputs(c->node) >= 2 ? c->in[1] : cint(c, 0);
-  const IrNode *construct = ir_input(c->node, 0)->node;
-  if (construct->kind != IR_PRIM_LIST_CONSTRUCT) {
-    c->gin[0] = E3(ATEN_SPLIT_WITH_SIZES, g, list_sizes_loop(c, c->in[0], dim), dim);
-    return;
-  }
-  guint n = ir_n_inputs(construct);
-  IrNode *unpack = ir_node_create(c->g, IR_PRIM_LIST_UNPACK, n);
-  ir_node_add_input(unpack, c->in[0]);
-  for (guint i = 0; i < n; i++)
-    ir_value_set_type(ir_output(unpack, i), ir_type_tensor());
-  ir_graph_insert(c->g, unpack);
-  IrNode *sizes = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
-  for (guint i = 0; i < n; i++)
-    ir_node_add_input(sizes, E2(ATEN_SIZE, ir_output(unpack, i), dim));
-  ir_value_set_type(ir_output(sizes, 0), ir_type_list(ir_type_int()));
-  ir_graph_insert(c->g, sizes);
-  c->gin[0] = E3(ATEN_SPLIT_WITH_SIZES, g, ir_output(sizes, 0), dim);
+  c->gin[0] = E3(ATEN_SPLIT_WITH_SIZES, g, c->saved[0], dim);
 }
 
 /* DERIV(d0, d1, ...): G * d_k for the k-th Tensor argument, summed to its size when the op

@@ -128,6 +128,11 @@ static inline IrValue *output_mask_of(Ctx *c, const bool asks[3]) {
   return ir_output(mask, 0);
 }
 
+/* The n tensors of the list in[0], built by a prim::ListConstruct of n values in the node's
+ * graph: that node's inputs where in[0] is still its output (a DifferentiableGraph), else a
+ * prim::ListUnpack of in[0] (the eager tape's formula graph takes the list as an input). */
+IrValue **ad_list_elements(Ctx *c, guint *n);
+
 /* self @ mat2's gradients (times alpha when given) into gin[0..1] (gin[1..2] for addmm). */
 void ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *alpha);
 
@@ -159,6 +164,7 @@ void ad_grad_native_dropout(Ctx *c, IrValue *g);
 /* dropout: a train that is not a constant true, or a constant p; native_dropout: a constant
  * train and p. */
 bool ad_dropout_formula_exists(const IrNode *node);
+void ad_fw_broadcast_tensors(Ctx *c);
 void ad_grad_broadcast_tensors(Ctx *c, IrValue *g);
 
 /* Builders of formulas_loss.c; ad_fw_nll_loss is the forward part of nll_loss's. */

@@ -263,24 +263,46 @@ void ad_grad_cumsum(Ctx *c, IrValue *g) {
   c->gin[0] = value_is_none(arg(c, 2)) ? r : E2(ATEN_TYPE_AS, r, c->in[0]);
 }
 
+IrValue **ad_list_elements(Ctx *c, guint *n) {
+  *n = ir_n_inputs(ir_input(c->node, 0)->node);
+  IrValue **elements = g_new(IrValue *, *n);
+  IrNode *construct = c->in[0]->node;
+  if (construct->kind == IR_PRIM_LIST_CONSTRUCT) {
+    for (guint i = 0; i < *n; i++)
+      elements[i] = ir_input(construct, i);
+    return elements;
+  }
+  IrNode *unpack = ir_node_create(c->g, IR_PRIM_LIST_UNPACK, *n);
+  ir_node_add_input(unpack, c->in[0]);
+  for (guint i = 0; i < *n; i++) {
+    ir_value_set_type(ir_output(unpack, i), ir_type_tensor());
+    elements[i] = ir_output(unpack, i);
+  }
+  ir_graph_insert(c->g, unpack);
+  return elements;
+}
+
+/* broadcast_tensors' forward part: each tensor's size (the backward then needs no Tensor[]
+ * from the forward). */
+void ad_fw_broadcast_tensors(Ctx *c) {
+  guint n;
+  g_autofree IrValue **elements = ad_list_elements(c, &n);
+  for (guint i = 0; i < n; i++)
+    save(c, size_of(c, elements[i]));
+}
+
 /* broadcast_tensors: each gradient summed back to its tensor's size (a Tensor[] gradient for
  * the list input, as stack's). */
 void ad_grad_broadcast_tensors(Ctx *c, IrValue *g) {
   guint n = ir_n_inputs(ir_input(c->node, 0)->node);
-  IrNode *inputs = ir_node_create(c->g, IR_PRIM_LIST_UNPACK, n);
-  ir_node_add_input(inputs, c->in[0]);
   IrNode *grads = ir_node_create(c->g, IR_PRIM_LIST_UNPACK, n);
   ir_node_add_input(grads, g);
-  for (guint i = 0; i < n; i++) {
-    ir_value_set_type(ir_output(inputs, i), ir_type_tensor());
+  for (guint i = 0; i < n; i++)
     ir_value_set_type(ir_output(grads, i), ir_type_tensor());
-  }
-  ir_graph_insert(c->g, inputs);
   ir_graph_insert(c->g, grads);
   IrNode *list = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
   for (guint i = 0; i < n; i++)
-    ir_node_add_input(
-        list, E2(ATEN_GRAD_SUM_TO_SIZE, ir_output(grads, i), size_of(c, ir_output(inputs, i))));
+    ir_node_add_input(list, gsts(c, ir_output(grads, i), i));
   ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_tensor()));
   ir_graph_insert(c->g, list);
   c->gin[0] = ir_output(list, 0);

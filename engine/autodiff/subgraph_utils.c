@@ -44,13 +44,9 @@ static void merge_subgraph(IrNode *merge_to, IrNode *merge_from) {
   }
 }
 
-void ad_subgraph_merge_node(IrNode *to_merge, IrNode *group) {
-  if (!has_subgraph(group) || to_merge == group)
-    g_error("autodiff invariant: merge target must be another subgraph node");
-  if (has_subgraph(to_merge)) {
-    merge_subgraph(group, to_merge);
-    return;
-  }
+/* ad_subgraph_merge_node and ad_subgraph_merge_copy: with keep_original, to_merge stays
+ * where it is for its other users and none of its outputs leaves the group. */
+static void merge_node(IrNode *to_merge, IrNode *group, bool keep_original) {
   IrGraph *body = ad_subgraph_body(group);
   GPtrArray *body_inputs = ir_graph_inputs(body);
   if (body_inputs->len != ir_n_inputs(group))
@@ -91,6 +87,13 @@ void ad_subgraph_merge_node(IrNode *to_merge, IrNode *group) {
       break;
     }
   }
+  if (keep_original) {
+    for (guint i = 0; i < ir_n_outputs(to_merge); i++)
+      if (ir_value_has_uses(ir_output(to_merge, i)))
+        return;
+    ir_node_destroy(to_merge);
+    return;
+  }
   for (guint i = 0; i < ir_n_outputs(to_merge); i++) {
     IrValue *old = ir_output(to_merge, i);
     bool used_after = false;
@@ -109,6 +112,22 @@ void ad_subgraph_merge_node(IrNode *to_merge, IrNode *group) {
     }
   }
   ir_node_destroy(to_merge);
+}
+
+void ad_subgraph_merge_node(IrNode *to_merge, IrNode *group) {
+  if (!has_subgraph(group) || to_merge == group)
+    g_error("autodiff invariant: merge target must be another subgraph node");
+  if (has_subgraph(to_merge)) {
+    merge_subgraph(group, to_merge);
+    return;
+  }
+  merge_node(to_merge, group, false);
+}
+
+void ad_subgraph_merge_copy(IrNode *to_copy, IrNode *group) {
+  if (!has_subgraph(group) || has_subgraph(to_copy))
+    g_error("autodiff invariant: merge_copy needs a plain node and a subgraph node");
+  merge_node(to_copy, group, true);
 }
 
 void ad_subgraph_unmerge(IrNode *group) {

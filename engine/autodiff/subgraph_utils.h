@@ -22,6 +22,13 @@ IrNode *ad_subgraph_create_singleton(IrNode *node, IrOpKind kind);
  * one by one. to_merge is destroyed. */
 void ad_subgraph_merge_node(IrNode *to_merge, IrNode *subgraph_node);
 
+/* Copies `to_copy` (a plain node defined before subgraph_node in its block) into
+ * subgraph_node's body as ad_subgraph_merge_node would, but leaves it in place for its
+ * other users, destroying it only when the group was its last; none of its outputs becomes a
+ * group output. For values that must be built inside the group (a Tensor[] whose gradient
+ * reaches its elements only through the prim::ListConstruct that made it). */
+void ad_subgraph_merge_copy(IrNode *to_copy, IrNode *subgraph_node);
+
 /* Inlines the body back into the enclosing block in place of the node and destroys it. The
  * body may have more outputs than the node (only the node's are rewired). */
 void ad_subgraph_unmerge(IrNode *subgraph_node);

@@ -243,14 +243,6 @@ bool exec_session_backward(ExecSession *session, RtTensor **outputs, RtTensor **
     return false;
   for (guint i = 0; i < n_inputs; i++) {
     RtTensor *in = inputs[i];
-    /* A gradient has its input's dtype, as PyTorch's engine casts it (a 0-dim float64 input
-     * added to float32 tensors gets a float64 gradient). */
-    if (grads[i] && in && grads[i]->dtype != in->dtype &&
-        grads[i]->storage->device == IR_DEVICE_CPU) {
-      RtTensor *cast = rt_tensor_to_dtype(grads[i], in->dtype);
-      rt_tensor_unref(grads[i]);
-      grads[i] = cast;
-    }
     if (!grads[i] && in && in->requires_grad) {
       grads[i] = rt_tensor_full_like_device(in, in->dtype, in->ndim, in->sizes, 0.0, error);
       if (grads[i] == NULL) {

@@ -62,6 +62,23 @@ bool pu_node_touches_list(const IrNode *node) {
   return false;
 }
 
+bool pu_list_is_read_only(const IrValue *list) {
+  for (guint u = 0; u < list->uses->len; u++) {
+    const IrNode *user = g_array_index(list->uses, IrUse, u).user;
+    /* A DifferentiableGraph holds only differentiable operators, none of which mutates. */
+    bool reads = (user->schema && ir_n_blocks(user) == 0 && !pu_node_mutates(user)) ||
+                 user->kind == IR_PRIM_LIST_UNPACK || user->kind == IR_PRIM_DIFFERENTIABLE_GRAPH;
+    if (!reads)
+      return false;
+  }
+  return true;
+}
+
+bool pu_list_is_constructed_and_read_only(const IrValue *list) {
+  return list->type->kind == IR_TYPE_LIST && list->node->kind == IR_PRIM_LIST_CONSTRUCT &&
+         pu_list_is_read_only(list);
+}
+
 bool pu_is_constant(const IrValue *value) {
   return value->node->kind == IR_PRIM_CONSTANT;
 }

@@ -1,4 +1,4 @@
-/* Helpers shared by the passes (engine/passes only): constants as values, None facts, side
+/* Helpers shared by the passes (and autodiff above them): constants as values, None facts, side
  * effects, schema argument lookup, attribute equality and hashing, block copying. */
 #ifndef JITSCOPE_PASSES_PASS_UTIL_H
 #define JITSCOPE_PASSES_PASS_UTIL_H
@@ -28,6 +28,12 @@ bool pu_graph_mutates_lists(const IrGraph *graph);
  * such a node must not be merged with another (CSE) or folded to a constant, since the value
  * may change between two of them (len before and after an append). */
 bool pu_node_touches_list(const IrNode *node);
+/* A list value that keeps the elements it was made with: every use is an operator (with a
+ * schema, no blocks) that only reads it, a prim::ListUnpack or a DifferentiableGraph, so no
+ * append, no block output or loop-carried alias and no container holding it can change it. */
+bool pu_list_is_read_only(const IrValue *list);
+/* A read-only list built by prim::ListConstruct: its elements are known statically. */
+bool pu_list_is_constructed_and_read_only(const IrValue *list);
 
 bool pu_is_constant(const IrValue *value);
 /* Typed readers of prim::Constant outputs; false when not a constant of that kind. */

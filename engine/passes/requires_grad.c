@@ -15,6 +15,10 @@
  *   body outputs, and the body is re-propagated until neither changes; loop outputs are the
  *   OR of both.
  * - prim::GradOf: its block is propagated; output i follows the block's output i.
+ * - A Tensor[] value requires grad when one of its elements may: for a list made by a node
+ *   without blocks (prim::ListConstruct, split, unbind) and only read, when one of that node's
+ *   inputs does; for any other list (a graph or block input, one that is appended to),
+ *   always, as the reference's Type::requires_grad of a list of tensors.
  * Only tensor types are touched (ir_type_with_requires_grad); the pass reports a change iff
  * some value's type changed. */
 
@@ -22,6 +26,15 @@ static bool propagate_block(IrBlock *block, bool *changed);
 
 static bool requires_grad(const IrValue *v) {
   const IrType *t = v->type;
+  if (t->kind == IR_TYPE_LIST && ir_type_is_tensor(t->elem)) {
+    const IrNode *producer = v->node;
+    if (producer->kind == IR_PRIM_PARAM || ir_n_blocks(producer) > 0 || !pu_list_is_read_only(v))
+      return true;
+    for (guint i = 0; i < ir_n_inputs(producer); i++)
+      if (requires_grad(ir_input(producer, i)))
+        return true;
+    return false;
+  }
   return ir_type_is_tensor(t) && !t->undefined && t->requires_grad != IR_NO;
 }
 

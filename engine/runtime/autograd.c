@@ -51,6 +51,7 @@ void rt_grad_node_set_edge(RtGradNode *node, guint i, RtTensor *input) {
   g_assert(!edge->fn && !edge->leaf);
   if (!input)
     return;
+  edge->dtype = input->dtype;
   if (input->grad_fn) {
     edge->fn = rt_grad_node_ref(input->grad_fn);
     edge->index = input->grad_output_index;
@@ -96,6 +97,15 @@ static RtTensor *grad_sum(RtTensor *a, RtTensor *b, GError **error) {
   if (!rt_kernel_call(rt_op_kernel(add), add, NULL, args, 3, &out, 1, error))
     return NULL;
   return out.u.tensor;
+}
+
+/* The gradient in its input's dtype (takes the reference of g). */
+static RtTensor *as_input_dtype(RtTensor *g, const RtGradEdge *edge) {
+  if (!g || g->dtype == edge->dtype || g->storage->device != IR_DEVICE_CPU)
+    return g;
+  RtTensor *cast = rt_tensor_to_dtype(g, edge->dtype);
+  rt_tensor_unref(g);
+  return cast;
 }
 
 typedef struct {
@@ -220,6 +230,8 @@ bool rt_autograd_backward(RtTensor **roots, RtTensor **seeds, guint n_roots, RtT
           rt_tensor_unref(g);
         continue;
       }
+      if (edge->fn || edge->leaf)
+        g = as_input_dtype(g, edge);
       if (edge->fn) {
         NodeState *ns = g_hash_table_lookup(states, edge->fn);
         ok = accumulate(&ns->buffer[edge->index], g, error);

@@ -7,7 +7,11 @@
  * - Saved tensors must not point back at the node that saves them: save outputs through
  *   rt_autograd_detach (a view without grad_fn), or the graph leaks through a cycle.
  * - An undefined gradient is a NULL tensor all the way through; apply functions receive
- *   NULL for outputs that got no gradient and may return NULL for inputs. */
+ *   NULL for outputs that got no gradient and may return NULL for inputs.
+ * - A gradient has its input's dtype: the engine casts each one to the dtype its edge
+ *   recorded before accumulating it (PyTorch's validate_outputs), at every node, so a float64
+ *   intermediate that float32 tensors read sums its gradients in float64. CPU tensors only:
+ *   a CUDA gradient keeps the dtype its formula gave. */
 #ifndef JITSCOPE_RUNTIME_AUTOGRAD_H
 #define JITSCOPE_RUNTIME_AUTOGRAD_H
 
@@ -19,6 +23,7 @@ typedef struct {
   RtGradNode *fn; /* the node producing this input's gradient, or NULL */
   guint index;    /* which of fn's forward outputs */
   RtTensor *leaf; /* a leaf tensor that accumulates the gradient (fn == NULL), or NULL */
+  IrDtype dtype;  /* the input's dtype: its gradient is cast to it before it is delivered */
 } RtGradEdge;
 
 /* Computes gradients of the forward inputs (n_inputs, new references or NULL) from the

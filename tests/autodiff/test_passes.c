@@ -103,6 +103,87 @@ static void test_create_in_blocks(void) {
   ir_graph_free(g);
 }
 
+/* A list built by prim::ListConstruct and read by cat is copied into cat's group (the tanh
+ * and sigmoid follow it in), so the Tensor[] gradient can reach x and y; the original stays
+ * for aten::len outside. */
+static void test_create_copies_list(void) {
+  IrGraph *g = ad_test_parse("graph(%x : Float(*, *), %y : Float(*, *)):\n"
+                             "  %one : int = prim::Constant[value=1]()\n"
+                             "  %a : Tensor = aten::tanh(%x)\n"
+                             "  %b : Tensor = aten::sigmoid(%y)\n"
+                             "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
+                             "  %c : Tensor = aten::cat(%l, %one)\n"
+                             "  %n : int = aten::len(%l)\n"
+                             "  return (%c, %n)\n");
+  g_assert_true(pass_create_autodiff_subgraphs(g, 2));
+  ir_graph_assert_valid(g, "create_autodiff_subgraphs");
+  char *s = ir_graph_to_string(g);
+  g_assert_cmpuint(ad_test_count(s, "prim::ListConstruct(%a, %b)"), ==, 2);
+  g_assert_cmpuint(ad_test_count(s, "prim::DifferentiableGraph_0(%x, %y)"), ==, 0);
+  g_assert_cmpuint(ad_test_count(s, "aten::cat("), ==, 1);
+  g_assert_cmpuint(ad_test_count(s, "Tensor[] = prim::DifferentiableGraph"), ==, 0);
+  g_assert_cmpuint(ad_test_count(s, "graph(%l : Tensor[]"), ==, 0);
+  g_free(s);
+  /* Without the outside reader the original goes: one ListConstruct, in the group. */
+  ir_graph_free(g);
+  g = ad_test_parse("graph(%x : Float(*, *), %y : Float(*, *)):\n"
+                    "  %one : int = prim::Constant[value=1]()\n"
+                    "  %a : Tensor = aten::tanh(%x)\n"
+                    "  %b : Tensor = aten::sigmoid(%y)\n"
+                    "  %l : Tensor[] = prim::ListConstruct(%a, %b)\n"
+                    "  %c : Tensor = aten::cat(%l, %one)\n"
+                    "  return (%c)\n");
+  g_assert_true(pass_create_autodiff_subgraphs(g, 2));
+  s = ir_graph_to_string(g);
+  g_assert_cmpuint(ad_test_count(s, "prim::ListConstruct("), ==, 1);
+  g_assert_cmpuint(ad_test_count(s, "= prim::DifferentiableGraph_0("), ==, 1);
+  g_assert_cmpuint(ad_test_count(s, "aten::tanh"), ==, 1);
+  g_free(s);
+  ir_graph_free(g);
+}
+
+/* split's list is read by aten::len as well as by the unpack, so the unpack cannot join the
+ * group and the list would leave it: no gradient crosses a Tensor[], so the group dissolves
+ * (its nodes run under the eager tape) rather than drop split's gradient. */
+static void test_create_dissolves_list_boundary(void) {
+  IrGraph *g = ad_test_parse("graph(%x : Float(*, *), %y : Float(*, *)):\n"
+                             "  %one : int = prim::Constant[value=1]()\n"
+                             "  %two : int = prim::Constant[value=2]()\n"
+                             "  %a : Tensor = aten::tanh(%x)\n"
+                             "  %b : Tensor = aten::mul(%a, %y)\n"
+                             "  %c : Tensor = aten::sigmoid(%b)\n"
+                             "  %l : Tensor[] = aten::split(%c, %two, %one)\n"
+                             "  %p : Tensor, %q : Tensor = prim::ListUnpack(%l)\n"
+                             "  %n : int = aten::len(%l)\n"
+                             "  %z : Tensor = aten::mul(%p, %q)\n"
+                             "  return (%z, %n)\n");
+  pass_create_autodiff_subgraphs(g, 2);
+  char *s = ir_graph_to_string(g);
+  g_assert_cmpuint(ad_test_count(s, "Tensor[] = prim::DifferentiableGraph"), ==, 0);
+  g_assert_cmpuint(ad_test_count(s, "Tensor[], "), ==, 0);
+  g_assert_cmpuint(ad_test_count(s, "%l : Tensor[] = aten::split("), ==, 1);
+  g_free(s);
+  ir_graph_free(g);
+  /* With the unpack as the list's only reader, split and the unpack join one group. */
+  g = ad_test_parse("graph(%x : Float(*, *), %y : Float(*, *)):\n"
+                    "  %one : int = prim::Constant[value=1]()\n"
+                    "  %two : int = prim::Constant[value=2]()\n"
+                    "  %a : Tensor = aten::tanh(%x)\n"
+                    "  %b : Tensor = aten::mul(%a, %y)\n"
+                    "  %c : Tensor = aten::sigmoid(%b)\n"
+                    "  %l : Tensor[] = aten::split(%c, %two, %one)\n"
+                    "  %p : Tensor, %q : Tensor = prim::ListUnpack(%l)\n"
+                    "  %z : Tensor = aten::mul(%p, %q)\n"
+                    "  return (%z)\n");
+  g_assert_true(pass_create_autodiff_subgraphs(g, 2));
+  s = ir_graph_to_string(g);
+  g_assert_cmpuint(ad_test_count(s, "= prim::DifferentiableGraph_0(%y, %x)"), ==, 1);
+  g_assert_cmpuint(ad_test_count(s, "prim::ListUnpack"), ==, 1);
+  g_assert_cmpuint(ad_test_count(s, "Tensor[] = prim::DifferentiableGraph"), ==, 0);
+  g_free(s);
+  ir_graph_free(g);
+}
+
 static const char *const grad_of_graph = "graph(%0 : Tensor[Undefined],\n"
                                          "      %1 : Float(2, 3),\n"
                                          "      %x : Float(2, 3)):\n"
@@ -167,6 +248,9 @@ int main(int argc, char **argv) {
   g_test_add_func("/autodiff/passes/create-chain", test_create_chain);
   g_test_add_func("/autodiff/passes/create-dissolves-small", test_create_dissolves_small);
   g_test_add_func("/autodiff/passes/create-in-blocks", test_create_in_blocks);
+  g_test_add_func("/autodiff/passes/create-copies-list", test_create_copies_list);
+  g_test_add_func("/autodiff/passes/create-dissolves-list-boundary",
+                  test_create_dissolves_list_boundary);
   g_test_add_func("/autodiff/passes/specialize", test_specialize);
   g_test_add_func("/autodiff/passes/lower", test_lower);
   return g_test_run();

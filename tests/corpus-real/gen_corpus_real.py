@@ -689,6 +689,76 @@ FUNCTIONS += [
 ]
 
 
+def cat_chunk_mul(x, y):
+    """cat of two tensors cut back in two by chunk, inside one DifferentiableGraph: each
+    tensor's gradient comes back through the list as a piece of split_with_sizes."""
+    c = torch.cat([torch.tanh(x), y * 2.0], 1)
+    a, b = c.chunk(2, 1)
+    return a * b * torch.sigmoid(c).sum(1, keepdim=True)
+
+
+def cat_repeated_stack(x, y, w, v):
+    """cat with one tensor twice and one that takes no gradient (w), stack, and
+    broadcast_tensors: their Tensor[] gradients reach every tensor the lists were built from."""
+    t = torch.tanh(x)
+    c = torch.cat([t, w, t * y], 0)
+    s = torch.stack([x, y], 2)
+    a, b = torch.broadcast_tensors(x, v)
+    return torch.sigmoid(c) * 2.0, s.exp().sum(2) * a + b * torch.tanh(b)
+
+
+def split_unbind_chain(x, y):
+    """split and unbind inside a DifferentiableGraph: the pieces' gradients become the list's
+    gradient, zeros for the piece (u1) that gets none."""
+    a = torch.tanh(x) * y
+    p, q, r = a.split([1, 2, 1], 1)
+    u0, u1, u2 = torch.unbind(torch.sigmoid(q) + p, 0)
+    return u0 * u2 * torch.exp(r).sum(), torch.exp(a).sum()
+
+
+def split_list_escapes(x, y):
+    """A list that split makes and len and indexing read: it cannot stay in a
+    DifferentiableGraph (no gradient crosses a Tensor[]), so the group around it dissolves."""
+    a = torch.tanh(x) * y
+    b = torch.sigmoid(a) * torch.exp(a)
+    parts = b.split(2, 1)
+    n = len(parts)
+    return parts[0] * float(n) + parts[1], (a * b).sum()
+
+
+FUNCTIONS += [
+    (cat_chunk_mul, [(3, 4), (3, 4)]),
+    (cat_repeated_stack, [(3, 4), (3, 4), (2, 4), (1, 4)], frozen(2)),
+    (split_unbind_chain, [(3, 4), (3, 4)]),
+    (split_list_escapes, [(3, 4), (3, 4)]),
+]
+
+
+def double_intermediate_two_readers(x, y, z):
+    """A 0-dim float64 intermediate read by two float32 products. Inside a
+    DifferentiableGraph PyTorch 1.13 sums their float32 gradients as they are, so e's gradient
+    is 2^24 + 33 rounded to float32 (2^24 + 32); its eager engine would cast each to float64
+    first (2^24 + 33), as jitscope's tape does (tests/runtime/test_autograd.c)."""
+    e = torch.exp(z * 0.5)
+    return x * e, (y * e).sum() * 3.0
+
+
+def sums_exact_in_any_order(inputs):
+    """x: one element 2^24, the rest 0; y: ones but one 0 (its gradient sum, 3 * 11, is odd);
+    so the float32 sums are exact whatever their order and only their float32 total rounds."""
+    x, y, z = inputs
+    x = torch.zeros_like(x)
+    x[0, 0] = 2.0 ** 24
+    y = torch.ones_like(y)
+    y[0, 0] = 0.0
+    return [x, y, z.reshape([]).double()]
+
+
+FUNCTIONS += [
+    (double_intermediate_two_readers, [(3, 4), (3, 4), (1,)], sums_exact_in_any_order),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

@@ -14,7 +14,7 @@
 
 static const char *const covered_ops[] = {"add",  "sub",   "mul", "div", "neg", "sigmoid",
                                           "tanh", "relu",  "exp", "log", "pow", "mm",
-                                          "t",    "chunk", "sum", "mean"};
+                                          "t",    "chunk", "cat", "sum", "mean"};
 
 static void test_builtin_formulas(void) {
   const ScriptFormulas *formulas = script_formulas_builtin();
@@ -180,6 +180,22 @@ static void test_lstm_cell_backward(void) {
   assert_same_gradients(lstm_cell_text, 7);
 }
 
+/* cat of a list built in the graph, one tensor twice, followed by a chunk: the Tensor[]
+ * gradient (split_with_sizes) reaches each tensor through the list's prim::ListConstruct. */
+static const char cat_text[] =
+    "graph(%a : Double(3, 4, requires_grad=1), %b : Double(3, 2, requires_grad=1)):\n"
+    "  %one : int = prim::Constant[value=1]()\n"
+    "  %t : Tensor = aten::tanh(%b)\n"
+    "  %l : Tensor[] = prim::ListConstruct(%a, %t, %a)\n"
+    "  %c : Tensor = aten::cat(%l, %one)\n"
+    "  %p : Tensor, %q : Tensor = prim::ConstantChunk[chunks=2, dim=1](%c)\n"
+    "  %r : Tensor = aten::mul(%p, %q)\n"
+    "  return (%r, %c)\n";
+
+static void test_cat_backward(void) {
+  assert_same_gradients(cat_text, 2);
+}
+
 /* One chain through every op with a script formula, broadcasting included. */
 static void test_every_formula(void) {
   assert_same_gradients(
@@ -217,11 +233,11 @@ static bool line_with(const char *ir, const char *a, const char *b) {
   return false;
 }
 
-/* The executor's forward and backward of the LSTM cell above, with the script formulas or the
- * C ones: outputs and gradients bit for bit equal; only the script run's plans carry
- * symbolic_script.py source ranges, the ConstantChunk's gradient (a cat) among them. */
-static void executor_run(bool script, RtValue **outputs, RtTensor **grads, bool *script_ranges) {
-  IrGraph *graph = ad_test_parse(lstm_cell_text);
+/* The executor's forward and backward of `text` (two outputs), with the script formulas or
+ * the C ones. script_ranges: whether a plan has an aten::cat from symbolic_script.py. */
+static void executor_run(const char *text, bool script, RtValue **outputs, RtTensor **grads,
+                         bool *script_ranges) {
+  IrGraph *graph = ad_test_parse(text);
   guint n_in = ir_graph_inputs(graph)->len;
   RtValue *inputs = ad_test_make_inputs(graph, -1.0, 1.0, 5);
   RtTensor *in_tensors[8];
@@ -264,12 +280,15 @@ static void assert_bitwise_equal(const RtTensor *a, const RtTensor *b) {
     g_assert_true(rt_tensor_get(a, e) == rt_tensor_get(b, e));
 }
 
-static void test_executor_uses_script_formulas(void) {
+/* Outputs and gradients bit for bit equal with either formulas; only the script run's plans
+ * carry symbolic_script.py source ranges, a cat's among them (the LSTM cell's ConstantChunk
+ * gradient; cat_text's cat, differentiated inside a DifferentiableGraph). */
+static void assert_executor_uses_script_formulas(const char *text) {
   RtValue *c_out = NULL, *script_out = NULL;
   RtTensor *c_grads[8] = {NULL}, *script_grads[8] = {NULL};
   bool c_ranges, script_ranges;
-  executor_run(false, &c_out, c_grads, &c_ranges);
-  executor_run(true, &script_out, script_grads, &script_ranges);
+  executor_run(text, false, &c_out, c_grads, &c_ranges);
+  executor_run(text, true, &script_out, script_grads, &script_ranges);
   g_assert_false(c_ranges);
   g_assert_true(script_ranges);
   for (guint o = 0; o < 2; o++) {
@@ -288,13 +307,23 @@ static void test_executor_uses_script_formulas(void) {
   }
 }
 
+static void test_executor_uses_script_formulas(void) {
+  assert_executor_uses_script_formulas(lstm_cell_text);
+}
+
+static void test_executor_cat(void) {
+  assert_executor_uses_script_formulas(cat_text);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/script/symbolic/builtin", test_builtin_formulas);
   g_test_add_func("/script/symbolic/seed-mul-forward", test_seed_mul_forward);
   g_test_add_func("/script/symbolic/lstm-cell-backward", test_lstm_cell_backward);
   g_test_add_func("/script/symbolic/every-formula", test_every_formula);
+  g_test_add_func("/script/symbolic/cat-backward", test_cat_backward);
   g_test_add_func("/script/symbolic/executor-uses-script-formulas",
                   test_executor_uses_script_formulas);
+  g_test_add_func("/script/symbolic/executor-cat", test_executor_cat);
   return g_test_run();
 }
