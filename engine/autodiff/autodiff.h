@@ -38,6 +38,14 @@ typedef const AdGraphFormula *(*AdFormulaLookup)(const IrNode *node, gpointer da
 AdGradient *ad_differentiate_with(IrGraph *graph, AdFormulaLookup lookup, gpointer data);
 void ad_gradient_free(AdGradient *gradient);
 
+/* Inserts, at graph's insertion point, a prim::GradOf named after node's kind taking the n
+ * gradients `grads`, with its (empty) block; returns it. */
+IrNode *ad_insert_grad_of(IrGraph *graph, const IrNode *node, IrValue *const *grads, guint n);
+/* Inserts the list of n gradients, a piece known to have none (prim::AutogradZero) as
+ * zeros_like of its forward value in `pieces`: the Tensor[] gradient of a list of n pieces. */
+IrValue *ad_insert_gradient_list(IrGraph *graph, IrValue *const *grads, IrValue *const *pieces,
+                                 guint n);
+
 bool pass_specialize_autograd_zero(IrGraph *graph);
 bool pass_lower_grad_of(IrGraph *graph);
 bool pass_create_autodiff_subgraphs(IrGraph *graph, guint threshold);

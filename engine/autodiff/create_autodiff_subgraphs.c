@@ -19,19 +19,15 @@ static bool should_consider(const IrNode *node) {
   return ad_is_differentiable(node);
 }
 
-static bool is_tensor_list(const IrValue *v) {
-  return v->type->kind == IR_TYPE_LIST && ir_type_is_tensor(v->type->elem);
-}
-
 /* A group that takes or returns a Tensor[]: no gradient can cross it (autograd links
  * tensors), so the group would drop the gradient of whatever flows through the list. Such a
  * group is dissolved, and its nodes run under the eager tape. */
 static bool has_tensor_list_boundary(const IrNode *group) {
   for (guint i = 0; i < ir_n_inputs(group); i++)
-    if (is_tensor_list(ir_input(group, i)))
+    if (ir_type_is_tensor_list(ir_input(group, i)->type))
       return true;
   for (guint i = 0; i < ir_n_outputs(group); i++)
-    if (is_tensor_list(ir_output(group, i)))
+    if (ir_type_is_tensor_list(ir_output(group, i)->type))
       return true;
   return false;
 }

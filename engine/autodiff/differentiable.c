@@ -50,8 +50,8 @@ bool ad_is_differentiable(const IrNode *node) {
      * the list's one gradient. */
     const IrValue *list = ir_input(node, 0);
     const IrNode *producer = list->node;
-    return list->type->kind == IR_TYPE_LIST && ir_type_is_tensor(list->type->elem) &&
-           list->uses->len == 1 && producer->owning_block == node->owning_block &&
+    return ir_type_is_tensor_list(list->type) && list->uses->len == 1 &&
+           producer->owning_block == node->owning_block &&
            (producer->kind == IR_PRIM_LIST_CONSTRUCT || ad_is_differentiable(producer));
   }
   case IR_ATEN_DROPOUT: /* train known only at run time: the eager tape's */

@@ -65,10 +65,6 @@ static void set_grad(Reverse *r, IrValue *x, IrValue *dx) {
   g_hash_table_insert(r->grad_map, x, dx);
 }
 
-static bool is_tensor_list(const IrValue *v) {
-  return v->type->kind == IR_TYPE_LIST && ir_type_is_tensor(v->type->elem);
-}
-
 /* Gives input `in` of a reversed node its gradient `grad`, computed in the GradOf block
  * `grad_of`: a new GradOf output accumulated into grad_map. A Tensor[] gradient of a list
  * built by prim::ListConstruct (cat, stack, broadcast_tensors) is unpacked in the block
@@ -77,7 +73,7 @@ static bool is_tensor_list(const IrValue *v) {
 static void add_input_gradient(Reverse *r, IrNode *grad_of, IrValue *in, IrValue *grad) {
   IrGraph *f = r->f;
   IrBlock *body = ir_block(grad_of, 0);
-  if (!is_tensor_list(in) || !is_tensor_list(grad)) {
+  if (!ir_type_is_tensor_list(in->type) || !ir_type_is_tensor_list(grad->type)) {
     ir_block_add_output(body, grad);
     IrValue *out = ir_node_add_output(grad_of, grad->type);
     if (requires_grad(in))
@@ -123,7 +119,8 @@ static GPtrArray *formula_results(IrGraph *f, IrNode *node, GPtrArray *forward) 
   GPtrArray *results = g_ptr_array_new();
   IrValue *first = g_ptr_array_index(forward, 0);
   guint n_out = ir_n_outputs(node);
-  if (is_tensor_list(first) && (n_out != 1 || !is_tensor_list(ir_output(node, 0)))) {
+  if (ir_type_is_tensor_list(first->type) &&
+      (n_out != 1 || !ir_type_is_tensor_list(ir_output(node, 0)->type))) {
     IrNode *unpack = ir_graph_insert(f, ir_node_create(f, IR_PRIM_LIST_UNPACK, n_out));
     ir_node_add_input(unpack, first);
     for (guint i = 0; i < n_out; i++)
@@ -135,6 +132,29 @@ static GPtrArray *formula_results(IrGraph *f, IrNode *node, GPtrArray *forward) 
   return results;
 }
 
+IrNode *ad_insert_grad_of(IrGraph *graph, const IrNode *node, IrValue *const *grads, guint n) {
+  IrNode *grad_of = ir_node_create(graph, IR_PRIM_GRAD_OF, 0);
+  for (guint i = 0; i < n; i++)
+    ir_node_add_input(grad_of, grads[i]);
+  ir_node_set_attr_s(grad_of, IR_ATTR_NAME, ir_kind_name(node->kind));
+  ir_graph_insert(graph, grad_of);
+  ir_node_add_block(grad_of);
+  return grad_of;
+}
+
+IrValue *ad_insert_gradient_list(IrGraph *graph, IrValue *const *grads, IrValue *const *pieces,
+                                 guint n) {
+  IrNode *list = ir_node_create(graph, IR_PRIM_LIST_CONSTRUCT, 1);
+  for (guint i = 0; i < n; i++) {
+    IrValue *g = grads[i];
+    if (g->node->kind == IR_PRIM_AUTOGRAD_ZERO)
+      g = ir_output(ir_graph_insert_op(graph, IR_ATEN_ZEROS_LIKE, &pieces[i], 1, 1), 0);
+    ir_node_add_input(list, g);
+  }
+  ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_tensor()));
+  return ir_output(ir_graph_insert(graph, list), 0);
+}
+
 /* The backward's gradient arguments: the output gradients, or, where the formula takes a
  * Tensor[] for several outputs, their list with known-zero pieces as zeros (as the C formula
  * of prim::ConstantChunk builds it). */
@@ -143,20 +163,13 @@ static void add_gradient_arguments(IrGraph *f, IrNode *node, const IrGraph *back
                                    GPtrArray *args) {
   guint n_out = ir_n_outputs(node);
   IrValue *first = g_ptr_array_index(ir_graph_inputs(backward), 0);
-  if (!is_tensor_list(first) || (n_out == 1 && is_tensor_list(ir_output(node, 0)))) {
+  if (!ir_type_is_tensor_list(first->type) ||
+      (n_out == 1 && ir_type_is_tensor_list(ir_output(node, 0)->type))) {
     for (guint i = 0; i < n_out; i++)
       g_ptr_array_add(args, grads[i]);
     return;
   }
-  IrNode *list = ir_node_create(f, IR_PRIM_LIST_CONSTRUCT, 1);
-  for (guint i = 0; i < n_out; i++) {
-    IrValue *g = grads[i];
-    if (g->node->kind == IR_PRIM_AUTOGRAD_ZERO)
-      g = ir_output(ir_graph_insert_op(f, IR_ATEN_ZEROS_LIKE, &outputs[i], 1, 1), 0);
-    ir_node_add_input(list, g);
-  }
-  ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_tensor()));
-  g_ptr_array_add(args, ir_output(ir_graph_insert(f, list), 0));
+  g_ptr_array_add(args, ad_insert_gradient_list(f, grads, outputs, n_out));
 }
 
 /* reverse_node with a graph formula (contract at ad_differentiate_with). The original node
@@ -179,17 +192,14 @@ static void reverse_node_graph_formula(Reverse *r, IrNode *node, const AdGraphFo
   }
 
   ir_graph_set_insert_point(f, r->rev->ret);
-  IrNode *grad_of = ir_node_create(f, IR_PRIM_GRAD_OF, 0);
-  for (guint i = 0; i < n_out; i++)
-    ir_node_add_input(grad_of, grads[i]);
-  ir_node_set_attr_s(grad_of, IR_ATTR_NAME, ir_kind_name(node->kind));
-  ir_graph_insert(f, grad_of);
-  IrBlock *body = ir_node_add_block(grad_of);
+  IrNode *grad_of = ad_insert_grad_of(f, node, grads, n_out);
+  IrBlock *body = ir_block(grad_of, 0);
   ir_graph_set_insert_point(f, body->ret);
   g_autoptr(GPtrArray) backward_inputs = g_ptr_array_new();
   add_gradient_arguments(f, node, formula->backward, grads, (IrValue *const *)results->pdata,
                          backward_inputs);
-  guint n_formula_results = is_tensor_list(g_ptr_array_index(forward, 0)) ? 1 : n_out;
+  guint n_formula_results =
+      ir_type_is_tensor_list(((IrValue *)g_ptr_array_index(forward, 0))->type) ? 1 : n_out;
   for (guint i = n_formula_results; i < forward->len; i++)
     g_ptr_array_add(backward_inputs, g_ptr_array_index(forward, i));
   g_autoptr(GPtrArray) formula_grads =
@@ -226,12 +236,8 @@ static void reverse_node(Reverse *r, IrNode *node) {
   IrValue **grads = g_new0(IrValue *, n_out);
   for (guint i = 0; i < n_out; i++)
     grads[i] = get_grad(r, outputs[i]);
-  IrNode *grad_of = ir_node_create(f, IR_PRIM_GRAD_OF, 0);
-  for (guint i = 0; i < n_out; i++)
-    ir_node_add_input(grad_of, grads[i]);
-  ir_node_set_attr_s(grad_of, IR_ATTR_NAME, ir_kind_name(node->kind));
-  ir_graph_insert(f, grad_of);
-  IrBlock *body = ir_node_add_block(grad_of);
+  IrNode *grad_of = ad_insert_grad_of(f, node, grads, n_out);
+  IrBlock *body = ir_block(grad_of, 0);
 
   IrValue **grad_inputs = g_new0(IrValue *, n_in);
   ir_graph_set_insert_point(f, body->ret);
@@ -251,7 +257,7 @@ static void reverse_node(Reverse *r, IrNode *node) {
  * gradient from the prim::ListUnpack reading it. */
 static bool list_output_has_grad(Reverse *r, const IrNode *node) {
   for (guint i = 0; i < ir_n_outputs(node); i++)
-    if (is_tensor_list(ir_output(node, i)) &&
+    if (ir_type_is_tensor_list(ir_output(node, i)->type) &&
         g_hash_table_contains(r->grad_map, ir_output(node, i)))
       return true;
   return false;
@@ -278,27 +284,13 @@ static void reverse_list_unpack(Reverse *r, IrNode *node) {
   g_autofree IrValue **grads = g_new(IrValue *, n);
   for (guint i = 0; i < n; i++)
     grads[i] = get_grad(r, ir_output(node, i));
-  IrNode *grad_of = ir_node_create(f, IR_PRIM_GRAD_OF, 0);
-  for (guint i = 0; i < n; i++)
-    ir_node_add_input(grad_of, grads[i]);
-  ir_node_set_attr_s(grad_of, IR_ATTR_NAME, ir_kind_name(node->kind));
-  ir_graph_insert(f, grad_of);
-  IrBlock *body = ir_node_add_block(grad_of);
+  IrNode *grad_of = ad_insert_grad_of(f, node, grads, n);
+  IrBlock *body = ir_block(grad_of, 0);
   ir_graph_set_insert_point(f, body->ret);
-  IrNode *construct = ir_node_create(f, IR_PRIM_LIST_CONSTRUCT, 1);
-  for (guint i = 0; i < n; i++) {
-    IrValue *g = grads[i];
-    if (g->node->kind == IR_PRIM_AUTOGRAD_ZERO) {
-      IrValue *piece = ir_output(node, i);
-      g = ir_output(ir_graph_insert_op(f, IR_ATEN_ZEROS_LIKE, &piece, 1, 1), 0);
-    }
-    ir_node_add_input(construct, g);
-  }
-  ir_value_set_type(ir_output(construct, 0), ir_type_list(ir_type_tensor()));
-  ir_graph_insert(f, construct);
+  IrValue *list_grad = ad_insert_gradient_list(f, grads, (IrValue *const *)node->outputs->pdata, n);
   ir_graph_set_insert_point(f, r->rev->ret);
-  ir_block_add_output(body, ir_output(construct, 0));
-  set_grad(r, list, ir_node_add_output(grad_of, ir_output(construct, 0)->type));
+  ir_block_add_output(body, list_grad);
+  set_grad(r, list, ir_node_add_output(grad_of, list_grad->type));
 }
 
 static void add_reverse_inline(Reverse *r) {

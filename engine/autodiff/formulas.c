@@ -489,18 +489,9 @@ void ad_bw_mm_like(Ctx *c, IrValue *g, IrValue *self, IrValue *mat2, IrValue *al
 
 /* cat of the output gradients along dim; pieces known to be AutogradZero become zeros. */
 static void bw_constant_chunk(Ctx *c) {
-  guint n = ir_n_outputs(c->node);
-  IrNode *list = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
-  for (guint i = 0; i < n; i++) {
-    IrValue *g = c->grads[i];
-    if (g->node->kind == IR_PRIM_AUTOGRAD_ZERO)
-      g = E1(ATEN_ZEROS_LIKE, c->out[i]);
-    ir_node_add_input(list, g);
-  }
-  ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_tensor()));
-  ir_graph_insert(c->g, list);
+  IrValue *list = ad_insert_gradient_list(c->g, c->grads, c->out, ir_n_outputs(c->node));
   IrValue *dim = cint(c, ir_node_attr_i(c->node, IR_ATTR_DIM));
-  c->gin[0] = E2(ATEN_CAT, ir_output(list, 0), dim);
+  c->gin[0] = E2(ATEN_CAT, list, dim);
 }
 
 static void ad_grad_atan2(Ctx *c, IrValue *g) {
@@ -693,12 +684,8 @@ IrGraph *ad_formula_backward_graph(const IrNode *node) {
   GPtrArray *saved = g_ptr_array_new();
   ad_formula_forward(graph, node, inputs, outputs, saved);
 
-  IrNode *grad_of = ir_node_create(graph, IR_PRIM_GRAD_OF, 0);
-  for (guint i = 0; i < n_out; i++)
-    ir_node_add_input(grad_of, grads[i]);
-  ir_node_set_attr_s(grad_of, IR_ATTR_NAME, ir_kind_name(node->kind));
-  ir_graph_insert(graph, grad_of);
-  IrBlock *body = ir_node_add_block(grad_of);
+  IrNode *grad_of = ad_insert_grad_of(graph, node, grads, n_out);
+  IrBlock *body = ir_block(grad_of, 0);
   IrNode *saved_point = graph->insert_before;
   ir_graph_set_insert_point(graph, body->ret);
   ad_formula_backward(graph, node, inputs, outputs, (IrValue *const *)saved->pdata, grads,

@@ -271,7 +271,7 @@ static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
       break;
     const KernelValue *vi = kernel_analysis_value(ka, ir_output(n, 0));
     g_string_append_printf(s, "    %s n%u = ", kernel_compute_spelling(result), vi->var);
-    if (!(ok = kernel_expand_expression(ka, n, operand, s)))
+    if (!(ok = kernel_expand_expression(ka, n, operand, KERNEL_SPELL_C, s)))
       break;
     g_string_append(s, ";\n");
   }

@@ -197,7 +197,7 @@ static bool emit_node(Gen *g, GString *s, const IrNode *n) {
     return false;
   const VInfo *vi = info_of(g, ir_output(n, 0));
   g_string_append_printf(s, "    %s n%u = ", kernel_compute_spelling(result), vi->var);
-  if (!kernel_expand_expression(g, n, operand, s))
+  if (!kernel_expand_expression(g, n, operand, KERNEL_SPELL_CUDA, s))
     return false;
   g_string_append(s, ";\n");
   return true;

@@ -273,10 +273,26 @@ static char *operand_text(KernelAnalysis *ka, const IrNode *n, guint a, IrDtype 
   }
 }
 
-bool kernel_expand_expression(KernelAnalysis *ka, const IrNode *n, IrDtype operand, GString *out) {
+/* CUDA spellings (KERNEL_SPELL_CUDA) where the C ones would not compile or would lose
+ * precision on the device:
+ * - With integral operands, C converts a math function's arguments to double; CUDA C++ has
+ *   float and double overloads, and an int or bool argument matches both (nvrtc: "more than
+ *   one instance of overloaded function fma"), so the first argument is cast to double.
+ * - lgamma of float32/float16 computes in double: CUDA's lgammaf is documented within 6 ulps
+ *   only away from its negative roots, and near them (lgamma(-2.5)) it is off by hundreds of
+ *   ulps from glibc's lgammaf, which PyTorch's CPU kernel calls. */
+static bool computes_in_double_on_device(const char *name, gsize len) {
+  return len == 6 && strncmp(name, "lgamma", 6) == 0;
+}
+
+bool kernel_expand_expression(KernelAnalysis *ka, const IrNode *n, IrDtype operand,
+                              KernelSpelling spelling, GString *out) {
   const char *e = ir_ops_def(n->schema->index)->pointwise;
   bool single = operand == IR_DTYPE_FLOAT32 || operand == IR_DTYPE_FLOAT16;
+  bool cuda = spelling == KERNEL_SPELL_CUDA;
   const char *text = e;
+  /* Parenthesis depths at which a `(double)(` opened for a call's first argument closes. */
+  int depth = 0, casts[16], n_casts = 0;
   while (*e) {
     int a, len;
     if (pw_text_is_arg(text, e, &a, &len)) {
@@ -293,10 +309,28 @@ bool kernel_expand_expression(KernelAnalysis *ka, const IrNode *n, IrDtype opera
       const char *start = e;
       while (g_ascii_isalnum(*e) || *e == '_')
         e++;
-      g_string_append_len(out, start, e - start);
-      if (single && *e == '(' && pw_function_lookup(start, (gsize)(e - start)) >= 0)
+      gsize name_len = (gsize)(e - start);
+      g_string_append_len(out, start, name_len);
+      if (*e != '(' || pw_function_lookup(start, name_len) < 0)
+        continue;
+      bool in_double = cuda && (!kernel_dtype_is_float(operand) ||
+                                (single && computes_in_double_on_device(start, name_len)));
+      if (single && !in_double)
         g_string_append_c(out, 'f');
+      if (in_double && n_casts < (int)G_N_ELEMENTS(casts)) {
+        g_string_append(out, "((double)(");
+        e++;
+        casts[n_casts++] = ++depth;
+      }
     } else {
+      if (*e == '(')
+        depth++;
+      if ((*e == ',' || *e == ')') && n_casts > 0 && casts[n_casts - 1] == depth) {
+        g_string_append_c(out, ')');
+        n_casts--;
+      }
+      if (*e == ')')
+        depth--;
       g_string_append_c(out, *e++);
     }
   }

@@ -66,8 +66,12 @@ bool kernel_analysis_fail(KernelAnalysis *ka, const char *format, ...) G_GNUC_PR
 
 /* The dtype pointwise node `n` computes in (operands converted to it) and its result dtype. */
 bool kernel_node_dtypes(KernelAnalysis *ka, const IrNode *n, IrDtype *operand, IrDtype *result);
+/* Which compiler reads the expanded text: C (generated C) or CUDA C++ (nvrtc), whose math
+ * overloads need a few spellings of their own (kernel_expr.c). */
+typedef enum { KERNEL_SPELL_C, KERNEL_SPELL_CUDA } KernelSpelling;
 /* Appends n's expression, as computed in `operand`, to `out`. */
-bool kernel_expand_expression(KernelAnalysis *ka, const IrNode *n, IrDtype operand, GString *out);
+bool kernel_expand_expression(KernelAnalysis *ka, const IrNode *n, IrDtype operand,
+                              KernelSpelling spelling, GString *out);
 
 /* The type a value of `dtype` is held in while computing: "double" (float64), "long long"
  * (int64), "bool", else "float". */

@@ -234,6 +234,10 @@ bool ir_type_is_tensor(const IrType *t) {
   return t && t->kind == IR_TYPE_TENSOR;
 }
 
+bool ir_type_is_tensor_list(const IrType *t) {
+  return t->kind == IR_TYPE_LIST && ir_type_is_tensor(t->elem);
+}
+
 bool ir_type_is_float_dtype(IrDtype d) {
   return d == IR_DTYPE_FLOAT32 || d == IR_DTYPE_FLOAT64 || d == IR_DTYPE_FLOAT16;
 }

@@ -86,6 +86,8 @@ const IrType *ir_type_dimensioned(const IrType *t);
 bool ir_type_is_subtype(const IrType *sub, const IrType *super);
 
 bool ir_type_is_tensor(const IrType *t);
+/* Tensor[]: a list whose elements are tensors. */
+bool ir_type_is_tensor_list(const IrType *t);
 bool ir_type_is_float_dtype(IrDtype d);
 
 /* Appends the type as PyTorch 1.13 prints it: "Float(5, 1, strides=[1, 1], requires_grad=1,

@@ -26,7 +26,7 @@ static bool propagate_block(IrBlock *block, bool *changed);
 
 static bool requires_grad(const IrValue *v) {
   const IrType *t = v->type;
-  if (t->kind == IR_TYPE_LIST && ir_type_is_tensor(t->elem)) {
+  if (ir_type_is_tensor_list(t)) {
     const IrNode *producer = v->node;
     if (producer->kind == IR_PRIM_PARAM || ir_n_blocks(producer) > 0 || !pu_list_is_read_only(v))
       return true;

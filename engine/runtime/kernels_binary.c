@@ -9,29 +9,36 @@
  *   div and atan2 of integral operands give float32 (true division).
  * - float32 computes in float (powf, atan2f), float64 in double, float16 in float then
  *   rounded, bool in int64 then mapped to 0/1. Integer arithmetic wraps (two's complement).
+ * - The float element functions are the ops' ops.def expressions (runtime/pointwise_scalar.h),
+ *   the text generated C compiles; the int64 ones are written for int64 (wrap-around).
  * - Integer fmod/remainder by zero is an error (PyTorch's "ZeroDivisionError"). */
 #include "runtime/kernels.h"
 #include "runtime/kernels_loops.h"
+#include "runtime/pointwise_scalar.h"
 
 #include <string.h>
-#include <tgmath.h>
 
 /* ---- per-element functions: x, y, z are the operands, A the params ---- */
 
-#define DEF_F(name, EXPR)                                                     \
+/* The float32 and float64 functions of an op: its ops.def expression (pointwise_scalar.h),
+ * whose arguments A0..A7 are the schema's in order. The plans below take the leading
+ * arguments as the elementwise operands and the ones after them as the scalar params, so
+ * ARGSn passes n operands, then the params. */
+#define ARGS1 x, A[0], A[1], A[2], 0, 0, 0, 0
+#define ARGS2 x, y, A[0], A[1], A[2], 0, 0, 0
+#define ARGS3 x, y, z, A[0], A[1], A[2], 0, 0
+#define DEF_PW(name, KIND, ARGS)                                              \
   static inline float name##_f32(float x, float y, float z, KParams *P) {     \
-    typedef float T;                                                          \
-    const T *A = P->f32;                                                      \
-    (void)A, (void)x, (void)y, (void)z;                                       \
-    return (T)(EXPR);                                                         \
+    const float *A = P->f32;                                                  \
+    return pw_f32_##KIND(ARGS);                                               \
   }                                                                           \
   static inline double name##_f64(double x, double y, double z, KParams *P) { \
-    typedef double T;                                                         \
-    const T *A = P->f64;                                                      \
-    (void)A, (void)x, (void)y, (void)z;                                       \
-    return (T)(EXPR);                                                         \
+    const double *A = P->f64;                                                 \
+    return pw_f64_##KIND(ARGS);                                               \
   }
 
+/* The int64 functions, written for int64: integer arithmetic wraps (two's complement) where C
+ * would overflow, and the expressions' math functions are floating point. */
 #define DEF_I(name, EXPR)                                                         \
   static inline int64_t name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { \
     const int64_t *A = P->i64;                                                    \
@@ -39,101 +46,94 @@
     return (EXPR);                                                                \
   }
 
-#define DEF_CMP(name, OP)                                                      \
+/* Comparisons store bool: the expression's 0/1 for floats, the operator for int64. */
+#define DEF_CMP(name, KIND, OP)                                                \
   static inline bool name##_f32(float x, float y, float z, KParams *P) {       \
-    return x OP y;                                                             \
+    return PW_BINARY(f32, KIND, x, y) != 0;                                    \
   }                                                                            \
   static inline bool name##_f64(double x, double y, double z, KParams *P) {    \
-    return x OP y;                                                             \
+    return PW_BINARY(f64, KIND, x, y) != 0;                                    \
   }                                                                            \
   static inline bool name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { \
     return x OP y;                                                             \
   }
+#define PW_BINARY(T, KIND, x, y) pw_##T##_##KIND((x), (y), 0, 0, 0, 0, 0, 0)
 
-/* at::native remainder for floats (fmod is tgmath's: fmodf for float). */
-#define DEF_REMAINDER(name, T)          \
-  static inline T name(T x, T y) {      \
-    T m = fmod(x, y);                   \
-    if (m != 0 && ((y < 0) != (m < 0))) \
-      m += y;                           \
-    return m;                           \
-  }
-DEF_REMAINDER(remainder_float_f, float)
-DEF_REMAINDER(remainder_float_d, double)
-#define remainder_float(x, y) \
-  _Generic((x), float : remainder_float_f, double : remainder_float_d)(x, y)
-
-/* PyTorch's clamp: max with the lower bound, then min with the upper; NaN stays NaN. The
- * bounds are P->bounds[0] and [1] in the operand's type. */
-#define DEF_CLAMP(name, T, bounds)              \
-  static inline T name(T x, const KParams *P) { \
-    T v = x;                                    \
-    if (P->has_min && v < P->bounds[0])         \
-      v = P->bounds[0];                         \
-    if (P->has_max && v > P->bounds[1])         \
-      v = P->bounds[1];                         \
-    return v;                                   \
-  }
-DEF_CLAMP(clamp_float_f, float, f32)
-DEF_CLAMP(clamp_float_d, double, f64)
-DEF_CLAMP(clamp_int, int64_t, i64)
-#define clamp_float(x, P) _Generic((x), float : clamp_float_f, double : clamp_float_d)(x, P)
+/* clamp's int64 bounds: either may be None (P->has_min, P->has_max). */
+static inline int64_t clamp_bounds_i64(int64_t x, const KParams *P) {
+  int64_t v = x;
+  if (P->has_min && v < P->i64[0])
+    v = P->i64[0];
+  if (P->has_max && v > P->i64[1])
+    v = P->i64[1];
+  return v;
+}
 
 /* Two's complement wrap-around without signed overflow. */
 #define U(v) ((uint64_t)(v))
 #define W(e) ((int64_t)(e))
 
 /* x + alpha * y as PyTorch's vectorized kernels: one fused multiply-add (alpha 1: a sum). */
-DEF_F(add, A[0] == 1 ? x + y : fma(A[0], y, x))
+DEF_PW(add, ATEN_ADD, ARGS2)
 DEF_I(add, W(U(x) + U(A[0]) * U(y)))
-DEF_F(sub, A[0] == 1 ? x - y : fma(-A[0], y, x))
+DEF_PW(sub, ATEN_SUB, ARGS2)
 DEF_I(sub, W(U(x) - U(A[0]) * U(y)))
-DEF_F(rsub, A[0] == 1 ? y - x : fma(-A[0], x, y))
+DEF_PW(rsub, ATEN_RSUB, ARGS2)
 DEF_I(rsub, W(U(y) - U(A[0]) * U(x)))
-DEF_F(mul, x *y)
+DEF_PW(mul, ATEN_MUL, ARGS2)
 DEF_I(mul, W(U(x) * U(y)))
-DEF_F(div, x / y)
-DEF_F(threshold, x <= A[0] ? A[1] : x)
+DEF_PW(div, ATEN_DIV, ARGS2)
+DEF_PW(threshold, ATEN_THRESHOLD, ARGS1)
 DEF_I(threshold, x <= A[0] ? A[1] : x)
 /* Activations with scalar parameters (issue 11; PyTorch 1.13's formulas). */
-DEF_F(hardtanh, x < A[0] ? A[0] : (x > A[1] ? A[1] : x))
+DEF_PW(hardtanh, ATEN_HARDTANH, ARGS1)
 DEF_I(hardtanh, x < A[0] ? A[0] : (x > A[1] ? A[1] : x))
-DEF_F(leaky_relu, x > 0 ? x : x * A[0])
-DEF_F(softplus, x *A[0] > A[1] ? x : log1p(exp(x * A[0])) / A[0])
-DEF_F(elu, x > 0 ? A[1] * x : A[0] * A[1] * (exp(x * A[2]) - 1))
-DEF_F(atan2, atan2(x, y))
-DEF_F(pow, pow(x, y))
+DEF_PW(leaky_relu, ATEN_LEAKY_RELU, ARGS1)
+DEF_PW(softplus, ATEN_SOFTPLUS, ARGS1)
+DEF_PW(elu, ATEN_ELU, ARGS1)
+DEF_PW(atan2, ATEN_ATAN2, ARGS2)
+DEF_PW(pow, ATEN_POW_overload, ARGS2) /* pow.Tensor_Tensor, the OVERLOAD row */
 /* pow.Tensor_Scalar: PyTorch 1.13 takes exponents 0.5 and -0.5 as sqrt and rsqrt
  * (pow(-inf, 0.5) is NaN there, inf for a Tensor exponent). */
-DEF_F(pow_s, y == (T)0.5 ? sqrt(x) : (y == (T)-0.5 ? (T)1 / sqrt(x) : pow(x, y)))
-DEF_F(fmod, fmod(x, y))
+DEF_PW(pow_s, ATEN_POW, ARGS2)
+DEF_PW(fmod, ATEN_FMOD, ARGS2)
 /* at::native remainder for floats: fmod, then moved to the divisor's sign. */
-DEF_F(remainder, remainder_float(x, y))
-DEF_F(clamp, clamp_float(x, P))
-DEF_I(clamp, clamp_int(x, P))
+DEF_PW(remainder, ATEN_REMAINDER, ARGS2)
+/* clamp: PyTorch's max with the lower bound, then min with the upper (NaN stays NaN); a None
+ * bound is an infinite one, which no value crosses. */
+static inline float clamp_f32(float x, float y, float z, KParams *P) {
+  return pw_f32_ATEN_CLAMP(x, P->has_min ? P->f32[0] : -INFINITY, P->has_max ? P->f32[1] : INFINITY,
+                           0, 0, 0, 0, 0);
+}
+static inline double clamp_f64(double x, double y, double z, KParams *P) {
+  return pw_f64_ATEN_CLAMP(x, P->has_min ? P->f64[0] : -INFINITY, P->has_max ? P->f64[1] : INFINITY,
+                           0, 0, 0, 0, 0);
+}
+DEF_I(clamp, clamp_bounds_i64(x, P))
 /* clamp_min / clamp_max: a NaN bound gives NaN, a NaN self stays NaN (PyTorch 1.13). */
-DEF_F(clamp_min, A[0] != A[0] ? A[0] : (x < A[0] ? A[0] : x))
+DEF_PW(clamp_min, ATEN_CLAMP_MIN, ARGS1)
 DEF_I(clamp_min, x < A[0] ? A[0] : x)
-DEF_F(clamp_max, A[0] != A[0] ? A[0] : (x > A[0] ? A[0] : x))
+DEF_PW(clamp_max, ATEN_CLAMP_MAX, ARGS1)
 DEF_I(clamp_max, x > A[0] ? A[0] : x)
 /* NaN wins; a tie gives the second operand (PyTorch's vectorized max/min: -0 or 0). */
-DEF_F(max, isnan(x) ? x : (x > y ? x : y))
+DEF_PW(max, ATEN_MAX, ARGS2)
 DEF_I(max, x < y ? y : x)
-DEF_F(min, isnan(x) ? x : (x < y ? x : y))
+DEF_PW(min, ATEN_MIN, ARGS2)
 DEF_I(min, x > y ? y : x)
 /* PyTorch 1.13's lerp: the form that is exact at weight 0 and 1, chosen by weight < 0.5
- * (not |weight|: lerp(inf, -inf, -2) is inf). */
-DEF_F(lerp_s, A[0] < (T)0.5 ? x + A[0] * (y - x) : y - (y - x) * ((T)1 - A[0]))
-DEF_F(lerp_t, z < (T)0.5 ? x + z * (y - x) : y - (y - x) * ((T)1 - z))
-DEF_F(addcmul, x + A[0] * y * z)
+ * (not |weight|: lerp(inf, -inf, -2) is inf). The Tensor overload's expression is the
+ * Scalar one's with the weight an operand. */
+DEF_PW(lerp_s, ATEN_LERP, ARGS2)
+DEF_PW(lerp_t, ATEN_LERP, ARGS3)
+DEF_PW(addcmul, ATEN_ADDCMUL, ARGS3)
 DEF_I(addcmul, W(U(x) + U(A[0]) * U(y) * U(z)))
-DEF_CMP(gt, >)
-DEF_CMP(lt, <)
-DEF_CMP(ge, >=)
-DEF_CMP(le, <=)
-DEF_CMP(eq, ==)
-DEF_CMP(ne, !=)
-DEF_CMP(logical_or, ||)
+DEF_CMP(gt, ATEN_GT, >)
+DEF_CMP(lt, ATEN_LT, <)
+DEF_CMP(ge, ATEN_GE, >=)
+DEF_CMP(le, ATEN_LE, <=)
+DEF_CMP(eq, ATEN_EQ, ==)
+DEF_CMP(ne, ATEN_NE, !=)
+DEF_CMP(logical_or, ATEN_LOGICAL_OR, ||)
 
 /* Integer power by squaring; negative exponents as PyTorch's powi (1, -1 or 0). */
 static inline int64_t pow_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
@@ -172,11 +172,15 @@ static inline int64_t remainder_i64(int64_t x, int64_t y, int64_t z, KParams *P)
   return r;
 }
 
-#define where_def(T, SUF)                                     \
-  static inline T where_##SUF(bool c, T x, T y, KParams *P) { \
-    return c ? x : y;                                         \
-  }
-where_def(float, f32) where_def(double, f64) where_def(int64_t, i64)
+static inline float where_f32(bool c, float x, float y, KParams *P) {
+  return pw_f32_ATEN_WHERE(c, x, y, 0, 0, 0, 0, 0);
+}
+static inline double where_f64(bool c, double x, double y, KParams *P) {
+  return pw_f64_ATEN_WHERE(c, x, y, 0, 0, 0, 0, 0);
+}
+static inline int64_t where_i64(bool c, int64_t x, int64_t y, KParams *P) {
+  return c ? x : y;
+}
 
 /* ---- loops ---- */
 
@@ -198,39 +202,65 @@ where_def(float, f32) where_def(double, f64) where_def(int64_t, i64)
   K_LOOP2(name##_loop_f64, bool, double, name##_f64) \
   K_LOOP2(name##_loop_i64, bool, int64_t, name##_i64)
 
-    LOOPS2_FI(add) LOOPS2_FI(sub) LOOPS2_FI(rsub) LOOPS2_FI(mul) LOOPS2_F(div) LOOPS1_FI(threshold)
-        LOOPS1_FI(hardtanh) K_LOOP1(leaky_relu_loop_f32, float, float, leaky_relu_f32)
-            K_LOOP1(leaky_relu_loop_f64, double, double,
-                    leaky_relu_f64) K_LOOP1(softplus_loop_f32, float, float, softplus_f32)
-                K_LOOP1(softplus_loop_f64, double, double,
-                        softplus_f64) K_LOOP1(elu_loop_f32, float, float, elu_f32)
-                    K_LOOP1(elu_loop_f64, double, double, elu_f64) LOOPS2_F(atan2) LOOPS2_FI(pow)
-                        LOOPS2_F(pow_s) K_LOOP2(pow_s_loop_i64, int64_t, int64_t,
-                                                pow_i64) LOOPS2_FI(fmod) LOOPS2_FI(remainder)
-                            LOOPS1_FI(clamp) LOOPS1_FI(clamp_min) LOOPS1_FI(clamp_max)
-                                LOOPS2_FI(max) LOOPS2_FI(min) LOOPS2_F(lerp_s) LOOPS3_F(lerp_t)
-                                    LOOPS3_F(addcmul) K_LOOP3(addcmul_loop_i64, int64_t, int64_t,
-                                                              int64_t, addcmul_i64)
-                                        K_LOOP3(where_loop_f32, float, bool, float, where_f32)
-                                            K_LOOP3(where_loop_f64, double, bool, double, where_f64)
-                                                K_LOOP3(where_loop_i64, int64_t, bool, int64_t,
-                                                        where_i64) LOOPS_CMP(gt) LOOPS_CMP(lt)
-                                                    LOOPS_CMP(ge) LOOPS_CMP(le) LOOPS_CMP(eq)
-                                                        LOOPS_CMP(ne) LOOPS_CMP(logical_or)
+#define LOOPS1_F(name)                               \
+  K_LOOP1(name##_loop_f32, float, float, name##_f32) \
+  K_LOOP1(name##_loop_f64, double, double, name##_f64)
+#define WHERE_LOOPS                                        \
+  K_LOOP3(where_loop_f32, float, bool, float, where_f32)   \
+  K_LOOP3(where_loop_f64, double, bool, double, where_f64) \
+  K_LOOP3(where_loop_i64, int64_t, bool, int64_t, where_i64)
+
+/* One loop set per op (the macros expand to function definitions; clang-format would read
+ * the list as one statement). */
+/* clang-format off */
+LOOPS2_FI(add)
+LOOPS2_FI(sub)
+LOOPS2_FI(rsub)
+LOOPS2_FI(mul)
+LOOPS2_F(div)
+LOOPS1_FI(threshold)
+LOOPS1_FI(hardtanh)
+LOOPS1_F(leaky_relu)
+LOOPS1_F(softplus)
+LOOPS1_F(elu)
+LOOPS2_F(atan2)
+LOOPS2_FI(pow)
+LOOPS2_F(pow_s)
+K_LOOP2(pow_s_loop_i64, int64_t, int64_t, pow_i64)
+LOOPS2_FI(fmod)
+LOOPS2_FI(remainder)
+LOOPS1_FI(clamp)
+LOOPS1_FI(clamp_min)
+LOOPS1_FI(clamp_max)
+LOOPS2_FI(max)
+LOOPS2_FI(min)
+LOOPS2_F(lerp_s)
+LOOPS3_F(lerp_t)
+LOOPS3_F(addcmul)
+K_LOOP3(addcmul_loop_i64, int64_t, int64_t, int64_t, addcmul_i64)
+WHERE_LOOPS
+LOOPS_CMP(gt)
+LOOPS_CMP(lt)
+LOOPS_CMP(ge)
+LOOPS_CMP(le)
+LOOPS_CMP(eq)
+LOOPS_CMP(ne)
+LOOPS_CMP(logical_or)
+/* clang-format on */
 
 #define LOOPS_FI(name) \
   { name##_loop_f32, name##_loop_f64, name##_loop_i64 }
 #define LOOPS_F(name) \
   { name##_loop_f32, name##_loop_f64, NULL }
 
-    /* ---- the driver ---- */
+/* ---- the driver ---- */
 
-    typedef enum {
-      RULE_PROMOTE, /* result_type of the operands */
-      RULE_FLOAT,   /* result_type, integral -> float32 */
-      RULE_BOOL,    /* computed in result_type, stored as bool */
-      RULE_SELF,    /* self's dtype; params cast to it */
-    } Rule;
+typedef enum {
+  RULE_PROMOTE, /* result_type of the operands */
+  RULE_FLOAT,   /* result_type, integral -> float32 */
+  RULE_BOOL,    /* computed in result_type, stored as bool */
+  RULE_SELF,    /* self's dtype; params cast to it */
+} Rule;
 
 typedef struct {
   int n_ops;    /* elementwise operands: 1..3 */

@@ -3,86 +3,16 @@
  *
  * Semantics are PyTorch 1.13's on the CPU: the result is a new contiguous tensor of the input's
  * shape; float32 computes in float (expf, tanhf), float64 in double, float16 in float then
- * rounded. Floating-only ops give float32 for int64 and bool inputs; neg, abs and relu keep
- * int64; ceil, floor, round and trunc return int64 inputs unchanged (a copy); round is half to
- * even (nearbyint under the default rounding mode); sigmoid is 1 / (1 + exp(-x)). */
+ * rounded. The float element functions are the ops' ops.def expressions
+ * (runtime/pointwise_scalar.h), the text generated C compiles: one scalar meaning for every
+ * backend. Floating-only ops give float32 for int64 and bool inputs; neg, abs, sign and relu
+ * keep int64; ceil, floor, round and trunc return int64 inputs unchanged (a copy); round is
+ * half to even (nearbyint under the default rounding mode). */
 #include "runtime/kernels.h"
 #include "runtime/kernels_loops.h"
-#include "runtime/scalar_math.h"
+#include "runtime/pointwise_scalar.h"
 
 #include <string.h>
-#include <tgmath.h>
-
-#define DEF_U(name, EXPR)                                                     \
-  static inline float name##_f32(float x, float y, float z, KParams *P) {     \
-    typedef float T;                                                          \
-    return (T)(EXPR);                                                         \
-  }                                                                           \
-  static inline double name##_f64(double x, double y, double z, KParams *P) { \
-    typedef double T;                                                         \
-    return (T)(EXPR);                                                         \
-  }                                                                           \
-  K_LOOP1(name##_loop_f32, float, float, name##_f32)                          \
-  K_LOOP1(name##_loop_f64, double, double, name##_f64)
-
-#define DEF_UI(name, EXPR)                                                        \
-  static inline int64_t name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { \
-    return (EXPR);                                                                \
-  }                                                                               \
-  K_LOOP1(name##_loop_i64, int64_t, int64_t, name##_i64)
-
-/* lgamma_r: glibc's lgamma writes the global signgam; the _r forms are thread-safe. */
-static inline float lgamma_f(float x) {
-  int sign;
-  return lgammaf_r(x, &sign);
-}
-static inline double lgamma_d(double x) {
-  int sign;
-  return lgamma_r(x, &sign);
-}
-#define LGAMMA(x) _Generic((x), float : lgamma_f, double : lgamma_d)(x)
-
-DEF_U(neg, -x)
-DEF_UI(neg, (int64_t)(0 - (uint64_t)x))
-DEF_U(abs, fabs(x))
-DEF_UI(abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
-/* sign(NaN) is 0, as PyTorch 1.13's CPU kernel. */
-DEF_U(sign, (T)((x > 0) - (x < 0)))
-DEF_UI(sign, (x > 0) - (x < 0))
-DEF_U(sigmoid, (T)1 / ((T)1 + exp(-x)))
-DEF_U(tanh, tanh(x))
-DEF_U(relu, x < 0 ? (T)0 : x)
-DEF_UI(relu, x < 0 ? 0 : x)
-DEF_U(exp, exp(x))
-DEF_U(expm1, expm1(x))
-DEF_U(log, log(x))
-DEF_U(log10, log10(x))
-DEF_U(log1p, log1p(x))
-DEF_U(log2, log2(x))
-DEF_U(sqrt, sqrt(x))
-DEF_U(rsqrt, (T)1 / sqrt(x))
-DEF_U(reciprocal, (T)1 / x)
-DEF_U(erf, erf(x))
-DEF_U(erfc, erfc(x))
-DEF_U(sin, sin(x))
-DEF_U(cos, cos(x))
-DEF_U(tan, tan(x))
-DEF_U(asin, asin(x))
-DEF_U(acos, acos(x))
-DEF_U(atan, atan(x))
-DEF_U(sinh, sinh(x))
-DEF_U(cosh, cosh(x))
-DEF_U(ceil, ceil(x))
-DEF_U(floor, floor(x))
-DEF_U(round, nearbyint(x))
-DEF_U(trunc, trunc(x))
-DEF_U(frac, x - trunc(x))
-DEF_U(lgamma, LGAMMA(x))
-#define DIGAMMA(x) _Generic((x), float : digammaf, double : digamma)(x)
-DEF_U(digamma, DIGAMMA(x))
-DEF_U(silu, x / (1 + exp(-x)))
-DEF_U(mish, x *tanh(log1p(exp(x))))
-DEF_U(hardsigmoid, x <= -3 ? 0 : (x >= 3 ? 1 : x / 6 + (T)0.5))
 
 typedef enum {
   INT_TO_FLOAT, /* int64/bool inputs compute in float32 */
@@ -91,56 +21,83 @@ typedef enum {
   INT_NONE,     /* integral inputs unsupported */
 } IntRule;
 
+/* The ops this family serves, with what integral inputs do. */
+/* clang-format off */
+#define UNARY_OPS(X) \
+  X(ATEN_NEG, INT_KEEP) \
+  X(ATEN_ABS, INT_KEEP) \
+  X(ATEN_SIGN, INT_KEEP) \
+  X(ATEN_SIGMOID, INT_TO_FLOAT) \
+  X(ATEN_TANH, INT_TO_FLOAT) \
+  X(ATEN_RELU, INT_KEEP) \
+  X(ATEN_EXP, INT_TO_FLOAT) \
+  X(ATEN_EXPM1, INT_TO_FLOAT) \
+  X(ATEN_LOG, INT_TO_FLOAT) \
+  X(ATEN_LOG10, INT_TO_FLOAT) \
+  X(ATEN_LOG1P, INT_TO_FLOAT) \
+  X(ATEN_LOG2, INT_TO_FLOAT) \
+  X(ATEN_SQRT, INT_TO_FLOAT) \
+  X(ATEN_RSQRT, INT_TO_FLOAT) \
+  X(ATEN_RECIPROCAL, INT_TO_FLOAT) \
+  X(ATEN_ERF, INT_TO_FLOAT) \
+  X(ATEN_ERFC, INT_TO_FLOAT) \
+  X(ATEN_SIN, INT_TO_FLOAT) \
+  X(ATEN_COS, INT_TO_FLOAT) \
+  X(ATEN_TAN, INT_TO_FLOAT) \
+  X(ATEN_ASIN, INT_TO_FLOAT) \
+  X(ATEN_ACOS, INT_TO_FLOAT) \
+  X(ATEN_ATAN, INT_TO_FLOAT) \
+  X(ATEN_SINH, INT_TO_FLOAT) \
+  X(ATEN_COSH, INT_TO_FLOAT) \
+  X(ATEN_CEIL, INT_COPY) \
+  X(ATEN_FLOOR, INT_COPY) \
+  X(ATEN_ROUND, INT_COPY) \
+  X(ATEN_TRUNC, INT_COPY) \
+  X(ATEN_FRAC, INT_NONE) \
+  X(ATEN_LGAMMA, INT_TO_FLOAT) \
+  X(ATEN_DIGAMMA, INT_TO_FLOAT) \
+  X(ATEN_SILU, INT_TO_FLOAT) \
+  X(ATEN_MISH, INT_TO_FLOAT) \
+  X(ATEN_HARDSIGMOID, INT_TO_FLOAT)
+/* clang-format on */
+
+/* The float32 and float64 loops of every op: its ops.def expression (pointwise_scalar.h). */
+#define DEF_FLOAT_LOOPS(KIND, rule)                                           \
+  static inline float KIND##_f32(float x, float y, float z, KParams *P) {     \
+    return PW_UNARY(f32, KIND, x);                                            \
+  }                                                                           \
+  static inline double KIND##_f64(double x, double y, double z, KParams *P) { \
+    return PW_UNARY(f64, KIND, x);                                            \
+  }                                                                           \
+  K_LOOP1(KIND##_loop_f32, float, float, KIND##_f32)                          \
+  K_LOOP1(KIND##_loop_f64, double, double, KIND##_f64)
+UNARY_OPS(DEF_FLOAT_LOOPS)
+
+/* The int64 loops of the INT_KEEP ops: written for int64, since the expressions' math is
+ * floating point (fabs) and -x overflows at INT64_MIN (here it wraps, as PyTorch's). */
+#define DEF_INT_LOOP(KIND, EXPR)                                                  \
+  static inline int64_t KIND##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { \
+    return (EXPR);                                                                \
+  }                                                                               \
+  K_LOOP1(KIND##_loop_i64, int64_t, int64_t, KIND##_i64)
+DEF_INT_LOOP(ATEN_NEG, (int64_t)(0 - (uint64_t)x))
+DEF_INT_LOOP(ATEN_ABS, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
+DEF_INT_LOOP(ATEN_SIGN, (x > 0) - (x < 0))
+DEF_INT_LOOP(ATEN_RELU, x < 0 ? 0 : x)
+
 typedef struct {
   IrOpKind kind;
   KInnerLoop f32, f64, i64;
   IntRule int_rule;
 } UnaryOp;
 
-#define UF(k, name) \
-  { IR_ATEN_##k, name##_loop_f32, name##_loop_f64, NULL, INT_TO_FLOAT }
-#define UI(k, name) \
-  { IR_ATEN_##k, name##_loop_f32, name##_loop_f64, name##_loop_i64, INT_KEEP }
-#define UC(k, name) \
-  { IR_ATEN_##k, name##_loop_f32, name##_loop_f64, NULL, INT_COPY }
-
-static const UnaryOp unary_ops[] = {
-    UI(NEG, neg),
-    UI(ABS, abs),
-    UI(SIGN, sign),
-    UF(SIGMOID, sigmoid),
-    UF(TANH, tanh),
-    UI(RELU, relu),
-    UF(EXP, exp),
-    UF(EXPM1, expm1),
-    UF(LOG, log),
-    UF(LOG10, log10),
-    UF(LOG1P, log1p),
-    UF(LOG2, log2),
-    UF(SQRT, sqrt),
-    UF(RSQRT, rsqrt),
-    UF(RECIPROCAL, reciprocal),
-    UF(ERF, erf),
-    UF(ERFC, erfc),
-    UF(SIN, sin),
-    UF(COS, cos),
-    UF(TAN, tan),
-    UF(ASIN, asin),
-    UF(ACOS, acos),
-    UF(ATAN, atan),
-    UF(SINH, sinh),
-    UF(COSH, cosh),
-    UC(CEIL, ceil),
-    UC(FLOOR, floor),
-    UC(ROUND, round),
-    UC(TRUNC, trunc),
-    {IR_ATEN_FRAC, frac_loop_f32, frac_loop_f64, NULL, INT_NONE},
-    UF(LGAMMA, lgamma),
-    UF(DIGAMMA, digamma),
-    UF(SILU, silu),
-    UF(MISH, mish),
-    UF(HARDSIGMOID, hardsigmoid),
-};
+#define INT_LOOP_INT_KEEP(KIND) KIND##_loop_i64
+#define INT_LOOP_INT_TO_FLOAT(KIND) NULL
+#define INT_LOOP_INT_COPY(KIND) NULL
+#define INT_LOOP_INT_NONE(KIND) NULL
+#define UNARY_TABLE_ROW(KIND, rule) \
+  {IR_##KIND, KIND##_loop_f32, KIND##_loop_f64, INT_LOOP_##rule(KIND), rule},
+static const UnaryOp unary_ops[] = {UNARY_OPS(UNARY_TABLE_ROW)};
 
 bool rt_kernel_unary(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                      RtValue *outs, guint n_outs, GError **error) {

@@ -183,6 +183,29 @@ static void test_integer_true_division(void) {
   ir_graph_free(g);
 }
 
+/* CUDA C++ overloads fma for float and double only, so an integral argument matches both
+ * (nvrtc rejected bool add on a real GPU): with integral operands a math call's first
+ * argument is cast to double, as C converts it. lgamma of float32 computes in double, where
+ * CUDA's lgammaf is far from glibc's near its negative roots. */
+static void test_device_math_spellings(void) {
+  IrGraph *g = source_lines_parse("graph(%x : Bool(*), %y : Bool(*)):\n"
+                                  "  %one : int = prim::Constant[value=1]()\n"
+                                  "  %d : Bool(*) = aten::add(%x, %y, %one)\n"
+                                  "  return (%d)\n");
+  CudaKernelSource *k = gen(g, IR_DTYPE_BOOL, ones, ones);
+  g_assert_nonnull(strstr(k->source, "fma((double)(1), n1, n0)"));
+  kernel_source_free(k);
+  ir_graph_free(g);
+  g = source_lines_parse("graph(%x : Float(*)):\n"
+                         "  %d : Float(*) = aten::lgamma(%x)\n"
+                         "  return (%d)\n");
+  k = gen(g, IR_DTYPE_FLOAT32, ones, ones);
+  g_assert_nonnull(strstr(k->source, "lgamma((double)(n0))"));
+  g_assert_null(strstr(k->source, "lgammaf"));
+  kernel_source_free(k);
+  ir_graph_free(g);
+}
+
 static void test_deterministic(void) {
   IrGraph *a = source_lines_parse(add_sigmoid);
   IrGraph *b = source_lines_parse("graph(%p.1 : Float(5, 5), %q.7 : Float(5, 5)):\n"
@@ -307,6 +330,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cuda/codegen/chunk", test_chunk);
   g_test_add_func("/cuda/codegen/clamp-compare-where", test_clamp_compare_where);
   g_test_add_func("/cuda/codegen/integer-true-division", test_integer_true_division);
+  g_test_add_func("/cuda/codegen/device-math-spellings", test_device_math_spellings);
   g_test_add_func("/cuda/codegen/deterministic", test_deterministic);
   g_test_add_func("/cuda/codegen/errors", test_errors);
   g_test_add_func("/cuda/codegen/literals", test_literals);
