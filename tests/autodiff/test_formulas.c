@@ -334,6 +334,18 @@ static const Case cases[] = {
      "  %p : Tensor, %q : Tensor = prim::ListUnpack(%b)\n"
      "  %z : Tensor = aten::mul(%p, %q)\n  return (%z)\n",
      -2, 2},
+    /* native_dropout with train=False: p is not needed, so a p known only at run time is
+     * fine (the formula used to abort on it) */
+    {"native-dropout-eval-variable-p",
+     "graph(%x : Double(2, 3, " RG ")):\n"
+     "  %ten : int = prim::Constant[value=10]()\n"
+     "  %no : bool = prim::Constant[value=0]()\n"
+     "  %d : int = aten::dim(%x)\n"
+     "  %p : float = aten::div(%d, %ten)\n"
+     "  %t : Tensor = aten::tanh(%x)\n"
+     "  %y : Tensor, %m : Tensor = aten::native_dropout(%t, %p, %no)\n"
+     "  %z : Tensor = aten::sigmoid(%y)\n  return (%z)\n",
+     -2, 2},
     /* a list an op made, unpacked: the pieces' gradients (zeros for the unused %q) become
      * the list's gradient for split's formula */
     {"split-unpack-partial",
