@@ -50,9 +50,12 @@ bool ad_is_differentiable(const IrNode *node) {
      * the list's one gradient. */
     const IrValue *list = ir_input(node, 0);
     const IrNode *producer = list->node;
-    return ir_type_is_tensor_list(list->type) && list->uses->len == 1 &&
-           producer->owning_block == node->owning_block &&
-           (producer->kind == IR_PRIM_LIST_CONSTRUCT || ad_is_differentiable(producer));
+    if (!ir_type_is_tensor_list(list->type) || list->uses->len != 1 ||
+        producer->owning_block != node->owning_block)
+      return false;
+    if (producer->kind == IR_PRIM_LIST_CONSTRUCT) /* a wrong count is the run's error */
+      return ir_n_inputs(producer) == ir_n_outputs(node);
+    return ad_is_differentiable(producer);
   }
   case IR_ATEN_DROPOUT: /* train known only at run time: the eager tape's */
     return ad_dropout_train_is_constant(node) && ad_formula_exists(node);

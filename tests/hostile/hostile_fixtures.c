@@ -138,6 +138,19 @@ static const char view_overflow_ir[] =
     "  %e : Tensor = aten::view(%x, %sizes) # flat.py:2:8\n"
     "  return (%e)\n";
 
+/* A list of one tensor unpacked into two, in a chain long enough for a DifferentiableGraph:
+ * the run's error, never autodiff reading a third element. */
+static const char bad_unpack_ir[] =
+    "graph(%x : Tensor, %y : Tensor):\n"
+    "  %a : Tensor = aten::tanh(%x)\n"
+    "  %b : Tensor = aten::sigmoid(%y)\n"
+    "  %c : Tensor = aten::exp(%a)\n"
+    "  %l : Tensor[] = prim::ListConstruct(%c)\n"
+    "  %p : Tensor, %q : Tensor = prim::ListUnpack(%l) # two.py:6:4\n"
+    "  %m : Tensor = aten::mul(%p, %q)\n"
+    "  %n : Tensor = aten::mul(%m, %b)\n"
+    "  return (%n)\n";
+
 void hostile_fixtures_write(const char *dir, const char *jitscope) {
   write_file(dir, "add.ir", add_ir, -1);
   write_file(dir, "long_loop.ir", long_loop_ir, -1);
@@ -145,6 +158,7 @@ void hostile_fixtures_write(const char *dir, const char *jitscope) {
   write_file(dir, "expand.ir", expand_ir, -1);
   write_file(dir, "expand_overflow.ir", expand_overflow_ir, -1);
   write_file(dir, "view_overflow.ir", view_overflow_ir, -1);
+  write_file(dir, "bad_unpack.ir", bad_unpack_ir, -1);
   write_chain(dir, "chain.ir", 20000);
 
   write_npy(dir, "scalar.npy", 0, NULL);
