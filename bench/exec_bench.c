@@ -166,22 +166,26 @@ static void bench_overhead(guint calls) {
   ir_graph_free(graph);
 }
 
-/* Usage: exec_bench [--quick | --small-only CALLS]. --small-only runs only the cached-plan
- * overhead, CALLS calls per repeat: small enough for callgrind, whose instruction counts
- * (the difference of two CALLS) are the repeatable figure on a loaded machine. */
+/* Usage: exec_bench [--quick | --small-only CALLS | --lstm-once]. --small-only runs only the
+ * cached-plan overhead, CALLS calls per repeat: small enough for callgrind, whose instruction
+ * counts (the difference of two CALLS) are the repeatable figure on a loaded machine.
+ * --lstm-once compiles and runs the LSTM cell's plans once, for callgrind's
+ * --toggle-collect=exec_pipeline_compile (the compile's instructions alone). */
 int main(int argc, char **argv) {
   if (argc > 2 && !strcmp(argv[1], "--small-only")) {
     bench_overhead((guint)strtoul(argv[2], NULL, 10));
     return 0;
   }
   bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+  bool once = argc > 1 && !strcmp(argv[1], "--lstm-once");
   const char *source = g_getenv("JITSCOPE_SOURCE_DIR");
   char *path =
       g_build_filename(source ? source : ".", "resources", "examples", "lstm_cell.ir", NULL);
   IrGraph *graph = load(path);
   g_free(path);
-  bench_lstm(graph, quick ? 5 : 51, 64, 512);
-  bench_overhead(quick ? 2000 : 20000);
+  bench_lstm(graph, once ? 1 : quick ? 5 : 51, 64, 512);
+  if (!once)
+    bench_overhead(quick ? 2000 : 20000);
   ir_graph_free(graph);
   return 0;
 }

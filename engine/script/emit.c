@@ -430,9 +430,8 @@ const IrType *emit_param_type(Emitter *em, const ScriptTypeExpr *type) {
   return emit_fail(em, type->loc, "unknown type '%s'", type->name);
 }
 
-/* Emits `def` as a graph: its parameters as inputs, its body, its return. */
-static IrGraph *emit_function(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *def,
-                              GError **error) {
+IrGraph *script_compile_def(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *def,
+                            GError **error) {
   Emitter em = {.src = src, .tree = tree, .graph = ir_graph_new(), .error = error};
   em.literals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   em.definition_order = g_hash_table_new(g_str_hash, g_str_equal);
@@ -489,5 +488,5 @@ IrGraph *script_compile(const char *text, gsize length, const char *filename, co
       return NULL;
     }
   }
-  return emit_function(&src, tree, def, error);
+  return script_compile_def(&src, tree, def, error);
 }

@@ -9,9 +9,14 @@
 #ifndef JITSCOPE_SCRIPT_PARSER_H
 #define JITSCOPE_SCRIPT_PARSER_H
 
+#include "ir/ir.h"
 #include "script/ast.h"
 #include "script/lexer.h"
 
 ScriptTree *script_parse(const ScriptSource *src, GError **error);
+/* The graph of `def`, one of tree's top-level defs (script_compile's contract; the tree is
+ * parsed once for all the defs of a file). */
+IrGraph *script_compile_def(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *def,
+                            GError **error);
 
 #endif

@@ -132,7 +132,7 @@ ScriptFormulas *script_formulas_compile(const char *text, gsize length, const ch
     const ScriptDef *def = g_ptr_array_index(tree->defs, i);
     if (g_str_has_prefix(def->name, "AD_"))
       continue;
-    IrGraph *graph = script_compile(text, length, filename, def->name, error);
+    IrGraph *graph = script_compile_def(&src, tree, def, error);
     const IrSchema *schema = graph ? schema_for(def->name, graph) : NULL;
     if (graph && schema == NULL)
       fail(error, filename, def->name, "its parameters match no overload of aten::%s", def->name);
