@@ -187,10 +187,14 @@ static void print_node_line(GString *out, const IrNode *node, int level, GPtrArr
   g_string_append_c(out, '(');
   print_value_refs(out, node->inputs);
   g_string_append_c(out, ')');
-  if (node->scope != NULL)
-    g_string_append_printf(out, ", scope: %s", node->scope);
-  if (comments && node->source != NULL)
-    g_string_append_printf(out, " # %s", node->source);
+  if (node->scope != NULL) {
+    g_string_append(out, ", scope: ");
+    g_string_append(out, node->scope);
+  }
+  if (comments && node->source != NULL) {
+    g_string_append(out, " # ");
+    g_string_append(out, node->source);
+  }
 }
 
 void ir_node_print_line(GString *out, const IrNode *node) {

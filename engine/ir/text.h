@@ -19,6 +19,12 @@ typedef struct {
 /* Whole graph, subgraph attributes dumped as `with prim::X_N = graph(...)` trailers. */
 void ir_graph_print(GString *out, const IrGraph *graph, const IrPrintOptions *options);
 char *ir_graph_to_string(const IrGraph *graph); /* default options */
+/* A 64-bit hash of everything ir_graph_print writes (value names and ids, types, kinds,
+ * attribute values as printed, scopes, source comments, blocks and Subgraph bodies), made
+ * without formatting: two graphs whose printed texts differ have different fingerprints
+ * (but for a hash collision), so a caller that keeps the text of a graph may skip printing
+ * an unchanged one. */
+guint64 ir_graph_fingerprint(const IrGraph *graph);
 /* The node's own line only (no blocks, no newline, subgraphs as Subgraph=<Graph>): what
  * verifier messages and inspectors show. */
 void ir_node_print_line(GString *out, const IrNode *node);

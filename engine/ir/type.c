@@ -110,6 +110,7 @@ static const IrType *intern(const IrType *proto) {
       key.name = NULL;
   }
 
+  key.printed = NULL;
   g_mutex_lock(&type_lock);
   if (!type_table)
     type_table = g_hash_table_new(type_hash, type_equal);
@@ -412,7 +413,21 @@ static void print_tensor(GString *out, const IrType *t) {
 
 void ir_type_print(GString *out, const IrType *t) {
   switch (t->kind) {
-  case IR_TYPE_TENSOR: print_tensor(out, t); break;
+  case IR_TYPE_TENSOR: {
+    /* Interned types only are printed; the first print of one keeps its text. */
+    IrType *shared = (IrType *)t;
+    const char *text = g_atomic_pointer_get(&shared->printed);
+    if (text == NULL) {
+      GString *made = g_string_new(NULL);
+      print_tensor(made, t);
+      char *fresh = g_string_free(made, FALSE);
+      if (!g_atomic_pointer_compare_and_exchange(&shared->printed, NULL, fresh))
+        g_free(fresh);
+      text = g_atomic_pointer_get(&shared->printed);
+    }
+    g_string_append(out, text);
+    break;
+  }
   case IR_TYPE_INT: g_string_append(out, "int"); break;
   case IR_TYPE_FLOAT: g_string_append(out, "float"); break;
   case IR_TYPE_BOOL: g_string_append(out, "bool"); break;

@@ -53,6 +53,9 @@ struct IrType {
   const IrType *const *elems;
   /* IR_TYPE_CLASS: its qualified name. */
   const char *name;
+  /* A tensor type's text, made by its first ir_type_print and kept (types are interned and
+   * live as long as the process): graphs print a few types many times. */
+  gpointer printed;
 };
 
 /* Scalar and unknown-tensor singletons. */
