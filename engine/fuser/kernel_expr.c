@@ -279,8 +279,8 @@ static char *operand_text(KernelAnalysis *ka, const IrNode *n, guint a, IrDtype 
  *   float and double overloads, and an int or bool argument matches both (nvrtc: "more than
  *   one instance of overloaded function fma"), so the first argument is cast to double.
  * - lgamma of float32/float16 computes in double: CUDA's lgammaf is documented within 6 ulps
- *   only away from its negative roots, and near them (lgamma(-2.5)) it is off by hundreds of
- *   ulps from glibc's lgammaf, which PyTorch's CPU kernel calls. */
+ *   only away from its negative roots, and near them it is not (lgamma(-2.5) on an H200:
+ *   -0.0562437773, 16 ulps from glibc's lgammaf, which PyTorch's CPU kernel calls). */
 static bool computes_in_double_on_device(const char *name, gsize len) {
   return len == 6 && strncmp(name, "lgamma", 6) == 0;
 }
