@@ -125,16 +125,8 @@ static void collect_math(const IrGraph *graph, KernelAnalysis *ka, GHashTable *u
     if (!kernel_node_dtypes(ka, n, &operand, &result))
       continue;
     const char *e = ir_ops_def(n->schema->index)->pointwise;
-    while (*e) {
-      if (!g_ascii_isalpha(*e)) {
-        e++;
-        continue;
-      }
-      const char *start = e;
-      while (g_ascii_isalnum(*e) || *e == '_')
-        e++;
-      int fn = pw_function_lookup(start, (gsize)(e - start));
-      if (fn < 0 || !pw_function(fn)->vector)
+    for (int fn; (fn = pw_text_next_function(&e)) >= 0;) {
+      if (!pw_function(fn)->vector)
         continue;
       const char *name = pw_function(fn)->name;
       bool single = operand != IR_DTYPE_FLOAT64;

@@ -69,6 +69,26 @@ static bool is_name_char(char c) {
   return g_ascii_isalnum(c) || c == '_';
 }
 
+int pw_text_next_function(const char **cursor) {
+  const char *e = *cursor;
+  while (*e) {
+    if (!g_ascii_isalpha(*e)) {
+      e++;
+      continue;
+    }
+    const char *start = e;
+    while (is_name_char(*e))
+      e++;
+    int fn = pw_function_lookup(start, (gsize)(e - start));
+    if (fn >= 0) {
+      *cursor = e;
+      return fn;
+    }
+  }
+  *cursor = e;
+  return -1;
+}
+
 bool pw_text_is_arg(const char *start, const char *p, int *index, int *len) {
   if (p[0] != 'A' || !g_ascii_isdigit(p[1]) || (p > start && is_name_char(p[-1])))
     return false;

@@ -47,6 +47,10 @@ typedef struct {
 const PwFunction *pw_function(int index);
 /* Index of the function spelt by name[0..len), or -1. */
 int pw_function_lookup(const char *name, gsize len);
+/* The next math function named in expression text from *cursor on (its index), advancing
+ * *cursor past it; -1 at the end of the text. For scans that need no parse (which functions
+ * an expression calls). */
+int pw_text_next_function(const char **cursor);
 
 /* Parses `text`; `allow_result` admits R. Errors name the offending column. */
 PwExpr *pw_expr_parse(const char *text, bool allow_result, GError **error);
