@@ -169,7 +169,9 @@ static RtTensor *product(RtTensor *a, RtTensor *b, IrDtype compute, GError **err
     return NULL;
   shape[nb] = a->sizes[a->ndim - 2];
   shape[nb + 1] = b->sizes[b->ndim - 1];
-  RtTensor *out = rt_tensor_zeros_checked(compute, nb + 2, shape, error);
+  /* Left uninitialised: with beta 0 every element is written (BLAS never reads C, gemm
+   * writes zeros when k is 0), and zeroing first cost a pass over the product. */
+  RtTensor *out = rt_tensor_new_checked(compute, nb + 2, shape, error);
   if (!out)
     return NULL;
   batched_gemm(a, b, out, 1.0, 0.0);
@@ -273,8 +275,9 @@ bool rt_kernel_addmm(const IrSchema *schema, const IrNode *node, RtValue *args, 
     shape[2] = b->sizes[2];
   }
   RtTensor *out;
-  if (beta.d == 0) { /* self is ignored, NaN and inf included (PyTorch's beta 0) */
-    out = rt_tensor_zeros_checked(compute, nd, shape, error);
+  if (beta.d == 0) { /* self is ignored, NaN and inf included (PyTorch's beta 0); the GEMM
+                       * with beta 0 writes every element, as in product() */
+    out = rt_tensor_new_checked(compute, nd, shape, error);
     if (!out)
       return false;
   } else {
