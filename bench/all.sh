@@ -1,6 +1,6 @@
 #!/bin/sh
-# Every benchmark table in one run, as markdown: the fused LSTM cell against its GEMM floor and
-# PyTorch 1.13, what an iteration costs in memory (minor page faults, the allocator's peak,
+# Every benchmark table in one run, as markdown: the fused LSTM and MiLSTM cells against their
+# GEMM floor and PyTorch 1.13, what an iteration costs in memory (minor page faults, the allocator's peak,
 # the processes' peak RSS), the interpreter and the executor beside PyTorch, and the fused
 # kernels' bandwidth. Ratios compare figures of this one run; ours and PyTorch's benchmarks
 # alternate (fuser, interpreter, executor) so that a change of load hits both.
@@ -45,33 +45,40 @@ echo "machine: $cpu, $(getconf _NPROCESSORS_ONLN) CPUs online, $(awk '/MemTotal/
   "load average $load_before before, $load_after after; $threads thread(s) for OpenBLAS and PyTorch"
 echo "PyTorch: $(or_na "$(get "$ft" torch_version)") (TorchScript: legacy executor)"
 echo
-echo "## LSTM cell forward + backward (float32, ms per iteration, median)"
+echo "## LSTM and MiLSTM cells forward + backward (float32, ms per iteration, median)"
 echo
-echo "GEMM floor: the cell's four matrix products at its shapes timed alone through the same BLAS."
+echo "GEMM floor: the cell's four matrix products at its shapes timed alone through the same BLAS" \
+  "(the same four in both cells), measured beside each cell."
 echo
-echo "| batch x hidden | GEMM floor | jitscope fused (generated C) | of floor | jitscope unfused | PyTorch eager | PyTorch TorchScript | PyTorch TorchScript + CPU fuser | jitscope fused / PyTorch best |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-for s in 64x512 1024x1024; do
-  fused=$(get "$fo" "lstm_${s}_fused_c_ms") floor=$(get "$fo" "lstm_${s}_gemm_floor_ms")
-  best=$(for k in eager script fuser; do get "$ft" "lstm_${s}_${k}_ms"; done |
-    awk '$1 + 0 > 0 && (m == "" || $1 + 0 < m) { m = $1 + 0 } END { print m }')
-  echo "| $s | $(or_na "$floor") | $(or_na "$fused") | $(ratio "$fused" "$floor")" \
-    "| $(or_na "$(get "$fo" "lstm_${s}_unfused_ms")") | $(or_na "$(get "$ft" "lstm_${s}_eager_ms")")" \
-    "| $(or_na "$(get "$ft" "lstm_${s}_script_ms")") | $(or_na "$(get "$ft" "lstm_${s}_fuser_ms")")" \
-    "| $(ratio "$fused" "$best") |"
+echo "| cell | batch x hidden | GEMM floor | jitscope fused (generated C) | of floor | jitscope unfused | PyTorch eager | PyTorch TorchScript | PyTorch TorchScript + CPU fuser | jitscope fused / PyTorch best |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for c in $cells; do
+  for s in $cell_sizes; do
+    k=${c}_$s
+    fused=$(get "$fo" "${k}_fused_c_ms") floor=$(get "$fo" "${k}_gemm_floor_ms")
+    best=$(for v in eager script fuser; do get "$ft" "${k}_${v}_ms"; done |
+      awk '$1 + 0 > 0 && (m == "" || $1 + 0 < m) { m = $1 + 0 } END { print m }')
+    echo "| $(cell_name "$c") | $s | $(or_na "$floor") | $(or_na "$fused") | $(ratio "$fused" "$floor")" \
+      "| $(or_na "$(get "$fo" "${k}_unfused_ms")") | $(or_na "$(get "$ft" "${k}_eager_ms")")" \
+      "| $(or_na "$(get "$ft" "${k}_script_ms")") | $(or_na "$(get "$ft" "${k}_fuser_ms")")" \
+      "| $(ratio "$fused" "$best") |"
+  done
 done
 echo
-echo "## Memory per iteration (LSTM cell forward + backward)"
+echo "## Memory per iteration (forward + backward)"
 echo
-echo "| batch x hidden | jitscope minor page faults | PyTorch TorchScript minor page faults | jitscope allocator peak (MiB above the inputs) |"
-echo "| --- | --- | --- | --- |"
-for s in 64x512 1024x1024; do
-  echo "| $s | $(or_na "$(get "$fo" "lstm_${s}_minor_faults_per_iter")")" \
-    "| $(or_na "$(get "$ft" "lstm_${s}_script_minor_faults_per_iter")")" \
-    "| $(or_na "$(get "$fo" "lstm_${s}_peak_mib_per_iter")") |"
+echo "| cell | batch x hidden | jitscope minor page faults | PyTorch TorchScript minor page faults | jitscope allocator peak (MiB above the inputs) |"
+echo "| --- | --- | --- | --- | --- |"
+for c in $cells; do
+  for s in $cell_sizes; do
+    k=${c}_$s
+    echo "| $(cell_name "$c") | $s | $(or_na "$(get "$fo" "${k}_minor_faults_per_iter")")" \
+      "| $(or_na "$(get "$ft" "${k}_script_minor_faults_per_iter")")" \
+      "| $(or_na "$(get "$fo" "${k}_peak_mib_per_iter")") |"
+  done
 done
 echo
-echo "Peak RSS of the whole fuser benchmark process (both sizes, every variant): jitscope" \
+echo "Peak RSS of the whole fuser benchmark process (both cells and sizes, every variant): jitscope" \
   "$(mib "$(get "$fo" max_rss_kib)") MiB, PyTorch $(mib "$(get "$ft" max_rss_kib)") MiB."
 echo
 echo "## Interpreter and executor"

@@ -38,9 +38,9 @@ void bench_check(bool ok, GError *error) {
   }
 }
 
-IrGraph *bench_load_lstm(void) {
+IrGraph *bench_load_cell(const char *corpus_case) {
   const char *dir = g_getenv("JITSCOPE_CORPUS_DIR");
-  char *path = g_build_filename(dir ? dir : "../shared/corpus", "lstm_cell", "graph.ir", NULL);
+  char *path = g_build_filename(dir ? dir : "../shared/corpus", corpus_case, "graph.ir", NULL);
   char *text = NULL;
   gsize len = 0;
   if (!g_file_get_contents(path, &text, &len, NULL)) {
@@ -59,16 +59,18 @@ RtTensor *bench_host_randn(int ndim, const int64_t *sizes, guint64 seed) {
   return rt_tensor_randn(IR_DTYPE_FLOAT32, ndim, sizes, seed);
 }
 
-double bench_lstm_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters, int warmup,
-                       BenchRandnFn randn, void (*sync)(void), BenchIterCost *cost) {
+double bench_rnn_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters, int warmup,
+                      BenchRandnFn randn, void (*sync)(void), BenchIterCost *cost) {
+  guint n_in = ir_graph_inputs(graph)->len;
+  g_assert(n_in >= 5 && n_in <= BENCH_CELL_MAX_INPUTS);
   ExecSession *session = exec_session_new();
   session->fuse = fuse;
-  ExecExecutor *ex = exec_executor_new(session, graph, "lstm", EXEC_PLAN_FORWARD);
+  ExecExecutor *ex = exec_executor_new(session, graph, "cell", EXEC_PLAN_FORWARD);
   int64_t sx[2] = {B, H}, sw[2] = {4 * H, H}, sb[1] = {4 * H};
-  RtTensor *t[7] = {randn(2, sx, 1), randn(2, sx, 2), randn(2, sx, 3), randn(2, sw, 4),
-                    randn(2, sw, 5), randn(1, sb, 6), randn(1, sb, 7)};
-  RtValue in[7];
-  for (int i = 0; i < 7; i++) {
+  RtTensor *t[BENCH_CELL_MAX_INPUTS];
+  RtValue in[BENCH_CELL_MAX_INPUTS];
+  for (guint i = 0; i < n_in; i++) {
+    t[i] = i < 3 ? randn(2, sx, i + 1) : i < 5 ? randn(2, sw, i + 1) : randn(1, sb, i + 1);
     t[i]->requires_grad = i >= 3;
     in[i] = rt_tensor(t[i]);
   }
@@ -87,10 +89,10 @@ double bench_lstm_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iter
     RtValue *outs = NULL;
     guint n_outs = 0;
     GError *error = NULL;
-    bench_check(exec_executor_run(ex, in, 7, &outs, &n_outs, &error), error);
+    bench_check(exec_executor_run(ex, in, n_in, &outs, &n_outs, &error), error);
     RtTensor *flat[2] = {outs[0].u.seq->items[0].u.tensor, outs[0].u.seq->items[1].u.tensor};
-    RtTensor *grads[7] = {0};
-    bench_check(exec_session_backward(session, flat, NULL, 2, t, 7, grads, &error), error);
+    RtTensor *grads[BENCH_CELL_MAX_INPUTS] = {0};
+    bench_check(exec_session_backward(session, flat, NULL, 2, t, n_in, grads, &error), error);
     if (sync)
       sync();
     if (it >= 0) {
@@ -99,7 +101,7 @@ double bench_lstm_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iter
       rt_host_allocator_stats(&after);
       peak_mib_sum += (double)(after.peak_bytes_in_use - before.bytes_in_use) / (1 << 20);
     }
-    for (int i = 0; i < 7; i++)
+    for (guint i = 0; i < n_in; i++)
       if (grads[i])
         rt_tensor_unref(grads[i]);
     rt_value_unref(outs[0]);
@@ -111,7 +113,7 @@ double bench_lstm_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iter
   }
   double m = bench_median(ms, iters);
   g_free(ms);
-  for (int i = 0; i < 7; i++)
+  for (guint i = 0; i < n_in; i++)
     rt_value_unref(in[i]);
   exec_session_free(session);
   return m;

@@ -1,5 +1,5 @@
-/* What the fuser benchmarks (CPU and CUDA) share: timing, the corpus LSTM cell forward +
- * backward through ExecExecutor, and the two pointwise kernels measured alone. Failures print
+/* What the fuser benchmarks (CPU and CUDA) share: timing, the corpus LSTM and MiLSTM cells'
+ * forward + backward through ExecExecutor, and the two pointwise kernels measured alone. Failures print
  * `PRGNAME: MESSAGE` (g_set_prgname) and exit 1; a missing corpus exits 77. */
 #ifndef JITSCOPE_BENCH_COMMON_H
 #define JITSCOPE_BENCH_COMMON_H
@@ -14,14 +14,15 @@ double bench_median(double *v, int n);
 /* Exits with error's message (or "failed") unless ok. */
 void bench_check(bool ok, GError *error);
 
-/* The corpus lstm_cell graph, from $JITSCOPE_CORPUS_DIR (default ../shared/corpus). */
-IrGraph *bench_load_lstm(void);
+/* A corpus case's graph ("lstm_cell", "milstm_cell"), from $JITSCOPE_CORPUS_DIR (default
+ * ../shared/corpus); exits 77 when it cannot be read. */
+IrGraph *bench_load_cell(const char *corpus_case);
 
 /* A float32 tensor of Normal(0, 1) values, where the benchmark runs its tensors. */
 typedef RtTensor *(*BenchRandnFn)(int ndim, const int64_t *sizes, guint64 seed);
 RtTensor *bench_host_randn(int ndim, const int64_t *sizes, guint64 seed);
 
-/* What the timed iterations of bench_lstm_cell cost besides time: minor page faults (memory
+/* What the timed iterations of bench_rnn_cell cost besides time: minor page faults (memory
  * taken fresh from the kernel) and the host allocator's peak bytes in use above what was in
  * use when the iteration started, both averaged over the iterations. */
 typedef struct {
@@ -29,12 +30,16 @@ typedef struct {
   double peak_mib_per_iter;
 } BenchIterCost;
 
-/* Median ms of forward + backward of the cell at batch B, hidden H (weights require grad),
- * after `warmup` untimed iterations; `sync` (may be NULL) runs before the clock starts and
+/* Median ms of forward + backward of a recurrent cell at batch B, hidden H, after `warmup`
+ * untimed iterations. The graph's inputs are x, hx, cx [B, H], then two weights [4H, H], then
+ * vectors [4H] (the LSTM cell's two biases; the MiLSTM cell's alpha, beta_i, beta_h and bias),
+ * at most BENCH_CELL_MAX_INPUTS in all; it returns (hy, cy). Every input after cx requires
+ * grad, and the backward takes hy and cy with gradients of ones; `sync` (may be NULL) runs before the clock starts and
  * before it stops, so that queued device work is counted. `cost` (may be NULL) receives the
  * timed iterations' faults and memory. */
-double bench_lstm_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters, int warmup,
-                       BenchRandnFn randn, void (*sync)(void), BenchIterCost *cost);
+#define BENCH_CELL_MAX_INPUTS 12
+double bench_rnn_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters, int warmup,
+                      BenchRandnFn randn, void (*sync)(void), BenchIterCost *cost);
 
 /* Pointwise programs of (gates [B, 4H], cx [B, H]) that fuse into one group: the LSTM cell's
  * pointwise part (reads all 4 gate chunks; transcendental-heavy) and a*b+c (reads 2 chunks;

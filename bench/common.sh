@@ -30,3 +30,8 @@ bench_init() {
 # The value of key $2 in the `key value` file $1: the rest of its line.
 get() { awk -v k="$2" '$1 == k { sub(/^[^ ]+ /, ""); print; exit }' "$1"; }
 or_na() { [ -n "$1" ] && echo "$1" || echo "n/a"; }
+# The recurrent cells fuser_bench and pytorch_fuser_cpu.py time (key prefixes), their sizes
+# (key infixes), and a cell's name in tables.
+cells="lstm milstm"
+cell_sizes="64x512 1024x1024"
+cell_name() { [ "$1" = lstm ] && echo LSTM || echo MiLSTM; }

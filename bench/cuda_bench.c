@@ -122,17 +122,17 @@ int main(int argc, char **argv) {
   const CudaStatus *s = cuda_loader_get();
   printf("GPU: %s (sm_%d%d, %d SMs)\n", s->device_name, s->cc_major, s->cc_minor, s->sm_count);
   int iters = smoke ? 2 : quick ? 10 : 50;
-  IrGraph *lstm = bench_load_lstm();
+  IrGraph *lstm = bench_load_cell("lstm_cell");
   int64_t shapes[2][2] = {{64, 512}, {1024, 1024}};
   if (smoke)
     memcpy(shapes, (int64_t[2][2]){{4, 8}, {8, 16}}, sizeof shapes);
   printf("\nLSTM cell forward+backward, float32, device tensors (median ms):\n");
   printf("%-12s %12s %12s %8s\n", "B x H", "fused", "unfused", "speedup");
   for (int k = 0; k < 2; k++) {
-    double f = bench_lstm_cell(lstm, shapes[k][0], shapes[k][1], true, iters, 3, device_randn,
-                               drain, NULL);
-    double u = bench_lstm_cell(lstm, shapes[k][0], shapes[k][1], false, iters, 3, device_randn,
-                               drain, NULL);
+    double f =
+        bench_rnn_cell(lstm, shapes[k][0], shapes[k][1], true, iters, 3, device_randn, drain, NULL);
+    double u = bench_rnn_cell(lstm, shapes[k][0], shapes[k][1], false, iters, 3, device_randn,
+                              drain, NULL);
     char label[32];
     g_snprintf(label, sizeof label, "%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, shapes[k][0],
                shapes[k][1]);

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The CPU fuser beside PyTorch 1.13's: the LSTM cell forward + backward at 64x512 and
-# 1024x1024 (bench/fuser_bench, bench/pytorch_fuser_cpu.py) in one table, then our fused
+# The CPU fuser beside PyTorch 1.13's: the LSTM and MiLSTM cells forward + backward at 64x512
+# and 1024x1024 (bench/fuser_bench, bench/pytorch_fuser_cpu.py) in one table, then our fused
 # kernels' bandwidth against memcpy.
 # Usage: bench/fuser.sh [BUILD_DIR] [--quick]. One thread for BLAS and PyTorch (BENCH_THREADS);
 # our fused loops take two threads on large groups whatever BENCH_THREADS says (the header
@@ -33,20 +33,26 @@ else
 fi
 [ "$(get "$ours" have_cc)" = 1 ] || echo "no C compiler: the generated C column ran the evaluator"
 echo
-echo "LSTM cell forward + backward, float32, ms per iteration (median of" \
-  "$(get "$ours" lstm_64x512_iters) at 64x512, $(get "$ours" lstm_1024x1024_iters) at 1024x1024):"
+echo "LSTM and MiLSTM cells forward + backward, float32, ms per iteration (median of" \
+  "$(get "$ours" lstm_64x512_iters) at 64x512, $(get "$ours" lstm_1024x1024_iters) at 1024x1024;" \
+  "the evaluator column for the LSTM cell only):"
 echo
-echo "| batch x hidden | jitscope fused (generated C) | jitscope fused (evaluator) | jitscope unfused | PyTorch eager | PyTorch TorchScript (no fusion) | PyTorch TorchScript (CPU fuser) |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
-for s in 64x512 1024x1024; do
-  echo "| $s | $(get "$ours" "lstm_${s}_fused_c_ms") | $(get "$ours" "lstm_${s}_fused_eval_ms")" \
-    "| $(get "$ours" "lstm_${s}_unfused_ms") | $(or_na "$(get "$theirs" "lstm_${s}_eager_ms")")" \
-    "| $(or_na "$(get "$theirs" "lstm_${s}_script_ms")")" \
-    "| $(or_na "$(get "$theirs" "lstm_${s}_fuser_ms")") |"
+echo "| cell | batch x hidden | jitscope fused (generated C) | jitscope fused (evaluator) | jitscope unfused | PyTorch eager | PyTorch TorchScript (no fusion) | PyTorch TorchScript (CPU fuser) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+for c in $cells; do
+  for s in $cell_sizes; do
+    k=${c}_$s
+    echo "| $(cell_name "$c") | $s | $(get "$ours" "${k}_fused_c_ms") | $(or_na "$(get "$ours" "${k}_fused_eval_ms")")" \
+      "| $(get "$ours" "${k}_unfused_ms") | $(or_na "$(get "$theirs" "${k}_eager_ms")")" \
+      "| $(or_na "$(get "$theirs" "${k}_script_ms")")" \
+      "| $(or_na "$(get "$theirs" "${k}_fuser_ms")") |"
+  done
 done
-for s in 64x512 1024x1024; do
-  why=$(get "$theirs" "lstm_${s}_fuser_reason")
-  [ -z "$why" ] || echo "PyTorch CPU fuser at $s: $why"
+for c in $cells; do
+  for s in $cell_sizes; do
+    why=$(get "$theirs" "${c}_${s}_fuser_reason")
+    [ -z "$why" ] || echo "PyTorch CPU fuser, $c at $s: $why"
+  done
 done
 echo
 echo "jitscope's fused kernels alone (threads as above), bytes read + written / median time," \

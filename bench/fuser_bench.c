@@ -1,13 +1,17 @@
 /* Fuser benchmark (CPU): the corpus LSTM cell, forward + backward through ExecExecutor with
  * the fuser on (C backend "cpu-c"; interpreting loop "cpu", the compiler turned off with
- * JITSCOPE_CC=none) and off, ms per iteration (median); and fused kernels alone on both
+ * JITSCOPE_CC=none) and off, ms per iteration (median); the corpus MiLSTM cell (the LSTM's
+ * matrix products, a longer pointwise part with four more [4H] parameters) fused (generated
+ * C) and unfused; and fused kernels alone on both
  * backends (the cell's pointwise part, transcendental-heavy, and a*b+c, memory-bound), their
  * achieved bandwidth (bytes read + written per run / time) against a measured memcpy
  * bandwidth. Prints `key value` lines that bench/fuser.sh tabulates beside PyTorch's
- * (bench/pytorch_fuser_cpu.py); sizes in keys are BxH ("lstm_64x512_fused_c_ms"), kernels
+ * (bench/pytorch_fuser_cpu.py); keys start with the cell ("lstm", "milstm"), then the size BxH
+ * ("lstm_64x512_fused_c_ms", "milstm_64x512_gemm_floor_ms"), kernels
  * "cell" and "axpy" (a*b+c), backends "c" (generated C) and "eval" (the evaluator).
- * Per size also the fused (generated C) run's minor page faults and allocator peak MiB per
- * iteration, and the GEMM floor: the cell's four matrix products at its shapes timed alone
+ * Per cell and size also the fused (generated C) run's minor page faults and allocator peak
+ * MiB per iteration, and the GEMM floor: the cell's four matrix products at its shapes timed
+ * alone (the same four in both cells)
  * (forward x @ w_ih^T and hx @ w_hh^T, backward the two weight gradients x^T @ dgates), the
  * time no implementation through the same BLAS can beat.
  * Usage: fuser_bench [--quick]. */
@@ -75,7 +79,7 @@ static double memcpy_gbs(int iters) {
   return 2.0 * (double)n / (m * 1e-3) / 1e9; /* read + write */
 }
 
-/* Median ms of the LSTM cell's four GEMMs at batch B, hidden H, float32, through CBLAS. */
+/* Median ms of the LSTM (and MiLSTM) cell's four GEMMs at batch B, hidden H, float32, through CBLAS. */
 static double gemm_floor_ms(int64_t B, int64_t H, int iters) {
   int b = (int)B, h = (int)H;
   float *x = g_new0(float, B *H), *w = g_new0(float, 4 * H * H);
@@ -101,16 +105,16 @@ static double gemm_floor_ms(int64_t B, int64_t H, int iters) {
   return m;
 }
 
-/* "64x512": the size part of the keys. */
-static void size_key(char *buf, size_t len, int64_t B, int64_t H) {
-  g_snprintf(buf, len, "%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, B, H);
+/* "lstm_64x512" (prefix "lstm"), "64x512" (prefix NULL): the start of the keys. */
+static void size_key(char *buf, size_t len, const char *prefix, int64_t B, int64_t H) {
+  g_snprintf(buf, len, "%s%s%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT, prefix ? prefix : "",
+             prefix ? "_" : "", B, H);
 }
 
 int main(int argc, char **argv) {
   g_set_prgname("fuser_bench");
   bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   int iters = quick ? 5 : 21;
-  IrGraph *graph = bench_load_lstm();
   struct {
     int64_t B, H;
   } sizes[] = {{64, 512}, {1024, 1024}};
@@ -119,26 +123,36 @@ int main(int argc, char **argv) {
   printf("have_cc %d\n", have_cc);
   printf("online_cpus %d\n", (int)g_get_num_processors());
   printf("memcpy_gbs %.2f\n", copy);
-  for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
-    int64_t B = sizes[i].B, H = sizes[i].H;
-    int n = quick && B > 64 ? 3 : iters;
-    char key[32];
-    size_key(key, sizeof key, B, H);
-    use_compiler(true);
-    BenchIterCost cost;
-    double fused = bench_lstm_cell(graph, B, H, true, n, 2, bench_host_randn, NULL, &cost);
-    use_compiler(false);
-    double evaluated = bench_lstm_cell(graph, B, H, true, n, 2, bench_host_randn, NULL, NULL);
-    use_compiler(true);
-    double plain = bench_lstm_cell(graph, B, H, false, n, 2, bench_host_randn, NULL, NULL);
-    double floor = gemm_floor_ms(B, H, n);
-    printf("lstm_%s_iters %d\n", key, n);
-    printf("lstm_%s_fused_c_ms %.3f\n", key, fused);
-    printf("lstm_%s_fused_eval_ms %.3f\n", key, evaluated);
-    printf("lstm_%s_unfused_ms %.3f\n", key, plain);
-    printf("lstm_%s_gemm_floor_ms %.3f\n", key, floor);
-    printf("lstm_%s_minor_faults_per_iter %.1f\n", key, cost.minor_faults_per_iter);
-    printf("lstm_%s_peak_mib_per_iter %.1f\n", key, cost.peak_mib_per_iter);
+  struct {
+    const char *key, *corpus_case;
+    bool evaluator; /* also time the fused group on the evaluator */
+  } cells[] = {{"lstm", "lstm_cell", true}, {"milstm", "milstm_cell", false}};
+  for (guint c = 0; c < G_N_ELEMENTS(cells); c++) {
+    IrGraph *graph = bench_load_cell(cells[c].corpus_case);
+    for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+      int64_t B = sizes[i].B, H = sizes[i].H;
+      int n = quick && B > 64 ? 3 : iters;
+      char key[48];
+      size_key(key, sizeof key, cells[c].key, B, H);
+      use_compiler(true);
+      BenchIterCost cost;
+      double fused = bench_rnn_cell(graph, B, H, true, n, 2, bench_host_randn, NULL, &cost);
+      if (cells[c].evaluator) {
+        use_compiler(false);
+        double evaluated = bench_rnn_cell(graph, B, H, true, n, 2, bench_host_randn, NULL, NULL);
+        printf("%s_fused_eval_ms %.3f\n", key, evaluated);
+        use_compiler(true);
+      }
+      double plain = bench_rnn_cell(graph, B, H, false, n, 2, bench_host_randn, NULL, NULL);
+      double floor = gemm_floor_ms(B, H, n);
+      printf("%s_iters %d\n", key, n);
+      printf("%s_fused_c_ms %.3f\n", key, fused);
+      printf("%s_unfused_ms %.3f\n", key, plain);
+      printf("%s_gemm_floor_ms %.3f\n", key, floor);
+      printf("%s_minor_faults_per_iter %.1f\n", key, cost.minor_faults_per_iter);
+      printf("%s_peak_mib_per_iter %.1f\n", key, cost.peak_mib_per_iter);
+    }
+    ir_graph_free(graph);
   }
   struct {
     const char *name, *text;
@@ -148,7 +162,7 @@ int main(int argc, char **argv) {
     int64_t B = sizes[i].B, H = sizes[i].H;
     int n = quick && B > 64 ? 3 : iters * 5;
     char key[32];
-    size_key(key, sizeof key, B, H);
+    size_key(key, sizeof key, NULL, B, H);
     for (guint k = 0; k < G_N_ELEMENTS(kernels); k++)
       for (int b = 0; b < 2; b++) {
         const char *backend = b == 0 ? "c" : "eval";
@@ -162,6 +176,5 @@ int main(int argc, char **argv) {
       }
   }
   use_compiler(true);
-  ir_graph_free(graph);
   return 0;
 }

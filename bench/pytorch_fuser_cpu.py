@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""PyTorch on the CPU beside bench/fuser_bench.c: the LSTM cell forward + backward, float32,
-at 64x512 and 1024x1024, median ms per iteration after warm-up, for
+"""PyTorch on the CPU beside bench/fuser_bench.c: the LSTM and MiLSTM cells forward + backward,
+float32, at 64x512 and 1024x1024, median ms per iteration after warm-up, for
   eager:  the cell as a Python function;
   script: TorchScript, legacy graph executor, fusion off;
   fuser:  TorchScript, legacy graph executor, PyTorch's (legacy) CPU fuser on; its column is
           `n/a` with the reason unless a prim::FusionGroup appears in the optimized graph.
-Inputs as bench_lstm_cell (bench/bench_common.c): x, hx, cx [B, H] without grad; w_ih, w_hh
-[4H, H] and b_ih, b_hh [4H] requiring grad; backward: the gradients of hy.sum() + cy.sum()
-with respect to those four (torch.autograd.grad, as ours returns them). Threads: BENCH_THREADS
+Inputs as bench_rnn_cell (bench/bench_common.c): x, hx, cx [B, H] without grad; w_ih, w_hh
+[4H, H] and then [4H] vectors requiring grad (the LSTM's b_ih, b_hh; the MiLSTM's alpha,
+beta_i, beta_h, bias); backward: the gradients of hy.sum() + cy.sum() with respect to those
+(torch.autograd.grad, as ours returns them). Keys start with the cell: lstm_64x512_eager_ms,
+milstm_1024x1024_fuser_ms. Threads: BENCH_THREADS
 (default 1). Each timed loop also counts its minor page faults per iteration (getrusage; the
 script column prints them). Prints `key value` lines (bench/fuser.sh reads them); without
 PyTorch one `reason` line, exit 0. Usage: pytorch_fuser_cpu.py [--quick].
@@ -33,7 +35,8 @@ torch._C._jit_set_profiling_executor(False)
 if hasattr(torch._C, "_jit_set_profiling_mode"):
     torch._C._jit_set_profiling_mode(False)
 
-SOURCE = '''
+# The cells as ../shared/corpus/{lstm_cell,milstm_cell}/source.py write them.
+SOURCES = {"lstm": '''
 def cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
     gates = x.mm(w_ih.t()) + hx.mm(w_hh.t()) + b_ih + b_hh
     i, f, g, o = gates.chunk(4, 1)
@@ -41,9 +44,24 @@ def cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
     cy = f * cx + i * g
     hy = o * cy.tanh()
     return hy, cy
-'''
-EAGER = {"torch": torch}
-exec(SOURCE, EAGER)
+''', "milstm": '''
+def cell(x, hx, cx, w_ih, w_hh, alpha, beta_i, beta_h, bias):
+    Wx = x.mm(w_ih.t())
+    Uz = hx.mm(w_hh.t())
+    gates = alpha * Wx * Uz + beta_i * Wx + beta_h * Uz + bias
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    cy = f * cx + i * g
+    hy = o * cy.tanh()
+    return hy, cy
+'''}
+N_VECTORS = {"lstm": 2, "milstm": 4}
+
+
+def eager(cell):
+    scope = {"torch": torch}
+    exec(SOURCES[cell], scope)
+    return scope["cell"]
 
 # The legacy fuser (FuseGraph) reads the "_legacy" switch in 1.13; older releases had only
 # _jit_override_can_fuse_on_cpu. Both are set where they exist.
@@ -57,11 +75,11 @@ def set_cpu_fuser(on):
         getattr(torch._C, name)(on)
 
 
-def inputs(batch, hidden):
+def inputs(cell, batch, hidden):
     torch.manual_seed(0)
     x, hx, cx = (torch.randn(batch, hidden) for _ in range(3))
     w = [torch.randn(4 * hidden, hidden, requires_grad=True) for _ in range(2)]
-    b = [torch.randn(4 * hidden, requires_grad=True) for _ in range(2)]
+    b = [torch.randn(4 * hidden, requires_grad=True) for _ in range(N_VECTORS[cell])]
     return [x, hx, cx] + w + b
 
 
@@ -100,40 +118,45 @@ def fusion_groups(fn, args):
     return len(GROUP.findall(fwd)), bwd
 
 
+def measure(cell, batch, hidden, iters):
+    key = "%s_%dx%d" % (cell, batch, hidden)
+    n = 3 if QUICK and batch > 64 else iters
+    args = inputs(cell, batch, hidden)
+    print("%s_iters %d" % (key, n))
+    print("%s_eager_ms %.3f" % (key, median_ms(eager(cell), args, n)))
+    set_cpu_fuser(False)
+    script = torch.jit.CompilationUnit(SOURCES[cell]).cell
+    print("%s_script_ms %.3f" % (key, median_ms(script, args, n)))
+    print("%s_script_minor_faults_per_iter %.1f" % (key, FAULTS["per_iter"]))
+    set_cpu_fuser(True)
+    fused = torch.jit.CompilationUnit(SOURCES[cell]).cell
+    try:
+        ms = median_ms(fused, args, n)
+        fwd, bwd = fusion_groups(fused, args)
+    except RuntimeError as e:  # the fuser compiles its kernels with the C++ compiler
+        ms, fwd, bwd = None, 0, None
+        reason = "fused run failed: %s" % str(e).splitlines()[0]
+    else:
+        reason = ("no prim::FusionGroup in the optimized forward graph (switches: %s)"
+                  % (", ".join(FUSER_SWITCHES) or "none"))
+    set_cpu_fuser(False)
+    bwd_text = "?" if bwd is None else str(bwd)
+    print("%s_fuser_groups %d forward, %s backward" % (key, fwd, bwd_text))
+    if fwd and ms is not None:
+        print("%s_fuser_ms %.3f" % (key, ms))
+    else:
+        print("%s_fuser_ms n/a" % key)
+        print("%s_fuser_reason %s" % (key, reason))
+
+
 def main():
     iters = 5 if QUICK else 21
     print("torch_version", torch.__version__)
     print("torch_threads", torch.get_num_threads())
     print("torch_fuser_switches", ",".join(FUSER_SWITCHES) or "none")
-    for batch, hidden in ((64, 512), (1024, 1024)):
-        key = "lstm_%dx%d" % (batch, hidden)
-        n = 3 if QUICK and batch > 64 else iters
-        args = inputs(batch, hidden)
-        print("%s_iters %d" % (key, n))
-        print("%s_eager_ms %.3f" % (key, median_ms(EAGER["cell"], args, n)))
-        set_cpu_fuser(False)
-        script = torch.jit.CompilationUnit(SOURCE).cell
-        print("%s_script_ms %.3f" % (key, median_ms(script, args, n)))
-        print("%s_script_minor_faults_per_iter %.1f" % (key, FAULTS["per_iter"]))
-        set_cpu_fuser(True)
-        fused = torch.jit.CompilationUnit(SOURCE).cell
-        try:
-            ms = median_ms(fused, args, n)
-            fwd, bwd = fusion_groups(fused, args)
-        except RuntimeError as e:  # the fuser compiles its kernels with the C++ compiler
-            ms, fwd, bwd = None, 0, None
-            reason = "fused run failed: %s" % str(e).splitlines()[0]
-        else:
-            reason = ("no prim::FusionGroup in the optimized forward graph (switches: %s)"
-                      % (", ".join(FUSER_SWITCHES) or "none"))
-        set_cpu_fuser(False)
-        bwd_text = "?" if bwd is None else str(bwd)
-        print("%s_fuser_groups %d forward, %s backward" % (key, fwd, bwd_text))
-        if fwd and ms is not None:
-            print("%s_fuser_ms %.3f" % (key, ms))
-        else:
-            print("%s_fuser_ms n/a" % key)
-            print("%s_fuser_reason %s" % (key, reason))
+    for cell in ("lstm", "milstm"):
+        for batch, hidden in ((64, 512), (1024, 1024)):
+            measure(cell, batch, hidden, iters)
     print("torch_fuser_kernel_specs", torch._C._jit_debug_fuser_num_cached_kernel_specs())
 
 
