@@ -85,13 +85,6 @@ static bool forward_backward(ExecExecutor *executor, RtValue *in) {
   return ok;
 }
 
-static double plan_compile_ms(const ExecPlan *plan) {
-  double ms = 0;
-  for (guint s = 0; s < plan->stages->len; s++)
-    ms += ((const ExecStage *)g_ptr_array_index(plan->stages, s))->ms;
-  return ms;
-}
-
 static void bench_lstm(const IrGraph *graph, guint repeats, int64_t batch, int64_t hidden) {
   RtValue in[7];
   lstm_inputs(in, batch, hidden);
@@ -106,8 +99,8 @@ static void bench_lstm(const IrGraph *graph, guint repeats, int64_t batch, int64
       exit(1);
     first[r] = now_ms() - t0;
     ExecPlan *f = g_ptr_array_index(session->plans, 0), *b = g_ptr_array_index(session->plans, 1);
-    fwd[r] = plan_compile_ms(f);
-    bwd[r] = plan_compile_ms(b);
+    fwd[r] = f->compile_ms;
+    bwd[r] = b->compile_ms;
     n_stages_fwd = f->stages->len;
     n_stages_bwd = b->stages->len;
     forward_backward(executor, in); /* warm */

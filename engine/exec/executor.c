@@ -93,11 +93,16 @@ void exec_session_free(ExecSession *session) {
 
 ExecExecutor *exec_executor_new(ExecSession *session, const IrGraph *graph, const char *name,
                                 ExecPlanKind kind) {
+  return exec_executor_new_take(session, ir_graph_copy(graph), name, kind);
+}
+
+ExecExecutor *exec_executor_new_take(ExecSession *session, IrGraph *graph, const char *name,
+                                     ExecPlanKind kind) {
   ExecExecutor *executor = g_new0(ExecExecutor, 1);
   executor->session = session;
   executor->kind = kind;
   executor->name = g_strdup(name);
-  executor->graph = ir_graph_copy(graph);
+  executor->graph = graph;
   executor->plans = g_hash_table_new_full(exec_argument_spec_hash, exec_argument_spec_equal,
                                           (GDestroyNotify)exec_argument_spec_free, plan_free);
   g_ptr_array_add(session->executors, executor);
@@ -153,6 +158,7 @@ ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, 
     return found;
   }
   executor->misses++;
+  gint64 started = g_get_monotonic_time();
   ExecPlan *plan = exec_pipeline_compile(executor, executor->graph, spec, error);
   if (!plan) {
     exec_argument_spec_free(spec);
@@ -169,6 +175,7 @@ ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, 
   g_autoptr(GArray) flat = g_array_new(FALSE, FALSE, sizeof(RtValue));
   flatten_inputs(flat, inputs, n_inputs);
   plan->memory = exec_memory_plan_new(plan->graph, (const RtValue *)flat->data, flat->len);
+  plan->compile_ms = (double)(g_get_monotonic_time() - started) / 1000.0;
   g_hash_table_insert(executor->plans, spec, plan);
   executor->recent_spec = spec;
   executor->recent_plan = plan;

@@ -22,8 +22,10 @@ typedef struct {
   char *name;        /* "lower_grad_of", "DifferentiableGraph_0.peephole" */
   const char *group; /* "specialize", "required", "propagate", "optimize", "autodiff", "nondiff" */
   bool changed;      /* the graph text differs from the previous stage's */
-  double ms;
-  char *ir; /* the whole graph after the stage, subgraphs as `with` trailers */
+  double ms;         /* the stage's own time: one that runs and records stages of its own
+                      * (differentiate) counts only the time outside them, so stages' times add
+                      * up to at most the compile's */
+  char *ir;          /* the whole graph after the stage, subgraphs as `with` trailers */
 } ExecStage;
 
 typedef struct ExecSession ExecSession;
@@ -34,8 +36,9 @@ typedef struct ExecPlan ExecPlan;
 typedef struct RtCode RtCode;
 
 typedef struct {
-  AdGradient *gradient;
-  RtCode *f_code; /* the optimized f, compiled */
+  AdGradient *gradient; /* its index lists; f moved into the node's Subgraph, df into the
+                           backward executor (both NULL here) */
+  RtCode *f_code;       /* the optimized f, compiled */
   ExecExecutor *backward;
   char *name; /* "DifferentiableGraph_0" */
 } ExecDiffState;
@@ -46,6 +49,8 @@ struct ExecPlan {
   char *spec_text;
   guint index;       /* position in the session's plan list */
   GPtrArray *stages; /* of ExecStage* */
+  double compile_ms; /* wall time of the whole compile: every stage and its record, the
+                        interpreter code, the memory plan */
   IrGraph *graph;    /* the final optimized graph */
   RtCode *code;      /* graph compiled for the interpreter */
   ExecExecutor *executor;
@@ -83,6 +88,9 @@ void exec_session_free(ExecSession *session);
 /* An executor for `graph` (copied) named `name`, owned by the session. */
 ExecExecutor *exec_executor_new(ExecSession *session, const IrGraph *graph, const char *name,
                                 ExecPlanKind kind);
+/* The same, taking ownership of `graph` instead of copying it. */
+ExecExecutor *exec_executor_new_take(ExecSession *session, IrGraph *graph, const char *name,
+                                     ExecPlanKind kind);
 /* The plan for these inputs, compiled on a miss. */
 ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, guint n_inputs,
                                  GError **error);

@@ -26,7 +26,18 @@ struct ExecCompile {
   GError **error;
   char *previous_ir;
   guint64 previous_fingerprint; /* ir_graph_fingerprint of the graph previous_ir prints */
+  gint64 recorded_us;           /* the recorded stages' times so far, summed */
 };
+
+/* When a stage began, and how much recorded stage time there was then: a stage that runs
+ * and records stages of its own (differentiate) counts only the time outside them. */
+typedef struct {
+  gint64 started_us, recorded_before_us;
+} StageClock;
+
+static StageClock stage_clock_start(const ExecCompile *c) {
+  return (StageClock){g_get_monotonic_time(), c->recorded_us};
+}
 
 static bool stage_specialize_input_types(ExecCompile *c, IrGraph *graph) {
   return exec_argument_spec_apply(c->spec, graph, c->error);
@@ -129,19 +140,31 @@ static bool stage_applies(const ExecCompile *c, ExecStageWhen when) {
   return false;
 }
 
-/* Records the state of `whole` (the plan's graph) after a stage named `name`. */
+/* Records the state of `whole` (the plan's graph) after a stage named `name`; `pass_unchanged`
+ * when the stage was a pass that returned false (it changed nothing). */
 static void record_stage(ExecCompile *c, const char *name, const char *group, IrGraph *whole,
-                         gint64 started_us) {
+                         StageClock clock, bool pass_unchanged) {
   ExecStage *stage = g_new0(ExecStage, 1);
   stage->name = g_strdup(name);
   stage->group = group;
-  stage->ms = (double)(g_get_monotonic_time() - started_us) / 1000.0;
+  gint64 nested_us = c->recorded_us - clock.recorded_before_us;
+  gint64 own_us = g_get_monotonic_time() - clock.started_us - nested_us;
+  c->recorded_us += own_us;
+  stage->ms = (double)own_us / 1000.0;
   if (c->session->stage_hook)
     c->session->stage_hook(c->plan, name, whole, c->session->stage_hook_data);
   if (c->session->verify)
     ir_graph_assert_valid(whole, name);
-  /* Most stages change nothing: their text is the previous one's, known from the
-   * fingerprint without printing. Verifying sessions print anyway and check that. */
+  /* Most stages change nothing, and their text is the previous one's: a pass says so itself
+   * (unless a hook ran after it), other stages are known by the fingerprint without
+   * printing. Verifying sessions print anyway and check both claims. */
+  bool claimed_same = pass_unchanged && c->previous_ir && !c->session->stage_hook;
+  if (claimed_same && !c->session->verify) {
+    stage->ir = g_strdup(c->previous_ir);
+    stage->changed = false;
+    g_ptr_array_add(c->plan->stages, stage);
+    return;
+  }
   guint64 fingerprint = ir_graph_fingerprint(whole);
   bool same = c->previous_ir && fingerprint == c->previous_fingerprint;
   if (same && !c->session->verify) {
@@ -152,6 +175,8 @@ static void record_stage(ExecCompile *c, const char *name, const char *group, Ir
     stage->changed = !c->previous_ir || strcmp(stage->ir, c->previous_ir) != 0;
     if (same && stage->changed)
       g_error("pipeline invariant: %s changed the printed graph but not its fingerprint", name);
+    if (claimed_same && stage->changed)
+      g_error("pipeline invariant: %s returned false but changed the printed graph", name);
     g_free(c->previous_ir);
     c->previous_ir = g_strdup(stage->ir);
     c->previous_fingerprint = fingerprint;
@@ -162,12 +187,13 @@ static void record_stage(ExecCompile *c, const char *name, const char *group, Ir
 /* Runs one stage on `graph`; `whole` is what gets recorded (differs for f sub-stages). */
 static bool run_stage(ExecCompile *c, const ExecStageDef *def, const char *name, IrGraph *graph,
                       IrGraph *whole) {
-  gint64 started = g_get_monotonic_time();
+  StageClock clock = stage_clock_start(c);
+  bool pass_unchanged = false;
   if (def->pass)
-    def->pass(graph);
+    pass_unchanged = !def->pass(graph);
   else if (!def->run(c, graph) && c->error && *c->error)
     return false;
-  record_stage(c, name, def->group, whole, started);
+  record_stage(c, name, def->group, whole, clock, pass_unchanged);
   return true;
 }
 
@@ -190,18 +216,20 @@ static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
     if (node->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
       continue;
     char *group_name = g_strdup_printf("DifferentiableGraph_%u", index++);
-    gint64 started = g_get_monotonic_time();
-    IrGraph *body = ir_graph_copy(ir_node_attr_g(node, IR_ATTR_SUBGRAPH));
+    StageClock clock = stage_clock_start(c);
+    /* The body is differentiated in place into f, which goes back into the node: neither is
+     * copied (the node is this plan's own copy of the program). */
+    IrGraph *body = ir_node_take_attr_g(node, IR_ATTR_SUBGRAPH);
     /* The script formulas where one exists: its nodes carry symbolic_script.py's source
      * ranges, so the plan shows which formula differentiated each node. */
     AdGradient *gradient = c->session->script_formulas
                                ? ad_differentiate_with(body, script_formulas_lookup,
                                                        (gpointer)script_formulas_builtin())
                                : ad_differentiate(body);
-    ir_node_set_attr_g(node, IR_ATTR_SUBGRAPH, ir_graph_copy(gradient->f));
-    IrGraph *f = ir_node_attr_g(node, IR_ATTR_SUBGRAPH);
+    IrGraph *f = g_steal_pointer(&gradient->f);
+    ir_node_set_attr_g(node, IR_ATTR_SUBGRAPH, f);
     g_autofree char *differentiated = g_strdup_printf("%s.differentiate", group_name);
-    record_stage(c, differentiated, "autodiff", graph, started);
+    record_stage(c, differentiated, "autodiff", graph, clock, false);
 
     static const ExecStageDef shapes = {"propagate_input_shapes", "autodiff", EXEC_WHEN_ALWAYS,
                                         pass_propagate_input_shapes, NULL};
@@ -216,8 +244,8 @@ static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
     state->name = group_name;
     g_autofree char *backward_name =
         g_strdup_printf("%s/%s/backward", c->plan->graph_name, group_name);
-    state->backward =
-        exec_executor_new(c->session, gradient->df, backward_name, EXEC_PLAN_BACKWARD);
+    state->backward = exec_executor_new_take(c->session, g_steal_pointer(&gradient->df),
+                                             backward_name, EXEC_PLAN_BACKWARD);
     g_hash_table_insert(c->plan->diff_states, node, state);
   }
   return index > 0;

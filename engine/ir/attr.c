@@ -165,6 +165,16 @@ void ir_node_set_attr_gs(IrNode *node, const char *name, IrGraph *const *v, guin
   slot(node, name, IR_ATTR_GS)->v.gs = a;
 }
 
+IrGraph *ir_node_take_attr_g(IrNode *node, const char *name) {
+  IrAttr *a = find(node, name);
+  if (!a || a->kind != IR_ATTR_G)
+    return NULL;
+  IrGraph *g = a->v.g;
+  a->v.g = NULL; /* cleared without freeing it */
+  ir_node_remove_attr(node, name);
+  return g;
+}
+
 void ir_node_remove_attr(IrNode *node, const char *name) {
   IrAttr *a = find(node, name);
   if (!a)

@@ -187,8 +187,8 @@ void ir_value_replace_all_uses_with(IrValue *value, IrValue *replacement);
 /* Uses of `value` at or after `after` (in topological order, nested blocks included). */
 void ir_value_replace_uses_after(IrValue *value, IrValue *replacement, const IrNode *after);
 bool ir_value_has_uses(const IrValue *value);
-/* For printing: debug name, or the id as digits. Returned string is valid until the next
- * call on this thread. */
+/* For printing: the debug name, or the id as digits written into buf (the result then points
+ * into buf, not necessarily at its start). */
 const char *ir_value_display_name(const IrValue *value, char buf[32]);
 
 /* --- nodes --- */
@@ -279,6 +279,9 @@ void ir_node_set_attr_g(IrNode *node, const char *name, IrGraph *v);
 void ir_node_set_attr_gs(IrNode *node, const char *name, IrGraph *const *v, guint n);
 void ir_node_set_attr_raw(IrNode *node, const char *name, const char *text);
 void ir_node_remove_attr(IrNode *node, const char *name);
+/* Removes a graph attribute and hands its graph to the caller (NULL when there is none), so
+ * that a pass that rewrites a subgraph wholesale need not copy it. */
+IrGraph *ir_node_take_attr_g(IrNode *node, const char *name);
 void ir_node_copy_attrs(IrNode *dst, const IrNode *src);
 
 /* Interned attribute names used across the engine. */

@@ -151,6 +151,14 @@ void ir_value_replace_uses_after(IrValue *value, IrValue *replacement, const IrN
 const char *ir_value_display_name(const IrValue *value, char buf[32]) {
   if (value->name)
     return value->name;
-  g_snprintf(buf, 32, "%" G_GUINT64_FORMAT, value->id);
-  return buf;
+  /* The digits by hand: every printed and fingerprinted unnamed value comes here, and
+   * g_snprintf cost a tenth of a plan's compile. */
+  char *p = buf + 31;
+  *p = '\0';
+  guint64 id = value->id;
+  do {
+    *--p = (char)('0' + id % 10);
+    id /= 10;
+  } while (id > 0);
+  return p;
 }

@@ -156,6 +156,39 @@ static void test_stages_recorded_in_pipeline_order(void) {
   ir_graph_free(graph);
 }
 
+/* Stage times are each stage's own: differentiate runs and records the DifferentiableGraph's
+ * stages inside its own, and counted them twice, so a plan's stages added up to more than its
+ * compile (about 1.8x for this graph). Disjoint intervals of one monotonic clock fit in the
+ * interval around them whatever the load, so the check cannot race the clock. */
+static void test_stage_times_add_up_to_the_compile(void) {
+  IrGraph *graph = parse(broadcast_cell);
+  ExecSession *session = exec_session_new();
+  ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
+  RtValue args[3];
+  for (guint k = 0; k < 3; k++)
+    args[k] = rt_tensor(leaf(2, 3, k));
+  gint64 before = g_get_monotonic_time();
+  ExecPlan *plan = exec_executor_plan_for(executor, args, 3, NULL);
+  gint64 after = g_get_monotonic_time();
+  g_assert_nonnull(plan);
+  double sum = 0;
+  bool differentiated = false;
+  for (guint s = 0; s < plan->stages->len; s++) {
+    const ExecStage *stage = g_ptr_array_index(plan->stages, s);
+    g_assert_cmpfloat(stage->ms, >=, 0);
+    sum += stage->ms;
+    differentiated |= strcmp(stage->name, "DifferentiableGraph_0.differentiate") == 0;
+  }
+  g_assert_true(differentiated); /* the nested case is there */
+  double wall = (double)(after - before) / 1000.0;
+  g_assert_cmpfloat(sum, <=, plan->compile_ms + 1e-9);
+  g_assert_cmpfloat(plan->compile_ms, <=, wall + 1e-9);
+  for (guint k = 0; k < 3; k++)
+    rt_value_unref(args[k]);
+  exec_session_free(session);
+  ir_graph_free(graph);
+}
+
 /* Two sessions compiling and running the same program on two threads at once produce the
  * same stage records and results as one session alone: nothing in a plan is global. */
 typedef struct {
@@ -225,6 +258,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/exec/grad_sum_to_size_elimination", test_grad_sum_to_size_elimination);
   g_test_add_func("/exec/stages_in_order", test_stages_recorded_in_pipeline_order);
+  g_test_add_func("/exec/stage_times_add_up", test_stage_times_add_up_to_the_compile);
   g_test_add_func("/exec/sessions_compile_concurrently", test_sessions_compile_concurrently);
   return g_test_run();
 }
