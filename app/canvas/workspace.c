@@ -720,8 +720,8 @@ char *app_workspace_describe_node(const IrNode *node, const char *id) {
     g_string_append_printf(text, "  %%%s : %s  (%u uses)\n", ir_value_display_name(v, buf), type,
                            v->uses->len);
   }
-  if (node->blocks->len)
-    g_string_append_printf(text, "blocks: %u\n", node->blocks->len);
+  if (ir_n_blocks(node))
+    g_string_append_printf(text, "blocks: %u\n", ir_n_blocks(node));
   if (node->source)
     g_string_append_printf(text, "source: %s\n", node->source);
   return g_string_free(text, FALSE);

@@ -86,8 +86,8 @@ static JsonNode *node_to_json(const IrNode *n) {
     json_array_add_element(outs, value_to_json(ir_output(n, i)));
   json_object_set_array_member(obj, "outputs", outs);
   JsonObject *attrs = json_object_new();
-  for (guint i = 0; i < n->attrs->len; i++) {
-    const IrAttr *a = &g_array_index(n->attrs, IrAttr, i);
+  for (guint i = 0; i < ir_n_attrs(n); i++) {
+    const IrAttr *a = ir_attr_at(n, i);
     json_object_set_member(attrs, a->name, attr_to_json(a));
   }
   json_object_set_object_member(obj, "attributes", attrs);

@@ -66,8 +66,8 @@ static guint count_block(const IrBlock *block) {
   guint n = 0;
   IR_FOR_EACH_NODE(node, block) {
     n++;
-    for (guint b = 0; b < node->blocks->len; b++)
-      n += count_block(g_ptr_array_index(node->blocks, b));
+    for (guint b = 0; b < ir_n_blocks(node); b++)
+      n += count_block(ir_block(node, b));
     const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
     if (sub && sub->kind == IR_ATTR_G)
       n += count_block(sub->v.g->block);
@@ -95,8 +95,8 @@ static char *node_id(const char *prefix, const IrNode *node) {
 
 static guint block_index(const IrBlock *block) {
   const IrNode *owner = block->owning_node;
-  for (guint b = 0; b < owner->blocks->len; b++)
-    if (g_ptr_array_index(owner->blocks, b) == block)
+  for (guint b = 0; b < ir_n_blocks(owner); b++)
+    if (ir_block(owner, b) == block)
       return b;
   return 0;
 }
@@ -337,7 +337,7 @@ static void emit_node(Dot *dot, const char *prefix, const IrNode *node) {
   append_inlined_constants(label, node);
   const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
   bool has_body = sub && sub->kind == IR_ATTR_G;
-  bool owner = has_body || node->blocks->len > 0;
+  bool owner = has_body || ir_n_blocks(node) > 0;
   bool collapsed = owner && is_collapsed(dot, id);
   /* Laid out on its own (app_graphviz_dot_cluster) and drawn into this node's box. */
   const char *separate = owner && !collapsed && dot->opt->separate
@@ -345,13 +345,13 @@ static void emit_node(Dot *dot, const char *prefix, const IrNode *node) {
                              : NULL;
   if (collapsed) {
     guint inner = has_body ? count_block(sub->v.g->block) : 0;
-    for (guint b = 0; b < node->blocks->len; b++)
-      inner += count_block(g_ptr_array_index(node->blocks, b));
+    for (guint b = 0; b < ir_n_blocks(node); b++)
+      inner += count_block(ir_block(node, b));
     if (has_body)
       g_string_append_printf(label, "\n(%u nodes folded)", inner);
     else
-      g_string_append_printf(label, "\n(%u block%s, %u nodes folded)", node->blocks->len,
-                             node->blocks->len == 1 ? "" : "s", inner);
+      g_string_append_printf(label, "\n(%u block%s, %u nodes folded)", ir_n_blocks(node),
+                             ir_n_blocks(node) == 1 ? "" : "s", inner);
     dot->stats.collapsed++;
   }
   append_outputs(label, node->outputs);
@@ -378,8 +378,8 @@ static void emit_node(Dot *dot, const char *prefix, const IrNode *node) {
 
 /* An owner's blocks and subgraph body as clusters. */
 static void emit_inside(Dot *dot, const char *prefix, const char *id, const IrNode *node) {
-  for (guint b = 0; b < node->blocks->len; b++) {
-    const IrBlock *block = g_ptr_array_index(node->blocks, b);
+  for (guint b = 0; b < ir_n_blocks(node); b++) {
+    const IrBlock *block = ir_block(node, b);
     g_autofree char *title = NULL;
     const char *bg = dot->pal->block_bg;
     if (node->kind == IR_PRIM_GRAD_OF) {
@@ -504,8 +504,8 @@ static void collect_lines(GHashTable *lines, const char *prefix, const IrBlock *
     ir_node_print_line(line, node);
     g_hash_table_insert(lines, g_strdup_printf("%s|%" G_GUINT64_FORMAT, prefix, node->origin),
                         g_string_free(line, FALSE));
-    for (guint b = 0; b < node->blocks->len; b++)
-      collect_lines(lines, prefix, g_ptr_array_index(node->blocks, b));
+    for (guint b = 0; b < ir_n_blocks(node); b++)
+      collect_lines(lines, prefix, ir_block(node, b));
     const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
     if (sub && sub->kind == IR_ATTR_G) {
       g_autofree char *id = node_id(prefix, node);
@@ -657,11 +657,11 @@ char *app_graphviz_dot_cluster(const IrGraph *graph, const char *owner_id,
   const IrNode *node = app_graphviz_dot_find_node(graph, owner_id);
   const IrAttr *sub = node ? ir_node_attr(node, IR_ATTR_SUBGRAPH) : NULL;
   bool has_body = sub && sub->kind == IR_ATTR_G;
-  if (!node || (!has_body && node->blocks->len == 0))
+  if (!node || (!has_body && ir_n_blocks(node) == 0))
     return NULL;
   guint total = has_body ? count_block(sub->v.g->block) : 0;
-  for (guint b = 0; b < node->blocks->len; b++)
-    total += count_block(g_ptr_array_index(node->blocks, b));
+  for (guint b = 0; b < ir_n_blocks(node); b++)
+    total += count_block(ir_block(node, b));
   Dot dot;
   dot_begin(&dot, options, total);
   dot.declared = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -697,8 +697,8 @@ static const IrNode *find_in_block(const IrBlock *block, const char *id) {
       }
       return NULL;
     }
-    for (guint b = 0; b < node->blocks->len; b++) {
-      const IrNode *found = find_in_block(g_ptr_array_index(node->blocks, b), id);
+    for (guint b = 0; b < ir_n_blocks(node); b++) {
+      const IrNode *found = find_in_block(ir_block(node, b), id);
       if (found)
         return found;
     }
@@ -724,9 +724,9 @@ static const IrValue *find_owned_input(const IrNode *owner, const char *rest, gu
   if (rest[0] != 'b') /* "b<k>i": the inputs of block k */
     return NULL;
   guint64 b = g_ascii_strtoull(rest + 1, &end, 10);
-  if (end == rest + 1 || strcmp(end, "i") != 0 || b >= owner->blocks->len)
+  if (end == rest + 1 || strcmp(end, "i") != 0 || b >= ir_n_blocks(owner))
     return NULL;
-  GPtrArray *params = ((const IrBlock *)g_ptr_array_index(owner->blocks, b))->param->outputs;
+  GPtrArray *params = ((const IrBlock *)ir_block(owner, b))->param->outputs;
   return offset < params->len ? g_ptr_array_index(params, offset) : NULL;
 }
 

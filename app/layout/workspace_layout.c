@@ -125,7 +125,7 @@ char *app_stage_layouts_full_dot(const AppStageView *view, AppDotStats *stats) {
 
 static bool is_owner(const IrNode *node) {
   const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
-  return (sub && sub->kind == IR_ATTR_G) || node->blocks->len > 0;
+  return (sub && sub->kind == IR_ATTR_G) || ir_n_blocks(node) > 0;
 }
 
 GPtrArray *app_stage_layouts_separate_owners(const AppStageView *view) {

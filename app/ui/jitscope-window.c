@@ -493,7 +493,7 @@ static void action_fold(GtkWidget *widget, const char *name, GVariant *param) {
   const char *id = jitscope_graph_view_get_selected(self->graph_view);
   const AppWorkspaceStage *stage = current_stage(self);
   const IrNode *node = id && stage ? app_graphviz_dot_find_node(stage->graph, id) : NULL;
-  if (node && (ir_node_attr(node, IR_ATTR_SUBGRAPH) || node->blocks->len > 0)) {
+  if (node && (ir_node_attr(node, IR_ATTR_SUBGRAPH) || ir_n_blocks(node) > 0)) {
     if (!g_hash_table_remove(self->toggled, id))
       g_hash_table_add(self->toggled, g_strdup(id));
   } else {

@@ -44,6 +44,33 @@ static void merge_subgraph(IrNode *merge_to, IrNode *merge_from) {
   }
 }
 
+/* The body value each outer value read by the node being merged stands for: the group's
+ * inputs and the pairs added for this merge, searched linearly. A node reads a few values,
+ * and a hash table of the group's inputs, built per merge, cost more than the search (merges
+ * are most of fuse_graph's time). */
+typedef struct {
+  const IrNode *group;
+  GPtrArray *body_inputs; /* the group's inputs inside the body, in the same order */
+  GPtrArray *outer, *body;
+} MergeMap;
+
+static IrValue *merge_map_find(const MergeMap *m, const IrValue *outer) {
+  for (guint i = 0; i < m->outer->len; i++)
+    if (g_ptr_array_index(m->outer, i) == outer)
+      return g_ptr_array_index(m->body, i);
+  for (guint p = 0; p < ir_n_inputs(m->group); p++)
+    if (ir_input(m->group, p) == outer)
+      return g_ptr_array_index(m->body_inputs, p);
+  return NULL;
+}
+
+static IrValue *merge_map_lookup(IrValue *src, gpointer data) {
+  IrValue *v = merge_map_find(data, src);
+  if (!v)
+    g_error("autodiff invariant: subgraph merge met a value with no mapping");
+  return v;
+}
+
 /* ad_subgraph_merge_node and ad_subgraph_merge_copy: with keep_original, to_merge stays
  * where it is for its other users and none of its outputs leaves the group. */
 static void merge_node(IrNode *to_merge, IrNode *group, bool keep_original) {
@@ -51,29 +78,29 @@ static void merge_node(IrNode *to_merge, IrNode *group, bool keep_original) {
   GPtrArray *body_inputs = ir_graph_inputs(body);
   if (body_inputs->len != ir_n_inputs(group))
     g_error("autodiff invariant: subgraph node and body disagree on their inputs");
-  ValueMap vm = {g_hash_table_new(NULL, NULL)};
-  for (guint i = 0; i < ir_n_inputs(group); i++)
-    g_hash_table_insert(vm.map, ir_input(group, i), g_ptr_array_index(body_inputs, i));
+  g_autoptr(GPtrArray) outer = g_ptr_array_sized_new(ir_n_inputs(to_merge));
+  g_autoptr(GPtrArray) inner = g_ptr_array_sized_new(ir_n_inputs(to_merge));
+  MergeMap map = {group, body_inputs, outer, inner};
 
+  /* Constants are copied in rather than read from outside, as PyTorch does. */
   IrNode *first = body->block->param->next;
   for (guint i = 0; i < ir_n_inputs(to_merge); i++) {
     IrValue *in = ir_input(to_merge, i);
-    if (g_hash_table_contains(vm.map, in))
+    if (merge_map_find(&map, in))
       continue;
     if (in->node->kind == IR_PRIM_CONSTANT) {
       IrNode *k = ir_node_clone_into(body, in->node, NULL, NULL);
       ir_value_set_name(ir_output(k, 0), NULL); /* as PyTorch's insertConstant: unnamed */
       ir_node_insert_before(k, first);
-      g_hash_table_insert(vm.map, in, ir_output(k, 0));
+      g_ptr_array_add(outer, in);
+      g_ptr_array_add(inner, ir_output(k, 0));
     } else {
-      ir_node_add_input(group, in);
-      IrValue *bin = ir_graph_add_input(body, in->type, in->name);
-      g_hash_table_insert(vm.map, in, bin);
+      ir_node_add_input(group, in); /* body_inputs (the same array) grows with it */
+      ir_graph_add_input(body, in->type, in->name);
     }
   }
-  IrNode *merged = ir_node_clone_into(body, to_merge, map_lookup, &vm);
+  IrNode *merged = ir_node_clone_into(body, to_merge, merge_map_lookup, &map);
   ir_node_insert_before(merged, first);
-  g_hash_table_destroy(vm.map);
 
   for (guint i = 0; i < ir_n_outputs(to_merge); i++) {
     IrValue *old = ir_output(to_merge, i);

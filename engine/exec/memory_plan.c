@@ -147,8 +147,8 @@ static void use_at(Planner *p, const IrValue *v, guint pos, bool escapes) {
 static void note_uses(Planner *p, const IrNode *node, guint pos, bool escapes) {
   for (guint i = 0; i < node->inputs->len; i++)
     use_at(p, ir_input(node, i), pos, escapes);
-  for (guint b = 0; node->blocks && b < node->blocks->len; b++) {
-    const IrBlock *block = g_ptr_array_index(node->blocks, b);
+  for (guint b = 0; b < ir_n_blocks(node); b++) {
+    const IrBlock *block = ir_block(node, b);
     IR_FOR_EACH_NODE(inner, block) note_uses(p, inner, pos, false);
     note_uses(p, block->ret, pos, false);
   }

@@ -316,10 +316,10 @@ char *cuda_codegen_canonical_text(const IrGraph *graph) {
       g_string_append_printf(s, "%s%%%u", o ? ", " : "", next++);
     }
     g_string_append_printf(s, " = %s", n->schema ? n->schema->text : ir_kind_name(n->kind));
-    for (guint a = 0; a < n->attrs->len; a++) {
+    for (guint a = 0; a < ir_n_attrs(n); a++) {
       g_string_append(s, a ? ", " : "[");
-      canonical_attr(s, &g_array_index(n->attrs, IrAttr, a));
-      g_string_append(s, a + 1 == n->attrs->len ? "]" : "");
+      canonical_attr(s, ir_attr_at(n, a));
+      g_string_append(s, a + 1 == ir_n_attrs(n) ? "]" : "");
     }
     if (n->kind == IR_PRIM_CONSTANT) {
       g_string_append(s, " : ");

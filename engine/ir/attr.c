@@ -27,16 +27,17 @@ static void ir_internal_attr_clear(IrAttr *a) {
 }
 
 void ir_internal_node_free_attrs(IrNode *node) {
-  for (guint i = 0; i < node->attrs->len; i++)
-    ir_internal_attr_clear(&g_array_index(node->attrs, IrAttr, i));
-  g_array_set_size(node->attrs, 0);
+  for (guint i = 0; i < ir_n_attrs(node); i++)
+    ir_internal_attr_clear(ir_attr_at(node, i));
+  if (node->attrs)
+    g_array_set_size(node->attrs, 0);
 }
 
 /* Compares by content: lookups of absent names must not grow the global intern table, and
  * the arrays are a handful of entries long. */
 static IrAttr *find(const IrNode *node, const char *name) {
-  for (guint i = 0; i < node->attrs->len; i++) {
-    IrAttr *a = &g_array_index(node->attrs, IrAttr, i);
+  for (guint i = 0; i < ir_n_attrs(node); i++) {
+    IrAttr *a = ir_attr_at(node, i);
     if (a->name == name || strcmp(a->name, name) == 0)
       return a;
   }
@@ -86,8 +87,10 @@ static IrAttr *slot(IrNode *node, const char *name, IrAttrKind kind) {
     IrAttr fresh;
     memset(&fresh, 0, sizeof fresh);
     fresh.name = g_string_chunk_insert_const(node->graph->strings, name);
+    if (!node->attrs)
+      node->attrs = g_array_new(FALSE, FALSE, sizeof(IrAttr));
     g_array_append_val(node->attrs, fresh);
-    a = &g_array_index(node->attrs, IrAttr, node->attrs->len - 1);
+    a = ir_attr_at(node, ir_n_attrs(node) - 1);
   }
   a->kind = kind;
   return a;
@@ -180,15 +183,15 @@ void ir_node_remove_attr(IrNode *node, const char *name) {
   if (!a)
     return;
   ir_internal_attr_clear(a);
-  g_array_remove_index(node->attrs, (guint)(a - &g_array_index(node->attrs, IrAttr, 0)));
+  g_array_remove_index(node->attrs, (guint)(a - ir_attr_at(node, 0)));
 }
 
 void ir_node_copy_attrs(IrNode *dst, const IrNode *src) {
   if (dst == src)
     return;
   ir_internal_node_free_attrs(dst);
-  for (guint i = 0; i < src->attrs->len; i++) {
-    const IrAttr *a = &g_array_index(src->attrs, IrAttr, i);
+  for (guint i = 0; i < ir_n_attrs(src); i++) {
+    const IrAttr *a = ir_attr_at(src, i);
     switch (a->kind) {
     case IR_ATTR_F: ir_node_set_attr_f(dst, a->name, a->v.f); break;
     case IR_ATTR_I: ir_node_set_attr_i(dst, a->name, a->v.i); break;

@@ -51,6 +51,8 @@ void ir_block_erase_output(IrBlock *block, guint index) {
 
 IrBlock *ir_node_add_block(IrNode *node) {
   IrBlock *b = ir_internal_block_new(node->graph, node);
+  if (!node->blocks)
+    node->blocks = g_ptr_array_new();
   g_ptr_array_add(node->blocks, b);
   return b;
 }

@@ -7,7 +7,8 @@
 
 typedef struct {
   IrGraph *graph;
-  GHashTable *local; /* source value -> copy, for values defined in the copied region */
+  GHashTable *local; /* source value -> copy, for values defined in the copied region;
+                        NULL when copying one node without blocks (none can be read) */
   GHashTable *nodes; /* source node -> copy (NULL when not needed) */
   IrValueMap outer;  /* for values defined outside the region; NULL: none may be */
   gpointer outer_data;
@@ -34,7 +35,7 @@ static void carry_origin(Cloner *c, IrNode *n, guint64 origin) {
 }
 
 static IrValue *lookup(Cloner *c, IrValue *src) {
-  IrValue *v = g_hash_table_lookup(c->local, src);
+  IrValue *v = c->local ? g_hash_table_lookup(c->local, src) : NULL;
   if (v)
     return v;
   if (!c->outer)
@@ -91,7 +92,8 @@ static IrNode *clone_node(Cloner *c, const IrNode *src) {
     IrValue *s = ir_output(src, i);
     IrValue *v = ir_node_add_output(n, s->type);
     copy_value_identity(c, v, s);
-    g_hash_table_insert(c->local, s, v);
+    if (c->local)
+      g_hash_table_insert(c->local, s, v);
   }
   for (guint b = 0; b < ir_n_blocks(src); b++)
     clone_block(c, ir_node_add_block(n), ir_block(src, b));
@@ -107,13 +109,16 @@ static IrNode *clone_one(IrGraph *graph, const IrNode *src, IrValueMap value_map
     g_error("ir invariant: block sentinels are not cloned on their own");
   if (!value_map && ir_n_inputs(src) > 0)
     g_error("ir invariant: clone_into of a node with inputs needs a value map");
+  /* A node without blocks reads only outer values: its outputs need no local map, and the
+   * merges that clone nodes one at a time into groups are the compile's hottest caller. */
   Cloner c = {.graph = graph,
-              .local = g_hash_table_new(NULL, NULL),
+              .local = ir_n_blocks(src) > 0 ? g_hash_table_new(NULL, NULL) : NULL,
               .outer = value_map,
               .outer_data = user_data,
               .fresh_origins = fresh_origins};
   IrNode *n = clone_node(&c, src);
-  g_hash_table_destroy(c.local);
+  if (c.local)
+    g_hash_table_destroy(c.local);
   return n;
 }
 

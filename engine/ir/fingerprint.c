@@ -102,9 +102,9 @@ static void mix_node(Hash *s, const IrNode *node, GPtrArray *graphs) {
   mix_string(s, ir_node_kind_name(node));
   mix_values(s, node->outputs, true);
   mix_values(s, node->inputs, false);
-  mix(s, node->attrs->len);
-  for (guint i = 0; i < node->attrs->len; i++)
-    mix_attr(s, &g_array_index(node->attrs, IrAttr, i), graphs);
+  mix(s, ir_n_attrs(node));
+  for (guint i = 0; i < ir_n_attrs(node); i++)
+    mix_attr(s, ir_attr_at(node, i), graphs);
   mix_string(s, node->scope);
   mix_string(s, node->source);
   mix(s, ir_n_blocks(node));

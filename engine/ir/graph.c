@@ -25,10 +25,12 @@ void ir_graph_free(IrGraph *graph) {
   for (guint i = 0; i < graph->all_nodes->len; i++) {
     IrNode *n = g_ptr_array_index(graph->all_nodes, i);
     ir_internal_node_free_attrs(n);
-    g_array_free(n->attrs, TRUE);
+    if (n->attrs)
+      g_array_free(n->attrs, TRUE);
     g_ptr_array_free(n->inputs, TRUE);
     g_ptr_array_free(n->outputs, TRUE);
-    g_ptr_array_free(n->blocks, TRUE);
+    if (n->blocks)
+      g_ptr_array_free(n->blocks, TRUE);
     g_free(n);
   }
   for (guint i = 0; i < graph->all_values->len; i++) {

@@ -100,8 +100,8 @@ struct IrNode {
   guint64 origin;
   GPtrArray *inputs;  /* of IrValue* */
   GPtrArray *outputs; /* of IrValue* */
-  GPtrArray *blocks;  /* of IrBlock* */
-  GArray *attrs;      /* of IrAttr */
+  GPtrArray *blocks;  /* of IrBlock*, NULL until the first (use ir_n_blocks) */
+  GArray *attrs;      /* of IrAttr, NULL until the first (use ir_n_attrs) */
   const char *source; /* "gen_corpus.py:49:21" (printed as a comment) or NULL; kept in the
                        * graph's string chunk, so text read from input never grows a
                        * process-wide table */
@@ -150,7 +150,10 @@ struct IrGraph {
 #define ir_block(node, i) ((IrBlock *)g_ptr_array_index((node)->blocks, (i)))
 #define ir_n_inputs(node) ((node)->inputs->len)
 #define ir_n_outputs(node) ((node)->outputs->len)
-#define ir_n_blocks(node) ((node)->blocks->len)
+/* Most nodes have neither blocks nor attributes: their arrays are made by the first add. */
+#define ir_n_blocks(node) ((node)->blocks ? (node)->blocks->len : 0u)
+#define ir_n_attrs(node) ((node)->attrs ? (node)->attrs->len : 0u)
+#define ir_attr_at(node, i) (&g_array_index((node)->attrs, IrAttr, (i)))
 #define ir_block_inputs(block) ((block)->param->outputs)
 #define ir_block_outputs(block) ((block)->ret->inputs)
 

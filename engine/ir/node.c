@@ -12,8 +12,6 @@ IrNode *ir_internal_node_new(IrGraph *graph, IrOpKind kind) {
   g_hash_table_insert(graph->origin_nodes, GSIZE_TO_POINTER(n->origin), n);
   n->inputs = g_ptr_array_new();
   n->outputs = g_ptr_array_new();
-  n->blocks = g_ptr_array_new();
-  n->attrs = g_array_new(FALSE, FALSE, sizeof(IrAttr));
   g_ptr_array_add(graph->all_nodes, n);
   return n;
 }

@@ -126,8 +126,8 @@ static void print_attr_value(GString *out, const IrAttr *a) {
 static void print_attrs(GString *out, const IrNode *node, bool skip_subgraph) {
   g_string_append_c(out, '[');
   int n = 0;
-  for (guint i = 0; i < node->attrs->len; i++) {
-    const IrAttr *a = &g_array_index(node->attrs, IrAttr, i);
+  for (guint i = 0; i < ir_n_attrs(node); i++) {
+    const IrAttr *a = ir_attr_at(node, i);
     if (skip_subgraph && strcmp(a->name, IR_ATTR_SUBGRAPH) == 0)
       continue;
     if (n++)
@@ -176,12 +176,12 @@ static void print_node_line(GString *out, const IrNode *node, int level, GPtrArr
   const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
   if (sub != NULL && sub->kind == IR_ATTR_G && groups != NULL) {
     g_string_append_printf(out, "%s_%u", ir_kind_name(node->kind), groups->len);
-    if (node->attrs->len > 1 && node->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
+    if (ir_n_attrs(node) > 1 && node->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
       print_attrs(out, node, true);
     g_ptr_array_add(groups, (gpointer)node);
   } else {
     g_string_append(out, ir_node_kind_name(node));
-    if (node->attrs->len > 0)
+    if (ir_n_attrs(node) > 0)
       print_attrs(out, node, false);
   }
   g_string_append_c(out, '(');

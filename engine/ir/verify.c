@@ -177,8 +177,8 @@ static bool check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
     if (o->node != n || o->offset != i)
       return fail(v, "outputs", n, "output %u records node/offset of another position", i);
   }
-  for (guint i = 0; i < n->attrs->len; i++) {
-    const IrAttr *a = &g_array_index(n->attrs, IrAttr, i);
+  for (guint i = 0; i < ir_n_attrs(n); i++) {
+    const IrAttr *a = ir_attr_at(n, i);
     guint count = a->kind == IR_ATTR_G ? 1 : a->kind == IR_ATTR_GS ? a->v.gs->len : 0;
     for (guint k = 0; k < count; k++) {
       g_autoptr(GString) line = g_string_new(NULL);

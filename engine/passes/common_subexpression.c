@@ -49,8 +49,8 @@ static gboolean node_equal(gconstpointer pa, gconstpointer pb) {
 }
 
 static bool has_subgraph_attr(const IrNode *node) {
-  for (guint i = 0; i < node->attrs->len; i++) {
-    IrAttrKind k = g_array_index(node->attrs, IrAttr, i).kind;
+  for (guint i = 0; i < ir_n_attrs(node); i++) {
+    IrAttrKind k = ir_attr_at(node, i)->kind;
     if (k == IR_ATTR_G || k == IR_ATTR_GS)
       return true;
   }

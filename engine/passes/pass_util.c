@@ -363,10 +363,10 @@ static bool attr_equal(const IrAttr *a, const IrAttr *b) {
 }
 
 bool pu_attrs_equal(const IrNode *a, const IrNode *b) {
-  if (a->attrs->len != b->attrs->len)
+  if (ir_n_attrs(a) != ir_n_attrs(b))
     return false;
-  for (guint i = 0; i < a->attrs->len; i++) {
-    const IrAttr *x = &g_array_index(a->attrs, IrAttr, i);
+  for (guint i = 0; i < ir_n_attrs(a); i++) {
+    const IrAttr *x = ir_attr_at(a, i);
     const IrAttr *y = ir_node_attr(b, x->name);
     if (!y || !attr_equal(x, y))
       return false;
@@ -376,8 +376,8 @@ bool pu_attrs_equal(const IrNode *a, const IrNode *b) {
 
 guint pu_attrs_hash(const IrNode *node) {
   guint h = 17;
-  for (guint i = 0; i < node->attrs->len; i++) {
-    const IrAttr *a = &g_array_index(node->attrs, IrAttr, i);
+  for (guint i = 0; i < ir_n_attrs(node); i++) {
+    const IrAttr *a = ir_attr_at(node, i);
     guint x = g_str_hash(a->name) ^ (guint)a->kind;
     if (a->kind == IR_ATTR_I)
       x ^= (guint)((guint64)a->v.i * 2654435761u); /* unsigned: wraps, never overflows */

@@ -392,7 +392,7 @@ static void test_separate_cluster(void) {
   g_assert_nonnull(composed);
   const AppObject *box = app_scene_object(composed, (guint)app_scene_find(composed, owner_id));
   g_assert_cmpfloat(box->bounds.x1 - box->bounds.x0, >=, inner->scene->width);
-  const IrBlock *then = g_ptr_array_index(owner->blocks, 0);
+  const IrBlock *then = ir_block(owner, 0);
   char *neg_id = g_strdup_printf("n%" G_GUINT64_FORMAT, then->param->next->origin);
   int neg = app_scene_find(composed, neg_id);
   g_assert_cmpint(neg, >=, 0);

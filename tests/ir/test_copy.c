@@ -72,7 +72,7 @@ static void assert_same_structure(const IrBlock *a, const IrBlock *b) {
       g_assert_cmpstr(ir_output(na, i)->name, ==, ir_output(nb, i)->name);
       g_assert_true(ir_output(na, i)->type == ir_output(nb, i)->type);
     }
-    g_assert_cmpuint(na->attrs->len, ==, nb->attrs->len);
+    g_assert_cmpuint(ir_n_attrs(na), ==, ir_n_attrs(nb));
     g_assert_cmpuint(ir_n_blocks(na), ==, ir_n_blocks(nb));
     for (guint i = 0; i < ir_n_blocks(na); i++)
       assert_same_structure(ir_block(na, i), ir_block(nb, i));

@@ -390,18 +390,18 @@ static void test_attributes(void) {
   ir_node_set_attr_i(n, "sizes", 4);
   g_assert_cmpstr(ir_node_attr_s(n, "name"), ==, "aten::add");
   g_assert_cmpint(ir_node_attr_i(n, "sizes"), ==, 4);
-  g_assert_cmpstr(g_array_index(n->attrs, IrAttr, 4).name, ==, "sizes");
-  guint before = n->attrs->len;
+  g_assert_cmpstr(ir_attr_at(n, 4)->name, ==, "sizes");
+  guint before = ir_n_attrs(n);
   ir_node_remove_attr(n, "scale");
   ir_node_remove_attr(n, "scale");
-  g_assert_cmpuint(n->attrs->len, ==, before - 1);
+  g_assert_cmpuint(ir_n_attrs(n), ==, before - 1);
   g_assert_false(ir_node_has_attr(n, "scale"));
 
   IrNode *m = ir_graph_insert(g, ir_node_create(g, IR_PRIM_CONSTANT_CHUNK, 2));
   ir_node_set_attr_i(m, "stale", 9);
   ir_node_copy_attrs(m, n);
   g_assert_false(ir_node_has_attr(m, "stale"));
-  g_assert_cmpuint(m->attrs->len, ==, n->attrs->len);
+  g_assert_cmpuint(ir_n_attrs(m), ==, ir_n_attrs(n));
   g_assert_true(ir_node_attr_g(m, "Subgraph") != ir_node_attr_g(n, "Subgraph"));
   g_assert_cmpuint(ir_node_attr(m, "gs")->v.gs->len, ==, 2);
   g_assert_cmpstr(ir_node_attr_s(m, "name"), ==, "aten::add");
@@ -420,7 +420,7 @@ static void test_constants(void) {
   g_assert_true(b->type == ir_type_bool());
   g_assert_cmpint(ir_node_attr_i(b->node, "value"), ==, 1);
   g_assert_true(none->type == ir_type_none());
-  g_assert_cmpuint(none->node->attrs->len, ==, 0);
+  g_assert_cmpuint(ir_n_attrs(none->node), ==, 0);
   g_assert_true(l->type == ir_type_list(ir_type_int()));
   g_assert_cmpint(g_array_index(ir_node_attr(l->node, "value")->v.is, gint64, 1), ==, 3);
   for (IrNode *n = g->block->param->next; n != g->block->ret; n = n->next)
