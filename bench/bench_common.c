@@ -1,6 +1,7 @@
 /* Shared pieces of fuser_bench and cuda_bench (contract in bench_common.h). */
 #include "bench_common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +56,16 @@ IrGraph *bench_load_cell(const char *corpus_case) {
   return g;
 }
 
-RtTensor *bench_host_randn(int ndim, const int64_t *sizes, guint64 seed) {
-  return rt_tensor_randn(IR_DTYPE_FLOAT32, ndim, sizes, seed);
+RtTensor *bench_host_randn(int ndim, const int64_t *sizes, guint64 seed, float scale) {
+  RtTensor *t = rt_tensor_randn(IR_DTYPE_FLOAT32, ndim, sizes, seed);
+  float *data = rt_tensor_data(t);
+  for (int64_t i = 0, n = rt_tensor_numel(t); scale != 1.0f && i < n; i++)
+    data[i] *= scale;
+  return t;
+}
+
+float bench_cell_weight_scale(int64_t H) {
+  return (float)(1.0 / sqrt((double)H));
 }
 
 double bench_rnn_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters, int warmup,
@@ -70,7 +79,9 @@ double bench_rnn_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters
   RtTensor *t[BENCH_CELL_MAX_INPUTS];
   RtValue in[BENCH_CELL_MAX_INPUTS];
   for (guint i = 0; i < n_in; i++) {
-    t[i] = i < 3 ? randn(2, sx, i + 1) : i < 5 ? randn(2, sw, i + 1) : randn(1, sb, i + 1);
+    t[i] = i < 3   ? randn(2, sx, i + 1, 1.0f)
+           : i < 5 ? randn(2, sw, i + 1, bench_cell_weight_scale(H))
+                   : randn(1, sb, i + 1, 1.0f);
     t[i]->requires_grad = i >= 3;
     in[i] = rt_tensor(t[i]);
   }
@@ -155,8 +166,8 @@ void bench_pointwise_init(BenchPointwise *k, const char *text, int64_t B, int64_
   }
   g_assert(k->group && "the pointwise part is one group");
   int64_t sg[2] = {B, 4 * H}, sc[2] = {B, H};
-  k->graph_in[0] = rt_tensor(randn(2, sg, 1));
-  k->graph_in[1] = rt_tensor(randn(2, sc, 2));
+  k->graph_in[0] = rt_tensor(randn(2, sg, 1, 1.0f));
+  k->graph_in[1] = rt_tensor(randn(2, sc, 2, 1.0f));
   const IrValue *gates = g_ptr_array_index(ir_graph_inputs(k->graph), 0);
   for (guint i = 0; i < 2; i++)
     k->in[i] = ir_input(k->group, i) == gates ? k->graph_in[0] : k->graph_in[1];

@@ -18,9 +18,16 @@ void bench_check(bool ok, GError *error);
  * ../shared/corpus); exits 77 when it cannot be read. */
 IrGraph *bench_load_cell(const char *corpus_case);
 
-/* A float32 tensor of Normal(0, 1) values, where the benchmark runs its tensors. */
-typedef RtTensor *(*BenchRandnFn)(int ndim, const int64_t *sizes, guint64 seed);
-RtTensor *bench_host_randn(int ndim, const int64_t *sizes, guint64 seed);
+/* A float32 tensor of Normal(0, scale^2) values, where the benchmark runs its tensors. */
+typedef RtTensor *(*BenchRandnFn)(int ndim, const int64_t *sizes, guint64 seed, float scale);
+RtTensor *bench_host_randn(int ndim, const int64_t *sizes, guint64 seed, float scale);
+
+/* The scale of a recurrent cell's weights [4H, H]: 1/sqrt(H), so that a gate's pre-activation
+ * has a standard deviation near 1, as with nn.LSTMCell's uniform(+-1/sqrt(H)) start. With
+ * Normal(0, 1) weights it has one of sqrt(2H): every gate saturates, and the backward's
+ * products meet denormal floats, which some CPUs (Intel's Xeons) multiply through a slow
+ * microcode assist, 2 to 5 times the GEMM time, in PyTorch and jitscope alike. */
+float bench_cell_weight_scale(int64_t H);
 
 /* What the timed iterations of bench_rnn_cell cost besides time: minor page faults (memory
  * taken fresh from the kernel) and the host allocator's peak bytes in use above what was in

@@ -25,8 +25,8 @@ static void drain(void) {
   bench_check(cuda_runtime_synchronize(&error), error);
 }
 
-static RtTensor *device_randn(int ndim, const int64_t *sizes, guint64 seed) {
-  RtTensor *h = rt_tensor_randn(IR_DTYPE_FLOAT32, ndim, sizes, seed);
+static RtTensor *device_randn(int ndim, const int64_t *sizes, guint64 seed, float scale) {
+  RtTensor *h = bench_host_randn(ndim, sizes, seed, scale);
   GError *error = NULL;
   RtTensor *d = rt_tensor_to_device(h, IR_DEVICE_CUDA, &error);
   bench_check(d != NULL, error);

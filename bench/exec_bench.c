@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_common.h"
 #include "exec/executor.h"
 #include "ir/text.h"
 #include "runtime/autograd.h"
@@ -42,18 +43,18 @@ static IrGraph *load(const char *path) {
   return graph;
 }
 
-/* LSTM cell inputs: x [batch, in], hx/cx [batch, hidden], weights [4h, in] / [4h, h],
- * biases [4h]; weights and biases require grad. */
+/* LSTM cell inputs: x [batch, in], hx/cx [batch, hidden], weights [4h, in] / [4h, h] (scaled
+ * as bench_cell_weight_scale says), biases [4h]; weights and biases require grad. */
 static void lstm_inputs(RtValue *v, int64_t batch, int64_t hidden) {
   int64_t s_x[2] = {batch, hidden}, s_h[2] = {batch, hidden}, s_w[2] = {4 * hidden, hidden},
           s_b[1] = {4 * hidden};
-  v[0] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 2, s_x, 1));
-  v[1] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 2, s_h, 2));
-  v[2] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 2, s_h, 3));
+  v[0] = rt_tensor(bench_host_randn(2, s_x, 1, 1.0f));
+  v[1] = rt_tensor(bench_host_randn(2, s_h, 2, 1.0f));
+  v[2] = rt_tensor(bench_host_randn(2, s_h, 3, 1.0f));
   for (int i = 0; i < 2; i++)
-    v[3 + i] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 2, s_w, 4 + i));
+    v[3 + i] = rt_tensor(bench_host_randn(2, s_w, 4 + i, bench_cell_weight_scale(hidden)));
   for (int i = 0; i < 2; i++)
-    v[5 + i] = rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 1, s_b, 6 + i));
+    v[5 + i] = rt_tensor(bench_host_randn(1, s_b, 6 + i, 1.0f));
   for (int i = 3; i < 7; i++)
     v[i].u.tensor->requires_grad = true;
 }

@@ -21,11 +21,14 @@ def bench(torch, fn, batch, hidden, iters):
     dev = torch.device("cuda")
     gen = torch.Generator(device="cpu").manual_seed(0)
 
-    def randn(*shape, grad=False):
-        return torch.randn(*shape, generator=gen).to(dev).requires_grad_(grad)
+    def randn(*shape, grad=False, scale=1.0):
+        return (torch.randn(*shape, generator=gen) * scale).to(dev).requires_grad_(grad)
 
     x, hx, cx = randn(batch, hidden), randn(batch, hidden), randn(batch, hidden)
-    w_ih, w_hh = randn(4 * hidden, hidden, grad=True), randn(4 * hidden, hidden, grad=True)
+    # Weights scaled by 1/sqrt(hidden), as bench_common.h's bench_cell_weight_scale.
+    w_scale = hidden ** -0.5
+    w_ih = randn(4 * hidden, hidden, grad=True, scale=w_scale)
+    w_hh = randn(4 * hidden, hidden, grad=True, scale=w_scale)
     b_ih, b_hh = randn(4 * hidden, grad=True), randn(4 * hidden, grad=True)
     times = []
     for it in range(-3, iters):

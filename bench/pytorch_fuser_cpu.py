@@ -78,7 +78,9 @@ def set_cpu_fuser(on):
 def inputs(cell, batch, hidden):
     torch.manual_seed(0)
     x, hx, cx = (torch.randn(batch, hidden) for _ in range(3))
-    w = [torch.randn(4 * hidden, hidden, requires_grad=True) for _ in range(2)]
+    # Weights scaled by 1/sqrt(hidden), as bench_common.h's bench_cell_weight_scale: with
+    # Normal(0, 1) weights every gate saturates and the backward meets denormal floats.
+    w = [(torch.randn(4 * hidden, hidden) / hidden ** 0.5).requires_grad_() for _ in range(2)]
     b = [torch.randn(4 * hidden, requires_grad=True) for _ in range(N_VECTORS[cell])]
     return [x, hx, cx] + w + b
 
