@@ -86,6 +86,13 @@ static void accumulate_run(char *acc, int64_t as, bool int_acc, const char *x, i
       for (int64_t i = 0; i < n; i++)
         sum += rt_load_element(x + i * xs, xt);
     *(double *)acc += sum;
+  } else if (xt == IR_DTYPE_FLOAT32 && as == sizeof(double) && xs == sizeof(float)) {
+    /* A contiguous row into a contiguous accumulator (a bias's gradient, summed over the
+     * batch): a loop the compiler vectorizes, where the strided one below costs ten times. */
+    double *restrict a = (double *)acc;
+    const float *restrict f = (const float *)x;
+    for (int64_t i = 0; i < n; i++)
+      a[i] += f[i];
   } else {
     if (xt == IR_DTYPE_FLOAT32)
       for (int64_t i = 0; i < n; i++)

@@ -63,6 +63,18 @@ static void test_sum_to(void) {
   for (int k = 0; k < 4; k++)
     g_assert_cmpfloat(rt_tensor_get(r, k), ==, 360 + 6 * k);
   rt_tensor_unref(r);
+  /* [5, 37] to [37], a row wider than a vector and not a multiple of one (the contiguous-row
+   * loop and its tail): sum_r (10 r + c) = 100 + 5 c */
+  int64_t s5x37[2] = {5, 37}, s37[1] = {37};
+  RtTensor *rows = rt_tensor_new(IR_DTYPE_FLOAT32, 2, s5x37);
+  for (int i = 0; i < 5 * 37; i++)
+    rt_tensor_set(rows, i, 10 * (i / 37) + i % 37);
+  RtTensor *cols = rt_tensor_sum_to(rows, 1, s37, &error);
+  g_assert_no_error(error);
+  for (int c = 0; c < 37; c++)
+    g_assert_cmpfloat(rt_tensor_get(cols, c), ==, 100 + 5 * c);
+  rt_tensor_unref(cols);
+  rt_tensor_unref(rows);
   /* to [2, 1, 1]: for i: 12 * 100 i + 4 * 30 + 3 * 6 = 1200 i + 138 */
   int64_t s211[3] = {2, 1, 1};
   r = rt_tensor_sum_to(t, 3, s211, &error);
