@@ -332,6 +332,7 @@ IrSchema *ir_schema_parse(const char *text, GError **error) {
       if (!a.type)
         return NULL;
       a.kwarg_only = kwarg_only;
+      a.fixed_len = fixed_len;
       a.def.kind = IR_DEFAULT_NONE_GIVEN;
       if (!(a.name = ident(&c)))
         return NULL;

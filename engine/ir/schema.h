@@ -27,6 +27,7 @@ typedef struct {
   const char *name;
   const IrType *type; /* Scalar is IR_TYPE_NUMBER; ScalarType/Layout/MemoryFormat are int */
   bool kwarg_only;
+  guint fixed_len; /* N of a `T[N]` list type (`int[1] dim`), 0 otherwise */
   IrDefault def;
 } IrArgument;
 

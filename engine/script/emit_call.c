@@ -6,7 +6,9 @@
  * the given values wins. When none does, trailing ints may fill a last positional int[]
  * argument (`torch.zeros(3, 4)`, PyTorch's varargs lists). The type variable `t` of list and
  * dict ops is bound from the first container argument, so `d["k"]` of a Dict(str, Tensor)
- * is a Tensor and `l[1:]` of an int[] an int[]. */
+ * is a Tensor and `l[1:]` of an int[] an int[]. An argument of a fixed-size list type `T[N]`
+ * also takes one T, repeated N times by a prim::ListConstruct (`x.sum(-1)` for `int[1]? dim`),
+ * as PyTorch's tryConvertToType. */
 #include <string.h>
 
 #include "ir/ops.h"
@@ -14,6 +16,13 @@
 
 static bool accepts(const IrType *arg_type, const IrType *value_type) {
   return ir_type_is_subtype(value_type, arg_type);
+}
+
+/* Whether `arg` takes `value` only as its one element repeated (a T for a `T[N]`, `T[N]?`). */
+static bool repeats_into_list(const IrArgument *arg, const IrType *value) {
+  const IrType *t = arg->type->kind == IR_TYPE_OPTIONAL ? arg->type->elem : arg->type;
+  return arg->fixed_len > 0 && t->kind == IR_TYPE_LIST && !accepts(arg->type, value) &&
+         accepts(t->elem, value);
 }
 
 /* Fills slots[0..schema->n_args) from the call; false when the call does not fit. */
@@ -41,7 +50,8 @@ static bool fit_call(const IrSchema *schema, IrValue *const *args, guint n_args,
     if (slots[i] == NULL) {
       if (schema->args[i].def.kind == IR_DEFAULT_NONE_GIVEN)
         return false;
-    } else if (!accepts(schema->args[i].type, slots[i]->type)) {
+    } else if (!accepts(schema->args[i].type, slots[i]->type) &&
+               !repeats_into_list(&schema->args[i], slots[i]->type)) {
       return false;
     }
   }
@@ -185,9 +195,20 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
     g_string_free(candidates, TRUE);
     return r;
   }
-  for (guint i = 0; i < chosen->n_args; i++)
-    if (slots[i] == NULL)
-      slots[i] = default_constant(em, &chosen->args[i]);
+  for (guint i = 0; i < chosen->n_args; i++) {
+    const IrArgument *a = &chosen->args[i];
+    if (slots[i] == NULL) {
+      slots[i] = default_constant(em, a);
+    } else if (repeats_into_list(a, slots[i]->type)) {
+      const IrType *list = a->type->kind == IR_TYPE_OPTIONAL ? a->type->elem : a->type;
+      IrNode *repeated = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
+      for (guint k = 0; k < a->fixed_len; k++)
+        ir_node_add_input(repeated, slots[i]);
+      ir_value_set_type(ir_output(repeated, 0), list);
+      emit_append(em, repeated);
+      slots[i] = ir_output(repeated, 0);
+    }
+  }
   IrNode *node = ir_node_create(em->graph, kind, chosen->n_returns);
   for (guint i = 0; i < chosen->n_args; i++)
     ir_node_add_input(node, slots[i]);

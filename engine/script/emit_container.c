@@ -95,6 +95,53 @@ static IrValue *emit_list_slice(Emitter *em, IrValue *list, const ScriptExpr *sl
   return emit_builtin_call(em, "aten::slice", loc, args, 4, NULL, NULL);
 }
 
+/* An int-typed bound or index of a tensor subscript, or NULL with the error set. */
+static IrValue *emit_int_operand(Emitter *em, const ScriptExpr *e, const char *what) {
+  IrValue *v = emit_expr(em, e);
+  if (v != NULL && v->type->kind != IR_TYPE_INT) {
+    g_autofree char *ts = ir_type_to_string(v->type);
+    return emit_fail(em, e->loc, "%s must be an int, got %s", what, ts);
+  }
+  return v;
+}
+
+IrValue *emit_tensor_subscript(Emitter *em, IrValue *tensor, const ScriptExpr *e) {
+  const ScriptExpr *index = arg(e, 1);
+  bool several = index->kind == SE_TUPLE;
+  guint n = several ? index->args->len : 1;
+  IrValue *result = tensor;
+  gint64 dim = 0;
+  for (guint i = 0; i < n; i++) {
+    const ScriptExpr *item = several ? arg(index, i) : index;
+    /* PyTorch's order: the dim, the start, end and step written, then the defaults (step 1,
+     * None for a missing bound); constant pooling then gives its order of constants. */
+    IrValue *dim_value = emit_constant_int(em, dim, &e->loc);
+    if (item->kind == SE_SLICE) {
+      static const char *const what[3] = {"a slice bound", "a slice bound", "a slice step"};
+      IrValue *args[5] = {result, dim_value};
+      for (guint b = 0; b < 3; b++)
+        if (arg(item, b) && !(args[2 + b] = emit_int_operand(em, arg(item, b), what[b])))
+          return NULL;
+      if (!args[4])
+        args[4] = emit_constant_int(em, 1, &e->loc);
+      for (guint b = 0; b < 2; b++)
+        if (!args[2 + b])
+          args[2 + b] = emit_constant_none(em, NULL);
+      result = emit_builtin_call(em, "aten::slice", e->loc, args, 5, NULL, NULL);
+      dim++;
+    } else {
+      IrValue *args[3] = {result, dim_value,
+                          emit_int_operand(em, item, "a Tensor index (ints and slices only)")};
+      if (args[2] == NULL)
+        return NULL;
+      result = emit_builtin_call(em, "aten::select", e->loc, args, 3, NULL, NULL);
+    }
+    if (result == NULL)
+      return NULL;
+  }
+  return result;
+}
+
 IrValue *emit_container_subscript(Emitter *em, IrValue *base, const ScriptExpr *e) {
   const ScriptExpr *index = arg(e, 1);
   if (index->kind == SE_SLICE) {

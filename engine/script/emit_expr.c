@@ -39,11 +39,14 @@ static const ScriptExpr *arg(const ScriptExpr *e, guint i) {
 static const struct {
   const char *op, *aten;
 } operator_ops[] = {
-    {"+", "aten::add"},    {"-", "aten::sub"},       {"*", "aten::mul"},
-    {"/", "aten::div"},    {"%", "aten::remainder"}, {"**", "aten::pow"},
-    {"@", "aten::matmul"}, {"<", "aten::lt"},        {">", "aten::gt"},
-    {"<=", "aten::le"},    {">=", "aten::ge"},       {"==", "aten::eq"},
-    {"!=", "aten::ne"},    {"is", "aten::__is__"},   {"is not", "aten::__isnot__"},
+    {"+", "aten::add"},       {"-", "aten::sub"},
+    {"*", "aten::mul"},       {"/", "aten::div"},
+    {"%", "aten::remainder"}, {"**", "aten::pow"},
+    {"//", "aten::floordiv"}, {"@", "aten::matmul"},
+    {"<", "aten::lt"},        {">", "aten::gt"},
+    {"<=", "aten::le"},       {">=", "aten::ge"},
+    {"==", "aten::eq"},       {"!=", "aten::ne"},
+    {"is", "aten::__is__"},   {"is not", "aten::__isnot__"},
 };
 
 static IrValue *emit_operator(Emitter *em, const ScriptExpr *e) {
@@ -232,11 +235,13 @@ static IrValue *emit_subscript(Emitter *em, const ScriptExpr *e) {
   const ScriptExpr *index = arg(e, 1);
   if (base->type->kind == IR_TYPE_LIST || base->type->kind == IR_TYPE_DICT)
     return emit_container_subscript(em, base, e);
+  if (ir_type_is_tensor(base->type))
+    return emit_tensor_subscript(em, base, e);
   if (base->type->kind != IR_TYPE_TUPLE) {
     g_autofree char *ts = ir_type_to_string(base->type);
     return emit_fail(em, e->loc,
-                     "indexing a value of type %s is not supported (only tuples, lists and "
-                     "dicts)",
+                     "indexing a value of type %s is not supported (only tensors, tuples, lists "
+                     "and dicts)",
                      ts);
   }
   gint64 i;

@@ -197,21 +197,36 @@ static bool lex_number(Lexer *lx) {
   return true;
 }
 
+/* '...' and "...", or a triple-quoted string (a docstring), which may span lines. */
 static bool lex_string(Lexer *lx) {
   int line = lx->line, col = column(lx);
   char quote = at(lx, 0);
-  lx->pos++;
+  bool triple = at(lx, 1) == quote && at(lx, 2) == quote;
+  lx->pos += triple ? 3 : 1;
   GString *s = g_string_new(NULL);
   for (;;) {
     char c = at(lx, 0);
-    if (at_end(lx) || c == '\n') {
+    if (at_end(lx) || (c == '\n' && !triple)) {
       g_string_free(s, TRUE);
       script_error_at(lx->error, lx->src, line, col, "unterminated string literal");
       return false;
     }
-    lx->pos++;
-    if (c == quote)
+    if (triple && c == quote && at(lx, 1) == quote && at(lx, 2) == quote) {
+      lx->pos += 3;
       break;
+    }
+    if (c == '\n') {
+      newline(lx);
+      g_string_append_c(s, c);
+      continue;
+    }
+    lx->pos++;
+    if (c == quote && !triple)
+      break;
+    if (c == '\\' && triple && at(lx, 0) == '\n') { /* a continued line: neither is kept */
+      newline(lx);
+      continue;
+    }
     if (c == '\\') {
       char e = at(lx, 0);
       const char *from = "nt\\'\"0", *to = "\n\t\\'\"\0";

@@ -37,9 +37,19 @@ static const ErrorCase cases[] = {
          "emit_call_value.py:2:12: error: 'x' is a value and cannot be called"),
     CASE("emit_function_name", "def f(x):\n    return x\n", "nope",
          "emit_function_name.py: error: no function named 'nope'"),
-    CASE("emit_index_tensor", "def f(x):\n    return x[0]\n", NULL,
-         "emit_index_tensor.py:2:12: error: indexing a value of type Tensor is not supported (only "
-         "tuples, lists and dicts)"),
+    CASE("emit_index_tensor", "def f(x, i):\n    return x[i]\n", NULL,
+         "emit_index_tensor.py:2:14: error: a Tensor index (ints and slices only) must be an int, "
+         "got Tensor"),
+    CASE("emit_index_none", "def f(x):\n    return x[None, 1:2]\n", NULL,
+         "emit_index_none.py:2:14: error: a Tensor index (ints and slices only) must be an int, "
+         "got NoneType"),
+    CASE("emit_index_int", "def f(n: int):\n    return n[0]\n", NULL,
+         "emit_index_int.py:2:12: error: indexing a value of type int is not supported (only "
+         "tensors, tuples, lists and dicts)"),
+    CASE("emit_tensor_slice_float", "def f(x):\n    return x[0, 1:2:0.5]\n", NULL,
+         "emit_tensor_slice_float.py:2:21: error: a slice step must be an int, got float"),
+    CASE("emit_tensor_slice_bound", "def f(x):\n    return x[0.5:]\n", NULL,
+         "emit_tensor_slice_bound.py:2:14: error: a slice bound must be an int, got float"),
     CASE("emit_list_index_float", "def f(x):\n    xs = [x, x]\n    return xs[1.5]\n", NULL,
          "emit_list_index_float.py:3:15: error: a list index must be an int, got float"),
     CASE("emit_list_store_type", "def f(x):\n    xs = [x, x]\n    xs[0] = 1\n    return x\n", NULL,
@@ -90,7 +100,8 @@ static const ErrorCase cases[] = {
     CASE("emit_one_branch", "def f(x, c: bool):\n    if c:\n        y = x\n    return y\n", NULL,
          "emit_one_branch.py:4:12: error: 'y' is not defined in the false branch of the if at 2:5"),
     CASE("emit_operator", "def f(x, y):\n    return x // y\n", NULL,
-         "emit_operator.py:2:12: error: operator '//' is not supported"),
+         "emit_operator.py:2:12: error: no overload of aten::floordiv accepts (Tensor, Tensor); "
+         "candidates: aten::floordiv.int(int a, int b) -> int"),
     CASE("emit_optional_args", "def f(x: Optional[int, int]):\n    return x\n", NULL,
          "emit_optional_args.py:1:10: error: Optional[...] takes exactly one type"),
     CASE("emit_raise_form", "def f(x):\n    raise\n", NULL,
@@ -138,6 +149,10 @@ static const ErrorCase cases[] = {
          "lex_leading_zero.py:2:16: error: leading zeros in an integer literal are not allowed"),
     CASE("lex_nul", "def f(x):\n    return x\000\n", NULL,
          "lex_nul.py:2:13: error: unexpected byte 0x00"),
+    CASE("lex_unterminated_docstring", "def f(x):\n    \"\"\"doc\n    return x\n", NULL,
+         "lex_unterminated_docstring.py:2:5: error: unterminated string literal"),
+    CASE("lex_docstring_escape", "def f(x):\n    '''a\n    \\q'''\n    return x\n", NULL,
+         "lex_docstring_escape.py:3:5: error: unsupported escape sequence in a string"),
     CASE("lex_unmatched_close", "def f(x):\n    return x)\n", NULL,
          "lex_unmatched_close.py:2:13: error: unmatched ')'"),
     CASE("lex_unterminated", "def f(x):\n    s = \"abc\n    return x\n", NULL,

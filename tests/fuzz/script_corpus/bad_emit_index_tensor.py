@@ -1,2 +1,2 @@
-def f(x):
-    return x[0]
+def f(x, i):
+    return x[i]

@@ -1,0 +1,2 @@
+def f(n: int):
+    return n[0]

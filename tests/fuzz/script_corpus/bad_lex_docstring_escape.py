@@ -1,0 +1,4 @@
+def f(x):
+    '''a
+    \q'''
+    return x

@@ -1,0 +1,3 @@
+def f(x):
+    """doc
+    return x
