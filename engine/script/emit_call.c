@@ -3,8 +3,8 @@
  * table order; positional arguments fill the schema's leading non-keyword-only arguments,
  * keywords fill by name, the rest take their defaults (materialized as constants without a
  * source range, as PyTorch prints them); the first overload whose argument types all accept
- * the given values wins. When none does, trailing ints may fill a last positional int[]
- * argument (`torch.zeros(3, 4)`, PyTorch's varargs lists). The type variable `t` of list and
+ * the given values wins. When none does, trailing values may fill a last positional list
+ * argument (`torch.zeros(3, 4)`, `torch.broadcast_tensors(x, y)`: PyTorch's varargs lists). The type variable `t` of list and
  * dict ops is bound from the first container argument, so `d["k"]` of a Dict(str, Tensor)
  * is a Tensor and `l[1:]` of an int[] an int[]. An argument of a fixed-size list type `T[N]`
  * also takes one T, repeated N times by a prim::ListConstruct (`x.sum(-1)` for `int[1]? dim`),
@@ -58,16 +58,21 @@ static bool fit_call(const IrSchema *schema, IrValue *const *args, guint n_args,
   return true;
 }
 
-/* The index of a schema's last positional argument when it is an int list that the call's
- * positional arguments from there on (all ints, at least one) can fill; -1 otherwise. */
+/* The index of a schema's last positional argument when it is a list that the call's
+ * positional arguments from there on (at least one, each an element) can fill; -1 otherwise.
+ * As PyTorch's varargsCanBeUsedAsList: not a fixed-size list (one element fills that), not a
+ * list of a type variable. */
 static int varargs_index(const IrSchema *schema, IrValue *const *args, guint n_args) {
   guint last = 0;
   while (last < schema->n_args && !schema->args[last].kwarg_only)
     last++;
-  if (last == 0 || n_args < last || schema->args[last - 1].type != ir_type_list(ir_type_int()))
+  if (last == 0 || n_args < last)
+    return -1;
+  const IrArgument *a = &schema->args[last - 1];
+  if (a->type->kind != IR_TYPE_LIST || a->fixed_len > 0 || a->type->elem->kind == IR_TYPE_ANY)
     return -1;
   for (guint i = last - 1; i < n_args; i++)
-    if (args[i]->type->kind != IR_TYPE_INT)
+    if (!accepts(a->type->elem, args[i]->type))
       return -1;
   return (int)last - 1;
 }
@@ -164,15 +169,16 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
   for (guint i = 0; i < n_overloads && !chosen; i++)
     if (fit_call(overloads[i], args, n_args, kw_names, kw_values, slots))
       chosen = overloads[i];
-  /* Varargs: checked with a stand-in int[] value, built once an overload takes it. */
+  /* Varargs: checked with a stand-in list value, built once an overload takes it. */
   int packed = -1;
-  IrValue stand_in = {.type = ir_type_list(ir_type_int())};
+  IrValue stand_in = {0};
   g_autofree IrValue **packed_args = g_new(IrValue *, n_args + 1);
   for (guint i = 0; i < n_overloads && !chosen; i++) {
     packed = varargs_index(overloads[i], args, n_args);
     if (packed < 0)
       continue;
     memcpy(packed_args, args, sizeof(IrValue *) * (guint)packed);
+    stand_in.type = overloads[i]->args[packed].type;
     packed_args[packed] = &stand_in;
     if (fit_call(overloads[i], packed_args, (guint)packed + 1, kw_names, kw_values, slots))
       chosen = overloads[i];
@@ -181,7 +187,7 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
     IrNode *list = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
     for (guint i = (guint)packed; i < n_args; i++)
       ir_node_add_input(list, args[i]);
-    ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_int()));
+    ir_value_set_type(ir_output(list, 0), stand_in.type);
     emit_append(em, list);
     slots[packed] = ir_output(list, 0);
   }
