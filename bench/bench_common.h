@@ -38,12 +38,13 @@ typedef struct {
 } BenchIterCost;
 
 /* Median ms of forward + backward of a recurrent cell at batch B, hidden H, after `warmup`
- * untimed iterations. The graph's inputs are x, hx, cx [B, H], then two weights [4H, H], then
- * vectors [4H] (the LSTM cell's two biases; the MiLSTM cell's alpha, beta_i, beta_h and bias),
- * at most BENCH_CELL_MAX_INPUTS in all; it returns (hy, cy). Every input after cx requires
- * grad, and the backward takes hy and cy with gradients of ones; `sync` (may be NULL) runs before the clock starts and
- * before it stops, so that queued device work is counted. `cost` (may be NULL) receives the
- * timed iterations' faults and memory. */
+ * untimed iterations. The graph's inputs are x, hx, cx [B, H], then two weights [4H, H]
+ * (scaled by bench_cell_weight_scale), then vectors [4H] (the LSTM cell's two biases; the
+ * MiLSTM cell's alpha, beta_i, beta_h and bias), at most BENCH_CELL_MAX_INPUTS in all; it
+ * returns (hy, cy). Every input after cx requires grad, and the backward takes hy and cy with
+ * gradients of ones; `sync` (may be NULL) runs before the clock starts and before it stops, so
+ * that queued device work is counted. `cost` (may be NULL) receives the timed iterations'
+ * faults and memory. */
 #define BENCH_CELL_MAX_INPUTS 12
 double bench_rnn_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters, int warmup,
                       BenchRandnFn randn, void (*sync)(void), BenchIterCost *cost);

@@ -4,11 +4,11 @@
  * keywords fill by name, the rest take their defaults (materialized as constants without a
  * source range, as PyTorch prints them); the first overload whose argument types all accept
  * the given values wins. When none does, trailing values may fill a last positional list
- * argument (`torch.zeros(3, 4)`, `torch.broadcast_tensors(x, y)`: PyTorch's varargs lists). The type variable `t` of list and
- * dict ops is bound from the first container argument, so `d["k"]` of a Dict(str, Tensor)
- * is a Tensor and `l[1:]` of an int[] an int[]. An argument of a fixed-size list type `T[N]`
- * also takes one T, repeated N times by a prim::ListConstruct (`x.sum(-1)` for `int[1]? dim`),
- * as PyTorch's tryConvertToType. */
+ * argument (`torch.zeros(3, 4)`, `torch.broadcast_tensors(x, y)`: PyTorch's varargs lists).
+ * The type variable `t` of list and dict ops is bound from the first container argument, so
+ * `d["k"]` of a Dict(str, Tensor) is a Tensor and `l[1:]` of an int[] an int[]. An argument
+ * of a fixed-size list type `T[N]` also takes one T, repeated N times by a
+ * prim::ListConstruct (`x.sum(-1)` for `int[1]? dim`), as PyTorch's tryConvertToType. */
 #include <string.h>
 
 #include "ir/ops.h"
