@@ -1,6 +1,7 @@
 /* pass_constant_propagation: folds deterministic side-effect-free nodes whose inputs are all
  * constants into constants (non-tensor results only), inlines prim::If on a constant
- * condition, removes loops that cannot run, decides __is__/__isnot__ on None statically. */
+ * condition, removes loops that cannot run, decides __is__/__isnot__ on None statically.
+ * pass_constant_propagation_immutable: the same for nodes of immutable types only (below). */
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
@@ -20,7 +21,39 @@
  * carried values and the loop goes. ListConstruct of int constants -> int[] constant;
  * ListUnpack of an int[] constant -> int constants. */
 
-static bool propagate_block(IrBlock *block);
+/* immutable_only: PyTorch's ConstantPropagationImmutableTypes, which the script frontend runs
+ * after emission as PyTorch's compiler does: only nodes whose inputs and outputs are all of
+ * immutable types (no lists, dicts or tensors) fold, and None checks are left alone; Ifs on
+ * constants still inline and loops that cannot run still go. */
+static bool propagate_block(IrBlock *block, bool immutable_only);
+
+static bool immutable_type(const IrType *t) {
+  switch (t->kind) {
+  case IR_TYPE_INT:
+  case IR_TYPE_FLOAT:
+  case IR_TYPE_BOOL:
+  case IR_TYPE_NUMBER:
+  case IR_TYPE_STR:
+  case IR_TYPE_NONE: return true;
+  case IR_TYPE_OPTIONAL: return immutable_type(t->elem);
+  case IR_TYPE_TUPLE:
+    for (guint i = 0; i < t->n_elems; i++)
+      if (!immutable_type(t->elems[i]))
+        return false;
+    return true;
+  default: return false;
+  }
+}
+
+static bool all_values_immutable(const IrNode *node) {
+  for (guint i = 0; i < ir_n_inputs(node); i++)
+    if (!immutable_type(ir_input(node, i)->type))
+      return false;
+  for (guint i = 0; i < ir_n_outputs(node); i++)
+    if (!immutable_type(ir_output(node, i)->type))
+      return false;
+  return true;
+}
 
 static bool all_inputs_constant(const IrNode *node) {
   for (guint i = 0; i < ir_n_inputs(node); i++) {
@@ -172,12 +205,12 @@ static bool fold_list_unpack(IrNode *node) {
   return true;
 }
 
-static bool inline_if(IrNode *node) {
+static bool inline_if(IrNode *node, bool immutable_only) {
   bool cond;
   if (!pu_constant_bool(ir_input(node, 0), &cond))
     return false;
   IrBlock *taken = ir_block(node, cond ? 0 : 1);
-  propagate_block(taken);
+  propagate_block(taken, immutable_only);
   pu_move_block_nodes_before(taken, node);
   for (guint i = 0; i < ir_n_outputs(node); i++)
     ir_value_replace_all_uses_with(ir_output(node, i),
@@ -199,10 +232,10 @@ static bool remove_loop_that_cannot_run(IrNode *node) {
   return true;
 }
 
-static bool propagate_node(IrNode *node) {
+static bool propagate_node(IrNode *node, bool immutable_only) {
   switch (node->kind) {
   case IR_PRIM_IF:
-    if (inline_if(node))
+    if (inline_if(node, immutable_only))
       return true;
     break;
   case IR_PRIM_LOOP:
@@ -211,17 +244,20 @@ static bool propagate_node(IrNode *node) {
     break;
   case IR_ATEN___IS__:
   case IR_ATEN___ISNOT__:
-    if (fold_is(node))
+    if (!immutable_only && fold_is(node))
       return true;
     break;
   default: break;
   }
   bool changed = false;
   for (guint b = 0; b < ir_n_blocks(node); b++)
-    changed |= propagate_block(ir_block(node, b));
+    changed |= propagate_block(ir_block(node, b), immutable_only);
   if (ir_n_blocks(node) > 0 || pu_node_has_side_effects(node) ||
       ir_node_is_nondeterministic(node) || !all_inputs_constant(node))
     return changed;
+  if (immutable_only)
+    return node->schema && ir_n_outputs(node) > 0 && all_values_immutable(node) &&
+           fold_schema_node(node);
   /* A list some node may mutate is not a constant, nor is what is read from it. */
   if (pu_node_touches_list(node) && pu_graph_mutates_lists(ir_node_graph(node)))
     return changed;
@@ -234,14 +270,18 @@ static bool propagate_node(IrNode *node) {
   return false;
 }
 
-static bool propagate_block(IrBlock *block) {
+static bool propagate_block(IrBlock *block, bool immutable_only) {
   bool changed = false;
   IR_FOR_EACH_NODE(n, block) {
-    changed |= propagate_node(n);
+    changed |= propagate_node(n, immutable_only);
   }
   return changed;
 }
 
 bool pass_constant_propagation(IrGraph *graph) {
-  return propagate_block(graph->block);
+  return propagate_block(graph->block, false);
+}
+
+bool pass_constant_propagation_immutable(IrGraph *graph) {
+  return propagate_block(graph->block, true);
 }

@@ -12,6 +12,9 @@ bool pass_eliminate_dead_code(IrGraph *graph);
 bool pass_eliminate_common_subexpression(IrGraph *graph);
 bool pass_constant_pooling(IrGraph *graph);
 bool pass_constant_propagation(IrGraph *graph);
+/* The same restricted to immutable types, as PyTorch's ConstantPropagationImmutableTypes (the
+ * script frontend's cleanup after emission). */
+bool pass_constant_propagation_immutable(IrGraph *graph);
 bool pass_peephole(IrGraph *graph);
 bool pass_propagate_input_shapes(IrGraph *graph);
 bool pass_propagate_requires_grad(IrGraph *graph);

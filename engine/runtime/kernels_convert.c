@@ -57,6 +57,19 @@ bool rt_kernel_convert(const IrSchema *schema, const IrNode *node, RtValue *args
   double d;
   bool is_float_source;
   bool from_tensor = k_overload_is(schema, "Tensor");
+  if (k_overload_is(schema, "str")) {
+    /* float("nan"), float("-inf"), float("1e-3"): the whole string one number, as PyTorch's
+     * c10::stod (C-locale strtod: nan, inf, infinity, hexadecimal; leading spaces). */
+    const char *text = args[0].tag == RT_STR ? args[0].u.s->text : NULL;
+    char *end = NULL;
+    d = text ? g_ascii_strtod(text, &end) : 0;
+    if (text == NULL || end == text || *end != '\0') {
+      K_ERR(error, "float() only accepts a string of single float number");
+      return false;
+    }
+    outs[0] = rt_double(d);
+    return true;
+  }
   if (from_tensor) {
     RtTensor *t;
     if (!k_arg_tensor(schema, args, 0, &t, error) || !one_element(schema, t, &d, error))

@@ -1,5 +1,5 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
- * .int and .float forms, eq.str and ne.str, eq.int_list and ne.int_list, __not__,
+ * .int, .float and mixed .int_float/.float_int forms, div(Scalar, Scalar), eq.str and ne.str, eq.int_list and ne.int_list, __not__,
  * __round_to_zero_floordiv, floordiv.int, sqrt.int, any.bool and all.bool) and rt_kernel_is
  * (__is__/__isnot__).
  *
@@ -129,9 +129,13 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
     outs[0] = rt_int(b == -1 ? (gint64)(0 - (uint64_t)a) : a / b); /* INT64_MIN / -1 wraps */
     return true;
   }
+  /* .int computes in int64; .float, the mixed .int_float / .float_int and div(Scalar, Scalar)
+   * in double, as TorchScript's prim ops. */
   bool is_int = k_overload_is(schema, "int");
-  K_INVARIANT(is_int || k_overload_is(schema, "float"),
-              "rt_kernel_scalar_arith serves the .int and .float overloads");
+  K_INVARIANT(is_int || k_overload_is(schema, "float") || k_overload_is(schema, "int_float") ||
+                  k_overload_is(schema, "float_int") ||
+                  (kind == IR_ATEN_DIV && k_overload_is(schema, "")),
+              "rt_kernel_scalar_arith serves the .int, .float and mixed scalar overloads");
   if (kind == IR_ATEN_NEG) {
     if (is_int) {
       gint64 a;

@@ -459,9 +459,12 @@ IrGraph *script_compile_def(const ScriptSource *src, const ScriptTree *tree, con
     ir_graph_free(em.graph);
     return NULL;
   }
-  /* PyTorch's cleanup after emitting. Its constant propagation folds only immutable types,
-   * which here means negated literals, folded as they are emitted (emit_expr.c). */
+  /* PyTorch's cleanup after emitting: constant propagation of immutable types (`1.0 / 8`,
+   * `float("nan")` fold to constants without a source range; negated literals are folded as
+   * they are emitted, emit_expr.c), then constant pooling. */
   pass_eliminate_dead_code(em.graph);
+  if (pass_constant_propagation_immutable(em.graph))
+    pass_eliminate_dead_code(em.graph);
   pass_constant_pooling(em.graph);
   return em.graph;
 }
