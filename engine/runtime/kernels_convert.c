@@ -60,11 +60,12 @@ bool rt_kernel_convert(const IrSchema *schema, const IrNode *node, RtValue *args
   if (k_overload_is(schema, "str")) {
     /* float("nan"), float("-inf"), float("1e-3"): the whole string one number, as PyTorch's
      * c10::stod (C-locale strtod: nan, inf, infinity, hexadecimal; leading spaces). */
-    const char *text = args[0].tag == RT_STR ? args[0].u.s->text : NULL;
+    K_INVARIANT(args[0].tag == RT_STR, "Float.str gets a string");
+    const char *text = args[0].u.s->text;
     char *end = NULL;
-    d = text ? g_ascii_strtod(text, &end) : 0;
-    if (text == NULL || end == text || *end != '\0') {
-      K_ERR(error, "float() only accepts a string of single float number");
+    d = g_ascii_strtod(text, &end);
+    if (end == text || *end != '\0') {
+      K_ERR(error, "could not convert string to float: '%s'", text);
       return false;
     }
     outs[0] = rt_double(d);

@@ -215,6 +215,15 @@ static void test_float_arith(void) {
   expect_bool("aten::ne.float(", rt_double(NAN), rt_double(NAN), true);
   expect_bool("aten::__not__(", rt_bool(true), rt_none(), false);
   expect_bool("aten::__not__(", rt_bool(false), rt_none(), true);
+  /* the overloads mixing int and float compute in double (PyTorch 1.13's answers) */
+  expect_double("aten::add.int_float(", rt_int(2), rt_double(2.0), 4.0);
+  expect_double("aten::sub.float_int(", rt_double(2.0), rt_int(2), 0.0);
+  expect_double("aten::mul.int_float(", rt_int(1), rt_double(NAN), NAN);
+  expect_double("aten::div(", rt_int(2), rt_int(8), 0.25);
+  expect_double("aten::div(", rt_double(1.0), rt_int(0), INFINITY);
+  expect_bool("aten::lt.int_float(", rt_int(0), rt_double(1.0), true);
+  expect_bool("aten::eq.float_int(", rt_double(2.0), rt_int(2), true);
+  expect_bool("aten::gt.int_float(", rt_int(1), rt_double(NAN), false);
   RtValue bad[2] = {rt_str("x"), rt_int(1)};
   kt_expect_error("aten::add.int(", bad, 2, "must be int");
   kt_unref_args(bad, 2);
@@ -263,6 +272,14 @@ static void test_convert(void) {
   kt_expect_error("aten::Int.float(", f, 1, "cannot convert float infinity to integer");
   f[0] = rt_double(1e19);
   kt_expect_error("aten::Int.float(", f, 1, "out of the range");
+  /* float(str): the whole string one number, leading spaces allowed (PyTorch 1.13's answers) */
+  RtValue strs[5] = {rt_str(" -1.5e2"), rt_str("-inf"), rt_str("nan"), rt_str("1.5x"), rt_str("")};
+  expect_double("aten::Float.str(", strs[0], rt_none(), -150);
+  expect_double("aten::Float.str(", strs[1], rt_none(), -INFINITY);
+  expect_double("aten::Float.str(", strs[2], rt_none(), NAN);
+  kt_expect_error("aten::Float.str(", &strs[3], 1, "could not convert string to float: '1.5x'");
+  kt_expect_error("aten::Float.str(", &strs[4], 1, "could not convert string to float: ''");
+  kt_unref_args(strs, 5);
 }
 
 static void test_is(void) {
