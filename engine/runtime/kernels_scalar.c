@@ -1,6 +1,7 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
  * .int, .float and mixed .int_float/.float_int forms, div(Scalar, Scalar), eq.str and ne.str, eq.int_list and ne.int_list, __not__,
- * __round_to_zero_floordiv, floordiv.int, sqrt.int, any.bool and all.bool) and rt_kernel_is
+ * __round_to_zero_floordiv, floordiv.int, __range_length, __derive_index, sqrt.int, any.bool
+ * and all.bool) and rt_kernel_is
  * (__is__/__isnot__).
  *
  * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
@@ -127,6 +128,30 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
       return false;
     }
     outs[0] = rt_int(b == -1 ? (gint64)(0 - (uint64_t)a) : a / b); /* INT64_MIN / -1 wraps */
+    return true;
+  }
+  if (kind == IR_ATEN___RANGE_LENGTH || kind == IR_ATEN___DERIVE_INDEX) {
+    gint64 v[3];
+    for (guint i = 0; i < 3; i++)
+      if (!k_arg_int(schema, args, i, &v[i], error))
+        return false;
+    if (kind == IR_ATEN___DERIVE_INDEX) { /* start + index * step, wrapping as int64 */
+      outs[0] = rt_int((gint64)((uint64_t)v[1] + (uint64_t)v[0] * (uint64_t)v[2]));
+      return true;
+    }
+    gint64 lo = v[0], hi = v[1], step = v[2];
+    if (step == 0) {
+      K_ERR(error, "range() arg 3 must not be zero");
+      return false;
+    }
+    /* The distance in unsigned arithmetic (hi - lo may exceed int64); a count past int64
+     * (range(INT64_MIN, INT64_MAX)) is clamped, no loop runs that long. */
+    uint64_t n = 0;
+    if (step > 0 && lo < hi)
+      n = 1 + ((uint64_t)hi - 1 - (uint64_t)lo) / (uint64_t)step;
+    else if (step < 0 && lo > hi)
+      n = 1 + ((uint64_t)lo - 1 - (uint64_t)hi) / (0 - (uint64_t)step);
+    outs[0] = rt_int(n > (uint64_t)G_MAXINT64 ? G_MAXINT64 : (gint64)n);
     return true;
   }
   /* .int computes in int64; .float, the mixed .int_float / .float_int and div(Scalar, Scalar)

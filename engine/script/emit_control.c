@@ -164,10 +164,13 @@ static void collect_assigned(GPtrArray *stmts, GHashTable *into) {
 
 /* prim::Loop(trip_count, start_condition, carried...) with body `stmts`; `target` (a name,
  * or names to unpack with `over_list`) is bound to the block's iteration input (NULL:
- * unnamed), or with `over_list` to the list's item at that iteration (aten::__getitem__, as
- * PyTorch emits `for x in xs`); `cond` (while loops) is re-evaluated at the end of the body. */
+ * unnamed), with `start_step` ({start, step} of a range(start, end, step)) to
+ * aten::__derive_index(iteration, start, step), or with `over_list` to the list's item at
+ * that iteration (aten::__getitem__, as PyTorch emits `for x in xs`); `cond` (while loops) is
+ * re-evaluated at the end of the body. */
 static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrValue *start_cond,
-                      const ScriptExpr *target, const ScriptExpr *cond, IrValue *over_list) {
+                      const ScriptExpr *target, const ScriptExpr *cond, IrValue *over_list,
+                      IrValue *const *start_step) {
   g_autoptr(GHashTable) assigned = g_hash_table_new(g_str_hash, g_str_equal);
   collect_assigned(s->body, assigned);
   if (target) {
@@ -208,6 +211,14 @@ static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrV
       emit_frame_pop(em);
       return false;
     }
+  } else if (target && start_step) {
+    IrValue *args[3] = {iteration, start_step[0], start_step[1]};
+    IrValue *index = emit_builtin_call(em, "aten::__derive_index", s->loc, args, 3, NULL, NULL);
+    if (index == NULL) {
+      emit_frame_pop(em);
+      return false;
+    }
+    emit_bind(em, target->name, index);
   } else if (target) {
     emit_bind(em, target->name, iteration);
   }
@@ -260,20 +271,30 @@ bool emit_for(Emitter *em, const ScriptStmt *s) {
   if (iter->kind == SE_CALL && ((ScriptExpr *)g_ptr_array_index(iter->args, 0))->kind == SE_NAME &&
       strcmp(((ScriptExpr *)g_ptr_array_index(iter->args, 0))->name, "range") == 0 &&
       emit_lookup(em, "range") == NULL) {
-    if (iter->args->len != 2 || iter->kwargs->len != 0)
-      return emit_fail(em, iter->loc, "only range(n) with one argument is supported");
+    guint n_args = iter->args->len - 1;
+    if (n_args < 1 || n_args > 3 || iter->kwargs->len != 0)
+      return emit_fail(em, iter->loc, "range() takes 1 to 3 int arguments, got %u", n_args);
     if (s->target->kind != SE_NAME)
       return emit_fail(em, s->target->loc, "the variable of a range loop must be a name");
-    IrValue *n = emit_expr(em, g_ptr_array_index(iter->args, 1));
-    if (n == NULL)
-      return false;
-    if (n->type->kind != IR_TYPE_INT) {
-      g_autofree char *ts = ir_type_to_string(n->type);
-      return emit_fail(em, ((ScriptExpr *)g_ptr_array_index(iter->args, 1))->loc,
-                       "range() needs an int, got %s", ts);
+    IrValue *bounds[3];
+    for (guint i = 0; i < n_args; i++) {
+      const ScriptExpr *a = g_ptr_array_index(iter->args, i + 1);
+      if (!(bounds[i] = emit_expr(em, a)))
+        return false;
+      if (bounds[i]->type->kind != IR_TYPE_INT) {
+        g_autofree char *ts = ir_type_to_string(bounds[i]->type);
+        return emit_fail(em, a->loc, "range() needs ints, got %s", ts);
+      }
     }
     IrValue *always = emit_constant_bool(em, true, &s->loc);
-    return emit_loop(em, s, n, always, s->target, NULL, NULL);
+    if (n_args == 1) /* range(n): n trips, i the iteration number */
+      return emit_loop(em, s, bounds[0], always, s->target, NULL, NULL, NULL);
+    /* range(start, end[, step]): PyTorch's trip count and derived index */
+    IrValue *start_step[2] = {bounds[0],
+                              n_args == 3 ? bounds[2] : emit_constant_int(em, 1, &s->loc)};
+    IrValue *args[3] = {bounds[0], bounds[1], start_step[1]};
+    IrValue *trips = emit_builtin_call(em, "aten::__range_length", s->loc, args, 3, NULL, NULL);
+    return trips && emit_loop(em, s, trips, always, s->target, NULL, NULL, start_step);
   }
   /* Over a tuple: unpacked once, then one copy of the body per element (PyTorch's rule). */
   IrValue *tuple = emit_expr(em, iter);
@@ -293,7 +314,7 @@ bool emit_for(Emitter *em, const ScriptStmt *s) {
     if (n == NULL)
       return false;
     IrValue *always = emit_constant_bool(em, true, &s->loc);
-    return emit_loop(em, s, n, always, s->target, NULL, tuple);
+    return emit_loop(em, s, n, always, s->target, NULL, tuple, NULL);
   }
   if (tuple->type->kind != IR_TYPE_TUPLE) {
     g_autofree char *ts = ir_type_to_string(tuple->type);
@@ -319,5 +340,5 @@ bool emit_while(Emitter *em, const ScriptStmt *s) {
   const ScriptExpr max_int = {.kind = SE_INT, .int_value = G_MAXINT64};
   IrValue *max_trips = emit_literal(em, &max_int, false, s->loc);
   IrValue *cond = emit_condition(em, s->cond);
-  return cond != NULL && emit_loop(em, s, max_trips, cond, NULL, s->cond, NULL);
+  return cond != NULL && emit_loop(em, s, max_trips, cond, NULL, s->cond, NULL, NULL);
 }

@@ -59,6 +59,19 @@ static void test_int_arith(void) {
   expect_int("aten::add.int(", rt_int(G_MAXINT64), rt_int(1), G_MININT64);
   expect_int("aten::neg.int(", rt_int(5), rt_none(), -5);
   expect_int("aten::neg.int(", rt_int(G_MININT64), rt_none(), G_MININT64);
+  /* range loops: len(range(lo, hi, step)) as Python counts it, and start + index * step */
+  RtValue r[3] = {rt_int(1), rt_int(8), rt_int(2)};
+  g_assert_cmpint(call("aten::__range_length(", r, 3).u.i, ==, 4); /* 1, 3, 5, 7 */
+  r[0] = rt_int(8), r[1] = rt_int(1), r[2] = rt_int(-3);
+  g_assert_cmpint(call("aten::__range_length(", r, 3).u.i, ==, 3); /* 8, 5, 2 */
+  r[2] = rt_int(3);
+  g_assert_cmpint(call("aten::__range_length(", r, 3).u.i, ==, 0);
+  r[0] = rt_int(G_MININT64), r[1] = rt_int(G_MAXINT64), r[2] = rt_int(1);
+  g_assert_cmpint(call("aten::__range_length(", r, 3).u.i, ==, G_MAXINT64); /* clamped */
+  r[2] = rt_int(0);
+  kt_expect_error("aten::__range_length(", r, 3, "range() arg 3 must not be zero");
+  r[0] = rt_int(3), r[1] = rt_int(8), r[2] = rt_int(-3);
+  g_assert_cmpint(call("aten::__derive_index(", r, 3).u.i, ==, -1); /* 8 + 3 * -3 */
   /* div.int is true division into a float */
   expect_double("aten::div.int(", rt_int(7), rt_int(2), 3.5);
   expect_double("aten::div.int(", rt_int(-1), rt_int(4), -0.25);

@@ -108,8 +108,11 @@ static const ErrorCase cases[] = {
          "emit_raise_form.py:2:5: error: raise needs an exception built from a message: raise "
          "E(\"...\")"),
     CASE("emit_range_args",
-         "def f(x):\n    for i in range(1, 3):\n        x = x + 1\n    return x\n", NULL,
-         "emit_range_args.py:2:14: error: only range(n) with one argument is supported"),
+         "def f(x):\n    for i in range(1, 3, 1, 2):\n        x = x + 1\n    return x\n", NULL,
+         "emit_range_args.py:2:14: error: range() takes 1 to 3 int arguments, got 4"),
+    CASE("emit_range_float",
+         "def f(x):\n    for i in range(0, 2.5):\n        x = x + 1\n    return x\n", NULL,
+         "emit_range_float.py:2:23: error: range() needs ints, got float"),
     CASE("emit_range_value", "def f(x):\n    r = range(3)\n    return x\n", NULL,
          "emit_range_value.py:2:9: error: range() is supported only as the iterable of a for loop"),
     CASE("emit_return_early", "def f(x):\n    return x\n    x = x + 1\n", NULL,
