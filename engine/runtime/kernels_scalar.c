@@ -1,5 +1,5 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
- * .int, .float and mixed .int_float/.float_int forms, div(Scalar, Scalar), eq.str and ne.str, eq.int_list and ne.int_list, __not__,
+ * .int, .float and mixed .int_float/.float_int forms, div(Scalar, Scalar), pow of numbers, eq.str and ne.str, eq.int_list and ne.int_list, __not__,
  * __round_to_zero_floordiv, floordiv.int, __range_length, __derive_index, sqrt.int, any.bool
  * and all.bool) and rt_kernel_is
  * (__is__/__isnot__).
@@ -173,6 +173,17 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
         return false;
       outs[0] = rt_double(-a);
     }
+    return true;
+  }
+  if (kind == IR_ATEN_POW) { /* every scalar pow is a float, as TorchScript's */
+    double a, b;
+    if (!arg_float(schema, args, 0, &a, error) || !arg_float(schema, args, 1, &b, error))
+      return false;
+    if (a == 0 && b < 0) {
+      K_ERR(error, "0.0 cannot be raised to a negative power");
+      return false;
+    }
+    outs[0] = rt_double(pow(a, b));
     return true;
   }
   bool ok;

@@ -237,6 +237,14 @@ static void test_float_arith(void) {
   expect_bool("aten::lt.int_float(", rt_int(0), rt_double(1.0), true);
   expect_bool("aten::eq.float_int(", rt_double(2.0), rt_int(2), true);
   expect_bool("aten::gt.int_float(", rt_int(1), rt_double(NAN), false);
+  /* pow of numbers is a float; 0 to a negative power fails (PyTorch 1.13's answers) */
+  expect_double("aten::pow.int(", rt_int(2), rt_int(3), 8.0);
+  expect_double("aten::pow.int(", rt_int(2), rt_int(-2), 0.25);
+  expect_double("aten::pow.int_float(", rt_int(4), rt_double(-0.5), 0.5);
+  expect_double("aten::pow.float_int(", rt_double(-0.5), rt_int(2), 0.25);
+  expect_double("aten::pow.float(", rt_double(-0.5), rt_double(-0.5), NAN);
+  RtValue zero_neg[2] = {rt_int(0), rt_int(-1)};
+  kt_expect_error("aten::pow.int(", zero_neg, 2, "0.0 cannot be raised to a negative power");
   RtValue bad[2] = {rt_str("x"), rt_int(1)};
   kt_expect_error("aten::add.int(", bad, 2, "must be int");
   kt_unref_args(bad, 2);

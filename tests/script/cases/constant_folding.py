@@ -3,7 +3,7 @@
 # stay as they are written.
 def constant_folding(x: Tensor, n: int, s: str):
     scale = 1.0 / 8
-    k = 2 * 3.5 + n
+    k = 2 * 3.5 + n + 2 ** 3
     m = int(3.7) * 2
     if 3 > 2:
         y = x * scale
@@ -12,3 +12,4 @@ def constant_folding(x: Tensor, n: int, s: str):
     sizes = [2, 3]
     return (y.clamp_min(float("nan")) * float("-inf") + k + m, float(s),
             x.view(sizes), float(" 1e-3"))
+
