@@ -9,6 +9,7 @@ the 2019 compiler this project follows (seed 003) named it prim::Function, so th
 is rewritten. 1.13 also types a tuple holding a closure as if the closure were NoneType, where
 seed 003 gives it the closure's own type `Tuple[None, Tuple[context...]]`; those tuple element
 types are rewritten to the seed's. Nothing else is touched."""
+import math  # noqa: F401  (resolved by the CompilationUnit from this frame)
 import pathlib
 import re
 import sys

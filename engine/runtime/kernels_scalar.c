@@ -1,7 +1,7 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
  * .int, .float and mixed .int_float/.float_int forms, div(Scalar, Scalar), pow of numbers, eq.str and ne.str, eq.int_list and ne.int_list, __not__,
- * __round_to_zero_floordiv, floordiv.int, __range_length, __derive_index, sqrt.int, any.bool
- * and all.bool) and rt_kernel_is
+ * __round_to_zero_floordiv, floordiv.int, __range_length, __derive_index, sqrt/exp/log of
+ * numbers, any.bool and all.bool) and rt_kernel_is
  * (__is__/__isnot__).
  *
  * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
@@ -96,11 +96,11 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
     outs[0] = rt_bool(want ? found : !found);
     return true;
   }
-  if (kind == IR_ATEN_SQRT) {
-    gint64 a;
-    if (!k_arg_int(schema, args, 0, &a, error))
+  if (kind == IR_ATEN_SQRT || kind == IR_ATEN_EXP || kind == IR_ATEN_LOG) {
+    double a; /* math.sqrt/exp/log: IEEE at the edges (nan below 0, -inf at 0), as TorchScript */
+    if (!arg_float(schema, args, 0, &a, error))
       return false;
-    outs[0] = rt_double(sqrt((double)a));
+    outs[0] = rt_double(kind == IR_ATEN_SQRT ? sqrt(a) : kind == IR_ATEN_EXP ? exp(a) : log(a));
     return true;
   }
   if (kind == IR_ATEN_FLOORDIV) {

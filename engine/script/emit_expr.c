@@ -1,6 +1,7 @@
 /* The emitter's expressions (contract in emit.h): Python operators to aten ops, calls of
  * torch.* / F.* functions, tensor methods and builtins, short-circuit and/or and conditional
  * expressions as prim::If, tuple and list displays, tuple indexing. */
+#include <math.h>
 #include <string.h>
 
 #include "script/emit.h"
@@ -133,7 +134,7 @@ static char *module_path(Emitter *em, const ScriptExpr *e) {
 
 static bool is_op_module(const char *path) {
   return strcmp(path, "torch") == 0 || strcmp(path, "F") == 0 ||
-         strcmp(path, "torch.nn.functional") == 0;
+         strcmp(path, "torch.nn.functional") == 0 || strcmp(path, "math") == 0;
 }
 
 static bool is_top_level_def(Emitter *em, const char *name) {
@@ -211,8 +212,9 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
   g_autofree char *module = module_path(em, arg(callee, 0));
   if (module != NULL) {
     if (!is_op_module(module))
-      return emit_fail(em, callee->loc, "unknown module '%s' (use torch or F)", module);
-    return call_with(em, e, callee->name, NULL, strcmp(module, "torch") != 0);
+      return emit_fail(em, callee->loc, "unknown module '%s' (use torch, F or math)", module);
+    bool functional = strcmp(module, "torch") != 0 && strcmp(module, "math") != 0;
+    return call_with(em, e, callee->name, NULL, functional);
   }
   IrValue *self = emit_expr(em, arg(callee, 0));
   if (self == NULL)
@@ -312,14 +314,23 @@ static IrValue *emit_attribute(Emitter *em, const ScriptExpr *e) {
       {"int", 3},     {"int64", 4}, {"long", 4},    {"float16", 5}, {"half", 5},
       {"float32", 6}, {"float", 6}, {"float64", 7}, {"double", 7},  {"bool", 11},
   };
+  static const struct {
+    const char *name;
+    double value;
+  } math_constants[] = {
+      {"pi", G_PI}, {"e", G_E}, {"tau", 2 * G_PI}, {"inf", INFINITY}, {"nan", NAN}};
   g_autofree char *module = module_path(em, arg(e, 0));
   if (module != NULL && strcmp(module, "torch") == 0)
     for (guint i = 0; i < G_N_ELEMENTS(dtypes); i++)
       if (strcmp(e->name, dtypes[i].name) == 0)
         return emit_constant_int(em, dtypes[i].code, &e->loc);
+  if (module != NULL && strcmp(module, "math") == 0)
+    for (guint i = 0; i < G_N_ELEMENTS(math_constants); i++)
+      if (strcmp(e->name, math_constants[i].name) == 0)
+        return emit_constant_float(em, math_constants[i].value, &e->loc);
   return emit_fail(em, e->loc,
-                   "attribute '%s' is not supported here (only method calls and "
-                   "torch dtypes)",
+                   "attribute '%s' is not supported here (only method calls, torch dtypes and "
+                   "math constants)",
                    e->name);
 }
 

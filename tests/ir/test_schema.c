@@ -316,6 +316,11 @@ static const Case cases[] = {
     {"aten::eq", "lS", NULL},
     {"aten::add", "ss", "str"},
     {"aten::sqrt", "i", "int"},
+    {"aten::sqrt", "f", "float"},
+    {"aten::exp", "i", "int"},
+    {"aten::exp", "f", "float"},
+    {"aten::log", "i", "int"},
+    {"aten::log", "f", "float"},
     {"aten::floordiv", "ii", "int"},
     {"aten::floordiv", "ff", NULL},
     {"aten::len", "s", "str"},
@@ -711,7 +716,10 @@ static void test_resolution(void) {
     const IrSchema *s = resolve(g, unary_kinds[i], "F");
     g_assert_nonnull(s);
     reached[s->index] = true;
-    if (strcmp(unary_kinds[i], "aten::sqrt") != 0) /* sqrt.int: above */
+    bool has_number_form = /* math.sqrt/exp/log: sqrt.int, exp.int, log.int above */
+        strcmp(unary_kinds[i], "aten::sqrt") == 0 || strcmp(unary_kinds[i], "aten::exp") == 0 ||
+        strcmp(unary_kinds[i], "aten::log") == 0;
+    if (!has_number_form)
       g_assert_null(resolve(g, unary_kinds[i], "i"));
     g_assert_null(resolve(g, unary_kinds[i], "TT"));
   }

@@ -237,6 +237,12 @@ static void test_float_arith(void) {
   expect_bool("aten::lt.int_float(", rt_int(0), rt_double(1.0), true);
   expect_bool("aten::eq.float_int(", rt_double(2.0), rt_int(2), true);
   expect_bool("aten::gt.int_float(", rt_int(1), rt_double(NAN), false);
+  /* math.sqrt/exp/log of numbers: floats, IEEE at the edges (PyTorch 1.13's answers) */
+  expect_double("aten::log.float(", rt_double(0.0), rt_none(), -INFINITY);
+  expect_double("aten::log.int(", rt_int(-1), rt_none(), NAN);
+  expect_double("aten::sqrt.float(", rt_double(-1.0), rt_none(), NAN);
+  expect_double("aten::exp.float(", rt_double(1000.0), rt_none(), INFINITY);
+  expect_double("aten::exp.int(", rt_int(0), rt_none(), 1.0);
   /* pow of numbers is a float; 0 to a negative power fails (PyTorch 1.13's answers) */
   expect_double("aten::pow.int(", rt_int(2), rt_int(3), 8.0);
   expect_double("aten::pow.int(", rt_int(2), rt_int(-2), 0.25);

@@ -23,7 +23,10 @@ static const ErrorCase cases[] = {
          "emit_assert_msg.py:2:15: error: an assert message must be a string literal"),
     CASE("emit_attribute", "def f(x):\n    return x.shape\n", NULL,
          "emit_attribute.py:2:12: error: attribute 'shape' is not supported here (only method "
-         "calls and torch dtypes)"),
+         "calls, torch dtypes and math constants)"),
+    CASE("emit_math_attribute", "def f(x):\n    return x * math.golden\n", NULL,
+         "emit_math_attribute.py:2:16: error: attribute 'golden' is not supported here (only "
+         "method calls, torch dtypes and math constants)"),
     CASE("emit_branch_types",
          "def f(x, c: bool):\n    if c:\n        y = x\n    else:\n        y = 1\n    return y\n",
          NULL,
@@ -125,7 +128,7 @@ static const ErrorCase cases[] = {
     CASE("emit_undefined", "def f(x):\n    return y\n", NULL,
          "emit_undefined.py:2:12: error: name 'y' is not defined"),
     CASE("emit_unknown_module", "def f(x):\n    return np.exp(x)\n", NULL,
-         "emit_unknown_module.py:2:12: error: unknown module 'np' (use torch or F)"),
+         "emit_unknown_module.py:2:12: error: unknown module 'np' (use torch, F or math)"),
     CASE("emit_unknown_op", "def f(x):\n    return torch.frobnicate(x)\n", NULL,
          "emit_unknown_op.py:2:12: error: unknown operator 'aten::frobnicate'"),
     CASE("emit_unknown_type", "def f(x: Foo):\n    return x\n", NULL,
