@@ -8,7 +8,8 @@
  * The type variable `t` of list and dict ops is bound from the first container argument, so
  * `d["k"]` of a Dict(str, Tensor) is a Tensor and `l[1:]` of an int[] an int[]. An argument
  * of a fixed-size list type `T[N]` also takes one T, repeated N times by a
- * prim::ListConstruct (`x.sum(-1)` for `int[1]? dim`), as PyTorch's tryConvertToType. */
+ * prim::ListConstruct (`x.sum(-1)` for `int[1]? dim`), and a list argument a homogeneous
+ * tuple (`(1, n)` for `int[2]`), as PyTorch's tryConvertToType. */
 #include <string.h>
 
 #include "ir/ops.h"
@@ -16,6 +17,24 @@
 
 static bool accepts(const IrType *arg_type, const IrType *value_type) {
   return ir_type_is_subtype(value_type, arg_type);
+}
+
+/* The list type of `arg` (T[] or T[]?), or NULL. */
+static const IrType *list_of(const IrArgument *arg) {
+  const IrType *t = arg->type->kind == IR_TYPE_OPTIONAL ? arg->type->elem : arg->type;
+  return t->kind == IR_TYPE_LIST ? t : NULL;
+}
+
+/* Whether `arg` takes the tuple `value` only as a list of its elements (a homogeneous tuple
+ * for a list, as PyTorch's tryConvertToType: `(1, n)` for `int[2]`). */
+static bool tuple_into_list(const IrArgument *arg, const IrType *value) {
+  const IrType *list = list_of(arg);
+  if (list == NULL || value->kind != IR_TYPE_TUPLE || accepts(arg->type, value))
+    return false;
+  for (guint i = 0; i < value->n_elems; i++)
+    if (!accepts(list->elem, value->elems[i]))
+      return false;
+  return true;
 }
 
 /* Whether `arg` takes `value` only as its one element repeated (a T for a `T[N]`, `T[N]?`). */
@@ -51,7 +70,8 @@ static bool fit_call(const IrSchema *schema, IrValue *const *args, guint n_args,
       if (schema->args[i].def.kind == IR_DEFAULT_NONE_GIVEN)
         return false;
     } else if (!accepts(schema->args[i].type, slots[i]->type) &&
-               !repeats_into_list(&schema->args[i], slots[i]->type)) {
+               !repeats_into_list(&schema->args[i], slots[i]->type) &&
+               !tuple_into_list(&schema->args[i], slots[i]->type)) {
       return false;
     }
   }
@@ -205,6 +225,25 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
     const IrArgument *a = &chosen->args[i];
     if (slots[i] == NULL) {
       slots[i] = default_constant(em, a);
+    } else if (tuple_into_list(a, slots[i]->type)) {
+      /* The tuple's elements, read from its TupleConstruct when it has one (as PyTorch's
+       * LowerSimpleTuples leaves it), else through a TupleUnpack. */
+      IrValue *tuple = slots[i];
+      IrNode *source = tuple->node;
+      if (source->kind != IR_PRIM_TUPLE_CONSTRUCT) {
+        source = ir_node_create(em->graph, IR_PRIM_TUPLE_UNPACK, tuple->type->n_elems);
+        ir_node_add_input(source, tuple);
+        for (guint k = 0; k < tuple->type->n_elems; k++)
+          ir_value_set_type(ir_output(source, k), tuple->type->elems[k]);
+        emit_append(em, source);
+      }
+      IrNode *list = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
+      for (guint k = 0; k < tuple->type->n_elems; k++)
+        ir_node_add_input(list, source->kind == IR_PRIM_TUPLE_CONSTRUCT ? ir_input(source, k)
+                                                                        : ir_output(source, k));
+      ir_value_set_type(ir_output(list, 0), list_of(a));
+      emit_append(em, list);
+      slots[i] = ir_output(list, 0);
     } else if (repeats_into_list(a, slots[i]->type)) {
       const IrType *list = a->type->kind == IR_TYPE_OPTIONAL ? a->type->elem : a->type;
       IrNode *repeated = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);

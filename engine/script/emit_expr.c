@@ -134,7 +134,8 @@ static char *module_path(Emitter *em, const ScriptExpr *e) {
 
 static bool is_op_module(const char *path) {
   return strcmp(path, "torch") == 0 || strcmp(path, "F") == 0 ||
-         strcmp(path, "torch.nn.functional") == 0 || strcmp(path, "math") == 0;
+         strcmp(path, "torch.nn.functional") == 0 || strcmp(path, "math") == 0 ||
+         strcmp(path, "torch._C._nn") == 0;
 }
 
 static bool is_top_level_def(Emitter *em, const char *name) {
@@ -213,7 +214,7 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
   if (module != NULL) {
     if (!is_op_module(module))
       return emit_fail(em, callee->loc, "unknown module '%s' (use torch, F or math)", module);
-    bool functional = strcmp(module, "torch") != 0 && strcmp(module, "math") != 0;
+    bool functional = strcmp(module, "F") == 0 || strcmp(module, "torch.nn.functional") == 0;
     return call_with(em, e, callee->name, NULL, functional);
   }
   IrValue *self = emit_expr(em, arg(callee, 0));
