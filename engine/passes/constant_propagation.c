@@ -77,18 +77,12 @@ static bool default_to_rt(const IrArgument *arg, RtValue *out) {
   return false;
 }
 
+/* A result with a constant form: a scalar, a string, None or an int[] (maybe optional). */
 static bool output_foldable(const IrValue *v) {
-  switch (v->type->kind) {
-  case IR_TYPE_INT:
-  case IR_TYPE_FLOAT:
-  case IR_TYPE_BOOL:
-  case IR_TYPE_NUMBER:
-  case IR_TYPE_STR:
-  case IR_TYPE_NONE: return true;
-  case IR_TYPE_LIST: return v->type->elem->kind == IR_TYPE_INT;
-  case IR_TYPE_OPTIONAL: return output_foldable(&(IrValue){.type = v->type->elem});
-  default: return false;
-  }
+  const IrType *t = v->type->kind == IR_TYPE_OPTIONAL ? v->type->elem : v->type;
+  if (t->kind == IR_TYPE_LIST)
+    return t->elem->kind == IR_TYPE_INT;
+  return t->kind != IR_TYPE_TUPLE && immutable_type(t);
 }
 
 /* Replaces each output by a constant made from outs[i]; false (and nothing changed) when
