@@ -11,6 +11,7 @@
 #include "graph_inputs.h"
 #include "ir/text.h"
 #include "ir/verify.h"
+#include "passes/module_lowering.h"
 #include "run_result.h"
 #include "runtime/autograd.h"
 #include "runtime/file_read.h"
@@ -182,6 +183,10 @@ bool app_workspace_set_text(AppWorkspace *ws, const char *text, const char *file
     locate_error(error->message, ws->filename, &ws->error_line, &ws->error_col);
     return false;
   }
+  /* Calls with a known definition (a .py's F.cross_entropy, a functional a module graph
+   * calls) are inlined, as the command line does before a run: the interpreter has no
+   * kernel for prim::CallFunction. */
+  pass_inline_calls(graph, NULL);
   ws->graph = graph;
   return true;
 }

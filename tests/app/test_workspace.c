@@ -45,6 +45,27 @@ static void test_parse_error_location(void) {
   app_workspace_free(ws);
 }
 
+/* A .py program calling F.cross_entropy (a prim::CallFunction, as PyTorch compiles it) runs
+ * in the window as from the command line: the call is inlined from its definition. */
+static void test_functional_call_runs(void) {
+  AppWorkspace *ws = app_workspace_new();
+  g_assert_true(app_workspace_set_text(
+      ws, "def f(x, t):\n    return F.cross_entropy(x, t.clamp(0, 2))\n", "loss.py"));
+  const char *spec = "Float(4, 3, requires_grad=1); Long(4)";
+  app_workspace_set_specs(ws, (char *const *)&spec, 1);
+  GError *error = NULL;
+  const AppWorkspaceRun *run = app_workspace_run_sync(ws, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(run);
+  const AppWorkspaceSpecResult *r = g_ptr_array_index(run->specs, 0);
+  if (r->error)
+    g_error("%s", r->error);
+  g_assert_cmpuint(run->n_failed, ==, 0);
+  g_assert_nonnull(r->forward);
+  g_assert_nonnull(r->grads_text); /* x requires grad: the backward ran through the loss */
+  app_workspace_free(ws);
+}
+
 static void test_split_spec_line(void) {
   GPtrArray *parts =
       app_workspace_split_spec_line(" Float(5, 1, requires_grad=1) ;Float(5, 5);; none ");
@@ -377,6 +398,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/workspace/parse-error-location", test_parse_error_location);
   g_test_add_func("/workspace/split-spec-line", test_split_spec_line);
+  g_test_add_func("/workspace/functional-call-runs", test_functional_call_runs);
   g_test_add_func("/workspace/lstm-sync", test_lstm_sync);
   g_test_add_func("/workspace/value-inspection", test_value_inspection);
   g_test_add_func("/workspace/broadcast-three-specs", test_broadcast_three_specs);
