@@ -280,7 +280,8 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
 }
 
 /* torch.nn.functional functions that PyTorch 1.13 compiles as calls (not builtins), with
- * their Python signatures as schemas; engine/passes/functional_defs.c defines their bodies. */
+ * their Python signatures as schemas; engine/passes/functional_defs.c defines their bodies,
+ * which the command line and the window inline before a run. */
 static const struct {
   const char *name, *signature;
 } script_functions[] = {
@@ -288,6 +289,39 @@ static const struct {
      "F::cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, "
      "int ignore_index=-100, bool? reduce=None, str reduction=\"mean\", float "
      "label_smoothing=0.0) -> Tensor"},
+    {"binary_cross_entropy_with_logits",
+     "F::binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, bool? "
+     "size_average=None, bool? reduce=None, str reduction=\"mean\", Tensor? pos_weight=None) -> "
+     "Tensor"},
+    {"nll_loss",
+     "F::nll_loss(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int "
+     "ignore_index=-100, bool? reduce=None, str reduction=\"mean\") -> Tensor"},
+    {"mse_loss", "F::mse_loss(Tensor input, Tensor target, bool? size_average=None, bool? "
+                 "reduce=None, str reduction=\"mean\") -> Tensor"},
+    {"l1_loss", "F::l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? "
+                "reduce=None, str reduction=\"mean\") -> Tensor"},
+    {"dropout",
+     "F::dropout(Tensor input, float p=0.5, bool training=True, bool inplace=False) -> Tensor"},
+    {"relu", "F::relu(Tensor input, bool inplace=False) -> Tensor"},
+    {"silu", "F::silu(Tensor input, bool inplace=False) -> Tensor"},
+    {"mish", "F::mish(Tensor input, bool inplace=False) -> Tensor"},
+    {"hardsigmoid", "F::hardsigmoid(Tensor input, bool inplace=False) -> Tensor"},
+    {"elu", "F::elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor"},
+    {"leaky_relu",
+     "F::leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False) -> Tensor"},
+    {"hardtanh", "F::hardtanh(Tensor input, float min_val=-1.0, float max_val=1.0, bool "
+                 "inplace=False) -> Tensor"},
+    {"softmax",
+     "F::softmax(Tensor input, int? dim=None, int _stacklevel=3, int? dtype=None) -> Tensor"},
+    {"log_softmax",
+     "F::log_softmax(Tensor input, int? dim=None, int _stacklevel=3, int? dtype=None) -> Tensor"},
+    {"layer_norm", "F::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, "
+                   "Tensor? bias=None, float eps=1e-05) -> Tensor"},
+    {"group_norm", "F::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? "
+                   "bias=None, float eps=1e-05) -> Tensor"},
+    {"embedding", "F::embedding(Tensor input, Tensor weight, int? padding_idx=None, float? "
+                  "max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool "
+                  "sparse=False) -> Tensor"},
 };
 
 bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *const *args,
