@@ -171,6 +171,50 @@ static char *describe_call(IrValue *const *args, guint n_args, GPtrArray *kw_nam
   return g_string_free(s, FALSE);
 }
 
+/* Fills the omitted arguments with their defaults and converts the given ones the schema
+ * takes only after a conversion (a tuple into a list, one value repeated into a `T[N]`).
+ * `python_defaults`: a function's `T[N]` default of one value repeated is that value made a
+ * list at the call, as PyTorch compiles a Python default (`padding: BroadcastingList2[int] =
+ * 0`); a builtin's is a list constant. */
+static void fill_slots(Emitter *em, const IrSchema *schema, IrValue **slots, bool python_defaults) {
+  for (guint i = 0; i < schema->n_args; i++) {
+    const IrArgument *a = &schema->args[i];
+    if (slots[i] == NULL && python_defaults && a->fixed_len > 0 &&
+        a->def.kind == IR_DEFAULT_INT_LIST && a->def.n_ints == a->fixed_len)
+      slots[i] = emit_constant_int(em, a->def.ints[0], NULL);
+    if (slots[i] == NULL) {
+      slots[i] = default_constant(em, a);
+    } else if (tuple_into_list(a, slots[i]->type)) {
+      /* The tuple's elements, read from its TupleConstruct when it has one (as PyTorch's
+       * LowerSimpleTuples leaves it), else through a TupleUnpack. */
+      IrValue *tuple = slots[i];
+      IrNode *source = tuple->node;
+      if (source->kind != IR_PRIM_TUPLE_CONSTRUCT) {
+        source = ir_node_create(em->graph, IR_PRIM_TUPLE_UNPACK, tuple->type->n_elems);
+        ir_node_add_input(source, tuple);
+        for (guint k = 0; k < tuple->type->n_elems; k++)
+          ir_value_set_type(ir_output(source, k), tuple->type->elems[k]);
+        emit_append(em, source);
+      }
+      IrNode *list = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
+      for (guint k = 0; k < tuple->type->n_elems; k++)
+        ir_node_add_input(list, source->kind == IR_PRIM_TUPLE_CONSTRUCT ? ir_input(source, k)
+                                                                        : ir_output(source, k));
+      ir_value_set_type(ir_output(list, 0), list_of(a));
+      emit_append(em, list);
+      slots[i] = ir_output(list, 0);
+    } else if (repeats_into_list(a, slots[i]->type)) {
+      const IrType *list = a->type->kind == IR_TYPE_OPTIONAL ? a->type->elem : a->type;
+      IrNode *repeated = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
+      for (guint k = 0; k < a->fixed_len; k++)
+        ir_node_add_input(repeated, slots[i]);
+      ir_value_set_type(ir_output(repeated, 0), list);
+      emit_append(em, repeated);
+      slots[i] = ir_output(repeated, 0);
+    }
+  }
+}
+
 IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc loc,
                            IrValue *const *args, guint n_args, GPtrArray *kw_names,
                            IrValue *const *kw_values) {
@@ -221,39 +265,7 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
     g_string_free(candidates, TRUE);
     return r;
   }
-  for (guint i = 0; i < chosen->n_args; i++) {
-    const IrArgument *a = &chosen->args[i];
-    if (slots[i] == NULL) {
-      slots[i] = default_constant(em, a);
-    } else if (tuple_into_list(a, slots[i]->type)) {
-      /* The tuple's elements, read from its TupleConstruct when it has one (as PyTorch's
-       * LowerSimpleTuples leaves it), else through a TupleUnpack. */
-      IrValue *tuple = slots[i];
-      IrNode *source = tuple->node;
-      if (source->kind != IR_PRIM_TUPLE_CONSTRUCT) {
-        source = ir_node_create(em->graph, IR_PRIM_TUPLE_UNPACK, tuple->type->n_elems);
-        ir_node_add_input(source, tuple);
-        for (guint k = 0; k < tuple->type->n_elems; k++)
-          ir_value_set_type(ir_output(source, k), tuple->type->elems[k]);
-        emit_append(em, source);
-      }
-      IrNode *list = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
-      for (guint k = 0; k < tuple->type->n_elems; k++)
-        ir_node_add_input(list, source->kind == IR_PRIM_TUPLE_CONSTRUCT ? ir_input(source, k)
-                                                                        : ir_output(source, k));
-      ir_value_set_type(ir_output(list, 0), list_of(a));
-      emit_append(em, list);
-      slots[i] = ir_output(list, 0);
-    } else if (repeats_into_list(a, slots[i]->type)) {
-      const IrType *list = a->type->kind == IR_TYPE_OPTIONAL ? a->type->elem : a->type;
-      IrNode *repeated = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
-      for (guint k = 0; k < a->fixed_len; k++)
-        ir_node_add_input(repeated, slots[i]);
-      ir_value_set_type(ir_output(repeated, 0), list);
-      emit_append(em, repeated);
-      slots[i] = ir_output(repeated, 0);
-    }
-  }
+  fill_slots(em, chosen, slots, false);
   IrNode *node = ir_node_create(em->graph, kind, chosen->n_returns);
   for (guint i = 0; i < chosen->n_args; i++)
     ir_node_add_input(node, slots[i]);
@@ -322,15 +334,32 @@ static const struct {
     {"embedding", "F::embedding(Tensor input, Tensor weight, int? padding_idx=None, float? "
                   "max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool "
                   "sparse=False) -> Tensor"},
+    {"adaptive_avg_pool2d", "F::adaptive_avg_pool2d(Tensor input, int[2] output_size) -> Tensor"},
+    {"batch_norm", "F::batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, "
+                   "Tensor? weight=None, Tensor? bias=None, bool training=False, float "
+                   "momentum=0.1, float eps=1e-05) -> Tensor"},
+    {"max_pool2d",
+     "F::_max_pool2d(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
+     "int[2] dilation=1, bool ceil_mode=False, bool return_indices=False) -> Tensor"},
 };
+
+/* Functions whose Function constant PyTorch names otherwise (boolean_dispatch picks
+ * _max_pool2d when return_indices is False, the only form defined here). */
+static const struct {
+  const char *name, *function;
+} dispatched_functions[] = {{"max_pool2d", "_max_pool2d"}};
 
 bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *const *args,
                         guint n_args, GPtrArray *kw_names, IrValue *const *kw_values,
                         IrValue **out) {
-  const char *signature = NULL;
+  const char *signature = NULL, *function = NULL;
   for (guint i = 0; i < G_N_ELEMENTS(script_functions) && !signature; i++)
     if (strcmp(script_functions[i].name, name) == 0)
       signature = script_functions[i].signature;
+  function = name;
+  for (guint i = 0; i < G_N_ELEMENTS(dispatched_functions); i++)
+    if (strcmp(dispatched_functions[i].name, name) == 0)
+      function = dispatched_functions[i].function;
   if (signature == NULL)
     return false;
   *out = NULL;
@@ -345,11 +374,9 @@ bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *c
     ir_schema_free(schema);
     return true;
   }
-  for (guint i = 0; i < schema->n_args; i++)
-    if (slots[i] == NULL)
-      slots[i] = default_constant(em, &schema->args[i]);
+  fill_slots(em, schema, slots, true);
   IrNode *fn = ir_node_create(em->graph, IR_PRIM_CONSTANT, 1); /* after the defaults: PyTorch */
-  ir_node_set_attr_s(fn, IR_ATTR_NAME, name);
+  ir_node_set_attr_s(fn, IR_ATTR_NAME, function);
   ir_value_set_type(ir_output(fn, 0), ir_type_class("Function"));
   emit_append(em, fn);
   IrNode *call = ir_node_create(em->graph, IR_PRIM_CALL_FUNCTION, 1);
