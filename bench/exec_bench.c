@@ -12,20 +12,6 @@
 #include "ir/text.h"
 #include "runtime/autograd.h"
 
-static double now_ms(void) {
-  return (double)g_get_monotonic_time() / 1000.0;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, guint n) {
-  qsort(v, n, sizeof(double), cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static IrGraph *load(const char *path) {
   gchar *text = NULL;
   gsize len = 0;
@@ -95,26 +81,26 @@ static void bench_lstm(const IrGraph *graph, guint repeats, int64_t batch, int64
   for (guint r = 0; r < repeats; r++) {
     ExecSession *session = exec_session_new();
     ExecExecutor *executor = exec_executor_new(session, graph, "main", EXEC_PLAN_FORWARD);
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     if (!forward_backward(executor, in))
       exit(1);
-    first[r] = now_ms() - t0;
+    first[r] = bench_now_ms() - t0;
     ExecPlan *f = g_ptr_array_index(session->plans, 0), *b = g_ptr_array_index(session->plans, 1);
     fwd[r] = f->compile_ms;
     bwd[r] = b->compile_ms;
     n_stages_fwd = f->stages->len;
     n_stages_bwd = b->stages->len;
     forward_backward(executor, in); /* warm */
-    t0 = now_ms();
+    t0 = bench_now_ms();
     forward_backward(executor, in);
-    steady[r] = now_ms() - t0;
+    steady[r] = bench_now_ms() - t0;
     exec_session_free(session);
   }
-  printf("lstm_compile_forward_ms %.4f\n", median(fwd, repeats));
-  printf("lstm_compile_backward_ms %.4f\n", median(bwd, repeats));
+  printf("lstm_compile_forward_ms %.4f\n", bench_median(fwd, (int)repeats));
+  printf("lstm_compile_backward_ms %.4f\n", bench_median(bwd, (int)repeats));
   printf("lstm_forward_stages %u\nlstm_backward_stages %u\n", n_stages_fwd, n_stages_bwd);
-  printf("lstm_first_call_ms %.4f\n", median(first, repeats));
-  printf("lstm_steady_call_ms %.4f\n", median(steady, repeats));
+  printf("lstm_first_call_ms %.4f\n", bench_median(first, (int)repeats));
+  printf("lstm_steady_call_ms %.4f\n", bench_median(steady, (int)repeats));
   for (int i = 0; i < 7; i++)
     rt_value_unref(in[i]);
   g_free(first);
@@ -141,7 +127,7 @@ static void bench_overhead(guint calls) {
                    rt_tensor(rt_tensor_randn(IR_DTYPE_FLOAT32, 1, one, 2))};
   double *per = g_new(double, 9);
   for (guint rep = 0; rep < 9; rep++) {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     for (guint c = 0; c < calls; c++) {
       RtValue *outs = NULL;
       guint n = 0;
@@ -150,9 +136,9 @@ static void bench_overhead(guint calls) {
       rt_value_unref(outs[0]);
       g_free(outs);
     }
-    per[rep] = (now_ms() - t0) * 1000.0 / calls;
+    per[rep] = (bench_now_ms() - t0) * 1000.0 / calls;
   }
-  printf("small_call_us %.4f\n", median(per, 9));
+  printf("small_call_us %.4f\n", bench_median(per, 9));
   g_free(per);
   rt_value_unref(in[0]);
   rt_value_unref(in[1]);

@@ -1,13 +1,14 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
- * .int, .float and mixed .int_float/.float_int forms, div(Scalar, Scalar), pow of numbers, eq.str and ne.str, eq.int_list and ne.int_list, __not__,
- * __round_to_zero_floordiv, floordiv.int, __range_length, __derive_index, sqrt/exp/log of
- * numbers, any.bool and all.bool) and rt_kernel_is
- * (__is__/__isnot__).
+ * .int, .float and mixed .int_float/.float_int forms, div(Scalar, Scalar), pow of numbers,
+ * eq.str and ne.str, eq.int_list and ne.int_list, __not__, __round_to_zero_floordiv,
+ * floordiv.int, __range_length, __derive_index, sqrt/exp/log of numbers, any.bool and
+ * all.bool) and rt_kernel_is (__is__/__isnot__).
  *
  * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
  * division returning float, float division by zero gives IEEE inf/nan (TorchScript does not
  * raise there), comparisons return bool; floordiv.int floors as Python's // and raises
- * "division by 0", sqrt.int returns float (nan below 0). Identity follows c10::IValue::isSameIdentity. */
+ * "division by 0", sqrt/exp/log and pow of numbers return floats (IEEE at the edges; pow of
+ * 0 to a negative power raises). Identity follows c10::IValue::isSameIdentity. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 

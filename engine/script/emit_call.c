@@ -39,9 +39,21 @@ static bool tuple_into_list(const IrArgument *arg, const IrType *value) {
 
 /* Whether `arg` takes `value` only as its one element repeated (a T for a `T[N]`, `T[N]?`). */
 static bool repeats_into_list(const IrArgument *arg, const IrType *value) {
-  const IrType *t = arg->type->kind == IR_TYPE_OPTIONAL ? arg->type->elem : arg->type;
-  return arg->fixed_len > 0 && t->kind == IR_TYPE_LIST && !accepts(arg->type, value) &&
-         accepts(t->elem, value);
+  const IrType *list = list_of(arg);
+  return arg->fixed_len > 0 && list && !accepts(arg->type, value) && accepts(list->elem, value);
+}
+
+/* Whether `arg`'s default is one int repeated into its `T[N]` (`int[2] padding=0`), which
+ * *value receives. */
+static bool repeated_default(const IrArgument *arg, gint64 *value) {
+  if (arg->fixed_len == 0 || arg->def.kind != IR_DEFAULT_INT_LIST ||
+      arg->def.n_ints != arg->fixed_len)
+    return false;
+  for (guint i = 1; i < arg->def.n_ints; i++)
+    if (arg->def.ints[i] != arg->def.ints[0])
+      return false;
+  *value = arg->def.ints[0];
+  return true;
 }
 
 /* Fills slots[0..schema->n_args) from the call; false when the call does not fit. */
@@ -179,9 +191,9 @@ static char *describe_call(IrValue *const *args, guint n_args, GPtrArray *kw_nam
 static void fill_slots(Emitter *em, const IrSchema *schema, IrValue **slots, bool python_defaults) {
   for (guint i = 0; i < schema->n_args; i++) {
     const IrArgument *a = &schema->args[i];
-    if (slots[i] == NULL && python_defaults && a->fixed_len > 0 &&
-        a->def.kind == IR_DEFAULT_INT_LIST && a->def.n_ints == a->fixed_len)
-      slots[i] = emit_constant_int(em, a->def.ints[0], NULL);
+    gint64 repeated;
+    if (slots[i] == NULL && python_defaults && repeated_default(a, &repeated))
+      slots[i] = emit_constant_int(em, repeated, NULL);
     if (slots[i] == NULL) {
       slots[i] = default_constant(em, a);
     } else if (tuple_into_list(a, slots[i]->type)) {
@@ -204,13 +216,12 @@ static void fill_slots(Emitter *em, const IrSchema *schema, IrValue **slots, boo
       emit_append(em, list);
       slots[i] = ir_output(list, 0);
     } else if (repeats_into_list(a, slots[i]->type)) {
-      const IrType *list = a->type->kind == IR_TYPE_OPTIONAL ? a->type->elem : a->type;
-      IrNode *repeated = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
+      IrNode *list = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
       for (guint k = 0; k < a->fixed_len; k++)
-        ir_node_add_input(repeated, slots[i]);
-      ir_value_set_type(ir_output(repeated, 0), list);
-      emit_append(em, repeated);
-      slots[i] = ir_output(repeated, 0);
+        ir_node_add_input(list, slots[i]);
+      ir_value_set_type(ir_output(list, 0), list_of(a));
+      emit_append(em, list);
+      slots[i] = ir_output(list, 0);
     }
   }
 }
