@@ -208,13 +208,26 @@ static void run_stage_list(ExecCompile *c, const ExecStageDef *list, guint n, Ir
   }
 }
 
-/* Differentiates every DifferentiableGraph of the plan's graph: replaces its Subgraph by the
- * optimized f, keeps the Gradient in the plan, and gives df its own executor. */
+/* The DifferentiableGraph nodes of a block and of the blocks nested in it (a loop body's
+ * among them), in order. */
+static void collect_diff_graphs(IrBlock *block, GPtrArray *into) {
+  IR_FOR_EACH_NODE(node, block) {
+    if (node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH)
+      g_ptr_array_add(into, node);
+    for (guint b = 0; b < ir_n_blocks(node); b++)
+      collect_diff_graphs(ir_block(node, b), into);
+  }
+}
+
+/* Differentiates every DifferentiableGraph of the plan's graph, nested ones included:
+ * replaces its Subgraph by the optimized f, keeps the Gradient in the plan, and gives df its
+ * own executor. */
 static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
   guint index = 0;
-  IR_FOR_EACH_NODE(node, graph->block) {
-    if (node->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
-      continue;
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new();
+  collect_diff_graphs(graph->block, nodes);
+  for (guint i = 0; i < nodes->len; i++) {
+    IrNode *node = g_ptr_array_index(nodes, i);
     char *group_name = g_strdup_printf("DifferentiableGraph_%u", index++);
     StageClock clock = stage_clock_start(c);
     /* The body is differentiated in place into f, which goes back into the node: neither is

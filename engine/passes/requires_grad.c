@@ -19,10 +19,29 @@
  *   without blocks (prim::ListConstruct, split, unbind) and only read, when one of that node's
  *   inputs does; for any other list (a graph or block input, one that is appended to),
  *   always, as the reference's Type::requires_grad of a list of tensors.
+ * - A dict, tuple or optional requires grad when a tensor it holds may (a dict of tensors
+ *   always: its values' types do not say).
  * Only tensor types are touched (ir_type_with_requires_grad); the pass reports a change iff
  * some value's type changed. */
 
 static bool propagate_block(IrBlock *block, bool *changed);
+
+/* The reference's Type::requires_grad for containers other than a Tensor[]: a dict, tuple or
+ * optional holding a tensor that may require grad. A dict's values are plain Tensor (nothing
+ * tracks what was stored), so a Dict(K, Tensor) always may. */
+static bool type_may_require_grad(const IrType *t) {
+  switch (t->kind) {
+  case IR_TYPE_DICT: return type_may_require_grad(t->elems[1]);
+  case IR_TYPE_TUPLE:
+    for (guint i = 0; i < t->n_elems; i++)
+      if (type_may_require_grad(t->elems[i]))
+        return true;
+    return false;
+  case IR_TYPE_OPTIONAL:
+  case IR_TYPE_LIST: return type_may_require_grad(t->elem);
+  default: return ir_type_is_tensor(t) && !t->undefined && t->requires_grad != IR_NO;
+  }
+}
 
 static bool requires_grad(const IrValue *v) {
   const IrType *t = v->type;
@@ -35,7 +54,7 @@ static bool requires_grad(const IrValue *v) {
         return true;
     return false;
   }
-  return ir_type_is_tensor(t) && !t->undefined && t->requires_grad != IR_NO;
+  return type_may_require_grad(t);
 }
 
 static void set_requires_grad(IrValue *v, bool rg, bool *changed) {
