@@ -208,6 +208,9 @@ void ir_node_remove_input(IrNode *node, guint index);
 void ir_node_remove_all_inputs(IrNode *node);
 IrValue *ir_node_add_output(IrNode *node, const IrType *type);
 void ir_node_erase_output(IrNode *node, guint index); /* the output must have no uses */
+/* Output i becomes what output order[i] was (order: a permutation of 0..n-1); uses follow
+ * their values. On a block's prim::Param, permutes the block's inputs. */
+void ir_node_permute_outputs(IrNode *node, const guint *order);
 IrBlock *ir_node_add_block(IrNode *node);
 void ir_node_erase_block(IrNode *node, guint index);
 

@@ -148,6 +148,19 @@ void ir_node_erase_output(IrNode *node, guint index) {
     ir_output(node, i)->offset = i;
 }
 
+void ir_node_permute_outputs(IrNode *node, const guint *order) {
+  guint n = ir_n_outputs(node);
+  g_autofree IrValue **old = g_new(IrValue *, n);
+  for (guint i = 0; i < n; i++)
+    old[i] = ir_output(node, i);
+  for (guint i = 0; i < n; i++) {
+    if (order[i] >= n)
+      g_error("ir invariant: permute_outputs index %u past %u outputs", order[i], n);
+    node->outputs->pdata[i] = old[order[i]];
+    old[order[i]]->offset = i;
+  }
+}
+
 static void unlink_node(IrNode *node) {
   if (!node->owning_block)
     return;

@@ -18,7 +18,8 @@
  * prim::If with a constant condition: propagate into the taken block, move its nodes before
  * the If, replace the If's outputs by the block's outputs. prim::Loop whose trip count is a
  * constant <= 0 or whose start condition is constant false: its outputs become its initial
- * carried values and the loop goes. ListConstruct of int constants -> int[] constant;
+ * carried values and the loop goes. Other Ifs lose the outputs both branches give alike, other
+ * loops the carried values their body passes through. ListConstruct of int constants -> int[] constant;
  * ListUnpack of an int[] constant -> int constants. */
 
 /* immutable_only: PyTorch's ConstantPropagationImmutableTypes, which the script frontend runs
@@ -226,6 +227,56 @@ static bool remove_loop_that_cannot_run(IrNode *node) {
   return true;
 }
 
+/* Outputs the If does not choose: the same value from both branches, or equal constants
+ * (then a fresh copy before the If), read directly (PyTorch's removeExtraIfOutputs). */
+static bool remove_extra_if_outputs(IrNode *node) {
+  bool changed = false;
+  IrBlock *then_block = ir_block(node, 0), *else_block = ir_block(node, 1);
+  for (guint i = 0; i < ir_n_outputs(node);) {
+    IrValue *tv = g_ptr_array_index(ir_block_outputs(then_block), i);
+    IrValue *ev = g_ptr_array_index(ir_block_outputs(else_block), i);
+    IrValue *same = NULL;
+    if (tv == ev) {
+      same = tv;
+    } else if (tv->node->kind == IR_PRIM_CONSTANT && ev->node->kind == IR_PRIM_CONSTANT &&
+               tv->type == ev->type && pu_attrs_equal(tv->node, ev->node)) {
+      IrNode *copy = ir_node_create(ir_node_graph(node), IR_PRIM_CONSTANT, 1);
+      ir_value_set_type(ir_output(copy, 0), tv->type);
+      ir_node_copy_attrs(copy, tv->node);
+      ir_node_insert_before(copy, node);
+      same = ir_output(copy, 0);
+    }
+    if (same == NULL) {
+      i++;
+      continue;
+    }
+    ir_value_replace_all_uses_with(ir_output(node, i), same);
+    ir_block_erase_output(then_block, i);
+    ir_block_erase_output(else_block, i);
+    ir_node_erase_output(node, i);
+    changed = true;
+  }
+  return changed;
+}
+
+/* Carried values the body passes through unchanged are the loop's inputs (PyTorch's
+ * removeExtraLoopOutputs). */
+static bool remove_extra_loop_outputs(IrNode *node) {
+  bool changed = false;
+  IrBlock *body = ir_block(node, 0);
+  for (guint i = ir_n_outputs(node); i-- > 0;) {
+    IrValue *in = g_ptr_array_index(ir_block_inputs(body), i + 1);
+    if (g_ptr_array_index(ir_block_outputs(body), i + 1) != in)
+      continue;
+    IrValue *initial = ir_input(node, i + 2);
+    ir_value_replace_all_uses_with(ir_output(node, i), initial);
+    ir_value_replace_all_uses_with(in, initial);
+    pu_loop_remove_carried(node, i);
+    changed = true;
+  }
+  return changed;
+}
+
 static bool propagate_node(IrNode *node, bool immutable_only) {
   switch (node->kind) {
   case IR_PRIM_IF:
@@ -246,6 +297,10 @@ static bool propagate_node(IrNode *node, bool immutable_only) {
   bool changed = false;
   for (guint b = 0; b < ir_n_blocks(node); b++)
     changed |= propagate_block(ir_block(node, b), immutable_only);
+  if (node->kind == IR_PRIM_IF)
+    changed |= remove_extra_if_outputs(node);
+  if (node->kind == IR_PRIM_LOOP)
+    changed |= remove_extra_loop_outputs(node);
   if (ir_n_blocks(node) > 0 || pu_node_has_side_effects(node) ||
       ir_node_is_nondeterministic(node) || !all_inputs_constant(node))
     return changed;

@@ -1,5 +1,6 @@
 /* pass_eliminate_dead_code: removes side-effect-free nodes whose outputs are unused, unused
- * prim::If outputs, and loop-carried values that nothing reads; recurses into blocks. */
+ * prim::If outputs, loop-carried values that nothing reads, and loops left with an empty body;
+ * recurses into blocks. */
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
@@ -42,13 +43,20 @@ static bool remove_dead_loop_outputs(IrNode *node) {
     IrValue *body_in = g_ptr_array_index(ir_block_inputs(body), i + 1);
     if (ir_value_has_uses(ir_output(node, i)) || ir_value_has_uses(body_in))
       continue;
-    ir_block_erase_output(body, i + 1);
-    ir_block_erase_input(body, i + 1);
-    ir_node_remove_input(node, i + 2);
-    ir_node_erase_output(node, i);
+    pu_loop_remove_carried(node, i);
     changed = true;
   }
   return changed;
+}
+
+/* PyTorch keeps a loop whose body still computes something after the sweep (a value carried
+ * into the next iteration, the continue condition), even when nothing reads its results: a
+ * node containing a live node is live. Only a loop left empty goes. */
+static bool loop_does_work(const IrNode *node) {
+  if (node->kind != IR_PRIM_LOOP)
+    return false;
+  const IrBlock *body = ir_block(node, 0);
+  return body->param->next != body->ret;
 }
 
 static bool sweep_node_blocks(IrNode *node) {
@@ -76,7 +84,7 @@ static bool sweep_block(IrBlock *block) {
   IR_FOR_EACH_NODE_REVERSE(n, block) {
     if (ir_n_blocks(n) > 0)
       changed |= sweep_node_blocks(n);
-    if (!any_output_used(n) && !pu_node_has_side_effects(n)) {
+    if (!any_output_used(n) && !pu_node_has_side_effects(n) && !loop_does_work(n)) {
       ir_node_destroy(n);
       changed = true;
     }

@@ -8,7 +8,8 @@ bool pu_node_has_side_effects(const IrNode *node) {
   /* An opaque op may print, raise or mutate: nothing may drop or reorder it. */
   if (node->kind == IR_PRIM_RAISE_EXCEPTION || node->kind == IR_PRIM_PRINT ||
       node->kind == IR_PRIM_OPAQUE || node->kind == IR_PRIM_CALL_METHOD ||
-      node->kind == IR_PRIM_CALL_FUNCTION || pu_node_mutates(node))
+      node->kind == IR_PRIM_CALL_FUNCTION || node->kind == IR_PRIM_LOOP_CONTINUATION ||
+      node->kind == IR_PRIM_RETURN_STMT || pu_node_mutates(node))
     return true;
   for (guint b = 0; b < ir_n_blocks(node); b++) {
     IR_FOR_EACH_NODE(n, ir_block(node, b)) {
@@ -421,6 +422,14 @@ void pu_move_block_nodes_before(IrBlock *body, IrNode *anchor) {
   IR_FOR_EACH_NODE(n, body) {
     ir_node_move_before(n, anchor);
   }
+}
+
+void pu_loop_remove_carried(IrNode *loop, guint i) {
+  IrBlock *body = ir_block(loop, 0);
+  ir_block_erase_output(body, i + 1);
+  ir_block_erase_input(body, i + 1);
+  ir_node_remove_input(loop, i + 2);
+  ir_node_erase_output(loop, i);
 }
 
 guint pu_block_count_nodes(const IrBlock *block) {

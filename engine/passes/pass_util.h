@@ -81,6 +81,9 @@ guint pu_attrs_hash(const IrNode *node);
 void pu_inline_block_copy(IrBlock *body, IrNode *anchor, IrValue *const *inputs, IrValue **outputs);
 /* Moves the nodes of `body` before `anchor` (the body is left empty). */
 void pu_move_block_nodes_before(IrBlock *body, IrNode *anchor);
+/* Removes carried value i of a prim::Loop: its input, output, body input and body output
+ * (the output and the body input must have no uses left). */
+void pu_loop_remove_carried(IrNode *loop, guint i);
 
 /* Types of every value a block defines (its inputs and its nodes' outputs, nested blocks
  * included), to tell a real change from a transient one during a fixpoint iteration. */

@@ -15,6 +15,9 @@ bool pass_constant_propagation(IrGraph *graph);
 /* The same restricted to immutable types, as PyTorch's ConstantPropagationImmutableTypes (the
  * script frontend's cleanup after emission). */
 bool pass_constant_propagation_immutable(IrGraph *graph);
+/* If outputs and loop-carried values ordered by first use, as PyTorch's CanonicalizeOutputs
+ * (the script frontend's last cleanup). */
+bool pass_canonicalize_outputs(IrGraph *graph);
 bool pass_peephole(IrGraph *graph);
 bool pass_propagate_input_shapes(IrGraph *graph);
 bool pass_propagate_requires_grad(IrGraph *graph);

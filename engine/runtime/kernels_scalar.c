@@ -1,14 +1,17 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
  * .int, .float and mixed .int_float/.float_int forms, div(Scalar, Scalar), pow of numbers,
  * eq.str and ne.str, eq.int_list and ne.int_list, __not__, __round_to_zero_floordiv,
- * floordiv.int, __range_length, __derive_index, sqrt/exp/log of numbers, any.bool and
- * all.bool) and rt_kernel_is (__is__/__isnot__).
+ * floordiv.int, remainder of numbers, __and__.bool, __range_length, __derive_index,
+ * sqrt/exp/log of numbers, any.bool and all.bool) and rt_kernel_is (__is__/__isnot__).
  *
  * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
  * division returning float, float division by zero gives IEEE inf/nan (TorchScript does not
  * raise there), comparisons return bool; floordiv.int floors as Python's // and raises
  * "division by 0", sqrt/exp/log and pow of numbers return floats (IEEE at the edges; pow of
- * 0 to a negative power raises). Identity follows c10::IValue::isSameIdentity. */
+ * 0 to a negative power raises). remainder.int has Python's sign (PyTorch 1.13's formula
+ * (b + a % b) % b agrees but wraps near INT64_MAX and traps on INT64_MIN % -1 and % 0, where
+ * we give Python's answer or raise); remainder of floats is TorchScript's
+ * fmod(b + fmod(a, b), b). Identity follows c10::IValue::isSameIdentity. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
@@ -22,6 +25,11 @@ static bool arith_int(IrOpKind kind, gint64 a, gint64 b, RtValue *out) {
   case IR_ATEN_SUB: *out = rt_int((gint64)(ua - ub)); return true;
   case IR_ATEN_MUL: *out = rt_int((gint64)(ua * ub)); return true;
   case IR_ATEN_DIV: *out = rt_double((double)a / (double)b); return true;
+  case IR_ATEN_REMAINDER: { /* Python's %: the divisor's sign; b != 0 (the caller checks) */
+    gint64 r = b == -1 ? 0 : a % b;
+    *out = rt_int(r != 0 && (r < 0) != (b < 0) ? r + b : r);
+    return true;
+  }
   case IR_ATEN_GT: *out = rt_bool(a > b); return true;
   case IR_ATEN_LT: *out = rt_bool(a < b); return true;
   case IR_ATEN_GE: *out = rt_bool(a >= b); return true;
@@ -38,6 +46,9 @@ static bool arith_float(IrOpKind kind, double a, double b, RtValue *out) {
   case IR_ATEN_SUB: *out = rt_double(a - b); return true;
   case IR_ATEN_MUL: *out = rt_double(a * b); return true;
   case IR_ATEN_DIV: *out = rt_double(a / b); return true;
+  case IR_ATEN_REMAINDER:
+    *out = rt_double(fmod(b + fmod(a, b), b));
+    return true; /* TorchScript's */
   case IR_ATEN_GT: *out = rt_bool(a > b); return true;
   case IR_ATEN_LT: *out = rt_bool(a < b); return true;
   case IR_ATEN_GE: *out = rt_bool(a >= b); return true;
@@ -70,6 +81,13 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
     if (!k_arg_bool(schema, args, 0, &b, error))
       return false;
     outs[0] = rt_bool(!b);
+    return true;
+  }
+  if (kind == IR_ATEN___AND__) {
+    bool a, b;
+    if (!k_arg_bool(schema, args, 0, &a, error) || !k_arg_bool(schema, args, 1, &b, error))
+      return false;
+    outs[0] = rt_bool(a && b);
     return true;
   }
   if (k_overload_is(schema, "str")) { /* eq.str, ne.str: reduction names, dict keys */
@@ -192,6 +210,10 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
     gint64 a, b;
     if (!k_arg_int(schema, args, 0, &a, error) || !k_arg_int(schema, args, 1, &b, error))
       return false;
+    if (kind == IR_ATEN_REMAINDER && b == 0) {
+      K_ERR(error, "integer division or modulo by zero");
+      return false;
+    }
     ok = arith_int(kind, a, b, &outs[0]);
   } else {
     double a, b;

@@ -98,7 +98,8 @@ struct ScriptStmt {
 };
 
 struct ScriptDef {
-  ScriptLoc loc; /* of the `def` keyword */
+  ScriptLoc loc;      /* of the `def` keyword */
+  ScriptLoc name_loc; /* of its name: PyTorch's source range of the def */
   const char *name;
   GPtrArray *params;       /* of ScriptParam* */
   ScriptTypeExpr *returns; /* NULL when not annotated */

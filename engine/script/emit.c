@@ -320,6 +320,8 @@ static bool emit_assert(Emitter *em, const ScriptStmt *s) {
   return true;
 }
 
+/* prim::ReturnStmt(value): every return, the last one included, is an exit that
+ * script_transform_exits turns into the graph's output. */
 static bool emit_return(Emitter *em, const ScriptStmt *s) {
   IrValue *v;
   if (s->value == NULL) {
@@ -341,13 +343,73 @@ static bool emit_return(Emitter *em, const ScriptStmt *s) {
   } else if (!(v = emit_expr(em, s->value))) {
     return false;
   }
-  ir_block_add_output(em->frame->block, v);
+  if (em->return_type == NULL) {
+    em->return_type = v->type;
+    em->first_return = s->loc;
+  } else {
+    const IrType *unified = emit_unify_types(em->return_type, v->type);
+    if (unified == NULL) {
+      g_autofree char *now = ir_type_to_string(v->type);
+      g_autofree char *before = ir_type_to_string(em->return_type);
+      return emit_fail(em, s->loc, "this return gives %s, but the return at %d:%d gives %s", now,
+                       em->first_return.line, em->first_return.col, before);
+    }
+    em->return_type = unified;
+  }
+  IrNode *exit = ir_node_create(em->graph, IR_PRIM_RETURN_STMT, 0);
+  ir_node_add_input(exit, v);
+  emit_append(em, exit);
+  em->frame->exited = true;
+  return true;
+}
+
+/* break: prim::LoopContinuation(false, carried...); continue: the loop's condition (a
+ * while loop's evaluated again here) instead of false. The carried values are the names'
+ * values here; emit_loop checks their types against the loop's. */
+static bool emit_loop_exit(Emitter *em, const ScriptStmt *s) {
+  const char *what = s->kind == SS_BREAK ? "break" : "continue";
+  EmitLoop *loop = em->loop;
+  if (loop == NULL)
+    return emit_fail(em, s->loc, "'%s' outside a loop", what);
+  if (loop->unrolled)
+    return emit_fail(em, s->loc,
+                     "'%s' in a loop over a tuple is not supported: its body is copied once per "
+                     "element (PyTorch's rule)",
+                     what);
+  IrValue *cond;
+  if (s->kind == SS_BREAK) {
+    if (em->break_false == NULL) {
+      em->break_false = ir_node_create(em->graph, IR_PRIM_CONSTANT, 1);
+      ir_value_set_type(ir_output(em->break_false, 0), ir_type_bool());
+      ir_node_set_attr_i(em->break_false, IR_ATTR_VALUE, 0);
+    }
+    cond = ir_output(em->break_false, 0);
+  } else if (loop->cond) {
+    if (!(cond = emit_condition(em, loop->cond)))
+      return false;
+  } else {
+    cond = loop->always;
+  }
+  IrNode *exit = ir_node_create(em->graph, IR_PRIM_LOOP_CONTINUATION, 0);
+  ir_node_add_input(exit, cond);
+  for (guint i = 0; i < loop->names->len; i++) {
+    const char *name = g_ptr_array_index(loop->names, i);
+    IrValue *v = emit_lookup(em, name);
+    if (v == NULL)
+      return emit_fail(em, s->loc, "'%s' is not defined at this %s but the loop carries it", name,
+                       what);
+    ir_node_add_input(exit, v);
+  }
+  emit_append(em, exit);
+  EmitExit record = {exit, s->loc};
+  g_array_append_val(loop->exits, record);
+  em->frame->exited = true;
   return true;
 }
 
 /* --- statements --- */
 
-static bool emit_statement(Emitter *em, const ScriptStmt *s, bool is_last_of_function) {
+static bool emit_statement(Emitter *em, const ScriptStmt *s) {
   switch (s->kind) {
   case SS_EXPR: return emit_expr(em, s->value) != NULL;
   case SS_ASSIGN: return emit_assign(em, s);
@@ -357,13 +419,8 @@ static bool emit_statement(Emitter *em, const ScriptStmt *s, bool is_last_of_fun
   case SS_WHILE: return emit_while(em, s);
   case SS_PASS: return true;
   case SS_BREAK:
-  case SS_CONTINUE:
-    return emit_fail(em, s->loc, "'%s' is not supported yet",
-                     s->kind == SS_BREAK ? "break" : "continue");
-  case SS_RETURN:
-    if (!is_last_of_function)
-      return emit_fail(em, s->loc, "return is supported only as the last statement of a function");
-    return emit_return(em, s);
+  case SS_CONTINUE: return emit_loop_exit(em, s);
+  case SS_RETURN: return emit_return(em, s);
   case SS_RAISE: return emit_raise(em, s);
   case SS_ASSERT: return emit_assert(em, s);
   case SS_DEF: return emit_closure(em, s->def);
@@ -371,20 +428,47 @@ static bool emit_statement(Emitter *em, const ScriptStmt *s, bool is_last_of_fun
   return emit_fail(em, s->loc, "unsupported statement");
 }
 
-/* Only a function body's last statement may be a return. */
-static bool emit_block_statements(Emitter *em, GPtrArray *stmts, bool function_body) {
+bool emit_statements(Emitter *em, GPtrArray *stmts) {
   for (guint i = 0; i < stmts->len && !em->frame->exited; i++)
-    if (!emit_statement(em, g_ptr_array_index(stmts, i), function_body && i == stmts->len - 1))
+    if (!emit_statement(em, g_ptr_array_index(stmts, i)))
       return false;
   return true;
 }
 
-bool emit_statements(Emitter *em, GPtrArray *stmts) {
-  return emit_block_statements(em, stmts, false);
-}
-
-bool emit_function_statements(Emitter *em, GPtrArray *stmts) {
-  return emit_block_statements(em, stmts, true);
+bool emit_function_body(Emitter *em, const ScriptDef *def) {
+  EmitLoop *outer_loop = em->loop;
+  IrNode *outer_break_false = em->break_false;
+  const IrType *outer_return_type = em->return_type;
+  ScriptLoc outer_first_return = em->first_return;
+  em->loop = NULL;
+  em->break_false = NULL;
+  em->return_type = NULL;
+  bool ok = emit_statements(em, def->body);
+  bool returns = em->return_type != NULL;
+  if (ok && !em->frame->exited) { /* it can end without a return: `return None` */
+    IrNode *exit = ir_node_create(em->graph, IR_PRIM_RETURN_STMT, 0);
+    ir_node_add_input(exit, emit_constant_none(em, &def->name_loc));
+    emit_append(em, exit);
+    returns = true;
+  }
+  IrGraph *graph = em->graph;
+  if (em->break_false)
+    ir_node_insert_before(em->break_false, graph->block->param->next);
+  em->loop = outer_loop;
+  em->break_false = outer_break_false;
+  em->return_type = outer_return_type;
+  em->first_return = outer_first_return;
+  if (!ok)
+    return false;
+  script_transform_exits(graph);
+  script_canonicalize_modified_loops(graph);
+  if (!returns) { /* every path raises: it returns an uninitialized None, as PyTorch's */
+    IrNode *none = ir_node_create(graph, IR_PRIM_UNINITIALIZED, 1);
+    ir_value_set_type(ir_output(none, 0), ir_type_none());
+    ir_node_insert_after(none, graph->block->param);
+    ir_graph_add_output(graph, ir_output(none, 0));
+  }
+  return true;
 }
 
 const IrType *emit_param_type(Emitter *em, const ScriptTypeExpr *type) {
@@ -446,12 +530,7 @@ IrGraph *script_compile_def(const ScriptSource *src, const ScriptTree *tree, con
     }
     emit_bind(&em, param->name, ir_graph_add_input(em.graph, type, param->name));
   }
-  ok = ok && emit_function_statements(&em, def->body);
-  const GPtrArray *stmts = def->body;
-  if (ok && ir_graph_outputs(em.graph)->len == 0 &&
-      (stmts->len == 0 ||
-       ((ScriptStmt *)g_ptr_array_index(stmts, stmts->len - 1))->kind != SS_RETURN))
-    ir_graph_add_output(em.graph, emit_constant_none(&em, NULL));
+  ok = ok && emit_function_body(&em, def);
   emit_frame_pop(&em);
   g_hash_table_unref(em.literals);
   g_hash_table_unref(em.definition_order);
@@ -461,11 +540,13 @@ IrGraph *script_compile_def(const ScriptSource *src, const ScriptTree *tree, con
   }
   /* PyTorch's cleanup after emitting: constant propagation of immutable types (`1.0 / 8`,
    * `float("nan")` fold to constants without a source range; negated literals are folded as
-   * they are emitted, emit_expr.c), then constant pooling. */
+   * they are emitted, emit_expr.c), constant pooling, then control-flow outputs ordered by
+   * first use. */
   pass_eliminate_dead_code(em.graph);
   if (pass_constant_propagation_immutable(em.graph))
     pass_eliminate_dead_code(em.graph);
   pass_constant_pooling(em.graph);
+  pass_canonicalize_outputs(em.graph);
   return em.graph;
 }
 

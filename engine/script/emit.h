@@ -26,6 +26,24 @@ struct Frame {
   GPtrArray *captured; /* of IrValue* in the outer graph, in first-use order */
 };
 
+/* The innermost loop being emitted: what its break and continue statements send to the end
+ * of its body (PyTorch's prim::LoopContinuation: the continue condition, then the carried
+ * values). */
+typedef struct EmitLoop EmitLoop;
+struct EmitLoop {
+  EmitLoop *outer;
+  GPtrArray *names;       /* the carried names, in the body's output order */
+  const ScriptExpr *cond; /* a while loop's condition, evaluated again by continue */
+  IrValue *always;        /* a for loop's condition: the constant true */
+  GArray *exits;          /* of EmitExit: its break and continue statements */
+  bool unrolled;          /* a loop over a tuple, whose body is copied per element */
+};
+
+typedef struct {
+  IrNode *node; /* the prim::LoopContinuation */
+  ScriptLoc loc;
+} EmitExit;
+
 typedef struct {
   const ScriptSource *src;
   const ScriptTree *tree;
@@ -38,6 +56,10 @@ typedef struct {
    * order of prim::If outputs and loop-carried values. PyTorch 1.13 lists them in the
    * iteration order of a std::unordered_map, which this approximates. */
   GHashTable *definition_order;
+  EmitLoop *loop;            /* innermost loop of the function being emitted, or NULL */
+  IrNode *break_false;       /* the `false` breaks send (detached until the body is done) */
+  const IrType *return_type; /* of the function's first return, NULL before one */
+  ScriptLoc first_return;
   GError **error;
 } Emitter;
 
@@ -116,10 +138,17 @@ bool emit_if(Emitter *em, const ScriptStmt *s);
 bool emit_for(Emitter *em, const ScriptStmt *s);
 bool emit_while(Emitter *em, const ScriptStmt *s);
 
-/* Statements of a block, in the current frame; of a function body (whose last statement
- * may be its return). */
+/* Statements of a block, in the current frame. */
 bool emit_statements(Emitter *em, GPtrArray *stmts);
-bool emit_function_statements(Emitter *em, GPtrArray *stmts);
+/* A function's body into the current graph (the frame holds its parameters), then its exits
+ * made structured control flow: the graph's outputs are what its returns return. */
+bool emit_function_body(Emitter *em, const ScriptDef *def);
+
+/* Exits (exit_transform.c, modified_loops.c; contracts there): the emitter's
+ * prim::LoopContinuation and prim::ReturnStmt nodes removed, then counted loops whose
+ * condition changed made while loops, as PyTorch's compiler does after emitting. */
+void script_transform_exits(IrGraph *graph);
+void script_canonicalize_modified_loops(IrGraph *graph);
 
 /* A nested def: binds its name to TupleConstruct(prim::Function[Subgraph], context). */
 bool emit_closure(Emitter *em, const ScriptDef *def);

@@ -5,6 +5,8 @@
  * emitClosure (script/compiler.cpp, seed 003); captured values in order of first use. */
 #include "script/emit.h"
 
+#include "passes/passes.h"
+
 bool emit_closure(Emitter *em, const ScriptDef *def) {
   IrGraph *outer_graph = em->graph;
   Frame *outer_frame = em->frame;
@@ -32,7 +34,7 @@ bool emit_closure(Emitter *em, const ScriptDef *def) {
       g_hash_table_insert(top->vars, (gpointer)param->name,
                           ir_graph_add_input(body_graph, type, param->name));
   }
-  ok = ok && emit_function_statements(em, def->body);
+  ok = ok && emit_function_body(em, def);
   g_autoptr(GPtrArray) captured = g_ptr_array_ref(top->captured);
   emit_frame_pop(em);
   g_hash_table_unref(em->literals);
@@ -43,12 +45,15 @@ bool emit_closure(Emitter *em, const ScriptDef *def) {
     ir_graph_free(body_graph);
     return false;
   }
-  if (ir_graph_outputs(body_graph)->len == 0) {
-    IrNode *none = ir_node_create(body_graph, IR_PRIM_CONSTANT, 1);
-    ir_value_set_type(ir_output(none, 0), ir_type_none());
-    ir_node_append_to(none, body_graph->block);
-    ir_graph_add_output(body_graph, ir_output(none, 0));
-  }
+  /* What the exit transform made and left unused goes; the context's unpack stays whole, as
+   * PyTorch prints it (held by temporary graph outputs while dead code is removed). */
+  GPtrArray *outputs = ir_graph_outputs(body_graph);
+  guint n_results = outputs->len;
+  for (guint i = 0; i < ir_n_outputs(unpack); i++)
+    ir_graph_add_output(body_graph, ir_output(unpack, i));
+  pass_eliminate_dead_code(body_graph);
+  while (outputs->len > n_results)
+    ir_graph_erase_output(body_graph, n_results);
 
   guint n = captured->len;
   g_autofree const IrType **types = g_new(const IrType *, n + 1);
@@ -56,7 +61,7 @@ bool emit_closure(Emitter *em, const ScriptDef *def) {
     types[i] = ((IrValue *)g_ptr_array_index(captured, i))->type;
   const IrType *context_type = ir_type_tuple(types, n);
   ir_value_set_type(context, context_type);
-  if (n == 0)
+  if (n == 0 && !unpack->destroyed)
     ir_node_destroy(unpack);
 
   IrNode *function = ir_node_create(em->graph, IR_PRIM_FUNCTION, 1);

@@ -83,28 +83,32 @@ static IrValue *branch_value(Emitter *em, Frame *f, const char *name) {
   return v;
 }
 
-/* Makes the If node's outputs from its two emitted branches. */
+/* Makes the If node's outputs from its two emitted branches. A branch that exited (break,
+ * continue, return, raise) gives prim::Uninitialized for every output: no path reads it. */
 static bool join_branches(Emitter *em, IrNode *node, Frame *tf, Frame *ff, ScriptLoc loc) {
+  if (tf->exited && ff->exited)
+    return true;
   g_autoptr(GPtrArray) names = names_bound(em, tf, ff);
   for (guint i = 0; i < names->len; i++) {
     const char *name = g_ptr_array_index(names, i);
     IrValue *tv = branch_value(em, tf, name), *fv = branch_value(em, ff, name);
     if (tv == NULL && fv == NULL)
       continue;
-    if (tv == NULL && tf->exited)
-      tv = uninitialized(em, ir_block(node, 0), fv->type);
-    if (fv == NULL && ff->exited)
-      fv = uninitialized(em, ir_block(node, 1), tv->type);
-    if (tv == NULL || fv == NULL) {
+    bool t_missing = tv == NULL && !tf->exited, f_missing = fv == NULL && !ff->exited;
+    if (t_missing || f_missing) {
       /* Bound on one path only: an error only if read later (PyTorch's rule). */
       g_autofree char *why =
           g_strdup_printf("'%s' is not defined in the %s branch of the if at %d:%d", name,
-                          tv == NULL ? "true" : "false", loc.line, loc.col);
+                          t_missing ? "true" : "false", loc.line, loc.col);
       g_hash_table_insert(em->frame->undefined_here, (gpointer)name,
                           (gpointer)g_string_chunk_insert_const(em->graph->strings, why));
       g_hash_table_remove(em->frame->vars, name);
       continue;
     }
+    if (tf->exited)
+      tv = uninitialized(em, ir_block(node, 0), fv->type);
+    if (ff->exited)
+      fv = uninitialized(em, ir_block(node, 1), tv->type);
     const IrType *type = emit_unify_types(tv->type, fv->type);
     if (type == NULL) {
       g_autofree char *ts = ir_type_to_string(tv->type), *fs = ir_type_to_string(fv->type);
@@ -182,6 +186,17 @@ static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrV
     while (g_hash_table_iter_next(&it, &name, NULL))
       g_hash_table_remove(assigned, name);
   }
+  /* Only names bound before the loop are carried: one first bound in the body is the body's
+   * own, undefined after the loop (PyTorch's rule: the loop may not run). */
+  g_autoptr(GPtrArray) body_only = g_ptr_array_new();
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, assigned);
+  while (g_hash_table_iter_next(&it, &key, NULL))
+    if (emit_lookup(em, key) == NULL) {
+      g_ptr_array_add(body_only, key);
+      g_hash_table_iter_remove(&it);
+    }
   g_autoptr(GPtrArray) names = sorted_names(em, assigned);
 
   IrNode *node = ir_node_create(em->graph, IR_PRIM_LOOP, 0);
@@ -193,11 +208,6 @@ static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrV
   for (guint i = 0; i < names->len; i++) {
     const char *name = g_ptr_array_index(names, i);
     IrValue *v = emit_lookup(em, name);
-    if (v == NULL) { /* first bound in the body: carried from prim::Uninitialized */
-      IrNode *u = ir_node_create(em->graph, IR_PRIM_UNINITIALIZED, 1);
-      emit_append(em, u);
-      v = ir_output(u, 0);
-    }
     g_ptr_array_add(initial, v);
     ir_node_add_input(node, v);
   }
@@ -228,14 +238,26 @@ static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrV
     ir_value_set_name(in, g_ptr_array_index(names, i));
     g_hash_table_insert(f->vars, g_ptr_array_index(names, i), in);
   }
+  EmitLoop loop = {.outer = em->loop,
+                   .names = names,
+                   .cond = cond,
+                   .always = start_cond,
+                   .exits = g_array_new(FALSE, FALSE, sizeof(EmitExit))};
+  em->loop = &loop;
   bool ok = emit_statements(em, s->body);
+  em->loop = loop.outer;
+  g_autoptr(GArray) exits = loop.exits;
+  /* A body that always exits ends unreachable: its outputs are the block's inputs, which
+   * script_transform_exits replaces by what the exits send. */
+  bool unreachable = f->exited;
   IrValue *next_cond = NULL;
   if (ok)
-    next_cond = cond ? emit_condition(em, cond) : start_cond;
+    next_cond = cond && !unreachable ? emit_condition(em, cond) : start_cond;
   ok = next_cond != NULL;
   g_autoptr(GPtrArray) finals = g_ptr_array_new();
   for (guint i = 0; ok && i < names->len; i++) {
-    IrValue *v = emit_lookup(em, g_ptr_array_index(names, i));
+    IrValue *v = unreachable ? ir_block_inputs(body)->pdata[i + 1]
+                             : emit_lookup(em, g_ptr_array_index(names, i));
     if (v == NULL) {
       ok = emit_fail(em, s->loc, "'%s' is not defined on every path through the loop body",
                      (const char *)g_ptr_array_index(names, i));
@@ -248,20 +270,40 @@ static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrV
     return false;
   ir_block_add_output(body, next_cond);
   for (guint i = 0; i < names->len; i++) {
+    const char *name = g_ptr_array_index(names, i);
     IrValue *in = g_ptr_array_index(initial, i), *out = g_ptr_array_index(finals, i);
     IrValue *carried = ir_block_inputs(body)->pdata[i + 1];
-    if (in->node->kind == IR_PRIM_UNINITIALIZED)
-      ir_value_set_type(in, out->type);
-    const IrType *type = emit_unify_types(in->type, out->type);
-    if (type == NULL) {
-      g_autofree char *a = ir_type_to_string(in->type), *b = ir_type_to_string(out->type);
-      return emit_fail(em, s->loc, "'%s' is %s before the loop but %s after an iteration",
-                       (const char *)g_ptr_array_index(names, i), a, b);
+    /* The carried type: what enters the loop (unless first bound in the body), what an
+     * iteration leaves and what each break and continue sends, unified. */
+    const IrType *type = in->type;
+    for (guint e = 0; e <= exits->len; e++) {
+      const EmitExit *x = e < exits->len ? &g_array_index(exits, EmitExit, e) : NULL;
+      IrValue *sent = x ? ir_input(x->node, i + 1) : out;
+      if (sent == carried)
+        continue;
+      const IrType *with = emit_unify_types(type, sent->type);
+      if (with == NULL) {
+        g_autofree char *a = ir_type_to_string(type), *b = ir_type_to_string(sent->type);
+        if (x)
+          return emit_fail(em, x->loc, "'%s' is %s here but %s where the loop carries it", name, b,
+                           a);
+        return emit_fail(em, s->loc, "'%s' is %s before the loop but %s after an iteration", name,
+                         a, b);
+      }
+      type = with;
     }
     ir_value_set_type(carried, type);
     ir_block_add_output(body, out);
     IrValue *result = ir_node_add_output(node, type);
-    emit_bind(em, g_ptr_array_index(names, i), result);
+    emit_bind(em, name, result);
+  }
+  for (guint i = 0; i < body_only->len; i++) {
+    const char *name = g_ptr_array_index(body_only, i);
+    g_autofree char *why =
+        g_strdup_printf("'%s' is bound only inside the loop at %d:%d, which may not run", name,
+                        s->loc.line, s->loc.col);
+    g_hash_table_insert(em->frame->undefined_here, (gpointer)name,
+                        (gpointer)g_string_chunk_insert_const(em->graph->strings, why));
   }
   return true;
 }
@@ -329,11 +371,14 @@ bool emit_for(Emitter *em, const ScriptStmt *s) {
   for (guint i = 0; i < tuple->type->n_elems; i++)
     ir_value_set_type(ir_output(unpack, i), tuple->type->elems[i]);
   emit_append(em, unpack);
-  for (guint i = 0; i < tuple->type->n_elems; i++)
-    if (!emit_assign_target(em, s->target, ir_output(unpack, i), s->target->loc) ||
-        !emit_statements(em, s->body))
-      return false;
-  return true;
+  EmitLoop unrolled = {.outer = em->loop, .unrolled = true};
+  em->loop = &unrolled;
+  bool ok = true;
+  for (guint i = 0; ok && i < tuple->type->n_elems; i++)
+    ok = emit_assign_target(em, s->target, ir_output(unpack, i), s->target->loc) &&
+         emit_statements(em, s->body);
+  em->loop = unrolled.outer;
+  return ok;
 }
 
 bool emit_while(Emitter *em, const ScriptStmt *s) {

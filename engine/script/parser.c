@@ -293,6 +293,7 @@ static ScriptDef *parse_def(Parser *p) {
   const ScriptToken *name = sp_peek(p);
   if (name->kind != SCRIPT_TOK_NAME || sp_is_keyword(name->text))
     return sp_fail_expected(p, "a function name");
+  def->name_loc = sp_loc_of(name);
   def->name = script_tree_intern(p->tree, sp_advance(p)->text);
   if (!sp_expect_op(p, "("))
     return NULL;

@@ -759,6 +759,77 @@ FUNCTIONS += [
 ]
 
 
+def loop_break_continue(x):
+    """break and continue in a range loop and a while loop (issue 12): the loops PyTorch's
+    frontend rewrites with exit flags, the counted one into a while loop with a counter."""
+    for i in range(6):
+        if i == 4:
+            break
+        if i == 1:
+            continue
+        x = x * 1.5 + i
+    k = 0
+    while k < 10:
+        k += 1
+        if k % 3 == 0:
+            continue
+        if bool(x.sum() > 110.0):
+            break
+        x = x + 0.25 * k
+    return x, x * k
+
+
+def nested_loop_exits(x, w):
+    """break leaves only the inner loop; continue skips the rest of the outer body."""
+    out = x
+    for i in range(3):
+        for j in range(4):
+            if j > i:
+                break
+            out = out + w * j
+        if i == 1:
+            continue
+        out = torch.sigmoid(out)
+    return out
+
+
+def early_return_in_loop(x, y):
+    """A return inside a loop: the loop carries whether it returned and what."""
+    if bool(x.sum() > 100.0):
+        return x * 2.0
+    for i in range(5):
+        y = torch.tanh(y + x)
+        if bool(y.sum() + 3.0 > 0.0):
+            return y * i
+    return y - x
+
+
+def early_return_not_taken(x, y):
+    """The same function where no return inside the loop is taken."""
+    for i in range(3):
+        y = torch.tanh(y * 0.5 + x)
+        if bool(y.sum() > 1000.0):
+            return y * i
+    return y - x
+
+
+def dict_value_grad(x, y):
+    """Tensors read back from a dict feed a DifferentiableGraph: their gradients must reach x
+    and y (the requires-grad analysis had dict values as not requiring grad and dropped them)."""
+    d: Dict[str, torch.Tensor] = {"a": x, "b": y}
+    t = d["a"]
+    return torch.tanh(t * 2.0 + d["b"]) * t - t
+
+
+FUNCTIONS += [
+    (dict_value_grad, [(3, 4), (3, 4)]),
+    (loop_break_continue, [(3, 4)]),
+    (nested_loop_exits, [(3, 4), (4,)]),
+    (early_return_in_loop, [(3, 4), (3, 4)]),
+    (early_return_not_taken, [(3, 4), (3, 4)]),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

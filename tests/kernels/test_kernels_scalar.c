@@ -99,6 +99,27 @@ static void test_int_arith(void) {
   expect_int("aten::floordiv.int(", rt_int(G_MININT64), rt_int(-1), G_MININT64);
   RtValue floordiv_zero[2] = {rt_int(1), rt_int(0)};
   kt_expect_error("aten::floordiv.int(", floordiv_zero, 2, "division by 0");
+  /* % of numbers: PyTorch 1.13's answers (t5.py in the issue 12 notes): the divisor's sign for
+   * ints, fmod(b + fmod(a, b), b) for floats (so -1e-20 % 1.0 is 0.0, 2.0 % inf is nan) */
+  expect_int("aten::remainder.int(", rt_int(7), rt_int(3), 1);
+  expect_int("aten::remainder.int(", rt_int(-7), rt_int(3), 2);
+  expect_int("aten::remainder.int(", rt_int(7), rt_int(-3), -2);
+  expect_int("aten::remainder.int(", rt_int(-7), rt_int(-3), -1);
+  expect_int("aten::remainder.int(", rt_int(5), rt_int(-5), 0);
+  /* where PyTorch's formula wraps or traps: Python's answers */
+  expect_int("aten::remainder.int(", rt_int(5), rt_int(G_MAXINT64), 5);
+  expect_int("aten::remainder.int(", rt_int(G_MININT64), rt_int(-1), 0);
+  RtValue remainder_zero[2] = {rt_int(5), rt_int(0)};
+  kt_expect_error("aten::remainder.int(", remainder_zero, 2, "modulo by zero");
+  expect_double("aten::remainder.float(", rt_double(7.5), rt_double(2.0), 1.5);
+  expect_double("aten::remainder.float(", rt_double(-7.5), rt_double(2.0), 0.5);
+  expect_double("aten::remainder.float(", rt_double(7.5), rt_double(-2.0), -0.5);
+  expect_double("aten::remainder.float(", rt_double(-1e-20), rt_double(1.0), 0.0);
+  expect_double("aten::remainder.float(", rt_double(2.0), rt_double(INFINITY), NAN);
+  expect_double("aten::remainder.float(", rt_double(5.0), rt_double(0.0), NAN);
+  expect_double("aten::remainder.int_float(", rt_int(-7), rt_double(2.0), 1.0);
+  expect_bool("aten::__and__.bool(", rt_bool(true), rt_bool(true), true);
+  expect_bool("aten::__and__.bool(", rt_bool(true), rt_bool(false), false);
   expect_double("aten::sqrt.int(", rt_int(9), rt_none(), 3.0);
   expect_double("aten::sqrt.int(", rt_int(-1), rt_none(), NAN);
   RtValue a = rt_int_list((const gint64[]){2, 3}, 2), a2 = rt_int_list((const gint64[]){2, 3}, 2);

@@ -32,8 +32,23 @@ static const ErrorCase cases[] = {
          NULL,
          "emit_branch_types.py:2:5: error: 'y' is Tensor in the true branch but int in the false "
          "branch"),
-    CASE("emit_break", "def f(x):\n    for i in range(3):\n        break\n    return x\n", NULL,
-         "emit_break.py:3:9: error: 'break' is not supported yet"),
+    CASE("emit_break_outside", "def f(x, c: bool):\n    if c:\n        break\n    return x\n", NULL,
+         "emit_break_outside.py:3:9: error: 'break' outside a loop"),
+    CASE("emit_break_type",
+         "def f(x, n: int):\n    y = x\n    for i in range(n):\n        if i == 2:\n"
+         "            y = 1\n            break\n        y = y + 1\n    return y\n",
+         NULL,
+         "emit_break_type.py:6:13: error: 'y' is int here but Tensor where the loop carries it"),
+    CASE("emit_continue_closure",
+         "def f(x):\n    for i in range(2):\n        def g(y):\n            continue\n"
+         "        x = x + 1\n    return x\n",
+         NULL, "emit_continue_closure.py:4:13: error: 'continue' outside a loop"),
+    CASE("emit_continue_tuple",
+         "def f(t: Tuple[Tensor, Tensor]):\n    y = t[0]\n    for x in t:\n        continue\n"
+         "    return y\n",
+         NULL,
+         "emit_continue_tuple.py:4:9: error: 'continue' in a loop over a tuple is not supported: "
+         "its body is copied once per element (PyTorch's rule)"),
     CASE("emit_call_other_def", "def f(x):\n    return g(x)\n\ndef g(x):\n    return x\n", NULL,
          "emit_call_other_def.py:2:12: error: calling another function ('g') is not supported yet"),
     CASE("emit_call_value", "def f(x):\n    return x(1)\n", NULL,
@@ -118,9 +133,16 @@ static const ErrorCase cases[] = {
          "emit_range_float.py:2:23: error: range() needs ints, got float"),
     CASE("emit_range_value", "def f(x):\n    r = range(3)\n    return x\n", NULL,
          "emit_range_value.py:2:9: error: range() is supported only as the iterable of a for loop"),
-    CASE("emit_return_early", "def f(x):\n    return x\n    x = x + 1\n", NULL,
-         "emit_return_early.py:2:5: error: return is supported only as the last statement of a "
-         "function"),
+    CASE("emit_return_types", "def f(x, c: bool):\n    if c:\n        return 1\n    return x\n",
+         NULL,
+         "emit_return_types.py:4:5: error: this return gives Tensor, but the return at 3:9 "
+         "gives int"),
+    CASE("emit_loop_local",
+         "def f(x, n: int):\n    for i in range(n):\n        y = x * i\n"
+         "    return y\n",
+         NULL,
+         "emit_loop_local.py:4:12: error: 'y' is bound only inside the loop at 2:5, which may "
+         "not run"),
     CASE("emit_slice", "def f(t: Tuple[Tensor, Tensor]):\n    return t[0:1]\n", NULL,
          "emit_slice.py:2:14: error: slices are not supported"),
     CASE("emit_tuple_index", "def f(t: Tuple[Tensor, Tensor]):\n    return t[2]\n", NULL,

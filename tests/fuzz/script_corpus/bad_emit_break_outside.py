@@ -1,0 +1,4 @@
+def f(x, c: bool):
+    if c:
+        break
+    return x

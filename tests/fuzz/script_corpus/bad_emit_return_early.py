@@ -1,3 +1,0 @@
-def f(x):
-    return x
-    x = x + 1

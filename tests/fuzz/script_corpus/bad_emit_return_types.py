@@ -1,0 +1,4 @@
+def f(x, c: bool):
+    if c:
+        return 1
+    return x
