@@ -9,6 +9,7 @@
 #include "graph_file.h"
 #include "ir/text.h"
 #include "json_out.h"
+#include "passes/module_lowering.h"
 #include "runtime/file_read.h"
 #include "script/script.h"
 #include "spec_header.h"
@@ -97,11 +98,14 @@ int cmd_export_main(int argc, char **argv) {
   }
   if (graph_number > 0 || function != NULL || script_is_source_file(path)) {
     /* The bundle's program.ir is the chosen graph (compiled, for script source), replayable
-     * as is. */
+     * as is: calls of the file's other defs are inlined, since graph text does not carry
+     * their definitions. */
     const AppProgramChoice choice = {.index = graph_number, .function = function};
     IrGraph *chosen = app_graph_file_load(path, choice, NULL, &error);
     if (chosen == NULL)
       goto out;
+    if (chosen->functions)
+      pass_inline_calls(chosen, NULL);
     g_free(text);
     text = ir_graph_to_string(chosen);
     ir_graph_free(chosen);

@@ -164,5 +164,12 @@ IrGraph *ir_graph_copy(const IrGraph *graph) {
   }
   g_hash_table_destroy(c.local);
   g_hash_table_destroy(c.nodes);
+  if (graph->functions) {
+    GHashTableIter fit;
+    gpointer name, definition;
+    g_hash_table_iter_init(&fit, graph->functions);
+    while (g_hash_table_iter_next(&fit, &name, &definition))
+      ir_graph_set_function(g, name, ir_graph_copy(definition));
+  }
   return g;
 }

@@ -47,7 +47,20 @@ void ir_graph_free(IrGraph *graph) {
   g_hash_table_destroy(graph->names);
   g_hash_table_destroy(graph->name_suffix);
   g_string_chunk_free(graph->strings);
+  if (graph->functions)
+    g_hash_table_destroy(graph->functions);
   g_free(graph);
+}
+
+void ir_graph_set_function(IrGraph *graph, const char *name, IrGraph *definition) {
+  if (graph->functions == NULL)
+    graph->functions =
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)ir_graph_free);
+  g_hash_table_replace(graph->functions, g_strdup(name), definition);
+}
+
+const IrGraph *ir_graph_function(const IrGraph *graph, const char *name) {
+  return graph->functions ? g_hash_table_lookup(graph->functions, name) : NULL;
 }
 
 static guint count_block(const IrBlock *block) {

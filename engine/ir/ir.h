@@ -130,6 +130,10 @@ struct IrGraph {
   GHashTable *names;        /* debug name -> IrValue* */
   GHashTable *name_suffix;  /* base name -> next .N suffix */
   GStringChunk *strings;
+  /* Definitions of the functions the graph calls through `Function` constants
+   * (prim::Constant[name="g"]), such as the other defs of a script file: name -> IrGraph*,
+   * owned; NULL until the first. Copied with the graph, not printed. */
+  GHashTable *functions;
   GPtrArray *all_nodes; /* every node ever made, for freeing */
   GPtrArray *all_values;
   GPtrArray *all_blocks;
@@ -162,6 +166,10 @@ IrGraph *ir_graph_new(void);
 void ir_graph_free(IrGraph *graph);
 /* Deep copy (subgraph attributes included); names, ids and origins are kept. */
 IrGraph *ir_graph_copy(const IrGraph *graph);
+/* The definition of function `name` the graph calls (see IrGraph.functions); set takes
+ * ownership of `definition` (replacing one of the same name). */
+void ir_graph_set_function(IrGraph *graph, const char *name, IrGraph *definition);
+const IrGraph *ir_graph_function(const IrGraph *graph, const char *name);
 /* Counts nodes recursively (blocks included, subgraph attributes excluded). */
 guint ir_graph_count_nodes(const IrGraph *graph);
 

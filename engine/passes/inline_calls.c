@@ -67,18 +67,42 @@ static bool arguments_fit(const IrNode *call, guint first_arg, const IrGraph *de
   return true;
 }
 
+/* The graph's own definition of a prim::CallFunction's callee (a def of the same script
+ * file), or NULL. */
+static const IrGraph *own_definition(const IrNode *call, char **call_name) {
+  if (call->kind != IR_PRIM_CALL_FUNCTION || ir_n_inputs(call) < 1)
+    return NULL;
+  const IrNode *fn = ir_input(call, 0)->node;
+  const char *name = fn->kind == IR_PRIM_CONSTANT ? attr_string(fn, IR_ATTR_NAME) : NULL;
+  const IrGraph *def = name ? ir_graph_function(call->graph, name) : NULL;
+  if (def)
+    *call_name = g_strdup(name);
+  return def;
+}
+
 /* Inlines definition `index` of call's callee when the call fits it; *none_left when there
- * is no such definition. */
+ * is no such definition. The graph's own definition comes first (one form), then the
+ * functional and module definitions. */
 static bool inline_definition(IrNode *call, guint index, bool *none_left) {
   char *call_name = NULL;
-  guint first_arg = 0;
-  const char *text = call_definition(call, index, &call_name, &first_arg);
-  *none_left = text == NULL;
-  if (text == NULL)
-    return false;
-  IrGraph *def = ir_graph_parse(text, strlen(text), call_name, NULL);
-  if (def == NULL)
-    g_error("inline_calls invariant: the definition of %s does not parse", call_name);
+  guint first_arg = 1;
+  const IrGraph *def = own_definition(call, &call_name);
+  IrGraph *parsed = NULL;
+  if (def != NULL) {
+    *none_left = index > 0;
+    if (index > 0) {
+      g_free(call_name);
+      return false;
+    }
+  } else {
+    const char *text = call_definition(call, index, &call_name, &first_arg);
+    *none_left = text == NULL;
+    if (text == NULL)
+      return false;
+    def = parsed = ir_graph_parse(text, strlen(text), call_name, NULL);
+    if (def == NULL)
+      g_error("inline_calls invariant: the definition of %s does not parse", call_name);
+  }
   bool fits =
       arguments_fit(call, first_arg, def) && ir_graph_outputs(def)->len == ir_n_outputs(call);
   if (fits) {
@@ -93,7 +117,10 @@ static bool inline_definition(IrNode *call, guint index, bool *none_left) {
     const char *scope = g_string_chunk_insert_const(graph->strings, path);
     IR_FOR_EACH_NODE(n, def->block) {
       IrNode *copy = ir_node_copy_into(graph, n, map_value, &m);
-      copy->source = call->source;
+      /* A def of the same file keeps its own lines; a library definition has none worth
+       * showing: the call's. */
+      if (parsed || copy->source == NULL)
+        copy->source = call->source;
       copy->scope = scope;
       ir_node_insert_before(copy, call);
       for (guint o = 0; o < ir_n_outputs(n); o++)
@@ -109,7 +136,7 @@ static bool inline_definition(IrNode *call, guint index, bool *none_left) {
       ir_node_destroy(callee->node);
     g_hash_table_destroy(m.map);
   }
-  ir_graph_free(def);
+  ir_graph_free(parsed);
   g_free(call_name);
   return fits;
 }

@@ -19,7 +19,8 @@ const char *functional_definition(const char *name, guint index);
 const char *module_method_definition(const char *class_name, const char *method);
 
 /* Inlines every prim::CallFunction on a Function constant and every prim::CallMethod on a
- * module-typed value whose definition is known and whose arguments fit its parameter types,
+ * module-typed value whose definition is known (the graph's own function table first, where
+ * the script frontend puts a file's other defs) and whose arguments fit its parameter types,
  * repeatedly (definitions may call others), up to a fixed depth. Inlined nodes take the call's
  * source comment and, as scope, the call's name (`F.silu`, `fc.forward`), which the drawing
  * groups by. Requires: a verified graph. Guarantees: a verified graph; *n_inlined counts the

@@ -514,11 +514,12 @@ const IrType *emit_param_type(Emitter *em, const ScriptTypeExpr *type) {
   return emit_fail(em, type->loc, "unknown type '%s'", type->name);
 }
 
-IrGraph *script_compile_def(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *def,
-                            GError **error) {
-  Emitter em = {.src = src, .tree = tree, .graph = ir_graph_new(), .error = error};
+static IrGraph *compile_def(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *def,
+                            EmitUnit *unit, GError **error) {
+  Emitter em = {.src = src, .tree = tree, .graph = ir_graph_new(), .unit = unit, .error = error};
   em.literals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   em.definition_order = g_hash_table_new(g_str_hash, g_str_equal);
+  g_hash_table_add(unit->compiling, (gpointer)def->name);
   emit_frame_push(&em, em.graph->block);
   bool ok = true;
   for (guint i = 0; ok && i < def->params->len; i++) {
@@ -532,6 +533,7 @@ IrGraph *script_compile_def(const ScriptSource *src, const ScriptTree *tree, con
   }
   ok = ok && emit_function_body(&em, def);
   emit_frame_pop(&em);
+  g_hash_table_remove(unit->compiling, def->name);
   g_hash_table_unref(em.literals);
   g_hash_table_unref(em.definition_order);
   if (!ok) {
@@ -548,6 +550,34 @@ IrGraph *script_compile_def(const ScriptSource *src, const ScriptTree *tree, con
   pass_constant_pooling(em.graph);
   pass_canonicalize_outputs(em.graph);
   return em.graph;
+}
+
+const IrGraph *emit_callee(Emitter *em, const ScriptDef *def, ScriptLoc loc) {
+  IrGraph *graph = g_hash_table_lookup(em->unit->compiled, def->name);
+  if (graph)
+    return graph;
+  if (g_hash_table_contains(em->unit->compiling, def->name))
+    return emit_fail(em, loc,
+                     "'%s' is called while it is being compiled: recursion is not supported "
+                     "(TorchScript refuses it too)",
+                     def->name);
+  graph = compile_def(em->src, em->tree, def, em->unit, em->error);
+  if (graph)
+    g_hash_table_insert(em->unit->compiled, (gpointer)def->name, graph);
+  return graph;
+}
+
+IrGraph *script_compile_def(const ScriptSource *src, const ScriptTree *tree, const ScriptDef *def,
+                            GError **error) {
+  EmitUnit unit = {
+      .compiled =
+          g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)ir_graph_free),
+      .compiling = g_hash_table_new(g_str_hash, g_str_equal),
+  };
+  IrGraph *graph = compile_def(src, tree, def, &unit, error);
+  g_hash_table_unref(unit.compiled);
+  g_hash_table_unref(unit.compiling);
+  return graph;
 }
 
 bool script_is_source_file(const char *path) {

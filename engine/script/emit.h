@@ -44,6 +44,13 @@ typedef struct {
   ScriptLoc loc;
 } EmitExit;
 
+/* The file's defs compiled so far, shared by the emitters of one script_compile: a def
+ * another calls is compiled once, on its first call. */
+typedef struct {
+  GHashTable *compiled;  /* def name -> IrGraph* (owned) */
+  GHashTable *compiling; /* names being compiled: a call to one is recursion */
+} EmitUnit;
+
 typedef struct {
   const ScriptSource *src;
   const ScriptTree *tree;
@@ -56,8 +63,9 @@ typedef struct {
    * order of prim::If outputs and loop-carried values. PyTorch 1.13 lists them in the
    * iteration order of a std::unordered_map, which this approximates. */
   GHashTable *definition_order;
-  EmitLoop *loop;            /* innermost loop of the function being emitted, or NULL */
-  IrNode *break_false;       /* the `false` breaks send (detached until the body is done) */
+  EmitLoop *loop;      /* innermost loop of the function being emitted, or NULL */
+  IrNode *break_false; /* the `false` breaks send (detached until the body is done) */
+  EmitUnit *unit;
   const IrType *return_type; /* of the function's first return, NULL before one */
   ScriptLoc first_return;
   GError **error;
@@ -130,6 +138,15 @@ IrValue *emit_builtin_call(Emitter *em, const char *qualified_name, ScriptLoc lo
 bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *const *args,
                         guint n_args, GPtrArray *kw_names, IrValue *const *kw_values,
                         IrValue **out);
+
+/* The graph of the file's def `def` (compiled on first use; recursion is an error at loc). */
+const IrGraph *emit_callee(Emitter *em, const ScriptDef *def, ScriptLoc loc);
+/* A call of another def of the file: prim::CallFunction of a `Function` constant named after
+ * it, arguments matched to its parameters (literal defaults filled in), as PyTorch's
+ * CompilationUnit emits it; the def's graph (and those it calls) go into the graph's
+ * function table for the inliner. NULL with *error when the arguments do not fit. */
+IrValue *emit_def_call(Emitter *em, const ScriptDef *def, ScriptLoc loc, IrValue *const *args,
+                       guint n_args, GPtrArray *kw_names, IrValue *const *kw_values);
 
 /* Binds a name or a tuple of names (unpacking a tuple or list value). */
 bool emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, ScriptLoc loc);

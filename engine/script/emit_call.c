@@ -401,3 +401,114 @@ bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *c
   *out = ir_output(call, 0);
   return true;
 }
+
+/* --- calls of the file's other defs --- */
+
+/* A parameter's default as a schema default: a literal (a number, its negation, a bool,
+ * None, a string, a list of ints). False with *error otherwise: the frontend evaluates no
+ * Python, where PyTorch's compiler evaluates the default expression. */
+static bool literal_default(Emitter *em, const ScriptParam *param, IrDefault *out,
+                            GPtrArray *owned) {
+  const ScriptExpr *e = param->default_value;
+  bool negate = e->kind == SE_UNARY && strcmp(e->op, "-") == 0;
+  const ScriptExpr *v = negate ? g_ptr_array_index(e->args, 0) : e;
+  switch (v->kind) {
+  case SE_INT:
+    *out = (IrDefault){.kind = IR_DEFAULT_INT, .i = negate ? -v->int_value : v->int_value};
+    return true;
+  case SE_FLOAT:
+    *out = (IrDefault){.kind = IR_DEFAULT_FLOAT, .f = negate ? -v->float_value : v->float_value};
+    return true;
+  case SE_BOOL:
+    if (negate)
+      break;
+    *out = (IrDefault){.kind = IR_DEFAULT_INT, .i = v->int_value};
+    return true;
+  case SE_NONE:
+    if (negate)
+      break;
+    *out = (IrDefault){.kind = IR_DEFAULT_NONE};
+    return true;
+  case SE_STRING:
+    if (negate)
+      break;
+    *out = (IrDefault){.kind = IR_DEFAULT_STR, .s = v->name};
+    return true;
+  case SE_LIST: {
+    if (negate)
+      break;
+    gint64 *ints = g_new(gint64, v->args->len + 1);
+    g_ptr_array_add(owned, ints);
+    for (guint i = 0; i < v->args->len; i++) {
+      const ScriptExpr *item = g_ptr_array_index(v->args, i);
+      if (item->kind != SE_INT)
+        return emit_fail(em, e->loc, "the default of '%s' must be a literal", param->name);
+      ints[i] = item->int_value;
+    }
+    *out = (IrDefault){.kind = IR_DEFAULT_INT_LIST, .ints = ints, .n_ints = v->args->len};
+    return true;
+  }
+  default: break;
+  }
+  return emit_fail(em, e->loc, "the default of '%s' must be a literal", param->name);
+}
+
+IrValue *emit_def_call(Emitter *em, const ScriptDef *def, ScriptLoc loc, IrValue *const *args,
+                       guint n_args, GPtrArray *kw_names, IrValue *const *kw_values) {
+  const IrGraph *callee = emit_callee(em, def, loc);
+  if (callee == NULL)
+    return NULL;
+  GPtrArray *inputs = ir_graph_inputs(callee);
+  const IrType *result_type = ((IrValue *)g_ptr_array_index(ir_graph_outputs(callee), 0))->type;
+  g_autofree IrArgument *params = g_new0(IrArgument, inputs->len + 1);
+  g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func(g_free);
+  GString *signature = g_string_new("(");
+  for (guint i = 0; i < inputs->len; i++) {
+    const ScriptParam *param = g_ptr_array_index(def->params, i);
+    params[i].name = param->name;
+    params[i].type = ((IrValue *)g_ptr_array_index(inputs, i))->type;
+    if (param->default_value && !literal_default(em, param, &params[i].def, owned)) {
+      g_string_free(signature, TRUE);
+      return NULL;
+    }
+    g_string_append_printf(signature, "%s%s: ", i ? ", " : "", param->name);
+    ir_type_print(signature, params[i].type);
+  }
+  g_string_append_c(signature, ')');
+  g_autofree char *signature_text = g_string_free(signature, FALSE);
+  IrSchema schema = {.name = def->name,
+                     .overload = "",
+                     .text = signature_text,
+                     .n_args = inputs->len,
+                     .args = params,
+                     .n_returns = 1,
+                     .returns = &result_type};
+  g_autofree IrValue **slots = g_new0(IrValue *, inputs->len + 1);
+  if (!fit_call(&schema, args, n_args, kw_names, kw_values, slots)) {
+    g_autofree char *call = describe_call(args, n_args, kw_names, kw_values);
+    return emit_fail(em, loc, "'%s' does not accept %s; its parameters: %s", def->name, call,
+                     signature_text);
+  }
+  fill_slots(em, &schema, slots, true);
+  IrNode *fn = ir_node_create(em->graph, IR_PRIM_CONSTANT, 1);
+  ir_node_set_attr_s(fn, IR_ATTR_NAME, def->name);
+  ir_value_set_type(ir_output(fn, 0), ir_type_class("Function"));
+  emit_append(em, fn);
+  IrNode *call = ir_node_create(em->graph, IR_PRIM_CALL_FUNCTION, 1);
+  ir_node_add_input(call, ir_output(fn, 0));
+  for (guint i = 0; i < inputs->len; i++)
+    ir_node_add_input(call, slots[i]);
+  ir_value_set_type(ir_output(call, 0), result_type);
+  emit_set_source(em, call, loc);
+  emit_append(em, call);
+  /* The inliner finds the callee, and what it calls, in the caller's own table. */
+  ir_graph_set_function(em->graph, def->name, ir_graph_copy(callee));
+  if (callee->functions) {
+    GHashTableIter it;
+    gpointer name, definition;
+    g_hash_table_iter_init(&it, callee->functions);
+    while (g_hash_table_iter_next(&it, &name, &definition))
+      ir_graph_set_function(em->graph, name, ir_graph_copy(definition));
+  }
+  return ir_output(call, 0);
+}

@@ -138,11 +138,11 @@ static bool is_op_module(const char *path) {
          strcmp(path, "torch._C._nn") == 0;
 }
 
-static bool is_top_level_def(Emitter *em, const char *name) {
+static const ScriptDef *top_level_def(Emitter *em, const char *name) {
   for (guint i = 0; i < em->tree->defs->len; i++)
     if (strcmp(((ScriptDef *)g_ptr_array_index(em->tree->defs, i))->name, name) == 0)
-      return true;
-  return false;
+      return g_ptr_array_index(em->tree->defs, i);
+  return NULL;
 }
 
 /* Evaluates call arguments from index `first` of e->args, then the keywords. */
@@ -196,9 +196,15 @@ static IrValue *emit_builtin_function(Emitter *em, const ScriptExpr *e, const ch
     }
   if (strcmp(name, "range") == 0)
     return emit_fail(em, e->loc, "range() is supported only as the iterable of a for loop");
-  if (is_top_level_def(em, name))
-    return emit_fail(em, e->loc, "calling another function ('%s') is not supported yet", name);
-  return emit_fail(em, e->loc, "unknown function '%s'", name);
+  const ScriptDef *def = top_level_def(em, name);
+  if (def == NULL)
+    return emit_fail(em, e->loc, "unknown function '%s'", name);
+  g_autoptr(GPtrArray) args = g_ptr_array_new();
+  g_autoptr(GPtrArray) kw_values = g_ptr_array_new();
+  if (!emit_call_args(em, e, 1, args, kw_values))
+    return NULL;
+  return emit_def_call(em, def, e->loc, (IrValue *const *)args->pdata, args->len,
+                       e->kwargs->len ? e->keywords : NULL, (IrValue *const *)kw_values->pdata);
 }
 
 static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {

@@ -8,6 +8,9 @@
  *   crashes or aborts.
  * - The graph is what PyTorch 1.13 prints before optimization: constants pooled at the top,
  *   dead code removed, every node emitted from source carrying `file:line:col`.
+ * - A call of another def of the file is prim::CallFunction of a `Function` constant, as
+ *   PyTorch prints it; the graph's function table (IrGraph.functions) holds the callees'
+ *   graphs, which pass_inline_calls inlines.
  * - A nested def that reads outer variables is a closure: prim::Function (its body in the
  *   `Subgraph` attribute, inputs (context, params...)) and
  *   prim::TupleConstruct(function, context tuple). */

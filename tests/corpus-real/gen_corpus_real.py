@@ -821,12 +821,34 @@ def dict_value_grad(x, y):
     return torch.tanh(t * 2.0 + d["b"]) * t - t
 
 
+def scale_shift(x, s: float = 2.0):
+    return x * s + 1.0
+
+
+def soft_clip(x, limit: float):
+    if bool((x * x).sum() > limit):
+        return torch.tanh(x / limit) * limit
+    return x
+
+
+def calls_between_defs(x, y):
+    """Calls of other functions of the same file: PyTorch prints prim::CallFunction of a
+    Function constant (a default filled in at the second call); the helpers follow in
+    source.py, and graph.ir holds the calls (it runs only from source.py, see meson.build)."""
+    z = scale_shift(x) + scale_shift(y, 0.5)
+    return soft_clip(z * y, 3.0), soft_clip(x, 1000.0)
+
+
+calls_between_defs.helpers = [scale_shift, soft_clip]
+
+
 FUNCTIONS += [
     (dict_value_grad, [(3, 4), (3, 4)]),
     (loop_break_continue, [(3, 4)]),
     (nested_loop_exits, [(3, 4), (4,)]),
     (early_return_in_loop, [(3, 4), (3, 4)]),
     (early_return_not_taken, [(3, 4), (3, 4)]),
+    (calls_between_defs, [(3, 4), (3, 4)]),
 ]
 
 
@@ -845,6 +867,8 @@ def main():
         os.makedirs(os.path.join(folder, "case-0"))
         with open(os.path.join(folder, "source.py"), "w") as f:
             f.write(textwrap.dedent(inspect.getsource(fn)))
+            for helper in getattr(fn, "helpers", ()):  # the program is the first def
+                f.write("\n\n" + textwrap.dedent(inspect.getsource(helper)))
         scripted = torch.jit.script(fn)
         with open(os.path.join(folder, "graph.ir"), "w") as f:
             f.write(relative(str(scripted.graph)).rstrip("\n") + "\n")

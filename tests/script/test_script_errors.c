@@ -49,8 +49,22 @@ static const ErrorCase cases[] = {
          NULL,
          "emit_continue_tuple.py:4:9: error: 'continue' in a loop over a tuple is not supported: "
          "its body is copied once per element (PyTorch's rule)"),
-    CASE("emit_call_other_def", "def f(x):\n    return g(x)\n\ndef g(x):\n    return x\n", NULL,
-         "emit_call_other_def.py:2:12: error: calling another function ('g') is not supported yet"),
+    CASE("emit_call_args", "def f(x):\n    return g(x, 2)\n\ndef g(x, s: float):\n    return x\n",
+         NULL,
+         "emit_call_args.py:2:12: error: 'g' does not accept (Tensor, int); its parameters: (x: "
+         "Tensor, s: float)"),
+    CASE("emit_call_default",
+         "def f(x):\n    return g(x)\n\ndef g(x, s: float = 1.0 / 3):\n"
+         "    return x * s\n",
+         NULL, "emit_call_default.py:4:21: error: the default of 's' must be a literal"),
+    CASE("emit_call_recursive",
+         "def f(x, n: int):\n    return g(x, n)\n\ndef g(x, n: int):\n    if n > 0:\n"
+         "        return f(x, n - 1)\n    return x\n",
+         NULL,
+         "emit_call_recursive.py:6:16: error: 'f' is called while it is being compiled: "
+         "recursion is not supported (TorchScript refuses it too)"),
+    CASE("emit_call_error_inside", "def f(x):\n    return g(x)\n\ndef g(x):\n    return y\n", NULL,
+         "emit_call_error_inside.py:5:12: error: name 'y' is not defined"),
     CASE("emit_call_value", "def f(x):\n    return x(1)\n", NULL,
          "emit_call_value.py:2:12: error: 'x' is a value and cannot be called"),
     CASE("emit_function_name", "def f(x):\n    return x\n", "nope",

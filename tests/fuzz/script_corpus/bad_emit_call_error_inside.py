@@ -2,4 +2,4 @@ def f(x):
     return g(x)
 
 def g(x):
-    return x
+    return y
