@@ -183,10 +183,19 @@ bool app_workspace_set_text(AppWorkspace *ws, const char *text, const char *file
     locate_error(error->message, ws->filename, &ws->error_line, &ws->error_col);
     return false;
   }
-  /* Calls with a known definition (a .py's F.cross_entropy, a functional a module graph
-   * calls) are inlined, as the command line does before a run: the interpreter has no
-   * kernel for prim::CallFunction. */
+  /* Calls with a known definition (a .py's F.cross_entropy or its other defs, a functional a
+   * module graph calls) are inlined and a module graph's attribute reads become inputs named
+   * by their paths (`self.fc.weight`, after the others), as the command line does before a
+   * run: the interpreter has no kernel for prim::CallFunction or prim::GetAttr. */
   pass_inline_calls(graph, NULL);
+  GError *lowering = NULL;
+  if (!pass_lower_module_attributes(graph, NULL, &lowering)) {
+    ws->parse_error =
+        g_error_new(JITSCOPE_VERIFY_ERROR, 0, "%s: error: %s", ws->filename, lowering->message);
+    g_error_free(lowering);
+    ir_graph_free(graph);
+    return false;
+  }
   ws->graph = graph;
   return true;
 }

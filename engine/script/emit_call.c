@@ -43,6 +43,23 @@ static bool repeats_into_list(const IrArgument *arg, const IrType *value) {
   return arg->fixed_len > 0 && list && !accepts(arg->type, value) && accepts(list->elem, value);
 }
 
+/* Whether `value` is an empty list display written at this call (`[]`: not bound to a name,
+ * not used yet) that `arg` takes as its own list type: PyTorch emits the display with the
+ * parameter's type as hint (`torch.max_pool2d(x, 2, [])` builds an int[]). */
+static bool empty_display_into_list(const IrArgument *arg, const IrValue *value) {
+  return list_of(arg) && value->node->kind == IR_PRIM_LIST_CONSTRUCT &&
+         ir_n_inputs(value->node) == 0 && value->name == NULL && value->uses->len == 0 &&
+         !accepts(arg->type, value->type);
+}
+
+/* Whether `arg` is a Device (or Device?) that takes the string constant `value`, as PyTorch
+ * converts a str with aten::device (`x.to("cpu")`), which its constant propagation folds. */
+static bool str_into_device(const IrArgument *arg, const IrValue *value) {
+  const IrType *t = arg->type->kind == IR_TYPE_OPTIONAL ? arg->type->elem : arg->type;
+  return t->kind == IR_TYPE_DEVICE && value->type->kind == IR_TYPE_STR &&
+         value->node->kind == IR_PRIM_CONSTANT && ir_node_has_attr(value->node, IR_ATTR_VALUE);
+}
+
 /* Whether `arg`'s default is one int repeated into its `T[N]` (`int[2] padding=0`), which
  * *value receives. */
 static bool repeated_default(const IrArgument *arg, gint64 *value) {
@@ -83,7 +100,9 @@ static bool fit_call(const IrSchema *schema, IrValue *const *args, guint n_args,
         return false;
     } else if (!accepts(schema->args[i].type, slots[i]->type) &&
                !repeats_into_list(&schema->args[i], slots[i]->type) &&
-               !tuple_into_list(&schema->args[i], slots[i]->type)) {
+               !tuple_into_list(&schema->args[i], slots[i]->type) &&
+               !empty_display_into_list(&schema->args[i], slots[i]) &&
+               !str_into_device(&schema->args[i], slots[i])) {
       return false;
     }
   }
@@ -196,6 +215,16 @@ static void fill_slots(Emitter *em, const IrSchema *schema, IrValue **slots, boo
       slots[i] = emit_constant_int(em, repeated, NULL);
     if (slots[i] == NULL) {
       slots[i] = default_constant(em, a);
+    } else if (empty_display_into_list(a, slots[i])) {
+      /* made here, as PyTorch emits the display when it matches the argument */
+      ir_value_set_type(slots[i], list_of(a));
+      ir_node_move_before(slots[i]->node, em->frame->block->ret);
+    } else if (str_into_device(a, slots[i])) {
+      IrNode *device = ir_node_create(em->graph, IR_PRIM_CONSTANT, 1);
+      ir_value_set_type(ir_output(device, 0), ir_type_device());
+      ir_node_set_attr_s(device, IR_ATTR_VALUE, ir_node_attr_s(slots[i]->node, IR_ATTR_VALUE));
+      emit_append(em, device);
+      slots[i] = ir_output(device, 0);
     } else if (tuple_into_list(a, slots[i]->type)) {
       /* The tuple's elements, read from its TupleConstruct when it has one (as PyTorch's
        * LowerSimpleTuples leaves it), else through a TupleUnpack. */

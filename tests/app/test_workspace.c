@@ -66,6 +66,35 @@ static void test_functional_call_runs(void) {
   app_workspace_free(ws);
 }
 
+/* A module graph (nn.Sequential of Linear, ReLU, LayerNorm printed by PyTorch) runs in the
+ * window as from the command line: its parameters are inputs after `input`, in the order
+ * they are read. */
+static void test_module_graph_runs(void) {
+  g_autofree char *path = g_build_filename(g_getenv("JITSCOPE_SOURCE_DIR"), "tests", "cli", "data",
+                                           "seq_layernorm", "graph.ir", NULL);
+  AppWorkspace *ws = app_workspace_new();
+  GError *error = NULL;
+  g_assert_true(app_workspace_load_file(ws, path, &error));
+  g_assert_no_error(error);
+  const IrGraph *graph = app_workspace_graph(ws);
+  g_assert_nonnull(graph);
+  GPtrArray *inputs = ir_graph_inputs(graph);
+  static const char *const names[] = {"input.1", "self.0.weight", "self.0.bias", "self.2.weight",
+                                      "self.2.bias"};
+  g_assert_cmpuint(inputs->len, ==, G_N_ELEMENTS(names));
+  for (guint i = 0; i < inputs->len; i++)
+    g_assert_cmpstr(((IrValue *)g_ptr_array_index(inputs, i))->name, ==, names[i]);
+  const char *spec = "Float(3, 4); Float(8, 4, requires_grad=1); Float(8); Float(8); Float(8)";
+  app_workspace_set_specs(ws, (char *const *)&spec, 1);
+  const AppWorkspaceRun *run = app_workspace_run_sync(ws, &error);
+  g_assert_no_error(error);
+  const AppWorkspaceSpecResult *r = g_ptr_array_index(run->specs, 0);
+  if (r->error)
+    g_error("%s", r->error);
+  g_assert_nonnull(r->grads_text); /* the weight requires grad: the backward ran */
+  app_workspace_free(ws);
+}
+
 static void test_split_spec_line(void) {
   GPtrArray *parts =
       app_workspace_split_spec_line(" Float(5, 1, requires_grad=1) ;Float(5, 5);; none ");
@@ -399,6 +428,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/workspace/parse-error-location", test_parse_error_location);
   g_test_add_func("/workspace/split-spec-line", test_split_spec_line);
   g_test_add_func("/workspace/functional-call-runs", test_functional_call_runs);
+  g_test_add_func("/workspace/module-graph-runs", test_module_graph_runs);
   g_test_add_func("/workspace/lstm-sync", test_lstm_sync);
   g_test_add_func("/workspace/value-inspection", test_value_inspection);
   g_test_add_func("/workspace/broadcast-three-specs", test_broadcast_three_specs);
