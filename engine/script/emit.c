@@ -187,6 +187,8 @@ bool emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, S
   }
   if (target->kind == SE_SUBSCRIPT)
     return emit_set_item(em, target, value, loc);
+  if (target->kind != SE_TUPLE && target->kind != SE_LIST)
+    return emit_fail(em, target->loc, "cannot assign to this expression");
   guint n = target->args->len;
   const IrType *t = value->type;
   IrNode *unpack;
@@ -215,7 +217,8 @@ bool emit_assign_target(Emitter *em, const ScriptExpr *target, IrValue *value, S
 static bool emit_assign(Emitter *em, const ScriptStmt *s) {
   const ScriptExpr *target = s->target, *value = s->value;
   /* a, b = x, y binds element-wise without building a tuple, as PyTorch does. */
-  if (target->kind != SE_NAME && value->kind == SE_TUPLE && value->args->len == target->args->len) {
+  if ((target->kind == SE_TUPLE || target->kind == SE_LIST) && value->kind == SE_TUPLE &&
+      value->args->len == target->args->len) {
     guint n = value->args->len;
     g_autofree IrValue **values = g_new(IrValue *, n);
     for (guint i = 0; i < n; i++)

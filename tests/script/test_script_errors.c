@@ -53,11 +53,17 @@ static const ErrorCase cases[] = {
          NULL,
          "emit_call_args.py:2:12: error: 'g' does not accept (Tensor, int); its parameters: (x: "
          "Tensor, s: float)"),
-    CASE("emit_empty_list_named",
-         "def f(x):\n    s = []\n    return torch.max_pool2d(x, 2, s)\n", NULL,
+    CASE("emit_empty_list_named", "def f(x):\n    s = []\n    return torch.max_pool2d(x, 2, s)\n",
+         NULL,
          "emit_empty_list_named.py:3:12: error: no overload of aten::max_pool2d accepts (Tensor, "
          "int, Tensor[]); candidates: aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] "
          "stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"),
+    CASE("emit_set_item_tuple",
+         "def f(x, y):\n    d: Dict[str, Tensor] = {\"a\": x}\n    d[\"c\"] = x * y, x\n"
+         "    return x\n",
+         NULL,
+         "emit_set_item_tuple.py:3:5: error: cannot store a value of type (Tensor, Tensor) into "
+         "Dict(str, Tensor)"),
     CASE("emit_call_default",
          "def f(x):\n    return g(x)\n\ndef g(x, s: float = 1.0 / 3):\n"
          "    return x * s\n",
