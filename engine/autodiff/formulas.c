@@ -128,9 +128,13 @@ static const guint *broadcast_inputs(const IrNode *node, guint *n) {
       return self_other;
     }
     return NULL;
-  case IR_ATEN_ATAN2:
-  case IR_ATEN_MAX:
+  case IR_ATEN_MAX: /* max.other broadcasts; the reductions do not */
   case IR_ATEN_MIN:
+    if (!overload_is(node, "other"))
+      return NULL;
+    *n = 2;
+    return self_other;
+  case IR_ATEN_ATAN2:
   case IR_ATEN_MSE_LOSS:
   case IR_ATEN_L1_LOSS: *n = 2; return self_other;
   case IR_ATEN_LERP:
@@ -170,6 +174,10 @@ bool ad_formula_exists(const IrNode *node) {
            rank_is(ir_input(node, 1), 2) &&
            (ir_n_inputs(node) < 3 || value_is_none(ir_input(node, 2)) ||
             is_tensor(ir_input(node, 2)));
+  case IR_ATEN_MAX: /* max.dim: whether dim is kept decides the formula's shape */
+  case IR_ATEN_MIN:
+    return !overload_is(node, "dim") || ir_n_inputs(node) < 3 ||
+           constant_number(ir_input(node, 2), &d);
   case IR_ATEN_AMAX: /* dims and keepdim constants, as a listed sum's */
   case IR_ATEN_AMIN:
   case IR_ATEN_LOGSUMEXP: {

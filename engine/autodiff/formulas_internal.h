@@ -142,6 +142,8 @@ void ad_fw_layer_norm(Ctx *c);
 /* Builders of formulas_reduce.c (the op table's AD(...) column). */
 void ad_grad_sum(Ctx *c, IrValue *g);
 void ad_grad_amax(Ctx *c, IrValue *g);
+void ad_grad_max_all(Ctx *c, IrValue *g);
+void ad_grad_max_dim(Ctx *c, IrValue *g);
 void ad_grad_logsumexp(Ctx *c, IrValue *g);
 void ad_grad_var(Ctx *c, IrValue *g);
 

@@ -1,4 +1,5 @@
-/* Gradient formulas of the reductions (sum, mean, var, std, amax, amin, logsumexp), as
+/* Gradient formulas of the reductions (sum, mean, var, std, amax, amin, max, min,
+ * logsumexp), as
  * PyTorch 1.13's symbolic_script and derivatives.yaml: the gradient brought back to the
  * reduced dims, then the reduction's own factor. */
 #include "autodiff/formulas_internal.h"
@@ -55,6 +56,34 @@ void ad_grad_amax(Ctx *c, IrValue *g) {
            (IrValue *const[]){mask, c->in[1], ir_graph_insert_constant_bool(c->g, true),
                               ir_graph_insert_constant_none(c->g)});
   c->gin[0] = mul(c, E2(ATEN_DIV, g, count), mask);
+}
+
+/* max() / min() of every element as PyTorch 1.13's evenly_distribute_backward: the gradient
+ * shared evenly among the elements equal to the result, or among the NaNs when the result is
+ * NaN (which equals nothing). */
+void ad_grad_max_all(Ctx *c, IrValue *g) {
+  IrValue *self = c->in[0], *r = c->out[0];
+  IrValue *equal = E2(ATEN_TYPE_AS, E2(ATEN_EQ, self, r), g);
+  IrValue *both_nan =
+      mul(c, E2(ATEN_TYPE_AS, E2(ATEN_NE, self, self), g), E2(ATEN_TYPE_AS, E2(ATEN_NE, r, r), g));
+  IrValue *mask = E3(ATEN_ADD, equal, both_nan, cint(c, 1));
+  c->gin[0] = mul(c, E2(ATEN_DIV, g, E1(ATEN_SUM, mask)), mask);
+}
+
+/* max.dim / min.dim as PyTorch 1.13's value_selecting_reduction_backward: the values'
+ * gradient goes to the index each was taken from (dim restored unless keepdim), zeros
+ * elsewhere. The indices have none. */
+void ad_grad_max_dim(Ctx *c, IrValue *g) {
+  IrValue *index = c->out[1];
+  double keepdim = 0;
+  if (ir_n_inputs(c->node) > 2)
+    constant_number(c->in[2], &keepdim);
+  if (keepdim == 0) {
+    g = E2(ATEN_UNSQUEEZE, g, c->in[1]);
+    index = E2(ATEN_UNSQUEEZE, index, c->in[1]);
+  }
+  c->gin[0] = emit(c, IR_ATEN_SCATTER_ADD, 4,
+                   (IrValue *const[]){E1(ATEN_ZEROS_LIKE, c->in[0]), c->in[1], index, g});
 }
 
 void ad_grad_logsumexp(Ctx *c, IrValue *g) {

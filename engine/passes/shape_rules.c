@@ -581,6 +581,29 @@ static bool shape_rule_argmax(const IrNode *node, ShapeInfo *out) {
   return true;
 }
 
+/* max() / min() of every element: a 0-dim tensor of self's dtype. */
+static bool shape_rule_max_all(const IrNode *node, ShapeInfo *out) {
+  if (!shape_tensor_input(node, 0, out))
+    return false;
+  out->rank = 0;
+  out->has_sizes = true;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* max.dim / min.dim: the values (output 0) keep self's dtype, dim reduced (kept as 1 with
+ * keepdim); the indices (output 1) get no rule. */
+static bool shape_rule_max_dim(const IrNode *node, ShapeInfo *out) {
+  IrDtype dtype;
+  if (!shape_tensor_input(node, 0, out))
+    return false;
+  dtype = out->dtype;
+  if (!shape_rule_argmax(node, out))
+    return false;
+  out->dtype = dtype;
+  return true;
+}
+
 static bool shape_rule_cat(const IrNode *node, ShapeInfo *out) {
   const IrNode *list = ir_input(node, 0)->node;
   gint64 dim;

@@ -12,7 +12,8 @@
  * unbiased (N without), std its square root, two passes in double; floating inputs only.
  * cumsum(self, dim, dtype): running sums along dim (dtype: the given one, else int64 for
  * integral inputs), accumulated in double (int64 in int64).
- * rt_kernel_amax serves amax, amin (NaN wins), argmax (first maximum, NaN counting as one;
+ * rt_kernel_amax serves max() and min() of every element, max.dim and min.dim (values and
+ * the first extreme's index), amax, amin (NaN wins), argmax (first maximum, NaN counting as one;
  * no dim: the flattened index) and logsumexp (integral inputs give float32); every dim
  * list as sum's, computed in double (int64 beyond 2^53 loses precision).
  * _grad_sum_to_size(x, None) is x itself; otherwise sum_to (tensor.h). */
@@ -315,12 +316,12 @@ static double max_of(const double *v, int64_t n, const void *ctx) {
   return m;
 }
 
-/* argmax: the first maximum, a NaN counting as the maximum. */
+/* argmax (argmin when *ctx): the first maximum, a NaN counting as the maximum. */
 static double argmax_of(const double *v, int64_t n, const void *ctx) {
-  (void)ctx;
+  bool min = *(const bool *)ctx;
   int64_t at = 0;
   for (int64_t k = 1; k < n && v[at] == v[at]; k++)
-    if (v[k] != v[k] || v[k] > v[at])
+    if (v[k] != v[k] || (min ? v[k] < v[at] : v[k] > v[at]))
       at = k;
   return (double)at;
 }
@@ -338,9 +339,48 @@ static double logsumexp_of(const double *v, int64_t n, const void *ctx) {
   return log(sum) + m;
 }
 
+/* max() / min() of every element, and max.dim / min.dim: the values, then the index of the
+ * first maximum (minimum) along dim, NaN counting as one; bool allowed, as PyTorch's. */
+static bool max_min(const IrSchema *schema, RtValue *args, RtValue *outs, GError **error) {
+  bool min = schema->kind == IR_ATEN_MIN, by_dim = k_overload_is(schema, "dim");
+  RtTensor *self;
+  bool keepdim = false;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      (by_dim && !k_arg_bool(schema, args, 2, &keepdim, error)))
+    return false;
+  if (!by_dim && rt_tensor_numel(self) == 0) {
+    K_ERR_SHAPE(error,
+                "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                "the reduction dim with the 'dim' argument.",
+                k_op_short_name(schema));
+    return false;
+  }
+  KGroups values, indices;
+  if (!k_groups(schema, args, by_dim ? 1 : -1, self, keepdim, &values, error))
+    return false;
+  if (values.n == 0) {
+    rt_tensor_unref(values.data);
+    K_ERR_SHAPE(error, "%s(): Expected reduction dim to have non-zero size.",
+                k_op_short_name(schema));
+    return false;
+  }
+  if (!k_groups_reduce(&values, self->dtype, max_of, &min, outs, error))
+    return false;
+  if (!by_dim)
+    return true;
+  if (!k_groups(schema, args, 1, self, keepdim, &indices, error) ||
+      !k_groups_reduce(&indices, IR_DTYPE_INT64, argmax_of, &min, outs + 1, error)) {
+    rt_value_unref(outs[0]);
+    return false;
+  }
+  return true;
+}
+
 bool rt_kernel_amax(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                     RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
+  if (schema->kind == IR_ATEN_MAX || schema->kind == IR_ATEN_MIN)
+    return max_min(schema, args, outs, error);
   RtTensor *self;
   bool keepdim, argmax = schema->kind == IR_ATEN_ARGMAX, min = schema->kind == IR_ATEN_AMIN;
   if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_bool(schema, args, 2, &keepdim, error))

@@ -543,10 +543,11 @@ static IrGraph *compile_def(const ScriptSource *src, const ScriptTree *tree, con
     ir_graph_free(em.graph);
     return NULL;
   }
-  /* PyTorch's cleanup after emitting: constant propagation of immutable types (`1.0 / 8`,
-   * `float("nan")` fold to constants without a source range; negated literals are folded as
-   * they are emitted, emit_expr.c), constant pooling, then control-flow outputs ordered by
-   * first use. */
+  /* PyTorch's cleanup after emitting: tuples built and unpacked at once short-circuited
+   * (`v, i = x.max(1)`), constant propagation of immutable types (`1.0 / 8`, `float("nan")`
+   * fold to constants without a source range; negated literals are folded as they are
+   * emitted, emit_expr.c), constant pooling, then control-flow outputs ordered by first use. */
+  pass_lower_simple_tuples(em.graph);
   pass_eliminate_dead_code(em.graph);
   if (pass_constant_propagation_immutable(em.graph))
     pass_eliminate_dead_code(em.graph);

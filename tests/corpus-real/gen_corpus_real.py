@@ -842,6 +842,18 @@ def calls_between_defs(x, y):
 calls_between_defs.helpers = [scale_shift, soft_clip]
 
 
+def max_min_reductions(x, y):
+    """max()/min() of every element and along a dim (values and the first extreme's index, as
+    classification heads use them); y is rounded so that its rows hold ties."""
+    v, i = torch.max(x, 1)
+    w, j = y.min(0, keepdim=True)
+    return x.max() * v + y.min(), w * 2.0, i, j
+
+
+def rounded_second(inputs):
+    return [inputs[0], torch.round(inputs[1])]
+
+
 FUNCTIONS += [
     (dict_value_grad, [(3, 4), (3, 4)]),
     (loop_break_continue, [(3, 4)]),
@@ -849,6 +861,7 @@ FUNCTIONS += [
     (early_return_in_loop, [(3, 4), (3, 4)]),
     (early_return_not_taken, [(3, 4), (3, 4)]),
     (calls_between_defs, [(3, 4), (3, 4)]),
+    (max_min_reductions, [(3, 5), (4, 3)], rounded_second),
 ]
 
 

@@ -28,7 +28,8 @@ static RtValue default_value(const IrArgument *arg) {
   return rt_none();
 }
 
-bool kt_call(const char *prefix, RtValue *args, guint n, RtValue *out, GError **error) {
+bool kt_call_outputs(const char *prefix, RtValue *args, guint n, RtValue *outs, guint n_outs,
+                     GError **error) {
   const IrSchema *schema = kt_schema(prefix);
   g_assert_true(n <= schema->n_args || schema->varargs);
   RtValue full[32];
@@ -38,13 +39,18 @@ bool kt_call(const char *prefix, RtValue *args, guint n, RtValue *out, GError **
     full[i] = i < n ? args[i] : default_value(&schema->args[i]);
   RtKernelFn kernel = rt_op_kernel(schema);
   g_assert_nonnull(kernel);
-  *out = rt_none();
-  RtValue outs[1] = {rt_none()};
-  bool ok = kernel(schema, NULL, full, n_full, outs, 1, error);
+  for (guint i = 0; i < n_outs; i++)
+    outs[i] = rt_none();
+  bool ok = kernel(schema, NULL, full, n_full, outs, n_outs, error);
   for (guint i = n; i < schema->n_args; i++)
     rt_value_unref(full[i]);
-  if (ok)
-    *out = outs[0];
+  return ok;
+}
+
+bool kt_call(const char *prefix, RtValue *args, guint n, RtValue *out, GError **error) {
+  RtValue outs[1];
+  bool ok = kt_call_outputs(prefix, args, n, outs, 1, error);
+  *out = ok ? outs[0] : rt_none();
   return ok;
 }
 
@@ -60,8 +66,10 @@ RtTensor *kt_run(const char *prefix, RtValue *args, guint n) {
 
 void kt_expect_error(const char *prefix, RtValue *args, guint n, const char *needle) {
   GError *error = NULL;
-  RtValue out;
-  bool ok = kt_call(prefix, args, n, &out, &error);
+  RtValue outs[8];
+  guint n_outs = MAX(1u, kt_schema(prefix)->n_returns);
+  g_assert_cmpuint(n_outs, <=, G_N_ELEMENTS(outs));
+  bool ok = kt_call_outputs(prefix, args, n, outs, n_outs, &error);
   if (ok)
     g_error("test: %s succeeded; expected an error containing \"%s\"", prefix, needle);
   g_assert_nonnull(error);

@@ -16,6 +16,9 @@ const IrSchema *kt_schema(const char *prefix);
  * arguments stay owned by the caller). Returns the first output (owned by the caller) or
  * fails with *error set, returning an RT_NONE. */
 bool kt_call(const char *prefix, RtValue *args, guint n, RtValue *out, GError **error);
+/* kt_call of an op with n_outs outputs, all returned in outs. */
+bool kt_call_outputs(const char *prefix, RtValue *args, guint n, RtValue *outs, guint n_outs,
+                     GError **error);
 /* kt_call that must succeed and return a tensor: the tensor (owned by the caller). */
 RtTensor *kt_run(const char *prefix, RtValue *args, guint n);
 /* kt_call that must fail with a message containing `needle`. */

@@ -1,4 +1,6 @@
 /* sum (all, dim lists, keepdim, negative dims, dtype) and _grad_sum_to_size, by hand. */
+#include <math.h>
+
 #include "kernels_test_util.h"
 
 #define F32 IR_DTYPE_FLOAT32
@@ -50,6 +52,61 @@ static void test_sum_all(void) {
   kt_assert_tensor(r, F64, 0, NULL, KT_VALUES(0), 0);
   rt_tensor_unref(r);
   kt_unref_args(e, 1);
+}
+
+/* max() / min() and max.dim / min.dim: PyTorch 1.13's answers (t13.py in the issue 12 notes
+ * of 2026-11-29): NaN wins, ties give the first index, bool allowed, empty inputs refused. */
+static void test_max_min(void) {
+  const double nan = NAN;
+  RtValue t[1] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(4), KT_VALUES(1, 3, 3, 2)))};
+  RtTensor *r = kt_run("aten::max(", t, 1);
+  kt_assert_tensor(r, F32, 0, NULL, KT_VALUES(3), 0);
+  rt_tensor_unref(r);
+  r = kt_run("aten::min(", t, 1);
+  kt_assert_tensor(r, F32, 0, NULL, KT_VALUES(1), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(t, 1);
+  RtValue n[1] = {rt_tensor(kt_tensor(F64, 1, KT_SIZES(4), KT_VALUES(1, nan, 3, nan)))};
+  r = kt_run("aten::min(", n, 1);
+  kt_assert_tensor(r, F64, 0, NULL, KT_VALUES(nan), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(n, 1);
+  RtValue b[1] = {rt_tensor(kt_tensor(BOOL, 1, KT_SIZES(2), KT_VALUES(1, 0)))};
+  r = kt_run("aten::max(", b, 1);
+  kt_assert_tensor(r, BOOL, 0, NULL, KT_VALUES(1), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(b, 1);
+  RtValue e[1] = {rt_tensor(rt_tensor_zeros(F32, 1, KT_SIZES(0)))};
+  kt_expect_error("aten::max(", e, 1, "Expected reduction dim to be specified");
+  kt_unref_args(e, 1);
+  /* [[1, 3, 3], [nan, 2, nan], [5, 5, 1]] along dim 1: values [3, nan, 5], indices [1, 0, 0];
+   * min along dim 0 kept: [[nan, 2, nan]], [[1, 1, 1]] */
+  RtValue m[3] = {
+      rt_tensor(kt_tensor(F32, 2, KT_SIZES(3, 3), KT_VALUES(1, 3, 3, nan, 2, nan, 5, 5, 1))),
+      rt_int(1), rt_bool(false)};
+  RtValue outs[2];
+  GError *error = NULL;
+  g_assert_true(kt_call_outputs("aten::max.dim(", m, 3, outs, 2, &error));
+  kt_assert_tensor(outs[0].u.tensor, F32, 1, KT_SIZES(3), KT_VALUES(3, nan, 5), 0);
+  kt_assert_tensor(outs[1].u.tensor, I64, 1, KT_SIZES(3), KT_VALUES(1, 0, 0), 0);
+  kt_unref_args(outs, 2);
+  m[1] = rt_int(0);
+  m[2] = rt_bool(true);
+  g_assert_true(kt_call_outputs("aten::min.dim(", m, 3, outs, 2, &error));
+  kt_assert_tensor(outs[0].u.tensor, F32, 2, KT_SIZES(1, 3), KT_VALUES(nan, 2, nan), 0);
+  kt_assert_tensor(outs[1].u.tensor, I64, 2, KT_SIZES(1, 3), KT_VALUES(1, 1, 1), 0);
+  kt_unref_args(outs, 2);
+  kt_unref_args(m, 3);
+  /* a reduced dim of size 0 is refused; other empty dims give empty results */
+  RtValue z[3] = {rt_tensor(rt_tensor_zeros(F32, 2, KT_SIZES(2, 0))), rt_int(1), rt_bool(false)};
+  kt_expect_error("aten::max.dim(", z, 3, "non-zero size");
+  kt_unref_args(z, 3);
+  RtValue w[3] = {rt_tensor(rt_tensor_zeros(F32, 2, KT_SIZES(0, 2))), rt_int(1), rt_bool(false)};
+  g_assert_true(kt_call_outputs("aten::max.dim(", w, 3, outs, 2, &error));
+  kt_assert_tensor(outs[0].u.tensor, F32, 1, KT_SIZES(0), NULL, 0);
+  kt_assert_tensor(outs[1].u.tensor, I64, 1, KT_SIZES(0), NULL, 0);
+  kt_unref_args(outs, 2);
+  kt_unref_args(w, 3);
 }
 
 static void check_dims(RtValue self, RtValue dims, bool keepdim, IrDtype dtype, int ndim,
@@ -141,6 +198,7 @@ static void test_grad_sum_to_size(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/reduce/sum-all", test_sum_all);
+  g_test_add_func("/kernels/reduce/max-min", test_max_min);
   g_test_add_func("/kernels/reduce/sum-dims", test_sum_dims);
   g_test_add_func("/kernels/reduce/grad-sum-to-size", test_grad_sum_to_size);
   return g_test_run();
