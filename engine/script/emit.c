@@ -323,9 +323,25 @@ static bool emit_assert(Emitter *em, const ScriptStmt *s) {
   return true;
 }
 
+/* Each exit may guard the rest of its block in a new If (script_transform_exits), so a flat
+ * run of early returns becomes as deep as it is long: past this many in one function the
+ * lowered graph would nest deeper than the passes that walk it recurse safely. */
+#define SCRIPT_MAX_EXITS 256
+
+static bool count_exit(Emitter *em, const ScriptStmt *s) {
+  if (++em->n_exits <= SCRIPT_MAX_EXITS)
+    return true;
+  return emit_fail(em, s->loc,
+                   "more than %d return, break and continue statements in one function: its "
+                   "lowered control flow would nest too deep",
+                   SCRIPT_MAX_EXITS);
+}
+
 /* prim::ReturnStmt(value): every return, the last one included, is an exit that
  * script_transform_exits turns into the graph's output. */
 static bool emit_return(Emitter *em, const ScriptStmt *s) {
+  if (!count_exit(em, s))
+    return false;
   IrValue *v;
   if (s->value == NULL) {
     v = emit_constant_none(em, NULL);
@@ -372,6 +388,8 @@ static bool emit_return(Emitter *em, const ScriptStmt *s) {
 static bool emit_loop_exit(Emitter *em, const ScriptStmt *s) {
   const char *what = s->kind == SS_BREAK ? "break" : "continue";
   EmitLoop *loop = em->loop;
+  if (!count_exit(em, s))
+    return false;
   if (loop == NULL)
     return emit_fail(em, s->loc, "'%s' outside a loop", what);
   if (loop->unrolled)
@@ -443,6 +461,8 @@ bool emit_function_body(Emitter *em, const ScriptDef *def) {
   IrNode *outer_break_false = em->break_false;
   const IrType *outer_return_type = em->return_type;
   ScriptLoc outer_first_return = em->first_return;
+  guint outer_exits = em->n_exits;
+  em->n_exits = 0;
   em->loop = NULL;
   em->break_false = NULL;
   em->return_type = NULL;
@@ -461,6 +481,7 @@ bool emit_function_body(Emitter *em, const ScriptDef *def) {
   em->break_false = outer_break_false;
   em->return_type = outer_return_type;
   em->first_return = outer_first_return;
+  em->n_exits = outer_exits;
   if (!ok)
     return false;
   script_transform_exits(graph);

@@ -159,16 +159,25 @@ static bool parse_simple_statements(Parser *p, GPtrArray *into) {
   return true;
 }
 
-static ScriptStmt *parse_if(Parser *p) {
+/* An if's elif branches nest (each is the else of the one before) in the tree, the graph and
+ * every pass that walks them: past this many the recursion would outgrow the stack. */
+#define PARSE_MAX_ELIFS 1000
+
+static ScriptStmt *parse_if_chain(Parser *p, guint elifs) {
   const ScriptToken *t = sp_advance(p); /* if / elif */
   bool is_elif = sp_is_word(t, "elif");
+  if (elifs > PARSE_MAX_ELIFS) {
+    script_error_at(p->error, p->src, t->line, t->col,
+                    "more than %d elif branches in one if statement", PARSE_MAX_ELIFS);
+    return NULL;
+  }
   ScriptStmt *s = new_stmt(p, SS_IF, t);
   if (!(s->cond = sp_parse_test(p)) || !sp_expect_op(p, ":") || !(s->body = parse_suite(p)))
     return NULL;
   if (is_elif) /* PyTorch's range of an elif's If starts at its condition */
     s->loc = s->cond->loc;
   if (sp_is_word(sp_peek(p), "elif")) {
-    ScriptStmt *elif = parse_if(p);
+    ScriptStmt *elif = parse_if_chain(p, elifs + 1);
     if (elif == NULL)
       return NULL;
     s->orelse = script_tree_array(p->tree);
@@ -184,7 +193,7 @@ static ScriptStmt *parse_if(Parser *p) {
 static bool parse_statement(Parser *p, GPtrArray *into) {
   const ScriptToken *t = sp_peek(p);
   if (sp_is_word(t, "if")) {
-    ScriptStmt *s = parse_if(p);
+    ScriptStmt *s = parse_if_chain(p, 0);
     if (s)
       g_ptr_array_add(into, s);
     return s != NULL;

@@ -313,10 +313,38 @@ static bool check(const ErrorCase *c) {
   return true;
 }
 
+/* Programs too long to write out: 257 early returns (each would nest the rest one If
+ * deeper), and an if with 1001 elif branches (each nests in the one before). */
+static bool check_generated(void) {
+  GString *returns = g_string_new("def f(x, n: int):\n");
+  for (int i = 0; i < 257; i++)
+    g_string_append_printf(returns, "    if n > %d:\n        return x\n", i);
+  g_string_append(returns, "    return x\n");
+  GString *elifs = g_string_new("def f(x, n: int):\n    if n == 0:\n        x = x + 1\n");
+  for (int i = 1; i <= 1001; i++)
+    g_string_append_printf(elifs, "    elif n == %d:\n        x = x + 1\n", i);
+  g_string_append(elifs, "    return x\n");
+  const ErrorCase generated[] = {
+      {"emit_too_many_exits", returns->str, returns->len, NULL,
+       "emit_too_many_exits.py:515:9: error: more than 256 return, break and continue "
+       "statements in one function: its lowered control flow would nest too deep"},
+      {"parse_too_many_elifs", elifs->str, elifs->len, NULL,
+       "parse_too_many_elifs.py:2004:5: error: more than 1000 elif branches in one if "
+       "statement"},
+  };
+  bool ok = true;
+  for (guint i = 0; i < G_N_ELEMENTS(generated); i++)
+    ok &= check(&generated[i]);
+  g_string_free(returns, TRUE);
+  g_string_free(elifs, TRUE);
+  return ok;
+}
+
 int main(void) {
   guint failed = 0;
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
     failed += !check(&cases[i]);
-  printf("%u malformed scripts, %u failed\n", (guint)G_N_ELEMENTS(cases), failed);
+  failed += !check_generated();
+  printf("%u malformed scripts, %u failed\n", (guint)G_N_ELEMENTS(cases) + 2, failed);
   return failed ? 1 : 0;
 }
