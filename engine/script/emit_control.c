@@ -273,8 +273,8 @@ static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrV
     const char *name = g_ptr_array_index(names, i);
     IrValue *in = g_ptr_array_index(initial, i), *out = g_ptr_array_index(finals, i);
     IrValue *carried = ir_block_inputs(body)->pdata[i + 1];
-    /* The carried type: what enters the loop (unless first bound in the body), what an
-     * iteration leaves and what each break and continue sends, unified. */
+    /* The carried type: what enters the loop, what an iteration leaves and what each break
+     * and continue sends, unified. */
     const IrType *type = in->type;
     for (guint e = 0; e <= exits->len; e++) {
       const EmitExit *x = e < exits->len ? &g_array_index(exits, EmitExit, e) : NULL;
