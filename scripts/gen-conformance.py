@@ -72,8 +72,15 @@ def scalar_values(name, argname):
 
 def rows():
     text = open(os.path.join(ROOT, "engine", "ir", "ops.def")).read()
-    for m in re.finditer(r'^(?:OP|OVERLOAD)\((\w+), "([^"]+)",\s*(\w+), (\w+), (.*?), (\w+),\s*(E\(.*?\)|NOEXPR)\)$',
-                         text, re.M | re.S):
+    # Columns may break across lines anywhere (mish's and hardswish's rows do): every
+    # separator is a comma and any white space. A row the pattern missed would silently
+    # leave its op out of the suite, so the rows found are counted against the table's.
+    pattern = r'^(?:OP|OVERLOAD)\((\w+), "([^"]+)",\s*(\w+),\s*(\w+),\s*(.*?),\s*(\w+),\s*(E\(.*?\)|NOEXPR)\)$'
+    found = list(re.finditer(pattern, text, re.M | re.S))
+    total = len(re.findall(r'^(?:OP|OVERLOAD)\(', text, re.M))
+    if len(found) != total:
+        raise SystemExit(f"ops.def: {total} rows, the pattern reads {len(found)}")
+    for m in found:
         kind, schema, family, shape, grad, flags, expr = m.groups()
         if expr != "NOEXPR":
             yield schema, shape, grad, flags

@@ -43,6 +43,12 @@ static const struct {
     {"hardsigmoid", "graph(%input : Tensor, %inplace : bool):\n"
                     "  %r : Tensor = aten::hardsigmoid(%input)\n"
                     "  return (%r)\n"},
+    {"relu6", "graph(%input : Tensor, %inplace : bool):\n"
+              "  %r : Tensor = aten::relu6(%input)\n"
+              "  return (%r)\n"},
+    {"hardswish", "graph(%input : Tensor, %inplace : bool):\n"
+                  "  %r : Tensor = aten::hardswish(%input)\n"
+                  "  return (%r)\n"},
     {"hardtanh", "graph(%input : Tensor, %min_val : float, %max_val : float, %inplace : bool):\n"
                  "  %r : Tensor = aten::hardtanh(%input, %min_val, %max_val)\n"
                  "  return (%r)\n"},

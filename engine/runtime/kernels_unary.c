@@ -58,7 +58,9 @@ typedef enum {
   X(ATEN_DIGAMMA, INT_TO_FLOAT) \
   X(ATEN_SILU, INT_TO_FLOAT) \
   X(ATEN_MISH, INT_TO_FLOAT) \
-  X(ATEN_HARDSIGMOID, INT_TO_FLOAT)
+  X(ATEN_HARDSIGMOID, INT_TO_FLOAT) \
+  X(ATEN_RELU6, INT_KEEP) \
+  X(ATEN_HARDSWISH, INT_NONE)
 /* clang-format on */
 
 /* The float32 and float64 loops of every op: its ops.def expression (pointwise_scalar.h). */
@@ -84,6 +86,7 @@ DEF_INT_LOOP(ATEN_NEG, (int64_t)(0 - (uint64_t)x))
 DEF_INT_LOOP(ATEN_ABS, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
 DEF_INT_LOOP(ATEN_SIGN, (x > 0) - (x < 0))
 DEF_INT_LOOP(ATEN_RELU, x < 0 ? 0 : x)
+DEF_INT_LOOP(ATEN_RELU6, x < 0 ? 0 : (x > 6 ? 6 : x))
 
 typedef struct {
   IrOpKind kind;

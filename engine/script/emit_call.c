@@ -358,6 +358,8 @@ static const struct {
     {"silu", "F::silu(Tensor input, bool inplace=False) -> Tensor"},
     {"mish", "F::mish(Tensor input, bool inplace=False) -> Tensor"},
     {"hardsigmoid", "F::hardsigmoid(Tensor input, bool inplace=False) -> Tensor"},
+    {"relu6", "F::relu6(Tensor input, bool inplace=False) -> Tensor"},
+    {"hardswish", "F::hardswish(Tensor input, bool inplace=False) -> Tensor"},
     {"elu", "F::elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor"},
     {"leaky_relu",
      "F::leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False) -> Tensor"},
