@@ -850,6 +850,12 @@ def max_min_reductions(x, y):
     return x.max() * v + y.min(), w * 2.0, i, j
 
 
+def mobile_activations(x, w):
+    """MobileNet's activations: relu6 and hardswish (F.* calls, inlined), NaN-free inputs that
+    cross every branch (below -3, between, above 3 and 6)."""
+    return F.hardswish(x * 2.0) * F.relu6(x * 3.0 + w)
+
+
 def rounded_second(inputs):
     return [inputs[0], torch.round(inputs[1])]
 
@@ -862,6 +868,7 @@ FUNCTIONS += [
     (early_return_not_taken, [(3, 4), (3, 4)]),
     (calls_between_defs, [(3, 4), (3, 4)]),
     (max_min_reductions, [(3, 5), (4, 3)], rounded_second),
+    (mobile_activations, [(4, 6), (6,)]),
 ]
 
 
