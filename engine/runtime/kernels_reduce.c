@@ -13,7 +13,8 @@
  * cumsum(self, dim, dtype): running sums along dim (dtype: the given one, else int64 for
  * integral inputs), accumulated in double (int64 in int64).
  * rt_kernel_amax serves max() and min() of every element, max.dim and min.dim (values and
- * the first extreme's index), amax, amin (NaN wins), argmax (first maximum, NaN counting as one;
+ * the first extreme's index), amax, amin (NaN wins), argmax and argmin (first extreme, NaN
+ * counting as one;
  * no dim: the flattened index) and logsumexp (integral inputs give float32); every dim
  * list as sum's, computed in double (int64 beyond 2^53 loses precision).
  * _grad_sum_to_size(x, None) is x itself; otherwise sum_to (tensor.h). */
@@ -382,7 +383,8 @@ bool rt_kernel_amax(const IrSchema *schema, const IrNode *node, RtValue *args, g
   if (schema->kind == IR_ATEN_MAX || schema->kind == IR_ATEN_MIN)
     return max_min(schema, args, outs, error);
   RtTensor *self;
-  bool keepdim, argmax = schema->kind == IR_ATEN_ARGMAX, min = schema->kind == IR_ATEN_AMIN;
+  bool keepdim, argmax = schema->kind == IR_ATEN_ARGMAX || schema->kind == IR_ATEN_ARGMIN;
+  bool min = schema->kind == IR_ATEN_AMIN || schema->kind == IR_ATEN_ARGMIN;
   if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_bool(schema, args, 2, &keepdim, error))
     return false;
   KGroups g;

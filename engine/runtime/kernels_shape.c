@@ -1,12 +1,14 @@
 /* Shape and view kernels: t, transpose, unsqueeze, squeeze (all / dim), expand (-1 keeps a
  * size), expand_as, view, reshape, size, size.int, numel, dim, _size_if_not_equal and
- * broadcast_tensors (every tensor expanded to their common shape), and the tensor facts of
- * rt_kernel_tensor_info.
+ * broadcast_tensors (every tensor expanded to their common shape), the tensor facts of
+ * rt_kernel_tensor_info, and tril / triu (copies).
  *
  * Every tensor result is a view sharing self's storage (PyTorch semantics), except reshape
  * when the strides do not allow a view (then a contiguous copy, as PyTorch's reshape). User
  * dims are validated here (PyTorch's "Dimension out of range" message) before the view
  * helpers of tensor.h, which abort on bad dims, see them. */
+#include <string.h>
+
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 #include "runtime/run_control.h"
@@ -255,4 +257,34 @@ bool rt_kernel_tensor_info(const IrSchema *schema, const IrNode *node, RtValue *
   }
   K_INVARIANT(false, "rt_kernel_tensor_info serves only its rows of ops.def");
   return false;
+}
+
+/* tril / triu: a contiguous copy whose elements outside the lower (upper) triangle of the
+ * last two dims are zeroed; diagonal k keeps j - i <= k (>= k for triu), any int64. */
+bool rt_kernel_tril(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  bool upper = schema->kind == IR_ATEN_TRIU;
+  RtTensor *self;
+  gint64 diagonal;
+  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_int(schema, args, 1, &diagonal, error))
+    return false;
+  if (self->ndim < 2) {
+    K_ERR_SHAPE(error, "%s: input tensor must have at least 2 dimensions", k_op_short_name(schema));
+    return false;
+  }
+  RtTensor *out = rt_tensor_clone(self);
+  int64_t rows = self->sizes[self->ndim - 2], cols = self->sizes[self->ndim - 1];
+  int64_t planes = rows * cols > 0 ? rt_tensor_numel(self) / (rows * cols) : 0;
+  /* j - i lies in [-rows, cols]: a diagonal beyond acts as that bound (no overflow) */
+  int64_t k = diagonal > cols ? cols : diagonal < -rows ? -rows : diagonal;
+  size_t size = rt_dtype_size(out->dtype);
+  char *data = rt_tensor_data(out);
+  for (int64_t p = 0; p < planes; p++)
+    for (int64_t i = 0; i < rows; i++)
+      for (int64_t j = 0; j < cols; j++)
+        if (upper ? j - i < k : j - i > k)
+          memset(data + (size_t)((p * rows + i) * cols + j) * size, 0, size);
+  outs[0] = rt_tensor(out);
+  return true;
 }

@@ -856,6 +856,14 @@ def mobile_activations(x, w):
     return F.hardswish(x * 2.0) * F.relu6(x * 3.0 + w)
 
 
+def causal_scores(q, k):
+    """Attention scores under a causal mask (tril of ones) with the upper triangle halved
+    (triu above the diagonal), and each row's argmin."""
+    s = torch.matmul(q, k.t())
+    s = s * torch.tril(torch.ones_like(s)) + torch.triu(s, 1) * 0.5
+    return torch.softmax(s, 1), s.argmin(1)
+
+
 def rounded_second(inputs):
     return [inputs[0], torch.round(inputs[1])]
 
@@ -869,6 +877,7 @@ FUNCTIONS += [
     (calls_between_defs, [(3, 4), (3, 4)]),
     (max_min_reductions, [(3, 5), (4, 3)], rounded_second),
     (mobile_activations, [(4, 6), (6,)]),
+    (causal_scores, [(5, 3), (5, 3)]),
 ]
 
 

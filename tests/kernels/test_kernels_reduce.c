@@ -97,6 +97,30 @@ static void test_max_min(void) {
   kt_assert_tensor(outs[1].u.tensor, I64, 2, KT_SIZES(1, 3), KT_VALUES(1, 1, 1), 0);
   kt_unref_args(outs, 2);
   kt_unref_args(m, 3);
+  /* argmin: the first minimum, NaN counting as one; flattened without dim (PyTorch 1.13:
+   * [[3, 1, 1], [2, nan, 0]] -> 4, along dim 1 [1, 1]; [[3, 1, 1], [2, 5, 0]] -> 5, [1, 2],
+   * along dim 0 kept [[1, 0, 1]]) */
+  RtValue a[3] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(3, 1, 1, 2, nan, 0))),
+                  rt_none(), rt_bool(false)};
+  r = kt_run("aten::argmin(", a, 3);
+  kt_assert_tensor(r, I64, 0, NULL, KT_VALUES(4), 0);
+  rt_tensor_unref(r);
+  a[1] = rt_int(1);
+  r = kt_run("aten::argmin(", a, 3);
+  kt_assert_tensor(r, I64, 1, KT_SIZES(2), KT_VALUES(1, 1), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(a, 3);
+  RtValue c[3] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(3, 1, 1, 2, 5, 0))),
+                  rt_none(), rt_bool(false)};
+  r = kt_run("aten::argmin(", c, 3);
+  kt_assert_tensor(r, I64, 0, NULL, KT_VALUES(5), 0);
+  rt_tensor_unref(r);
+  c[1] = rt_int(0);
+  c[2] = rt_bool(true);
+  r = kt_run("aten::argmin(", c, 3);
+  kt_assert_tensor(r, I64, 2, KT_SIZES(1, 3), KT_VALUES(1, 0, 1), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(c, 3);
   /* a reduced dim of size 0 is refused; other empty dims give empty results */
   RtValue z[3] = {rt_tensor(rt_tensor_zeros(F32, 2, KT_SIZES(2, 0))), rt_int(1), rt_bool(false)};
   kt_expect_error("aten::max.dim(", z, 3, "non-zero size");

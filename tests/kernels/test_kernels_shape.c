@@ -287,6 +287,40 @@ static void test_cat(void) {
   kt_unref_args(g, 2);
 }
 
+/* tril / triu: PyTorch 1.13's answers on arange(1, 13).reshape(3, 4) and a bool batch */
+static void test_tril_triu(void) {
+  RtValue a[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(3, 4),
+                                      KT_VALUES(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12))),
+                  rt_int(0)};
+  RtTensor *r = kt_run("aten::tril(", a, 2);
+  kt_assert_tensor(r, F32, 2, KT_SIZES(3, 4), KT_VALUES(1, 0, 0, 0, 5, 6, 0, 0, 9, 10, 11, 0), 0);
+  rt_tensor_unref(r);
+  a[1] = rt_int(1);
+  r = kt_run("aten::triu(", a, 2);
+  kt_assert_tensor(r, F32, 2, KT_SIZES(3, 4), KT_VALUES(0, 2, 3, 4, 0, 0, 7, 8, 0, 0, 0, 12), 0);
+  rt_tensor_unref(r);
+  a[1] = rt_int(-1);
+  r = kt_run("aten::tril(", a, 2);
+  kt_assert_tensor(r, F32, 2, KT_SIZES(3, 4), KT_VALUES(0, 0, 0, 0, 5, 0, 0, 0, 9, 10, 0, 0), 0);
+  rt_tensor_unref(r);
+  a[1] = rt_int(G_MININT64); /* beyond every diagonal: triu keeps all */
+  r = kt_run("aten::triu(", a, 2);
+  kt_assert_tensor(r, F32, 2, KT_SIZES(3, 4), KT_VALUES(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(a, 2);
+  RtValue b[2] = {rt_tensor(kt_tensor(IR_DTYPE_BOOL, 3, KT_SIZES(2, 2, 3),
+                                      KT_VALUES(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1))),
+                  rt_int(0)};
+  r = kt_run("aten::triu(", b, 2);
+  kt_assert_tensor(r, IR_DTYPE_BOOL, 3, KT_SIZES(2, 2, 3),
+                   KT_VALUES(1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(b, 2);
+  RtValue v[2] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(1, 2, 3))), rt_int(0)};
+  kt_expect_error("aten::tril(", v, 2, "at least 2 dimensions");
+  kt_unref_args(v, 2);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/shape/t-transpose", test_t_transpose);
@@ -297,5 +331,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/shape/chunk", test_chunk);
   g_test_add_func("/kernels/shape/split-sizes", test_split_sizes);
   g_test_add_func("/kernels/shape/cat", test_cat);
+  g_test_add_func("/kernels/shape/tril-triu", test_tril_triu);
   return g_test_run();
 }
