@@ -234,6 +234,19 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
     g_autofree char *ts = ir_type_to_string(self->type);
     return emit_fail(em, callee->loc, "a value of type %s has no method '%s'", ts, callee->name);
   }
+  /* x.float(), x.long(), ...: aten::to(x, dtype) with the dtype's code made at the call and
+   * located there, as PyTorch emits them */
+  static const struct {
+    const char *method;
+    gint64 code; /* c10::ScalarType */
+  } casts[] = {{"half", 5}, {"float", 6}, {"double", 7}, {"long", 4}, {"int", 3}};
+  for (guint i = 0; i < G_N_ELEMENTS(casts); i++)
+    if (strcmp(callee->name, casts[i].method) == 0) {
+      if (e->args->len != 1 || e->kwargs->len != 0)
+        return emit_fail(em, e->loc, "%s() takes no arguments", callee->name);
+      IrValue *args[2] = {self, emit_constant_int(em, casts[i].code, &e->loc)};
+      return emit_builtin_call(em, "aten::to", e->loc, args, 2, NULL, NULL);
+    }
   return call_with(em, e, callee->name, self, false);
 }
 
