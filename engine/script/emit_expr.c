@@ -348,9 +348,34 @@ static IrValue *emit_attribute(Emitter *em, const ScriptExpr *e) {
     for (guint i = 0; i < G_N_ELEMENTS(math_constants); i++)
       if (strcmp(e->name, math_constants[i].name) == 0)
         return emit_constant_float(em, math_constants[i].value, &e->loc);
+  /* A tensor's properties, as PyTorch 1.13 compiles them (shape and ndim come from its own
+   * script definitions, located in those; here at the attribute) */
+  static const struct {
+    const char *name, *op;
+  } properties[] = {{"shape", "aten::size"},
+                    {"ndim", "aten::dim"},
+                    {"dtype", "prim::dtype"},
+                    {"device", "prim::device"},
+                    {"requires_grad", "prim::requires_grad"},
+                    {"is_cuda", "prim::is_cuda"}};
+  if (module == NULL)
+    for (guint i = 0; i < G_N_ELEMENTS(properties); i++)
+      if (strcmp(e->name, properties[i].name) == 0) {
+        IrValue *self = emit_expr(em, arg(e, 0));
+        if (self == NULL)
+          return NULL;
+        if (!ir_type_is_tensor(self->type)) {
+          g_autofree char *ts = ir_type_to_string(self->type);
+          return emit_fail(em, e->loc, "a value of type %s has no attribute '%s'", ts, e->name);
+        }
+        IrValue *v = emit_builtin_call(em, properties[i].op, e->loc, &self, 1, NULL, NULL);
+        if (v && v->node->kind != IR_ATEN_SIZE && v->node->kind != IR_ATEN_DIM)
+          v->node->source = NULL; /* PyTorch prints the prim:: reads without a location */
+        return v;
+      }
   return emit_fail(em, e->loc,
-                   "attribute '%s' is not supported here (only method calls, torch dtypes and "
-                   "math constants)",
+                   "attribute '%s' is not supported here (only tensor properties, method calls, "
+                   "torch dtypes and math constants)",
                    e->name);
 }
 

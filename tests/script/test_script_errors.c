@@ -21,12 +21,14 @@ typedef struct {
 static const ErrorCase cases[] = {
     CASE("emit_assert_msg", "def f(x, c: bool):\n    assert c, 3\n    return x\n", NULL,
          "emit_assert_msg.py:2:15: error: an assert message must be a string literal"),
-    CASE("emit_attribute", "def f(x):\n    return x.shape\n", NULL,
-         "emit_attribute.py:2:12: error: attribute 'shape' is not supported here (only method "
-         "calls, torch dtypes and math constants)"),
+    CASE("emit_attribute", "def f(x):\n    return x.strides\n", NULL,
+         "emit_attribute.py:2:12: error: attribute 'strides' is not supported here (only tensor "
+         "properties, method calls, torch dtypes and math constants)"),
+    CASE("emit_attribute_of_int", "def f(x, n: int):\n    return n.shape\n", NULL,
+         "emit_attribute_of_int.py:2:12: error: a value of type int has no attribute 'shape'"),
     CASE("emit_math_attribute", "def f(x):\n    return x * math.golden\n", NULL,
          "emit_math_attribute.py:2:16: error: attribute 'golden' is not supported here (only "
-         "method calls, torch dtypes and math constants)"),
+         "tensor properties, method calls, torch dtypes and math constants)"),
     CASE("emit_branch_types",
          "def f(x, c: bool):\n    if c:\n        y = x\n    else:\n        y = 1\n    return y\n",
          NULL,
