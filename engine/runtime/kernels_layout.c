@@ -63,7 +63,9 @@ bool rt_kernel_contiguous(const IrSchema *schema, const IrNode *node, RtValue *a
   RtTensor *self;
   if (!k_arg_tensor(schema, args, 0, &self, error))
     return false;
-  outs[0] = rt_tensor(rt_tensor_contiguous(self));
+  /* contiguous may return self; clone never does */
+  outs[0] =
+      rt_tensor(schema->kind == IR_ATEN_CLONE ? rt_tensor_clone(self) : rt_tensor_contiguous(self));
   return true;
 }
 

@@ -281,6 +281,7 @@ static const Case cases[] = {
     {"aten::relu6", "T", ""},
     {"aten::hardswish", "F", ""},
     {"aten::tril", "Ti", ""},
+    {"aten::clone", "Tn", ""},
     {"aten::triu", "T", ""},
     {"aten::lerp", "TTf", "Scalar"},
     {"aten::lerp", "TTT", "Tensor"},

@@ -287,6 +287,20 @@ static void test_cat(void) {
   kt_unref_args(g, 2);
 }
 
+/* clone: a new storage with self's values, also when self is contiguous (contiguous then
+ * returns self) */
+static void test_clone(void) {
+  RtValue a[1] = {rt_tensor(kt_tensor(IR_DTYPE_INT64, 2, KT_SIZES(2, 2), KT_VALUES(1, 2, 3, 4)))};
+  RtTensor *r = kt_run("aten::clone(", a, 1);
+  kt_assert_tensor(r, IR_DTYPE_INT64, 2, KT_SIZES(2, 2), KT_VALUES(1, 2, 3, 4), 0);
+  g_assert_true(r->storage != a[0].u.tensor->storage);
+  rt_tensor_unref(r);
+  r = kt_run("aten::contiguous(", a, 1);
+  g_assert_true(r->storage == a[0].u.tensor->storage);
+  rt_tensor_unref(r);
+  kt_unref_args(a, 1);
+}
+
 /* tril / triu: PyTorch 1.13's answers on arange(1, 13).reshape(3, 4) and a bool batch */
 static void test_tril_triu(void) {
   RtValue a[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(3, 4),
@@ -332,5 +346,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/shape/split-sizes", test_split_sizes);
   g_test_add_func("/kernels/shape/cat", test_cat);
   g_test_add_func("/kernels/shape/tril-triu", test_tril_triu);
+  g_test_add_func("/kernels/shape/clone", test_clone);
   return g_test_run();
 }
