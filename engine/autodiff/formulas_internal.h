@@ -160,6 +160,7 @@ void ad_grad_unbind(Ctx *c, IrValue *g);
 void ad_grad_index_select(Ctx *c, IrValue *g);
 void ad_grad_cumsum(Ctx *c, IrValue *g);
 void ad_grad_tril(Ctx *c, IrValue *g);
+void ad_grad_flip(Ctx *c, IrValue *g);
 void ad_grad_slice(Ctx *c, IrValue *g);
 void ad_grad_layer_norm(Ctx *c, IrValue *g);
 void ad_grad_dropout(Ctx *c, IrValue *g);

@@ -249,6 +249,11 @@ void ad_grad_index_select(Ctx *c, IrValue *g) {
 
 /* cumsum: the gradient summed in reverse along dim, sum(g) - cumsum(g) + g (PyTorch flips,
  * sums and flips back), in self's dtype when a dtype argument changed it. */
+/* flip: the gradient flipped back. */
+void ad_grad_flip(Ctx *c, IrValue *g) {
+  c->gin[0] = E2(ATEN_FLIP, g, c->in[1]);
+}
+
 /* tril / triu: the same triangle of the gradient. */
 void ad_grad_tril(Ctx *c, IrValue *g) {
   c->gin[0] = emit(c, c->node->kind, 2, (IrValue *const[]){g, c->in[1]});

@@ -1,10 +1,12 @@
-/* Layout and indexing views: rt_kernel_permute, rt_kernel_contiguous, rt_kernel_flatten,
+/* Layout and indexing views: rt_kernel_permute, rt_kernel_contiguous (and clone),
+ * rt_kernel_flip, rt_kernel_flatten,
  * rt_kernel_slice, rt_kernel_select, and the gradients of the last two,
  * rt_kernel_slice_backward (slice_backward, select_backward).
  *
  * Contracts as PyTorch 1.13:
  * - permute: a view with dims reordered; dims must name every dim once.
- * - contiguous: self itself when already contiguous, else a contiguous copy.
+ * - contiguous: self itself when already contiguous, else a contiguous copy; clone: always a
+ *   copy; flip(dims): a copy with those dims reversed.
  * - flatten(start_dim, end_dim): reshape merging dims start..end (a view when the strides
  *   allow, else a copy); a 0-dim tensor becomes [1].
  * - slice(dim, start, end, step): a view; None start/end are 0 / the size, negative ones
@@ -14,6 +16,8 @@
  *   is an error.
  * - slice_backward / select_backward(grad, input_sizes, dim, ...): zeros of input_sizes with
  *   grad written where the forward view looked. */
+#include <string.h>
+
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
@@ -240,5 +244,48 @@ bool rt_kernel_slice_backward(const IrSchema *schema, const IrNode *node, RtValu
     return false;
   }
   outs[0] = rt_tensor(r);
+  return true;
+}
+
+/* flip: a contiguous copy with the listed dims reversed; a dim listed twice is an error, as
+ * PyTorch's. */
+bool rt_kernel_flip(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  int64_t dims[RT_MAX_DIMS];
+  int n = 0;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_int_list(schema, args, 1, dims, &n, error))
+    return false;
+  bool flipped[RT_MAX_DIMS] = {false};
+  for (int k = 0; k < n; k++) {
+    int d;
+    if (!k_wrap_dim(dims[k], self->ndim, &d, error))
+      return false;
+    if (flipped[d]) {
+      K_ERR_SHAPE(error, "dim %d appears multiple times in the list of dims", d);
+      return false;
+    }
+    flipped[d] = true;
+  }
+  RtTensor *src = rt_tensor_clone(self);
+  RtTensor *out = rt_tensor_new(self->dtype, self->ndim, self->sizes);
+  size_t size = rt_dtype_size(self->dtype);
+  const char *from = rt_tensor_data(src);
+  char *to = rt_tensor_data(out);
+  int64_t numel = rt_tensor_numel(self);
+  for (int64_t i = 0; i < numel; i++) {
+    int64_t rest = i, at = 0, stride = 1;
+    for (int d = self->ndim - 1; d >= 0; d--) {
+      int64_t c = rest % self->sizes[d];
+      rest /= self->sizes[d];
+      at += (flipped[d] ? self->sizes[d] - 1 - c : c) * stride;
+      stride *= self->sizes[d];
+    }
+    memcpy(to + (size_t)i * size, from + (size_t)at * size, size);
+  }
+  rt_tensor_unref(src);
+  outs[0] = rt_tensor(out);
   return true;
 }

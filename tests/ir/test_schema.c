@@ -282,6 +282,7 @@ static const Case cases[] = {
     {"aten::hardswish", "F", ""},
     {"aten::tril", "Ti", ""},
     {"aten::clone", "Tn", ""},
+    {"aten::flip", "Tl", ""},
     {"aten::triu", "T", ""},
     {"aten::lerp", "TTf", "Scalar"},
     {"aten::lerp", "TTT", "Tensor"},

@@ -287,6 +287,24 @@ static void test_cat(void) {
   kt_unref_args(g, 2);
 }
 
+/* flip: PyTorch 1.13's answers on arange(6).reshape(2, 3) */
+static void test_flip(void) {
+  RtValue a[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(0, 1, 2, 3, 4, 5))),
+                  rt_int_list((const gint64[]){0, 1}, 2)};
+  RtTensor *r = kt_run("aten::flip(", a, 2);
+  kt_assert_tensor(r, F32, 2, KT_SIZES(2, 3), KT_VALUES(5, 4, 3, 2, 1, 0), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list((const gint64[]){-1}, 1);
+  r = kt_run("aten::flip(", a, 2);
+  kt_assert_tensor(r, F32, 2, KT_SIZES(2, 3), KT_VALUES(2, 1, 0, 5, 4, 3), 0);
+  rt_tensor_unref(r);
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list((const gint64[]){0, 0}, 2);
+  kt_expect_error("aten::flip(", a, 2, "appears multiple times");
+  kt_unref_args(a, 2);
+}
+
 /* clone: a new storage with self's values, also when self is contiguous (contiguous then
  * returns self) */
 static void test_clone(void) {
@@ -347,5 +365,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/shape/cat", test_cat);
   g_test_add_func("/kernels/shape/tril-triu", test_tril_triu);
   g_test_add_func("/kernels/shape/clone", test_clone);
+  g_test_add_func("/kernels/shape/flip", test_flip);
   return g_test_run();
 }
