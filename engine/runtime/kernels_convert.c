@@ -127,24 +127,31 @@ bool rt_kernel_type_as(const IrSchema *schema, const IrNode *node, RtValue *args
 bool rt_kernel_fill_like(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                          RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
-  K_INVARIANT(schema->kind == IR_ATEN_ONES_LIKE || schema->kind == IR_ATEN_ZEROS_LIKE,
-              "rt_kernel_fill_like serves ones_like and zeros_like");
+  K_INVARIANT(schema->kind == IR_ATEN_ONES_LIKE || schema->kind == IR_ATEN_ZEROS_LIKE ||
+                  schema->kind == IR_ATEN_FULL_LIKE,
+              "rt_kernel_fill_like serves ones_like, zeros_like and full_like");
   RtTensor *self;
   if (!k_arg_tensor(schema, args, 0, &self, error))
+    return false;
+  /* full_like's fill value comes before the keyword arguments the three share */
+  bool full = schema->kind == IR_ATEN_FULL_LIKE;
+  guint kw = full ? 2 : 1;
+  KScalar fill = {.d = schema->kind == IR_ATEN_ONES_LIKE ? 1.0 : 0.0};
+  if (full && !k_arg_scalar(schema, args, 1, &fill, error))
     return false;
   IrDtype dtype = self->dtype;
   bool has_dtype;
   IrDtype given;
-  if (!k_arg_dtype(schema, args, 1, &has_dtype, &given, error))
+  if (!k_arg_dtype(schema, args, kw, &has_dtype, &given, error))
     return false;
   if (has_dtype)
     dtype = given;
-  if (args[3].tag == RT_DEVICE && args[3].u.device != IR_DEVICE_CPU) {
+  if (args[kw + 2].tag == RT_DEVICE && args[kw + 2].u.device != IR_DEVICE_CPU) {
     K_ERR(error, "%s(): the CPU kernel cannot create a tensor on device %s",
-          k_op_short_name(schema), ir_device_name(args[3].u.device));
+          k_op_short_name(schema), ir_device_name(args[kw + 2].u.device));
     return false;
   }
-  double value = schema->kind == IR_ATEN_ONES_LIKE ? 1.0 : 0.0;
+  double value = fill.d;
   RtTensor *filled = rt_tensor_full_checked(dtype, self->ndim, self->sizes, value, error);
   if (!filled)
     return false;

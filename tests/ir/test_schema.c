@@ -283,6 +283,7 @@ static const Case cases[] = {
     {"aten::tril", "Ti", ""},
     {"aten::clone", "Tn", ""},
     {"aten::flip", "Tl", ""},
+    {"aten::full_like", "Tf", ""},
     {"aten::triu", "T", ""},
     {"aten::lerp", "TTf", "Scalar"},
     {"aten::lerp", "TTT", "Tensor"},

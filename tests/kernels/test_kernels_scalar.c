@@ -1,5 +1,5 @@
 /* Scalar arithmetic, conversions (NumToTensor included), identity, type_as and
- * ones_like/zeros_like. */
+ * ones_like/zeros_like/full_like. */
 #include <math.h>
 #include <string.h>
 
@@ -380,6 +380,27 @@ static void test_type_as_like(void) {
   d[1] = rt_int(3); /* Int (int32): not one of our dtypes */
   kt_expect_error("aten::zeros_like(", d, 2, "unsupported dtype code 3");
   kt_unref_args(d, 2);
+  /* full_like as PyTorch 1.13: self's dtype, a float fill truncated for ints, nonzero true
+   * for bools, dtype= overriding */
+  RtValue f[3] = {rt_value_ref(a[0]), rt_double(2.5), rt_none()};
+  r = kt_run("aten::full_like(", f, 2);
+  kt_assert_tensor(r, F32, 1, KT_SIZES(3), KT_VALUES(2.5, 2.5, 2.5), 0);
+  rt_tensor_unref(r);
+  f[2] = rt_int(4); /* Long */
+  r = kt_run("aten::full_like(", f, 3);
+  kt_assert_tensor(r, I64, 1, KT_SIZES(3), KT_VALUES(2, 2, 2), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(f, 3);
+  RtValue fi[2] = {rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(1, 2))), rt_double(-2.7)};
+  r = kt_run("aten::full_like(", fi, 2);
+  kt_assert_tensor(r, I64, 1, KT_SIZES(2), KT_VALUES(-2, -2), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(fi, 2);
+  RtValue fb[2] = {rt_tensor(kt_tensor(BOOL, 1, KT_SIZES(1), KT_VALUES(1))), rt_int(3)};
+  r = kt_run("aten::full_like(", fb, 2);
+  kt_assert_tensor(r, BOOL, 1, KT_SIZES(1), KT_VALUES(1), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(fb, 2);
   kt_unref_args(a, 2);
 }
 
