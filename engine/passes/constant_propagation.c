@@ -19,8 +19,8 @@
  * the If, replace the If's outputs by the block's outputs. prim::Loop whose trip count is a
  * constant <= 0 or whose start condition is constant false: its outputs become its initial
  * carried values and the loop goes. Other Ifs lose the outputs both branches give alike, other
- * loops the carried values their body passes through. ListConstruct of int constants -> int[] constant;
- * ListUnpack of an int[] constant -> int constants. */
+ * loops the carried values their body passes through. ListConstruct of int constants ->
+ * int[] constant; ListUnpack of an int[] constant -> int constants. */
 
 /* immutable_only: PyTorch's ConstantPropagationImmutableTypes, which the script frontend runs
  * after emission as PyTorch's compiler does: only nodes whose inputs and outputs are all of

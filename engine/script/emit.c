@@ -362,22 +362,23 @@ static bool emit_return(Emitter *em, const ScriptStmt *s) {
   } else if (!(v = emit_expr(em, s->value))) {
     return false;
   }
-  if (em->return_type == NULL) {
-    em->return_type = v->type;
-    em->first_return = s->loc;
-  } else {
-    const IrType *unified = emit_unify_types(em->return_type, v->type);
-    if (unified == NULL) {
+  /* script_transform_exits joins returned values in pairs (an If's two branches), so every
+   * two returns must unify, not only each with those before it taken together. */
+  for (guint i = 0; i < em->returns->len; i++) {
+    const EmitExit *before = &g_array_index(em->returns, EmitExit, i);
+    const IrType *earlier = ir_input(before->node, 0)->type;
+    if (emit_unify_types(earlier, v->type) == NULL) {
       g_autofree char *now = ir_type_to_string(v->type);
-      g_autofree char *before = ir_type_to_string(em->return_type);
+      g_autofree char *then = ir_type_to_string(earlier);
       return emit_fail(em, s->loc, "this return gives %s, but the return at %d:%d gives %s", now,
-                       em->first_return.line, em->first_return.col, before);
+                       before->loc.line, before->loc.col, then);
     }
-    em->return_type = unified;
   }
   IrNode *exit = ir_node_create(em->graph, IR_PRIM_RETURN_STMT, 0);
   ir_node_add_input(exit, v);
   emit_append(em, exit);
+  EmitExit record = {exit, s->loc};
+  g_array_append_val(em->returns, record);
   em->frame->exited = true;
   return true;
 }
@@ -459,15 +460,14 @@ bool emit_statements(Emitter *em, GPtrArray *stmts) {
 bool emit_function_body(Emitter *em, const ScriptDef *def) {
   EmitLoop *outer_loop = em->loop;
   IrNode *outer_break_false = em->break_false;
-  const IrType *outer_return_type = em->return_type;
-  ScriptLoc outer_first_return = em->first_return;
+  GArray *outer_returns = em->returns;
   guint outer_exits = em->n_exits;
   em->n_exits = 0;
   em->loop = NULL;
   em->break_false = NULL;
-  em->return_type = NULL;
+  em->returns = g_array_new(FALSE, FALSE, sizeof(EmitExit));
   bool ok = emit_statements(em, def->body);
-  bool returns = em->return_type != NULL;
+  bool returns = em->returns->len > 0;
   if (ok && !em->frame->exited) { /* it can end without a return: `return None` */
     IrNode *exit = ir_node_create(em->graph, IR_PRIM_RETURN_STMT, 0);
     ir_node_add_input(exit, emit_constant_none(em, &def->name_loc));
@@ -479,8 +479,8 @@ bool emit_function_body(Emitter *em, const ScriptDef *def) {
     ir_node_insert_before(em->break_false, graph->block->param->next);
   em->loop = outer_loop;
   em->break_false = outer_break_false;
-  em->return_type = outer_return_type;
-  em->first_return = outer_first_return;
+  g_array_unref(em->returns);
+  em->returns = outer_returns;
   em->n_exits = outer_exits;
   if (!ok)
     return false;

@@ -66,9 +66,8 @@ typedef struct {
   EmitLoop *loop;      /* innermost loop of the function being emitted, or NULL */
   IrNode *break_false; /* the `false` breaks send (detached until the body is done) */
   EmitUnit *unit;
-  guint n_exits;             /* returns, breaks and continues of the function so far */
-  const IrType *return_type; /* of the function's first return, NULL before one */
-  ScriptLoc first_return;
+  guint n_exits;   /* returns, breaks and continues of the function so far */
+  GArray *returns; /* of EmitExit: the function's return statements so far */
   GError **error;
 } Emitter;
 

@@ -274,16 +274,24 @@ static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrV
     IrValue *in = g_ptr_array_index(initial, i), *out = g_ptr_array_index(finals, i);
     IrValue *carried = ir_block_inputs(body)->pdata[i + 1];
     /* The carried type: what enters the loop, what an iteration leaves and what each break
-     * and continue sends, unified. */
+     * and continue sends, unified. script_transform_exits joins these in pairs (an If's two
+     * branches), so each must unify with every one before it, not only with their union. */
     const IrType *type = in->type;
     for (guint e = 0; e <= exits->len; e++) {
       const EmitExit *x = e < exits->len ? &g_array_index(exits, EmitExit, e) : NULL;
       IrValue *sent = x ? ir_input(x->node, i + 1) : out;
       if (sent == carried)
         continue;
-      const IrType *with = emit_unify_types(type, sent->type);
+      const IrType *clash = emit_unify_types(in->type, sent->type) ? NULL : in->type;
+      for (guint p = 0; p < e && !clash; p++) {
+        const IrType *before = ir_input(g_array_index(exits, EmitExit, p).node, i + 1)->type;
+        if (!emit_unify_types(before, sent->type))
+          clash = before;
+      }
+      const IrType *with = clash ? NULL : emit_unify_types(type, sent->type);
       if (with == NULL) {
-        g_autofree char *a = ir_type_to_string(type), *b = ir_type_to_string(sent->type);
+        g_autofree char *a = ir_type_to_string(clash ? clash : type);
+        g_autofree char *b = ir_type_to_string(sent->type);
         if (x)
           return emit_fail(em, x->loc, "'%s' is %s here but %s where the loop carries it", name, b,
                            a);

@@ -95,19 +95,21 @@ static GPtrArray *block_outputs_copy(IrBlock *block) {
   return copy;
 }
 
-/* Adds then_values[i] / else_values[i] as the If's next outputs. The emitter checked that
- * each pair of types unifies (returns against earlier returns, carried values against the
- * loop's types). */
+/* Adds then / else values as the If's next outputs. The emitter checked that
+ * every two returns, and every two values a loop may carry, unify (emit_return, emit_loop);
+ * the uninitialized values standing for exited paths take their partner's type. */
+static void add_if_output(IrNode *node, IrValue *tv, IrValue *ev) {
+  const IrType *type = emit_unify_types(tv->type, ev->type);
+  if (type == NULL)
+    g_error("script exit transform invariant: exit values of types that do not unify");
+  ir_block_add_output(ir_block(node, 0), tv);
+  ir_block_add_output(ir_block(node, 1), ev);
+  ir_node_add_output(node, type);
+}
+
 static void add_if_outputs(IrNode *node, GPtrArray *then_values, GPtrArray *else_values) {
-  for (guint i = 0; i < then_values->len; i++) {
-    IrValue *tv = g_ptr_array_index(then_values, i), *ev = g_ptr_array_index(else_values, i);
-    const IrType *type = emit_unify_types(tv->type, ev->type);
-    if (type == NULL)
-      g_error("script exit transform: exit values of types that do not unify");
-    ir_block_add_output(ir_block(node, 0), tv);
-    ir_block_add_output(ir_block(node, 1), ev);
-    ir_node_add_output(node, type);
-  }
+  for (guint i = 0; i < then_values->len; i++)
+    add_if_output(node, g_ptr_array_index(then_values, i), g_ptr_array_index(else_values, i));
 }
 
 /* The last n outputs of a node. */
@@ -148,10 +150,7 @@ static ExitPair transform_if(ExitTransform *t, IrNode *node) {
     }
     IrValue *has_exited = t->true_value;
     if (status != EXIT_WILL) {
-      IrValue *flags[2] = {then_pair.has_exited, else_pair.has_exited};
-      GPtrArray then_flag = {.pdata = (gpointer *)&flags[0], .len = 1};
-      GPtrArray else_flag = {.pdata = (gpointer *)&flags[1], .len = 1};
-      add_if_outputs(node, &then_flag, &else_flag);
+      add_if_output(node, then_pair.has_exited, else_pair.has_exited);
       has_exited = ir_output(node, ir_n_outputs(node) - 1);
     }
     add_if_outputs(node, then_pair.values, else_pair.values);

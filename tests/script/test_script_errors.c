@@ -41,6 +41,13 @@ static const ErrorCase cases[] = {
          "            y = 1\n            break\n        y = y + 1\n    return y\n",
          NULL,
          "emit_break_type.py:6:13: error: 'y' is int here but Tensor where the loop carries it"),
+    CASE("emit_break_types_differ",
+         "def f(x, n: int):\n    y = None\n    for i in range(n):\n        if i == 1:\n"
+         "            y = 1\n            break\n        if i == 2:\n            y = 2.5\n"
+         "            break\n    return y\n",
+         NULL,
+         "emit_break_types_differ.py:9:13: error: 'y' is float here but int where the loop "
+         "carries it"),
     CASE("emit_continue_closure",
          "def f(x):\n    for i in range(2):\n        def g(y):\n            continue\n"
          "        x = x + 1\n    return x\n",
