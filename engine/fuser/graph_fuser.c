@@ -144,6 +144,29 @@ static bool track_sum_to(const IrNode *group, IrValue *extra, IrValue *extra_key
   return ok;
 }
 
+/* Is `v`, an output of `group`, one of the sums it computes (or may it be: a group whose sums
+ * cannot be followed counts as summing everything)? */
+static bool is_summed_output(const IrNode *group, const IrValue *v) {
+  g_autoptr(GPtrArray) keys = g_ptr_array_new();
+  if (!track_sum_to(group, NULL, NULL, keys))
+    return true;
+  for (guint i = 0; i < ir_n_outputs(group); i++)
+    if (ir_output(group, i) == v)
+      return i < keys->len && g_ptr_array_index(keys, i) != NULL;
+  return true;
+}
+
+/* May the node producing `v` be merged into `consumer`'s group? A fusible producer may; so may
+ * a group that sums, into a _grad_sum_to_size of one of its outputs that it does not sum:
+ * that output is computed per map element like any other, and the kernel sums it too. */
+static bool may_merge_producer(const IrNode *consumer, const IrValue *v) {
+  const IrNode *p = v->node;
+  if (is_fusible_producer(p))
+    return true;
+  return consumer->kind == IR_ATEN_GRAD_SUM_TO_SIZE && p->kind == IR_PRIM_FUSION_GROUP &&
+         !body_has(p, IR_PRIM_FUSED_CONCAT) && !is_summed_output(p, v);
+}
+
 /* Would merging the _grad_sum_to_size `producer` into `consumer` keep sums at outputs? */
 static bool sum_to_merge_ok(IrNode *consumer, IrNode *producer) {
   IrValue *v = ir_output(producer, 0);
@@ -254,7 +277,7 @@ static bool move_dependents_after(IrNode *p, IrNode *consumer) {
 /* Merges producer's node into consumer (made a group first); returns the group or NULL. */
 static IrNode *try_fuse(IrNode *consumer, IrValue *producer) {
   IrNode *p = producer->node;
-  if (p->owning_block != consumer->owning_block || !is_fusible_producer(p))
+  if (p->owning_block != consumer->owning_block || !may_merge_producer(consumer, producer))
     return NULL;
   if (!ir_node_can_move_before(p, consumer) && !move_dependents_after(p, consumer))
     return NULL;

@@ -80,6 +80,51 @@ static void test_sum_to_not_commuting_stays_outside(void) {
   ir_graph_free(g);
 }
 
+static guint count_kind(IrGraph *g, IrOpKind kind) {
+  guint n_kind = 0;
+  IR_FOR_EACH_NODE(n, g->block) {
+    n_kind += n->kind == kind;
+  }
+  return n_kind;
+}
+
+/* A group that already sums takes in a _grad_sum_to_size of an output it does not sum (the
+ * MiLSTM backward: gradients of alpha and beta_h from one kernel), but a sum of a sum stays
+ * outside. */
+static void test_sum_of_unsummed_output_joins(void) {
+  IrGraph *g = parse("graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %s : int[],\n"
+                     "      %t : int[]):\n"
+                     "  %x : Float(*, *) = aten::mul(%a, %b)\n"
+                     "  %g : Float(*, *) = aten::_grad_sum_to_size(%x, %s)\n"
+                     "  %y : Float(*, *) = aten::neg(%x)\n"
+                     "  %h : Float(*, *) = aten::mul(%y, %a)\n"
+                     "  %k : Float(*, *) = aten::_grad_sum_to_size(%h, %t)\n"
+                     "  return (%g, %k, %h)\n");
+  g_assert_true(pass_fuse_graph(g));
+  ir_graph_assert_valid(g, "fuse_graph");
+  g_assert_cmpuint(count_kind(g, IR_PRIM_FUSION_GROUP), ==, 1);
+  g_assert_cmpuint(count_kind(g, IR_ATEN_GRAD_SUM_TO_SIZE), ==, 0);
+  IrNode *group = g->block->param->next;
+  const IrAttr *a = ir_node_attr(group, g_intern_static_string(FUSER_ATTR_SUM_TO_SIZE));
+  g_assert_nonnull(a);
+  guint summed = 0;
+  for (guint i = 0; i < a->v.is->len; i++)
+    summed += g_array_index(a->v.is, gint64, i) >= 0;
+  g_assert_cmpuint(summed, ==, 2);
+  ir_graph_free(g);
+
+  g = parse("graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %s : int[],\n"
+            "      %t : int[]):\n"
+            "  %x : Float(*, *) = aten::mul(%a, %b)\n"
+            "  %g : Float(*, *) = aten::_grad_sum_to_size(%x, %s)\n"
+            "  %k : Float(*, *) = aten::_grad_sum_to_size(%g, %t)\n"
+            "  return (%k)\n");
+  g_assert_true(pass_fuse_graph(g));
+  g_assert_cmpuint(count_kind(g, IR_PRIM_FUSION_GROUP), ==, 1);
+  g_assert_cmpuint(count_kind(g, IR_ATEN_GRAD_SUM_TO_SIZE), ==, 1);
+  ir_graph_free(g);
+}
+
 static void test_nothing_to_fuse(void) {
   IrGraph *g = parse("graph(%a : Float(*, *),\n      %b : Float(*, *)):\n"
                      "  %x : Float(*, *) = aten::mm(%a, %b)\n"
@@ -448,6 +493,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/fuser/text/size-and-sum-to", test_text_size_and_sum_to);
   g_test_add_func("/fuser/text/sum-to-not-commuting", test_sum_to_not_commuting_stays_outside);
+  g_test_add_func("/fuser/text/sum-of-unsummed-output-joins", test_sum_of_unsummed_output_joins);
   g_test_add_func("/fuser/text/nothing-to-fuse", test_nothing_to_fuse);
   g_test_add_func("/fuser/expressions", test_expressions);
   g_test_add_func("/fuser/cpu-loop/chunk-concat-broadcast", test_cpu_loop_chunk_concat_broadcast);
