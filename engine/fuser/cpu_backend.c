@@ -1,8 +1,10 @@
 /* The C FuserBackend "cpu-c": the map geometry of a group's inputs (fuser.h conventions), dims
  * merged jointly over every operand, a generated and compiled function per (group, dtypes,
- * layout), run over the map on two threads when it is large. Tried before the interpreting
- * CPU loop ("cpu"), which runs when there is no compiler or compilation fails; the plan's
- * records say why (fuser_run_group). */
+ * layout), run over the map on two threads when it is large. Outputs the group sums to a
+ * smaller size (a bias's gradient summed over the batch) are accumulated by the kernel into a
+ * buffer of that size, one per thread, instead of being written at the map's size and summed
+ * after. Tried before the interpreting CPU loop ("cpu"), which runs when there is no compiler
+ * or compilation fails; the plan's records say why (fuser_run_group). */
 #include <string.h>
 
 #include "fuser/cpu_codegen.h"
@@ -13,7 +15,10 @@
 #include "tensor/memory_budget.h"
 #include "tensor/tensor.h"
 
-#define PARALLEL_MIN_NUMEL 65536
+/* A generated loop is memory-bound: a second thread pays off only once its operands no longer
+ * fit the cache of the core that produced them (at 128K elements, an LSTM's gates, splitting
+ * made the MiLSTM cell slower on 2 CPUs; at 4M it is faster). */
+#define PARALLEL_MIN_NUMEL (1 << 19)
 
 /* Per group and input dtypes: the operands and the compiled function per layout. */
 typedef struct {
@@ -32,15 +37,18 @@ static void group_kernels_free(gpointer p) {
 }
 
 /* The geometry of one launch, a function of the group's tensor inputs' dtypes, sizes and
- * strides alone (fuser_group_value_shapes reads nothing else): the outputs' shapes, the map
- * merged over every operand and the compiled function. Immutable once made; shared by
- * reference count, since another thread may replace a group's last launch while this one runs
- * it. */
+ * strides and of the sizes its outputs are summed to alone (fuser_group_value_shapes reads
+ * nothing else): the outputs' shapes, the map merged over every operand and the compiled
+ * function. Immutable once made; shared by reference count, since another thread may replace
+ * a group's last launch while this one runs it. */
 typedef struct {
   gint refcount;
   guint n_inputs, n_outputs, n_ops;
-  RtTensor *inputs; /* n_inputs headers, their dtype, ndim, sizes and strides only */
-  FuserShape *output_shapes;
+  RtTensor *inputs;          /* n_inputs headers, their dtype, ndim, sizes and strides only */
+  FuserSumTo *targets;       /* per output, as read for this launch */
+  FuserShape *output_shapes; /* per output: its size at the map, or its target if it sums */
+  bool *sums_in_kernel;      /* per output */
+  bool *accumulate;          /* per operand: an output that sums in the kernel */
   IrDtype *output_dtypes;
   int64_t numel;
   bool full;
@@ -55,7 +63,10 @@ static void last_launch_unref(LastLaunch *l) {
   if (!l || !g_atomic_int_dec_and_test(&l->refcount))
     return;
   g_free(l->inputs);
+  g_free(l->targets);
   g_free(l->output_shapes);
+  g_free(l->sums_in_kernel);
+  g_free(l->accumulate);
   g_free(l->output_dtypes);
   g_free(l->flat_strides);
   g_free(l);
@@ -144,17 +155,18 @@ static void broadcast_strides(const FuserShape *view, const int64_t *strides, co
   }
 }
 
-/* One run: the operands' first elements over the merged map. */
+/* One run: the operands' first elements over the merged map, per part (parts differ only in
+ * their accumulators). */
 typedef struct {
-  char **data;
+  char **data[CPU_COMPILE_MAX_PARTS];
   const int64_t *sizes;
   const int64_t *strides; /* [op * rank + d] */
   CpuKernelFn fn;
 } Launch;
 
-static void launch_part(gpointer data, int64_t start, int64_t end) {
+static void launch_part(gpointer data, int part, int64_t start, int64_t end) {
   const Launch *l = data;
-  l->fn(start, end, l->sizes, l->data, l->strides);
+  l->fn(start, end, l->sizes, l->data[part], l->strides);
 }
 
 /* Drops size-1 dims and merges a dim into the previous one when every operand is
@@ -214,9 +226,9 @@ static GroupKernels *group_kernels(const char *canonical, const IrGraph *kg, con
 }
 
 static CpuCompiled *kernel_for(GroupKernels *g, const char *canonical, const IrGraph *kg,
-                               const IrDtype *dtypes, const CpuInner *inner, guint rank,
-                               GError **error) {
-  g_autofree char *sig = cpu_codegen_signature_key(g->operands->args, inner, rank);
+                               const IrDtype *dtypes, const CpuInner *inner, const bool *accumulate,
+                               guint rank, GError **error) {
+  g_autofree char *sig = cpu_codegen_signature_key(g->operands->args, inner, accumulate, rank);
   g_mutex_lock(&kernels_lock);
   CpuCompiled *c = g_hash_table_lookup(g->kernels, sig);
   g_mutex_unlock(&kernels_lock);
@@ -224,7 +236,7 @@ static CpuCompiled *kernel_for(GroupKernels *g, const char *canonical, const IrG
     g_autofree char *both = g_strconcat(canonical, "\n", sig, NULL);
     g_autofree char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, both, -1);
     g_autofree char *name = g_strdup_printf("jitscope_cpu_%.16s", hash);
-    CpuKernelSource *k = cpu_codegen_kernel(kg, name, dtypes, inner, rank, error);
+    CpuKernelSource *k = cpu_codegen_kernel(kg, name, dtypes, inner, accumulate, rank, error);
     if (k)
       c = cpu_compile_get(k->source, k->name, error);
     if (c) {
@@ -244,8 +256,8 @@ static CpuCompiled *kernel_for(GroupKernels *g, const char *canonical, const IrG
 }
 
 /* Operand k's view, its shape and strides before broadcasting: a group input's, or for an
- * output those of the fresh contiguous tensor of its natural shape; a chunk or FusedConcat
- * piece is 1/n_pieces of it along its dim. */
+ * output those of the fresh contiguous tensor of output_shapes (its natural shape, or the
+ * accumulator's); a chunk or FusedConcat piece is 1/n_pieces of it along its dim. */
 static void operand_view(const CpuKernelArg *a, const RtValue *inputs,
                          const FuserShape *output_shapes, FuserShape *view, int64_t *strides) {
   if (a->is_output) {
@@ -276,7 +288,7 @@ static char *operand_data(const CpuKernelArg *a, const RtValue *inputs, const Rt
   return (char *)rt_tensor_data(t) + offset * (int64_t)rt_dtype_size(t->dtype);
 }
 
-static bool same_geometry(const LastLaunch *l, const RtValue *inputs) {
+static bool same_geometry(const LastLaunch *l, const RtValue *inputs, const FuserSumTo *targets) {
   for (guint i = 0; i < l->n_inputs; i++) {
     const RtTensor *was = &l->inputs[i], *t = inputs[i].u.tensor;
     size_t bytes = sizeof(int64_t) * (size_t)t->ndim;
@@ -284,12 +296,43 @@ static bool same_geometry(const LastLaunch *l, const RtValue *inputs) {
         memcmp(t->strides, was->strides, bytes))
       return false;
   }
+  for (guint o = 0; o < l->n_outputs; o++) {
+    const FuserSumTo *was = &l->targets[o], *t = &targets[o];
+    if (t->ndim != was->ndim ||
+        (t->ndim > 0 && memcmp(t->sizes, was->sizes, sizeof(int64_t) * (size_t)t->ndim)))
+      return false;
+  }
   return true;
+}
+
+/* May output `o` be summed in the kernel? When it is a float computed once per map element
+ * (not a concatenation, not smaller than the map) and its target sums some of its dims (sizes
+ * 1 or its own, aligned right, as rt_tensor_sum_to takes them); any other sum, and the error
+ * of a bad target, is rt_tensor_sum_to's after the kernel. */
+static bool can_sum_in_kernel(const FuserSumTo *target, const FuserShape *shape, IrDtype dtype,
+                              const IrNode *producer, int64_t numel) {
+  if (target->ndim < 0 || target->ndim > shape->nd || numel == 0 ||
+      producer->kind == IR_PRIM_FUSED_CONCAT ||
+      (dtype != IR_DTYPE_FLOAT32 && dtype != IR_DTYPE_FLOAT64))
+    return false;
+  int64_t count = 1;
+  for (int d = 0; d < shape->nd; d++)
+    count *= shape->sizes[d];
+  int lead = shape->nd - target->ndim;
+  bool sums = lead > 0;
+  for (int d = 0; d < target->ndim; d++) {
+    int64_t want = target->sizes[d], have = shape->sizes[lead + d];
+    if (want != have && want != 1)
+      return false;
+    sums |= want != have;
+  }
+  return count == numel && sums;
 }
 
 /* The launch geometry of these inputs (the general path); NULL with *error. */
 static LastLaunch *launch_geometry(const GroupCache *cache, const IrGraph *kg, RtValue *inputs,
-                                   guint n, guint n_outputs, GError **error) {
+                                   guint n, guint n_outputs, const FuserSumTo *targets,
+                                   GError **error) {
   g_autofree IrDtype *dtypes = g_new0(IrDtype, n + 1);
   for (guint i = 0; i < n; i++)
     dtypes[i] = inputs[i].u.tensor->dtype;
@@ -304,6 +347,8 @@ static LastLaunch *launch_geometry(const GroupCache *cache, const IrGraph *kg, R
   for (guint i = 0; i < n; i++)
     l->inputs[i] = *inputs[i].u.tensor;
   l->n_outputs = n_outputs;
+  l->targets = g_memdup2(targets, sizeof(FuserSumTo) * (n_outputs + 1));
+  l->sums_in_kernel = g_new0(bool, n_outputs + 1);
   l->output_shapes = g_new(FuserShape, n_outputs + 1);
   l->output_dtypes = g_new(IrDtype, n_outputs + 1);
   l->args = gk->operands->args;
@@ -338,6 +383,17 @@ static LastLaunch *launch_geometry(const GroupCache *cache, const IrGraph *kg, R
     l->full &= producer->kind == IR_PRIM_FUSED_CONCAT
                    ? count == l->numel * (int64_t)ir_n_inputs(producer)
                    : count == l->numel;
+    if (can_sum_in_kernel(&targets[o], s, l->output_dtypes[o], producer, l->numel)) {
+      l->sums_in_kernel[o] = true;
+      FuserShape *acc = &l->output_shapes[o];
+      acc->nd = targets[o].ndim;
+      memcpy(acc->sizes, targets[o].sizes, sizeof(int64_t) * (size_t)acc->nd);
+    }
+  }
+  l->accumulate = g_new0(bool, l->n_ops + 1);
+  for (guint k = 0; k < l->n_ops; k++) {
+    const CpuKernelArg *a = &g_array_index(l->args, CpuKernelArg, k);
+    l->accumulate[k] = a->is_output && l->sums_in_kernel[a->index];
   }
   if (l->numel == 0)
     return l;
@@ -357,7 +413,8 @@ static LastLaunch *launch_geometry(const GroupCache *cache, const IrGraph *kg, R
                : s == 0                              ? CPU_INNER_BROADCAST
                                                      : CPU_INNER_STRIDED;
   }
-  l->compiled = kernel_for(gk, cache->canonical, kg, dtypes, inner, (guint)l->rank, error);
+  l->compiled =
+      kernel_for(gk, cache->canonical, kg, dtypes, inner, l->accumulate, (guint)l->rank, error);
   if (!l->compiled) {
     last_launch_unref(l);
     return NULL;
@@ -365,36 +422,100 @@ static LastLaunch *launch_geometry(const GroupCache *cache, const IrGraph *kg, R
   return l;
 }
 
-/* Makes the outputs and runs the compiled function over them. */
+static void drop_outputs(RtValue *outputs, guint n) {
+  for (guint o = 0; o < n; o++) {
+    rt_value_unref(outputs[o]);
+    outputs[o] = rt_none();
+  }
+}
+
+/* Output o's fresh tensor, or the zeroed float64 accumulator it sums into. */
+static RtTensor *new_output(const LastLaunch *l, guint o, GError **error) {
+  const FuserShape *s = &l->output_shapes[o];
+  return l->sums_in_kernel[o] ? rt_tensor_zeros_checked(IR_DTYPE_FLOAT64, s->nd, s->sizes, error)
+                              : rt_tensor_new_checked(l->output_dtypes[o], s->nd, s->sizes, error);
+}
+
+/* Adds the second part's accumulators (when there was one) into the outputs' and gives each
+ * summed output its dtype. */
+static bool finish_sums(const LastLaunch *l, RtTensor **second, RtValue *outputs, GError **error) {
+  for (guint o = 0; o < l->n_outputs; o++) {
+    if (!l->sums_in_kernel[o])
+      continue;
+    RtTensor *acc = outputs[o].u.tensor;
+    if (second && second[o]) {
+      double *restrict into = rt_tensor_data(acc);
+      const double *restrict from = rt_tensor_data(second[o]);
+      for (int64_t i = 0, n = rt_tensor_numel(acc); i < n; i++)
+        into[i] += from[i];
+    }
+    if (l->output_dtypes[o] == IR_DTYPE_FLOAT64)
+      continue;
+    const FuserShape *s = &l->output_shapes[o];
+    RtTensor *cast = rt_tensor_new_checked(l->output_dtypes[o], s->nd, s->sizes, error);
+    if (!cast || !rt_tensor_copy_into(cast, acc, error)) {
+      if (cast)
+        rt_tensor_unref(cast);
+      return false;
+    }
+    rt_value_unref(outputs[o]);
+    outputs[o] = rt_tensor(cast);
+  }
+  return true;
+}
+
+/* Makes the outputs (accumulators for those summed in the kernel) and runs the compiled
+ * function over them, each parallel part into accumulators of its own. */
 static bool launch(const LastLaunch *l, RtValue *inputs, RtValue *outputs, GError **error) {
   for (guint o = 0; o < l->n_outputs; o++) {
-    const FuserShape *s = &l->output_shapes[o];
-    RtTensor *t = rt_tensor_new_checked(l->output_dtypes[o], s->nd, s->sizes, error);
+    RtTensor *t = new_output(l, o, error);
     if (!t) {
-      for (guint made = 0; made < o; made++) {
-        rt_value_unref(outputs[made]);
-        outputs[made] = rt_none();
-      }
+      drop_outputs(outputs, o);
       return false;
     }
     outputs[o] = rt_tensor(t);
   }
   if (l->numel == 0)
     return true;
-  char *on_stack[32];
-  char **data = l->n_ops <= G_N_ELEMENTS(on_stack) ? on_stack : g_new(char *, l->n_ops);
-  for (guint k = 0; k < l->n_ops; k++)
-    data[k] = operand_data(&g_array_index(l->args, CpuKernelArg, k), inputs, outputs);
-  Launch run = {data, l->sizes, l->flat_strides, (CpuKernelFn)l->compiled->fn};
-  gint64 started = g_get_monotonic_time();
-  cpu_compile_parallel_for(l->numel, l->full && l->numel >= PARALLEL_MIN_NUMEL, launch_part, &run);
-  g_mutex_lock(&kernels_lock);
-  l->compiled->runs++;
-  l->compiled->last_ms = (double)(g_get_monotonic_time() - started) / 1000.0;
-  g_mutex_unlock(&kernels_lock);
-  if (data != on_stack)
-    g_free(data);
-  return true;
+  bool parallel = l->full && l->numel >= PARALLEL_MIN_NUMEL;
+  bool accumulates = false;
+  for (guint o = 0; o < l->n_outputs; o++)
+    accumulates |= l->sums_in_kernel[o];
+  bool two = accumulates && cpu_compile_parallel_parts(l->numel, parallel) > 1;
+  g_autofree RtTensor **second = two ? g_new0(RtTensor *, l->n_outputs) : NULL;
+  g_autofree char **data = g_new(char *, 2 * (gsize)l->n_ops);
+  Launch run = {{data, two ? data + l->n_ops : data},
+                l->sizes,
+                l->flat_strides,
+                (CpuKernelFn)l->compiled->fn};
+  bool ok = true;
+  for (guint k = 0; k < l->n_ops; k++) {
+    const CpuKernelArg *a = &g_array_index(l->args, CpuKernelArg, k);
+    data[k] = operand_data(a, inputs, outputs);
+    if (!two)
+      continue;
+    if (l->accumulate[k] && ok) {
+      const FuserShape *s = &l->output_shapes[a->index];
+      second[a->index] = rt_tensor_zeros_checked(IR_DTYPE_FLOAT64, s->nd, s->sizes, error);
+      ok = second[a->index] != NULL;
+    }
+    data[l->n_ops + k] = l->accumulate[k] && ok ? rt_tensor_data(second[a->index]) : data[k];
+  }
+  if (ok) {
+    gint64 started = g_get_monotonic_time();
+    cpu_compile_parallel_for(l->numel, parallel, launch_part, &run);
+    g_mutex_lock(&kernels_lock);
+    l->compiled->runs++;
+    l->compiled->last_ms = (double)(g_get_monotonic_time() - started) / 1000.0;
+    g_mutex_unlock(&kernels_lock);
+    ok = finish_sums(l, second, outputs, error);
+  }
+  for (guint o = 0; second && o < l->n_outputs; o++)
+    if (second[o])
+      rt_tensor_unref(second[o]);
+  if (!ok)
+    drop_outputs(outputs, l->n_outputs);
+  return ok;
 }
 
 static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNode *group,
@@ -411,15 +532,21 @@ static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNo
       group_cache_free(cache);
     return false;
   }
+  g_autofree FuserSumTo *targets = g_new(FuserSumTo, n_outputs + 1);
+  if (!fuser_sum_to_targets(group, inputs, n_inputs, targets, n_outputs, error)) {
+    if (owned)
+      group_cache_free(cache);
+    return false;
+  }
   LastLaunch *l = NULL;
   g_mutex_lock(&cache->lock);
-  if (cache->last && same_geometry(cache->last, inputs)) {
+  if (cache->last && same_geometry(cache->last, inputs, targets)) {
     l = cache->last;
     g_atomic_int_inc(&l->refcount);
   }
   g_mutex_unlock(&cache->lock);
   if (!l) {
-    l = launch_geometry(cache, kg, inputs, n, n_outputs, error);
+    l = launch_geometry(cache, kg, inputs, n, n_outputs, targets, error);
     if (l) {
       g_atomic_int_inc(&l->refcount);
       g_mutex_lock(&cache->lock);
@@ -429,8 +556,12 @@ static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNo
       last_launch_unref(old);
     }
   }
+  /* What the kernel did not sum is summed now. */
+  for (guint o = 0; l && o < n_outputs; o++)
+    if (l->sums_in_kernel[o])
+      targets[o].ndim = -1;
   bool ok = l && launch(l, inputs, outputs, error) &&
-            fuser_apply_sum_to(group, inputs, n_inputs, outputs, n_outputs, error);
+            fuser_sum_outputs(targets, outputs, n_outputs, error);
   last_launch_unref(l);
   if (owned)
     group_cache_free(cache);

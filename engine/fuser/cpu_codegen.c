@@ -96,7 +96,8 @@ static const char *dtype_code(IrDtype d) {
   }
 }
 
-char *cpu_codegen_signature_key(const GArray *args, const CpuInner *inner, guint rank) {
+char *cpu_codegen_signature_key(const GArray *args, const CpuInner *inner, const bool *accumulate,
+                                guint rank) {
   GString *s = g_string_new(NULL);
   bool outputs = false;
   for (guint p = 0; p < args->len; p++) {
@@ -105,7 +106,8 @@ char *cpu_codegen_signature_key(const GArray *args, const CpuInner *inner, guint
       g_string_append(s, s->len ? " ->" : "->");
       outputs = true;
     }
-    g_string_append_printf(s, "%s%s%c", s->len ? " " : "", dtype_code(a->dtype), (char)inner[p]);
+    g_string_append_printf(s, "%s%s%c%s", s->len ? " " : "", dtype_code(a->dtype), (char)inner[p],
+                           accumulate && accumulate[p] ? "+" : "");
   }
   g_string_append_printf(s, " @%u", rank);
   return g_string_free(s, FALSE);
@@ -182,31 +184,46 @@ static bool passed(const CpuKernelArg *a) {
   return a->is_output || a->used;
 }
 
+/* What an operand is: the layout and store mode of one kernel. */
+typedef struct {
+  const CpuInner *inner;
+  const bool *accumulate; /* NULL: every output stores */
+} Layout;
+
+static bool accumulates(const Layout *l, guint p) {
+  return l->accumulate && l->accumulate[p];
+}
+
+/* The C type operand p is passed as: an accumulating output's buffer is double. */
+static const char *operand_spelling(const Layout *l, const CpuKernelArg *a, guint p) {
+  return accumulates(l, p) ? "double" : storage_spelling(a->dtype);
+}
+
 /* The row function's parameters: n, a restrict pointer per operand read or written, the
  * innermost stride of each strided one. */
-static void emit_row_params(GString *s, const CpuKernelSource *k, const CpuInner *inner) {
+static void emit_row_params(GString *s, const CpuKernelSource *k, const Layout *l) {
   g_string_append(s, "static void jitscope_row(int64_t n");
   for (guint p = 0; p < k->args->len; p++) {
     const CpuKernelArg *a = &g_array_index(k->args, CpuKernelArg, p);
     if (passed(a))
       g_string_append_printf(s, ", %s%s *restrict t%u", a->is_output ? "" : "const ",
-                             storage_spelling(a->dtype), p);
+                             operand_spelling(l, a, p), p);
   }
   for (guint p = 0; p < k->args->len; p++)
-    if (passed(&g_array_index(k->args, CpuKernelArg, p)) && inner[p] == CPU_INNER_STRIDED)
+    if (passed(&g_array_index(k->args, CpuKernelArg, p)) && l->inner[p] == CPU_INNER_STRIDED)
       g_string_append_printf(s, ", int64_t s%u", p);
   g_string_append(s, ") {\n");
 }
 
 /* The call of the row function at linear index `start` (rank 1) or the N-d index. */
-static void emit_row_call(GString *s, const CpuKernelSource *k, const CpuInner *inner, guint rank,
+static void emit_row_call(GString *s, const CpuKernelSource *k, const Layout *l, guint rank,
                           const char *indent) {
   g_string_append_printf(s, "%sjitscope_row(n", indent);
   for (guint p = 0; p < k->args->len; p++) {
     const CpuKernelArg *a = &g_array_index(k->args, CpuKernelArg, p);
     if (!passed(a))
       continue;
-    const char *type = storage_spelling(a->dtype);
+    const char *type = operand_spelling(l, a, p);
     g_string_append_printf(s, ",\n%s    (%s%s *)data[%u]", indent, a->is_output ? "" : "const ",
                            type, p);
     if (rank == 1)
@@ -215,7 +232,7 @@ static void emit_row_call(GString *s, const CpuKernelSource *k, const CpuInner *
       g_string_append_printf(s, " + index[%u] * strides[%u]", d, p * rank + d);
   }
   for (guint p = 0; p < k->args->len; p++)
-    if (passed(&g_array_index(k->args, CpuKernelArg, p)) && inner[p] == CPU_INNER_STRIDED)
+    if (passed(&g_array_index(k->args, CpuKernelArg, p)) && l->inner[p] == CPU_INNER_STRIDED)
       g_string_append_printf(s, ", strides[%u]", p * rank + rank - 1);
   g_string_append(s, ");\n");
 }
@@ -230,9 +247,9 @@ static const char *element(GString *buf, guint p, CpuInner inner) {
   return buf->str;
 }
 
-static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
-                      const CpuInner *inner) {
+static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k, const Layout *l) {
   const IrGraph *graph = ka->graph;
+  const CpuInner *inner = l->inner;
   g_autoptr(GString) el = g_string_new(NULL);
   /* Broadcast inputs: loaded once per row. */
   for (guint p = 0; p < k->args->len; p++) {
@@ -244,6 +261,10 @@ static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
                            vi->var, element(el, p, inner[p]),
                            a->dtype == IR_DTYPE_BOOL ? " != 0" : "");
   }
+  /* A row summed into one element: a local sum, added once. */
+  for (guint p = 0; p < k->args->len; p++)
+    if (accumulates(l, p) && inner[p] == CPU_INNER_BROADCAST)
+      g_string_append_printf(s, "  double r%u = 0;\n", p);
   g_string_append(s, "  for (int64_t i = 0; i < n; i++) {\n");
   for (guint p = 0; p < k->args->len; p++) {
     const CpuKernelArg *a = &g_array_index(k->args, CpuKernelArg, p);
@@ -272,22 +293,33 @@ static bool emit_body(KernelAnalysis *ka, GString *s, const CpuKernelSource *k,
     if (!a->is_output)
       continue;
     const KernelValue *vi = kernel_analysis_value(ka, operand_value(graph, a));
+    if (accumulates(l, p)) {
+      if (inner[p] == CPU_INNER_BROADCAST)
+        g_string_append_printf(s, "    r%u += (double)n%u;\n", p, vi->var);
+      else
+        g_string_append_printf(s, "    %s += (double)n%u;\n", element(el, p, inner[p]), vi->var);
+      continue;
+    }
     bool cast = strcmp(kernel_compute_spelling(vi->dtype), storage_spelling(a->dtype)) != 0;
     g_string_append_printf(s, "    %s = %s%s%sn%u;\n", element(el, p, inner[p]), cast ? "(" : "",
                            cast ? storage_spelling(a->dtype) : "", cast ? ")" : "", vi->var);
   }
-  g_string_append(s, "  }\n}\n");
+  g_string_append(s, "  }\n");
+  for (guint p = 0; p < k->args->len; p++)
+    if (accumulates(l, p) && inner[p] == CPU_INNER_BROADCAST)
+      g_string_append_printf(s, "  t%u[0] += r%u;\n", p, p);
+  g_string_append(s, "}\n");
   return ok;
 }
 
-static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const CpuInner *inner, guint rank) {
+static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const Layout *l, guint rank) {
   if (rank == 0 || rank > IR_MAX_RANK)
     return kernel_analysis_fail(ka, "a merged rank of %u is outside [1, %d]", rank, IR_MAX_RANK);
   g_autoptr(GString) s = g_string_new(NULL);
   emit_prelude(s, ka->graph, ka);
   g_string_append_c(s, '\n');
-  emit_row_params(s, k, inner);
-  if (!emit_body(ka, s, k, inner))
+  emit_row_params(s, k, l);
+  if (!emit_body(ka, s, k, l))
     return false;
   g_string_append_printf(s,
                          "\nvoid %s(int64_t start, int64_t end, const int64_t *sizes, "
@@ -296,7 +328,7 @@ static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const CpuInner *inn
   guint last = rank - 1;
   if (rank == 1) {
     g_string_append(s, "  const int64_t n = end - start;\n");
-    emit_row_call(s, k, inner, rank, "  ");
+    emit_row_call(s, k, l, rank, "  ");
   } else {
     g_string_append_printf(s, "  int64_t index[%u];\n  int64_t rest = start;\n", rank);
     for (guint d = last; d > 0; d--)
@@ -306,7 +338,7 @@ static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const CpuInner *inn
     g_string_append(s, "  for (int64_t linear = start; linear < end;) {\n");
     g_string_append_printf(s, "    int64_t n = sizes[%u] - index[%u];\n", last, last);
     g_string_append(s, "    if (n > end - linear)\n      n = end - linear;\n");
-    emit_row_call(s, k, inner, rank, "    ");
+    emit_row_call(s, k, l, rank, "    ");
     g_string_append_printf(s, "    linear += n;\n    index[%u] = 0;\n", last);
     g_string_append_printf(s, "    for (int d = %u; d >= 0 && ++index[d] == sizes[d]; d--)\n",
                            last - 1);
@@ -318,12 +350,13 @@ static bool generate(KernelAnalysis *ka, CpuKernelSource *k, const CpuInner *inn
 }
 
 CpuKernelSource *cpu_codegen_kernel(const IrGraph *graph, const char *name,
-                                    const IrDtype *input_dtypes, const CpuInner *inner, guint rank,
-                                    GError **error) {
+                                    const IrDtype *input_dtypes, const CpuInner *inner,
+                                    const bool *accumulate, guint rank, GError **error) {
   KernelAnalysis ka = {0};
   CpuKernelSource *k = kernel_source_new(name, sizeof(CpuKernelArg));
+  Layout layout = {inner, accumulate};
   bool ok = analyse(&ka, graph, input_dtypes, error) && collect_operands(&ka, k) &&
-            generate(&ka, k, inner, rank);
+            generate(&ka, k, &layout, rank);
   kernel_analysis_clear(&ka);
   if (!ok) {
     kernel_source_free(k);

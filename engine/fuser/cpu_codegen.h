@@ -16,6 +16,11 @@
  *   every operand contiguous or broadcast is the fast path: one plain `for (i = 0; i < n; i++)`
  *   over restrict pointers that the compiler vectorises. Otherwise an N-d index walks the rows
  *   of the innermost dim, each row such a loop.
+ * - An output operand may accumulate instead of store: it is then a `double` buffer that the
+ *   kernel adds each value to (`+=`), for outputs summed to a smaller size (fuser.h's
+ *   sum_to_size_inputs) whose strides are 0 along the summed dims; a row whose innermost
+ *   stride is 0 sums into a local first. The caller zeroes the buffer and gives each parallel
+ *   part its own (accumulating floats is done in double, as rt_tensor_sum_to does).
  * - With -DJITSCOPE_NO_MVEC unset, math functions that glibc's libmvec vectorises are declared
  *   with `__attribute__((__simd__("notinbranch")))` so that loops calling them vectorise
  *   (link with -lmvec); the scalar semantics (NaN, Inf) are libm's.
@@ -54,14 +59,15 @@ typedef KernelSource CpuKernelSource; /* args of CpuKernelArg; free with kernel_
  * *error for a graph the generator does not take (float16, a non-elementwise node ...). */
 CpuKernelSource *cpu_codegen_operands(const IrGraph *graph, const IrDtype *input_dtypes,
                                       GError **error);
-/* Generates the function `name`; `inner` has one entry per operand (cpu_codegen_operands'
- * order), rank >= 1. */
+/* Generates the function `name`; `inner` and `accumulate` (NULL: none; true only for
+ * float32/float64 outputs) have one entry per operand (cpu_codegen_operands' order), rank >= 1. */
 CpuKernelSource *cpu_codegen_kernel(const IrGraph *graph, const char *name,
-                                    const IrDtype *input_dtypes, const CpuInner *inner, guint rank,
-                                    GError **error);
+                                    const IrDtype *input_dtypes, const CpuInner *inner,
+                                    const bool *accumulate, guint rank, GError **error);
 
-/* The layout part of a kernel's cache key: "f32c f32s f32b -> f32c @2". */
-char *cpu_codegen_signature_key(const GArray *args, const CpuInner *inner, guint rank);
+/* The layout part of a kernel's cache key: "f32c f32s f32b -> f32c f32c+ @2" ('+': accumulates). */
+char *cpu_codegen_signature_key(const GArray *args, const CpuInner *inner, const bool *accumulate,
+                                guint rank);
 
 /* The C backend (cpu_backend.c): tried before the interpreting CPU loop. */
 const FuserBackend *fuser_cpu_codegen_backend(void);

@@ -147,6 +147,12 @@ static bool run_compiler(const char *cc, const char *src, const char *so, bool m
   g_ptr_array_add(argv, (gpointer)cc);
   for (guint i = 0; i < G_N_ELEMENTS(flags); i++)
     g_ptr_array_add(argv, (gpointer)flags[i]);
+#if defined(__x86_64__)
+  /* GCC and clang keep to 256-bit vectors on AVX-512 machines unless told otherwise; the fused
+   * loops are bound by libmvec's exp and tanh, whose 16-lane variants took the MiLSTM cell's
+   * forward group from 0.18 to 0.13 ms at 64x512 (no effect without AVX-512). */
+  g_ptr_array_add(argv, "-mprefer-vector-width=512");
+#endif
   if (!mvec)
     g_ptr_array_add(argv, "-DJITSCOPE_NO_MVEC");
   g_ptr_array_add(argv, "-o");
@@ -277,7 +283,7 @@ void cpu_compile_stats(guint *compiles, guint *hits) {
 /* --- the worker pool --- */
 
 typedef struct {
-  void (*fn)(gpointer data, int64_t start, int64_t end);
+  void (*fn)(gpointer data, int part, int64_t start, int64_t end);
   gpointer data;
   int64_t start, end;
   GMutex done_lock;
@@ -288,7 +294,7 @@ typedef struct {
 static void run_part(gpointer data, gpointer unused) {
   (void)unused;
   Part *p = data;
-  p->fn(p->data, p->start, p->end);
+  p->fn(p->data, 1, p->start, p->end);
   g_mutex_lock(&p->done_lock);
   p->done = true;
   g_cond_signal(&p->done_cond);
@@ -300,23 +306,27 @@ static gpointer make_pool(gpointer unused) {
   return g_thread_pool_new(run_part, NULL, 1, FALSE, NULL);
 }
 
+int cpu_compile_parallel_parts(int64_t n, bool parallel) {
+  return parallel && n >= 2 && g_get_num_processors() > 1 ? 2 : 1;
+}
+
 void cpu_compile_parallel_for(int64_t n, bool parallel,
-                              void (*fn)(gpointer data, int64_t start, int64_t end),
+                              void (*fn)(gpointer data, int part, int64_t start, int64_t end),
                               gpointer data) {
   static GOnce once = G_ONCE_INIT;
   GThreadPool *pool =
-      parallel && g_get_num_processors() > 1 ? g_once(&once, make_pool, NULL) : NULL;
-  if (!pool || n < 2) {
-    fn(data, 0, n);
+      cpu_compile_parallel_parts(n, parallel) > 1 ? g_once(&once, make_pool, NULL) : NULL;
+  if (!pool) {
+    fn(data, 0, 0, n);
     return;
   }
   Part part = {.fn = fn, .data = data, .start = n / 2, .end = n};
   g_mutex_init(&part.done_lock);
   g_cond_init(&part.done_cond);
   if (!g_thread_pool_push(pool, &part, NULL)) {
-    fn(data, 0, n);
+    fn(data, 0, 0, n);
   } else {
-    fn(data, 0, n / 2);
+    fn(data, 0, 0, n / 2);
     g_mutex_lock(&part.done_lock);
     while (!part.done)
       g_cond_wait(&part.done_cond, &part.done_lock);

@@ -53,9 +53,17 @@ const char *cpu_compile_cache_dir(void);
 /* Counters for tests: compilations run (retries not counted), cache hits. */
 void cpu_compile_stats(guint *compiles, guint *hits);
 
-/* Runs fn(data, start, end) over [0, n): split in two halves on the process's worker thread
- * and the caller when `parallel`, else in the caller. Returns when every part is done. */
+/* The most parts cpu_compile_parallel_for splits a range into. */
+#define CPU_COMPILE_MAX_PARTS 2
+
+/* How many parts cpu_compile_parallel_for(n, parallel, ...) runs at most: 1 or 2. */
+int cpu_compile_parallel_parts(int64_t n, bool parallel);
+
+/* Runs fn(data, part, start, end) over [0, n): split in two halves (parts 0 and 1) on the
+ * caller and the process's worker thread when `parallel`, else part 0 is all of it, in the
+ * caller. Returns when every part is done. */
 void cpu_compile_parallel_for(int64_t n, bool parallel,
-                              void (*fn)(gpointer data, int64_t start, int64_t end), gpointer data);
+                              void (*fn)(gpointer data, int part, int64_t start, int64_t end),
+                              gpointer data);
 
 #endif

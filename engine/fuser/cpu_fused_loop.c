@@ -431,7 +431,8 @@ static bool loop_is_single(const Loop *L) {
   return any_float;
 }
 
-static void run_loop_part(gpointer loop, int64_t start, int64_t end) {
+static void run_loop_part(gpointer loop, int part, int64_t start, int64_t end) {
+  (void)part;
   run_range(loop, start, end);
 }
 

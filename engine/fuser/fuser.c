@@ -152,8 +152,8 @@ void *fuser_group_cache(FuserPlanState *state, const IrNode *group, const FuserB
   return obj;
 }
 
-bool fuser_apply_sum_to(const IrNode *group, const RtValue *inputs, guint n_inputs,
-                        RtValue *outputs, guint n_outputs, GError **error) {
+bool fuser_sum_to_targets(const IrNode *group, const RtValue *inputs, guint n_inputs,
+                          FuserSumTo *targets, guint n_outputs, GError **error) {
   /* Interned once: g_intern_static_string takes a global lock and a hash lookup. */
   static const char *name;
   static gsize once = 0;
@@ -161,6 +161,8 @@ bool fuser_apply_sum_to(const IrNode *group, const RtValue *inputs, guint n_inpu
     name = g_intern_static_string(FUSER_ATTR_SUM_TO_SIZE);
     g_once_init_leave(&once, 1);
   }
+  for (guint i = 0; i < n_outputs; i++)
+    targets[i].ndim = -1;
   const IrAttr *a = ir_node_attr(group, name);
   if (!a)
     return true;
@@ -188,18 +190,38 @@ bool fuser_apply_sum_to(const IrNode *group, const RtValue *inputs, guint n_inpu
                   "FusionGroup: sum-to-size input %" G_GINT64_FORMAT " is not an int list", index);
       return false;
     }
-    if (outputs[i].tag != RT_TENSOR || !outputs[i].u.tensor)
-      continue;
-    int64_t s64[RT_MAX_DIMS];
+    targets[i].ndim = (int)n;
     for (guint k = 0; k < n; k++)
-      s64[k] = sizes[k];
-    RtTensor *summed = rt_tensor_sum_to_any(outputs[i].u.tensor, (int)n, s64, error);
+      targets[i].sizes[k] = sizes[k];
+  }
+  return true;
+}
+
+bool fuser_sum_outputs(const FuserSumTo *targets, RtValue *outputs, guint n_outputs,
+                       GError **error) {
+  for (guint i = 0; i < n_outputs; i++) {
+    if (targets[i].ndim < 0 || outputs[i].tag != RT_TENSOR || !outputs[i].u.tensor)
+      continue;
+    RtTensor *summed =
+        rt_tensor_sum_to_any(outputs[i].u.tensor, targets[i].ndim, targets[i].sizes, error);
     if (!summed)
       return false;
     rt_value_unref(outputs[i]);
     outputs[i] = rt_tensor(summed);
   }
   return true;
+}
+
+bool fuser_apply_sum_to(const IrNode *group, const RtValue *inputs, guint n_inputs,
+                        RtValue *outputs, guint n_outputs, GError **error) {
+  FuserSumTo on_stack[8];
+  FuserSumTo *targets =
+      n_outputs <= G_N_ELEMENTS(on_stack) ? on_stack : g_new(FuserSumTo, n_outputs);
+  bool ok = fuser_sum_to_targets(group, inputs, n_inputs, targets, n_outputs, error) &&
+            fuser_sum_outputs(targets, outputs, n_outputs, error);
+  if (targets != on_stack)
+    g_free(targets);
+  return ok;
 }
 
 static bool interpret_group(const IrNode *group, RtValue *inputs, guint n, RtValue *outputs,

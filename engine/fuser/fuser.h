@@ -90,9 +90,22 @@ void *fuser_group_cache(FuserPlanState *state, const IrNode *group, const FuserB
                         FuserCacheCreate create, GDestroyNotify destroy, bool *owned,
                         GError **error);
 
-/* Applies the group's "sum_to_size_inputs" to outputs computed at the map size: each marked
- * output whose size input is an int list is replaced by rt_tensor_sum_to of it (None: kept).
- * Every backend calls it after its kernel. */
+/* The size one output is summed to: ndim -1 when it is not (no "sum_to_size_inputs" entry, or
+ * a None size). */
+typedef struct {
+  int ndim;
+  int64_t sizes[RT_MAX_DIMS];
+} FuserSumTo;
+
+/* Reads the group's "sum_to_size_inputs" for these inputs into targets[n_outputs]; false with
+ * *error for a malformed attribute or a size input that is not an int list. */
+bool fuser_sum_to_targets(const IrNode *group, const RtValue *inputs, guint n_inputs,
+                          FuserSumTo *targets, guint n_outputs, GError **error);
+/* Replaces each output with a target by rt_tensor_sum_to of it. */
+bool fuser_sum_outputs(const FuserSumTo *targets, RtValue *outputs, guint n_outputs,
+                       GError **error);
+/* Both: outputs computed at the map size summed as the group says. A backend calls it after
+ * its kernel unless it summed them itself (the C backend accumulates in the kernel). */
 bool fuser_apply_sum_to(const IrNode *group, const RtValue *inputs, guint n_inputs,
                         RtValue *outputs, guint n_outputs, GError **error);
 

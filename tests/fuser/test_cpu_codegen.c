@@ -22,7 +22,7 @@ static void test_contiguous_float(void) {
   IrDtype dt[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT32};
   CpuInner inner[3] = {CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS};
   GError *error = NULL;
-  CpuKernelSource *k = cpu_codegen_kernel(g, "k", dt, inner, 1, &error);
+  CpuKernelSource *k = cpu_codegen_kernel(g, "k", dt, inner, NULL, 1, &error);
   g_assert_no_error(error);
   static const char *const lines[] = {
       "#include <math.h>",
@@ -50,13 +50,53 @@ static void test_contiguous_float(void) {
       NULL};
   source_lines_expect(k->source, lines);
   g_assert_null(strstr(k->source, "index["));
-  char *key = cpu_codegen_signature_key(k->args, inner, 1);
+  char *key = cpu_codegen_signature_key(k->args, inner, NULL, 1);
   g_assert_cmpstr(key, ==, "f32c f32c -> f32c @1");
   g_free(key);
   /* Deterministic. */
-  CpuKernelSource *again = cpu_codegen_kernel(g, "k", dt, inner, 1, &error);
+  CpuKernelSource *again = cpu_codegen_kernel(g, "k", dt, inner, NULL, 1, &error);
   g_assert_cmpstr(k->source, ==, again->source);
   kernel_source_free(again);
+  kernel_source_free(k);
+  ir_graph_free(g);
+}
+
+/* Outputs that accumulate: double buffers added to, a row summed into one element through a
+ * local; the key marks them. */
+static void test_accumulate(void) {
+  static const char text[] = "graph(%a : Float(*, *), %b : Float(*, *)):\n"
+                             "  %c : Float(*, *) = aten::mul(%a, %b)\n"
+                             "  %d : Float(*, *) = aten::neg(%c)\n"
+                             "  return (%c, %d, %c)\n";
+  IrGraph *g = source_lines_parse(text);
+  IrDtype dt[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT32};
+  CpuInner inner[5] = {CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS,
+                       CPU_INNER_BROADCAST, CPU_INNER_CONTIGUOUS};
+  bool accumulate[5] = {false, false, true, true, false};
+  GError *error = NULL;
+  CpuKernelSource *k = cpu_codegen_kernel(g, "k4", dt, inner, accumulate, 2, &error);
+  g_assert_no_error(error);
+  static const char *const lines[] = {
+      "static void jitscope_row(int64_t n, const float *restrict t0, const float *restrict t1, "
+      "double *restrict t2, double *restrict t3, float *restrict t4) {",
+      "  double r3 = 0;",
+      "  for (int64_t i = 0; i < n; i++) {",
+      "    float n0 = t0[i];",
+      "    float n1 = t1[i];",
+      "    float n2 = n0 * n1;",
+      "    float n3 = -n2;",
+      "    t2[i] += (double)n2;",
+      "    r3 += (double)n3;",
+      "    t4[i] = n2;",
+      "  }",
+      "  t3[0] += r3;",
+      "}",
+      "        (double *)data[2] + index[0] * strides[4] + index[1] * strides[5],",
+      NULL};
+  source_lines_expect(k->source, lines);
+  char *key = cpu_codegen_signature_key(k->args, inner, accumulate, 2);
+  g_assert_cmpstr(key, ==, "f32c f32c -> f32c+ f32b+ f32c @2");
+  g_free(key);
   kernel_source_free(k);
   ir_graph_free(g);
 }
@@ -66,7 +106,7 @@ static void test_strided_double(void) {
   IrDtype dt[2] = {IR_DTYPE_FLOAT64, IR_DTYPE_FLOAT64};
   CpuInner inner[3] = {CPU_INNER_STRIDED, CPU_INNER_BROADCAST, CPU_INNER_CONTIGUOUS};
   GError *error = NULL;
-  CpuKernelSource *k = cpu_codegen_kernel(g, "k2", dt, inner, 2, &error);
+  CpuKernelSource *k = cpu_codegen_kernel(g, "k2", dt, inner, NULL, 2, &error);
   g_assert_no_error(error);
   static const char *const lines[] = {
       "__attribute__((__simd__(\"notinbranch\"))) double exp(double);",
@@ -92,7 +132,7 @@ static void test_strided_double(void) {
       "    for (int d = 0; d >= 0 && ++index[d] == sizes[d]; d--)",
       NULL};
   source_lines_expect(k->source, lines);
-  char *key = cpu_codegen_signature_key(k->args, inner, 2);
+  char *key = cpu_codegen_signature_key(k->args, inner, NULL, 2);
   g_assert_cmpstr(key, ==, "f64s f64b -> f64c @2");
   g_free(key);
   kernel_source_free(k);
@@ -109,7 +149,7 @@ static void test_compare_where_bool(void) {
   CpuInner inner[4] = {CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS, CPU_INNER_CONTIGUOUS,
                        CPU_INNER_CONTIGUOUS};
   GError *error = NULL;
-  CpuKernelSource *k = cpu_codegen_kernel(g, "k3", dt, inner, 1, &error);
+  CpuKernelSource *k = cpu_codegen_kernel(g, "k3", dt, inner, NULL, 1, &error);
   g_assert_no_error(error);
   static const char *const lines[] = {
       "static void jitscope_row(int64_t n, const float *restrict t0, const float *restrict t1, "
@@ -183,11 +223,13 @@ static void compare(const char *text, RtValue *graph_in, guint n) {
   RtValue in[8], a[8], b[8];
   g_assert_cmpuint(n_in, <=, 8);
   for (guint i = 0; i < n_in; i++) {
-    in[i] = rt_none();
+    bool found = false; /* the group reads graph inputs directly */
     for (guint k = 0; k < n; k++)
-      if (ir_input(group, i) == g_ptr_array_index(ir_graph_inputs(g), k))
+      if (ir_input(group, i) == g_ptr_array_index(ir_graph_inputs(g), k)) {
         in[i] = graph_in[k];
-    g_assert_true(in[i].tag == RT_TENSOR); /* the group reads graph inputs directly */
+        found = true;
+      }
+    g_assert_true(found);
   }
   run_backend(fuser_cpu_codegen_backend(), group, in, n_in, a, n_out);
   run_backend(fuser_cpu_backend(), group, in, n_in, b, n_out);
@@ -271,6 +313,63 @@ static void test_run_double_int_bool(void) {
   compare(ints, in2, 2);
   rt_value_unref(in2[0]);
   rt_value_unref(in2[1]);
+}
+
+/* Outputs summed to a size (_grad_sum_to_size in the group): the C backend accumulates them in
+ * the kernel, the evaluator sums the full output after; both agree (NaN and infinities
+ * included) over the batch ([B, H] -> [H] and [1, H]), along rows ([B, 1]: the innermost
+ * dim summed), with a None size (nothing summed), to the output's own size, serial and on two
+ * threads, in float32 and float64. */
+static void test_run_sum_to(void) {
+  static const char text[] = "graph(%a : Float(*, *), %b : Float(*, *), %s1 : int[], "
+                             "%s2 : int[]?):\n"
+                             "  %one : int = prim::Constant[value=1]()\n"
+                             "  %c : Float(*, *) = aten::mul(%a, %b)\n"
+                             "  %d : Float(*, *) = aten::_grad_sum_to_size(%c, %s1)\n"
+                             "  %e : Float(*, *) = aten::sigmoid(%c)\n"
+                             "  %f : Float(*, *) = aten::_grad_sum_to_size(%e, %s2)\n"
+                             "  %g : Float(*, *) = aten::add(%c, %e, %one)\n"
+                             "  return (%d, %f, %g)\n";
+  IrGraph *g = source_lines_parse(text);
+  IrNode *group = fused_group(g);
+  g_assert_cmpuint(ir_n_outputs(group), ==, 3);
+  g_assert_true(ir_node_has_attr(group, g_intern_static_string("sum_to_size_inputs")));
+  ir_graph_free(g);
+  g_auto(GStrv) pieces = g_strsplit(text, "Float(", -1);
+  g_autofree char *text_double = g_strjoinv("Double(", pieces);
+  const char *texts[2] = {text, text_double};
+  int64_t shapes[2][2] = {{3, 5}, {600, 1000}}; /* serial; two threads */
+  IrDtype dtypes[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT64};
+  for (guint s = 0; s < 2; s++)
+    for (guint t = 0; t < 2; t++) {
+      int64_t B = shapes[s][0], H = shapes[s][1];
+      RtTensor *a = randn(dtypes[t], 2, B, H, 11), *b = randn(dtypes[t], 2, B, H, 12);
+      rt_tensor_set(a, 1, NAN);
+      rt_tensor_set(a, H + 2, INFINITY);
+      rt_tensor_set(b, 2 * H + 3, -INFINITY);
+      gint64 over_batch[2] = {1, H}, row[1] = {H}, rows[2] = {B, 1}, own[2] = {B, H};
+      RtValue sums[][2] = {{rt_int_list(row, 1), rt_int_list(rows, 2)},
+                           {rt_int_list(over_batch, 2), rt_none()},
+                           {rt_int_list(own, 2), rt_int_list(over_batch, 2)}};
+      for (guint k = 0; k < G_N_ELEMENTS(sums); k++) {
+        RtValue in[4] = {rt_tensor(a), rt_tensor(b), sums[k][0], sums[k][1]};
+        compare(texts[t], in, 4);
+        rt_value_unref(sums[k][0]);
+        rt_value_unref(sums[k][1]);
+      }
+      rt_tensor_unref(a);
+      rt_tensor_unref(b);
+    }
+  /* The C backend did sum in its kernels: over the batch and along rows. */
+  GPtrArray *entries = cpu_compile_entries();
+  bool over_batch = false, along_rows = false;
+  for (guint i = 0; i < entries->len; i++) {
+    const CpuCompiled *c = g_ptr_array_index(entries, i);
+    over_batch |= c->ok && strstr(c->source, "[i] += (double)n") != NULL;
+    along_rows |= c->ok && strstr(c->source, "[0] += r") != NULL;
+  }
+  g_assert_true(over_batch && along_rows);
+  g_ptr_array_unref(entries);
 }
 
 /* No compiler: the group still runs (on the evaluator) and the plan's record says why. */
@@ -361,6 +460,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cpu-codegen/contiguous-float", test_contiguous_float);
   g_test_add_func("/cpu-codegen/strided-double", test_strided_double);
+  g_test_add_func("/cpu-codegen/accumulate", test_accumulate);
   g_test_add_func("/cpu-codegen/compare-where-bool", test_compare_where_bool);
   g_test_add_func("/cpu-codegen/rejects-half", test_rejects_half);
   g_test_add_func("/cpu-codegen/missing-compiler", test_missing_compiler);
@@ -368,6 +468,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/cpu-codegen/run-layouts", test_run_layouts);
     g_test_add_func("/cpu-codegen/run-double-int-bool", test_run_double_int_bool);
     g_test_add_func("/cpu-codegen/cache", test_cache);
+    g_test_add_func("/cpu-codegen/run-sum-to", test_run_sum_to);
   }
   return g_test_run();
 }
