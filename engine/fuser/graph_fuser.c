@@ -290,10 +290,20 @@ static IrNode *try_fuse(IrNode *consumer, IrValue *producer) {
   return group;
 }
 
-static bool only_chunk_or_size_users(const IrValue *v, const IrNode *chunk) {
+static bool is_size_of(const IrNode *n) {
+  return n->kind == IR_ATEN_SIZE && ir_n_inputs(n) == 1;
+}
+
+/* May the op making `v` move past `chunk` into `consumer`? When every other user of v reads
+ * its size, or comes after the consumer in its block: those read the pieces concatenated back
+ * (a FusedConcat that joins the group as an output; MiLSTM's alpha * Wx, saved for the
+ * backward, is computed by the forward's group instead of by itself). */
+static bool chunk_move_users_ok(const IrValue *v, const IrNode *chunk, const IrNode *consumer) {
   for (guint u = 0; u < v->uses->len; u++) {
     IrNode *user = g_array_index(v->uses, IrUse, u).user;
-    if (user != chunk && !(user->kind == IR_ATEN_SIZE && ir_n_inputs(user) == 1))
+    bool later = user->owning_block == consumer->owning_block &&
+                 (user == consumer->owning_block->ret || ir_node_is_after(user, consumer));
+    if (user != chunk && !is_size_of(user) && !later)
       return false;
   }
   return true;
@@ -329,7 +339,7 @@ static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
   for (; pi < ir_n_inputs(chunk); pi++) {
     IrNode *cand = ir_input(chunk, pi)->node;
     if (cand->owning_block == chunk->owning_block && is_pointwise(cand) &&
-        only_chunk_or_size_users(ir_input(chunk, pi), chunk)) {
+        chunk_move_users_ok(ir_input(chunk, pi), chunk, consumer)) {
       op = cand;
       break;
     }
@@ -376,6 +386,7 @@ static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
     g_ptr_array_add(chunked, GUINT_TO_POINTER(j * nchunks));
   }
   IrNode *cursor = bchunk;
+  g_autoptr(GPtrArray) copies = g_ptr_array_new();
   for (guint k = 0; k < nchunks; k++) {
     IrValue *piece = ir_output(bchunk, pi * nchunks + k);
     IrNode *copy = ir_node_create(graph, op->kind, 1);
@@ -393,6 +404,7 @@ static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
     ir_node_insert_after(copy, cursor);
     cursor = copy;
     ir_value_replace_all_uses_with(piece, ir_output(copy, 0));
+    g_ptr_array_add(copies, ir_output(copy, 0));
   }
   g_ptr_array_free(chunked, TRUE);
   ir_node_remove_input(bchunk, pi);
@@ -400,6 +412,19 @@ static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
     ir_node_erase_output(bchunk, pi * nchunks);
 
   IrValue *result = ir_output(op, 0);
+  bool rejoin = false;
+  for (guint u = 0; u < result->uses->len; u++)
+    rejoin |= !is_size_of(g_array_index(result->uses, IrUse, u).user);
+  if (rejoin) {
+    IrNode *fc = ir_node_create(graph, IR_PRIM_FUSED_CONCAT, 1);
+    for (guint k = 0; k < copies->len; k++)
+      ir_node_add_input(fc, g_ptr_array_index(copies, k));
+    ir_node_set_attr_i(fc, IR_ATTR_DIM, ir_node_attr_i(bchunk, IR_ATTR_DIM));
+    ir_value_set_type(ir_output(fc, 0), result->type);
+    fc->source = op->source;
+    ir_node_insert_after(fc, consumer);
+    ir_value_replace_uses_after(result, ir_output(fc, 0), fc);
+  }
   if (result->uses->len > 0) {
     IrNode *saved = graph->insert_before;
     ir_graph_set_insert_point(graph, op->next);
@@ -442,11 +467,34 @@ static IrNode *scan_node(IrNode *consumer, bool *changed) {
 
 /* ---------------- concats ---------------- */
 
+/* A group around `fc`, its producers merged in. */
+static IrNode *grow_concat_group(IrNode *fc) {
+  IrNode *group = ad_subgraph_create_singleton(fc, IR_PRIM_FUSION_GROUP);
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    g_autoptr(GPtrArray) producers = producers_reverse_topological(group);
+    for (guint i = 0; i < producers->len && !grew; i++) {
+      IrValue *v = g_ptr_array_index(producers, i);
+      if (v->node->kind != IR_ATEN_GRAD_SUM_TO_SIZE && try_fuse(group, v))
+        grew = true;
+    }
+  }
+  return group;
+}
+
+/* aten::cat of a list construct with a fusible producer becomes a FusedConcat, and every
+ * FusedConcat outside a group (those made so, and those try_move_chunk makes) a group. */
 static bool fuse_concats(IrBlock *block) {
   bool changed = false;
   IrGraph *graph = block->graph;
   for (IrNode *n = block->ret->prev; n != block->param;) {
     IrNode *prev = n->prev;
+    if (n->kind == IR_PRIM_FUSED_CONCAT) {
+      n = grow_concat_group(n)->prev;
+      changed = true;
+      continue;
+    }
     IrValue *list = n->kind == IR_ATEN_CAT && ir_n_inputs(n) == 2 ? ir_input(n, 0) : NULL;
     IrValue *dim = list ? ir_input(n, 1) : NULL;
     if (!list || list->node->kind != IR_PRIM_LIST_CONSTRUCT || list->uses->len != 1 ||
@@ -478,20 +526,8 @@ static bool fuse_concats(IrBlock *block) {
     ir_value_replace_all_uses_with(ir_output(n, 0), ir_output(fc, 0));
     ir_node_destroy(n);
     ir_node_destroy(lc);
-    IrNode *group = ad_subgraph_create_singleton(fc, IR_PRIM_FUSION_GROUP);
-    bool grew = true;
-    while (grew) {
-      grew = false;
-      GPtrArray *producers = producers_reverse_topological(group);
-      for (guint i = 0; i < producers->len && !grew; i++) {
-        IrValue *v = g_ptr_array_index(producers, i);
-        if (v->node->kind != IR_ATEN_GRAD_SUM_TO_SIZE && try_fuse(group, v))
-          grew = true;
-      }
-      g_ptr_array_free(producers, TRUE);
-    }
     changed = true;
-    n = group->prev;
+    n = grow_concat_group(fc)->prev;
   }
   return changed;
 }
@@ -610,6 +646,95 @@ static bool fuse_chunks_into_groups(IrBlock *block) {
     g_ptr_array_free(producers, TRUE);
     if (!again)
       g = g->prev;
+  }
+  return changed;
+}
+
+/* ---------------- sums of what a group reads ---------------- */
+
+static gint group_input_index(const IrNode *group, const IrValue *v) {
+  for (guint i = 0; i < ir_n_inputs(group); i++)
+    if (ir_input(group, i) == v)
+      return (gint)i;
+  return -1;
+}
+
+/* Does `group` read `x` whole, element for element over its map? Not when it chunks x, nor
+ * when it concatenates (its map is then a piece). */
+static bool reads_whole(const IrNode *group, const IrValue *x) {
+  gint i = group_input_index(group, x);
+  if (i < 0 || body_has(group, IR_PRIM_FUSED_CONCAT))
+    return false;
+  const IrValue *bx = g_ptr_array_index(ir_graph_inputs(ad_subgraph_body(group)), (guint)i);
+  for (guint u = 0; u < bx->uses->len; u++)
+    if (g_array_index(bx->uses, IrUse, u).user->kind == IR_PRIM_CONSTANT_CHUNK)
+      return false;
+  return true;
+}
+
+/* May the sum `sum` become an output of `group`: is its size known before the group, and is
+ * its result used only after it? */
+static bool sum_fits_at(const IrNode *sum, const IrNode *group) {
+  const IrNode *def = ir_input(sum, 1)->node;
+  if (def->owning_block == group->owning_block && def != group->owning_block->param &&
+      !ir_node_is_before(def, group))
+    return false;
+  const IrValue *out = ir_output(sum, 0);
+  for (guint u = 0; u < out->uses->len; u++) {
+    const IrNode *user = g_array_index(out->uses, IrUse, u).user;
+    if (user->owning_block != group->owning_block ||
+        (user != group->owning_block->ret && !ir_node_is_after(user, group)))
+      return false;
+  }
+  return true;
+}
+
+/* `sum` becomes one more output of `group`, a _grad_sum_to_size of the body input it sums. */
+static void add_sum_output(IrNode *group, IrNode *sum) {
+  IrGraph *body = ad_subgraph_body(group);
+  IrValue *x = ir_input(sum, 0), *size = ir_input(sum, 1);
+  gint si = group_input_index(group, size);
+  IrValue *body_size;
+  if (si < 0) {
+    ir_node_add_input(group, size);
+    body_size = ir_graph_add_input(body, size->type, NULL);
+  } else {
+    body_size = g_ptr_array_index(ir_graph_inputs(body), (guint)si);
+  }
+  IrValue *args[2] = {g_ptr_array_index(ir_graph_inputs(body), (guint)group_input_index(group, x)),
+                      body_size};
+  IrNode *saved = body->insert_before;
+  ir_graph_set_insert_point(body, body->block->ret);
+  IrNode *inner = ir_graph_insert_op(body, IR_ATEN_GRAD_SUM_TO_SIZE, args, 2, 1);
+  ir_graph_set_insert_point(body, saved);
+  inner->source = sum->source;
+  ir_value_set_type(ir_output(inner, 0), ir_output(sum, 0)->type);
+  ir_graph_add_output(body, ir_output(inner, 0));
+  ir_value_replace_all_uses_with(ir_output(sum, 0),
+                                 ir_node_add_output(group, ir_output(sum, 0)->type));
+  ir_node_destroy(sum);
+}
+
+/* A _grad_sum_to_size left outside every group whose tensor a group reads whole joins that
+ * group as one more output (a horizontal merge): the kernel reads the tensor anyway and sums
+ * it in its loop, instead of a pass of its own over it (the MiLSTM's bias gradient, a sum of
+ * the gates' gradient that three groups read). Where the group's map turns out larger than
+ * the tensor, backends sum the output after the kernel, as any other. */
+static bool fuse_sums_of_group_inputs(IrBlock *block) {
+  bool changed = false;
+  for (IrNode *n = block->param->next; n != block->ret;) {
+    IrNode *next = n->next;
+    IrValue *x = is_grad_sum_to_size(n) ? ir_input(n, 0) : NULL;
+    for (guint u = 0; x && u < x->uses->len; u++) {
+      IrNode *group = g_array_index(x->uses, IrUse, u).user;
+      if (group->kind == IR_PRIM_FUSION_GROUP && group->owning_block == block &&
+          reads_whole(group, x) && sum_fits_at(n, group)) {
+        add_sum_output(group, n);
+        changed = true;
+        break;
+      }
+    }
+    n = next;
   }
   return changed;
 }
@@ -787,6 +912,7 @@ static bool fuse_block(IrBlock *block) {
   }
   lower_broadcasting_chunks(block);
   changed |= fuse_chunks_into_groups(block);
+  changed |= fuse_sums_of_group_inputs(block);
   GPtrArray *groups = g_ptr_array_new(); /* finishing destroys size nodes beside groups */
   IR_FOR_EACH_NODE(g, block) {
     if (g->kind == IR_PRIM_FUSION_GROUP)

@@ -360,6 +360,26 @@ static void test_run_sum_to(void) {
       rt_tensor_unref(a);
       rt_tensor_unref(b);
     }
+  /* A group input summed as an output (FuseGraph's horizontal merge of a sum): where the
+   * map is larger than the input (%x [1, H] against %a [B, H]) the input is summed once. */
+  static const char passthrough[] = "graph(%x : Float(*, *), %a : Float(*, *), %s : int[]):\n"
+                                    "  %k : Float(*, *) = aten::_grad_sum_to_size(%x, %s)\n"
+                                    "  %y : Float(*, *) = aten::sigmoid(%x)\n"
+                                    "  %h : Float(*, *) = aten::mul(%y, %a)\n"
+                                    "  return (%k, %h)\n";
+  g = source_lines_parse(passthrough);
+  g_assert_cmpuint(ir_n_outputs(fused_group(g)), ==, 2);
+  ir_graph_free(g);
+  int64_t rows[2] = {600, 1};
+  for (guint r = 0; r < 2; r++) {
+    RtTensor *x = randn(IR_DTYPE_FLOAT32, 2, rows[r], 1000, 13);
+    RtTensor *a = randn(IR_DTYPE_FLOAT32, 2, 600, 1000, 14);
+    gint64 to[1] = {1000};
+    RtValue in[3] = {rt_tensor(x), rt_tensor(a), rt_int_list(to, 1)};
+    compare(passthrough, in, 3);
+    for (guint i = 0; i < 3; i++)
+      rt_value_unref(in[i]);
+  }
   /* The C backend did sum in its kernels: over the batch and along rows. */
   GPtrArray *entries = cpu_compile_entries();
   bool over_batch = false, along_rows = false;

@@ -125,6 +125,44 @@ static void test_sum_of_unsummed_output_joins(void) {
   ir_graph_free(g);
 }
 
+/* A sum left outside joins a group that reads its tensor whole (a horizontal merge), unless
+ * the group chunks that tensor or the sum's result is used before the group. */
+static void test_sum_of_group_input_joins(void) {
+  IrGraph *g = parse("graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %s : int[]):\n"
+                     "  %x : Float(*, *) = aten::mm(%a, %b)\n"
+                     "  %k : Float(*, *) = aten::_grad_sum_to_size(%x, %s)\n"
+                     "  %y : Float(*, *) = aten::sigmoid(%x)\n"
+                     "  %h : Float(*, *) = aten::mul(%y, %a)\n"
+                     "  return (%k, %h)\n");
+  g_assert_true(pass_fuse_graph(g));
+  ir_graph_assert_valid(g, "fuse_graph");
+  g_assert_cmpuint(count_kind(g, IR_PRIM_FUSION_GROUP), ==, 1);
+  g_assert_cmpuint(count_kind(g, IR_ATEN_GRAD_SUM_TO_SIZE), ==, 0);
+  ir_graph_free(g);
+
+  g = parse("graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %s : int[]):\n"
+            "  %x : Float(*, *) = aten::mm(%a, %b)\n"
+            "  %k : Float(*, *) = aten::_grad_sum_to_size(%x, %s)\n"
+            "  %p : Float(*, *), %q : Float(*, *) = prim::ConstantChunk[chunks=2, dim=1](%x)\n"
+            "  %y : Float(*, *) = aten::sigmoid(%p)\n"
+            "  %h : Float(*, *) = aten::mul(%y, %q)\n"
+            "  return (%k, %h)\n");
+  g_assert_true(pass_fuse_graph(g));
+  g_assert_cmpuint(count_kind(g, IR_ATEN_GRAD_SUM_TO_SIZE), ==, 1);
+  ir_graph_free(g);
+
+  g = parse("graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %s : int[]):\n"
+            "  %x : Float(*, *) = aten::mm(%a, %b)\n"
+            "  %k : Float(*, *) = aten::_grad_sum_to_size(%x, %s)\n"
+            "  %m : Float(*, *) = aten::mm(%k, %b)\n"
+            "  %y : Float(*, *) = aten::sigmoid(%x)\n"
+            "  %h : Float(*, *) = aten::mul(%y, %m)\n"
+            "  return (%h)\n");
+  g_assert_true(pass_fuse_graph(g));
+  g_assert_cmpuint(count_kind(g, IR_ATEN_GRAD_SUM_TO_SIZE), ==, 1);
+  ir_graph_free(g);
+}
+
 static void test_nothing_to_fuse(void) {
   IrGraph *g = parse("graph(%a : Float(*, *),\n      %b : Float(*, *)):\n"
                      "  %x : Float(*, *) = aten::mm(%a, %b)\n"
@@ -262,6 +300,49 @@ static void test_cpu_loop_chunk_concat_broadcast(void) {
     rt_value_unref(in[i]);
     rt_value_unref(big[i]);
   }
+}
+
+/* A pointwise op whose result is chunked into a group and also used after it moves into the
+ * group all the same: the later user reads the pieces concatenated back, a FusedConcat output
+ * of the group (no op left outside), with the numbers of the unfused graph; an earlier user
+ * keeps the op outside. */
+static void test_chunk_move_rejoins_later_user(void) {
+  const char *text =
+      "graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %c : Float(*, *)):\n"
+      "  %x : Float(*, *) = aten::mul(%a, %b)\n"
+      "  %p : Float(*, *), %q : Float(*, *) = prim::ConstantChunk[chunks=2, dim=1](%x)\n"
+      "  %y : Float(*, *) = aten::sigmoid(%p)\n"
+      "  %h : Float(*, *) = aten::mul(%y, %q)\n"
+      "  %z : Float(*, *) = aten::mm(%x, %c)\n"
+      "  return (%h, %z)\n";
+  IrGraph *g = parse(text);
+  g_assert_true(pass_fuse_graph(g));
+  ir_graph_assert_valid(g, "fuse_graph");
+  g_assert_cmpuint(count_kind(g, IR_PRIM_FUSION_GROUP), ==, 1);
+  g_assert_cmpuint(count_kind(g, IR_ATEN_MUL), ==, 0);
+  IrNode *group = NULL;
+  IR_FOR_EACH_NODE(n, g->block) {
+    if (n->kind == IR_PRIM_FUSION_GROUP)
+      group = n;
+  }
+  g_assert_cmpuint(count_kind(ir_node_attr_g(group, IR_ATTR_SUBGRAPH), IR_PRIM_FUSED_CONCAT), ==,
+                   1);
+  ir_graph_free(g);
+  RtValue in[3] = {randn(6, 8, 7), randn(6, 8, 8), randn(8, 8, 9)};
+  compare_fused_with_interpreter(text, in, 3);
+  for (guint i = 0; i < 3; i++)
+    rt_value_unref(in[i]);
+
+  g = parse("graph(%a : Float(*, *),\n      %b : Float(*, *),\n      %c : Float(*, *)):\n"
+            "  %x : Float(*, *) = aten::mul(%a, %b)\n"
+            "  %z : Float(*, *) = aten::mm(%x, %c)\n"
+            "  %p : Float(*, *), %q : Float(*, *) = prim::ConstantChunk[chunks=2, dim=1](%x)\n"
+            "  %y : Float(*, *) = aten::sigmoid(%p)\n"
+            "  %h : Float(*, *) = aten::mul(%y, %q)\n"
+            "  return (%h, %z)\n");
+  g_assert_true(pass_fuse_graph(g));
+  g_assert_cmpuint(count_kind(g, IR_ATEN_MUL), ==, 1);
+  ir_graph_free(g);
 }
 
 /* The done-when structures hold for device=cuda specs too: with CUDA (the cudaemu suite runs
@@ -494,9 +575,12 @@ int main(int argc, char **argv) {
   g_test_add_func("/fuser/text/size-and-sum-to", test_text_size_and_sum_to);
   g_test_add_func("/fuser/text/sum-to-not-commuting", test_sum_to_not_commuting_stays_outside);
   g_test_add_func("/fuser/text/sum-of-unsummed-output-joins", test_sum_of_unsummed_output_joins);
+  g_test_add_func("/fuser/text/sum-of-group-input-joins", test_sum_of_group_input_joins);
   g_test_add_func("/fuser/text/nothing-to-fuse", test_nothing_to_fuse);
   g_test_add_func("/fuser/expressions", test_expressions);
   g_test_add_func("/fuser/cpu-loop/chunk-concat-broadcast", test_cpu_loop_chunk_concat_broadcast);
+  g_test_add_func("/fuser/cpu-loop/chunk-move-rejoins-later-user",
+                  test_chunk_move_rejoins_later_user);
   g_test_add_func("/fuser/done-when/lstm", test_lstm_structure);
   g_test_add_func("/fuser/done-when/broadcast-cell", test_broadcast_cell_forward);
   g_test_add_func("/fuser/done-when/lstm-cuda", test_lstm_structure_cuda);
