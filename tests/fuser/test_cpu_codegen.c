@@ -338,7 +338,8 @@ static void test_run_sum_to(void) {
   g_auto(GStrv) pieces = g_strsplit(text, "Float(", -1);
   g_autofree char *text_double = g_strjoinv("Double(", pieces);
   const char *texts[2] = {text, text_double};
-  int64_t shapes[2][2] = {{3, 5}, {600, 1000}}; /* serial; two threads */
+  /* Serial; two threads, each part starting or ending inside a row. */
+  int64_t shapes[2][2] = {{3, 5}, {601, 999}};
   IrDtype dtypes[2] = {IR_DTYPE_FLOAT32, IR_DTYPE_FLOAT64};
   for (guint s = 0; s < 2; s++)
     for (guint t = 0; t < 2; t++) {
