@@ -397,11 +397,12 @@ static void collect_plans(ExecSession *session, guint from, Capture *capture, Ap
     wp->fusion_groups = g_ptr_array_new_with_free_func((GDestroyNotify)group_free);
     wp->fuser_records = g_ptr_array_new_with_free_func((GDestroyNotify)record_free);
     wp->fuser_summary = g_strdup("");
-    if (plan->memory) {
+    const ExecMemoryPlan *memory = exec_plan_memory(plan);
+    if (memory) {
       wp->has_memory_plan = true;
-      wp->memory_peak_bytes = plan->memory->peak_bytes;
-      wp->memory_unshared_bytes = plan->memory->unshared_bytes;
-      wp->memory_buffers = plan->memory->buffer_bytes->len;
+      wp->memory_peak_bytes = memory->peak_bytes;
+      wp->memory_unshared_bytes = memory->unshared_bytes;
+      wp->memory_buffers = memory->buffer_bytes->len;
     }
     GPtrArray *graphs = g_hash_table_lookup(capture->graphs, plan);
     for (guint s = 0; s < plan->stages->len; s++) {

@@ -23,8 +23,9 @@ JsonNode *app_plan_to_json(const ExecPlan *plan) {
   json_out_member_string(b, "kind", plan->kind == EXEC_PLAN_FORWARD ? "forward" : "backward");
   json_out_member_string(b, "graph", plan->graph_name);
   json_out_member_string(b, "spec", plan->spec_text);
-  if (plan->memory)
-    json_out_member_value(b, "memory", memory_plan_to_json(plan->memory));
+  const ExecMemoryPlan *memory = exec_plan_memory(plan);
+  if (memory)
+    json_out_member_value(b, "memory", memory_plan_to_json(memory));
   json_builder_set_member_name(b, "stages");
   json_builder_begin_array(b);
   for (guint i = 0; i < plan->stages->len; i++) {

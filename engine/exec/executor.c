@@ -39,6 +39,7 @@ static void plan_free(gpointer p) {
   ExecPlan *plan = p;
   clear_last_inputs(plan);
   rt_code_free(plan->code);
+  exec_memory_inputs_free(plan->memory_inputs);
   exec_memory_plan_free(plan->memory);
   g_hash_table_destroy(plan->diff_states);
   if (plan->tape_formulas)
@@ -174,12 +175,22 @@ ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, 
   }
   g_autoptr(GArray) flat = g_array_new(FALSE, FALSE, sizeof(RtValue));
   flatten_inputs(flat, inputs, n_inputs);
-  plan->memory = exec_memory_plan_new(plan->graph, (const RtValue *)flat->data, flat->len);
+  plan->memory_inputs = exec_memory_inputs_new((const RtValue *)flat->data, flat->len);
   plan->compile_ms = (double)(g_get_monotonic_time() - started) / 1000.0;
   g_hash_table_insert(executor->plans, spec, plan);
   executor->recent_spec = spec;
   executor->recent_plan = plan;
   return plan;
+}
+
+const ExecMemoryPlan *exec_plan_memory(const ExecPlan *plan) {
+  static GMutex lock;
+  g_mutex_lock(&lock);
+  ExecPlan *cache = (ExecPlan *)plan;
+  if (!cache->memory && cache->memory_inputs)
+    cache->memory = exec_memory_plan_for(plan->graph, plan->memory_inputs);
+  g_mutex_unlock(&lock);
+  return plan->memory;
 }
 
 bool exec_plan_run_special(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,

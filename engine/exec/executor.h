@@ -61,8 +61,10 @@ struct ExecPlan {
                           when the session records inputs (check, the workbench); else NULL */
   RtGenerator *last_generator; /* the random generator as that run began, with last_inputs */
   FuserPlanState *fuser;       /* the fusion groups' records and backend caches (fuser.h), owned */
-  struct ExecMemoryPlan *memory; /* the static memory plan for the spec's inputs
-                                    (memory_plan.h), made with the code */
+  /* The static memory plan for the spec's inputs (memory_plan.h): an analysis for the
+   * reports, made on the first exec_plan_memory from what the compile kept of the inputs. */
+  struct ExecMemoryInputs *memory_inputs;
+  struct ExecMemoryPlan *memory;
 };
 
 /* Called after every stage of every compile when set (tests plant faults with it). */
@@ -98,6 +100,9 @@ ExecPlan *exec_executor_plan_for(ExecExecutor *executor, const RtValue *inputs, 
  * With grad mode on, outputs carry autograd history. */
 bool exec_executor_run(ExecExecutor *executor, const RtValue *inputs, guint n_inputs,
                        RtValue **outputs, guint *n_outputs, GError **error);
+/* The plan's static memory plan, made on the first call (a cache: the plan is otherwise not
+ * changed; the workbench's threads may ask at once). */
+const struct ExecMemoryPlan *exec_plan_memory(const ExecPlan *plan);
 /* The plan the latest exec_executor_run used, or NULL before the first run. */
 ExecPlan *exec_executor_last_plan(const ExecExecutor *executor);
 guint exec_executor_cache_hits(const ExecExecutor *executor);

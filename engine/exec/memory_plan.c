@@ -353,7 +353,43 @@ static bool fold_size_lists(IrBlock *block) {
  * size -> BroadcastSizes -> expand -> group. */
 #define SIZING_ROUNDS 4
 
+struct ExecMemoryInputs {
+  guint n;
+  const IrType **types; /* a tensor's (interned), or NULL */
+  RtValue *values;      /* a non-tensor's (a reference), or None for a tensor */
+};
+
+ExecMemoryInputs *exec_memory_inputs_new(const RtValue *inputs, guint n_inputs) {
+  ExecMemoryInputs *m = g_new0(ExecMemoryInputs, 1);
+  m->n = n_inputs;
+  m->types = g_new0(const IrType *, n_inputs + 1);
+  m->values = g_new(RtValue, n_inputs + 1);
+  for (guint i = 0; i < n_inputs; i++) {
+    bool tensor = inputs[i].tag == RT_TENSOR && inputs[i].u.tensor;
+    m->types[i] = tensor ? rt_tensor_type(inputs[i].u.tensor) : NULL;
+    m->values[i] = tensor ? rt_none() : rt_value_ref(inputs[i]);
+  }
+  return m;
+}
+
+void exec_memory_inputs_free(ExecMemoryInputs *m) {
+  if (m == NULL)
+    return;
+  for (guint i = 0; i < m->n; i++)
+    rt_value_unref(m->values[i]);
+  g_free(m->types);
+  g_free(m->values);
+  g_free(m);
+}
+
 ExecMemoryPlan *exec_memory_plan_new(const IrGraph *graph, const RtValue *inputs, guint n_inputs) {
+  ExecMemoryInputs *m = exec_memory_inputs_new(inputs, n_inputs);
+  ExecMemoryPlan *plan = exec_memory_plan_for(graph, m);
+  exec_memory_inputs_free(m);
+  return plan;
+}
+
+ExecMemoryPlan *exec_memory_plan_for(const IrGraph *graph, const ExecMemoryInputs *m) {
   IrGraph *sized = ir_graph_copy(graph);
   GPtrArray *params = ir_graph_inputs(sized);
   IrNode *first = NULL;
@@ -361,12 +397,14 @@ ExecMemoryPlan *exec_memory_plan_new(const IrGraph *graph, const RtValue *inputs
     if (first == NULL)
       first = node;
   }
-  for (guint i = 0; i < params->len && i < n_inputs; i++) {
+  const RtValue *inputs = m->values;
+  for (guint i = 0; i < params->len && i < m->n; i++) {
     IrValue *v = g_ptr_array_index(params, i);
     gint64 sizes[IR_MAX_RANK];
     guint n = 0;
-    if (inputs[i].tag == RT_TENSOR && inputs[i].u.tensor && v->type->kind == IR_TYPE_TENSOR) {
-      v->type = rt_tensor_type(inputs[i].u.tensor);
+    if (m->types[i]) {
+      if (v->type->kind == IR_TYPE_TENSOR)
+        v->type = m->types[i];
     } else if (first != NULL && v->uses->len > 0 &&
                (inputs[i].tag == RT_NONE ||
                 (inputs[i].tag == RT_LIST &&

@@ -44,8 +44,16 @@ typedef struct ExecMemoryPlan {
   guint n_unsized; /* of those, how many the shapes could not size */
 } ExecMemoryPlan;
 
-/* The memory plan of `graph` run on `inputs` (flattened as the plan's graph takes them;
- * borrowed). */
+/* What a memory plan reads of a run's inputs (flattened as the plan's graph takes them), kept
+ * without holding the tensors: each tensor's type (dtype, sizes, strides), the int lists and
+ * Nones that size inputs take. */
+typedef struct ExecMemoryInputs ExecMemoryInputs;
+ExecMemoryInputs *exec_memory_inputs_new(const RtValue *inputs, guint n_inputs);
+void exec_memory_inputs_free(ExecMemoryInputs *inputs);
+
+/* The memory plan of `graph` run on such inputs. */
+ExecMemoryPlan *exec_memory_plan_for(const IrGraph *graph, const ExecMemoryInputs *inputs);
+/* The same from the inputs themselves (borrowed). */
 ExecMemoryPlan *exec_memory_plan_new(const IrGraph *graph, const RtValue *inputs, guint n_inputs);
 /* The memory plan of a graph whose values already carry the types to size them with. */
 ExecMemoryPlan *exec_memory_plan_of_typed_graph(const IrGraph *graph);

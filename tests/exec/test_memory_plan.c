@@ -99,11 +99,18 @@ static void test_executor_plans(void) {
     g_assert_true(exec_executor_run(ex, in, 2, &outs, &n_outs, &error));
     g_assert_no_error(error);
     const ExecPlan *plan = exec_executor_last_plan(ex);
-    g_assert_nonnull(plan->memory);
-    check_invariants(plan->memory);
-    g_assert_cmpuint(plan->memory->n_unsized, ==, 0);
-    g_assert_cmpuint(plan->memory->n_values, >=, 3);
-    g_assert_cmpuint(plan->memory->peak_bytes, >=, 2 * TENSOR_BYTES);
+    const ExecMemoryPlan *memory = exec_plan_memory(plan);
+    g_assert_nonnull(memory);
+    check_invariants(memory);
+    g_assert_cmpuint(memory->n_unsized, ==, 0);
+    g_assert_cmpuint(memory->n_values, >=, 3);
+    g_assert_cmpuint(memory->peak_bytes, >=, 2 * TENSOR_BYTES);
+    /* Made after the run from what the compile kept: as made from the inputs themselves. */
+    g_autoptr(ExecMemoryPlan) direct = exec_memory_plan_new(plan->graph, in, 2);
+    g_assert_cmpuint(direct->peak_bytes, ==, memory->peak_bytes);
+    g_assert_cmpuint(direct->unshared_bytes, ==, memory->unshared_bytes);
+    g_assert_cmpuint(direct->buffer_bytes->len, ==, memory->buffer_bytes->len);
+    g_assert_true(exec_plan_memory(plan) == memory); /* made once */
     if (grad) {
       RtTensor *out = outs[0].u.tensor, *grads[1] = {NULL};
       g_assert_true(exec_session_backward(session, &out, NULL, 1, &w, 1, grads, &error));
