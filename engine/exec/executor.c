@@ -54,7 +54,8 @@ static void plan_free(gpointer p) {
 
 void exec_stage_free(ExecStage *stage) {
   g_free(stage->name);
-  g_free(stage->ir);
+  if (stage->ir)
+    g_ref_string_release(stage->ir);
   g_free(stage);
 }
 

@@ -25,7 +25,8 @@ typedef struct {
   double ms;         /* the stage's own time: one that runs and records stages of its own
                       * (differentiate) counts only the time outside them, so stages' times add
                       * up to at most the compile's */
-  char *ir;          /* the whole graph after the stage, subgraphs as `with` trailers */
+  char *ir;          /* the whole graph after the stage, subgraphs as `with` trailers; a GRefString,
+             * shared by the stages that changed nothing */
 } ExecStage;
 
 typedef struct ExecSession ExecSession;

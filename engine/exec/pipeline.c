@@ -24,7 +24,7 @@ struct ExecCompile {
   ExecSession *session;
   const ExecArgumentSpec *spec;
   GError **error;
-  char *previous_ir;
+  char *previous_ir;            /* a GRefString: the latest stage's text */
   guint64 previous_fingerprint; /* ir_graph_fingerprint of the graph previous_ir prints */
   gint64 recorded_us;           /* the recorded stages' times so far, summed */
 };
@@ -160,7 +160,7 @@ static void record_stage(ExecCompile *c, const char *name, const char *group, Ir
    * printing. Verifying sessions print anyway and check both claims. */
   bool claimed_same = pass_unchanged && c->previous_ir && !c->session->stage_hook;
   if (claimed_same && !c->session->verify) {
-    stage->ir = g_strdup(c->previous_ir);
+    stage->ir = g_ref_string_acquire(c->previous_ir);
     stage->changed = false;
     g_ptr_array_add(c->plan->stages, stage);
     return;
@@ -168,17 +168,21 @@ static void record_stage(ExecCompile *c, const char *name, const char *group, Ir
   guint64 fingerprint = ir_graph_fingerprint(whole);
   bool same = c->previous_ir && fingerprint == c->previous_fingerprint;
   if (same && !c->session->verify) {
-    stage->ir = g_strdup(c->previous_ir);
+    stage->ir = g_ref_string_acquire(c->previous_ir);
     stage->changed = false;
   } else {
-    stage->ir = ir_graph_to_string(whole);
-    stage->changed = !c->previous_ir || strcmp(stage->ir, c->previous_ir) != 0;
+    g_autofree char *text = ir_graph_to_string(whole);
+    stage->changed = !c->previous_ir || strcmp(text, c->previous_ir) != 0;
     if (same && stage->changed)
       g_error("pipeline invariant: %s changed the printed graph but not its fingerprint", name);
     if (claimed_same && stage->changed)
       g_error("pipeline invariant: %s returned false but changed the printed graph", name);
-    g_free(c->previous_ir);
-    c->previous_ir = g_strdup(stage->ir);
+    if (stage->changed) {
+      if (c->previous_ir)
+        g_ref_string_release(c->previous_ir);
+      c->previous_ir = g_ref_string_new(text);
+    }
+    stage->ir = g_ref_string_acquire(c->previous_ir);
     c->previous_fingerprint = fingerprint;
   }
   g_ptr_array_add(c->plan->stages, stage);
@@ -299,7 +303,8 @@ ExecPlan *exec_pipeline_compile(ExecExecutor *executor, const IrGraph *source,
       run_stage_list(&c, nondiff_stages, G_N_ELEMENTS(nondiff_stages), plan->graph, plan->graph,
                      NULL, false);
   }
-  g_free(c.previous_ir);
+  if (c.previous_ir)
+    g_ref_string_release(c.previous_ir);
   g_clear_error(&local);
   if (!ok) {
     g_hash_table_destroy(plan->diff_states);
