@@ -55,6 +55,8 @@ static bool collect_operands(KernelAnalysis *ka, CpuKernelSource *k) {
     g_array_append_val(k->output_dtypes, vi->dtype);
     if (v->node->kind == IR_PRIM_FUSED_CONCAT) {
       int pieces = (int)ir_n_inputs(v->node);
+      if (pieces == 0) /* no kernel writes it: the interpreter's cat says why */
+        return kernel_analysis_fail(ka, "group output %u concatenates nothing", o);
       for (int p = 0; p < pieces; p++)
         add_arg(k->args, true, o, p, pieces, (int)ir_node_attr_i(v->node, IR_ATTR_DIM), vi->dtype,
                 true);

@@ -201,6 +201,8 @@ static void *program_create(const IrNode *group, GError **error) {
     if (v->node->kind == IR_PRIM_FUSED_CONCAT) {
       o.n_pieces = (int)ir_n_inputs(v->node);
       o.dim = ir_node_attr_i(v->node, IR_ATTR_DIM);
+      if (o.n_pieces == 0) /* the interpreter's cat says why */
+        ok = compile_fail(error, v->node, "a concatenation of nothing");
       for (int k = 0; k < o.n_pieces && ok; k++) {
         o.piece = k;
         o.slot = GPOINTER_TO_INT(g_hash_table_lookup(slot_of, ir_input(v->node, k))) - 1;

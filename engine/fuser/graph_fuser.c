@@ -483,16 +483,29 @@ static IrNode *grow_concat_group(IrNode *fc) {
   return group;
 }
 
+/* May the pieces `pieces` (a ListConstruct or FusedConcat node's inputs) and the result be a
+ * kernel's concatenation: one piece at least, every one a tensor of a dtype kernels take? */
+static bool concat_operands_ok(const IrNode *pieces, const IrValue *result) {
+  bool ok = ir_n_inputs(pieces) > 0 && kernel_dtype(result->type);
+  for (guint i = 0; ok && i < ir_n_inputs(pieces); i++)
+    ok = kernel_dtype(ir_input(pieces, i)->type);
+  return ok;
+}
+
 /* aten::cat of a list construct with a fusible producer becomes a FusedConcat, and every
- * FusedConcat outside a group (those made so, and those try_move_chunk makes) a group. */
+ * FusedConcat outside a group a kernel can compute (those made so, those try_move_chunk
+ * makes, a graph's own) a group. */
 static bool fuse_concats(IrBlock *block) {
   bool changed = false;
   IrGraph *graph = block->graph;
   for (IrNode *n = block->ret->prev; n != block->param;) {
     IrNode *prev = n->prev;
     if (n->kind == IR_PRIM_FUSED_CONCAT) {
-      n = grow_concat_group(n)->prev;
-      changed = true;
+      if (concat_operands_ok(n, ir_output(n, 0))) {
+        prev = grow_concat_group(n)->prev;
+        changed = true;
+      }
+      n = prev;
       continue;
     }
     IrValue *list = n->kind == IR_ATEN_CAT && ir_n_inputs(n) == 2 ? ir_input(n, 0) : NULL;
@@ -500,19 +513,18 @@ static bool fuse_concats(IrBlock *block) {
     if (!list || list->node->kind != IR_PRIM_LIST_CONSTRUCT || list->uses->len != 1 ||
         !is_constant(dim) || !ir_node_has_attr(dim->node, IR_ATTR_VALUE) ||
         ir_node_attr(dim->node, IR_ATTR_VALUE)->kind != IR_ATTR_I ||
-        !kernel_dtype(ir_output(n, 0)->type)) {
+        !concat_operands_ok(list->node, ir_output(n, 0))) {
       n = prev;
       continue;
     }
     IrNode *lc = list->node;
-    bool any = false, tensors_ok = ir_n_inputs(lc) > 0;
+    bool any = false;
     for (guint i = 0; i < ir_n_inputs(lc); i++) {
       IrNode *p = ir_input(lc, i)->node;
-      tensors_ok &= kernel_dtype(ir_input(lc, i)->type);
       any |= p->owning_block == block && is_fusible_producer(p) &&
              p->kind != IR_ATEN_GRAD_SUM_TO_SIZE && ir_node_can_move_before(p, lc);
     }
-    if (!any || !tensors_ok) {
+    if (!any) {
       n = prev;
       continue;
     }

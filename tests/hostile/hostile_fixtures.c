@@ -115,6 +115,18 @@ static const char cat_loop_ir[] = "graph(%x : Tensor):\n"
                                   "  return (%y)\n";
 
 /* An expand to 100000 x 100000 (a view) that an add then materializes (40 GB). */
+/* Concatenations of nothing, loose and in a group the graph gives: every fused backend must
+ * decline them (the C backend used to return an unwritten 0-d tensor) and leave the
+ * interpreter's error. */
+static const char empty_concat_ir[] = "graph(%x : Float(*, *)):\n"
+                                      "  %c : Float(*, *) = prim::FusedConcat[dim=0]()\n"
+                                      "  return (%c)\n";
+static const char empty_concat_group_ir[] = "graph(%x : Float(*, *)):\n"
+                                            "  %c : Float(*, *) = prim::FusionGroup_0(%x)\n"
+                                            "  return (%c)\n"
+                                            "with prim::FusionGroup_0 = graph(%x : Float(*, *)):\n"
+                                            "  %c : Float(*, *) = prim::FusedConcat[dim=0]()\n"
+                                            "  return (%c)\n";
 static const char expand_ir[] = "graph(%x : Tensor):\n"
                                 "  %sizes : int[] = prim::Constant[value=[100000, 100000]]()\n"
                                 "  %no : bool = prim::Constant[value=0]()\n"
@@ -156,6 +168,8 @@ void hostile_fixtures_write(const char *dir, const char *jitscope) {
   write_file(dir, "long_loop.ir", long_loop_ir, -1);
   write_file(dir, "cat_loop.ir", cat_loop_ir, -1);
   write_file(dir, "expand.ir", expand_ir, -1);
+  write_file(dir, "empty_concat.ir", empty_concat_ir, -1);
+  write_file(dir, "empty_concat_group.ir", empty_concat_group_ir, -1);
   write_file(dir, "expand_overflow.ir", expand_overflow_ir, -1);
   write_file(dir, "view_overflow.ir", view_overflow_ir, -1);
   write_file(dir, "bad_unpack.ir", bad_unpack_ir, -1);
