@@ -247,19 +247,22 @@ static void use_compiler(bool on) {
   cpu_compile_reset_compiler();
 }
 
-/* Generated C: small shapes (H not a multiple of a vector), then large enough for two threads
- * (600 x 1000 elements per [B, H] node). */
+/* Generated C: small shapes (H not a multiple of a vector), a batch of one and a hidden size of
+ * one (sums that sum nothing, dims that merge), then large enough for two threads (600 x 1000
+ * elements per [B, H] node). */
 static void test_generated_c(void) {
   use_compiler(true);
-  guint groups = run_programs(1, 40, 5, 7, "cpu-c") + run_programs(105, 3, 600, 1000, "cpu-c");
-  g_assert_cmpuint(groups, >=, 30); /* the programs do fuse, on this backend */
+  guint groups = run_programs(1, 40, 5, 7, "cpu-c") + run_programs(300, 10, 1, 7, "cpu-c") +
+                 run_programs(400, 10, 5, 1, "cpu-c") + run_programs(105, 3, 600, 1000, "cpu-c");
+  g_assert_cmpuint(groups, >=, 40); /* the programs do fuse, on this backend */
 }
 
 /* The CPU fused loop (no compiler): the same programs and more. */
 static void test_fused_loop(void) {
   use_compiler(false);
-  guint groups = run_programs(1, 120, 5, 7, "cpu") + run_programs(105, 2, 600, 1000, "cpu");
-  g_assert_cmpuint(groups, >=, 90);
+  guint groups = run_programs(1, 120, 5, 7, "cpu") + run_programs(300, 40, 1, 7, "cpu") +
+                 run_programs(400, 40, 5, 1, "cpu") + run_programs(105, 2, 600, 1000, "cpu");
+  g_assert_cmpuint(groups, >=, 150);
   use_compiler(true);
 }
 
