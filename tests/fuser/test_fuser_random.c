@@ -3,7 +3,9 @@
  * _grad_sum_to_size to [H], [1, H] and [B, 1], and concatenations, each run through the
  * executor with the fuser on (generated C, then the CPU fused loop with JITSCOPE_CC=none) and
  * compared with the interpreter on the unfused graph: same shapes, same NaNs, values within
- * 1e-4 relative. Every program has a fixed seed; a failure prints the program. */
+ * 1e-4 relative; and some with every input requiring grad, their gradients through the
+ * executor with the fuser against those without it. Every program has a fixed seed; a
+ * failure prints the program (output 100 + i: the gradient of input i). */
 #include <math.h>
 #include <string.h>
 
@@ -231,6 +233,54 @@ static guint run_program(guint32 seed, guint n_nodes, int64_t B, int64_t H, cons
   return groups;
 }
 
+/* Forward and backward of program `seed` with every input requiring grad, through one
+ * session with the fuser and one without; the gradients (of ones for every output) agree. */
+static void run_gradients(guint32 seed, guint n_nodes, int64_t B, int64_t H) {
+  g_autofree char *text = random_program(seed, n_nodes);
+  IrGraph *graph = parse(text);
+  int64_t shapes[6][2] = {{B, 2 * H}, {B, 2 * H}, {B, H}, {H, 0}, {1, H}, {B, 1}};
+  int ranks[6] = {2, 2, 2, 1, 2, 2};
+  RtTensor *grads[2][6] = {{NULL}};
+  for (int fuse = 0; fuse < 2; fuse++) {
+    RtTensor *t[6];
+    RtValue in[6];
+    for (guint i = 0; i < 6; i++) {
+      t[i] = rt_tensor_randn(IR_DTYPE_FLOAT32, ranks[i], shapes[i], seed * 8u + i);
+      t[i]->requires_grad = true;
+      in[i] = rt_tensor(t[i]);
+    }
+    ExecSession *session = exec_session_new();
+    session->fuse = fuse;
+    ExecExecutor *ex = exec_executor_new(session, graph, "random", EXEC_PLAN_FORWARD);
+    RtValue *outs = NULL;
+    guint n_outs = 0;
+    GError *error = NULL;
+    if (!exec_executor_run(ex, in, 6, &outs, &n_outs, &error))
+      g_error("program %u: %s\n%s", seed, error->message, text);
+    g_autofree RtTensor **flat = g_new(RtTensor *, n_outs + 1);
+    for (guint i = 0; i < n_outs; i++)
+      flat[i] = outs[i].u.tensor;
+    if (!exec_session_backward(session, flat, NULL, n_outs, t, 6, grads[fuse], &error))
+      g_error("program %u, backward: %s\n%s", seed, error->message, text);
+    for (guint i = 0; i < n_outs; i++)
+      rt_value_unref(outs[i]);
+    g_free(outs);
+    for (guint i = 0; i < 6; i++)
+      rt_value_unref(in[i]);
+    exec_session_free(session);
+  }
+  for (guint i = 0; i < 6; i++) {
+    g_assert_true((grads[0][i] == NULL) == (grads[1][i] == NULL));
+    if (grads[0][i])
+      assert_close(grads[1][i], grads[0][i], seed, 100 + i, text);
+    if (grads[0][i])
+      rt_tensor_unref(grads[0][i]);
+    if (grads[1][i])
+      rt_tensor_unref(grads[1][i]);
+  }
+  ir_graph_free(graph);
+}
+
 /* Programs first .. first + count - 1 of 6 to 14 nodes; the groups they ran on `backend`. */
 static guint run_programs(guint first, guint count, int64_t B, int64_t H, const char *backend) {
   guint groups = 0;
@@ -255,6 +305,8 @@ static void test_generated_c(void) {
   guint groups = run_programs(1, 40, 5, 7, "cpu-c") + run_programs(300, 10, 1, 7, "cpu-c") +
                  run_programs(400, 10, 5, 1, "cpu-c") + run_programs(105, 3, 600, 1000, "cpu-c");
   g_assert_cmpuint(groups, >=, 40); /* the programs do fuse, on this backend */
+  for (guint s = 500; s < 520; s++)
+    run_gradients(s, 6 + s % 9, 5, 7);
 }
 
 /* The CPU fused loop (no compiler): the same programs and more. */
@@ -263,6 +315,8 @@ static void test_fused_loop(void) {
   guint groups = run_programs(1, 120, 5, 7, "cpu") + run_programs(300, 40, 1, 7, "cpu") +
                  run_programs(400, 40, 5, 1, "cpu") + run_programs(105, 2, 600, 1000, "cpu");
   g_assert_cmpuint(groups, >=, 150);
+  for (guint s = 500; s < 560; s++)
+    run_gradients(s, 6 + s % 9, 5, 7);
   use_compiler(true);
 }
 
