@@ -255,7 +255,7 @@ static void propagate_node(IrNode *node, bool *changed) {
   for (guint b = 0; b < ir_n_blocks(node); b++)
     propagate_block(ir_block(node, b), changed);
   ShapeInfo info;
-  if (!node->schema)
+  if (!node->schema && node->kind != IR_PRIM_FUSED_CONCAT) /* the one prim op with a rule */
     memset(&info, 0, sizeof info);
   else
     shape_rule_apply(node, &info);

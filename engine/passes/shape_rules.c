@@ -605,12 +605,15 @@ static bool shape_rule_max_dim(const IrNode *node, ShapeInfo *out) {
 }
 
 static bool shape_rule_cat(const IrNode *node, ShapeInfo *out) {
-  const IrNode *list = ir_input(node, 0)->node;
+  /* aten::cat reads the elements of a ListConstruct; prim::FusedConcat its own inputs. */
+  bool fused = node->kind == IR_PRIM_FUSED_CONCAT;
+  const IrNode *list = fused ? node : ir_input(node, 0)->node;
   gint64 dim;
   int d;
-  if (list->kind != IR_PRIM_LIST_CONSTRUCT || ir_n_inputs(list) == 0)
+  if ((!fused && list->kind != IR_PRIM_LIST_CONSTRUCT) || ir_n_inputs(list) == 0 ||
+      (fused && !ir_node_has_attr(node, IR_ATTR_DIM)))
     return false;
-  if (node->kind == IR_PRIM_FUSED_CONCAT)
+  if (fused)
     dim = ir_node_attr_i(node, IR_ATTR_DIM);
   else if (!pu_arg_int(node, "dim", &dim))
     return false;

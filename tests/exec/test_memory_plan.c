@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "../passes/lstm_cell.h"
+
 /* A chain where each intermediate dies one node after it is made: a [1,2], b [2,3],
  * c and its view d [3,5], e [5,6], f (returned) [6,end]; every tensor is 64x32 float32. */
 static const char chain[] =
@@ -129,9 +131,60 @@ static void test_executor_plans(void) {
   ir_graph_free(g);
 }
 
+/* The LSTM cell fused, forward and backward: every plan's values are sized, the backward's
+ * too (its fusion group writes the gates' gradient as a prim::FusedConcat, which shape
+ * propagation used to leave unsized: a peak of 0), and the backward's peak holds at least
+ * that gradient [B, 4H] and the two weight gradients [4H, H]. */
+static void test_lstm_plans_sized(void) {
+  IrGraph *g = parse(lstm_in);
+  ExecSession *session = exec_session_new();
+  session->fuse = true;
+  ExecExecutor *ex = exec_executor_new(session, g, "lstm", EXEC_PLAN_FORWARD);
+  enum { B = 4, H = 8 };
+  int64_t s_x[2] = {B, H}, s_w[2] = {4 * H, H}, s_b[1] = {4 * H};
+  RtTensor *t[7];
+  RtValue in[7];
+  for (guint i = 0; i < 7; i++) {
+    t[i] = rt_tensor_randn(IR_DTYPE_FLOAT32, i < 5 ? 2 : 1, i < 3 ? s_x : i < 5 ? s_w : s_b, i);
+    t[i]->requires_grad = i >= 3;
+    in[i] = rt_tensor(t[i]);
+  }
+  RtValue *outs = NULL;
+  guint n_outs = 0;
+  GError *error = NULL;
+  g_assert_true(exec_executor_run(ex, in, 7, &outs, &n_outs, &error));
+  g_assert_no_error(error);
+  RtTensor *flat[2] = {outs[0].u.seq->items[0].u.tensor, outs[0].u.seq->items[1].u.tensor};
+  RtTensor *grads[7] = {NULL};
+  g_assert_true(exec_session_backward(session, flat, NULL, 2, t, 7, grads, &error));
+  g_assert_no_error(error);
+  guint backward = 0;
+  for (guint p = 0; p < session->plans->len; p++) {
+    const ExecPlan *plan = g_ptr_array_index(session->plans, p);
+    const ExecMemoryPlan *memory = exec_plan_memory(plan);
+    check_invariants(memory);
+    g_assert_cmpuint(memory->n_unsized, ==, 0);
+    if (plan->kind == EXEC_PLAN_BACKWARD) {
+      g_assert_cmpuint(memory->peak_bytes, >=, (B * 4 * H + 2 * 4 * H * H) * sizeof(float));
+      backward++;
+    }
+  }
+  g_assert_cmpuint(backward, ==, 1);
+  for (guint i = 0; i < 7; i++) {
+    if (grads[i])
+      rt_tensor_unref(grads[i]);
+    rt_value_unref(in[i]);
+  }
+  rt_value_unref(outs[0]);
+  g_free(outs);
+  exec_session_free(session);
+  ir_graph_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/exec/memory-plan/chain-reuses-buffers", test_chain_reuses_buffers);
   g_test_add_func("/exec/memory-plan/executor-plans", test_executor_plans);
+  g_test_add_func("/exec/memory-plan/lstm-plans-sized", test_lstm_plans_sized);
   return g_test_run();
 }

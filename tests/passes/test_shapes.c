@@ -364,6 +364,38 @@ static void test_requires_grad(void) {
   ir_graph_free(g);
 }
 
+/* prim::FusedConcat, in a fusion group's body and as the group's output, is sized as aten::cat
+ * of its own inputs (it was left a bare Tensor: the backward plans' memory plans counted the
+ * LSTM gates' gradient and the products after it as unsized, their peak as 0). */
+static const char fused_concat_in[] = "graph(%x : Float(4, 3, strides=[3, 1], device=cpu),\n"
+                                      "      %y : Float(4, 5, strides=[5, 1], device=cpu)):\n"
+                                      "  %g : Tensor = prim::FusionGroup_0(%x, %y)\n"
+                                      "  %n : Tensor = prim::FusedConcat(%x, %y)\n"
+                                      "  return (%g, %n)\n"
+                                      "with prim::FusionGroup_0 = graph(%a : Float(*, *),\n"
+                                      "      %b : Float(*, *)):\n"
+                                      "  %s : Tensor = aten::sigmoid(%a)\n"
+                                      "  %c : Tensor = prim::FusedConcat[dim=1](%s, %b)\n"
+                                      "  return (%c)\n";
+
+static const char fused_concat_out[] =
+    "graph(%x : Float(4, 3, strides=[3, 1], device=cpu),\n"
+    "      %y : Float(4, 5, strides=[5, 1], device=cpu)):\n"
+    "  %g : Float(4, 8, strides=[8, 1], device=cpu) = prim::FusionGroup_0(%x, %y)\n"
+    "  %n : Tensor = prim::FusedConcat(%x, %y)\n"
+    "  return (%g, %n)\n"
+    "with prim::FusionGroup_0 = graph(%a : Float(4, 3, strides=[3, 1], device=cpu),\n"
+    "      %b : Float(4, 5, strides=[5, 1], device=cpu)):\n"
+    "  %s : Float(4, 3, strides=[3, 1], device=cpu) = aten::sigmoid(%a)\n"
+    "  %c : Float(4, 8, strides=[8, 1], device=cpu) = prim::FusedConcat[dim=1](%s, %b)\n"
+    "  return (%c)\n";
+
+static void test_shapes_fused_concat(void) {
+  IrGraph *g = pt_parse(fused_concat_in);
+  pt_check_graph(pass_propagate_input_shapes, g, fused_concat_out, true);
+  ir_graph_free(g);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/passes/shapes/lstm", test_shapes_lstm);
@@ -371,6 +403,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/passes/shapes/keep-requires-grad", test_shapes_keep_requires_grad);
   g_test_add_func("/passes/shapes/issue-11-rules", test_shapes_issue_11_rules);
   g_test_add_func("/passes/shapes/conv-and-pool", test_shapes_conv_pool);
+  g_test_add_func("/passes/shapes/fused-concat", test_shapes_fused_concat);
   g_test_add_func("/passes/shapes/conv-padding-mode", test_shapes_conv_padding_mode);
   g_test_add_func("/passes/shapes/conv-transpose", test_shapes_conv_transpose);
   g_test_add_func("/passes/requires-grad/blocks-and-loops", test_requires_grad);
