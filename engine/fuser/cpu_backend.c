@@ -485,7 +485,8 @@ static bool launch(const LastLaunch *l, RtValue *inputs, RtValue *outputs, GErro
     accumulates |= l->sums_in_kernel[o];
   bool two = accumulates && cpu_compile_parallel_parts(l->numel, parallel) > 1;
   g_autofree RtTensor **second = two ? g_new0(RtTensor *, l->n_outputs) : NULL;
-  g_autofree char **data = g_new(char *, 2 * (gsize)l->n_ops);
+  char *on_stack[64]; /* both parts' operands, for groups of up to 32 */
+  char **data = 2 * l->n_ops <= G_N_ELEMENTS(on_stack) ? on_stack : g_new(char *, 2 * l->n_ops);
   Launch run = {{data, two ? data + l->n_ops : data},
                 l->sizes,
                 l->flat_strides,
@@ -517,6 +518,8 @@ static bool launch(const LastLaunch *l, RtValue *inputs, RtValue *outputs, GErro
       rt_tensor_unref(second[o]);
   if (!ok)
     drop_outputs(outputs, l->n_outputs);
+  if (data != on_stack)
+    g_free(data);
   return ok;
 }
 
