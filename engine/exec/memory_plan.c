@@ -353,21 +353,33 @@ static bool fold_size_lists(IrBlock *block) {
  * size -> BroadcastSizes -> expand -> group. */
 #define SIZING_ROUNDS 4
 
+/* One input as a memory plan reads it; nothing is held (a list of tensors is not kept alive). */
+typedef struct {
+  const IrType *type; /* a tensor's (interned), or NULL */
+  int n_sizes;        /* an int list's length; -1: not one (nor None); -2: None */
+  gint64 sizes[IR_MAX_RANK];
+} MemoryInput;
+
 struct ExecMemoryInputs {
   guint n;
-  const IrType **types; /* a tensor's (interned), or NULL */
-  RtValue *values;      /* a non-tensor's (a reference), or None for a tensor */
+  MemoryInput *inputs;
 };
 
 ExecMemoryInputs *exec_memory_inputs_new(const RtValue *inputs, guint n_inputs) {
   ExecMemoryInputs *m = g_new0(ExecMemoryInputs, 1);
   m->n = n_inputs;
-  m->types = g_new0(const IrType *, n_inputs + 1);
-  m->values = g_new(RtValue, n_inputs + 1);
+  m->inputs = g_new0(MemoryInput, n_inputs + 1);
   for (guint i = 0; i < n_inputs; i++) {
-    bool tensor = inputs[i].tag == RT_TENSOR && inputs[i].u.tensor;
-    m->types[i] = tensor ? rt_tensor_type(inputs[i].u.tensor) : NULL;
-    m->values[i] = tensor ? rt_none() : rt_value_ref(inputs[i]);
+    MemoryInput *in = &m->inputs[i];
+    guint n = 0;
+    in->n_sizes = -1;
+    if (inputs[i].tag == RT_TENSOR && inputs[i].u.tensor)
+      in->type = rt_tensor_type(inputs[i].u.tensor);
+    else if (inputs[i].tag == RT_NONE)
+      in->n_sizes = -2;
+    else if (inputs[i].tag == RT_LIST &&
+             rt_value_to_int_list(inputs[i], in->sizes, IR_MAX_RANK, &n))
+      in->n_sizes = (int)n;
   }
   return m;
 }
@@ -375,10 +387,7 @@ ExecMemoryInputs *exec_memory_inputs_new(const RtValue *inputs, guint n_inputs) 
 void exec_memory_inputs_free(ExecMemoryInputs *m) {
   if (m == NULL)
     return;
-  for (guint i = 0; i < m->n; i++)
-    rt_value_unref(m->values[i]);
-  g_free(m->types);
-  g_free(m->values);
+  g_free(m->inputs);
   g_free(m);
 }
 
@@ -397,23 +406,19 @@ ExecMemoryPlan *exec_memory_plan_for(const IrGraph *graph, const ExecMemoryInput
     if (first == NULL)
       first = node;
   }
-  const RtValue *inputs = m->values;
   for (guint i = 0; i < params->len && i < m->n; i++) {
     IrValue *v = g_ptr_array_index(params, i);
-    gint64 sizes[IR_MAX_RANK];
-    guint n = 0;
-    if (m->types[i]) {
+    const MemoryInput *in = &m->inputs[i];
+    if (in->type) {
       if (v->type->kind == IR_TYPE_TENSOR)
-        v->type = m->types[i];
-    } else if (first != NULL && v->uses->len > 0 &&
-               (inputs[i].tag == RT_NONE ||
-                (inputs[i].tag == RT_LIST &&
-                 rt_value_to_int_list(inputs[i], sizes, IR_MAX_RANK, &n)))) {
+        v->type = in->type;
+    } else if (first != NULL && v->uses->len > 0 && in->n_sizes != -1) {
       /* Size lists (backward graphs take them) become constants, as the sizes they give. */
       ir_graph_set_insert_point(sized, first);
-      ir_value_replace_all_uses_with(v, inputs[i].tag == RT_NONE
-                                            ? ir_graph_insert_constant_none(sized)
-                                            : ir_graph_insert_constant_int_list(sized, sizes, n));
+      ir_value_replace_all_uses_with(
+          v, in->n_sizes == -2
+                 ? ir_graph_insert_constant_none(sized)
+                 : ir_graph_insert_constant_int_list(sized, in->sizes, (guint)in->n_sizes));
     }
   }
   for (int round = 0; round < SIZING_ROUNDS; round++) {

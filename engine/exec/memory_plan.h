@@ -45,7 +45,7 @@ typedef struct ExecMemoryPlan {
 } ExecMemoryPlan;
 
 /* What a memory plan reads of a run's inputs (flattened as the plan's graph takes them), kept
- * without holding the tensors: each tensor's type (dtype, sizes, strides), the int lists and
+ * without holding any value: each tensor's type (dtype, sizes, strides), the int lists and
  * Nones that size inputs take. */
 typedef struct ExecMemoryInputs ExecMemoryInputs;
 ExecMemoryInputs *exec_memory_inputs_new(const RtValue *inputs, guint n_inputs);
