@@ -3,201 +3,29 @@
  * prim::FusedConcat) in every block, producer into consumer, to a fixpoint; moves chunks
  * below their producers (prim::BroadcastingChunk, then lowered) and into groups; replaces
  * outputs used only for their size by size expressions; removes _grad_sum_to_size from the
- * kernel graphs, recording per output the input holding its target size (fuser.h).
+ * kernel graphs, recording per output the input holding its target size (fuser.h). Beyond the
+ * reference, where its LSTM structures are not at stake: a chunked op's later users read it
+ * from the group as a FusedConcat output, and sums join the groups that compute or read their
+ * tensor (group_sums.c, which holds every sum-to-size rule; fusible.c says what fuses).
  * Contract: returns whether the graph changed; leaves it valid. */
-#include <string.h>
-
 #include "autodiff/subgraph_utils.h"
 #include "fuser/fuser.h"
-#include "ir/ops.h"
+#include "fuser/fusible.h"
+#include "fuser/group_sums.h"
 #include "passes/passes.h"
 
-/* ---------------- what fuses ---------------- */
-
-static bool is_tensor(const IrValue *v) {
-  return ir_type_is_tensor(v->type);
-}
-
-static bool kernel_dtype(const IrType *t) {
-  return t->kind == IR_TYPE_TENSOR && t->has_dtype &&
-         (ir_type_is_float_dtype(t->dtype) || t->dtype == IR_DTYPE_BOOL);
-}
-
-static bool is_constant(const IrValue *v) {
-  return v->node->kind == IR_PRIM_CONSTANT;
-}
-
-/* A pointwise op every backend can run: one tensor output; tensor inputs computed (not
- * constant tensors) of float or bool dtype; every other input a constant (fact 7.8). */
-static bool is_pointwise(const IrNode *n) {
-  if (!ir_node_is_fusible(n) || ir_n_outputs(n) != 1 || !kernel_dtype(ir_output(n, 0)->type))
-    return false;
-  for (guint i = 0; i < ir_n_inputs(n); i++) {
-    IrValue *v = ir_input(n, i);
-    if (is_tensor(v) ? (is_constant(v) || !kernel_dtype(v->type)) : !is_constant(v))
-      return false;
-  }
-  return true;
-}
-
-static bool is_grad_sum_to_size(const IrNode *n) {
-  if (n->kind != IR_ATEN_GRAD_SUM_TO_SIZE || ir_n_inputs(n) != 2)
-    return false;
-  IrValue *x = ir_input(n, 0), *size = ir_input(n, 1);
-  return is_tensor(x) && kernel_dtype(x->type) && !is_constant(x) && !is_constant(size) &&
-         (size->type->kind == IR_TYPE_LIST || size->type->kind == IR_TYPE_OPTIONAL);
-}
-
-static bool body_has(const IrNode *group, IrOpKind kind) {
-  IR_FOR_EACH_NODE(n, ad_subgraph_body(group)->block) {
-    if (n->kind == kind)
-      return true;
-  }
-  return false;
-}
-
-/* May `n` be merged into a consumer's group? A group is, unless it sums to size or
- * concatenates (their outputs cannot feed other kernel nodes). */
-static bool is_fusible_producer(const IrNode *n) {
-  if (n->kind == IR_PRIM_FUSION_GROUP)
-    return !body_has(n, IR_ATEN_GRAD_SUM_TO_SIZE) && !body_has(n, IR_PRIM_FUSED_CONCAT);
-  return is_pointwise(n) || is_grad_sum_to_size(n);
-}
-
-static bool is_fusible_consumer(const IrNode *n) {
-  return n->kind == IR_PRIM_FUSION_GROUP || is_pointwise(n) || is_grad_sum_to_size(n);
-}
-
-/* ---------------- sum-to-size tracking ---------------- */
-
-static bool overload_is(const IrNode *n, const char *overload) {
-  return n->schema && strcmp(n->schema->overload, overload) == 0;
-}
-
-/* Follows every _grad_sum_to_size result of `group`'s body (and `extra`, a body value
- * treated as one, keyed by `extra_key`) forward through users that commute with summing:
- * neg, mul/div by a constant, type_as (as self), add/sub of two values summed to the same
- * size. Keys are the outer values holding the sizes. On success, keys_out (when given)
- * receives per body output its key or NULL. */
-static bool track_sum_to(const IrNode *group, IrValue *extra, IrValue *extra_key,
-                         GPtrArray *keys_out) {
-  IrGraph *body = ad_subgraph_body(group);
-  GHashTable *mark = g_hash_table_new(NULL, NULL);
-  if (extra)
-    g_hash_table_insert(mark, extra, extra_key);
-  GPtrArray *bin = ir_graph_inputs(body);
-  bool ok = true;
-  IR_FOR_EACH_NODE(n, body->block) {
-    if (!ok)
-      break;
-    if (n->kind == IR_ATEN_GRAD_SUM_TO_SIZE) {
-      if (g_hash_table_contains(mark, ir_input(n, 0))) {
-        ok = false; /* a sum of a sum: the outer size wins; keep both outside */
-        break;
-      }
-      guint p = 0;
-      while (p < bin->len && g_ptr_array_index(bin, p) != ir_input(n, 1))
-        p++;
-      if (p == bin->len) {
-        ok = false;
-        break;
-      }
-      g_hash_table_insert(mark, ir_output(n, 0), ir_input(group, p));
-      continue;
-    }
-    IrValue *key = NULL;
-    guint n_marked = 0, n_tensors = 0;
-    for (guint i = 0; i < ir_n_inputs(n); i++) {
-      IrValue *v = ir_input(n, i);
-      n_tensors += is_tensor(v);
-      if (g_hash_table_contains(mark, v)) {
-        IrValue *k = g_hash_table_lookup(mark, v);
-        if (n_marked++ && k != key)
-          ok = false;
-        key = k;
-      }
-    }
-    if (!n_marked || !ok)
-      continue;
-    bool marked0 = g_hash_table_contains(mark, ir_input(n, 0));
-    bool commutes = false;
-    if (n->kind == IR_ATEN_NEG)
-      commutes = true;
-    else if ((n->kind == IR_ATEN_MUL || n->kind == IR_ATEN_DIV) && overload_is(n, "Scalar"))
-      commutes = marked0;
-    else if (n->kind == IR_ATEN_TYPE_AS)
-      commutes = marked0 && !g_hash_table_contains(mark, ir_input(n, 1));
-    else if ((n->kind == IR_ATEN_ADD || n->kind == IR_ATEN_SUB) && overload_is(n, "Tensor"))
-      commutes = n_marked == 2 && n_tensors == 2;
-    if (!commutes) {
-      ok = false;
-      break;
-    }
-    g_hash_table_insert(mark, ir_output(n, 0), key);
-  }
-  if (ok && keys_out) {
-    GPtrArray *outs = ir_graph_outputs(body);
-    for (guint i = 0; i < outs->len; i++)
-      g_ptr_array_add(keys_out, g_hash_table_lookup(mark, g_ptr_array_index(outs, i)));
-  }
-  g_hash_table_destroy(mark);
-  return ok;
-}
-
-/* Is `v`, an output of `group`, one of the sums it computes (or may it be: a group whose sums
- * cannot be followed counts as summing everything)? */
-static bool is_summed_output(const IrNode *group, const IrValue *v) {
-  g_autoptr(GPtrArray) keys = g_ptr_array_new();
-  if (!track_sum_to(group, NULL, NULL, keys))
-    return true;
-  for (guint i = 0; i < ir_n_outputs(group); i++)
-    if (ir_output(group, i) == v)
-      return i < keys->len && g_ptr_array_index(keys, i) != NULL;
-  return true;
-}
+/* ---------------- growth ---------------- */
 
 /* May the node producing `v` be merged into `consumer`'s group? A fusible producer may; so may
  * a group that sums, into a _grad_sum_to_size of one of its outputs that it does not sum:
  * that output is computed per map element like any other, and the kernel sums it too. */
 static bool may_merge_producer(const IrNode *consumer, const IrValue *v) {
   const IrNode *p = v->node;
-  if (is_fusible_producer(p))
+  if (fusible_producer(p))
     return true;
   return consumer->kind == IR_ATEN_GRAD_SUM_TO_SIZE && p->kind == IR_PRIM_FUSION_GROUP &&
-         !body_has(p, IR_PRIM_FUSED_CONCAT) && !is_summed_output(p, v);
+         !fusible_body_has(p, IR_PRIM_FUSED_CONCAT) && !group_sums_is_summed_output(p, v);
 }
-
-/* Would merging the _grad_sum_to_size `producer` into `consumer` keep sums at outputs? */
-static bool sum_to_merge_ok(IrNode *consumer, IrNode *producer) {
-  IrValue *v = ir_output(producer, 0);
-  IrValue *key = ir_input(producer, 1);
-  if (consumer->kind == IR_PRIM_FUSION_GROUP) {
-    IrValue *body_in = NULL;
-    for (guint p = 0; p < ir_n_inputs(consumer); p++)
-      if (ir_input(consumer, p) == v)
-        body_in = g_ptr_array_index(ir_graph_inputs(ad_subgraph_body(consumer)), p);
-    return body_in && track_sum_to(consumer, body_in, key, NULL);
-  }
-  if (consumer->kind == IR_ATEN_GRAD_SUM_TO_SIZE)
-    return false;
-  bool at0 = ir_input(consumer, 0) == v;
-  guint uses = 0;
-  for (guint i = 0; i < ir_n_inputs(consumer); i++)
-    uses += ir_input(consumer, i) == v;
-  if (consumer->kind == IR_ATEN_NEG)
-    return true;
-  if ((consumer->kind == IR_ATEN_MUL || consumer->kind == IR_ATEN_DIV) &&
-      overload_is(consumer, "Scalar"))
-    return at0;
-  if (consumer->kind == IR_ATEN_TYPE_AS)
-    return at0 && uses == 1;
-  if ((consumer->kind == IR_ATEN_ADD || consumer->kind == IR_ATEN_SUB) &&
-      overload_is(consumer, "Tensor"))
-    return uses == 2;
-  return false;
-}
-
-/* ---------------- growth ---------------- */
 
 static gint later_first(gconstpointer a, gconstpointer b) {
   const IrValue *x = *(IrValue *const *)a, *y = *(IrValue *const *)b;
@@ -281,7 +109,7 @@ static IrNode *try_fuse(IrNode *consumer, IrValue *producer) {
     return NULL;
   if (!ir_node_can_move_before(p, consumer) && !move_dependents_after(p, consumer))
     return NULL;
-  if (p->kind == IR_ATEN_GRAD_SUM_TO_SIZE && !sum_to_merge_ok(consumer, p))
+  if (p->kind == IR_ATEN_GRAD_SUM_TO_SIZE && !group_sums_merge_ok(consumer, p))
     return NULL;
   IrNode *group = consumer;
   if (consumer->kind != IR_PRIM_FUSION_GROUP)
@@ -338,7 +166,7 @@ static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
   IrNode *op = NULL;
   for (; pi < ir_n_inputs(chunk); pi++) {
     IrNode *cand = ir_input(chunk, pi)->node;
-    if (cand->owning_block == chunk->owning_block && is_pointwise(cand) &&
+    if (cand->owning_block == chunk->owning_block && fusible_pointwise(cand) &&
         chunk_move_users_ok(ir_input(chunk, pi), chunk, consumer)) {
       op = cand;
       break;
@@ -371,7 +199,7 @@ static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
   GPtrArray *chunked = g_ptr_array_new(); /* per tensor input of op: first output index */
   for (guint i = 0; i < ir_n_inputs(op); i++) {
     IrValue *in = ir_input(op, i);
-    if (!is_tensor(in))
+    if (!fusible_is_tensor(in))
       continue;
     guint j = 0;
     while (j < ir_n_inputs(bchunk) && ir_input(bchunk, j) != in)
@@ -396,7 +224,7 @@ static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
     guint t = 0;
     for (guint i = 0; i < ir_n_inputs(op); i++) {
       IrValue *in = ir_input(op, i);
-      if (is_tensor(in))
+      if (fusible_is_tensor(in))
         in = ir_output(bchunk, GPOINTER_TO_UINT(g_ptr_array_index(chunked, t++)) + k);
       ir_node_add_input(copy, in);
     }
@@ -430,7 +258,7 @@ static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
     ir_graph_set_insert_point(graph, op->next);
     GPtrArray *sizes = g_ptr_array_new();
     for (guint i = 0; i < ir_n_inputs(op); i++)
-      if (is_tensor(ir_input(op, i)))
+      if (fusible_is_tensor(ir_input(op, i)))
         g_ptr_array_add(sizes, insert_size_of(graph, ir_input(op, i)));
     IrValue *size = insert_broadcast_sizes(graph, sizes);
     g_ptr_array_free(sizes, TRUE);
@@ -447,7 +275,7 @@ static bool try_move_chunk(IrNode *consumer, IrValue *producer) {
 
 /* One step of the reverse scan: fuses into `consumer` and returns where to continue. */
 static IrNode *scan_node(IrNode *consumer, bool *changed) {
-  if (is_fusible_consumer(consumer)) {
+  if (fusible_consumer(consumer)) {
     g_autoptr(GPtrArray) producers = producers_reverse_topological(consumer);
     for (guint i = 0; i < producers->len; i++) {
       IrValue *v = g_ptr_array_index(producers, i);
@@ -486,9 +314,9 @@ static IrNode *grow_concat_group(IrNode *fc) {
 /* May the pieces `pieces` (a ListConstruct or FusedConcat node's inputs) and the result be a
  * kernel's concatenation: one piece at least, every one a tensor of a dtype kernels take? */
 static bool concat_operands_ok(const IrNode *pieces, const IrValue *result) {
-  bool ok = ir_n_inputs(pieces) > 0 && kernel_dtype(result->type);
+  bool ok = ir_n_inputs(pieces) > 0 && fusible_kernel_dtype(result->type);
   for (guint i = 0; ok && i < ir_n_inputs(pieces); i++)
-    ok = kernel_dtype(ir_input(pieces, i)->type);
+    ok = fusible_kernel_dtype(ir_input(pieces, i)->type);
   return ok;
 }
 
@@ -511,7 +339,7 @@ static bool fuse_concats(IrBlock *block) {
     IrValue *list = n->kind == IR_ATEN_CAT && ir_n_inputs(n) == 2 ? ir_input(n, 0) : NULL;
     IrValue *dim = list ? ir_input(n, 1) : NULL;
     if (!list || list->node->kind != IR_PRIM_LIST_CONSTRUCT || list->uses->len != 1 ||
-        !is_constant(dim) || !ir_node_has_attr(dim->node, IR_ATTR_VALUE) ||
+        !fusible_is_constant(dim) || !ir_node_has_attr(dim->node, IR_ATTR_VALUE) ||
         ir_node_attr(dim->node, IR_ATTR_VALUE)->kind != IR_ATTR_I ||
         !concat_operands_ok(list->node, ir_output(n, 0))) {
       n = prev;
@@ -521,7 +349,7 @@ static bool fuse_concats(IrBlock *block) {
     bool any = false;
     for (guint i = 0; i < ir_n_inputs(lc); i++) {
       IrNode *p = ir_input(lc, i)->node;
-      any |= p->owning_block == block && is_fusible_producer(p) &&
+      any |= p->owning_block == block && fusible_producer(p) &&
              p->kind != IR_ATEN_GRAD_SUM_TO_SIZE && ir_node_can_move_before(p, lc);
     }
     if (!any) {
@@ -662,95 +490,6 @@ static bool fuse_chunks_into_groups(IrBlock *block) {
   return changed;
 }
 
-/* ---------------- sums of what a group reads ---------------- */
-
-static gint group_input_index(const IrNode *group, const IrValue *v) {
-  for (guint i = 0; i < ir_n_inputs(group); i++)
-    if (ir_input(group, i) == v)
-      return (gint)i;
-  return -1;
-}
-
-/* Does `group` read `x` whole, element for element over its map? Not when it chunks x, nor
- * when it concatenates (its map is then a piece). */
-static bool reads_whole(const IrNode *group, const IrValue *x) {
-  gint i = group_input_index(group, x);
-  if (i < 0 || body_has(group, IR_PRIM_FUSED_CONCAT))
-    return false;
-  const IrValue *bx = g_ptr_array_index(ir_graph_inputs(ad_subgraph_body(group)), (guint)i);
-  for (guint u = 0; u < bx->uses->len; u++)
-    if (g_array_index(bx->uses, IrUse, u).user->kind == IR_PRIM_CONSTANT_CHUNK)
-      return false;
-  return true;
-}
-
-/* May the sum `sum` become an output of `group`: is its size known before the group, and is
- * its result used only after it? */
-static bool sum_fits_at(const IrNode *sum, const IrNode *group) {
-  const IrNode *def = ir_input(sum, 1)->node;
-  if (def->owning_block == group->owning_block && def != group->owning_block->param &&
-      !ir_node_is_before(def, group))
-    return false;
-  const IrValue *out = ir_output(sum, 0);
-  for (guint u = 0; u < out->uses->len; u++) {
-    const IrNode *user = g_array_index(out->uses, IrUse, u).user;
-    if (user->owning_block != group->owning_block ||
-        (user != group->owning_block->ret && !ir_node_is_after(user, group)))
-      return false;
-  }
-  return true;
-}
-
-/* `sum` becomes one more output of `group`, a _grad_sum_to_size of the body input it sums. */
-static void add_sum_output(IrNode *group, IrNode *sum) {
-  IrGraph *body = ad_subgraph_body(group);
-  IrValue *x = ir_input(sum, 0), *size = ir_input(sum, 1);
-  gint si = group_input_index(group, size);
-  IrValue *body_size;
-  if (si < 0) {
-    ir_node_add_input(group, size);
-    body_size = ir_graph_add_input(body, size->type, NULL);
-  } else {
-    body_size = g_ptr_array_index(ir_graph_inputs(body), (guint)si);
-  }
-  IrValue *args[2] = {g_ptr_array_index(ir_graph_inputs(body), (guint)group_input_index(group, x)),
-                      body_size};
-  IrNode *saved = body->insert_before;
-  ir_graph_set_insert_point(body, body->block->ret);
-  IrNode *inner = ir_graph_insert_op(body, IR_ATEN_GRAD_SUM_TO_SIZE, args, 2, 1);
-  ir_graph_set_insert_point(body, saved);
-  inner->source = sum->source;
-  ir_value_set_type(ir_output(inner, 0), ir_output(sum, 0)->type);
-  ir_graph_add_output(body, ir_output(inner, 0));
-  ir_value_replace_all_uses_with(ir_output(sum, 0),
-                                 ir_node_add_output(group, ir_output(sum, 0)->type));
-  ir_node_destroy(sum);
-}
-
-/* A _grad_sum_to_size left outside every group whose tensor a group reads whole joins that
- * group as one more output (a horizontal merge): the kernel reads the tensor anyway and sums
- * it in its loop, instead of a pass of its own over it (the MiLSTM's bias gradient, a sum of
- * the gates' gradient that three groups read). Where the group's map turns out larger than
- * the tensor, backends sum the output after the kernel, as any other. */
-static bool fuse_sums_of_group_inputs(IrBlock *block) {
-  bool changed = false;
-  for (IrNode *n = block->param->next; n != block->ret;) {
-    IrNode *next = n->next;
-    IrValue *x = is_grad_sum_to_size(n) ? ir_input(n, 0) : NULL;
-    for (guint u = 0; x && u < x->uses->len; u++) {
-      IrNode *group = g_array_index(x->uses, IrUse, u).user;
-      if (group->kind == IR_PRIM_FUSION_GROUP && group->owning_block == block &&
-          reads_whole(group, x) && sum_fits_at(n, group)) {
-        add_sum_output(group, n);
-        changed = true;
-        break;
-      }
-    }
-    n = next;
-  }
-  return changed;
-}
-
 /* ---------------- finishing a group ---------------- */
 
 /* Non-tensor inputs (the sum-to sizes) move behind the tensors. */
@@ -759,7 +498,7 @@ static void order_inputs(IrNode *group) {
   guint n = ir_n_inputs(group), moved = 0;
   for (guint i = 0; i + moved < n;) {
     IrValue *v = ir_input(group, i);
-    if (is_tensor(v)) {
+    if (fusible_is_tensor(v)) {
       i++;
       continue;
     }
@@ -773,32 +512,6 @@ static void order_inputs(IrNode *group) {
     ir_node_add_input(group, v);
     moved++;
   }
-}
-
-/* Deletes the kernel graph's _grad_sum_to_size nodes and records the sums per output. */
-static void finish_sum_to(IrNode *group) {
-  IrGraph *body = ad_subgraph_body(group);
-  if (!body_has(group, IR_ATEN_GRAD_SUM_TO_SIZE))
-    return;
-  GPtrArray *keys = g_ptr_array_new();
-  if (!track_sum_to(group, NULL, NULL, keys))
-    g_error("fuser invariant: a group's _grad_sum_to_size does not reach its outputs");
-  gint64 *idx = g_new(gint64, keys->len);
-  for (guint i = 0; i < keys->len; i++) {
-    idx[i] = -1;
-    for (guint p = 0; p < ir_n_inputs(group) && g_ptr_array_index(keys, i); p++)
-      if (ir_input(group, p) == g_ptr_array_index(keys, i))
-        idx[i] = p;
-  }
-  IR_FOR_EACH_NODE(n, body->block) {
-    if (n->kind != IR_ATEN_GRAD_SUM_TO_SIZE)
-      continue;
-    ir_value_replace_all_uses_with(ir_output(n, 0), ir_input(n, 0));
-    ir_node_destroy(n);
-  }
-  ir_node_set_attr_is(group, FUSER_ATTR_SUM_TO_SIZE, idx, keys->len);
-  g_free(idx);
-  g_ptr_array_free(keys, TRUE);
 }
 
 static bool used_only_in_size(const IrValue *v) {
@@ -842,7 +555,7 @@ static IrValue *shape_of(Shapes *s, IrValue *v) {
   } else {
     g_autoptr(GPtrArray) sizes = g_ptr_array_new();
     for (guint i = 0; i < ir_n_inputs(n); i++) {
-      if (!is_tensor(ir_input(n, i)))
+      if (!fusible_is_tensor(ir_input(n, i)))
         continue;
       IrValue *sz = shape_of(s, ir_input(n, i));
       if (!sz)
@@ -902,7 +615,6 @@ static bool remove_outputs_used_only_in_size(IrNode *group) {
   g_hash_table_destroy(s.shape);
   return changed;
 }
-
 /* ---------------- the pass ---------------- */
 
 static bool fuse_block(IrBlock *block) {
@@ -924,7 +636,7 @@ static bool fuse_block(IrBlock *block) {
   }
   lower_broadcasting_chunks(block);
   changed |= fuse_chunks_into_groups(block);
-  changed |= fuse_sums_of_group_inputs(block);
+  changed |= group_sums_join_readers(block);
   GPtrArray *groups = g_ptr_array_new(); /* finishing destroys size nodes beside groups */
   IR_FOR_EACH_NODE(g, block) {
     if (g->kind == IR_PRIM_FUSION_GROUP)
@@ -933,7 +645,7 @@ static bool fuse_block(IrBlock *block) {
   for (guint i = 0; i < groups->len; i++) {
     IrNode *g = g_ptr_array_index(groups, i);
     order_inputs(g);
-    finish_sum_to(g);
+    group_sums_finish(g);
     changed |= remove_outputs_used_only_in_size(g);
   }
   g_ptr_array_free(groups, TRUE);
