@@ -347,7 +347,8 @@ static LastLaunch *launch_geometry(const GroupCache *cache, const IrGraph *kg, R
   for (guint i = 0; i < n; i++)
     l->inputs[i] = *inputs[i].u.tensor;
   l->n_outputs = n_outputs;
-  l->targets = g_memdup2(targets, sizeof(FuserSumTo) * (n_outputs + 1));
+  l->targets = g_new(FuserSumTo, n_outputs + 1);
+  memcpy(l->targets, targets, sizeof(FuserSumTo) * n_outputs);
   l->sums_in_kernel = g_new0(bool, n_outputs + 1);
   l->output_shapes = g_new(FuserShape, n_outputs + 1);
   l->output_dtypes = g_new(IrDtype, n_outputs + 1);
@@ -523,6 +524,31 @@ static bool launch(const LastLaunch *l, RtValue *inputs, RtValue *outputs, GErro
   return ok;
 }
 
+/* The cached launch geometry when these inputs and targets match the last one's, else a new
+ * one (cached in its place); a reference the caller drops, or NULL with *error. */
+static LastLaunch *geometry_for(GroupCache *cache, const IrGraph *kg, RtValue *inputs, guint n,
+                                guint n_outputs, const FuserSumTo *targets, GError **error) {
+  LastLaunch *l = NULL;
+  g_mutex_lock(&cache->lock);
+  if (cache->last && same_geometry(cache->last, inputs, targets)) {
+    l = cache->last;
+    g_atomic_int_inc(&l->refcount);
+  }
+  g_mutex_unlock(&cache->lock);
+  if (l)
+    return l;
+  l = launch_geometry(cache, kg, inputs, n, n_outputs, targets, error);
+  if (l) {
+    g_atomic_int_inc(&l->refcount);
+    g_mutex_lock(&cache->lock);
+    LastLaunch *old = cache->last;
+    cache->last = l;
+    g_mutex_unlock(&cache->lock);
+    last_launch_unref(old);
+  }
+  return l;
+}
+
 static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNode *group,
                   RtValue *inputs, guint n_inputs, RtValue *outputs, guint n_outputs,
                   GError **error) {
@@ -537,37 +563,22 @@ static bool c_run(const FuserBackend *backend, FuserPlanState *state, const IrNo
       group_cache_free(cache);
     return false;
   }
-  g_autofree FuserSumTo *targets = g_new(FuserSumTo, n_outputs + 1);
-  if (!fuser_sum_to_targets(group, inputs, n_inputs, targets, n_outputs, error)) {
-    if (owned)
-      group_cache_free(cache);
-    return false;
-  }
+  FuserSumTo on_stack[8];
+  FuserSumTo *targets =
+      n_outputs <= G_N_ELEMENTS(on_stack) ? on_stack : g_new(FuserSumTo, n_outputs);
   LastLaunch *l = NULL;
-  g_mutex_lock(&cache->lock);
-  if (cache->last && same_geometry(cache->last, inputs, targets)) {
-    l = cache->last;
-    g_atomic_int_inc(&l->refcount);
+  bool ok = fuser_sum_to_targets(group, inputs, n_inputs, targets, n_outputs, error) &&
+            (l = geometry_for(cache, kg, inputs, n, n_outputs, targets, error)) != NULL;
+  if (ok) {
+    /* What the kernel did not sum is summed now. */
+    for (guint o = 0; o < n_outputs; o++)
+      if (l->sums_in_kernel[o])
+        targets[o].ndim = -1;
+    ok = launch(l, inputs, outputs, error) && fuser_sum_outputs(targets, outputs, n_outputs, error);
   }
-  g_mutex_unlock(&cache->lock);
-  if (!l) {
-    l = launch_geometry(cache, kg, inputs, n, n_outputs, targets, error);
-    if (l) {
-      g_atomic_int_inc(&l->refcount);
-      g_mutex_lock(&cache->lock);
-      LastLaunch *old = cache->last;
-      cache->last = l;
-      g_mutex_unlock(&cache->lock);
-      last_launch_unref(old);
-    }
-  }
-  /* What the kernel did not sum is summed now. */
-  for (guint o = 0; l && o < n_outputs; o++)
-    if (l->sums_in_kernel[o])
-      targets[o].ndim = -1;
-  bool ok = l && launch(l, inputs, outputs, error) &&
-            fuser_sum_outputs(targets, outputs, n_outputs, error);
   last_launch_unref(l);
+  if (targets != on_stack)
+    g_free(targets);
   if (owned)
     group_cache_free(cache);
   return ok;
