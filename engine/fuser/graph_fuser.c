@@ -5,12 +5,14 @@
  * outputs used only for their size by size expressions; removes _grad_sum_to_size from the
  * kernel graphs, recording per output the input holding its target size (fuser.h). Beyond the
  * reference, where its LSTM structures are not at stake: a chunked op's later users read it
- * from the group as a FusedConcat output, and sums join the groups that compute or read their
- * tensor (group_sums.c, which holds every sum-to-size rule; fusible.c says what fuses).
+ * from the group as a FusedConcat output, sums join the groups that compute or read their
+ * tensor (group_sums.c, which holds every sum-to-size rule; fusible.c says what fuses), and
+ * sibling groups reading one tensor become one (group_siblings.c).
  * Contract: returns whether the graph changed; leaves it valid. */
 #include "autodiff/subgraph_utils.h"
 #include "fuser/fuser.h"
 #include "fuser/fusible.h"
+#include "fuser/group_siblings.h"
 #include "fuser/group_sums.h"
 #include "passes/passes.h"
 
@@ -637,6 +639,7 @@ static bool fuse_block(IrBlock *block) {
   lower_broadcasting_chunks(block);
   changed |= fuse_chunks_into_groups(block);
   changed |= group_sums_join_readers(block);
+  changed |= group_siblings_merge(block);
   GPtrArray *groups = g_ptr_array_new(); /* finishing destroys size nodes beside groups */
   IR_FOR_EACH_NODE(g, block) {
     if (g->kind == IR_PRIM_FUSION_GROUP)
