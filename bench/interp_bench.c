@@ -1,4 +1,4 @@
-/* Interpreter benchmarks (results as `key value` lines for bench/run.sh, then a summary):
+/* Interpreter benchmarks (results as `key value` lines for bench/run.sh to tabulate):
  *  chain: a 10,000-node chain v = aten::add(v, x, 1) on 1-element float32 tensors, compiled
  *         once; ns per node, median over repeats. Also the add kernel called directly in a C
  *         loop (what a node costs without the interpreter) and a chain of dependent scalar
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_args.h"
 #include "ir/ir.h"
 #include "ir/text.h"
 #include "jitscope-config.h"
@@ -266,14 +267,20 @@ static bool bench_lstm(const char *path, guint iters) {
 }
 
 int main(int argc, char **argv) {
-  bool quick = false;
-  const char *lstm_path = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (g_str_equal(argv[i], "--quick"))
-      quick = true;
-    else
-      lstm_path = argv[i];
-  }
+  g_set_prgname("interp_bench");
+  gboolean quick = FALSE;
+  const GOptionEntry options[] = {
+      {"quick", 0, 0, G_OPTION_ARG_NONE, &quick,
+       "5 repeats of the chains instead of 31, 20 LSTM iterations instead of 200", NULL},
+      G_OPTION_ENTRY_NULL};
+  bench_args_parse(&argc, &argv, "[LSTM_GRAPH_IR]",
+                   "The interpreter: ns per node of a 10,000-node aten::add chain on 1-element\n"
+                   "float32 tensors and over ints, beside the add kernel alone and dependent\n"
+                   "scalar adds; ms per forward of the LSTM cell at 64x512 (LSTM_GRAPH_IR, by\n"
+                   "default the corpus lstm_cell), beside its GEMMs' limit. Prints `key value`\n"
+                   "lines; bench/run.sh tabulates them beside PyTorch's.",
+                   options, 1);
+  const char *lstm_path = argc > 1 ? argv[1] : NULL;
   char *default_path = NULL;
   if (!lstm_path) {
     const char *dir = g_getenv("JITSCOPE_CORPUS_DIR");

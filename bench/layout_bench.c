@@ -18,13 +18,15 @@
  *   cached ms     showing an unchanged stage (the one after the first)
  *   revisit ms    showing a stage already shown
  *   changed ms    showing a changed stage (canonicalize_ops) -> first drawable scene
- * `--quick` stops after 1,000 nodes, `--max N` caps the node count, `--budget MS` sets the
- * time budget (-1: none, to time dot's own full layout). */
+ * `--quick` stops after 1,000 nodes, `--max N` caps the node count (over --quick's cap),
+ * `--budget MS` sets the time budget (-1: none, to time dot's own full layout).
+ * Usage: layout_bench [--quick] [--max N] [--budget MS] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
+#include "bench_args.h"
 #include "graphviz_dot.h"
 #include "ir/text.h"
 #include "layout_protocol.h"
@@ -229,16 +231,29 @@ static int window_path(guint max_nodes, int budget) {
 }
 
 int main(int argc, char **argv) {
-  guint max_nodes = 20000;
-  int budget = 0;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--quick") == 0)
-      max_nodes = 2000;
-    else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc)
-      max_nodes = (guint)atoi(argv[++i]);
-    else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
-      budget = atoi(argv[++i]);
-  }
+  g_set_prgname("layout_bench");
+  gboolean quick = FALSE;
+  int max = BENCH_ARGS_UNSET, budget = 0;
+  const GOptionEntry options[] = {
+      {"quick", 0, 0, G_OPTION_ARG_NONE, &quick,
+       "Only the sizes ~100 and ~1,000 nodes (a --max given sets the cap instead)", NULL},
+      {"max", 0, 0, G_OPTION_ARG_INT, &max, "Lay out graphs of at most N nodes (default 20,000)",
+       "N"},
+      {"budget", 0, 0, G_OPTION_ARG_INT, &budget,
+       "Time budget of a layout in ms (-1: none, to time dot's own full layout; default the "
+       "service's, 10 s or $JITSCOPE_LAYOUT_BUDGET_MS)",
+       "MS"},
+      G_OPTION_ENTRY_NULL};
+  bench_args_parse(&argc, &argv, NULL,
+                   "The LSTM cell unrolled to ~100, ~1,000 and ~10,000 nodes, laid out as the\n"
+                   "canvas draws it through the layout service and its worker: ms to the DOT\n"
+                   "text, the first drawable and the final scene, an unchanged and a changed\n"
+                   "stage, peak memory; then the same through the window's path\n"
+                   "(workspace_layout.h). Prints two tables.",
+                   options, 0);
+  if (max != BENCH_ARGS_UNSET && max <= 0)
+    bench_args_fail("--max expects a number of nodes above 0, got %d", max);
+  guint max_nodes = max != BENCH_ARGS_UNSET ? (guint)max : quick ? 2000 : 20000;
   const guint steps[] = {5, 52, 526}; /* ~100, ~1,000, ~10,000 nodes */
   AppLayoutService *service = app_layout_service_new(NULL);
   if (budget)
