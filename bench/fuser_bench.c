@@ -12,14 +12,16 @@
  * Per cell and size also the fused (generated C) run's minor page faults and allocator peak
  * MiB per iteration, and the GEMM floor: the cell's four matrix products at its shapes timed
  * alone (the same four in both cells)
- * (forward x @ w_ih^T and hx @ w_hh^T, backward the two weight gradients x^T @ dgates), the
- * time no implementation through the same BLAS can beat.
+ * (forward x @ w_ih^T and hx @ w_hh^T, backward the two weight gradients x^T @ dgates_i and
+ * hx^T @ dgates_h), the time no implementation through the same BLAS can beat, timed right
+ * after the fused cell.
  * Usage: fuser_bench [--quick]. */
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_args.h"
 #include "bench_common.h"
 #include "fuser/cpu_compile.h"
 #include "fuser/fuser.h"
@@ -79,34 +81,73 @@ static double memcpy_gbs(int iters) {
   return 2.0 * (double)n / (m * 1e-3) / 1e9; /* read + write */
 }
 
-/* Median ms of the LSTM (and MiLSTM) cell's four GEMMs at batch B, hidden H, float32, through
- * CBLAS, on operands drawn as the cell's (normal x, scaled weights); the gate gradients the
- * backward products read are the forward's products. */
-static double gemm_floor_ms(int64_t B, int64_t H, int iters) {
-  int b = (int)B, h = (int)H;
+/* The LSTM (and MiLSTM) cell's four GEMMs at batch B, hidden H, float32, through CBLAS, on
+ * operands drawn as the cell's (normal x and hx, scaled weights): the forward's x @ w_ih^T and
+ * hx @ w_hh^T, each into a tensor of its own, and the backward's weight gradients
+ * x^T @ dgates_i and hx^T @ dgates_h (the forward's products standing for the gate
+ * gradients), each into a tensor of its own: distinct operands, as the cells' products have
+ * (the second of a pair reusing the first's would find them in cache). */
+typedef struct {
+  int b, h;
+  RtTensor *x, *hx, *w_ih, *w_hh;
+  float *gates_i, *gates_h, *dw_ih, *dw_hh;
+} GemmFloor;
+
+static void gemm_floor_init(GemmFloor *f, int64_t B, int64_t H) {
   int64_t s_x[2] = {B, H}, s_w[2] = {4 * H, H};
-  RtTensor *tx = bench_host_randn(2, s_x, 1, 1.0f);
-  RtTensor *tw = bench_host_randn(2, s_w, 2, bench_cell_weight_scale(H));
-  const float *x = rt_tensor_data(tx), *w = rt_tensor_data(tw);
-  float *gates = g_new0(float, B * 4 * H), *dw = g_new0(float, 4 * H * H);
+  float scale = bench_cell_weight_scale(H);
+  f->b = (int)B;
+  f->h = (int)H;
+  f->x = bench_host_randn(2, s_x, 1, 1.0f);
+  f->hx = bench_host_randn(2, s_x, 2, 1.0f);
+  f->w_ih = bench_host_randn(2, s_w, 4, scale);
+  f->w_hh = bench_host_randn(2, s_w, 5, scale);
+  f->gates_i = g_new0(float, B * 4 * H);
+  f->gates_h = g_new0(float, B * 4 * H);
+  f->dw_ih = g_new0(float, 4 * H * H);
+  f->dw_hh = g_new0(float, 4 * H * H);
+}
+
+/* gates = x @ w^T, [B, H] x [H, 4H]. */
+static void floor_forward(const GemmFloor *f, const RtTensor *x, const RtTensor *w, float *gates) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, f->b, 4 * f->h, f->h, 1.0f,
+              rt_tensor_data(x), f->h, rt_tensor_data(w), f->h, 0.0f, gates, 4 * f->h);
+}
+
+/* dw = x^T @ dgates, [H, B] x [B, 4H]. */
+static void floor_backward(const GemmFloor *f, const RtTensor *x, const float *dgates, float *dw) {
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, f->h, 4 * f->h, f->b, 1.0f,
+              rt_tensor_data(x), f->h, dgates, 4 * f->h, 0.0f, dw, 4 * f->h);
+}
+
+static void gemm_floor_clear(GemmFloor *f) {
+  rt_tensor_unref(f->x);
+  rt_tensor_unref(f->hx);
+  rt_tensor_unref(f->w_ih);
+  rt_tensor_unref(f->w_hh);
+  g_free(f->gates_i);
+  g_free(f->gates_h);
+  g_free(f->dw_ih);
+  g_free(f->dw_hh);
+}
+
+/* Median ms of `iters` iterations after `warmup` untimed ones. */
+static double gemm_floor_ms(int64_t B, int64_t H, int iters, int warmup) {
+  GemmFloor f;
+  gemm_floor_init(&f, B, H);
   double *ms = g_new(double, iters);
-  for (int it = -1; it < iters; it++) {
+  for (int it = -warmup; it < iters; it++) {
     double start = bench_now_ms();
-    for (int k = 0; k < 2; k++) /* gates += x @ w^T, [B, H] x [H, 4H] */
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, b, 4 * h, h, 1.0f, x, h, w, h,
-                  k == 0 ? 0.0f : 1.0f, gates, 4 * h);
-    for (int k = 0; k < 2; k++) /* dw = x^T @ dgates, [H, B] x [B, 4H] */
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, 4 * h, b, 1.0f, x, h, gates, 4 * h,
-                  0.0f, dw, 4 * h);
+    floor_forward(&f, f.x, f.w_ih, f.gates_i);
+    floor_forward(&f, f.hx, f.w_hh, f.gates_h);
+    floor_backward(&f, f.x, f.gates_i, f.dw_ih);
+    floor_backward(&f, f.hx, f.gates_h, f.dw_hh);
     if (it >= 0)
       ms[it] = bench_now_ms() - start;
   }
   double m = bench_median(ms, iters);
   g_free(ms);
-  rt_tensor_unref(tx);
-  rt_tensor_unref(tw);
-  g_free(gates);
-  g_free(dw);
+  gemm_floor_clear(&f);
   return m;
 }
 
@@ -118,7 +159,17 @@ static void size_key(char *buf, size_t len, const char *prefix, int64_t B, int64
 
 int main(int argc, char **argv) {
   g_set_prgname("fuser_bench");
-  bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  gboolean quick = FALSE;
+  const GOptionEntry options[] = {
+      {"quick", 0, 0, G_OPTION_ARG_NONE, &quick,
+       "Fewer iterations of everything, at the same sizes: rougher figures, sooner", NULL},
+      G_OPTION_ENTRY_NULL};
+  bench_args_parse(&argc, &argv, NULL,
+                   "The corpus LSTM and MiLSTM cells forward + backward at 64x512 and 1024x1024,\n"
+                   "fused (generated C; the LSTM also on the evaluator) and unfused, beside their\n"
+                   "GEMM floor, ms per iteration; fused kernels alone against memcpy bandwidth.\n"
+                   "Prints `key value` lines; bench/fuser.sh tabulates them beside PyTorch's.",
+                   options, 0);
   int iters = quick ? 5 : 21;
   struct {
     int64_t B, H;
@@ -136,12 +187,22 @@ int main(int argc, char **argv) {
     IrGraph *graph = bench_load_cell(cells[c].corpus_case);
     for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
       int64_t B = sizes[i].B, H = sizes[i].H;
-      int n = quick && B > 64 ? 3 : iters;
+      /* 64x512 (5 ms an iteration): 30 iterations after 5 warm-up ones; 1024x1024 (0.2 s):
+       * 21 after 1. */
+      bool small = B * H <= 64 * 512;
+      int n = quick ? (small ? 5 : 3) : (small ? 30 : 21);
       char key[48];
       size_key(key, sizeof key, cells[c].key, B, H);
       use_compiler(true);
       BenchIterCost cost;
-      double fused = bench_rnn_cell(graph, B, H, true, n, 2, bench_host_randn, NULL, &cost);
+      /* After a pause or other work the cell at 64x512 takes 3 iterations to come back to its
+       * steady time (measured: 6.9, 5.4, 4.9, then 4.6 to 4.9 ms), the floor 1; the first
+       * iteration compiles. (Timed in alternating blocks of the two, each block with its
+       * warm-up, the cell measured 3 to 5% slower than in one run: it is not, in steady use.) */
+      int warmup = small ? 5 : 1;
+      double fused =
+          bench_rnn_cell(graph, B, H, true, n, 1 + warmup, bench_host_randn, NULL, &cost);
+      double floor = gemm_floor_ms(B, H, n, warmup);
       if (cells[c].evaluator) {
         use_compiler(false);
         double evaluated = bench_rnn_cell(graph, B, H, true, n, 2, bench_host_randn, NULL, NULL);
@@ -149,7 +210,6 @@ int main(int argc, char **argv) {
         use_compiler(true);
       }
       double plain = bench_rnn_cell(graph, B, H, false, n, 2, bench_host_randn, NULL, NULL);
-      double floor = gemm_floor_ms(B, H, n);
       printf("%s_iters %d\n", key, n);
       printf("%s_fused_c_ms %.3f\n", key, fused);
       printf("%s_unfused_ms %.3f\n", key, plain);
