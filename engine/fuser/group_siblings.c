@@ -43,6 +43,16 @@ static bool ranks_at_most(const IrNode *g, int rank) {
   return true;
 }
 
+/* A merge saves a pass over the shared tensors, which matters for small kernels; it stops
+ * where a group would grow past half of what the C backend compiles (cpu_backend.c, 512
+ * nodes), so that merging never sends a kernel to the slower evaluator. */
+#define SIBLINGS_MAX_NODES 256
+
+static bool small_enough(const IrNode *a, const IrNode *b) {
+  return ir_graph_count_nodes(ad_subgraph_body(a)) + ir_graph_count_nodes(ad_subgraph_body(b)) <=
+         SIBLINGS_MAX_NODES;
+}
+
 /* An earlier group of `block` that reads a tensor `g` reads whole, reads it whole too and
  * may sit beside g; NULL when none. The tensor's rank bounds every input's of both: then
  * both maps are its shape unless it has dimensions of size 1 (see the contract). */
@@ -55,7 +65,7 @@ static IrNode *sibling_before(IrNode *g) {
       IrNode *other = g_array_index(x->uses, IrUse, u).user;
       if (other != g && other->owning_block == g->owning_block && whole_map(other) &&
           ir_node_is_before(other, g) && fusible_reads_whole(other, x) &&
-          ranks_at_most(other, x->type->rank) && make_adjacent(other, g))
+          ranks_at_most(other, x->type->rank) && small_enough(other, g) && make_adjacent(other, g))
         return other;
     }
   }

@@ -6,8 +6,9 @@
  *
  * Contract: group_siblings_merge requires `block`'s groups still to hold their sums
  * (before group_sums_finish) and merges only groups whose map is the broadcast of their
- * inputs (no chunk, no concatenation inside: those make the map a piece) and whose every
- * tensor input has a rank no higher than the shared tensor's. Then both maps are the shared
+ * inputs (no chunk, no concatenation inside: those make the map a piece), whose every tensor
+ * input has a rank no higher than the shared tensor's, and which hold up to 256 nodes
+ * together (the C backend compiles groups of up to 512). Then both maps are the shared
  * tensor's shape whenever it has no dimension of size 1. Otherwise the merged map may be
  * larger than a sibling's (its outputs keep their natural shape in every backend,
  * group_shapes.h, written more than once) or not exist (the siblings broadcast a size-1

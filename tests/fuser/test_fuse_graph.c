@@ -364,7 +364,8 @@ static void test_chunk_move_rejoins_later_user(void) {
 
 /* Two groups that read a tensor whole and do not depend on each other become one (sums
  * included), whichever of them has to move; not when one reads the other's output, chunks
- * the tensor, reads an input of a higher rank, or when neither may move beside the other. */
+ * the tensor, reads an input of a higher rank, when neither may move beside the other, or
+ * when the two are too large together. */
 static void test_siblings_merge(void) {
   const char *head = "graph(%g : Float(*, *),\n      %w : Float(*, *),\n      %u : Float(*, *),\n"
                      "      %s : int[]):\n";
@@ -427,6 +428,22 @@ static void test_siblings_merge(void) {
                      "  %b : Float(*, *, *) = aten::mul(%g, %v)\n"
                      "  %c : Float(*, *, *) = aten::sigmoid(%b)\n"
                      "  return (%t, %c)\n");
+  g_assert_true(pass_fuse_graph(g));
+  g_assert_cmpuint(count_kind(g, IR_PRIM_FUSION_GROUP), ==, 2);
+  ir_graph_free(g);
+
+  /* Two chains of 130 ops over %g: together past the 256 nodes a merge may make. */
+  GString *text = g_string_new("graph(%g : Float(*, *)):\n");
+  for (int k = 0; k < 2; k++) {
+    g_string_append_printf(text, "  %%c%d_0 : Float(*, *) = aten::%s(%%g)\n", k,
+                           k ? "sigmoid" : "tanh");
+    for (int i = 1; i < 130; i++)
+      g_string_append_printf(text, "  %%c%d_%d : Float(*, *) = aten::%s(%%c%d_%d)\n", k, i,
+                             k ? "sigmoid" : "tanh", k, i - 1);
+  }
+  g_string_append(text, "  return (%c0_129, %c1_129)\n");
+  g = parse(text->str);
+  g_string_free(text, TRUE);
   g_assert_true(pass_fuse_graph(g));
   g_assert_cmpuint(count_kind(g, IR_PRIM_FUSION_GROUP), ==, 2);
   ir_graph_free(g);
