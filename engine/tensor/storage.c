@@ -48,9 +48,9 @@ RtStorage *rt_storage_ref(RtStorage *s) {
 }
 
 void rt_storage_unref(RtStorage *s) {
-  if (s == NULL)
-    return;
-  if (!g_atomic_int_dec_and_test(&s->refcount))
+  /* A sole owner frees without the locked decrement, as rt_tensor_unref. */
+  if (s == NULL ||
+      (g_atomic_int_get(&s->refcount) != 1 && !g_atomic_int_dec_and_test(&s->refcount)))
     return;
   if (s->free_fn != NULL) {
     s->free_fn(s->data, s->free_ctx);
