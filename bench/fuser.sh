@@ -14,9 +14,9 @@ bench_init fuser.sh fuser_bench "$@"
 
 cpu=$(awk -F: '/model name/ { sub(/^ +/, "", $2); print $2; exit }' /proc/cpuinfo)
 cpus=$(getconf _NPROCESSORS_ONLN)
-# engine/fuser/cpu_backend.c splits a group over a second thread from 65,536 elements,
+# engine/fuser/cpu_backend.c splits a group over a second thread from 524,288 elements,
 # engine/fuser/cpu_fused_loop.c from 32,768 elements, both when more than one CPU is online;
-# both LSTM groups (forward, backward) run over B x H elements.
+# the cells' groups run over B x H or B x 4H elements (at most 131,072 at 64x512).
 [ "$(or_na "$(get "$ours" online_cpus)")" = 1 ] && c_big=1 || c_big=2
 echo "machine: $cpu, $cpus CPUs online; threads: $threads for OpenBLAS, PyTorch and OpenMP" \
   "(PyTorch's fused kernels included); jitscope's unfused kernels 1, its fused loops" \
