@@ -57,19 +57,3 @@ bool fusible_producer(const IrNode *n) {
 bool fusible_consumer(const IrNode *n) {
   return n->kind == IR_PRIM_FUSION_GROUP || fusible_pointwise(n) || fusible_sum_to_size(n);
 }
-
-bool fusible_reads_whole(const IrNode *group, const IrValue *x) {
-  if (fusible_body_has(group, IR_PRIM_FUSED_CONCAT))
-    return false;
-  GPtrArray *body_inputs = ir_graph_inputs(ad_subgraph_body(group));
-  for (guint i = 0; i < ir_n_inputs(group); i++) {
-    if (ir_input(group, i) != x)
-      continue;
-    const IrValue *bx = g_ptr_array_index(body_inputs, i);
-    for (guint u = 0; u < bx->uses->len; u++)
-      if (g_array_index(bx->uses, IrUse, u).user->kind == IR_PRIM_CONSTANT_CHUNK)
-        return false;
-    return true;
-  }
-  return false;
-}

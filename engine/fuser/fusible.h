@@ -20,8 +20,5 @@ bool fusible_body_has(const IrNode *group, IrOpKind kind);
  * concatenates (their outputs cannot feed other kernel nodes). */
 bool fusible_producer(const IrNode *n);
 bool fusible_consumer(const IrNode *n);
-/* Does the subgraph node `group` read its input `x` whole, element for element over its map?
- * Not when it chunks x, nor when it concatenates (its map is then a piece). */
-bool fusible_reads_whole(const IrNode *group, const IrValue *x);
 
 #endif

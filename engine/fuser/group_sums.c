@@ -130,6 +130,19 @@ static gint group_input_index(const IrNode *group, const IrValue *v) {
   return -1;
 }
 
+/* Does `group` read `x` whole, element for element over its map? Not when it chunks x, nor
+ * when it concatenates (its map is then a piece). */
+static bool reads_whole(const IrNode *group, const IrValue *x) {
+  gint i = group_input_index(group, x);
+  if (i < 0 || fusible_body_has(group, IR_PRIM_FUSED_CONCAT))
+    return false;
+  const IrValue *bx = g_ptr_array_index(ir_graph_inputs(ad_subgraph_body(group)), (guint)i);
+  for (guint u = 0; u < bx->uses->len; u++)
+    if (g_array_index(bx->uses, IrUse, u).user->kind == IR_PRIM_CONSTANT_CHUNK)
+      return false;
+  return true;
+}
+
 /* May the sum `sum` become an output of `group`: is its size known before the group, and is
  * its result used only after it? */
 static bool sum_fits_at(const IrNode *sum, const IrNode *group) {
@@ -186,7 +199,7 @@ bool group_sums_join_readers(IrBlock *block) {
     for (guint u = 0; x && u < x->uses->len; u++) {
       IrNode *group = g_array_index(x->uses, IrUse, u).user;
       if (group->kind == IR_PRIM_FUSION_GROUP && group->owning_block == block &&
-          fusible_reads_whole(group, x) && sum_fits_at(n, group)) {
+          reads_whole(group, x) && sum_fits_at(n, group)) {
         add_sum_output(group, n);
         changed = true;
         break;

@@ -447,6 +447,26 @@ static void test_siblings_merge(void) {
   g_assert_true(pass_fuse_graph(g));
   g_assert_cmpuint(count_kind(g, IR_PRIM_FUSION_GROUP), ==, 2);
   ir_graph_free(g);
+
+  /* 200 siblings of 3 nodes (constant, mul, sigmoid) over %g: runs of 85 (255 nodes), 85
+   * and 30. */
+  text = g_string_new("graph(%g : Float(*, *)):\n");
+  for (int i = 0; i < 200; i++)
+    g_string_append_printf(text,
+                           "  %%k%d : float = prim::Constant[value=%d.5]()\n"
+                           "  %%m%d : Float(*, *) = aten::mul(%%g, %%k%d)\n"
+                           "  %%s%d : Float(*, *) = aten::sigmoid(%%m%d)\n",
+                           i, i, i, i, i, i);
+  g_string_append(text, "  %l : Tensor[] = prim::ListConstruct(");
+  for (int i = 0; i < 200; i++)
+    g_string_append_printf(text, "%s%%s%d", i ? ", " : "", i);
+  g_string_append(text, ")\n  return (%l)\n");
+  g = parse(text->str);
+  g_string_free(text, TRUE);
+  g_assert_true(pass_fuse_graph(g));
+  ir_graph_assert_valid(g, "fuse_graph");
+  g_assert_cmpuint(count_kind(g, IR_PRIM_FUSION_GROUP), ==, 3);
+  ir_graph_free(g);
 }
 
 /* Merged siblings compute what they computed apart: with equal maps, with one map inside the
