@@ -10,6 +10,7 @@
 
 #include "fuser/fuser.h"
 #include "ir/text.h"
+#include "runtime/device.h"
 #include "tensor/host_allocator.h"
 
 double bench_now_ms(void) {
@@ -85,6 +86,9 @@ double bench_rnn_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters
     t[i]->requires_grad = i >= 3;
     in[i] = rt_tensor(t[i]);
   }
+  /* The backward's seeds: the gradients of hy.sum() + cy.sum(), a one expanded to each
+   * output's shape, as PyTorch's bench (bench/pytorch_fuser_cpu.py) gets them. */
+  RtTensor *seeds[2] = {NULL, NULL};
   double *ms = g_new(double, iters);
   long faults_before = 0;
   double peak_mib_sum = 0;
@@ -102,8 +106,16 @@ double bench_rnn_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters
     GError *error = NULL;
     bench_check(exec_executor_run(ex, in, n_in, &outs, &n_outs, &error), error);
     RtTensor *flat[2] = {outs[0].u.seq->items[0].u.tensor, outs[0].u.seq->items[1].u.tensor};
+    for (int k = 0; k < 2 && !seeds[k]; k++) {
+      int64_t one_size[1] = {1};
+      RtTensor *one = rt_tensor_full_like_device(flat[k], flat[k]->dtype, 1, one_size, 1.0, &error);
+      bench_check(one != NULL, error);
+      seeds[k] = rt_tensor_view_expand(one, flat[k]->ndim, flat[k]->sizes, &error);
+      bench_check(seeds[k] != NULL, error);
+      rt_tensor_unref(one);
+    }
     RtTensor *grads[BENCH_CELL_MAX_INPUTS] = {0};
-    bench_check(exec_session_backward(session, flat, NULL, 2, t, n_in, grads, &error), error);
+    bench_check(exec_session_backward(session, flat, seeds, 2, t, n_in, grads, &error), error);
     if (sync)
       sync();
     if (it >= 0) {
@@ -124,6 +136,8 @@ double bench_rnn_cell(IrGraph *graph, int64_t B, int64_t H, bool fuse, int iters
   }
   double m = bench_median(ms, iters);
   g_free(ms);
+  for (int k = 0; k < 2; k++)
+    g_clear_pointer(&seeds[k], rt_tensor_unref);
   for (guint i = 0; i < n_in; i++)
     rt_value_unref(in[i]);
   exec_session_free(session);

@@ -42,7 +42,7 @@ typedef struct {
  * (scaled by bench_cell_weight_scale), then vectors [4H] (the LSTM cell's two biases; the
  * MiLSTM cell's alpha, beta_i, beta_h and bias), at most BENCH_CELL_MAX_INPUTS in all; it
  * returns (hy, cy). Every input after cx requires grad, and the backward takes hy and cy with
- * gradients of ones; `sync` (may be NULL) runs before the clock starts and before it stops, so
+ * gradients of ones (a one expanded, as the gradients of hy.sum() + cy.sum() are); `sync` (may be NULL) runs before the clock starts and before it stops, so
  * that queued device work is counted. `cost` (may be NULL) receives the timed iterations'
  * faults and memory. */
 #define BENCH_CELL_MAX_INPUTS 12
