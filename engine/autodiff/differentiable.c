@@ -47,12 +47,16 @@ bool ad_is_differentiable(const IrNode *node) {
   case IR_PRIM_LIST_UNPACK: {
     /* The pieces of a Tensor[] made in the same block by a differentiable op (split, chunk,
      * unbind) or a prim::ListConstruct, read by this unpack alone: their gradients become
-     * the list's one gradient. */
+     * the list's one gradient (missing ones as zeros like the piece, so every piece must be
+     * typed as a tensor, not as a Tensor? the verifier lets through). */
     const IrValue *list = ir_input(node, 0);
     const IrNode *producer = list->node;
     if (!ir_type_is_tensor_list(list->type) || list->uses->len != 1 ||
         producer->owning_block != node->owning_block)
       return false;
+    for (guint i = 0; i < ir_n_outputs(node); i++)
+      if (!ir_type_is_tensor(ir_output(node, i)->type))
+        return false;
     if (producer->kind == IR_PRIM_LIST_CONSTRUCT) /* a wrong count is the run's error */
       return ir_n_inputs(producer) == ir_n_outputs(node);
     return ad_is_differentiable(producer);

@@ -176,7 +176,7 @@ static bool parse_graph_header(Parser *p, GError **error) {
   push_block(p, gf, gf->graph->block, NULL, 0, false, line, col);
   if (!parse_params(p, gf, gf->graph->block, error))
     return false;
-  bool braces;
+  bool braces = false;
   if (!parse_header_end(p, &braces, "the graph's parameters", error))
     return false;
   gf->early = braces;
@@ -251,7 +251,7 @@ static bool parse_block_header(Parser *p, GraphFrame *gf, IrNode *owner, guint i
   push_block(p, gf, block, owner, index, false, owner_line, owner_col);
   if (!parse_params(p, gf, block, error))
     return false;
-  bool braces;
+  bool braces = false;
   if (!parse_header_end(p, &braces, "the block's parameters", error))
     return false;
   top_block(gf)->braces = braces;
@@ -369,6 +369,15 @@ static bool parse_trailer_or_finish(Parser *p, bool *done, GError **error) {
     text_error(error, &p->lx, gf->with_line, gf->with_col,
                "subgraph %s_%u has %u inputs but its node has %u", ir_kind_name(group->kind),
                parent->trailers_done, n_in, ir_n_inputs(group));
+    return false;
+  }
+  /* A body returns at least its node's outputs (a DifferentiableGraph's may return more: the
+   * values its backward saves). */
+  guint n_out = ir_graph_outputs(gf->graph)->len;
+  if (n_out < ir_n_outputs(group)) {
+    text_error(error, &p->lx, gf->with_line, gf->with_col,
+               "subgraph %s_%u returns %u values but its node has %u outputs",
+               ir_kind_name(group->kind), parent->trailers_done, n_out, ir_n_outputs(group));
     return false;
   }
   g_ptr_array_remove_index(p->graphs, p->graphs->len - 1);

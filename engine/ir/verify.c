@@ -17,6 +17,13 @@
  *                have no blocks; prim::Constant has no inputs and one output.
  *   [schema]     a schema op has a resolved overload of its kind that matches its input types,
  *                with one output per return, each a subtype of the return type.
+ *   [unpack]     prim::ListUnpack and prim::TupleUnpack read one value; unpacking a list,
+ *                each output's type and the element type are one a subtype of the other (or
+ *                both tensor types); unpacking a tuple, one output per element, each related
+ *                to it the same way. Passes that differentiate or run an unpacked
+ *                value trust its type.
+ *   [construct]  prim::ListConstruct makes one list, prim::TupleConstruct one tuple with an
+ *                element per input; each input related to its element as for [unpack].
  *   [subgraph]   graphs held in attributes (Subgraph and any other g/gs) verify too; the
  *                first failure is reported with the path of attributes leading to it.
  * Iterative over blocks; subgraphs are handled with a work list, so nesting cannot overflow. */
@@ -147,6 +154,70 @@ static bool check_schema(Verifier *v, const IrNode *n) {
   return true;
 }
 
+/* An unpacked value's type may refine its element's, and the element's may refine it (PyTorch's
+ * inliner refines a tuple's element to NoneType and keeps the unpacked Tensor?); tensor types
+ * may differ either way (what shape propagation knows of one and not of the other). */
+static bool unpacks_as(const IrType *out, const IrType *elem) {
+  return ir_type_is_subtype(out, elem) || ir_type_is_subtype(elem, out) ||
+         (ir_type_is_tensor(out) && ir_type_is_tensor(elem));
+}
+
+/* Each of `values` (a construct's inputs, an unpack's outputs) against its element of
+ * `container` (a list or a tuple with one element per value). */
+static bool check_elements(Verifier *v, const char *rule, const IrNode *n, const GPtrArray *values,
+                           const IrType *container) {
+  bool tuple = container->kind == IR_TYPE_TUPLE;
+  for (guint i = 0; i < values->len; i++) {
+    const IrType *elem = tuple ? container->elems[i] : container->elem;
+    const IrType *type = ((const IrValue *)g_ptr_array_index(values, i))->type;
+    if (!unpacks_as(type, elem)) {
+      g_autofree char *text = ir_type_to_string(type);
+      g_autofree char *elem_text = ir_type_to_string(elem);
+      return fail(v, rule, n, "%s %u is %s, the element it %s is %s",
+                  values == n->inputs ? "input" : "output", i, text,
+                  values == n->inputs ? "makes" : "unpacks", elem_text);
+    }
+  }
+  return true;
+}
+
+/* prim::ListConstruct makes a list, prim::TupleConstruct a tuple of its inputs. */
+static bool check_construct(Verifier *v, const IrNode *n) {
+  bool tuple = n->kind == IR_PRIM_TUPLE_CONSTRUCT;
+  if (!tuple && n->kind != IR_PRIM_LIST_CONSTRUCT)
+    return true;
+  if (ir_n_outputs(n) != 1)
+    return fail(v, "construct", n, "%s has one output, has %u", ir_kind_name(n->kind),
+                ir_n_outputs(n));
+  const IrType *made = ir_output(n, 0)->type;
+  if (made->kind == IR_TYPE_ANY)
+    return true;
+  if (made->kind != (tuple ? IR_TYPE_TUPLE : IR_TYPE_LIST)) {
+    g_autofree char *text = ir_type_to_string(made);
+    return fail(v, "construct", n, "its output is %s, not a %s", text, tuple ? "tuple" : "list");
+  }
+  if (tuple && made->n_elems != ir_n_inputs(n))
+    return fail(v, "construct", n, "a tuple of %u elements made of %u inputs", made->n_elems,
+                ir_n_inputs(n));
+  return check_elements(v, "construct", n, n->inputs, made);
+}
+
+static bool check_unpack(Verifier *v, const IrNode *n) {
+  if (n->kind != IR_PRIM_LIST_UNPACK && n->kind != IR_PRIM_TUPLE_UNPACK)
+    return true;
+  if (ir_n_inputs(n) != 1)
+    return fail(v, "unpack", n, "%s reads one value, has %u inputs", ir_kind_name(n->kind),
+                ir_n_inputs(n));
+  const IrType *packed = ir_input(n, 0)->type;
+  bool tuple = packed->kind == IR_TYPE_TUPLE;
+  if (packed->kind != IR_TYPE_LIST && !tuple)
+    return true; /* Any or a class: nothing to compare with */
+  if (tuple && ir_n_outputs(n) != packed->n_elems)
+    return fail(v, "unpack", n, "unpacks a tuple of %u elements into %u outputs",
+                packed->n_elems, ir_n_outputs(n));
+  return check_elements(v, "unpack", n, n->outputs, packed);
+}
+
 /* Structure of one node in `block`: sentinel kinds, links, outputs, slots, names. */
 static bool check_node_local(Verifier *v, const IrNode *n, const IrBlock *block) {
   if (n->destroyed)
@@ -188,7 +259,7 @@ static bool check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
                       g_strdup_printf("%sin the %s of `%s`: ", v->path, a->name, line->str));
     }
   }
-  return check_arity(v, n) && check_schema(v, n);
+  return check_arity(v, n) && check_schema(v, n) && check_construct(v, n) && check_unpack(v, n);
 }
 
 static bool define(Verifier *v, const IrNode *n, IrValue *value) {

@@ -136,6 +136,11 @@ static const Case cases[] = {
      "graph(%a : Tensor):\n  %1 : Tensor = prim::DifferentiableGraph_0(%a)\n  return (%1)\n"
      "with prim::DifferentiableGraph_0 = graph(%b : Tensor,\n      %c : Tensor):\n  return (%b)\n",
      "t.ir:4:6: error: subgraph prim::DifferentiableGraph_0 has 2 inputs but its node has 1"},
+    {"subgraph-outputs",
+     "graph(%a : Tensor):\n  %1 : Tensor, %2 : Tensor = prim::DifferentiableGraph_0(%a)\n"
+     "  return (%1, %2)\nwith prim::DifferentiableGraph_0 = graph(%b : Tensor):\n  return (%b)\n",
+     "t.ir:4:6: error: subgraph prim::DifferentiableGraph_0 returns 1 values but its node has 2 "
+     "outputs"},
     {"trailing-garbage", G "  return (%x)\nfoo\n",
      "t.ir:3:1: error: expected end of input or another 'graph(' after the graph, found 'foo'"},
     {"constant-with-input", G "  %c : int = prim::Constant(%x)\n",

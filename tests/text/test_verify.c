@@ -50,6 +50,72 @@ static void test_schema(void) {
   ir_graph_free(g);
 }
 
+/* Unpacked values keep the packed element types (refined either way); anything else would
+ * reach autodiff and the interpreter with a type they trust. */
+static void test_unpack(void) {
+  IrGraph *g = text_test_parse_ok("graph(%x : Tensor, %t : (Tensor, int)):\n"
+                                  "  %d : int = prim::Constant[value=0]()\n"
+                                  "  %l : Tensor[] = aten::unbind(%x, %d)\n"
+                                  "  %a : Float(3), %b : Tensor = prim::ListUnpack(%l)\n"
+                                  "  %y : Tensor, %n : int = prim::TupleUnpack(%t)\n"
+                                  "  return (%a, %n)\n",
+                                  "unpack");
+  expect_valid(g);
+  IrNode *list_unpack = nth(g, 2), *tuple_unpack = nth(g, 3);
+  ir_value_set_type(ir_output(list_unpack, 1), ir_type_int());
+  expect_invalid(g, "[unpack] %a : Float(3), %b : int = prim::ListUnpack(%l): output 1 is int, "
+                    "the element it unpacks is Tensor");
+  ir_value_set_type(ir_output(list_unpack, 1), ir_type_optional(ir_type_tensor()));
+  expect_valid(g); /* the element refines the output (PyTorch's inliner leaves such pairs) */
+  ir_value_set_type(ir_output(list_unpack, 1), ir_type_tensor());
+  ir_value_set_type(ir_output(tuple_unpack, 1), ir_type_tensor());
+  expect_invalid(g, "[unpack] %y : Tensor, %n : Tensor = prim::TupleUnpack(%t): output 1 is "
+                    "Tensor, the element it unpacks is int");
+  ir_value_set_type(ir_output(tuple_unpack, 1), ir_type_int());
+  expect_valid(g);
+  ir_graph_free(g);
+  g = text_test_parse_ok("graph(%t : (Tensor, int)):\n"
+                         "  %y : Tensor, %n : int, %m : int = prim::TupleUnpack(%t)\n"
+                         "  return (%y)\n",
+                         "unpack-count");
+  expect_invalid(g, "[unpack] %y : Tensor, %n : int, %m : int = prim::TupleUnpack(%t): unpacks a "
+                    "tuple of 2 elements into 3 outputs");
+  ir_graph_free(g);
+  g = text_test_parse_ok("graph(%l : Tensor[]):\n"
+                         "  %y : Tensor = prim::ListUnpack(%l, %l)\n"
+                         "  return (%y)\n",
+                         "unpack-inputs");
+  expect_invalid(g, "[unpack] %y : Tensor = prim::ListUnpack(%l, %l): prim::ListUnpack reads one "
+                    "value, has 2 inputs");
+  ir_graph_free(g);
+}
+
+/* Lists and tuples are made of elements of their own types: autodiff and the interpreter read
+ * a made list's type to know what it holds. */
+static void test_construct(void) {
+  IrGraph *g = text_test_parse_ok("graph(%x : Tensor, %n : int):\n"
+                                  "  %l : int[] = prim::ListConstruct(%n, %n)\n"
+                                  "  %t : (Tensor, int) = prim::TupleConstruct(%x, %n)\n"
+                                  "  return (%l, %t)\n",
+                                  "construct");
+  expect_valid(g);
+  IrNode *list = nth(g, 0), *tuple = nth(g, 1);
+  ir_value_set_type(ir_output(list, 0), ir_type_optional(ir_type_list(ir_type_int())));
+  expect_invalid(g, "[construct] %l : int[]? = prim::ListConstruct(%n, %n): its output is int[]?, "
+                    "not a list");
+  ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_tensor()));
+  expect_invalid(g, "[construct] %l : Tensor[] = prim::ListConstruct(%n, %n): input 0 is int, the "
+                    "element it makes is Tensor");
+  ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_int()));
+  const IrType *two[2] = {ir_type_tensor(), ir_type_int()};
+  ir_value_set_type(ir_output(tuple, 0), ir_type_tuple(two, 1));
+  expect_invalid(g, "[construct] %t : (Tensor) = prim::TupleConstruct(%x, %n): a tuple of 1 "
+                    "elements made of 2 inputs");
+  ir_value_set_type(ir_output(tuple, 0), ir_type_tuple(two, 2));
+  expect_valid(g);
+  ir_graph_free(g);
+}
+
 /* Two nodes with one origin would be drawn as one node (the DOT id is the origin). The top
  * block's sentinels take origins 1 and 2, so neg has 3. */
 static void test_origins(void) {
@@ -182,6 +248,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/text/verify/uses", test_uses);
   g_test_add_func("/text/verify/dominance", test_dominance);
   g_test_add_func("/text/verify/origins", test_origins);
+  g_test_add_func("/text/verify/unpack", test_unpack);
+  g_test_add_func("/text/verify/construct", test_construct);
   g_test_add_func("/text/verify/topo-outputs-names", test_topo_outputs_names);
   g_test_add_func("/text/verify/sentinels-links", test_sentinels_links);
   g_test_add_func("/text/verify/arity", test_arity);
