@@ -50,5 +50,6 @@ bool pass_specialize_autograd_zero(IrGraph *graph);
 bool pass_lower_grad_of(IrGraph *graph);
 bool pass_create_autodiff_subgraphs(IrGraph *graph, guint threshold);
 bool pass_inline_autodiff_subgraphs(IrGraph *graph, guint threshold);
+bool pass_inline_given_subgraphs(IrGraph *graph);
 
 #endif

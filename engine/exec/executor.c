@@ -194,13 +194,34 @@ const ExecMemoryPlan *exec_plan_memory(const ExecPlan *plan) {
   return plan->memory;
 }
 
+static bool run_given_diff_graph(ExecPlan *plan, const IrNode *node, RtValue *inputs,
+                                 guint n_inputs, RtValue *outputs, guint n_outputs,
+                                 GError **error) {
+  RtInterpreterHooks hooks = {.run_special = exec_plan_run_special, .ctx = plan};
+  g_autofree RtValue *results = NULL;
+  guint n_results = 0;
+  if (!rt_interpret(ir_node_attr_g(node, IR_ATTR_SUBGRAPH), &hooks, inputs, n_inputs, &results,
+                    &n_results, error))
+    return false;
+  for (guint i = 0; i < n_results; i++) {
+    if (i < n_outputs)
+      outputs[i] = results[i];
+    else
+      rt_value_unref(results[i]);
+  }
+  return true;
+}
+
 bool exec_plan_run_special(void *ctx, const IrNode *node, RtValue *inputs, guint n_inputs,
                            RtValue *outputs, guint n_outputs, GError **error) {
   ExecPlan *plan = ctx;
   if (node->kind == IR_PRIM_DIFFERENTIABLE_GRAPH) {
     ExecDiffState *state = g_hash_table_lookup(plan->diff_states, node);
-    g_assert(state && "every DifferentiableGraph of a plan was differentiated");
-    return exec_diff_graph_run(plan, state, node, inputs, n_inputs, outputs, n_outputs, error);
+    if (state)
+      return exec_diff_graph_run(plan, state, node, inputs, n_inputs, outputs, n_outputs, error);
+    /* One the program came with, in a plan without gradients: its body is a plain call (the
+     * values it returns besides the node's outputs, saved for a backward, are dropped). */
+    return run_given_diff_graph(plan, node, inputs, n_inputs, outputs, n_outputs, error);
   }
   /* Fusion groups: a device backend, else the Subgraph interpreted (fuser.h). */
   return fuser_run_group(plan->fuser, node, inputs, n_inputs, outputs, n_outputs, error);

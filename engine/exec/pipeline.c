@@ -101,6 +101,11 @@ static const ExecStageDef stages[] = {
     {"propagate_requires_grad", "propagate", EXEC_WHEN_OPTIMIZING, pass_propagate_requires_grad,
      NULL},
     /* runOptimization is spliced in here: see exec_pipeline_compile. */
+    /* Groups the program came with carry no gradient (neither autodiff nor the eager tape reads
+     * into them): their nodes are what gradients come from. Without gradients they run as
+     * given. */
+    {"inline_given_subgraphs", "autodiff", EXEC_WHEN_RECORDING, pass_inline_given_subgraphs,
+     NULL},
     {"create_autodiff_subgraphs", "autodiff", EXEC_WHEN_GRAD, NULL,
      stage_create_autodiff_subgraphs},
     {"differentiate", "autodiff", EXEC_WHEN_GRAD, NULL, stage_differentiate},
@@ -112,7 +117,7 @@ static const ExecStageDef stages[] = {
 
 /* Where runOptimization and runNondiffOptimization go in `stages`. */
 #define OPTIMIZATION_AFTER 10 /* after propagate_requires_grad */
-#define NONDIFF_AFTER 13      /* after inline_autodiff_subgraphs */
+#define NONDIFF_AFTER 14      /* after inline_autodiff_subgraphs */
 
 const ExecStageDef *exec_pipeline_stages(guint *n) {
   *n = G_N_ELEMENTS(stages);
@@ -136,6 +141,7 @@ static bool stage_applies(const ExecCompile *c, ExecStageWhen when) {
   case EXEC_WHEN_GRAD: return c->session->optimize && exec_argument_spec_needs_gradient(c->spec);
   case EXEC_WHEN_NO_GRAD:
     return c->session->optimize && !exec_argument_spec_needs_gradient(c->spec);
+  case EXEC_WHEN_RECORDING: return exec_argument_spec_needs_gradient(c->spec);
   }
   return false;
 }

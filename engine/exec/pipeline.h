@@ -12,6 +12,7 @@ typedef enum {
   EXEC_WHEN_OPTIMIZING, /* skipped for the fallback plan (--no-optimize) */
   EXEC_WHEN_GRAD,       /* optimizing and some input requires grad */
   EXEC_WHEN_NO_GRAD,    /* optimizing and no input requires grad */
+  EXEC_WHEN_RECORDING,  /* some input requires grad, optimizing or not */
 } ExecStageWhen;
 
 typedef struct ExecCompile ExecCompile;

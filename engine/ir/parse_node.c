@@ -5,13 +5,20 @@
 #include "ir/ops.h"
 #include "ir/text.h"
 #include "ir/text_parse.h"
+#include "tensor/tensor.h"
 
-/* Early-2019 spellings of kinds that were renamed since. */
+/* 2018 and early-2019 spellings of kinds that were renamed since (prim::TensorToNum, whose
+ * later name depends on its output's type, is text_parse_node's). */
 static const struct {
   const char *old_name, *new_name;
 } kind_aliases[] = {
     {"prim::Undefined", "prim::AutogradZero"},
     {"prim::AnyDefined", "prim::AutogradAnyNonZero"},
+    {"prim::TensorToBool", "aten::Bool"},
+    {"prim::Bool", "aten::Bool"},
+    {"prim::Int", "aten::Int"},
+    {"prim::Float", "aten::Float"},
+    {"prim::None", "prim::Constant"},
 };
 
 static bool all_digits(const char *s) {
@@ -295,8 +302,29 @@ static const IrType *constant_type(const IrNode *node) {
 
 /* A constant's value attribute must suit its output type. PyTorch prints integral doubles
  * from 1e10 on without '.', so an int literal for a float constant is read as that double. */
+/* PyTorch 2018 printed a number constant's value as a one-element tensor (`{1}`, `{0.5}`) and
+ * some bools as `false`/`true`: read as the number itself. */
+static void number_constant_from_2018(IrNode *node, const IrType *type, const IrAttr *a) {
+  bool number = type->kind == IR_TYPE_INT || type->kind == IR_TYPE_BOOL ||
+                type->kind == IR_TYPE_FLOAT;
+  if (!number || a == NULL)
+    return;
+  if (a->kind == IR_ATTR_T && rt_tensor_numel(a->v.t) == 1 && a->v.t->storage != NULL &&
+      a->v.t->storage->device == IR_DEVICE_CPU) {
+    double v = rt_tensor_get(a->v.t, 0);
+    if (type->kind == IR_TYPE_FLOAT)
+      ir_node_set_attr_f(node, IR_ATTR_VALUE, v);
+    else if (v == (double)(gint64)v)
+      ir_node_set_attr_i(node, IR_ATTR_VALUE, (gint64)v);
+  } else if (a->kind == IR_ATTR_S && type->kind == IR_TYPE_BOOL &&
+             (strcmp(a->v.s, "true") == 0 || strcmp(a->v.s, "false") == 0)) {
+    ir_node_set_attr_i(node, IR_ATTR_VALUE, strcmp(a->v.s, "true") == 0);
+  }
+}
+
 static bool check_constant(Parser *p, IrNode *node, const Token *kind_tok, GError **error) {
   const IrType *type = ir_output(node, 0)->type;
+  number_constant_from_2018(node, type, ir_node_attr(node, IR_ATTR_VALUE));
   const IrAttr *a = ir_node_attr(node, IR_ATTR_VALUE);
   if (type->kind == IR_TYPE_FLOAT && a != NULL && a->kind == IR_ATTR_I) {
     ir_node_set_attr_f(node, IR_ATTR_VALUE, (double)a->v.i);
@@ -479,7 +507,12 @@ bool text_parse_node(Parser *p, GraphFrame *gf, GError **error) {
     goto out;
   }
   kind_tok = *t;
-  kind_tok.text = g_strdup(t->text);
+  /* 2018: prim::TensorToNum, aten::Float or aten::Int later by the number it makes. */
+  bool makes_float = o.types->len == 1 && g_ptr_array_index(o.types, 0) != NULL &&
+                     ((const IrType *)g_ptr_array_index(o.types, 0))->kind == IR_TYPE_FLOAT;
+  kind_tok.text = strcmp(t->text, "prim::TensorToNum") == 0
+                      ? g_strdup(makes_float ? "aten::Float" : "aten::Int")
+                      : g_strdup(t->text);
   IrOpKind kind;
   bool group;
   guint group_index = 0;
@@ -559,15 +592,33 @@ bool text_parse_node(Parser *p, GraphFrame *gf, GError **error) {
       scope++;
     node->scope = g_string_chunk_insert_const(gf->graph->strings, scope);
   }
+  if (kind == IR_ATEN_CHUNK && ir_node_has_attr(node, "chunks") && ir_n_outputs(node) > 1) {
+    /* 2018: `aten::chunk[chunks=N, dim=D](%x)` with its N pieces as outputs, what
+     * prim::ConstantChunk later wrote. */
+    node->kind = kind = IR_PRIM_CONSTANT_CHUNK;
+    if (!ir_node_has_attr(node, IR_ATTR_DIM))
+      ir_node_set_attr_i(node, IR_ATTR_DIM, 0);
+  }
+  guint n_overloads = 0;
+  ir_ops_overloads(kind, &n_overloads);
+  bool attr_args = n_overloads > 0 && ir_n_attrs(node) > 0;
+  if (attr_args && text_attr_args_to_inputs(gf, bf->block, node, inputs))
+    attr_args = false;
   for (guint i = 0; i < inputs->len; i++)
     ir_node_add_input(node, g_ptr_array_index(inputs, i));
   ir_node_append_to(node, bf->block);
   if (!check_node_shape(p, node, &kind_tok, error))
     goto out;
-  guint n_overloads = 0;
-  ir_ops_overloads(kind, &n_overloads);
   const IrType **annotated = (const IrType **)o.types->pdata;
-  if (n_overloads > 0) {
+  if (attr_args) {
+    /* Attributes no overload takes as arguments: running the node without them would be
+     * another computation. */
+    warn_opaque(p, &kind_tok, kind_tok.text,
+                "arguments written as attributes (PyTorch 2018) that no overload takes, in");
+    make_opaque(p, node, &kind_tok);
+    for (guint i = 0; i < o.names->len; i++)
+      ir_value_set_type(ir_output(node, i), annotated[i] ? annotated[i] : ir_type_tensor());
+  } else if (n_overloads > 0) {
     if (!type_schema_node(p, node, &kind_tok, annotated, error))
       goto out;
   } else {

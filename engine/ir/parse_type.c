@@ -286,6 +286,7 @@ static const IrType *parse_base(Lexer *lx, int depth, GError **error) {
       {"Device", ir_type_device},
       {"Scalar", ir_type_number},
       {"number", ir_type_number},
+      {"Number", ir_type_number}, /* 2018 */
       {"Any", ir_type_any},
       {"t", ir_type_any},
       {"Dynamic", ir_type_tensor},

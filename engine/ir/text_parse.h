@@ -55,6 +55,12 @@ bool text_open_block(Parser *p, GraphFrame *gf, IrNode *owner, int owner_line, i
                      GError **error);
 /* Makes a complete node's outputs visible (after its blocks, if any). */
 void text_finish_node(GraphFrame *gf, IrNode *node);
+/* A schema op with attributes (PyTorch until mid-2018 wrote arguments so): rewrites
+ * `written` (the inputs as read) into the inputs of the first overload that takes every
+ * attribute as an argument, building constants (and Tensor[] lists) at the end of `block`,
+ * before the node, and drops the attributes. False, nothing changed, when no overload does
+ * (parse_attr_args.c). */
+bool text_attr_args_to_inputs(GraphFrame *gf, IrBlock *block, IrNode *node, GPtrArray *written);
 /* If / Loop / GradOf block counts and block input/output counts, once all blocks are read. */
 bool text_check_block_arity(Parser *p, IrNode *node, int line, int col, GError **error);
 

@@ -39,11 +39,10 @@ static void lower_block(Lowering *l, IrBlock *block) {
     if (is_unreadable_constant(node)) {
       char buf[32];
       IrValue *out = ir_output(node, 0);
-      g_autofree char *name = g_strdup(ir_value_display_name(out, buf));
-      if (g_ascii_isdigit(name[0])) {
-        g_free(name);
-        name = g_strdup_printf("constant.%s", buf);
-      }
+      const char *shown = ir_value_display_name(out, buf);
+      /* A numbered value (%4) is named after its number: constant.4. */
+      g_autofree char *name = g_ascii_isdigit(shown[0]) ? g_strdup_printf("constant.%s", shown)
+                                                         : g_strdup(shown);
       ir_value_set_name(out, NULL);
       ir_value_replace_all_uses_with(out, input_for_path(l, name, out->type));
       ir_node_destroy(node);

@@ -58,6 +58,164 @@ static CliRun run_in(const char *cwd, const char *const *args) {
   return cli_run(jitscope, cwd, args);
 }
 
+/* Tensor constants PyTorch printed without their values (2018: the values themselves, 2019 and
+ * later: <Tensor>) each become an input of their own, named after the constant's number. */
+static void test_unreadable_constants_become_inputs(void) {
+  char *consts = write_tmp("consts.ir", "graph(%x : Float(2)) {\n"
+                                        "  %4 : Float(2) = prim::Constant[value= 4  4 [ "
+                                        "CPUFloatType{2} ]]()\n"
+                                        "  %5 : Float(2) = prim::Constant[value=<Tensor>]()\n"
+                                        "  %6 : int = prim::Constant[value=1]()\n"
+                                        "  %7 : Float(2) = aten::add(%x, %4, %6)\n"
+                                        "  %8 : Float(2) = aten::sub(%7, %5, %6)\n"
+                                        "  return (%8);\n"
+                                        "}\n");
+  char *function = write_tmp("consts_fn.ir", "graph(%x : Float(2), %a : Float(2), %b : Float(2)):\n"
+                                             "  %6 : int = prim::Constant[value=1]()\n"
+                                             "  %7 : Float(2) = aten::add(%x, %a, %6)\n"
+                                             "  %8 : Float(2) = aten::sub(%7, %b, %6)\n"
+                                             "  return (%8)\n");
+  const char *inputs[] = {"Float(2)", "Float(2)", "Float(2)"};
+  CliRun want = run((const char *[]){"run", function, "--input", inputs[0], inputs[1], inputs[2],
+                                     "--json", NULL});
+  CliRun got = run((const char *[]){"run", consts, "--input", inputs[0], inputs[1], inputs[2],
+                                    "--json", NULL});
+  g_assert_cmpint(want.status, ==, 0);
+  g_assert_cmpint(got.status, ==, 0);
+  g_assert_cmpstr(got.out, ==, want.out);
+  g_assert_nonnull(
+      strstr(got.err, "2 module attributes became inputs: constant.4, constant.5"));
+  cli_run_clear(&want);
+  cli_run_clear(&got);
+  g_free(consts);
+  g_free(function);
+}
+
+/* Optimized graphs as PyTorch printed them (graph_for, the fuser's tests): a FusionGroup whose
+ * body concatenates (prim::FusedConcat), a DifferentiableGraph whose body returns a saved
+ * value besides its output and holds a FusionGroup. The plan takes them apart and makes its
+ * own: outputs and gradients are the plain program's, with and without grad (a given
+ * DifferentiableGraph used to abort a run without grad; a given FusionGroup's inputs got no
+ * gradient, silently). */
+static const char given_fusion_text[] = "graph(%x : Float(2, 3),\n"
+                                        "      %y : Float(2, 3)):\n"
+                                        "  %2 : Float(4, 3) = prim::FusionGroup_0(%x, %y)\n"
+                                        "  return (%2)\n"
+                                        "with prim::FusionGroup_0 = graph(%0 : Float(2, 3),\n"
+                                        "      %1 : Float(2, 3)):\n"
+                                        "  %2 : int = prim::Constant[value=1]()\n"
+                                        "  %3 : Float(2, 3) = aten::add(%0, %1, %2)\n"
+                                        "  %4 : Float(2, 3) = aten::mul(%0, %1)\n"
+                                        "  %5 : Float(4, 3) = prim::FusedConcat[dim=0](%3, %4)\n"
+                                        "  return (%5)\n";
+static const char plain_fusion_text[] = "graph(%x : Float(2, 3),\n"
+                                        "      %y : Float(2, 3)):\n"
+                                        "  %2 : int = prim::Constant[value=1]()\n"
+                                        "  %d : int = prim::Constant[value=0]()\n"
+                                        "  %3 : Float(2, 3) = aten::add(%x, %y, %2)\n"
+                                        "  %4 : Float(2, 3) = aten::mul(%x, %y)\n"
+                                        "  %l : Tensor[] = prim::ListConstruct(%3, %4)\n"
+                                        "  %5 : Float(4, 3) = aten::cat(%l, %d)\n"
+                                        "  return (%5)\n";
+static const char given_diff_text[] =
+    "graph(%x : Float(2, 3),\n"
+    "      %y : Float(2, 3)):\n"
+    "  %z : Float(2, 3) = prim::DifferentiableGraph_0(%x, %y)\n"
+    "  return (%z)\n"
+    "with prim::DifferentiableGraph_0 = graph(%0 : Float(2, 3),\n"
+    "      %1 : Float(2, 3)):\n"
+    "  %s : Float(2, 3), %m : Float(2, 3) = prim::FusionGroup_0(%0, %1)\n"
+    "  return (%m, %s)\n"
+    "with prim::FusionGroup_0 = graph(%0 : Float(2, 3),\n"
+    "      %1 : Float(2, 3)):\n"
+    "  %s : Float(2, 3) = aten::sigmoid(%0)\n"
+    "  %m : Float(2, 3) = aten::mul(%s, %1)\n"
+    "  return (%s, %m)\n";
+static const char plain_diff_text[] = "graph(%x : Float(2, 3),\n"
+                                      "      %y : Float(2, 3)):\n"
+                                      "  %s : Float(2, 3) = aten::sigmoid(%x)\n"
+                                      "  %m : Float(2, 3) = aten::mul(%s, %y)\n"
+                                      "  return (%m)\n";
+
+/* PyTorch until mid-2018 wrote arguments as attributes and chunk's pieces as its outputs. */
+static const char attr_args_2018_text[] =
+    "graph(%a : Float(2, 3), %b : Float(2, 3)) {\n"
+    "  %2 : Float(2, 3) = aten::add[alpha={2}](%a, %b)\n"
+    "  %3 : Float(2, 3) = aten::add[other={1.5}, alpha={1}](%a)\n"
+    "  %4 : Float(1, 3), %5 : Float(1, 3) = aten::chunk[chunks=2, dim=0](%2)\n"
+    "  %6 : Float(2, 1, 3) = aten::stack[dim=0](%4, %5)\n"
+    "  %7 : Float(1, 3) = aten::sum[dim=[0], keepdim=0](%6)\n"
+    "  %8 : Float(3, 2, 3) = aten::expand[size=[3, 2, 3]](%3)\n"
+    "  %9 : Float(2, 3) = aten::select[dim=0, index=1](%8)\n"
+    "  %10 : Float(2, 3) = aten::mul(%7, %9)\n"
+    "  return (%10);\n"
+    "}\n";
+static const char attr_args_plain_text[] =
+    "graph(%a : Float(2, 3), %b : Float(2, 3)):\n"
+    "  %two : int = prim::Constant[value=2]()\n"
+    "  %one : int = prim::Constant[value=1]()\n"
+    "  %zero : int = prim::Constant[value=0]()\n"
+    "  %c : float = prim::Constant[value=1.5]()\n"
+    "  %2 : Tensor = aten::add(%a, %b, %two)\n"
+    "  %3 : Tensor = aten::add(%a, %c, %one)\n"
+    "  %4 : Tensor, %5 : Tensor = prim::ConstantChunk[chunks=2, dim=0](%2)\n"
+    "  %l : Tensor[] = prim::ListConstruct(%4, %5)\n"
+    "  %6 : Tensor = aten::stack(%l, %zero)\n"
+    "  %d : int[] = prim::ListConstruct(%zero)\n"
+    "  %f : bool = prim::Constant[value=0]()\n"
+    "  %7 : Tensor = aten::sum(%6, %d, %f)\n"
+    "  %s : int[] = prim::Constant[value=[3, 2, 3]]()\n"
+    "  %8 : Tensor = aten::expand(%3, %s)\n"
+    "  %9 : Tensor = aten::select(%8, %zero, %one)\n"
+    "  %10 : Tensor = aten::mul(%7, %9)\n"
+    "  return (%10)\n";
+
+static void expect_runs_as(const char *given_text, const char *plain_text) {
+  char *given = write_tmp("given.ir", given_text);
+  char *plain = write_tmp("plain.ir", plain_text);
+  for (int grad = 0; grad < 2; grad++) {
+    const char *spec = grad ? "Float(2, 3, requires_grad=1)" : "Float(2, 3)";
+    CliRun want = run((const char *[]){"run", plain, "--input", spec, spec, "--json", NULL});
+    CliRun got = run((const char *[]){"run", given, "--input", spec, spec, "--json", NULL});
+    g_assert_cmpint(want.status, ==, 0);
+    if (got.status != 0)
+      g_printerr("%s", got.err);
+    g_assert_cmpint(got.status, ==, 0);
+    g_assert_cmpstr(got.out, ==, want.out);
+    cli_run_clear(&want);
+    cli_run_clear(&got);
+  }
+  CliRun check = run((const char *[]){"check", given, "--input", "Float(2, 3, requires_grad=1)",
+                                      "Float(2, 3, requires_grad=1)", NULL});
+  g_assert_cmpint(check.status, ==, 0);
+  g_assert_nonnull(strstr(check.out, "check passed"));
+  cli_run_clear(&check);
+  g_free(given);
+  g_free(plain);
+}
+
+static void test_given_groups(void) {
+  expect_runs_as(given_fusion_text, plain_fusion_text);
+  expect_runs_as(given_diff_text, plain_diff_text);
+}
+
+static void test_attr_args_2018(void) {
+  expect_runs_as(attr_args_2018_text, attr_args_plain_text);
+  /* An attribute no overload takes would change the computation if ignored: the node is
+   * opaque, and running it is an error naming it. */
+  char *path = write_tmp("beta.ir", "graph(%a : Float(2, 3), %b : Float(2, 3)) {\n"
+                                    "  %2 : Float(2, 3) = aten::add[beta={2}](%a, %b)\n"
+                                    "  return (%2);\n"
+                                    "}\n");
+  CliRun r = run((const char *[]){"run", path, "--input", "Float(2, 3)", "Float(2, 3)", NULL});
+  g_assert_cmpint(r.status, ==, 2);
+  g_assert_nonnull(strstr(r.err, "beta.ir:2:22: warning: arguments written as attributes "
+                                 "(PyTorch 2018) that no overload takes, in 'aten::add'"));
+  g_assert_nonnull(strstr(r.err, "cannot run op 'aten::add'"));
+  cli_run_clear(&r);
+  g_free(path);
+}
+
 static void test_module_runs_with_named_inputs(void) {
   char *module = write_tmp("net.ir", module_text);
   char *function = write_tmp("net_fn.ir", function_text);
@@ -317,6 +475,9 @@ int main(int argc, char **argv) {
   g_assert_nonnull(tmpdir);
   g_test_add_func("/cli/modules/named-inputs", test_module_runs_with_named_inputs);
   g_test_add_func("/cli/modules/named-input-errors", test_named_input_errors);
+  g_test_add_func("/cli/modules/unreadable-constants", test_unreadable_constants_become_inputs);
+  g_test_add_func("/cli/modules/given-groups", test_given_groups);
+  g_test_add_func("/cli/modules/attr-args-2018", test_attr_args_2018);
   g_test_add_func("/cli/modules/call-without-definition", test_module_call_without_definition);
   g_test_add_func("/cli/modules/opaque-ops", test_opaque_ops);
   g_test_add_func("/cli/modules/opaque-op-in-branch-not-taken", test_opaque_op_in_branch_not_taken);

@@ -104,6 +104,55 @@ static void test_canonical_forms(void) {
   ir_graph_free(g);
 }
 
+/* PyTorch 2018 printed number constants as one-element tensors and some bools as words, and
+ * named Scalar "Number": read as the numbers and types they stand for. */
+static void test_2018_numbers(void) {
+  const char *in = "graph(%x : Tensor) {\n"
+                   "  %i : int = prim::Constant[value={1}]()\n"
+                   "  %f : float = prim::Constant[value={0.5}]()\n"
+                   "  %b : bool = prim::Constant[value=false]()\n"
+                   "  %t : bool = prim::Constant[value=true]()\n"
+                   "  %n : Number = prim::Constant[value=2]()\n"
+                   "  return (%x);\n"
+                   "}\n";
+  const char *want = "graph(%x : Tensor):\n"
+                     "  %i : int = prim::Constant[value=1]()\n"
+                     "  %f : float = prim::Constant[value=0.5]()\n"
+                     "  %b : bool = prim::Constant[value=0]()\n"
+                     "  %t : bool = prim::Constant[value=1]()\n"
+                     "  %n : Scalar = prim::Constant[value=2]()\n"
+                     "  return (%x)\n";
+  char *out = reprint(in, "numbers-2018");
+  g_assert_cmpstr(out, ==, want);
+  g_free(out);
+  /* 2018 op names: tensor-to-number conversions by the number made, None as a constant. */
+  out = reprint("graph(%x : Tensor) {\n"
+                "  %1 : int = prim::TensorToNum(%x)\n"
+                "  %2 : float = prim::TensorToNum(%x)\n"
+                "  %3 : bool = prim::TensorToBool(%x)\n"
+                "  %4 : float = prim::Float(%x)\n"
+                "  %5 : int = prim::Int(%x)\n"
+                "  %6 : NoneType = prim::None()\n"
+                "  return (%1, %2, %3, %4, %5, %6);\n"
+                "}\n",
+                "ops-2018");
+  g_assert_cmpstr(out, ==,
+                  "graph(%x : Tensor):\n"
+                  "  %1 : int = aten::Int(%x)\n"
+                  "  %2 : float = aten::Float(%x)\n"
+                  "  %3 : bool = aten::Bool(%x)\n"
+                  "  %4 : float = aten::Float(%x)\n"
+                  "  %5 : int = aten::Int(%x)\n"
+                  "  %6 : NoneType = prim::Constant()\n"
+                  "  return (%1, %2, %3, %4, %5, %6)\n");
+  g_free(out);
+  /* A fraction is no int. */
+  g_autofree char *message = text_test_parse_error(
+      "graph():\n  %i : int = prim::Constant[value={1.5}]()\n  return (%i)\n");
+  g_assert_cmpstr(message, ==,
+                  "t.ir:2:14: error: bad attribute: the value does not suit a constant of type int");
+}
+
 static void test_structure(void) {
   const char *text = "graph(%x.1 : Tensor,\n      %y.1 : float):\n"
                      "  %24 : bool = prim::Constant[value=1]()\n"
@@ -219,6 +268,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/text/roundtrip/corpus", test_corpus_byte_identical);
   g_test_add_func("/text/roundtrip/fixed-point", test_fixed_point_noncanonical);
   g_test_add_func("/text/roundtrip/canonical-forms", test_canonical_forms);
+  g_test_add_func("/text/roundtrip/numbers-2018", test_2018_numbers);
   g_test_add_func("/text/roundtrip/structure", test_structure);
   g_test_add_func("/text/roundtrip/nested-trailers", test_nested_trailers);
   g_test_add_func("/text/roundtrip/types", test_type_parse);
