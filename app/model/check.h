@@ -15,6 +15,8 @@ typedef struct {
   bool ok;
   double optimized_vs_unoptimized; /* max relative error over outputs and gradients */
   double gradient_vs_finite_diff;  /* max |autodiff - fd| / max(1, |fd|), float64 */
+  double finite_diff_excess;       /* the same less the fd's rounding bound, in units of the
+                                      tolerance (above 1 fails the check) */
   guint finite_diff_elements;      /* how many input elements were perturbed */
   guint finite_diff_total;         /* of how many requiring grad */
   double stage_max_error;          /* largest stage-vs-first-stage error, in units of the
@@ -24,7 +26,9 @@ typedef struct {
 } AppCheckReport;
 
 /* Tolerances: float32 1e-4 and float64 1e-9 relative between optimized and unoptimized
- * (fusion may reorder float math), 1e-5 between autodiff and finite differences. A test
+ * (fusion may reorder float math), 1e-5 between autodiff and finite differences (after
+ * discounting the finite differences' rounding: 16 ulps of the outputs' absolute sum over the
+ * step). A test
  * may plant a fault through `hook` (called after every stage of the optimized session). */
 AppCheckReport *app_check_run(const IrGraph *graph, const AppInputs *inputs, ExecStageHook hook,
                               void *hook_data, GError **error);

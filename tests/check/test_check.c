@@ -120,6 +120,53 @@ static void test_check_passes_on_lstm(void) {
   ir_graph_free(graph);
 }
 
+static AppCheckReport *check_text(const char *text, char *const *specs, guint n_specs) {
+  GError *error = NULL;
+  IrGraph *graph = ir_graph_parse(text, strlen(text), "t.ir", &error);
+  g_assert_no_error(error);
+  AppInputs *inputs = app_inputs_bind(graph, specs, n_specs, 3, &error);
+  g_assert_no_error(error);
+  AppCheckReport *report = app_check_run(graph, inputs, NULL, NULL, &error);
+  g_assert_no_error(error);
+  app_inputs_free(inputs);
+  ir_graph_free(graph);
+  return report;
+}
+
+/* Finite differences of the outputs' sum carry its rounding over the step: outputs that are
+ * large and cancel (1e10 x and -1e10 x + 2 x: the sum's gradient is 2, its rounding far more)
+ * pass, their difference from autodiff said to be within that rounding. A gradient that is
+ * wrong (detach cuts y's, which the outputs depend on) still fails, however small the
+ * outputs. */
+static void test_check_finite_differences_rounding(void) {
+  char *const specs[] = {"Double(64, requires_grad=1)", "Double(64, requires_grad=1)"};
+  AppCheckReport *report =
+      check_text("graph(%x : Double(64), %y : Double(64)):\n"
+                 "  %big : float = prim::Constant[value=10000000000.]()\n"
+                 "  %two : float = prim::Constant[value=2.]()\n"
+                 "  %one : int = prim::Constant[value=1]()\n"
+                 "  %a : Tensor = aten::mul(%x, %big)\n"
+                 "  %n : Tensor = aten::neg(%a)\n"
+                 "  %t : Tensor = aten::mul(%x, %two)\n"
+                 "  %b : Tensor = aten::add(%n, %t, %one)\n"
+                 "  %c : Tensor = aten::mul(%y, %two)\n"
+                 "  return (%a, %b, %c)\n",
+                 specs, 2);
+  g_assert_true(report->ok);
+  g_assert_cmpfloat(report->gradient_vs_finite_diff, >, 1e-5);
+  g_assert_nonnull(strstr(report->log->str, "gradient of input 1 vs finite differences: "));
+  g_assert_nonnull(strstr(report->log->str, "(within the finite differences' rounding)"));
+  app_check_report_free(report);
+  report = check_text("graph(%x : Double(64), %y : Double(64)):\n"
+                      "  %d : Tensor = aten::detach(%y)\n"
+                      "  %p : Tensor = aten::mul(%x, %d)\n"
+                      "  return (%p)\n",
+                      specs, 2);
+  g_assert_false(report->ok);
+  g_assert_cmpfloat(report->finite_diff_excess, >, 1);
+  app_check_report_free(report);
+}
+
 /* Random ops: every run draws from the generator seeded with the inputs' seed, and each
  * stage re-runs from the state its plan's run began with, so the stages agree (dropout,
  * rand_like, randn_like without gradients), and finite differences see the same draws in
@@ -262,6 +309,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/check/lstm-stages-in-order", test_lstm_stages_in_order);
   g_test_add_func("/check/passes-on-lstm", test_check_passes_on_lstm);
+  g_test_add_func("/check/finite-differences-rounding", test_check_finite_differences_rounding);
   g_test_add_func("/check/passes-with-random-ops", test_check_passes_with_random_ops);
   g_test_add_func("/check/names-faulty-stage", test_check_names_the_faulty_stage);
   g_test_add_func("/check/names-fuse-graph-for-a-fused-backend-fault",
