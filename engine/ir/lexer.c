@@ -233,11 +233,18 @@ static bool lex_number(Lexer *lx, Token *t, GError **error) {
 }
 
 /* `^name(args)`: a Python op of PyTorch 1.0-era traces, kept whole as its kind's text; the
- * arguments are Python reprs, so only parentheses and quotes are matched. */
+ * arguments are Python reprs, so only parentheses and quotes are matched. The name may be
+ * PyTorch's placeholder `<python_value>` (a callable it could not name). */
 static bool lex_python_op(Lexer *lx, Token *t, GError **error) {
   gsize n = 1;
-  while (is_ident_char(cur(lx, n)) || cur(lx, n) == '.')
-    n++;
+  if (cur(lx, n) == '<') {
+    while (is_ident_char(cur(lx, n + 1)))
+      n++;
+    n = cur(lx, n + 1) == '>' && n > 1 ? n + 2 : 1;
+  } else {
+    while (is_ident_char(cur(lx, n)) || cur(lx, n) == '.')
+      n++;
+  }
   if (n == 1 || cur(lx, n) != '(') {
     text_error_at(error, lx, t, "expected a Python op '^name(...)' after '^'");
     return false;
