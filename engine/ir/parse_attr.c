@@ -180,7 +180,8 @@ static bool parse_tensor_scalar(Lexer *lx, IrNode *node, const char *name, GErro
 }
 
 /* Does the source at `start` read as a tensor printed by value: numbers (rows, `(1,.,.) =`
- * slice headers, a common factor such as `0.01 *`) up to a `[ CPUFloatType{...} ]` footer? */
+ * slice headers, a common factor such as `0.01 *`) up to a `[ CPUFloatType{...} ]` footer
+ * (2018: `[ CPULongTensor{...} ]`)? */
 static bool looks_like_tensor_print(const char *start, const char *end) {
   const char *p = start;
   while (p < end && strchr("0123456789.-+e naif()=,*\n\r\t", *p) != NULL && *p != '\0')
@@ -191,7 +192,9 @@ static bool looks_like_tensor_print(const char *start, const char *end) {
   const char *name = p;
   while (p < end && g_ascii_isalnum(*p))
     p++;
-  return p - name > 4 && strncmp(p - 4, "Type", 4) == 0 && p < end && *p == '{';
+  bool footer = (p - name > 4 && strncmp(p - 4, "Type", 4) == 0) ||
+                (p - name > 6 && strncmp(p - 6, "Tensor", 6) == 0);
+  return footer && p < end && *p == '{';
 }
 
 /* An attribute whose value is a type (`profiled_type=Float(10, strides=[1])`, PyTorch's

@@ -302,9 +302,38 @@ static const IrType *constant_type(const IrNode *node) {
 
 /* A constant's value attribute must suit its output type. PyTorch prints integral doubles
  * from 1e10 on without '.', so an int literal for a float constant is read as that double. */
+/* 2018: an int[] constant printed as a tensor, `value= 0 -1 [ CPULongTensor{2} ]`: its
+ * numbers, when they are all the footer's count of integers. */
+static void int_list_constant_from_2018(IrNode *node, const IrAttr *a) {
+  const char *footer = strchr(a->v.s, '[');
+  if (footer == NULL || !g_str_has_prefix(footer, "[ CPULongTensor{"))
+    return;
+  gint64 count = g_ascii_strtoll(footer + strlen("[ CPULongTensor{"), NULL, 10);
+  g_autoptr(GArray) values = g_array_new(FALSE, FALSE, sizeof(gint64));
+  for (const char *p = a->v.s; p < footer;) {
+    while (p < footer && g_ascii_isspace(*p))
+      p++;
+    if (p == footer)
+      break;
+    char *end = NULL;
+    gint64 v = g_ascii_strtoll(p, &end, 10);
+    if (end == p || end > footer || (end < footer && !g_ascii_isspace(*end)))
+      return; /* not an integer: left as it was read */
+    g_array_append_val(values, v);
+    p = end;
+  }
+  if ((gint64)values->len == count)
+    ir_node_set_attr_is(node, IR_ATTR_VALUE, (const gint64 *)values->data, values->len);
+}
+
 /* PyTorch 2018 printed a number constant's value as a one-element tensor (`{1}`, `{0.5}`) and
  * some bools as `false`/`true`: read as the number itself. */
 static void number_constant_from_2018(IrNode *node, const IrType *type, const IrAttr *a) {
+  if (a != NULL && a->kind == IR_ATTR_RAW && type->kind == IR_TYPE_LIST &&
+      type->elem->kind == IR_TYPE_INT) {
+    int_list_constant_from_2018(node, a);
+    return;
+  }
   bool number = type->kind == IR_TYPE_INT || type->kind == IR_TYPE_BOOL ||
                 type->kind == IR_TYPE_FLOAT;
   if (!number || a == NULL)
@@ -604,6 +633,8 @@ bool text_parse_node(Parser *p, GraphFrame *gf, GError **error) {
   bool attr_args = n_overloads > 0 && ir_n_attrs(node) > 0;
   if (attr_args && text_attr_args_to_inputs(gf, bf->block, node, inputs))
     attr_args = false;
+  if (n_overloads > 0)
+    text_device_lists_to_devices(gf, bf->block, node, inputs);
   for (guint i = 0; i < inputs->len; i++)
     ir_node_add_input(node, g_ptr_array_index(inputs, i));
   ir_node_append_to(node, bf->block);

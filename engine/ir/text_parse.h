@@ -59,8 +59,14 @@ void text_finish_node(GraphFrame *gf, IrNode *node);
  * `written` (the inputs as read) into the inputs of the first overload that takes every
  * attribute as an argument, building constants (and Tensor[] lists) at the end of `block`,
  * before the node, and drops the attributes. False, nothing changed, when no overload does
- * (parse_attr_args.c). */
+ * (parse_legacy_calls.c). */
 bool text_attr_args_to_inputs(GraphFrame *gf, IrBlock *block, IrNode *node, GPtrArray *written);
+/* A schema op that matches no overload as written, reading an int list constant `[type, index]`
+ * where its first overload takes a Device (PyTorch 2018's factories): the input becomes a
+ * Device constant ("cpu", "cuda:N") built at the end of `block`. Whether any input changed
+ * (parse_legacy_calls.c). */
+bool text_device_lists_to_devices(GraphFrame *gf, IrBlock *block, IrNode *node,
+                                  GPtrArray *written);
 /* If / Loop / GradOf block counts and block input/output counts, once all blocks are read. */
 bool text_check_block_arity(Parser *p, IrNode *node, int line, int col, GError **error);
 

@@ -137,7 +137,8 @@ static const char plain_diff_text[] = "graph(%x : Float(2, 3),\n"
                                       "  %m : Float(2, 3) = aten::mul(%s, %y)\n"
                                       "  return (%m)\n";
 
-/* PyTorch until mid-2018 wrote arguments as attributes and chunk's pieces as its outputs. */
+/* PyTorch until mid-2018 wrote arguments as attributes, chunk's pieces as its outputs, a
+ * device as the list [type, index] and an int list as a tensor. */
 static const char attr_args_2018_text[] =
     "graph(%a : Float(2, 3), %b : Float(2, 3)) {\n"
     "  %2 : Float(2, 3) = aten::add[alpha={2}](%a, %b)\n"
@@ -148,7 +149,13 @@ static const char attr_args_2018_text[] =
     "  %8 : Float(3, 2, 3) = aten::expand[size=[3, 2, 3]](%3)\n"
     "  %9 : Float(2, 3) = aten::select[dim=0, index=1](%8)\n"
     "  %10 : Float(2, 3) = aten::mul(%7, %9)\n"
-    "  return (%10);\n"
+    "  %dl : int[] = prim::Constant[value= 0 -1 [ CPULongTensor{2} ]]()\n"
+    "  %sz : int[] = prim::Constant[value=[2, 3]]()\n"
+    "  %dt : int = prim::Constant[value={6}]()\n"
+    "  %ly : int = prim::Constant[value={0}]()\n"
+    "  %z : Float(2, 3) = aten::ones(%sz, %dt, %ly, %dl)\n"
+    "  %11 : Float(2, 3) = aten::add[alpha={3}](%10, %z)\n"
+    "  return (%11);\n"
     "}\n";
 static const char attr_args_plain_text[] =
     "graph(%a : Float(2, 3), %b : Float(2, 3)):\n"
@@ -168,7 +175,13 @@ static const char attr_args_plain_text[] =
     "  %8 : Tensor = aten::expand(%3, %s)\n"
     "  %9 : Tensor = aten::select(%8, %zero, %one)\n"
     "  %10 : Tensor = aten::mul(%7, %9)\n"
-    "  return (%10)\n";
+    "  %sz : int[] = prim::Constant[value=[2, 3]]()\n"
+    "  %dt : int = prim::Constant[value=6]()\n"
+    "  %dev : Device = prim::Constant[value=\"cpu\"]()\n"
+    "  %three : int = prim::Constant[value=3]()\n"
+    "  %z : Tensor = aten::ones(%sz, %dt, %zero, %dev)\n"
+    "  %11 : Tensor = aten::add(%10, %z, %three)\n"
+    "  return (%11)\n";
 
 static void expect_runs_as(const char *given_text, const char *plain_text) {
   char *given = write_tmp("given.ir", given_text);

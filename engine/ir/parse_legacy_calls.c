@@ -1,8 +1,11 @@
-/* Arguments written as attributes (PyTorch until mid-2018): `aten::add[alpha={2}](%a, %b)`,
- * `aten::chunk[chunks=4, dim=1](%x)`, `aten::stack[dim=0](%a, %b)`. Such a node's attributes
- * are arguments of its schema; text_attr_args_to_inputs makes them constant inputs, in the
- * schema's order, so that the node resolves and runs as its later form does
- * (`aten::add(%a, %b, %two)`). Ignoring them would run another computation (alpha=1). */
+/* Calls as PyTorch wrote them until 2018, read as their later forms (text_parse.h):
+ * - Arguments written as attributes: `aten::add[alpha={2}](%a, %b)`, `aten::stack[dim=0](%a,
+ *   %b)`. Such a node's attributes are arguments of its schema; text_attr_args_to_inputs makes
+ *   them constant inputs, in the schema's order, so that the node resolves and runs as its
+ *   later form does (`aten::add(%a, %b, %two)`). Ignoring them would run another computation
+ *   (alpha=1).
+ * - A device as a list `[type, index]` (0 the CPU, 1 CUDA): `aten::zeros(%size, %dtype,
+ *   %layout, %device_list)`; text_device_lists_to_devices makes it a Device constant. */
 #include <string.h>
 
 #include "ir/ops.h"
@@ -250,4 +253,40 @@ bool text_attr_args_to_inputs(GraphFrame *gf, IrBlock *block, IrNode *node, GPtr
     return true;
   }
   return false;
+}
+
+bool text_device_lists_to_devices(GraphFrame *gf, IrBlock *block, IrNode *node,
+                                  GPtrArray *written) {
+  guint n = 0;
+  const IrSchema *const *overloads = ir_ops_overloads(node->kind, &n);
+  g_autofree const IrType **types = g_new(const IrType *, written->len + 1);
+  for (guint i = 0; i < written->len; i++)
+    types[i] = ((IrValue *)g_ptr_array_index(written, i))->type;
+  for (guint o = 0; o < n; o++)
+    if (ir_schema_matches(overloads[o], types, written->len))
+      return false; /* a call of today's form */
+  bool changed = false;
+  for (guint k = 0; n > 0 && k < written->len && k < overloads[0]->n_args; k++) {
+    const IrType *want = overloads[0]->args[k].type;
+    if (want->kind == IR_TYPE_OPTIONAL)
+      want = want->elem;
+    IrValue *v = g_ptr_array_index(written, k);
+    const IrAttr *list = v->node->kind == IR_PRIM_CONSTANT
+                             ? ir_node_attr(v->node, IR_ATTR_VALUE)
+                             : NULL;
+    if (want->kind != IR_TYPE_DEVICE || list == NULL || list->kind != IR_ATTR_IS ||
+        list->v.is->len != 2)
+      continue;
+    gint64 type = g_array_index(list->v.is, gint64, 0), index = g_array_index(list->v.is, gint64, 1);
+    if (type != 0 && type != 1)
+      continue;
+    g_autofree char *name = type == 0        ? g_strdup("cpu")
+                            : index < 0      ? g_strdup("cuda")
+                                             : g_strdup_printf("cuda:%" G_GINT64_FORMAT, index);
+    IrNode *c = new_constant(gf, block, ir_type_device());
+    ir_node_set_attr_s(c, IR_ATTR_VALUE, name);
+    g_ptr_array_index(written, k) = ir_output(c, 0);
+    changed = true;
+  }
+  return changed;
 }
