@@ -5,6 +5,7 @@
 #include "ir/ops.h"
 #include "ir/text.h"
 #include "ir/text_parse.h"
+#include "ir/verify.h"
 #include "tensor/tensor.h"
 
 /* 2018 and early-2019 spellings of kinds that were renamed since (prim::TensorToNum, whose
@@ -662,6 +663,13 @@ bool text_parse_node(Parser *p, GraphFrame *gf, GError **error) {
   }
   if (kind == IR_PRIM_CONSTANT && !check_constant(p, node, &kind_tok, error))
     goto out;
+  const char *rule = NULL;
+  char *container_problem = ir_container_types_problem(node, &rule);
+  if (container_problem != NULL) {
+    text_error_at(error, &p->lx, &kind_tok, "bad type: %s", container_problem);
+    g_free(container_problem);
+    goto out;
+  }
   for (guint i = 0; i < o.names->len; i++)
     if (!text_define_value(p, gf, g_ptr_array_index(o.names, i), ir_output(node, i), error))
       goto out;

@@ -163,9 +163,8 @@ static bool unpacks_as(const IrType *out, const IrType *elem) {
 }
 
 /* Each of `values` (a construct's inputs, an unpack's outputs) against its element of
- * `container` (a list or a tuple with one element per value). */
-static bool check_elements(Verifier *v, const char *rule, const IrNode *n, const GPtrArray *values,
-                           const IrType *container) {
+ * `container` (a list or a tuple with one element per value): the first mismatch, or NULL. */
+static char *elements_problem(const IrNode *n, const GPtrArray *values, const IrType *container) {
   bool tuple = container->kind == IR_TYPE_TUPLE;
   for (guint i = 0; i < values->len; i++) {
     const IrType *elem = tuple ? container->elems[i] : container->elem;
@@ -173,49 +172,60 @@ static bool check_elements(Verifier *v, const char *rule, const IrNode *n, const
     if (!unpacks_as(type, elem)) {
       g_autofree char *text = ir_type_to_string(type);
       g_autofree char *elem_text = ir_type_to_string(elem);
-      return fail(v, rule, n, "%s %u is %s, the element it %s is %s",
-                  values == n->inputs ? "input" : "output", i, text,
-                  values == n->inputs ? "makes" : "unpacks", elem_text);
+      return g_strdup_printf("%s %u is %s, the element it %s is %s",
+                             values == n->inputs ? "input" : "output", i, text,
+                             values == n->inputs ? "makes" : "unpacks", elem_text);
     }
   }
-  return true;
+  return NULL;
 }
 
 /* prim::ListConstruct makes a list, prim::TupleConstruct a tuple of its inputs. */
-static bool check_construct(Verifier *v, const IrNode *n) {
+static char *construct_problem(const IrNode *n) {
   bool tuple = n->kind == IR_PRIM_TUPLE_CONSTRUCT;
-  if (!tuple && n->kind != IR_PRIM_LIST_CONSTRUCT)
-    return true;
   if (ir_n_outputs(n) != 1)
-    return fail(v, "construct", n, "%s has one output, has %u", ir_kind_name(n->kind),
-                ir_n_outputs(n));
+    return g_strdup_printf("%s has one output, has %u", ir_kind_name(n->kind), ir_n_outputs(n));
   const IrType *made = ir_output(n, 0)->type;
   if (made->kind == IR_TYPE_ANY)
-    return true;
+    return NULL;
   if (made->kind != (tuple ? IR_TYPE_TUPLE : IR_TYPE_LIST)) {
     g_autofree char *text = ir_type_to_string(made);
-    return fail(v, "construct", n, "its output is %s, not a %s", text, tuple ? "tuple" : "list");
+    return g_strdup_printf("its output is %s, not a %s", text, tuple ? "tuple" : "list");
   }
   if (tuple && made->n_elems != ir_n_inputs(n))
-    return fail(v, "construct", n, "a tuple of %u elements made of %u inputs", made->n_elems,
-                ir_n_inputs(n));
-  return check_elements(v, "construct", n, n->inputs, made);
+    return g_strdup_printf("a tuple of %u elements made of %u inputs", made->n_elems,
+                           ir_n_inputs(n));
+  return elements_problem(n, n->inputs, made);
 }
 
-static bool check_unpack(Verifier *v, const IrNode *n) {
-  if (n->kind != IR_PRIM_LIST_UNPACK && n->kind != IR_PRIM_TUPLE_UNPACK)
-    return true;
+static char *unpack_problem(const IrNode *n) {
   if (ir_n_inputs(n) != 1)
-    return fail(v, "unpack", n, "%s reads one value, has %u inputs", ir_kind_name(n->kind),
-                ir_n_inputs(n));
+    return g_strdup_printf("%s reads one value, has %u inputs", ir_kind_name(n->kind),
+                           ir_n_inputs(n));
   const IrType *packed = ir_input(n, 0)->type;
   bool tuple = packed->kind == IR_TYPE_TUPLE;
   if (packed->kind != IR_TYPE_LIST && !tuple)
-    return true; /* Any or a class: nothing to compare with */
+    return NULL; /* Any or a class: nothing to compare with */
   if (tuple && ir_n_outputs(n) != packed->n_elems)
-    return fail(v, "unpack", n, "unpacks a tuple of %u elements into %u outputs",
-                packed->n_elems, ir_n_outputs(n));
-  return check_elements(v, "unpack", n, n->outputs, packed);
+    return g_strdup_printf("unpacks a tuple of %u elements into %u outputs", packed->n_elems,
+                           ir_n_outputs(n));
+  return elements_problem(n, n->outputs, packed);
+}
+
+char *ir_container_types_problem(const IrNode *node, const char **rule) {
+  switch (node->kind) {
+  case IR_PRIM_LIST_CONSTRUCT:
+  case IR_PRIM_TUPLE_CONSTRUCT: *rule = "construct"; return construct_problem(node);
+  case IR_PRIM_LIST_UNPACK:
+  case IR_PRIM_TUPLE_UNPACK: *rule = "unpack"; return unpack_problem(node);
+  default: return NULL;
+  }
+}
+
+static bool check_containers(Verifier *v, const IrNode *n) {
+  const char *rule = NULL;
+  g_autofree char *problem = ir_container_types_problem(n, &rule);
+  return problem == NULL || fail(v, rule, n, "%s", problem);
 }
 
 /* Structure of one node in `block`: sentinel kinds, links, outputs, slots, names. */
@@ -259,7 +269,7 @@ static bool check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
                       g_strdup_printf("%sin the %s of `%s`: ", v->path, a->name, line->str));
     }
   }
-  return check_arity(v, n) && check_schema(v, n) && check_construct(v, n) && check_unpack(v, n);
+  return check_arity(v, n) && check_schema(v, n) && check_containers(v, n);
 }
 
 static bool define(Verifier *v, const IrNode *n, IrValue *value) {

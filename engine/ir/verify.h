@@ -11,6 +11,10 @@
 GQuark jitscope_verify_error_quark(void);
 
 bool ir_graph_verify(const IrGraph *graph, GError **error);
+/* The [construct] and [unpack] rules for one node (the parser checks them where it reads the
+ * node): NULL when the node keeps them, else what it breaks (a new string), and *rule names
+ * the rule. */
+char *ir_container_types_problem(const IrNode *node, const char **rule);
 /* Aborts with the verifier's message: for tests and debug builds after every pass. */
 void ir_graph_assert_valid(const IrGraph *graph, const char *after_what);
 

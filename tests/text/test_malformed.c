@@ -136,6 +136,13 @@ static const Case cases[] = {
      "graph(%a : Tensor):\n  %1 : Tensor = prim::DifferentiableGraph_0(%a)\n  return (%1)\n"
      "with prim::DifferentiableGraph_0 = graph(%b : Tensor,\n      %c : Tensor):\n  return (%b)\n",
      "t.ir:4:6: error: subgraph prim::DifferentiableGraph_0 has 2 inputs but its node has 1"},
+    {"list-of-another-type",
+     "graph(%x : Tensor):\n  %l : int[] = prim::ListConstruct(%x)\n  return (%l)\n",
+     "t.ir:2:16: error: bad type: input 0 is Tensor, the element it makes is int"},
+    {"tuple-unpack-arity",
+     "graph(%t : (Tensor, int)):\n  %y : Tensor, %n : int, %m : int = prim::TupleUnpack(%t)\n"
+     "  return (%y)\n",
+     "t.ir:2:37: error: bad type: unpacks a tuple of 2 elements into 3 outputs"},
     {"subgraph-outputs",
      "graph(%a : Tensor):\n  %1 : Tensor, %2 : Tensor = prim::DifferentiableGraph_0(%a)\n"
      "  return (%1, %2)\nwith prim::DifferentiableGraph_0 = graph(%b : Tensor):\n  return (%b)\n",

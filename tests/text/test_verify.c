@@ -73,18 +73,16 @@ static void test_unpack(void) {
                     "Tensor, the element it unpacks is int");
   ir_value_set_type(ir_output(tuple_unpack, 1), ir_type_int());
   expect_valid(g);
-  ir_graph_free(g);
-  g = text_test_parse_ok("graph(%t : (Tensor, int)):\n"
-                         "  %y : Tensor, %n : int, %m : int = prim::TupleUnpack(%t)\n"
-                         "  return (%y)\n",
-                         "unpack-count");
+  IrValue *extra = ir_node_add_output(tuple_unpack, ir_type_int());
+  ir_value_set_name(extra, "m");
   expect_invalid(g, "[unpack] %y : Tensor, %n : int, %m : int = prim::TupleUnpack(%t): unpacks a "
                     "tuple of 2 elements into 3 outputs");
   ir_graph_free(g);
   g = text_test_parse_ok("graph(%l : Tensor[]):\n"
-                         "  %y : Tensor = prim::ListUnpack(%l, %l)\n"
+                         "  %y : Tensor = prim::ListUnpack(%l)\n"
                          "  return (%y)\n",
                          "unpack-inputs");
+  ir_node_add_input(nth(g, 0), g_ptr_array_index(ir_graph_inputs(g), 0));
   expect_invalid(g, "[unpack] %y : Tensor = prim::ListUnpack(%l, %l): prim::ListUnpack reads one "
                     "value, has 2 inputs");
   ir_graph_free(g);
