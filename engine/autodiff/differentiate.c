@@ -442,13 +442,20 @@ static void eliminate_dead_reverse(IrBlock *block) {
   }
 }
 
+/* Gradients the dead-code elimination of the reverse program took: their node destroyed, or
+ * their GradOf output erased (a gradient nothing read, such as that of an aten::to(self,
+ * other) output whose self needs none). */
 static void forget_dead_grads(Reverse *r) {
   GHashTableIter it;
   gpointer key, value;
   g_hash_table_iter_init(&it, r->grad_map);
-  while (g_hash_table_iter_next(&it, &key, &value))
-    if (((IrValue *)value)->node->destroyed)
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    const IrValue *g = value;
+    bool live = !g->node->destroyed && g->offset < ir_n_outputs(g->node) &&
+                ir_output(g->node, g->offset) == g;
+    if (!live)
       g_hash_table_iter_remove(&it);
+  }
 }
 
 typedef struct {

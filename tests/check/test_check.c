@@ -167,6 +167,23 @@ static void test_check_finite_differences_rounding(void) {
   app_check_report_free(report);
 }
 
+/* mask.to(x) * x, the mask needing no gradient: the gradient the product gives the cast's
+ * output has no reader once the cast's own (for the mask) is dropped, and differentiate must
+ * forget it (it aborted: the lifted backward read the erased GradOf output). */
+static void test_check_cast_to_other_without_gradient(void) {
+  char *const specs[] = {"Float(3, 4, requires_grad=1)", "Float(3, 4)"};
+  AppCheckReport *report = check_text("graph(%x : Float(3, 4), %m : Float(3, 4)):\n"
+                                      "  %f : bool = prim::Constant[value=0]()\n"
+                                      "  %n : NoneType = prim::Constant()\n"
+                                      "  %mm : Tensor = aten::to(%m, %x, %f, %f, %n)\n"
+                                      "  %y : Tensor = aten::mul(%mm, %x)\n"
+                                      "  return (%y)\n",
+                                      specs, 2);
+  g_assert_true(report->ok);
+  g_assert_cmpfloat(report->gradient_vs_finite_diff, <=, 1e-6);
+  app_check_report_free(report);
+}
+
 /* Random ops: every run draws from the generator seeded with the inputs' seed, and each
  * stage re-runs from the state its plan's run began with, so the stages agree (dropout,
  * rand_like, randn_like without gradients), and finite differences see the same draws in
@@ -310,6 +327,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/check/lstm-stages-in-order", test_lstm_stages_in_order);
   g_test_add_func("/check/passes-on-lstm", test_check_passes_on_lstm);
   g_test_add_func("/check/finite-differences-rounding", test_check_finite_differences_rounding);
+  g_test_add_func("/check/cast-to-other-without-gradient", test_check_cast_to_other_without_gradient);
   g_test_add_func("/check/passes-with-random-ops", test_check_passes_with_random_ops);
   g_test_add_func("/check/names-faulty-stage", test_check_names_the_faulty_stage);
   g_test_add_func("/check/names-fuse-graph-for-a-fused-backend-fault",
