@@ -4,8 +4,11 @@
  *   them constant inputs, in the schema's order, so that the node resolves and runs as its
  *   later form does (`aten::add(%a, %b, %two)`). Ignoring them would run another computation
  *   (alpha=1).
- * - A device as a list `[type, index]` (0 the CPU, 1 CUDA): `aten::zeros(%size, %dtype,
- *   %layout, %device_list)`; text_device_lists_to_devices makes it a Device constant. */
+ * - Argument values of their time, where a call matches no overload as written: a device as
+ *   a list `[type, index]` (0 the CPU, 1 CUDA: `aten::zeros(%size, %dtype, %layout,
+ *   %device_list)`), a flag as an int 0 or 1 (`aten::sum(%x, %dims, %keepdim_int)`);
+ *   text_legacy_values_to_inputs makes them Device and bool constants where that makes an
+ *   overload match. */
 #include <string.h>
 
 #include "ir/ops.h"
@@ -255,7 +258,33 @@ bool text_attr_args_to_inputs(GraphFrame *gf, IrBlock *block, IrNode *node, GPtr
   return false;
 }
 
-bool text_device_lists_to_devices(GraphFrame *gf, IrBlock *block, IrNode *node,
+/* What a 2018 argument value stands for where `want` is expected: a device list [type, index]
+ * for a Device (*device set: "cpu", "cuda", "cuda:N"), an int constant 0 or 1 for a bool
+ * (*flag set). False when the value is not such a stand-in. */
+static bool legacy_value(const IrValue *v, const IrType *want, char **device, gint64 *flag) {
+  if (want->kind == IR_TYPE_OPTIONAL)
+    want = want->elem;
+  const IrAttr *a = v->node->kind == IR_PRIM_CONSTANT ? ir_node_attr(v->node, IR_ATTR_VALUE) : NULL;
+  if (a == NULL)
+    return false;
+  if (want->kind == IR_TYPE_DEVICE && a->kind == IR_ATTR_IS && a->v.is->len == 2) {
+    gint64 type = g_array_index(a->v.is, gint64, 0), index = g_array_index(a->v.is, gint64, 1);
+    if (type != 0 && type != 1)
+      return false;
+    *device = type == 0 ? g_strdup("cpu")
+              : index < 0 ? g_strdup("cuda")
+                          : g_strdup_printf("cuda:%" G_GINT64_FORMAT, index);
+    return true;
+  }
+  if (want->kind == IR_TYPE_BOOL && v->type->kind == IR_TYPE_INT && a->kind == IR_ATTR_I &&
+      (a->v.i == 0 || a->v.i == 1)) {
+    *flag = a->v.i;
+    return true;
+  }
+  return false;
+}
+
+bool text_legacy_values_to_inputs(GraphFrame *gf, IrBlock *block, IrNode *node,
                                   GPtrArray *written) {
   guint n = 0;
   const IrSchema *const *overloads = ir_ops_overloads(node->kind, &n);
@@ -265,28 +294,36 @@ bool text_device_lists_to_devices(GraphFrame *gf, IrBlock *block, IrNode *node,
   for (guint o = 0; o < n; o++)
     if (ir_schema_matches(overloads[o], types, written->len))
       return false; /* a call of today's form */
-  bool changed = false;
-  for (guint k = 0; n > 0 && k < written->len && k < overloads[0]->n_args; k++) {
-    const IrType *want = overloads[0]->args[k].type;
-    if (want->kind == IR_TYPE_OPTIONAL)
-      want = want->elem;
-    IrValue *v = g_ptr_array_index(written, k);
-    const IrAttr *list = v->node->kind == IR_PRIM_CONSTANT
-                             ? ir_node_attr(v->node, IR_ATTR_VALUE)
-                             : NULL;
-    if (want->kind != IR_TYPE_DEVICE || list == NULL || list->kind != IR_ATTR_IS ||
-        list->v.is->len != 2)
+  for (guint o = 0; o < n; o++) {
+    const IrSchema *schema = overloads[o];
+    if (written->len > schema->n_args)
       continue;
-    gint64 type = g_array_index(list->v.is, gint64, 0), index = g_array_index(list->v.is, gint64, 1);
-    if (type != 0 && type != 1)
+    /* The types the stand-ins would have: does this overload then match? */
+    g_autofree const IrType **as = g_memdup2(types, sizeof *types * (written->len + 1));
+    bool any = false;
+    for (guint k = 0; k < written->len; k++) {
+      g_autofree char *device = NULL;
+      gint64 flag = 0;
+      if (legacy_value(g_ptr_array_index(written, k), schema->args[k].type, &device, &flag)) {
+        as[k] = device ? ir_type_device() : ir_type_bool();
+        any = true;
+      }
+    }
+    if (!any || !ir_schema_matches(schema, as, written->len))
       continue;
-    g_autofree char *name = type == 0        ? g_strdup("cpu")
-                            : index < 0      ? g_strdup("cuda")
-                                             : g_strdup_printf("cuda:%" G_GINT64_FORMAT, index);
-    IrNode *c = new_constant(gf, block, ir_type_device());
-    ir_node_set_attr_s(c, IR_ATTR_VALUE, name);
-    g_ptr_array_index(written, k) = ir_output(c, 0);
-    changed = true;
+    for (guint k = 0; k < written->len; k++) {
+      g_autofree char *device = NULL;
+      gint64 flag = 0;
+      if (!legacy_value(g_ptr_array_index(written, k), schema->args[k].type, &device, &flag))
+        continue;
+      IrNode *c = new_constant(gf, block, device ? ir_type_device() : ir_type_bool());
+      if (device)
+        ir_node_set_attr_s(c, IR_ATTR_VALUE, device);
+      else
+        ir_node_set_attr_i(c, IR_ATTR_VALUE, flag);
+      g_ptr_array_index(written, k) = ir_output(c, 0);
+    }
+    return true;
   }
-  return changed;
+  return false;
 }

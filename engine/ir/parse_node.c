@@ -635,7 +635,7 @@ bool text_parse_node(Parser *p, GraphFrame *gf, GError **error) {
   if (attr_args && text_attr_args_to_inputs(gf, bf->block, node, inputs))
     attr_args = false;
   if (n_overloads > 0)
-    text_device_lists_to_devices(gf, bf->block, node, inputs);
+    text_legacy_values_to_inputs(gf, bf->block, node, inputs);
   for (guint i = 0; i < inputs->len; i++)
     ir_node_add_input(node, g_ptr_array_index(inputs, i));
   ir_node_append_to(node, bf->block);

@@ -61,11 +61,11 @@ void text_finish_node(GraphFrame *gf, IrNode *node);
  * before the node, and drops the attributes. False, nothing changed, when no overload does
  * (parse_legacy_calls.c). */
 bool text_attr_args_to_inputs(GraphFrame *gf, IrBlock *block, IrNode *node, GPtrArray *written);
-/* A schema op that matches no overload as written, reading an int list constant `[type, index]`
- * where its first overload takes a Device (PyTorch 2018's factories): the input becomes a
- * Device constant ("cpu", "cuda:N") built at the end of `block`. Whether any input changed
- * (parse_legacy_calls.c). */
-bool text_device_lists_to_devices(GraphFrame *gf, IrBlock *block, IrNode *node,
+/* A schema op that matches no overload as written, whose inputs include 2018's stand-ins (a
+ * device list `[type, index]` where a Device goes, an int 0 or 1 where a bool goes): the first
+ * overload they make match gets Device and bool constants in their place, built at the end of
+ * `block`. Whether anything changed (parse_legacy_calls.c). */
+bool text_legacy_values_to_inputs(GraphFrame *gf, IrBlock *block, IrNode *node,
                                   GPtrArray *written);
 /* If / Loop / GradOf block counts and block input/output counts, once all blocks are read. */
 bool text_check_block_arity(Parser *p, IrNode *node, int line, int col, GError **error);

@@ -146,6 +146,22 @@ static void test_2018_numbers(void) {
                   "  %6 : NoneType = prim::Constant()\n"
                   "  return (%1, %2, %3, %4, %5, %6)\n");
   g_free(out);
+  /* 2018's flags as ints: where a bool goes and no overload takes the int, a bool constant. */
+  out = reprint("graph(%x : Tensor) {\n"
+                "  %d : int[] = prim::Constant[value=[0]]()\n"
+                "  %k : int = prim::Constant[value=1]()\n"
+                "  %s : Tensor = aten::sum(%x, %d, %k)\n"
+                "  return (%s);\n"
+                "}\n",
+                "flag-2018");
+  g_assert_cmpstr(out, ==,
+                  "graph(%x : Tensor):\n"
+                  "  %d : int[] = prim::Constant[value=[0]]()\n"
+                  "  %k : int = prim::Constant[value=1]()\n"
+                  "  %4 : bool = prim::Constant[value=1]()\n"
+                  "  %s : Tensor = aten::sum(%x, %d, %4)\n"
+                  "  return (%s)\n");
+  g_free(out);
   /* A fraction is no int. */
   g_autofree char *message = text_test_parse_error(
       "graph():\n  %i : int = prim::Constant[value={1.5}]()\n  return (%i)\n");
