@@ -210,14 +210,18 @@ bool group_sums_join_readers(IrBlock *block) {
   return changed;
 }
 
-/* Deletes the kernel graph's _grad_sum_to_size nodes and records the sums per output. */
+/* Deletes the kernel graph's _grad_sum_to_size nodes and records the sums per output. A group
+ * the program came with may hold sums that reach no output (FuseGraph never makes one): it
+ * keeps them, and the backends leave it to the interpreter. */
 void group_sums_finish(IrNode *group) {
   IrGraph *body = ad_subgraph_body(group);
   if (!fusible_body_has(group, IR_ATEN_GRAD_SUM_TO_SIZE))
     return;
   GPtrArray *keys = g_ptr_array_new();
-  if (!group_sums_track(group, NULL, NULL, keys))
-    g_error("fuser invariant: a group's _grad_sum_to_size does not reach its outputs");
+  if (!group_sums_track(group, NULL, NULL, keys)) {
+    g_ptr_array_free(keys, TRUE);
+    return;
+  }
   gint64 *idx = g_new(gint64, keys->len);
   for (guint i = 0; i < keys->len; i++) {
     idx[i] = -1;

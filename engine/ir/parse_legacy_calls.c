@@ -49,9 +49,10 @@ static bool attr_number(const IrAttr *a, double *v, bool *integral) {
 static bool attr_suits(const IrAttr *a, const IrType *type) {
   double v;
   bool integral;
+  gint64 i;
   switch (type->kind) {
-  case IR_TYPE_INT:
-  case IR_TYPE_BOOL: return attr_number(a, &v, &integral) && v == (double)(gint64)v;
+  case IR_TYPE_INT: return attr_number(a, &v, &integral) && text_double_as_int(v, &i);
+  case IR_TYPE_BOOL: return attr_number(a, &v, &integral) && (v == 0 || v == 1);
   case IR_TYPE_FLOAT:
   case IR_TYPE_NUMBER: return attr_number(a, &v, &integral);
   case IR_TYPE_STR: return a->kind == IR_ATTR_S;

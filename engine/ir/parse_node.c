@@ -342,10 +342,11 @@ static void number_constant_from_2018(IrNode *node, const IrType *type, const Ir
   if (a->kind == IR_ATTR_T && rt_tensor_numel(a->v.t) == 1 && a->v.t->storage != NULL &&
       a->v.t->storage->device == IR_DEVICE_CPU) {
     double v = rt_tensor_get(a->v.t, 0);
+    gint64 i;
     if (type->kind == IR_TYPE_FLOAT)
       ir_node_set_attr_f(node, IR_ATTR_VALUE, v);
-    else if (v == (double)(gint64)v)
-      ir_node_set_attr_i(node, IR_ATTR_VALUE, (gint64)v);
+    else if (text_double_as_int(v, &i) && (type->kind == IR_TYPE_INT || i == 0 || i == 1))
+      ir_node_set_attr_i(node, IR_ATTR_VALUE, i);
   } else if (a->kind == IR_ATTR_S && type->kind == IR_TYPE_BOOL &&
              (strcmp(a->v.s, "true") == 0 || strcmp(a->v.s, "false") == 0)) {
     ir_node_set_attr_i(node, IR_ATTR_VALUE, strcmp(a->v.s, "true") == 0);

@@ -55,6 +55,15 @@ bool text_open_block(Parser *p, GraphFrame *gf, IrNode *owner, int owner_line, i
                      GError **error);
 /* Makes a complete node's outputs visible (after its blocks, if any). */
 void text_finish_node(GraphFrame *gf, IrNode *node);
+/* Whether v is an integer an int64 holds exactly (NaN, infinities, fractions and values past
+ * the range are not), stored in *out. */
+static inline bool text_double_as_int(double v, gint64 *out) {
+  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0) || v != (double)(gint64)v)
+    return false;
+  *out = (gint64)v;
+  return true;
+}
+
 /* A schema op with attributes (PyTorch until mid-2018 wrote arguments so): rewrites
  * `written` (the inputs as read) into the inputs of the first overload that takes every
  * attribute as an argument, building constants (and Tensor[] lists) at the end of `block`,

@@ -207,9 +207,31 @@ static void expect_runs_as(const char *given_text, const char *plain_text) {
   g_free(plain);
 }
 
+/* A given group whose sum reaches no output as a kernel's sum can (its size a constant of the
+ * body): FuseGraph keeps the sum in the body and the group is interpreted. It aborted ("fuser
+ * invariant"). */
+static const char given_sum_text[] =
+    "graph(%x : Float(2, 3),\n"
+    "      %y : Float(2, 3)):\n"
+    "  %2 : Float(1, 3) = prim::FusionGroup_0(%x, %y)\n"
+    "  return (%2)\n"
+    "with prim::FusionGroup_0 = graph(%0 : Float(2, 3),\n"
+    "      %1 : Float(2, 3)):\n"
+    "  %2 : int[] = prim::Constant[value=[1, 3]]()\n"
+    "  %3 : Float(2, 3) = aten::mul(%0, %1)\n"
+    "  %4 : Float(1, 3) = aten::_grad_sum_to_size(%3, %2)\n"
+    "  return (%4)\n";
+static const char plain_sum_text[] = "graph(%x : Float(2, 3),\n"
+                                     "      %y : Float(2, 3)):\n"
+                                     "  %2 : int[] = prim::Constant[value=[1, 3]]()\n"
+                                     "  %3 : Float(2, 3) = aten::mul(%x, %y)\n"
+                                     "  %4 : Float(1, 3) = aten::_grad_sum_to_size(%3, %2)\n"
+                                     "  return (%4)\n";
+
 static void test_given_groups(void) {
   expect_runs_as(given_fusion_text, plain_fusion_text);
   expect_runs_as(given_diff_text, plain_diff_text);
+  expect_runs_as(given_sum_text, plain_sum_text);
 }
 
 static void test_attr_args_2018(void) {

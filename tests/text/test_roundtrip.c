@@ -167,6 +167,16 @@ static void test_2018_numbers(void) {
       "graph():\n  %i : int = prim::Constant[value={1.5}]()\n  return (%i)\n");
   g_assert_cmpstr(message, ==,
                   "t.ir:2:14: error: bad attribute: the value does not suit a constant of type int");
+  /* Nor is a number past int64's range, nor a bool one other than 0 and 1. */
+  g_autofree char *huge = text_test_parse_error(
+      "graph():\n  %i : int = prim::Constant[value={1e300}]()\n  return (%i)\n");
+  g_assert_cmpstr(huge, ==,
+                  "t.ir:2:14: error: bad attribute: the value does not suit a constant of type int");
+  g_autofree char *two = text_test_parse_error(
+      "graph():\n  %b : bool = prim::Constant[value={2}]()\n  return (%b)\n");
+  g_assert_cmpstr(two, ==,
+                  "t.ir:2:15: error: bad attribute: the value does not suit a constant of type "
+                  "bool");
 }
 
 static void test_structure(void) {
