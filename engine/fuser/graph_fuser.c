@@ -378,11 +378,13 @@ static bool fuse_concats(IrBlock *block) {
 
 /* BroadcastingChunk(x, y) -> ConstantChunk(expand(x, s)), ConstantChunk(expand(y, s)) with
  * s the broadcast of their sizes (inputs of one tensor need no broadcast). */
-static void lower_broadcasting_chunks(IrBlock *block) {
+static bool lower_broadcasting_chunks(IrBlock *block) {
   IrGraph *graph = block->graph;
+  bool changed = false;
   IR_FOR_EACH_NODE(b, block) {
     if (b->kind != IR_PRIM_BROADCASTING_CHUNK)
       continue;
+    changed = true;
     guint nchunks = (guint)ir_node_attr_i(b, IR_ATTR_CHUNKS);
     guint n_in = ir_n_inputs(b);
     IrNode *saved = graph->insert_before;
@@ -423,6 +425,7 @@ static void lower_broadcasting_chunks(IrBlock *block) {
     ir_graph_set_insert_point(graph, saved);
     ir_node_destroy(b);
   }
+  return changed;
 }
 
 /* Moves ConstantChunks whose outputs all feed one group into it (reusing a chunk of the same
@@ -495,7 +498,7 @@ static bool fuse_chunks_into_groups(IrBlock *block) {
 /* ---------------- finishing a group ---------------- */
 
 /* Non-tensor inputs (the sum-to sizes) move behind the tensors. */
-static void order_inputs(IrNode *group) {
+static bool order_inputs(IrNode *group) {
   IrGraph *body = ad_subgraph_body(group);
   guint n = ir_n_inputs(group), moved = 0;
   for (guint i = 0; i + moved < n;) {
@@ -514,6 +517,7 @@ static void order_inputs(IrNode *group) {
     ir_node_add_input(group, v);
     moved++;
   }
+  return moved > 0;
 }
 
 static bool used_only_in_size(const IrValue *v) {
@@ -583,9 +587,17 @@ static bool remove_outputs_used_only_in_size(IrNode *group) {
     gint64 v = a ? g_array_index(a->v.is, gint64, i) : -1;
     g_array_append_val(sum_to, v);
   }
+  bool any_removable = false;
+  for (guint i = 0; i < ir_n_outputs(group) && ir_n_outputs(group) > 1; i++)
+    any_removable |= used_only_in_size(ir_output(group, i)) && g_array_index(sum_to, gint64, i) < 0;
+  if (!any_removable) {
+    /* The sizes below would be inserted for nothing (and left for dead code). */
+    g_array_free(sum_to, TRUE);
+    return false;
+  }
   Shapes s = {group, graph, g_hash_table_new(NULL, NULL)};
-  IrNode *saved = graph->insert_before;
-  ir_graph_set_insert_point(graph, group->next);
+  IrNode *saved = graph->insert_before, *after = group->next;
+  ir_graph_set_insert_point(graph, after);
   for (guint i = 0; i < ir_n_outputs(group); i++)
     if (!used_only_in_size(ir_output(group, i)) && g_array_index(sum_to, gint64, i) < 0)
       g_hash_table_insert(s.shape, g_ptr_array_index(ir_graph_outputs(body), i),
@@ -611,6 +623,10 @@ static bool remove_outputs_used_only_in_size(IrNode *group) {
     changed = true;
   }
   ir_graph_set_insert_point(graph, saved);
+  /* Nothing removed (no output's shape was known): the sizes inserted for it go again, last
+   * first, since each reads only those before it. */
+  while (!changed && group->next != after)
+    ir_node_destroy(after->prev);
   if (changed && a)
     ir_node_set_attr_is(group, FUSER_ATTR_SUM_TO_SIZE, (const gint64 *)sum_to->data, sum_to->len);
   g_array_free(sum_to, TRUE);
@@ -632,11 +648,11 @@ static bool fuse_block(IrBlock *block) {
     if (g->kind != IR_PRIM_FUSION_GROUP)
       continue;
     IrGraph *body = ad_subgraph_body(g);
-    pass_eliminate_dead_code(body);
-    pass_eliminate_common_subexpression(body);
-    pass_constant_pooling(body);
+    changed |= pass_eliminate_dead_code(body);
+    changed |= pass_eliminate_common_subexpression(body);
+    changed |= pass_constant_pooling(body);
   }
-  lower_broadcasting_chunks(block);
+  changed |= lower_broadcasting_chunks(block);
   changed |= fuse_chunks_into_groups(block);
   changed |= group_sums_join_readers(block);
   changed |= group_siblings_merge(block);
@@ -647,8 +663,8 @@ static bool fuse_block(IrBlock *block) {
   }
   for (guint i = 0; i < groups->len; i++) {
     IrNode *g = g_ptr_array_index(groups, i);
-    order_inputs(g);
-    group_sums_finish(g);
+    changed |= order_inputs(g);
+    changed |= group_sums_finish(g);
     changed |= remove_outputs_used_only_in_size(g);
   }
   g_ptr_array_free(groups, TRUE);

@@ -213,14 +213,14 @@ bool group_sums_join_readers(IrBlock *block) {
 /* Deletes the kernel graph's _grad_sum_to_size nodes and records the sums per output. A group
  * the program came with may hold sums that reach no output (FuseGraph never makes one): it
  * keeps them, and the backends leave it to the interpreter. */
-void group_sums_finish(IrNode *group) {
+bool group_sums_finish(IrNode *group) {
   IrGraph *body = ad_subgraph_body(group);
   if (!fusible_body_has(group, IR_ATEN_GRAD_SUM_TO_SIZE))
-    return;
+    return false;
   GPtrArray *keys = g_ptr_array_new();
   if (!group_sums_track(group, NULL, NULL, keys)) {
     g_ptr_array_free(keys, TRUE);
-    return;
+    return false;
   }
   gint64 *idx = g_new(gint64, keys->len);
   for (guint i = 0; i < keys->len; i++) {
@@ -238,4 +238,5 @@ void group_sums_finish(IrNode *group) {
   ir_node_set_attr_is(group, FUSER_ATTR_SUM_TO_SIZE, idx, keys->len);
   g_free(idx);
   g_ptr_array_free(keys, TRUE);
+  return true;
 }

@@ -24,7 +24,7 @@ bool group_sums_merge_ok(IrNode *consumer, IrNode *producer);
 bool group_sums_join_readers(IrBlock *block);
 /* Deletes the body's _grad_sum_to_size nodes and sets the group's "sum_to_size_inputs", when
  * every sum reaches an output (always in groups FuseGraph made); otherwise the body keeps its
- * sums (a group the program came with). */
-void group_sums_finish(IrNode *group);
+ * sums (a group the program came with). Returns whether it changed the group. */
+bool group_sums_finish(IrNode *group);
 
 #endif
