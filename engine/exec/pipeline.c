@@ -24,9 +24,10 @@ struct ExecCompile {
   ExecSession *session;
   const ExecArgumentSpec *spec;
   GError **error;
-  char *previous_ir;            /* a GRefString: the latest stage's text */
-  guint64 previous_fingerprint; /* ir_graph_fingerprint of the graph previous_ir prints */
-  gint64 recorded_us;           /* the recorded stages' times so far, summed */
+  char *previous_ir; /* a GRefString: the latest stage's text */
+  guint64
+      previous_fingerprint; /* with a hook or verifying: the fingerprint of previous_ir's graph */
+  gint64 recorded_us;       /* the recorded stages' times so far, summed */
 };
 
 /* When a stage began, and how much recorded stage time there was then: a stage that runs
@@ -39,27 +40,24 @@ static StageClock stage_clock_start(const ExecCompile *c) {
   return (StageClock){g_get_monotonic_time(), c->recorded_us};
 }
 
-static bool stage_specialize_input_types(ExecCompile *c, IrGraph *graph) {
-  return exec_argument_spec_apply(c->spec, graph, c->error);
+static ExecStageResult stage_result(bool changed) {
+  return changed ? EXEC_STAGE_CHANGED : EXEC_STAGE_UNCHANGED;
 }
 
-static bool stage_specialize_autograd_zero(ExecCompile *c, IrGraph *graph) {
-  return pass_specialize_autograd_zero(graph);
+static ExecStageResult stage_specialize_input_types(ExecCompile *c, IrGraph *graph) {
+  return exec_argument_spec_apply(c->spec, graph, c->error) ? EXEC_STAGE_CHANGED
+                                                            : EXEC_STAGE_FAILED;
 }
 
-static bool stage_create_autodiff_subgraphs(ExecCompile *c, IrGraph *graph) {
-  return pass_create_autodiff_subgraphs(graph, 2);
+static ExecStageResult stage_create_autodiff_subgraphs(ExecCompile *c, IrGraph *graph) {
+  return stage_result(pass_create_autodiff_subgraphs(graph, 2));
 }
 
-static bool stage_inline_autodiff_subgraphs(ExecCompile *c, IrGraph *graph) {
-  return pass_inline_autodiff_subgraphs(graph, 5);
+static ExecStageResult stage_inline_autodiff_subgraphs(ExecCompile *c, IrGraph *graph) {
+  return stage_result(pass_inline_autodiff_subgraphs(graph, 5));
 }
 
-static bool stage_lower_grad_of(ExecCompile *c, IrGraph *graph) {
-  return pass_lower_grad_of(graph);
-}
-
-static bool stage_differentiate(ExecCompile *c, IrGraph *graph);
+static ExecStageResult stage_differentiate(ExecCompile *c, IrGraph *graph);
 
 static const ExecStageDef optimization_stages[] = {
     {"eliminate_dead_code", "optimize", EXEC_WHEN_OPTIMIZING, pass_eliminate_dead_code, NULL},
@@ -75,8 +73,8 @@ static const ExecStageDef optimization_stages[] = {
 };
 
 /* FuseGraph, gated by the session's fuser switch. */
-static bool stage_fuse_graph(ExecCompile *c, IrGraph *graph) {
-  return c->session->fuse && pass_fuse_graph(graph);
+static ExecStageResult stage_fuse_graph(ExecCompile *c, IrGraph *graph) {
+  return stage_result(c->session->fuse && pass_fuse_graph(graph));
 }
 
 static const ExecStageDef nondiff_stages[] = {
@@ -87,11 +85,11 @@ static const ExecStageDef nondiff_stages[] = {
 
 static const ExecStageDef stages[] = {
     {"specialize_input_types", "specialize", EXEC_WHEN_ALWAYS, NULL, stage_specialize_input_types},
-    {"specialize_autograd_zero", "specialize", EXEC_WHEN_ALWAYS, NULL,
-     stage_specialize_autograd_zero},
+    {"specialize_autograd_zero", "specialize", EXEC_WHEN_ALWAYS, pass_specialize_autograd_zero,
+     NULL},
     {"lower_simple_tuples", "specialize", EXEC_WHEN_ALWAYS, pass_lower_simple_tuples, NULL},
     {"constant_pooling", "specialize", EXEC_WHEN_ALWAYS, pass_constant_pooling, NULL},
-    {"lower_grad_of", "required", EXEC_WHEN_ALWAYS, NULL, stage_lower_grad_of},
+    {"lower_grad_of", "required", EXEC_WHEN_ALWAYS, pass_lower_grad_of, NULL},
     {"remove_expands", "required", EXEC_WHEN_ALWAYS, pass_remove_expands, NULL},
     {"canonicalize_ops", "required", EXEC_WHEN_ALWAYS, pass_canonicalize_ops, NULL},
     {"eliminate_dead_code", "required", EXEC_WHEN_ALWAYS, pass_eliminate_dead_code, NULL},
@@ -104,8 +102,7 @@ static const ExecStageDef stages[] = {
     /* Groups the program came with carry no gradient (neither autodiff nor the eager tape reads
      * into them): their nodes are what gradients come from. Without gradients they run as
      * given. */
-    {"inline_given_subgraphs", "autodiff", EXEC_WHEN_RECORDING, pass_inline_given_subgraphs,
-     NULL},
+    {"inline_given_subgraphs", "autodiff", EXEC_WHEN_RECORDING, pass_inline_given_subgraphs, NULL},
     {"create_autodiff_subgraphs", "autodiff", EXEC_WHEN_GRAD, NULL,
      stage_create_autodiff_subgraphs},
     {"differentiate", "autodiff", EXEC_WHEN_GRAD, NULL, stage_differentiate},
@@ -146,10 +143,10 @@ static bool stage_applies(const ExecCompile *c, ExecStageWhen when) {
   return false;
 }
 
-/* Records the state of `whole` (the plan's graph) after a stage named `name`; `pass_unchanged`
- * when the stage was a pass that returned false (it changed nothing). */
+/* Records the state of `whole` (the plan's graph) after a stage named `name`;
+ * `claimed_unchanged` when the stage said it changed nothing. */
 static void record_stage(ExecCompile *c, const char *name, const char *group, IrGraph *whole,
-                         StageClock clock, bool pass_unchanged) {
+                         StageClock clock, bool claimed_unchanged) {
   ExecStage *stage = g_new0(ExecStage, 1);
   stage->name = g_strdup(name);
   stage->group = group;
@@ -161,18 +158,21 @@ static void record_stage(ExecCompile *c, const char *name, const char *group, Ir
     c->session->stage_hook(c->plan, name, whole, c->session->stage_hook_data);
   if (c->session->verify)
     ir_graph_assert_valid(whole, name);
-  /* Most stages change nothing, and their text is the previous one's: a pass says so itself
-   * (unless a hook ran after it), other stages are known by the fingerprint without
-   * printing. Verifying sessions print anyway and check both claims. */
-  bool claimed_same = pass_unchanged && c->previous_ir && !c->session->stage_hook;
+  /* Most stages change nothing, say so, and their text is the previous one's. A hook may
+   * change the graph after the stage, so with one the claim is not taken and the fingerprint
+   * tells instead, without printing; a stage that says it changed is printed (the fingerprint
+   * would cost a third of a print to save one now and then). Verifying sessions print anyway
+   * and check both the claim and the fingerprint. */
+  bool claimed_same = claimed_unchanged && c->previous_ir && !c->session->stage_hook;
   if (claimed_same && !c->session->verify) {
     stage->ir = g_ref_string_acquire(c->previous_ir);
     stage->changed = false;
     g_ptr_array_add(c->plan->stages, stage);
     return;
   }
-  guint64 fingerprint = ir_graph_fingerprint(whole);
-  bool same = c->previous_ir && fingerprint == c->previous_fingerprint;
+  bool fingerprinting = c->session->stage_hook || c->session->verify;
+  guint64 fingerprint = fingerprinting ? ir_graph_fingerprint(whole) : 0;
+  bool same = fingerprinting && c->previous_ir && fingerprint == c->previous_fingerprint;
   if (same && !c->session->verify) {
     stage->ir = g_ref_string_acquire(c->previous_ir);
     stage->changed = false;
@@ -182,7 +182,7 @@ static void record_stage(ExecCompile *c, const char *name, const char *group, Ir
     if (same && stage->changed)
       g_error("pipeline invariant: %s changed the printed graph but not its fingerprint", name);
     if (claimed_same && stage->changed)
-      g_error("pipeline invariant: %s returned false but changed the printed graph", name);
+      g_error("pipeline invariant: %s said it changed nothing but changed the printed graph", name);
     if (stage->changed) {
       if (c->previous_ir)
         g_ref_string_release(c->previous_ir);
@@ -198,12 +198,16 @@ static void record_stage(ExecCompile *c, const char *name, const char *group, Ir
 static bool run_stage(ExecCompile *c, const ExecStageDef *def, const char *name, IrGraph *graph,
                       IrGraph *whole) {
   StageClock clock = stage_clock_start(c);
-  bool pass_unchanged = false;
-  if (def->pass)
-    pass_unchanged = !def->pass(graph);
-  else if (!def->run(c, graph) && c->error && *c->error)
-    return false;
-  record_stage(c, name, def->group, whole, clock, pass_unchanged);
+  bool unchanged;
+  if (def->pass) {
+    unchanged = !def->pass(graph);
+  } else {
+    ExecStageResult result = def->run(c, graph);
+    if (result == EXEC_STAGE_FAILED)
+      return false;
+    unchanged = result == EXEC_STAGE_UNCHANGED;
+  }
+  record_stage(c, name, def->group, whole, clock, unchanged);
   return true;
 }
 
@@ -232,7 +236,7 @@ static void collect_diff_graphs(IrBlock *block, GPtrArray *into) {
 /* Differentiates every DifferentiableGraph of the plan's graph, nested ones included:
  * replaces its Subgraph by the optimized f, keeps the Gradient in the plan, and gives df its
  * own executor. */
-static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
+static ExecStageResult stage_differentiate(ExecCompile *c, IrGraph *graph) {
   guint index = 0;
   g_autoptr(GPtrArray) nodes = g_ptr_array_new();
   collect_diff_graphs(graph->block, nodes);
@@ -271,7 +275,8 @@ static bool stage_differentiate(ExecCompile *c, IrGraph *graph) {
                                              backward_name, EXEC_PLAN_BACKWARD);
     g_hash_table_insert(c->plan->diff_states, node, state);
   }
-  return index > 0;
+  /* What it did is recorded by the stages above; the graph is as the last of them left it. */
+  return EXEC_STAGE_UNCHANGED;
 }
 
 static void diff_state_free(gpointer p) {

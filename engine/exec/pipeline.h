@@ -16,7 +16,15 @@ typedef enum {
 } ExecStageWhen;
 
 typedef struct ExecCompile ExecCompile;
-typedef bool (*ExecStageFn)(ExecCompile *compile, IrGraph *graph);
+
+/* What a stage that needs the compile context did: the compile records an unchanged stage
+ * without printing its graph again (a pass says the same by returning false). */
+typedef enum {
+  EXEC_STAGE_FAILED,    /* the compile's error is set */
+  EXEC_STAGE_UNCHANGED, /* the graph is as the previous stage left it */
+  EXEC_STAGE_CHANGED,   /* it may have changed: its text is printed and compared */
+} ExecStageResult;
+typedef ExecStageResult (*ExecStageFn)(ExecCompile *compile, IrGraph *graph);
 
 typedef struct {
   const char *name;
