@@ -17,27 +17,30 @@
 
 #include "ir/text.h"
 #include "ir/text_lexer.h"
+#include "ir/text_out.h"
 #include "tensor/tensor.h"
 
 void ir_format_double(GString *out, double d) {
   if (isnan(d)) {
-    g_string_append(out, "nan");
+    text_put(out, "nan");
     return;
   }
   int c = fpclassify(d);
   if ((c == FP_NORMAL || c == FP_ZERO) && fabs(d) < 1e10) {
     gint64 i = (gint64)d;
     if ((double)i == d) {
-      if (i == 0 && signbit(d))
-        g_string_append(out, "-0.");
-      else
-        g_string_append_printf(out, "%" G_GINT64_FORMAT ".", i);
+      if (i == 0 && signbit(d)) {
+        text_put(out, "-0.");
+      } else {
+        text_put_int(out, i);
+        g_string_append_c(out, '.');
+      }
       return;
     }
   }
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   g_ascii_formatd(buf, sizeof buf, "%.17g", d);
-  g_string_append(out, buf);
+  text_put(out, buf);
 }
 
 /* c10::printQuotedString: double quotes, C escapes, other bytes outside 0x20..0x7e as \ooo. */
@@ -45,16 +48,16 @@ static void text_format_quoted(GString *out, const char *s) {
   g_string_append_c(out, '"');
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     switch (*p) {
-    case '\\': g_string_append(out, "\\\\"); break;
-    case '\'': g_string_append(out, "\\'"); break;
-    case '"': g_string_append(out, "\\\""); break;
-    case '\a': g_string_append(out, "\\a"); break;
-    case '\b': g_string_append(out, "\\b"); break;
-    case '\f': g_string_append(out, "\\f"); break;
-    case '\n': g_string_append(out, "\\n"); break;
-    case '\r': g_string_append(out, "\\r"); break;
-    case '\t': g_string_append(out, "\\t"); break;
-    case '\v': g_string_append(out, "\\v"); break;
+    case '\\': text_put(out, "\\\\"); break;
+    case '\'': text_put(out, "\\'"); break;
+    case '"': text_put(out, "\\\""); break;
+    case '\a': text_put(out, "\\a"); break;
+    case '\b': text_put(out, "\\b"); break;
+    case '\f': text_put(out, "\\f"); break;
+    case '\n': text_put(out, "\\n"); break;
+    case '\r': text_put(out, "\\r"); break;
+    case '\t': text_put(out, "\\t"); break;
+    case '\v': text_put(out, "\\v"); break;
     default:
       if (*p >= 0x20 && *p < 0x7f)
         g_string_append_c(out, (char)*p);
@@ -72,21 +75,21 @@ static void print_tensor_attr(GString *out, const RtTensor *t) {
   for (int i = 0; i < t->ndim; i++)
     numel *= t->sizes[i];
   if (numel != 1 || t->storage == NULL || t->storage->device != IR_DEVICE_CPU) {
-    g_string_append(out, "<Tensor>");
+    text_put(out, "<Tensor>");
     return;
   }
   double v = rt_tensor_get(t, 0);
   g_string_append_c(out, '{');
   if (ir_type_is_float_dtype(t->dtype)) {
     if (isnan(v)) {
-      g_string_append(out, "nan");
+      text_put(out, "nan");
     } else {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
       g_ascii_formatd(buf, sizeof buf, "%g", v);
-      g_string_append(out, buf);
+      text_put(out, buf);
     }
   } else {
-    g_string_append_printf(out, "%" G_GINT64_FORMAT, (gint64)v);
+    text_put_int(out, (gint64)v);
   }
   g_string_append_c(out, '}');
 }
@@ -94,7 +97,7 @@ static void print_tensor_attr(GString *out, const RtTensor *t) {
 static void print_attr_value(GString *out, const IrAttr *a) {
   switch (a->kind) {
   case IR_ATTR_F: ir_format_double(out, a->v.f); break;
-  case IR_ATTR_I: g_string_append_printf(out, "%" G_GINT64_FORMAT, a->v.i); break;
+  case IR_ATTR_I: text_put_int(out, a->v.i); break;
   case IR_ATTR_S: text_format_quoted(out, a->v.s); break;
   case IR_ATTR_FS:
   case IR_ATTR_IS:
@@ -104,11 +107,11 @@ static void print_attr_value(GString *out, const IrAttr *a) {
     g_string_append_c(out, '[');
     for (guint i = 0; i < n; i++) {
       if (i)
-        g_string_append(out, ", ");
+        text_put(out, ", ");
       if (a->kind == IR_ATTR_FS)
         ir_format_double(out, g_array_index(a->v.fs, double, i));
       else if (a->kind == IR_ATTR_IS)
-        g_string_append_printf(out, "%" G_GINT64_FORMAT, g_array_index(a->v.is, gint64, i));
+        text_put_int(out, g_array_index(a->v.is, gint64, i));
       else
         text_format_quoted(out, g_ptr_array_index(a->v.ss, i));
     }
@@ -116,10 +119,10 @@ static void print_attr_value(GString *out, const IrAttr *a) {
     break;
   }
   case IR_ATTR_T: print_tensor_attr(out, a->v.t); break;
-  case IR_ATTR_TS: g_string_append(out, "[<Tensors>]"); break;
-  case IR_ATTR_G: g_string_append(out, "<Graph>"); break;
-  case IR_ATTR_GS: g_string_append(out, "[<Graphs>]"); break;
-  case IR_ATTR_RAW: g_string_append(out, a->v.s); break;
+  case IR_ATTR_TS: text_put(out, "[<Tensors>]"); break;
+  case IR_ATTR_G: text_put(out, "<Graph>"); break;
+  case IR_ATTR_GS: text_put(out, "[<Graphs>]"); break;
+  case IR_ATTR_RAW: text_put(out, a->v.s); break;
   }
 }
 
@@ -131,8 +134,9 @@ static void print_attrs(GString *out, const IrNode *node, bool skip_subgraph) {
     if (skip_subgraph && strcmp(a->name, IR_ATTR_SUBGRAPH) == 0)
       continue;
     if (n++)
-      g_string_append(out, ", ");
-    g_string_append_printf(out, "%s=", a->name);
+      text_put(out, ", ");
+    text_put(out, a->name);
+    g_string_append_c(out, '=');
     print_attr_value(out, a);
   }
   g_string_append_c(out, ']');
@@ -142,9 +146,9 @@ static void print_value_refs(GString *out, const GPtrArray *values) {
   char buf[32];
   for (guint i = 0; i < values->len; i++) {
     if (i)
-      g_string_append(out, ", ");
+      text_put(out, ", ");
     g_string_append_c(out, '%');
-    g_string_append(out, ir_value_display_name(g_ptr_array_index(values, i), buf));
+    text_put(out, ir_value_display_name(g_ptr_array_index(values, i), buf));
   }
 }
 
@@ -153,17 +157,17 @@ static void print_typed_values(GString *out, const GPtrArray *values, const char
   for (guint i = 0; i < values->len; i++) {
     const IrValue *v = g_ptr_array_index(values, i);
     if (i)
-      g_string_append(out, delim);
+      text_put(out, delim);
     g_string_append_c(out, '%');
-    g_string_append(out, ir_value_display_name(v, buf));
-    g_string_append(out, " : ");
+    text_put(out, ir_value_display_name(v, buf));
+    text_put(out, " : ");
     ir_type_print(out, v->type);
   }
 }
 
 static void indent(GString *out, int level) {
   for (int i = 0; i < level; i++)
-    g_string_append(out, "  ");
+    text_put(out, "  ");
 }
 
 /* The node's own line without the newline. With `groups`, a node holding a Subgraph graph
@@ -172,15 +176,17 @@ static void print_node_line(GString *out, const IrNode *node, int level, GPtrArr
                             bool comments) {
   indent(out, level);
   print_typed_values(out, node->outputs, ", ");
-  g_string_append(out, " = ");
+  text_put(out, " = ");
   const IrAttr *sub = ir_node_attr(node, IR_ATTR_SUBGRAPH);
   if (sub != NULL && sub->kind == IR_ATTR_G && groups != NULL) {
-    g_string_append_printf(out, "%s_%u", ir_kind_name(node->kind), groups->len);
+    text_put(out, ir_kind_name(node->kind));
+    g_string_append_c(out, '_');
+    text_put_int(out, groups->len);
     if (ir_n_attrs(node) > 1 && node->kind != IR_PRIM_DIFFERENTIABLE_GRAPH)
       print_attrs(out, node, true);
     g_ptr_array_add(groups, (gpointer)node);
   } else {
-    g_string_append(out, ir_node_kind_name(node));
+    text_put(out, ir_node_kind_name(node));
     if (ir_n_attrs(node) > 0)
       print_attrs(out, node, false);
   }
@@ -188,12 +194,12 @@ static void print_node_line(GString *out, const IrNode *node, int level, GPtrArr
   print_value_refs(out, node->inputs);
   g_string_append_c(out, ')');
   if (node->scope != NULL) {
-    g_string_append(out, ", scope: ");
-    g_string_append(out, node->scope);
+    text_put(out, ", scope: ");
+    text_put(out, node->scope);
   }
   if (comments && node->source != NULL) {
-    g_string_append(out, " # ");
-    g_string_append(out, node->source);
+    text_put(out, " # ");
+    text_put(out, node->source);
   }
 }
 
@@ -212,9 +218,11 @@ typedef struct {
 static void push_block(GString *out, GArray *stack, const IrNode *owner, guint index, int level) {
   const IrBlock *b = ir_block(owner, index);
   indent(out, level - 1);
-  g_string_append_printf(out, "block%u(", index);
+  text_put(out, "block");
+  text_put_int(out, index);
+  g_string_append_c(out, '(');
   print_typed_values(out, ir_block_inputs(b), ", ");
-  g_string_append(out, "):\n");
+  text_put(out, "):\n");
   PrintFrame f = {b, b->param->next, level, owner, index};
   g_array_append_val(stack, f);
 }
@@ -233,9 +241,9 @@ static void print_nodes(GString *out, const IrBlock *block, int level, GPtrArray
       int lvl = f->level;
       if (owner != NULL) {
         indent(out, lvl);
-        g_string_append(out, "-> (");
+        text_put(out, "-> (");
         print_value_refs(out, ir_block_outputs(f->block));
-        g_string_append(out, ")\n");
+        text_put(out, ")\n");
       }
       g_array_set_size(stack, stack->len - 1);
       if (owner == NULL)
@@ -261,13 +269,13 @@ static void print_nodes(GString *out, const IrBlock *block, int level, GPtrArray
 
 /* `graph(...):`, the nodes and the return line; the subgraph nodes met go to `groups`. */
 static void print_graph_body(GString *out, const IrGraph *graph, GPtrArray *groups, bool comments) {
-  g_string_append(out, "graph(");
+  text_put(out, "graph(");
   print_typed_values(out, ir_graph_inputs(graph), ",\n      ");
-  g_string_append(out, "):\n");
+  text_put(out, "):\n");
   print_nodes(out, graph->block, 1, groups, comments);
-  g_string_append(out, "  return (");
+  text_put(out, "  return (");
   print_value_refs(out, ir_graph_outputs(graph));
-  g_string_append(out, ")\n");
+  text_put(out, ")\n");
 }
 
 typedef struct {
@@ -289,7 +297,11 @@ void ir_graph_print(GString *out, const IrGraph *graph, const IrPrintOptions *op
       continue;
     }
     const IrNode *node = g_ptr_array_index(f->groups, f->next);
-    g_string_append_printf(out, "with %s_%u = ", ir_kind_name(node->kind), f->next);
+    text_put(out, "with ");
+    text_put(out, ir_kind_name(node->kind));
+    g_string_append_c(out, '_');
+    text_put_int(out, f->next);
+    text_put(out, " = ");
     f->next++;
     TrailerFrame sub = {g_ptr_array_new(), 0};
     print_graph_body(out, ir_node_attr(node, IR_ATTR_SUBGRAPH)->v.g, sub.groups, comments);
@@ -299,7 +311,8 @@ void ir_graph_print(GString *out, const IrGraph *graph, const IrPrintOptions *op
 }
 
 char *ir_graph_to_string(const IrGraph *graph) {
-  GString *s = g_string_new(NULL);
+  /* Room for a cell's plan without regrowing from GString's default 16 bytes. */
+  GString *s = g_string_sized_new(8192);
   IrPrintOptions opts = {.with_source_comments = true};
   ir_graph_print(s, graph, &opts);
   return g_string_free(s, FALSE);

@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "ir/text_out.h"
+
 static GMutex type_lock;
 static GHashTable *type_table; /* IrType* -> IrType* (key == value) */
 
@@ -359,18 +361,18 @@ const char *ir_device_name(int device) {
 /* As PyTorch 1.13's operator<<(ostream, Type) for TensorType at full verbosity. */
 static void print_tensor(GString *out, const IrType *t) {
   if (t->has_dtype) {
-    g_string_append(out, ir_dtype_type_name(t->dtype));
+    text_put(out, ir_dtype_type_name(t->dtype));
     if (t->rank < 0)
-      g_string_append(out, "Tensor");
+      text_put(out, "Tensor");
   } else {
-    g_string_append(out, "Tensor");
+    text_put(out, "Tensor");
   }
   int n = 0; /* fields printed inside the parentheses */
   if (t->rank >= 0) {
     g_string_append_c(out, '(');
     for (int i = 0; i < t->rank; i++, n++) {
       if (i > 0)
-        g_string_append(out, ", ");
+        text_put(out, ", ");
       if (t->sizes && t->sizes[i] != IR_SIZE_UNKNOWN)
         g_string_append_printf(out, "%" G_GINT64_FORMAT, (gint64)t->sizes[i]);
       else
@@ -382,7 +384,7 @@ static void print_tensor(GString *out, const IrType *t) {
         if (t->strides[i] == IR_SIZE_UNKNOWN)
           complete = false;
       if (complete) {
-        g_string_append(out, ", strides=[");
+        text_put(out, ", strides=[");
         for (int i = 0; i < t->rank; i++)
           g_string_append_printf(out, "%s%" G_GINT64_FORMAT, i ? ", " : "", (gint64)t->strides[i]);
         g_string_append_c(out, ']');
@@ -408,7 +410,7 @@ static void print_tensor(GString *out, const IrType *t) {
       g_string_append_c(out, ')');
   }
   if (t->undefined)
-    g_string_append(out, "[Undefined]");
+    text_put(out, "[Undefined]");
 }
 
 void ir_type_print(GString *out, const IrType *t) {
@@ -425,28 +427,28 @@ void ir_type_print(GString *out, const IrType *t) {
         g_free(fresh);
       text = g_atomic_pointer_get(&shared->printed);
     }
-    g_string_append(out, text);
+    text_put(out, text);
     break;
   }
-  case IR_TYPE_INT: g_string_append(out, "int"); break;
-  case IR_TYPE_FLOAT: g_string_append(out, "float"); break;
-  case IR_TYPE_BOOL: g_string_append(out, "bool"); break;
-  case IR_TYPE_NUMBER: g_string_append(out, "Scalar"); break;
-  case IR_TYPE_STR: g_string_append(out, "str"); break;
-  case IR_TYPE_NONE: g_string_append(out, "NoneType"); break;
-  case IR_TYPE_DEVICE: g_string_append(out, "Device"); break;
-  case IR_TYPE_ANY: g_string_append(out, "Any"); break;
-  case IR_TYPE_CLASS: g_string_append(out, t->name); break;
+  case IR_TYPE_INT: text_put(out, "int"); break;
+  case IR_TYPE_FLOAT: text_put(out, "float"); break;
+  case IR_TYPE_BOOL: text_put(out, "bool"); break;
+  case IR_TYPE_NUMBER: text_put(out, "Scalar"); break;
+  case IR_TYPE_STR: text_put(out, "str"); break;
+  case IR_TYPE_NONE: text_put(out, "NoneType"); break;
+  case IR_TYPE_DEVICE: text_put(out, "Device"); break;
+  case IR_TYPE_ANY: text_put(out, "Any"); break;
+  case IR_TYPE_CLASS: text_put(out, t->name); break;
   case IR_TYPE_DICT:
-    g_string_append(out, "Dict(");
+    text_put(out, "Dict(");
     ir_type_print(out, t->elems[0]);
-    g_string_append(out, ", ");
+    text_put(out, ", ");
     ir_type_print(out, t->elems[1]);
     g_string_append_c(out, ')');
     break;
   case IR_TYPE_LIST:
     ir_type_print(out, t->elem);
-    g_string_append(out, "[]");
+    text_put(out, "[]");
     break;
   case IR_TYPE_OPTIONAL:
     ir_type_print(out, t->elem);
@@ -456,7 +458,7 @@ void ir_type_print(GString *out, const IrType *t) {
     g_string_append_c(out, '(');
     for (guint i = 0; i < t->n_elems; i++) {
       if (i)
-        g_string_append(out, ", ");
+        text_put(out, ", ");
       ir_type_print(out, t->elems[i]);
     }
     g_string_append_c(out, ')');
