@@ -3,7 +3,7 @@
 #include "ir/ir-internal.h"
 
 IrBlock *ir_internal_block_new(IrGraph *graph, IrNode *owning_node) {
-  IrBlock *b = g_new0(IrBlock, 1);
+  IrBlock *b = ir_internal_alloc0(graph, sizeof(IrBlock));
   b->graph = graph;
   b->owning_node = owning_node;
   b->param = ir_internal_node_new(graph, IR_PRIM_PARAM);
@@ -17,7 +17,6 @@ IrBlock *ir_internal_block_new(IrGraph *graph, IrNode *owning_node) {
   b->param->prev = b->ret;
   b->ret->prev = b->param;
   b->ret->next = b->param;
-  g_ptr_array_add(graph->all_blocks, b);
   return b;
 }
 

@@ -1,7 +1,37 @@
 /* Graphs: the arena that owns every node, value and block, the top block, the insertion
  * point, and the convenience creators for ops and constants. */
+#include <stddef.h>
+#include <string.h>
+
 #include "ir/ir-internal.h"
 #include "ir/ops.h"
+
+/* The arena: chunks that double from 4 KiB up to 64 KiB, newest first. */
+struct IrArenaChunk {
+  struct IrArenaChunk *next;
+  gsize used, size;
+  max_align_t data[];
+};
+
+#define ARENA_FIRST_CHUNK 4096
+#define ARENA_LARGEST_CHUNK 65536
+
+gpointer ir_internal_alloc0(IrGraph *graph, gsize size) {
+  size = (size + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+  struct IrArenaChunk *chunk = graph->arena;
+  if (chunk == NULL || chunk->size - chunk->used < size) {
+    gsize capacity = chunk ? MIN(chunk->size * 2, ARENA_LARGEST_CHUNK) : ARENA_FIRST_CHUNK;
+    capacity = MAX(capacity, size);
+    struct IrArenaChunk *fresh = g_malloc(sizeof *fresh + capacity);
+    fresh->next = chunk;
+    fresh->used = 0;
+    fresh->size = capacity;
+    graph->arena = chunk = fresh;
+  }
+  gpointer p = (char *)chunk->data + chunk->used;
+  chunk->used += size;
+  return memset(p, 0, size);
+}
 
 IrGraph *ir_graph_new(void) {
   IrGraph *g = g_new0(IrGraph, 1);
@@ -13,7 +43,6 @@ IrGraph *ir_graph_new(void) {
   g->strings = g_string_chunk_new(4096);
   g->all_nodes = g_ptr_array_new();
   g->all_values = g_ptr_array_new();
-  g->all_blocks = g_ptr_array_new();
   g->block = ir_internal_block_new(g, NULL);
   g->insert_before = g->block->ret;
   return g;
@@ -31,19 +60,19 @@ void ir_graph_free(IrGraph *graph) {
     g_ptr_array_free(n->outputs, TRUE);
     if (n->blocks)
       g_ptr_array_free(n->blocks, TRUE);
-    g_free(n);
   }
   for (guint i = 0; i < graph->all_values->len; i++) {
     IrValue *v = g_ptr_array_index(graph->all_values, i);
     g_array_free(v->uses, TRUE);
-    g_free(v);
   }
-  for (guint i = 0; i < graph->all_blocks->len; i++)
-    g_free(g_ptr_array_index(graph->all_blocks, i));
+  while (graph->arena) {
+    struct IrArenaChunk *next = graph->arena->next;
+    g_free(graph->arena);
+    graph->arena = next;
+  }
   g_ptr_array_free(graph->all_nodes, TRUE);
   g_hash_table_destroy(graph->origin_nodes);
   g_ptr_array_free(graph->all_values, TRUE);
-  g_ptr_array_free(graph->all_blocks, TRUE);
   g_hash_table_destroy(graph->names);
   g_hash_table_destroy(graph->name_suffix);
   g_string_chunk_free(graph->strings);

@@ -11,6 +11,11 @@
 #define IR_TOPO_MID 0
 #define IR_TOPO_INTERVAL (((gint64)1) << 40)
 
+/* Zeroed memory that lives as long as the graph: its nodes, values and blocks, freed
+ * together by ir_graph_free (a compile makes thousands, and a malloc and a free each cost as
+ * much as the rest of making one). */
+gpointer ir_internal_alloc0(IrGraph *graph, gsize size);
+
 /* A node with no inputs/outputs/blocks, a fresh origin and no block; registered in the
  * graph's arena. */
 IrNode *ir_internal_node_new(IrGraph *graph, IrOpKind kind);

@@ -134,9 +134,9 @@ struct IrGraph {
    * (prim::Constant[name="g"]), such as the other defs of a script file: name -> IrGraph*,
    * owned; NULL until the first. Copied with the graph, not printed. */
   GHashTable *functions;
-  GPtrArray *all_nodes; /* every node ever made, for freeing */
-  GPtrArray *all_values;
-  GPtrArray *all_blocks;
+  GPtrArray *all_nodes;       /* every node ever made, for freeing */
+  GPtrArray *all_values;      /* every value ever made, for freeing their use lists */
+  struct IrArenaChunk *arena; /* where nodes, values and blocks live (ir_internal_alloc0) */
 };
 
 /* Iterates the nodes of a block in order, excluding the sentinels. Safe against destroying

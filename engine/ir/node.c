@@ -5,7 +5,7 @@
 IrNode *ir_internal_node_new(IrGraph *graph, IrOpKind kind) {
   if ((unsigned)kind >= IR_KIND_COUNT)
     g_error("ir invariant: node kind %d out of range", (int)kind);
-  IrNode *n = g_new0(IrNode, 1);
+  IrNode *n = ir_internal_alloc0(graph, sizeof(IrNode));
   n->kind = kind;
   n->graph = graph;
   n->origin = graph->next_origin++;

@@ -8,7 +8,7 @@
 IrValue *ir_internal_value_new(IrGraph *graph, IrNode *node, guint offset, const IrType *type) {
   if (!type)
     g_error("ir invariant: a value needs a type");
-  IrValue *v = g_new0(IrValue, 1);
+  IrValue *v = ir_internal_alloc0(graph, sizeof(IrValue));
   v->node = node;
   v->offset = offset;
   v->id = graph->next_value_id++;
