@@ -1,6 +1,8 @@
 /* rt_kernel_binary: every elementwise op of ops.def with more than one operand or with
  * scalar parameters (add/sub with alpha, mul, div, rsub, threshold, atan2, pow, fmod,
- * remainder, clamp, clamp_min/clamp_max, max/min, lerp, addcmul, where, comparisons), in Tensor and Scalar forms.
+ * remainder, clamp, clamp_min/clamp_max, max/min, lerp, addcmul, where, comparisons, logical and
+ * bitwise ops, the one-operand logical_not and bitwise_not among them), in Tensor and Scalar
+ * forms.
  *
  * Semantics are PyTorch 1.13's on the CPU:
  * - Tensor operands broadcast; the result is a new contiguous tensor.
@@ -134,6 +136,33 @@ DEF_CMP(le, ATEN_LE, <=)
 DEF_CMP(eq, ATEN_EQ, ==)
 DEF_CMP(ne, ATEN_NE, !=)
 DEF_CMP(logical_or, ATEN_LOGICAL_OR, ||)
+DEF_CMP(logical_and, ATEN_LOGICAL_AND, &&)
+static inline bool logical_xor_f32(float x, float y, float z, KParams *P) {
+  return PW_BINARY(f32, ATEN_LOGICAL_XOR, x, y) != 0;
+}
+static inline bool logical_xor_f64(double x, double y, double z, KParams *P) {
+  return PW_BINARY(f64, ATEN_LOGICAL_XOR, x, y) != 0;
+}
+static inline bool logical_xor_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
+  return (x != 0) != (y != 0);
+}
+static inline bool logical_not_f32(float x, float y, float z, KParams *P) {
+  return PW_BINARY(f32, ATEN_LOGICAL_NOT, x, 0) != 0;
+}
+static inline bool logical_not_f64(double x, double y, double z, KParams *P) {
+  return PW_BINARY(f64, ATEN_LOGICAL_NOT, x, 0) != 0;
+}
+static inline bool logical_not_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
+  return x == 0;
+}
+
+/* Bitwise ops: integral and bool operands only (bools compute as 0/1 in int64, which &, |
+ * and ^ keep 0/1; bitwise_not of a bool is its negation, not ~, which maps 0/1 to -1/-2). */
+DEF_I(bitwise_and, x &y)
+DEF_I(bitwise_or, x | y)
+DEF_I(bitwise_xor, x ^ y)
+DEF_I(bitwise_not, ~x)
+DEF_I(bool_not, x == 0)
 
 /* Integer power by squaring; negative exponents as PyTorch's powi (1, -1 or 0). */
 static inline int64_t pow_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
@@ -246,12 +275,24 @@ LOOPS_CMP(le)
 LOOPS_CMP(eq)
 LOOPS_CMP(ne)
 LOOPS_CMP(logical_or)
+LOOPS_CMP(logical_and)
+LOOPS_CMP(logical_xor)
+K_LOOP1(logical_not_loop_f32, bool, float, logical_not_f32)
+K_LOOP1(logical_not_loop_f64, bool, double, logical_not_f64)
+K_LOOP1(logical_not_loop_i64, bool, int64_t, logical_not_i64)
+K_LOOP2(bitwise_and_loop_i64, int64_t, int64_t, bitwise_and_i64)
+K_LOOP2(bitwise_or_loop_i64, int64_t, int64_t, bitwise_or_i64)
+K_LOOP2(bitwise_xor_loop_i64, int64_t, int64_t, bitwise_xor_i64)
+K_LOOP1(bitwise_not_loop_i64, int64_t, int64_t, bitwise_not_i64)
+K_LOOP1(bool_not_loop_i64, int64_t, int64_t, bool_not_i64)
 /* clang-format on */
 
 #define LOOPS_FI(name) \
   { name##_loop_f32, name##_loop_f64, name##_loop_i64 }
 #define LOOPS_F(name) \
   { name##_loop_f32, name##_loop_f64, NULL }
+#define LOOPS_I(name) \
+  { NULL, NULL, name##_loop_i64 }
 
 /* ---- the driver ---- */
 
@@ -313,6 +354,18 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_EQ: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(eq)}; break;
   case IR_ATEN_NE: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(ne)}; break;
   case IR_ATEN_LOGICAL_OR: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(logical_or)}; break;
+  case IR_ATEN_LOGICAL_AND: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(logical_and)}; break;
+  case IR_ATEN_LOGICAL_XOR: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(logical_xor)}; break;
+  case IR_ATEN_LOGICAL_NOT:
+    *p = (Plan){.n_ops = 1, .rule = RULE_BOOL, .loops = LOOPS_FI(logical_not)};
+    return true;
+  case IR_ATEN___AND__:
+  case IR_ATEN_BITWISE_AND: *p = (Plan){.loops = LOOPS_I(bitwise_and)}; break;
+  case IR_ATEN___OR__:
+  case IR_ATEN_BITWISE_OR: *p = (Plan){.loops = LOOPS_I(bitwise_or)}; break;
+  case IR_ATEN___XOR__:
+  case IR_ATEN_BITWISE_XOR: *p = (Plan){.loops = LOOPS_I(bitwise_xor)}; break;
+  case IR_ATEN_BITWISE_NOT: *p = (Plan){.n_ops = 1, .loops = LOOPS_I(bitwise_not)}; return true;
   case IR_ATEN_THRESHOLD:
     *p = (Plan){.n_ops = 1,
                 .n_params = 2,
@@ -412,6 +465,21 @@ static bool is_bool_operand(const Operand *o) {
   return o->tensor ? o->tensor->dtype == IR_DTYPE_BOOL : o->scalar.kind == K_SCALAR_BOOL;
 }
 
+/* The kernel PyTorch names in its dtype error for a bitwise op (Python's & | ^ ~ included);
+ * NULL for other ops. */
+static const char *bitwise_op_name(IrOpKind kind) {
+  switch (kind) {
+  case IR_ATEN___AND__:
+  case IR_ATEN_BITWISE_AND: return "bitwise_and";
+  case IR_ATEN___OR__:
+  case IR_ATEN_BITWISE_OR: return "bitwise_or";
+  case IR_ATEN___XOR__:
+  case IR_ATEN_BITWISE_XOR: return "bitwise_xor";
+  case IR_ATEN_BITWISE_NOT: return "bitwise_not";
+  default: return NULL;
+  }
+}
+
 /* PyTorch's argument checks that depend on the result dtype. */
 static bool check_op(const IrSchema *schema, const Plan *plan, const Operand *ops,
                      const KScalar *params, bool *param_given, IrDtype result, GError **error) {
@@ -444,6 +512,11 @@ static bool check_op(const IrSchema *schema, const Plan *plan, const Operand *op
   if (kind == IR_ATEN_POW && !ops[1].tensor && k_dtype_category(result) < 2 &&
       ops[1].scalar.kind == K_SCALAR_INT && ops[1].scalar.i < 0) {
     K_ERR(error, "Integers to negative integer powers are not allowed.");
+    return false;
+  }
+  if (bitwise_op_name(kind) && k_dtype_is_float(result)) {
+    K_ERR_DTYPE(error, "\"%s_cpu\" not implemented for '%s'", bitwise_op_name(kind),
+                ir_dtype_type_name(result));
     return false;
   }
   if (kind == IR_ATEN_CLAMP && !param_given[0] && !param_given[1]) {
@@ -616,6 +689,8 @@ bool rt_kernel_binary(const IrSchema *schema, const IrNode *node, RtValue *args,
                                                : result;
   int loop_index = compute == IR_DTYPE_FLOAT32 ? 0 : compute == IR_DTYPE_FLOAT64 ? 1 : 2;
   KInnerLoop loop = plan.loops[loop_index];
+  if (schema->kind == IR_ATEN_BITWISE_NOT && result == IR_DTYPE_BOOL)
+    loop = bool_not_loop_i64;
   if (!loop) {
     K_ERR_DTYPE(error, "\"%s\" not implemented for '%s'", k_op_short_name(schema),
                 ir_dtype_type_name(result));

@@ -1,8 +1,8 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
  * .int, .float and mixed .int_float/.float_int forms, div(Scalar, Scalar), pow of numbers,
  * eq.str and ne.str, eq.int_list and ne.int_list, __not__, __round_to_zero_floordiv,
- * floordiv.int, remainder of numbers, __and__.bool, __range_length, __derive_index,
- * sqrt/exp/log of numbers, any.bool and all.bool) and rt_kernel_is (__is__/__isnot__).
+ * floordiv.int, remainder of numbers, __and__/__or__/__xor__ of bools and ints, __range_length,
+ * __derive_index, sqrt/exp/log of numbers, any.bool and all.bool) and rt_kernel_is (__is__/__isnot__).
  *
  * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
  * division returning float, float division by zero gives IEEE inf/nan (TorchScript does not
@@ -83,11 +83,19 @@ bool rt_kernel_scalar_arith(const IrSchema *schema, const IrNode *node, RtValue 
     outs[0] = rt_bool(!b);
     return true;
   }
-  if (kind == IR_ATEN___AND__) {
+  if ((kind == IR_ATEN___AND__ || kind == IR_ATEN___OR__ || kind == IR_ATEN___XOR__) &&
+      k_overload_is(schema, "bool")) {
     bool a, b;
     if (!k_arg_bool(schema, args, 0, &a, error) || !k_arg_bool(schema, args, 1, &b, error))
       return false;
-    outs[0] = rt_bool(a && b);
+    outs[0] = rt_bool(kind == IR_ATEN___AND__ ? a && b : kind == IR_ATEN___OR__ ? a || b : a != b);
+    return true;
+  }
+  if (kind == IR_ATEN___AND__ || kind == IR_ATEN___OR__ || kind == IR_ATEN___XOR__) {
+    gint64 a, b; /* the .int overloads: two's complement bits, as Python's ints */
+    if (!k_arg_int(schema, args, 0, &a, error) || !k_arg_int(schema, args, 1, &b, error))
+      return false;
+    outs[0] = rt_int(kind == IR_ATEN___AND__ ? a & b : kind == IR_ATEN___OR__ ? a | b : a ^ b);
     return true;
   }
   if (k_overload_is(schema, "str")) { /* eq.str, ne.str: reduction names, dict keys */

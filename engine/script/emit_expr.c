@@ -48,6 +48,8 @@ static const struct {
     {"<=", "aten::le"},       {">=", "aten::ge"},
     {"==", "aten::eq"},       {"!=", "aten::ne"},
     {"is", "aten::__is__"},   {"is not", "aten::__isnot__"},
+    {"&", "aten::__and__"},   {"|", "aten::__or__"},
+    {"^", "aten::__xor__"},
 };
 
 static IrValue *emit_operator(Emitter *em, const ScriptExpr *e) {
@@ -81,6 +83,8 @@ static IrValue *emit_unary(Emitter *em, const ScriptExpr *e) {
     return v;
   if (strcmp(e->op, "-") == 0)
     return emit_builtin_call(em, "aten::neg", e->loc, &v, 1, NULL, NULL);
+  if (strcmp(e->op, "~") == 0) /* on tensors only, as TorchScript */
+    return emit_builtin_call(em, "aten::bitwise_not", e->loc, &v, 1, NULL, NULL);
   return emit_fail(em, e->loc, "operator '%s' is not supported", e->op);
 }
 

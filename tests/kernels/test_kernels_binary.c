@@ -329,6 +329,58 @@ static void test_comparisons(void) {
   kt_unref_args(d, 2);
 }
 
+/* Bitwise and logical ops against PyTorch 1.13's answers (python3-torch): int64 bits with
+ * broadcasting, bools staying bool (~ of a bool is its negation), a bool tensor with an int
+ * Scalar promoting to int64, nonzero and NaN as true for the logical ops; floating point
+ * operands of a bitwise op are PyTorch's error. */
+static void test_bitwise_logical(void) {
+  RtValue a[2] = {rt_tensor(kt_tensor(I64, 2, KT_SIZES(2, 1), KT_VALUES(5, -6))),
+                  vec(I64, 4, KT_VALUES(3, -1, 0, 1099511627777.0))};
+  check("aten::__or__.Tensor(", a, 2, I64, 2, KT_SIZES(2, 4),
+        KT_VALUES(7, -1, 5, 1099511627781.0, -5, -1, -6, -5), 0);
+  check("aten::__and__.Tensor(", a, 2, I64, 2, KT_SIZES(2, 4),
+        KT_VALUES(1, 5, 0, 1, 2, -6, 0, 1099511627776.0), 0);
+  check("aten::bitwise_xor.Tensor(", a, 2, I64, 2, KT_SIZES(2, 4),
+        KT_VALUES(6, -6, 5, 1099511627780.0, -7, 5, -6, -1099511627781.0), 0);
+  check("aten::bitwise_not(", &a[1], 1, I64, 1, KT_SIZES(4), KT_VALUES(-4, 0, -1, -1099511627778.0),
+        0);
+  RtValue m[2] = {vec(BOOL, 4, KT_VALUES(1, 0, 1, 0)), vec(BOOL, 4, KT_VALUES(1, 1, 0, 0))};
+  check("aten::bitwise_or.Tensor(", m, 2, BOOL, 1, KT_SIZES(4), KT_VALUES(1, 1, 1, 0), 0);
+  check("aten::bitwise_and.Tensor(", m, 2, BOOL, 1, KT_SIZES(4), KT_VALUES(1, 0, 0, 0), 0);
+  check("aten::__xor__.Tensor(", m, 2, BOOL, 1, KT_SIZES(4), KT_VALUES(0, 1, 1, 0), 0);
+  check("aten::bitwise_not(", m, 1, BOOL, 1, KT_SIZES(4), KT_VALUES(0, 1, 0, 1), 0);
+  RtValue ms[2] = {rt_value_ref(m[0]), rt_int(3)};
+  check("aten::__or__.Scalar(", ms, 2, I64, 1, KT_SIZES(4), KT_VALUES(3, 3, 3, 3), 0);
+  RtValue mt[2] = {rt_value_ref(m[0]), rt_bool(true)};
+  check("aten::__and__.Scalar(", mt, 2, BOOL, 1, KT_SIZES(4), KT_VALUES(1, 0, 1, 0), 0);
+  RtValue bm[2] = {rt_value_ref(a[1]), rt_value_ref(m[0])};
+  check("aten::__xor__.Tensor(", bm, 2, I64, 1, KT_SIZES(4), KT_VALUES(2, -1, 1, 1099511627777.0),
+        0);
+  RtValue bs[2] = {rt_value_ref(a[1]), rt_int(-2)};
+  check("aten::bitwise_and.Scalar(", bs, 2, I64, 1, KT_SIZES(4),
+        KT_VALUES(2, -2, 0, 1099511627776.0), 0);
+  RtValue fm[2] = {vec(F32, 4, KT_VALUES(0, NAN, -0.0, 2.5)), rt_value_ref(m[0])};
+  check("aten::logical_and(", fm, 2, BOOL, 1, KT_SIZES(4), KT_VALUES(0, 0, 0, 0), 0);
+  RtValue fn[2] = {rt_value_ref(fm[0]), rt_value_ref(m[1])};
+  check("aten::logical_xor(", fn, 2, BOOL, 1, KT_SIZES(4), KT_VALUES(1, 0, 0, 1), 0);
+  check("aten::logical_not(", fm, 1, BOOL, 1, KT_SIZES(4), KT_VALUES(1, 0, 1, 0), 0);
+  check("aten::logical_not(", &a[1], 1, BOOL, 1, KT_SIZES(4), KT_VALUES(0, 0, 1, 0), 0);
+  kt_expect_error("aten::__or__.Tensor(", fm, 2, "\"bitwise_or_cpu\" not implemented for 'Float'");
+  RtValue fs[2] = {rt_value_ref(a[1]), rt_double(2.5)};
+  kt_expect_error("aten::bitwise_and.Scalar(", fs, 2,
+                  "\"bitwise_and_cpu\" not implemented for 'Float'");
+  kt_expect_error("aten::bitwise_not(", fm, 1, "\"bitwise_not_cpu\" not implemented for 'Float'");
+  kt_unref_args(a, 2);
+  kt_unref_args(m, 2);
+  kt_unref_args(ms, 2);
+  kt_unref_args(mt, 2);
+  kt_unref_args(bm, 2);
+  kt_unref_args(bs, 2);
+  kt_unref_args(fm, 2);
+  kt_unref_args(fn, 2);
+  kt_unref_args(fs, 2);
+}
+
 /* The same-shape fast path (contiguous float operands of one shape, or a tensor and a number)
  * gives bit for bit what the general path gives: the same op on transposed views, which are
  * not contiguous, takes the general path. NaN, infinities, -0 and rounding cases included. */
@@ -387,6 +439,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/binary/clamp-max-min", test_clamp_max_min);
   g_test_add_func("/kernels/binary/lerp-addcmul-where", test_lerp_addcmul_where);
   g_test_add_func("/kernels/binary/comparisons", test_comparisons);
+  g_test_add_func("/kernels/binary/bitwise-logical", test_bitwise_logical);
   g_test_add_func("/kernels/binary/fast-path-matches-general", test_fast_path_matches_general);
   return g_test_run();
 }

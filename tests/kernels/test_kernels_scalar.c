@@ -120,6 +120,15 @@ static void test_int_arith(void) {
   expect_double("aten::remainder.int_float(", rt_int(-7), rt_double(2.0), 1.0);
   expect_bool("aten::__and__.bool(", rt_bool(true), rt_bool(true), true);
   expect_bool("aten::__and__.bool(", rt_bool(true), rt_bool(false), false);
+  expect_bool("aten::__or__.bool(", rt_bool(false), rt_bool(true), true);
+  expect_bool("aten::__or__.bool(", rt_bool(false), rt_bool(false), false);
+  expect_bool("aten::__xor__.bool(", rt_bool(true), rt_bool(false), true);
+  expect_bool("aten::__xor__.bool(", rt_bool(true), rt_bool(true), false);
+  /* & | ^ of ints: Python's two's complement answers (5 | -3 is -3, 5 ^ -3 is -8) */
+  expect_int("aten::__and__.int(", rt_int(5), rt_int(-3), 5);
+  expect_int("aten::__or__.int(", rt_int(5), rt_int(-3), -3);
+  expect_int("aten::__xor__.int(", rt_int(5), rt_int(-3), -8);
+  expect_int("aten::__xor__.int(", rt_int(G_MININT64), rt_int(-1), G_MAXINT64);
   expect_double("aten::sqrt.int(", rt_int(9), rt_none(), 3.0);
   expect_double("aten::sqrt.int(", rt_int(-1), rt_none(), NAN);
   RtValue a = rt_int_list((const gint64[]){2, 3}, 2), a2 = rt_int_list((const gint64[]){2, 3}, 2);
