@@ -1,8 +1,8 @@
 /* rt_kernel_binary: every elementwise op of ops.def with more than one operand or with
  * scalar parameters (add/sub with alpha, mul, div, rsub, threshold, atan2, pow, fmod,
  * remainder, clamp, clamp_min/clamp_max, max/min, lerp, addcmul, where, comparisons, logical and
- * bitwise ops, the one-operand logical_not and bitwise_not among them), in Tensor and Scalar
- * forms.
+ * bitwise ops, the one-operand logical_not, bitwise_not, isnan, isinf and isfinite among them),
+ * in Tensor and Scalar forms.
  *
  * Semantics are PyTorch 1.13's on the CPU:
  * - Tensor operands broadcast; the result is a new contiguous tensor.
@@ -155,6 +155,20 @@ static inline bool logical_not_f64(double x, double y, double z, KParams *P) {
 static inline bool logical_not_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
   return x == 0;
 }
+/* isnan, isinf, isfinite: their expressions for floats; integers are finite. */
+#define DEF_TEST(name, KIND, INT_ANSWER)                                       \
+  static inline bool name##_f32(float x, float y, float z, KParams *P) {       \
+    return PW_BINARY(f32, KIND, x, 0) != 0;                                    \
+  }                                                                            \
+  static inline bool name##_f64(double x, double y, double z, KParams *P) {    \
+    return PW_BINARY(f64, KIND, x, 0) != 0;                                    \
+  }                                                                            \
+  static inline bool name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { \
+    return INT_ANSWER;                                                         \
+  }
+DEF_TEST(isnan, ATEN_ISNAN, false)
+DEF_TEST(isinf, ATEN_ISINF, false)
+DEF_TEST(isfinite, ATEN_ISFINITE, true)
 
 /* Bitwise ops: integral and bool operands only (bools compute as 0/1 in int64, which &, |
  * and ^ keep 0/1; bitwise_not of a bool is its negation, not ~, which maps 0/1 to -1/-2). */
@@ -280,6 +294,13 @@ LOOPS_CMP(logical_xor)
 K_LOOP1(logical_not_loop_f32, bool, float, logical_not_f32)
 K_LOOP1(logical_not_loop_f64, bool, double, logical_not_f64)
 K_LOOP1(logical_not_loop_i64, bool, int64_t, logical_not_i64)
+#define LOOPS_TEST(name)                                \
+  K_LOOP1(name##_loop_f32, bool, float, name##_f32)   \
+  K_LOOP1(name##_loop_f64, bool, double, name##_f64)  \
+  K_LOOP1(name##_loop_i64, bool, int64_t, name##_i64)
+LOOPS_TEST(isnan)
+LOOPS_TEST(isinf)
+LOOPS_TEST(isfinite)
 K_LOOP2(bitwise_and_loop_i64, int64_t, int64_t, bitwise_and_i64)
 K_LOOP2(bitwise_or_loop_i64, int64_t, int64_t, bitwise_or_i64)
 K_LOOP2(bitwise_xor_loop_i64, int64_t, int64_t, bitwise_xor_i64)
@@ -358,6 +379,15 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_LOGICAL_XOR: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(logical_xor)}; break;
   case IR_ATEN_LOGICAL_NOT:
     *p = (Plan){.n_ops = 1, .rule = RULE_BOOL, .loops = LOOPS_FI(logical_not)};
+    return true;
+  case IR_ATEN_ISNAN:
+    *p = (Plan){.n_ops = 1, .rule = RULE_BOOL, .loops = LOOPS_FI(isnan)};
+    return true;
+  case IR_ATEN_ISINF:
+    *p = (Plan){.n_ops = 1, .rule = RULE_BOOL, .loops = LOOPS_FI(isinf)};
+    return true;
+  case IR_ATEN_ISFINITE:
+    *p = (Plan){.n_ops = 1, .rule = RULE_BOOL, .loops = LOOPS_FI(isfinite)};
     return true;
   case IR_ATEN___AND__:
   case IR_ATEN_BITWISE_AND: *p = (Plan){.loops = LOOPS_I(bitwise_and)}; break;

@@ -5,4 +5,5 @@ def bitwise(mask, other, x, n: int, flag: bool):
     k = (n | 4) ^ (n & 1)
     if flag | (k > 3) and not (flag & False):
         flip = flip & 1
-    return keep, flip, both, torch.logical_xor(both, mask), k
+    bad = torch.isnan(x) | torch.isinf(x)
+    return keep, flip, both, torch.logical_xor(both, mask), k, bad & torch.isfinite(x)
