@@ -191,10 +191,12 @@ bool ad_formula_exists(const IrNode *node) {
         return false;
     return true;
   }
-  case IR_ATEN_VAR: /* unbiased is a constant */
-  case IR_ATEN_STD:
-    if (!constant_number(ir_input(node, overload_is(node, "") ? 1 : 2), &d))
+  case IR_ATEN_VAR: /* unbiased is a constant (or left to its default) */
+  case IR_ATEN_STD: {
+    guint unbiased = overload_is(node, "") ? 1 : 2;
+    if (ir_n_inputs(node) > unbiased && !constant_number(ir_input(node, unbiased), &d))
       return false;
+  }
     G_GNUC_FALLTHROUGH; /* the dims as sum's */
   case IR_ATEN_MEAN:
   case IR_ATEN_SUM:
@@ -219,7 +221,7 @@ bool ad_formula_exists(const IrNode *node) {
           return false;
       return true;
     }
-  case IR_ATEN_CHUNK: return constant_number(ir_input(node, 2), &d) || ir_n_inputs(node) < 3;
+  case IR_ATEN_CHUNK: return ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
   case IR_ATEN_CONV1D:
   case IR_ATEN_CONV2D: return !overload_is(node, "padding") || ad_conv_padding_known(node);
   case IR_ATEN_DROPOUT:

@@ -96,9 +96,11 @@ void ad_grad_logsumexp(Ctx *c, IrValue *g) {
  * mean over the reduced dims kept; std's g first becomes g / (2 * std), 0 where std is 0. */
 void ad_grad_var(Ctx *c, IrValue *g) {
   IrValue *self = c->in[0], *result = c->out[0];
-  bool all = overload_is(c->node, "") || value_is_none(c->in[1]);
-  double unbiased = 1;
-  constant_number(c->in[overload_is(c->node, "") ? 1 : 2], &unbiased);
+  bool all = overload_is(c->node, "") || value_is_none(arg(c, 1));
+  double unbiased = 1; /* the default where the argument is left out */
+  IrValue *unbiased_arg = arg(c, overload_is(c->node, "") ? 1 : 2);
+  if (unbiased_arg)
+    constant_number(unbiased_arg, &unbiased);
   if (c->node->kind == IR_ATEN_STD)
     g = E3(ATEN_WHERE, E2(ATEN_EQ, result, cint(c, 0)), E1(ATEN_ZEROS_LIKE, g),
            E2(ATEN_DIV, g, mul(c, result, cint(c, 2))));

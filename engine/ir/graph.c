@@ -205,3 +205,10 @@ IrValue *ir_graph_insert_constant_int_list(IrGraph *graph, const gint64 *v, guin
   ir_node_set_attr_is(node, IR_ATTR_VALUE, v, n);
   return out;
 }
+
+IrValue *ir_graph_insert_constant_str(IrGraph *graph, const char *v) {
+  IrNode *node;
+  IrValue *out = insert_constant(graph, ir_type_str(), &node);
+  ir_node_set_attr_s(node, IR_ATTR_VALUE, v);
+  return out;
+}

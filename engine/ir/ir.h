@@ -271,6 +271,7 @@ IrValue *ir_graph_insert_constant_float(IrGraph *graph, double v);
 IrValue *ir_graph_insert_constant_bool(IrGraph *graph, bool v);
 IrValue *ir_graph_insert_constant_none(IrGraph *graph);
 IrValue *ir_graph_insert_constant_int_list(IrGraph *graph, const gint64 *v, guint n);
+IrValue *ir_graph_insert_constant_str(IrGraph *graph, const char *v);
 
 /* --- attributes --- */
 const IrAttr *ir_node_attr(const IrNode *node, const char *name); /* NULL if absent */

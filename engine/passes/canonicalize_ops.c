@@ -1,6 +1,9 @@
 /* pass_canonicalize_ops: add/sub/mul/div whose `other` is a constant 0-dim tensor use the
  * Scalar overload instead; aten::chunk with constant chunks and dim whose list is only read by
- * prim::ListUnpack becomes prim::ConstantChunk[chunks=N, dim=D] with N outputs. */
+ * prim::ListUnpack becomes prim::ConstantChunk[chunks=N, dim=D] with N outputs; a call that
+ * leaves its trailing arguments to their defaults (text may; PyTorch's graphs never do) gets
+ * them as constants, so that gradient formulas and the eager tape, which read every argument,
+ * find them. */
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
@@ -86,6 +89,45 @@ static bool constant_chunk(IrNode *node) {
   return true;
 }
 
+/* A schema default as a constant inserted before `node`; NULL for an argument without one. */
+static IrValue *default_value(IrGraph *graph, const IrArgument *arg) {
+  const IrType *type = arg->type->kind == IR_TYPE_OPTIONAL ? arg->type->elem : arg->type;
+  switch (arg->def.kind) {
+  case IR_DEFAULT_NONE: return ir_graph_insert_constant_none(graph);
+  case IR_DEFAULT_INT:
+    if (type->kind == IR_TYPE_FLOAT)
+      return ir_graph_insert_constant_float(graph, (double)arg->def.i);
+    if (type->kind == IR_TYPE_BOOL)
+      return ir_graph_insert_constant_bool(graph, arg->def.i != 0);
+    return ir_graph_insert_constant_int(graph, arg->def.i);
+  case IR_DEFAULT_FLOAT: return ir_graph_insert_constant_float(graph, arg->def.f);
+  case IR_DEFAULT_INT_LIST:
+    return ir_graph_insert_constant_int_list(graph, arg->def.ints, arg->def.n_ints);
+  case IR_DEFAULT_STR: return ir_graph_insert_constant_str(graph, arg->def.s ? arg->def.s : "");
+  case IR_DEFAULT_NONE_GIVEN: break;
+  }
+  return NULL;
+}
+
+static bool explicit_defaults(IrNode *node) {
+  const IrSchema *schema = node->schema;
+  if (!schema || schema->varargs || ir_n_inputs(node) >= schema->n_args)
+    return false;
+  IrGraph *graph = ir_node_graph(node);
+  IrNode *saved = graph->insert_before;
+  ir_graph_set_insert_point(graph, node);
+  bool changed = false;
+  for (guint k = ir_n_inputs(node); k < schema->n_args; k++) {
+    IrValue *v = default_value(graph, &schema->args[k]);
+    if (!v)
+      break; /* resolution never leaves out an argument without a default */
+    ir_node_add_input(node, v);
+    changed = true;
+  }
+  ir_graph_set_insert_point(graph, saved);
+  return changed;
+}
+
 /* Walks with the predecessor as anchor: the chunk rewrite destroys the ListUnpack nodes that
  * follow the current node, so the next node is read only after the rewrite (revisiting the
  * nodes a rewrite inserted is harmless: no rule applies to them). */
@@ -95,6 +137,7 @@ static bool canonicalize_block(IrBlock *block) {
     IrNode *prev = n->prev;
     for (guint b = 0; b < ir_n_blocks(n); b++)
       changed |= canonicalize_block(ir_block(n, b));
+    changed |= explicit_defaults(n);
     bool rewritten = false;
     switch (n->kind) {
     case IR_ATEN_ADD:

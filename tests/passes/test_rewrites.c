@@ -39,6 +39,35 @@ static void test_canonicalize_chunk_kept(void) {
   pt_check(pass_canonicalize_ops, text, text, false);
 }
 
+/* Trailing arguments left to their defaults become constants of the schema's defaults
+ * (std.dim's unbiased=True and keepdim=False, gelu's approximate="none", sum's dtype=None,
+ * chunk's dim=0): formulas read every argument; a std(x, dims) aborted autodiff before. */
+static void test_canonicalize_explicit_defaults(void) {
+  pt_check(pass_canonicalize_ops,
+           "graph(%x : Tensor):\n"
+           "  %1 : int = prim::Constant[value=1]()\n"
+           "  %d : int[] = prim::ListConstruct(%1)\n"
+           "  %s : Tensor = aten::std(%x, %d)\n"
+           "  %g : Tensor = aten::gelu(%x)\n"
+           "  %t : Tensor = aten::sum(%g)\n"
+           "  %c : Tensor[] = aten::chunk(%s, %1)\n"
+           "  return (%t, %c)\n",
+           "graph(%x : Tensor):\n"
+           "  %1 : int = prim::Constant[value=1]()\n"
+           "  %d : int[] = prim::ListConstruct(%1)\n"
+           "  %8 : bool = prim::Constant[value=1]()\n"
+           "  %9 : bool = prim::Constant[value=0]()\n"
+           "  %s : Tensor = aten::std(%x, %d, %8, %9)\n"
+           "  %10 : str = prim::Constant[value=\"none\"]()\n"
+           "  %g : Tensor = aten::gelu(%x, %10)\n"
+           "  %11 : NoneType = prim::Constant()\n"
+           "  %t : Tensor = aten::sum(%g, %11)\n"
+           "  %12 : int = prim::Constant[value=0]()\n"
+           "  %c : Tensor[] = aten::chunk(%s, %1, %12)\n"
+           "  return (%t, %c)\n",
+           true);
+}
+
 static void test_canonicalize_scalar_other(void) {
   pt_check(pass_canonicalize_ops,
            "graph(%x : Tensor):\n"
@@ -234,6 +263,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/passes/canonicalize/lstm-chunk", test_canonicalize_lstm_chunk);
   g_test_add_func("/passes/canonicalize/chunk-kept", test_canonicalize_chunk_kept);
   g_test_add_func("/passes/canonicalize/scalar-other", test_canonicalize_scalar_other);
+  g_test_add_func("/passes/canonicalize/explicit-defaults", test_canonicalize_explicit_defaults);
   g_test_add_func("/passes/remove-expands/implicit", test_remove_expands);
   g_test_add_func("/passes/lower-tuples/pairs", test_lower_tuples);
   g_test_add_func("/passes/lower-tuples/input-kept", test_lower_tuples_input_kept);
