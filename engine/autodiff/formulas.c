@@ -134,6 +134,8 @@ static const guint *broadcast_inputs(const IrNode *node, guint *n) {
       return NULL;
     *n = 2;
     return self_other;
+  case IR_ATEN_MAXIMUM:
+  case IR_ATEN_MINIMUM: *n = 2; return self_other;
   case IR_ATEN_ATAN2:
   case IR_ATEN_MSE_LOSS:
   case IR_ATEN_L1_LOSS: *n = 2; return self_other;
@@ -515,7 +517,8 @@ static void ad_grad_atan2(Ctx *c, IrValue *g) {
  * where the other side wins; NaN on either side gives g to both. As masks: g * (1 - loses -
  * 0.5 * ties), loses = self < other for max (self > other for min). */
 static void ad_grad_max_min(Ctx *c, IrValue *g) {
-  IrOpKind loses = c->node->kind == IR_ATEN_MAX ? IR_ATEN_LT : IR_ATEN_GT;
+  bool max = c->node->kind == IR_ATEN_MAX || c->node->kind == IR_ATEN_MAXIMUM;
+  IrOpKind loses = max ? IR_ATEN_LT : IR_ATEN_GT;
   IrValue *self = c->in[0], *other = c->in[1];
   IrValue *half_tie = mul(c, mask_as(c, E2(ATEN_EQ, self, other), g), cfloat(c, 0.5));
   IrValue *self_loses = mask_as(c, emit(c, loses, 2, (IrValue *const[]){self, other}), g);

@@ -366,8 +366,10 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
     break;
   case IR_ATEN_FMOD: *p = (Plan){.loops = LOOPS_FI(fmod)}; break;
   case IR_ATEN_REMAINDER: *p = (Plan){.loops = LOOPS_FI(remainder)}; break;
-  case IR_ATEN_MAX: *p = (Plan){.loops = LOOPS_FI(max)}; break;
-  case IR_ATEN_MIN: *p = (Plan){.loops = LOOPS_FI(min)}; break;
+  case IR_ATEN_MAX:
+  case IR_ATEN_MAXIMUM: *p = (Plan){.loops = LOOPS_FI(max)}; break;
+  case IR_ATEN_MIN:
+  case IR_ATEN_MINIMUM: *p = (Plan){.loops = LOOPS_FI(min)}; break;
   case IR_ATEN_GT: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(gt)}; break;
   case IR_ATEN_LT: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(lt)}; break;
   case IR_ATEN_GE: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(ge)}; break;

@@ -1,0 +1,2 @@
+def maximum_minimum(a, b):
+    return torch.maximum(a, b) - torch.minimum(a.relu(), b)
