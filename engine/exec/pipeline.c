@@ -24,10 +24,9 @@ struct ExecCompile {
   ExecSession *session;
   const ExecArgumentSpec *spec;
   GError **error;
-  char *previous_ir; /* a GRefString: the latest stage's text */
-  guint64
-      previous_fingerprint; /* with a hook or verifying: the fingerprint of previous_ir's graph */
-  gint64 recorded_us;       /* the recorded stages' times so far, summed */
+  char *previous_ir;            /* a GRefString: the latest stage's text */
+  guint64 previous_fingerprint; /* of previous_ir's graph (taken with a hook or verifying) */
+  gint64 recorded_us;           /* the recorded stages' times so far, summed */
 };
 
 /* When a stage began, and how much recorded stage time there was then: a stage that runs
