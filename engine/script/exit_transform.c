@@ -318,16 +318,22 @@ static void transform_exits_of_kind(IrGraph *graph, IrOpKind kind) {
   g_hash_table_unref(t.unit_values);
 }
 
-/* Inputs of the nodes of `block` (nested blocks included) that are outputs of `of` read the
- * matching value of `values` instead. */
+static void remap_inputs_of(IrNode *n, const IrNode *of, GPtrArray *values) {
+  for (guint i = 0; i < ir_n_inputs(n); i++)
+    if (ir_input(n, i)->node == of)
+      ir_node_replace_input(n, i, g_ptr_array_index(values, ir_input(n, i)->offset));
+}
+
+/* Inputs of the nodes of `block` and its block outputs (nested blocks included) that are
+ * outputs of `of` read the matching value of `values` instead. */
 static void remap_outputs_of(IrBlock *block, const IrNode *of, GPtrArray *values) {
   IR_FOR_EACH_NODE(n, block) {
-    for (guint i = 0; i < ir_n_inputs(n); i++)
-      if (ir_input(n, i)->node == of)
-        ir_node_replace_input(n, i, g_ptr_array_index(values, ir_input(n, i)->offset));
+    remap_inputs_of(n, of, values);
     for (guint b = 0; b < ir_n_blocks(n); b++)
       remap_outputs_of(ir_block(n, b), of, values);
   }
+  /* A nested If's branch may yield the value itself (a break sending it). */
+  remap_inputs_of(block->ret, of, values);
 }
 
 /* Merges `node` with the If after it when that If tests an output of `node` that is a
