@@ -243,6 +243,8 @@ static bool emit_assign(Emitter *em, const ScriptStmt *s) {
     return emit_fail(em, value->loc, "a value of type %s cannot be assigned to '%s' annotated %s",
                      vs, target->name, as);
   }
+  if (target->kind == SE_NAME)
+    g_hash_table_insert(em->declared_types, (gpointer)target->name, (gpointer)annotated);
   return emit_assign_target(em, target, v, target->loc);
 }
 
@@ -543,6 +545,7 @@ static IrGraph *compile_def(const ScriptSource *src, const ScriptTree *tree, con
   Emitter em = {.src = src, .tree = tree, .graph = ir_graph_new(), .unit = unit, .error = error};
   em.literals = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   em.definition_order = g_hash_table_new(g_str_hash, g_str_equal);
+  em.declared_types = g_hash_table_new(g_str_hash, g_str_equal);
   g_hash_table_add(unit->compiling, (gpointer)def->name);
   emit_frame_push(&em, em.graph->block);
   bool ok = true;
@@ -560,6 +563,7 @@ static IrGraph *compile_def(const ScriptSource *src, const ScriptTree *tree, con
   g_hash_table_remove(unit->compiling, def->name);
   g_hash_table_unref(em.literals);
   g_hash_table_unref(em.definition_order);
+  g_hash_table_unref(em.declared_types);
   if (!ok) {
     ir_graph_free(em.graph);
     return NULL;

@@ -63,6 +63,10 @@ typedef struct {
    * order of prim::If outputs and loop-carried values. PyTorch 1.13 lists them in the
    * iteration order of a std::unordered_map, which this approximates. */
   GHashTable *definition_order;
+  /* name -> the IrType a `name: T = value` statement declared: the type the variable keeps
+   * where control flow joins or a loop carries it (PyTorch's type table), whatever value it
+   * holds (`y: Optional[int] = None` stays int? through ifs and loops). */
+  GHashTable *declared_types;
   EmitLoop *loop;      /* innermost loop of the function being emitted, or NULL */
   IrNode *break_false; /* the `false` breaks send (detached until the body is done) */
   EmitUnit *unit;

@@ -105,11 +105,14 @@ static bool join_branches(Emitter *em, IrNode *node, Frame *tf, Frame *ff, Scrip
       g_hash_table_remove(em->frame->vars, name);
       continue;
     }
+    const IrType *declared = g_hash_table_lookup(em->declared_types, name);
     if (tf->exited)
-      tv = uninitialized(em, ir_block(node, 0), fv->type);
+      tv = uninitialized(em, ir_block(node, 0), declared ? declared : fv->type);
     if (ff->exited)
-      fv = uninitialized(em, ir_block(node, 1), tv->type);
+      fv = uninitialized(em, ir_block(node, 1), declared ? declared : tv->type);
     const IrType *type = emit_unify_types(tv->type, fv->type);
+    if (type != NULL && declared != NULL && ir_type_is_subtype(type, declared))
+      type = declared;
     if (type == NULL) {
       g_autofree char *ts = ir_type_to_string(tv->type), *fs = ir_type_to_string(fv->type);
       return emit_fail(em, loc, "'%s' is %s in the true branch but %s in the false branch", name,
@@ -234,7 +237,8 @@ static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrV
   }
   for (guint i = 0; i < names->len; i++) {
     IrValue *v = g_ptr_array_index(initial, i);
-    IrValue *in = ir_block_add_input(body, v->type, NULL);
+    const IrType *declared = g_hash_table_lookup(em->declared_types, g_ptr_array_index(names, i));
+    IrValue *in = ir_block_add_input(body, declared ? declared : v->type, NULL);
     ir_value_set_name(in, g_ptr_array_index(names, i));
     g_hash_table_insert(f->vars, g_ptr_array_index(names, i), in);
   }
@@ -276,7 +280,8 @@ static bool emit_loop(Emitter *em, const ScriptStmt *s, IrValue *trip_count, IrV
     /* The carried type: what enters the loop, what an iteration leaves and what each break
      * and continue sends, unified. script_transform_exits joins these in pairs (an If's two
      * branches), so each must unify with every one before it, not only with their union. */
-    const IrType *type = in->type;
+    const IrType *declared = g_hash_table_lookup(em->declared_types, name);
+    const IrType *type = declared ? declared : in->type;
     for (guint e = 0; e <= exits->len; e++) {
       const EmitExit *x = e < exits->len ? &g_array_index(exits, EmitExit, e) : NULL;
       IrValue *sent = x ? ir_input(x->node, i + 1) : out;
