@@ -25,6 +25,7 @@
 #include "ir/text.h"
 #include "ir/text_lexer.h"
 #include "ir/text_parse.h"
+#include "ir/verify.h"
 
 static void name_entry_free(gpointer p) {
   g_free(p);
@@ -288,6 +289,11 @@ static bool parse_block_end(Parser *p, GraphFrame *gf, GError **error) {
     return parse_block_header(p, gf, owner, index + 1, line, col, error);
   if (!text_check_block_arity(p, owner, line, col, error))
     return false;
+  g_autofree char *flow = ir_control_flow_types_problem(owner);
+  if (flow != NULL) {
+    text_error(error, &p->lx, line, col, "bad type: %s", flow);
+    return false;
+  }
   text_finish_node(gf, owner);
   return true;
 }

@@ -24,6 +24,10 @@
  *                value trust its type.
  *   [construct]  prim::ListConstruct makes one list, prim::TupleConstruct one tuple with an
  *                element per input; each input related to its element as for [unpack].
+ *   [flow]       what flows into an If's or a Loop's output (each branch's block output; a
+ *                loop's initial value, its body's input and output) is related to the output's
+ *                type as for [unpack]: passes that forward a branch's value in place of the
+ *                output (an output both branches give alike) trust that type.
  *   [subgraph]   graphs held in attributes (Subgraph and any other g/gs) verify too; the
  *                first failure is reported with the path of attributes leading to it.
  * Iterative over blocks; subgraphs are handled with a work list, so nesting cannot overflow. */
@@ -222,6 +226,50 @@ char *ir_container_types_problem(const IrNode *node, const char **rule) {
   }
 }
 
+static char *flow_problem(const char *what, guint index, const IrValue *into, const IrValue *v) {
+  if (unpacks_as(v->type, into->type))
+    return NULL;
+  g_autofree char *text = ir_type_to_string(v->type);
+  g_autofree char *out_text = ir_type_to_string(into->type);
+  return g_strdup_printf("%s %u is %s for an output of type %s", what, index, text, out_text);
+}
+
+char *ir_control_flow_types_problem(const IrNode *node) {
+  if (node->kind == IR_PRIM_IF && ir_n_blocks(node) == 2) {
+    for (guint b = 0; b < 2; b++) {
+      GPtrArray *outs = ir_block_outputs(ir_block(node, b));
+      for (guint i = 0; i < outs->len && i < ir_n_outputs(node); i++) {
+        char *problem = flow_problem(b == 0 ? "block0 output" : "block1 output", i,
+                                     ir_output(node, i), g_ptr_array_index(outs, i));
+        if (problem)
+          return problem;
+      }
+    }
+  } else if (node->kind == IR_PRIM_LOOP && ir_n_blocks(node) == 1) {
+    /* The carried values only: 2018's printed loops pass an int where the condition goes. */
+    const IrBlock *body = ir_block(node, 0);
+    GPtrArray *ins = ir_block_inputs(body), *outs = ir_block_outputs(body);
+    for (guint i = 0; i < ir_n_outputs(node); i++) {
+      IrValue *out = ir_output(node, i);
+      char *problem = NULL;
+      if (i + 2 < ir_n_inputs(node))
+        problem = flow_problem("initial value", i, out, ir_input(node, i + 2));
+      if (!problem && i + 1 < ins->len)
+        problem = flow_problem("block input", i + 1, out, g_ptr_array_index(ins, i + 1));
+      if (!problem && i + 1 < outs->len)
+        problem = flow_problem("block output", i + 1, out, g_ptr_array_index(outs, i + 1));
+      if (problem)
+        return problem;
+    }
+  }
+  return NULL;
+}
+
+static bool check_flow(Verifier *v, const IrNode *n) {
+  g_autofree char *problem = ir_control_flow_types_problem(n);
+  return problem == NULL || fail(v, "flow", n, "%s", problem);
+}
+
 static bool check_containers(Verifier *v, const IrNode *n) {
   const char *rule = NULL;
   g_autofree char *problem = ir_container_types_problem(n, &rule);
@@ -269,7 +317,7 @@ static bool check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
                       g_strdup_printf("%sin the %s of `%s`: ", v->path, a->name, line->str));
     }
   }
-  return check_arity(v, n) && check_schema(v, n) && check_containers(v, n);
+  return check_arity(v, n) && check_schema(v, n) && check_containers(v, n) && check_flow(v, n);
 }
 
 static bool define(Verifier *v, const IrNode *n, IrValue *value) {

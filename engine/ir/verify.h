@@ -15,6 +15,9 @@ bool ir_graph_verify(const IrGraph *graph, GError **error);
  * node): NULL when the node keeps them, else what it breaks (a new string), and *rule names
  * the rule. */
 char *ir_container_types_problem(const IrNode *node, const char **rule);
+/* The [flow] rule for one If or Loop (the parser checks it where the node's blocks end):
+ * NULL when it holds, else what breaks it (a new string). */
+char *ir_control_flow_types_problem(const IrNode *node);
 /* Aborts with the verifier's message: for tests and debug builds after every pass. */
 void ir_graph_assert_valid(const IrGraph *graph, const char *after_what);
 

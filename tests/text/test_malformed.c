@@ -139,6 +139,14 @@ static const Case cases[] = {
     {"list-of-another-type",
      "graph(%x : Tensor):\n  %l : int[] = prim::ListConstruct(%x)\n  return (%l)\n",
      "t.ir:2:16: error: bad type: input 0 is Tensor, the element it makes is int"},
+    {"if-branch-of-another-type",
+     "graph(%c : bool, %s : str):\n  %y : bool = prim::If(%c)\n    block0():\n      -> (%s)\n"
+     "    block1():\n      -> (%c)\n  return (%y)\n",
+     "t.ir:2:15: error: bad type: block0 output 0 is str for an output of type bool"},
+    {"loop-carrying-another-type",
+     "graph(%n : int, %c : bool, %x : Tensor):\n  %y : int = prim::Loop(%n, %c, %x)\n"
+     "    block0(%i : int, %v : int):\n      -> (%c, %v)\n  return (%y)\n",
+     "t.ir:2:14: error: bad type: initial value 0 is Tensor for an output of type int"},
     {"tuple-unpack-arity",
      "graph(%t : (Tensor, int)):\n  %y : Tensor, %n : int, %m : int = prim::TupleUnpack(%t)\n"
      "  return (%y)\n",

@@ -88,6 +88,36 @@ static void test_unpack(void) {
   ir_graph_free(g);
 }
 
+/* What flows into an If's or a Loop's output is of a related type: constant propagation
+ * forwards a value both branches give in place of the output (a fuzzed graph whose branches
+ * gave a class where the If said bool aborted it). Refinements either way are fine. */
+static void test_flow(void) {
+  IrGraph *g = text_test_parse_ok("graph(%c : bool, %n : int, %x : Float(3)):\n"
+                                  "  %none : NoneType = prim::Constant()\n"
+                                  "  %y : int? = prim::If(%c)\n"
+                                  "    block0():\n"
+                                  "      -> (%n)\n"
+                                  "    block1():\n"
+                                  "      -> (%none)\n"
+                                  "  %z : Tensor = prim::Loop(%n, %c, %x)\n"
+                                  "    block0(%i : int, %v : Tensor):\n"
+                                  "      -> (%c, %v)\n"
+                                  "  return (%y, %z)\n",
+                                  "flow");
+  expect_valid(g);
+  IrNode *branch = nth(g, 1), *loop = nth(g, 2);
+  ir_value_set_type(ir_output(branch, 0), ir_type_bool());
+  expect_invalid(g, "[flow] %y : bool = prim::If(%c): block0 output 0 is int for an output of "
+                    "type bool");
+  ir_value_set_type(ir_output(branch, 0), ir_type_optional(ir_type_int()));
+  expect_valid(g);
+  IrValue *carried = g_ptr_array_index(ir_block_inputs(ir_block(loop, 0)), 1);
+  ir_value_set_type(carried, ir_type_str());
+  expect_invalid(g, "[flow] %z : Tensor = prim::Loop(%n, %c, %x): block input 1 is str for an "
+                    "output of type Tensor");
+  ir_graph_free(g);
+}
+
 /* Lists and tuples are made of elements of their own types: autodiff and the interpreter read
  * a made list's type to know what it holds. */
 static void test_construct(void) {
@@ -248,6 +278,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/text/verify/origins", test_origins);
   g_test_add_func("/text/verify/unpack", test_unpack);
   g_test_add_func("/text/verify/construct", test_construct);
+  g_test_add_func("/text/verify/flow", test_flow);
   g_test_add_func("/text/verify/topo-outputs-names", test_topo_outputs_names);
   g_test_add_func("/text/verify/sentinels-links", test_sentinels_links);
   g_test_add_func("/text/verify/arity", test_arity);
