@@ -48,7 +48,9 @@ echo
 echo "## LSTM and MiLSTM cells forward + backward (float32, ms per iteration, median)"
 echo
 echo "GEMM floor: the cell's four matrix products at its shapes timed alone through the same BLAS" \
-  "(the same four in both cells), measured beside each cell."
+  "(the same four in both cells), measured beside each cell: cell and floor one after the other" \
+  "in $(or_na "$(get "$fo" lstm_64x512_rounds)") round(s), times the rounds' medians, \"of floor\"" \
+  "the median of the rounds' ratios (least to most in brackets)."
 echo
 echo "| cell | batch x hidden | GEMM floor | jitscope fused (generated C) | of floor | jitscope unfused | PyTorch eager | PyTorch TorchScript | PyTorch TorchScript + CPU fuser | jitscope fused / PyTorch best |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -58,7 +60,15 @@ for c in $cells; do
     fused=$(get "$fo" "${k}_fused_c_ms") floor=$(get "$fo" "${k}_gemm_floor_ms")
     best=$(for v in eager script fuser; do get "$ft" "${k}_${v}_ms"; done |
       awk '$1 + 0 > 0 && (m == "" || $1 + 0 < m) { m = $1 + 0 } END { print m }')
-    echo "| $(cell_name "$c") | $s | $(or_na "$floor") | $(or_na "$fused") | $(ratio "$fused" "$floor")" \
+    of_floor=$(get "$fo" "${k}_of_floor")
+    if [ -n "$of_floor" ] && [ "$(get "$fo" "${k}_rounds")" -gt 1 ]; then
+      of_floor=$(awk -v m="$of_floor" -v lo="$(get "$fo" "${k}_of_floor_min")" \
+        -v hi="$(get "$fo" "${k}_of_floor_max")" \
+        'BEGIN { printf "%.2fx (%.2f to %.2f)", m, lo, hi }')
+    else
+      of_floor=$(ratio "$fused" "$floor")
+    fi
+    echo "| $(cell_name "$c") | $s | $(or_na "$floor") | $(or_na "$fused") | $of_floor" \
       "| $(or_na "$(get "$fo" "${k}_unfused_ms")") | $(or_na "$(get "$ft" "${k}_eager_ms")")" \
       "| $(or_na "$(get "$ft" "${k}_script_ms")") | $(or_na "$(get "$ft" "${k}_fuser_ms")")" \
       "| $(ratio "$fused" "$best") |"

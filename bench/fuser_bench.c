@@ -14,7 +14,8 @@
  * alone (the same four in both cells)
  * (forward x @ w_ih^T and hx @ w_hh^T, backward the two weight gradients x^T @ dgates_i and
  * hx^T @ dgates_h), the time no implementation through the same BLAS can beat, timed right
- * after the fused cell.
+ * after the fused cell, in three rounds of the two (one with --quick): the times are the
+ * rounds' medians, "_of_floor" the median of the rounds' ratios (with their least and most).
  * Usage: fuser_bench [--quick]. */
 #include <cblas.h>
 #include <stdio.h>
@@ -200,9 +201,24 @@ int main(int argc, char **argv) {
        * iteration compiles. (Timed in alternating blocks of the two, each block with its
        * warm-up, the cell measured 3 to 5% slower than in one run: it is not, in steady use.) */
       int warmup = small ? 5 : 1;
-      double fused =
-          bench_rnn_cell(graph, B, H, true, n, 1 + warmup, bench_host_randn, NULL, &cost);
-      double floor = gemm_floor_ms(B, H, n, warmup);
+      /* The machine's speed drifts by several per cent over seconds (the floor alone measured
+       * 4.2 and 4.5 ms in two runs a minute apart): the cell and its floor are timed one after
+       * the other in a few rounds, and the ratio reported is the median of the rounds'. */
+      int rounds = quick ? 1 : 3;
+      double fused_r[3], floor_r[3], ratio_r[3];
+      for (int r = 0; r < rounds; r++) {
+        fused_r[r] = bench_rnn_cell(graph, B, H, true, n, 1 + warmup, bench_host_randn, NULL,
+                                    r == 0 ? &cost : NULL);
+        floor_r[r] = gemm_floor_ms(B, H, n, warmup);
+        ratio_r[r] = fused_r[r] / floor_r[r];
+      }
+      double ratio_min = ratio_r[0], ratio_max = ratio_r[0];
+      for (int r = 1; r < rounds; r++) {
+        ratio_min = MIN(ratio_min, ratio_r[r]);
+        ratio_max = MAX(ratio_max, ratio_r[r]);
+      }
+      double fused = bench_median(fused_r, rounds), floor = bench_median(floor_r, rounds);
+      double of_floor = bench_median(ratio_r, rounds);
       if (cells[c].evaluator) {
         use_compiler(false);
         double evaluated = bench_rnn_cell(graph, B, H, true, n, 2, bench_host_randn, NULL, NULL);
@@ -214,6 +230,10 @@ int main(int argc, char **argv) {
       printf("%s_fused_c_ms %.3f\n", key, fused);
       printf("%s_unfused_ms %.3f\n", key, plain);
       printf("%s_gemm_floor_ms %.3f\n", key, floor);
+      printf("%s_rounds %d\n", key, rounds);
+      printf("%s_of_floor %.3f\n", key, of_floor);
+      printf("%s_of_floor_min %.3f\n", key, ratio_min);
+      printf("%s_of_floor_max %.3f\n", key, ratio_max);
       printf("%s_minor_faults_per_iter %.1f\n", key, cost.minor_faults_per_iter);
       printf("%s_peak_mib_per_iter %.1f\n", key, cost.peak_mib_per_iter);
     }
