@@ -146,17 +146,9 @@ static inline bool logical_xor_f64(double x, double y, double z, KParams *P) {
 static inline bool logical_xor_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
   return (x != 0) != (y != 0);
 }
-static inline bool logical_not_f32(float x, float y, float z, KParams *P) {
-  return PW_BINARY(f32, ATEN_LOGICAL_NOT, x, 0) != 0;
-}
-static inline bool logical_not_f64(double x, double y, double z, KParams *P) {
-  return PW_BINARY(f64, ATEN_LOGICAL_NOT, x, 0) != 0;
-}
-static inline bool logical_not_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
-  return x == 0;
-}
-/* isnan, isinf, isfinite: their expressions for floats; integers are finite. */
-#define DEF_TEST(name, KIND, INT_ANSWER)                                       \
+/* One operand, a bool result (logical_not, isnan, isinf, isfinite): the expression for
+ * floats, INT_ANSWER for int64 (integers are finite). */
+#define DEF_BOOL1(name, KIND, INT_ANSWER)                                      \
   static inline bool name##_f32(float x, float y, float z, KParams *P) {       \
     return PW_BINARY(f32, KIND, x, 0) != 0;                                    \
   }                                                                            \
@@ -166,9 +158,10 @@ static inline bool logical_not_i64(int64_t x, int64_t y, int64_t z, KParams *P) 
   static inline bool name##_i64(int64_t x, int64_t y, int64_t z, KParams *P) { \
     return INT_ANSWER;                                                         \
   }
-DEF_TEST(isnan, ATEN_ISNAN, false)
-DEF_TEST(isinf, ATEN_ISINF, false)
-DEF_TEST(isfinite, ATEN_ISFINITE, true)
+DEF_BOOL1(logical_not, ATEN_LOGICAL_NOT, x == 0)
+DEF_BOOL1(isnan, ATEN_ISNAN, false)
+DEF_BOOL1(isinf, ATEN_ISINF, false)
+DEF_BOOL1(isfinite, ATEN_ISFINITE, true)
 
 /* Bitwise ops: integral and bool operands only (bools compute as 0/1 in int64, which &, |
  * and ^ keep 0/1; bitwise_not of a bool is its negation, not ~, which maps 0/1 to -1/-2). */
@@ -291,16 +284,14 @@ LOOPS_CMP(ne)
 LOOPS_CMP(logical_or)
 LOOPS_CMP(logical_and)
 LOOPS_CMP(logical_xor)
-K_LOOP1(logical_not_loop_f32, bool, float, logical_not_f32)
-K_LOOP1(logical_not_loop_f64, bool, double, logical_not_f64)
-K_LOOP1(logical_not_loop_i64, bool, int64_t, logical_not_i64)
-#define LOOPS_TEST(name)                                \
+#define LOOPS_BOOL1(name)                               \
   K_LOOP1(name##_loop_f32, bool, float, name##_f32)   \
   K_LOOP1(name##_loop_f64, bool, double, name##_f64)  \
   K_LOOP1(name##_loop_i64, bool, int64_t, name##_i64)
-LOOPS_TEST(isnan)
-LOOPS_TEST(isinf)
-LOOPS_TEST(isfinite)
+LOOPS_BOOL1(logical_not)
+LOOPS_BOOL1(isnan)
+LOOPS_BOOL1(isinf)
+LOOPS_BOOL1(isfinite)
 K_LOOP2(bitwise_and_loop_i64, int64_t, int64_t, bitwise_and_i64)
 K_LOOP2(bitwise_or_loop_i64, int64_t, int64_t, bitwise_or_i64)
 K_LOOP2(bitwise_xor_loop_i64, int64_t, int64_t, bitwise_xor_i64)
