@@ -165,7 +165,7 @@ DEF_BOOL1(isfinite, ATEN_ISFINITE, true)
 
 /* Bitwise ops: integral and bool operands only (bools compute as 0/1 in int64, which &, |
  * and ^ keep 0/1; bitwise_not of a bool is its negation, not ~, which maps 0/1 to -1/-2). */
-DEF_I(bitwise_and, x &y)
+DEF_I(bitwise_and, (x) & (y))
 DEF_I(bitwise_or, x | y)
 DEF_I(bitwise_xor, x ^ y)
 DEF_I(bitwise_not, ~x)
