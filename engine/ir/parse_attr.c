@@ -125,18 +125,25 @@ static bool parse_list(Lexer *lx, IrNode *node, const char *name, GError **error
       Scalar sc;
       if (!parse_scalar(lx, &sc, error))
         return false;
-      if (kind >= 0 && (int)sc.kind != kind) {
+      /* Ints among floats are floats: a double from 1e10 to 1e17 prints without a point
+       * (PyTorch's %g and ours), so a float list may read as both. */
+      bool numbers =
+          (kind == SC_INT || kind == SC_FLOAT) && (sc.kind == SC_INT || sc.kind == SC_FLOAT);
+      if (kind >= 0 && (int)sc.kind != kind && !numbers) {
         text_error(error, lx, line, col, "bad attribute: list '%s' mixes element kinds", name);
         g_free(sc.s);
         return false;
       }
-      kind = (int)sc.kind;
-      if (sc.kind == SC_INT)
-        g_array_append_val(is, sc.i);
-      else if (sc.kind == SC_FLOAT)
-        g_array_append_val(fs, sc.f);
-      else
+      if (kind != SC_FLOAT)
+        kind = (int)sc.kind;
+      if (sc.kind == SC_INT || sc.kind == SC_FLOAT) {
+        double f = sc.kind == SC_INT ? (double)sc.i : sc.f;
+        g_array_append_val(fs, f);
+        if (sc.kind == SC_INT)
+          g_array_append_val(is, sc.i);
+      } else {
         g_ptr_array_add(ss, sc.s);
+      }
       t = text_peek(lx, error);
       if (t == NULL)
         return false;

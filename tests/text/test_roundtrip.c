@@ -102,6 +102,20 @@ static void test_canonical_forms(void) {
                   "  return (%f)\n");
   g_free(out);
   ir_graph_free(g);
+  /* So a float list holding one reads as a float list, not as one that mixes kinds (the
+   * parser fuzzer's printed text that did not parse). */
+  const char *list =
+      "graph():\n"
+      "  %l : float[] = prim::Constant[value=[0., 66666666666666, inf, -inf, 2.5]]()\n"
+      "  return (%l)\n";
+  out = reprint(list, "big-double-list");
+  g_assert_cmpstr(out, ==, list);
+  g = text_test_parse_ok(list, "big-double-list");
+  const IrAttr *a = ir_node_attr(g->block->param->next, "value");
+  g_assert_cmpint(a->kind, ==, IR_ATTR_FS);
+  g_assert_cmpfloat(g_array_index(a->v.fs, double, 1), ==, 66666666666666.0);
+  g_free(out);
+  ir_graph_free(g);
 }
 
 /* PyTorch 2018 printed number constants as one-element tensors and some bools as words, and
@@ -165,15 +179,16 @@ static void test_2018_numbers(void) {
   /* A fraction is no int. */
   g_autofree char *message = text_test_parse_error(
       "graph():\n  %i : int = prim::Constant[value={1.5}]()\n  return (%i)\n");
-  g_assert_cmpstr(message, ==,
-                  "t.ir:2:14: error: bad attribute: the value does not suit a constant of type int");
+  g_assert_cmpstr(
+      message, ==,
+      "t.ir:2:14: error: bad attribute: the value does not suit a constant of type int");
   /* Nor is a number past int64's range, nor a bool one other than 0 and 1. */
   g_autofree char *huge = text_test_parse_error(
       "graph():\n  %i : int = prim::Constant[value={1e300}]()\n  return (%i)\n");
-  g_assert_cmpstr(huge, ==,
-                  "t.ir:2:14: error: bad attribute: the value does not suit a constant of type int");
-  g_autofree char *two = text_test_parse_error(
-      "graph():\n  %b : bool = prim::Constant[value={2}]()\n  return (%b)\n");
+  g_assert_cmpstr(
+      huge, ==, "t.ir:2:14: error: bad attribute: the value does not suit a constant of type int");
+  g_autofree char *two =
+      text_test_parse_error("graph():\n  %b : bool = prim::Constant[value={2}]()\n  return (%b)\n");
   g_assert_cmpstr(two, ==,
                   "t.ir:2:15: error: bad attribute: the value does not suit a constant of type "
                   "bool");
