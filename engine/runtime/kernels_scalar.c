@@ -1,8 +1,9 @@
 /* Kernels on Python scalars: rt_kernel_scalar_arith (add/sub/mul/div/neg/comparisons in their
  * .int, .float and mixed .int_float/.float_int forms, div(Scalar, Scalar), pow of numbers,
  * eq.str and ne.str, eq.int_list and ne.int_list, __not__, __round_to_zero_floordiv,
- * floordiv.int, remainder of numbers, __and__/__or__/__xor__ of bools and ints, __range_length,
- * __derive_index, sqrt/exp/log of numbers, any.bool and all.bool) and rt_kernel_is (__is__/__isnot__).
+ * floordiv.int, remainder of numbers, __and__/__or__/__xor__ of bools and ints,
+ * __range_length, __derive_index, sqrt/exp/log of numbers, any.bool and all.bool) and
+ * rt_kernel_is (__is__/__isnot__).
  *
  * As TorchScript's prim ops: int arithmetic wraps (two's complement), div.int is true
  * division returning float, float division by zero gives IEEE inf/nan (TorchScript does not
