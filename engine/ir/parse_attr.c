@@ -7,9 +7,10 @@
  * `prim::GradOf[name=aten::add]`) -> s, except True/False which are the ints 1/0 (bools are
  * stored as ints); homogeneous lists -> is/fs/ss, ints among floats a float list (`[]` and
  * `annotate(List[int], [])` are an empty int list); `{v}` -> a 0-dim tensor (Long for an
- * integer, Double otherwise). `<Tensor>` and a tensor printed by its rounded contents (PyTorch 1.13's frozen modules: ` 0.57 -0.33 [ CPUFloatType{2} ]`) say
- * what a value is without giving it exactly: they are kept as raw text (IR_ATTR_RAW),
- * printed back verbatim and never run. `<Graph>` is an error. */
+ * integer, Double otherwise). `<Tensor>` and a tensor printed by its rounded contents
+ * (PyTorch 1.13's frozen modules: ` 0.57 -0.33 [ CPUFloatType{2} ]`) say what a value is
+ * without giving it exactly: they are kept as raw text (IR_ATTR_RAW), printed back verbatim
+ * and never run. `<Graph>` is an error. */
 #include <math.h>
 #include <string.h>
 
