@@ -71,6 +71,26 @@ static IrValue *merge_map_lookup(IrValue *src, gpointer data) {
   return v;
 }
 
+static bool constant_list(const IrValue *v) {
+  if (v->node->kind != IR_PRIM_LIST_CONSTRUCT)
+    return false;
+  for (guint i = 0; i < ir_n_inputs(v->node); i++)
+    if (ir_input(v->node, i)->node->kind != IR_PRIM_CONSTANT)
+      return false;
+  return true;
+}
+
+/* A constant list's item inside the group: its constant copied in before the group's first
+ * node. */
+static IrValue *constant_list_item(IrValue *src, gpointer data) {
+  MergeMap *map = data;
+  IrGraph *body = ad_subgraph_body(map->group);
+  IrNode *k = ir_node_clone_into(body, src->node, NULL, NULL);
+  ir_value_set_name(ir_output(k, 0), NULL);
+  ir_node_insert_before(k, body->block->param->next);
+  return ir_output(k, 0);
+}
+
 /* ad_subgraph_merge_node and ad_subgraph_merge_copy: with keep_original, to_merge stays
  * where it is for its other users and none of its outputs leaves the group. */
 static void merge_node(IrNode *to_merge, IrNode *group, bool keep_original) {
@@ -94,6 +114,14 @@ static void merge_node(IrNode *to_merge, IrNode *group, bool keep_original) {
       ir_node_insert_before(k, first);
       g_ptr_array_add(outer, in);
       g_ptr_array_add(inner, ir_output(k, 0));
+    } else if (group->kind == IR_PRIM_DIFFERENTIABLE_GRAPH && constant_list(in)) {
+      /* A list of constants constant propagation left as it is (an element typed int?) is
+       * copied in too: formulas need a reduction's dims as constants inside the group, and
+       * another reader outside keeps the list from moving in. */
+      IrNode *list = ir_node_clone_into(body, in->node, constant_list_item, &map);
+      ir_node_insert_before(list, first);
+      g_ptr_array_add(outer, in);
+      g_ptr_array_add(inner, ir_output(list, 0));
     } else {
       ir_node_add_input(group, in); /* body_inputs (the same array) grows with it */
       ir_graph_add_input(body, in->type, in->name);
