@@ -127,9 +127,9 @@ static AppInputs *inputs_as_double(const AppInputs *inputs, GError **error) {
   return copy;
 }
 
-/* The sum of every element of every floating output: the function whose gradient run's
- * backward computes (all output gradients seeded with ones). */
-/* The sum of the program's float outputs, and the sum of their absolute values. */
+/* The sum of every element of every floating output (the function whose gradient the run's
+ * backward computes: all output gradients seeded with ones), and the sum of their absolute
+ * values (the scale of its rounding). */
 typedef struct {
   double sum, abs_sum;
 } OutputSum;
@@ -224,11 +224,10 @@ static bool check_finite_differences(const IrGraph *graph, const AppInputs *inpu
       report->finite_diff_elements++;
     }
     rt_tensor_unref(host);
-    g_string_append_printf(report->log, "gradient of input %u vs finite differences: %.3g%s\n",
-                           i + 1, worst,
-                           worst > FD_TOLERANCE && beyond_noise <= 1
-                               ? " (within the finite differences' rounding)"
-                               : "");
+    g_string_append_printf(
+        report->log, "gradient of input %u vs finite differences: %.3g%s\n", i + 1, worst,
+        worst > FD_TOLERANCE && beyond_noise <= 1 ? " (within the finite differences' rounding)"
+                                                  : "");
     report->gradient_vs_finite_diff = fmax(report->gradient_vs_finite_diff, worst);
     report->finite_diff_excess = fmax(report->finite_diff_excess, beyond_noise);
   }

@@ -206,9 +206,38 @@ IrValue *ir_graph_insert_constant_int_list(IrGraph *graph, const gint64 *v, guin
   return out;
 }
 
-IrValue *ir_graph_insert_constant_str(IrGraph *graph, const char *v) {
-  IrNode *node;
-  IrValue *out = insert_constant(graph, ir_type_str(), &node);
-  ir_node_set_attr_s(node, IR_ATTR_VALUE, v);
-  return out;
+IrNode *ir_default_constant_new(IrGraph *graph, const IrArgument *arg) {
+  if (arg->def.kind == IR_DEFAULT_NONE_GIVEN)
+    return NULL;
+  const IrType *type = arg->type->kind == IR_TYPE_OPTIONAL && arg->def.kind != IR_DEFAULT_NONE
+                           ? arg->type->elem
+                           : arg->type;
+  IrNode *c = ir_node_create(graph, IR_PRIM_CONSTANT, 1);
+  IrValue *out = ir_output(c, 0);
+  switch (arg->def.kind) {
+  case IR_DEFAULT_NONE: ir_value_set_type(out, ir_type_none()); break;
+  case IR_DEFAULT_INT:
+    if (type->kind == IR_TYPE_FLOAT) {
+      ir_value_set_type(out, ir_type_float());
+      ir_node_set_attr_f(c, IR_ATTR_VALUE, (double)arg->def.i);
+    } else {
+      ir_value_set_type(out, type->kind == IR_TYPE_BOOL ? ir_type_bool() : ir_type_int());
+      ir_node_set_attr_i(c, IR_ATTR_VALUE, arg->def.i);
+    }
+    break;
+  case IR_DEFAULT_FLOAT:
+    ir_value_set_type(out, ir_type_float());
+    ir_node_set_attr_f(c, IR_ATTR_VALUE, arg->def.f);
+    break;
+  case IR_DEFAULT_INT_LIST:
+    ir_value_set_type(out, ir_type_list(ir_type_int()));
+    ir_node_set_attr_is(c, IR_ATTR_VALUE, (const gint64 *)arg->def.ints, arg->def.n_ints);
+    break;
+  case IR_DEFAULT_STR:
+    ir_value_set_type(out, ir_type_str());
+    ir_node_set_attr_s(c, IR_ATTR_VALUE, arg->def.s ? arg->def.s : "");
+    break;
+  case IR_DEFAULT_NONE_GIVEN: break;
+  }
+  return c;
 }

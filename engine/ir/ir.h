@@ -271,7 +271,9 @@ IrValue *ir_graph_insert_constant_float(IrGraph *graph, double v);
 IrValue *ir_graph_insert_constant_bool(IrGraph *graph, bool v);
 IrValue *ir_graph_insert_constant_none(IrGraph *graph);
 IrValue *ir_graph_insert_constant_int_list(IrGraph *graph, const gint64 *v, guint n);
-IrValue *ir_graph_insert_constant_str(IrGraph *graph, const char *v);
+/* A detached prim::Constant holding a schema argument's default (int defaults of float and
+ * bool arguments as those), or NULL for an argument without one. */
+IrNode *ir_default_constant_new(IrGraph *graph, const IrArgument *arg);
 
 /* --- attributes --- */
 const IrAttr *ir_node_attr(const IrNode *node, const char *name); /* NULL if absent */

@@ -31,8 +31,14 @@ static bool is_tensor_list(const IrType *t) {
  * *integral says whether it was written as an integer. */
 static bool attr_number(const IrAttr *a, double *v, bool *integral) {
   switch (a->kind) {
-  case IR_ATTR_I: *v = (double)a->v.i; *integral = true; return true;
-  case IR_ATTR_F: *v = a->v.f; *integral = false; return true;
+  case IR_ATTR_I:
+    *v = (double)a->v.i;
+    *integral = true;
+    return true;
+  case IR_ATTR_F:
+    *v = a->v.f;
+    *integral = false;
+    return true;
   case IR_ATTR_T:
     if (rt_tensor_numel(a->v.t) != 1 || a->v.t->storage == NULL ||
         a->v.t->storage->device != IR_DEVICE_CPU)
@@ -121,8 +127,7 @@ static IrNode *new_constant(GraphFrame *gf, IrBlock *block, const IrType *type) 
   return c;
 }
 
-static IrValue *attr_constant(GraphFrame *gf, IrBlock *block, const IrAttr *a,
-                              const IrType *type) {
+static IrValue *attr_constant(GraphFrame *gf, IrBlock *block, const IrAttr *a, const IrType *type) {
   if (type->kind == IR_TYPE_OPTIONAL)
     type = type->elem;
   double v = 0;
@@ -149,41 +154,14 @@ static IrValue *attr_constant(GraphFrame *gf, IrBlock *block, const IrAttr *a,
   return ir_output(c, 0);
 }
 
+/* The argument's default as a constant appended to `block` before the node. */
 static IrValue *default_constant(GraphFrame *gf, IrBlock *block, const IrArgument *arg) {
-  const IrType *type = arg->type->kind == IR_TYPE_OPTIONAL && arg->def.kind != IR_DEFAULT_NONE
-                           ? arg->type->elem
-                           : arg->type;
-  switch (arg->def.kind) {
-  case IR_DEFAULT_NONE: return ir_output(new_constant(gf, block, ir_type_none()), 0);
-  case IR_DEFAULT_INT: {
-    const IrType *t = type->kind == IR_TYPE_FLOAT ? ir_type_float()
-                      : type->kind == IR_TYPE_BOOL ? ir_type_bool()
-                                                    : ir_type_int();
-    IrNode *c = new_constant(gf, block, t);
-    if (t->kind == IR_TYPE_FLOAT)
-      ir_node_set_attr_f(c, IR_ATTR_VALUE, (double)arg->def.i);
-    else
-      ir_node_set_attr_i(c, IR_ATTR_VALUE, arg->def.i);
-    return ir_output(c, 0);
-  }
-  case IR_DEFAULT_FLOAT: {
-    IrNode *c = new_constant(gf, block, ir_type_float());
-    ir_node_set_attr_f(c, IR_ATTR_VALUE, arg->def.f);
-    return ir_output(c, 0);
-  }
-  case IR_DEFAULT_INT_LIST: {
-    IrNode *c = new_constant(gf, block, ir_type_list(ir_type_int()));
-    ir_node_set_attr_is(c, IR_ATTR_VALUE, (const gint64 *)arg->def.ints, arg->def.n_ints);
-    return ir_output(c, 0);
-  }
-  case IR_DEFAULT_STR: {
-    IrNode *c = new_constant(gf, block, ir_type_str());
-    ir_node_set_attr_s(c, IR_ATTR_VALUE, arg->def.s);
-    return ir_output(c, 0);
-  }
-  case IR_DEFAULT_NONE_GIVEN: break;
-  }
-  return NULL;
+  IrNode *c = ir_default_constant_new(gf->graph, arg);
+  if (c == NULL)
+    return NULL;
+  ir_node_append_to(c, block);
+  g_ptr_array_add(gf->renumber, ir_output(c, 0));
+  return ir_output(c, 0);
 }
 
 /* The planned inputs' types, for overload matching before anything is built. */
@@ -272,7 +250,7 @@ static bool legacy_value(const IrValue *v, const IrType *want, char **device, gi
     gint64 type = g_array_index(a->v.is, gint64, 0), index = g_array_index(a->v.is, gint64, 1);
     if (type != 0 && type != 1)
       return false;
-    *device = type == 0 ? g_strdup("cpu")
+    *device = type == 0   ? g_strdup("cpu")
               : index < 0 ? g_strdup("cuda")
                           : g_strdup_printf("cuda:%" G_GINT64_FORMAT, index);
     return true;

@@ -301,8 +301,6 @@ static const IrType *constant_type(const IrNode *node) {
   return ir_type_tensor();
 }
 
-/* A constant's value attribute must suit its output type. PyTorch prints integral doubles
- * from 1e10 on without '.', so an int literal for a float constant is read as that double. */
 /* 2018: an int[] constant printed as a tensor, `value= 0 -1 [ CPULongTensor{2} ]`: its
  * numbers, when they are all the footer's count of integers. */
 static void int_list_constant_from_2018(IrNode *node, const IrAttr *a) {
@@ -335,8 +333,8 @@ static void number_constant_from_2018(IrNode *node, const IrType *type, const Ir
     int_list_constant_from_2018(node, a);
     return;
   }
-  bool number = type->kind == IR_TYPE_INT || type->kind == IR_TYPE_BOOL ||
-                type->kind == IR_TYPE_FLOAT;
+  bool number =
+      type->kind == IR_TYPE_INT || type->kind == IR_TYPE_BOOL || type->kind == IR_TYPE_FLOAT;
   if (!number || a == NULL)
     return;
   if (a->kind == IR_ATTR_T && rt_tensor_numel(a->v.t) == 1 && a->v.t->storage != NULL &&
@@ -353,6 +351,8 @@ static void number_constant_from_2018(IrNode *node, const IrType *type, const Ir
   }
 }
 
+/* A constant's value attribute must suit its output type. PyTorch prints integral doubles
+ * from 1e10 on without '.', so an int literal for a float constant is read as that double. */
 static bool check_constant(Parser *p, IrNode *node, const Token *kind_tok, GError **error) {
   const IrType *type = ir_output(node, 0)->type;
   number_constant_from_2018(node, type, ir_node_attr(node, IR_ATTR_VALUE));

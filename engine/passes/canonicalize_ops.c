@@ -89,42 +89,19 @@ static bool constant_chunk(IrNode *node) {
   return true;
 }
 
-/* A schema default as a constant inserted before `node`; NULL for an argument without one. */
-static IrValue *default_value(IrGraph *graph, const IrArgument *arg) {
-  const IrType *type = arg->type->kind == IR_TYPE_OPTIONAL ? arg->type->elem : arg->type;
-  switch (arg->def.kind) {
-  case IR_DEFAULT_NONE: return ir_graph_insert_constant_none(graph);
-  case IR_DEFAULT_INT:
-    if (type->kind == IR_TYPE_FLOAT)
-      return ir_graph_insert_constant_float(graph, (double)arg->def.i);
-    if (type->kind == IR_TYPE_BOOL)
-      return ir_graph_insert_constant_bool(graph, arg->def.i != 0);
-    return ir_graph_insert_constant_int(graph, arg->def.i);
-  case IR_DEFAULT_FLOAT: return ir_graph_insert_constant_float(graph, arg->def.f);
-  case IR_DEFAULT_INT_LIST:
-    return ir_graph_insert_constant_int_list(graph, arg->def.ints, arg->def.n_ints);
-  case IR_DEFAULT_STR: return ir_graph_insert_constant_str(graph, arg->def.s ? arg->def.s : "");
-  case IR_DEFAULT_NONE_GIVEN: break;
-  }
-  return NULL;
-}
-
 static bool explicit_defaults(IrNode *node) {
   const IrSchema *schema = node->schema;
   if (!schema || schema->varargs || ir_n_inputs(node) >= schema->n_args)
     return false;
-  IrGraph *graph = ir_node_graph(node);
-  IrNode *saved = graph->insert_before;
-  ir_graph_set_insert_point(graph, node);
   bool changed = false;
   for (guint k = ir_n_inputs(node); k < schema->n_args; k++) {
-    IrValue *v = default_value(graph, &schema->args[k]);
-    if (!v)
+    IrNode *c = ir_default_constant_new(ir_node_graph(node), &schema->args[k]);
+    if (!c)
       break; /* resolution never leaves out an argument without a default */
-    ir_node_add_input(node, v);
+    ir_node_insert_before(c, node);
+    ir_node_add_input(node, ir_output(c, 0));
     changed = true;
   }
-  ir_graph_set_insert_point(graph, saved);
   return changed;
 }
 
