@@ -304,7 +304,9 @@ void ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inpu
   case IR_ATEN_CROSS_ENTROPY_LOSS: ad_fw_nll_loss(c); break;
   case IR_ATEN_MAX_POOL2D: ad_fw_max_pool2d(c); break;
   case IR_ATEN_GROUP_NORM: ad_fw_group_norm(c); break;
-  case IR_ATEN_INDEX_SELECT: fw_self_size(c); break;
+  case IR_ATEN_INDEX_SELECT:
+  case IR_ATEN_UPSAMPLE_NEAREST2D:
+  case IR_ATEN_UPSAMPLE_BILINEAR2D: fw_self_size(c); break;
   case IR_ATEN_EMBEDDING: /* num_weights */ save(c, E2(ATEN_SIZE, c->in[0], cint(c, 0))); break;
   case IR_ATEN_LINEAR:
     save(c, size_of(c, c->in[1]));

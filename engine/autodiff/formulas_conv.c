@@ -3,7 +3,8 @@
  * conv_transpose2d and _convolution through convolution_backward,
  * max_pool2d through max_pool2d_with_indices_backward (the indices from a
  * max_pool2d_with_indices in the forward part), avg_pool2d through avg_pool2d_backward,
- * adaptive_avg_pool2d through _adaptive_avg_pool2d_backward. */
+ * adaptive_avg_pool2d through _adaptive_avg_pool2d_backward, upsample_nearest2d and
+ * upsample_bilinear2d through their _backward ops. */
 #include "autodiff/formulas_internal.h"
 
 /* Argument i, or the constant int[] `fill` (the schema's default) when the node omits it. */
@@ -142,4 +143,23 @@ void ad_grad_avg_pool2d(Ctx *c, IrValue *g) {
 
 void ad_grad_adaptive_avg_pool2d(Ctx *c, IrValue *g) {
   c->gin[0] = E2(ATEN__ADAPTIVE_AVG_POOL2D_BACKWARD, g, c->in[0]);
+}
+
+/* upsample_*2d(input, output_size, [align_corners,] scales...): its _backward op of the same
+ * overload, (grad, output_size, input's size (saved), [align_corners,] scales...). */
+void ad_grad_upsample2d(Ctx *c, IrValue *g) {
+  bool bilinear = c->node->kind == IR_ATEN_UPSAMPLE_BILINEAR2D;
+  guint n_args = c->node->schema->n_args;
+  IrValue *args[8];
+  guint n = 0;
+  args[n++] = g;
+  args[n++] = c->in[1];
+  args[n++] = c->saved[0];
+  for (guint i = 2; i < n_args; i++) /* [align_corners,] the scales */
+    args[n++] = arg(c, i) ? c->in[i] : ir_graph_insert_constant_none(c->g);
+  IrNode *grad = ir_graph_insert_op(c->g,
+                                    bilinear ? IR_ATEN_UPSAMPLE_BILINEAR2D_BACKWARD
+                                             : IR_ATEN_UPSAMPLE_NEAREST2D_BACKWARD,
+                                    args, n, 1);
+  c->gin[0] = ir_output(grad, 0);
 }

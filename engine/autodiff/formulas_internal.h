@@ -189,6 +189,7 @@ void ad_fw_max_pool2d(Ctx *c);
 void ad_grad_max_pool2d(Ctx *c, IrValue *g);
 void ad_grad_avg_pool2d(Ctx *c, IrValue *g);
 void ad_grad_adaptive_avg_pool2d(Ctx *c, IrValue *g);
+void ad_grad_upsample2d(Ctx *c, IrValue *g);
 
 /* Builders of formulas_norm.c. */
 void ad_grad_batch_norm(Ctx *c, IrValue *g);

@@ -61,6 +61,8 @@ bool shape_rule_num_to_tensor(const IrNode *node, ShapeInfo *out);
 bool shape_rule_conv(const IrNode *node, ShapeInfo *out);
 bool shape_rule_pool(const IrNode *node, ShapeInfo *out);
 bool shape_rule_adaptive_pool(const IrNode *node, ShapeInfo *out);
+bool shape_rule_upsample2d(const IrNode *node, ShapeInfo *out);
+bool shape_rule_upsample2d_backward(const IrNode *node, ShapeInfo *out);
 
 /* Piece `index` of chunking `self` into `chunks` along `dim` (ConstantChunk / chunk). */
 bool shape_rule_chunk_piece(const ShapeInfo *self, gint64 chunks, gint64 dim, guint index,

@@ -160,3 +160,33 @@ bool shape_rule_adaptive_pool(const IrNode *node, ShapeInfo *out) {
   shape_info_contiguous(out);
   return true;
 }
+
+/* upsample_nearest2d, upsample_bilinear2d: a 4-D input whose plane becomes output_size (sizes
+ * unknown when the output comes from scale factors). */
+bool shape_rule_upsample2d(const IrNode *node, ShapeInfo *out) {
+  gint64 size[2];
+  if (!shape_tensor_input(node, 0, out) || out->rank != 4)
+    return false;
+  bool sized = out->has_sizes && spatial_arg(node, "output_size", 2, size) && size[0] > 0 &&
+               size[1] > 0;
+  for (int k = 0; sized && k < 2; k++)
+    out->sizes[2 + k] = size[k];
+  out->has_sizes = sized;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* Their backward ops: the gradient of an input of input_size. */
+bool shape_rule_upsample2d_backward(const IrNode *node, ShapeInfo *out) {
+  gint64 size[IR_MAX_RANK];
+  guint n;
+  bool all_known;
+  if (!shape_tensor_input(node, 0, out) || out->rank != 4)
+    return false;
+  out->has_sizes = shape_int_list_arg(node, "input_size", size, &n, &all_known) && all_known &&
+                   n == 4;
+  for (guint k = 0; out->has_sizes && k < 4; k++)
+    out->sizes[k] = size[k];
+  shape_info_contiguous(out);
+  return true;
+}

@@ -881,6 +881,29 @@ FUNCTIONS += [
 ]
 
 
+def upsample_nearest_scaled(x):
+    """What F.interpolate(mode='nearest') calls: scale factors, one not an integer (1.5: the
+    float index rule), and 2019's traced form with an output size."""
+    a = torch._C._nn.upsample_nearest2d(x, None, [2.0, 1.5])
+    return a * 2.0, torch._C._nn.upsample_nearest2d(torch.tanh(x), [3, 7])
+
+
+def upsample_bilinear_sizes(x):
+    """F.interpolate(mode='bilinear'): to a size without and with align_corners, down by a
+    scale factor, and the plain overload with scales that disagree with its output_size."""
+    a = torch._C._nn.upsample_bilinear2d(x, [5, 7], False, None)
+    b = torch._C._nn.upsample_bilinear2d(x, [4, 3], True, None)
+    c = torch._C._nn.upsample_bilinear2d(x, None, False, [0.6, 1.3])
+    d = torch._C._nn.upsample_bilinear2d(x, [6, 8], False, 2.5, 1.5)
+    return a, b * 3.0, c + 1.0, d
+
+
+FUNCTIONS += [
+    (upsample_nearest_scaled, [(2, 3, 3, 4)]),
+    (upsample_bilinear_sizes, [(2, 2, 4, 5)], doubles),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

@@ -193,6 +193,94 @@ static void test_pool_errors(void) {
   kt_unref_args(b, 2);
 }
 
+static RtValue floats(double a, double b) {
+  RtValue items[2] = {rt_double(a), rt_double(b)};
+  return rt_list(items, 2);
+}
+
+static RtTensor *two_by_two(void) {
+  return kt_tensor(F32, 4, KT_SIZES(1, 1, 2, 2), KT_VALUES(1, 2, 3, 4));
+}
+
+/* Values worked by hand from PyTorch 1.13's index rules (tests/corpus-real has its numbers
+ * for larger cases), the backward's sums, and every argument error. */
+static void test_upsample2d(void) {
+  /* nearest by 1.5: source index floor(o * float(1 / 1.5)) = 0, 0, 1 */
+  RtValue a[3] = {KT_T(two_by_two()), rt_none(), floats(1.5, 1.5)};
+  RtTensor *r = kt_run("aten::upsample_nearest2d.vec(", a, 3);
+  kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 3, 3), KT_VALUES(1, 1, 2, 1, 1, 2, 3, 3, 4), 0);
+  rt_tensor_unref(r);
+  /* bilinear with align_corners: the corners stay, the middles average */
+  RtValue b[4] = {KT_T(two_by_two()), pair(3, 3), rt_bool(true), rt_none()};
+  r = kt_run("aten::upsample_bilinear2d.vec(", b, 4);
+  kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 3, 3), KT_VALUES(1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4),
+                   0);
+  rt_tensor_unref(r);
+  kt_unref_args(b, 4);
+  /* the gradient of nearest sums the outputs each input fed: 4, 2, 2, 1 */
+  RtValue g[5] = {KT_T(kt_tensor(F32, 4, KT_SIZES(1, 1, 3, 3),
+                                 KT_VALUES(1, 1, 1, 1, 1, 1, 1, 1, 1))),
+                  pair(3, 3), rt_int_list((const gint64[]){1, 1, 2, 2}, 4), rt_none(), rt_none()};
+  r = kt_run("aten::upsample_nearest2d_backward(", g, 5);
+  kt_assert_tensor(r, F32, 4, KT_SIZES(1, 1, 2, 2), KT_VALUES(4, 2, 2, 1), 0);
+  rt_tensor_unref(r);
+  /* and of bilinear: each output's weights sum to one, so the inputs' gradients sum to 9 */
+  RtValue gb[5] = {rt_value_ref(g[0]), rt_none(), rt_value_ref(g[2]), rt_bool(false),
+                   floats(1.5, 1.5)};
+  r = kt_run("aten::upsample_bilinear2d_backward.vec(", gb, 5);
+  double sum = 0;
+  for (int i = 0; i < 4; i++)
+    sum += rt_tensor_get(r, i);
+  g_assert_cmpfloat_with_epsilon(sum, 9, 1e-6);
+  rt_tensor_unref(r);
+  kt_unref_args(gb, 5);
+
+  rt_value_unref(a[1]);
+  a[1] = pair(3, 3);
+  kt_expect_error("aten::upsample_nearest2d.vec(", a, 3,
+                  "Must specify exactly one of output_size and scale_factors");
+  rt_value_unref(a[2]);
+  a[2] = rt_none();
+  rt_value_unref(a[1]);
+  a[1] = rt_none();
+  kt_expect_error("aten::upsample_nearest2d.vec(", a, 3, "Must specify exactly one");
+  a[1] = pair(0, 3);
+  kt_expect_error("aten::upsample_nearest2d.vec(", a, 3,
+                  "Input and output sizes should be greater than 0, but got input (H: 2, W: 2) "
+                  "output (H: 0, W: 3)");
+  rt_value_unref(a[1]);
+  a[1] = rt_none();
+  a[2] = floats(1e300, 2);
+  kt_expect_error("aten::upsample_nearest2d.vec(", a, 3, "too large");
+  kt_unref_args(a, 3);
+  /* the plain overload: a 3-D input, an integral one, one output size */
+  RtValue c[4] = {KT_T(kt_tensor(F32, 3, KT_SIZES(1, 2, 2), KT_VALUES(1, 2, 3, 4))), pair(3, 3),
+                  rt_none(), rt_none()};
+  kt_expect_error("aten::upsample_nearest2d(", c, 4, "expected input_size equals to 4");
+  rt_value_unref(c[0]);
+  c[0] = KT_T(kt_tensor(IR_DTYPE_INT64, 4, KT_SIZES(1, 1, 2, 2), KT_VALUES(1, 2, 3, 4)));
+  kt_expect_error("aten::upsample_nearest2d(", c, 4,
+                  "\"compute_indices_weights_nearest\" not implemented for 'Long'");
+  rt_value_unref(c[1]);
+  c[1] = rt_int_list((const gint64[]){3}, 1);
+  kt_expect_error("aten::upsample_nearest2d(", c, 4, "output_size equals to 2");
+  kt_unref_args(c, 4);
+  /* a gradient of another size than output_size says so */
+  rt_value_unref(g[1]);
+  g[1] = pair(3, 4);
+  kt_expect_error("aten::upsample_nearest2d_backward(", g, 5,
+                  "grad_output has size [1, 1, 3, 3], expected [1, 1, 3, 4]");
+  kt_unref_args(g, 5);
+  /* an empty batch: an empty result whatever the output size */
+  RtValue e[3] = {KT_T(kt_tensor(F32, 4, KT_SIZES(0, 1, 2, 2), NULL)),
+                  pair(G_MAXINT32, G_MAXINT32), rt_none()};
+  r = kt_run("aten::upsample_nearest2d.vec(", e, 3);
+  g_assert_cmpint(r->ndim, ==, 4);
+  g_assert_cmpint(r->sizes[0], ==, 0);
+  rt_tensor_unref(r);
+  kt_unref_args(e, 3);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/pool/max_pool2d", test_max_pool2d);
@@ -200,5 +288,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/pool/avg_pool2d", test_avg_pool2d);
   g_test_add_func("/kernels/pool/adaptive_avg_pool2d", test_adaptive_avg_pool2d);
   g_test_add_func("/kernels/pool/errors", test_pool_errors);
+  g_test_add_func("/kernels/pool/upsample2d", test_upsample2d);
   return g_test_run();
 }
