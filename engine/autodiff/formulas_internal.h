@@ -155,6 +155,8 @@ void ad_grad_linear(Ctx *c, IrValue *g);
 void ad_grad_permute(Ctx *c, IrValue *g);
 void ad_grad_identity(Ctx *c, IrValue *g);
 void ad_grad_gelu(Ctx *c, IrValue *g);
+void ad_grad_prelu(Ctx *c, IrValue *g);
+void ad_grad_glu(Ctx *c, IrValue *g);
 void ad_grad_stack(Ctx *c, IrValue *g);
 void ad_grad_unbind(Ctx *c, IrValue *g);
 void ad_grad_index_select(Ctx *c, IrValue *g);

@@ -1,6 +1,6 @@
 /* Gradient formulas of the linear-algebra, layout and torch.nn ops (matmul of every rank,
- * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, dropout, stack,
- * index_select, embedding, cumsum, broadcast_tensors), as PyTorch 1.13's
+ * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, prelu, glu,
+ * dropout, stack, index_select, embedding, cumsum, broadcast_tensors), as PyTorch 1.13's
  * symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
@@ -158,6 +158,20 @@ void ad_grad_gelu(Ctx *c, IrValue *g) {
   IrValue *approximate = arg(c, 1);
   c->gin[0] = approximate ? E3(ATEN_GELU_BACKWARD, g, c->in[0], approximate)
                           : E2(ATEN_GELU_BACKWARD, g, c->in[0]);
+}
+
+/* prelu: prelu_backward(grad, self, weight), both gradients at once. */
+void ad_grad_prelu(Ctx *c, IrValue *g) {
+  IrNode *both = ir_graph_insert_op(c->g, IR_ATEN_PRELU_BACKWARD,
+                                    (IrValue *const[]){g, c->in[0], c->in[1]}, 3, 2);
+  c->gin[0] = ir_output(both, 0);
+  c->gin[1] = ir_output(both, 1);
+}
+
+/* glu: glu_backward(grad, self, dim). */
+void ad_grad_glu(Ctx *c, IrValue *g) {
+  IrValue *dim = arg(c, 1) ? c->in[1] : cint(c, -1);
+  c->gin[0] = E3(ATEN_GLU_BACKWARD, g, c->in[0], dim);
 }
 
 /* slice, select: PyTorch's slice_backward / select_backward into zeros of self's size (a

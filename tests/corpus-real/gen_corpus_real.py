@@ -904,6 +904,22 @@ FUNCTIONS += [
 ]
 
 
+def prelu_channels(x, w, x1, w1):
+    """PReLU with a weight per channel (dim 1) and with one weight for a 1-D input."""
+    return torch.prelu(x, w) * 2.0, torch.prelu(x1, w1)
+
+
+def glu_halves(x):
+    """GLU along the last dim (its default) and along dim 1."""
+    return torch._C._nn.glu(x, -1), torch._C._nn.glu(torch.tanh(x), 1)
+
+
+FUNCTIONS += [
+    (prelu_channels, [(2, 3, 4), (3,), (5,), (1,)]),
+    (glu_halves, [(2, 4, 6)]),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

@@ -1,4 +1,5 @@
-/* Argument errors of the issue-11 kernels (losses, gather/scatter, factories): each bad call
+/* Argument errors of the issue-11 kernels (losses, gather/scatter, factories) and of prelu and
+ * glu: each bad call
  * fails with PyTorch's message, never a crash. Their values are tested against PyTorch in
  * tests/corpus-real. */
 #include <math.h>
@@ -140,6 +141,44 @@ static void test_factory_errors(void) {
   kt_expect_error("aten::arange.start_step(", d, 7, "too many elements");
 }
 
+/* prelu: weights per channel or one, at most 1-D; glu: an even halved dim, floats only. */
+static void test_prelu_glu_errors(void) {
+  RtValue a[2] = {scores(), rt_tensor(kt_tensor(F32, 1, KT_SIZES(2), KT_VALUES(0.5, 0.5)))};
+  kt_expect_error("aten::prelu(", a, 2,
+                  "Mismatch of parameter numbers and input channel size. Found parameter "
+                  "numbers = 2 and channel size = 3.");
+  rt_value_unref(a[1]);
+  a[1] = rt_tensor(kt_tensor(F32, 2, KT_SIZES(1, 3), KT_VALUES(1, 1, 1)));
+  kt_expect_error("aten::prelu(", a, 2, "Expected `weight` to be a scalar or 1D tensor");
+  rt_value_unref(a[1]);
+  a[1] = rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(0.5, -1, 2)));
+  RtTensor *r = kt_run("aten::prelu(", a, 2);
+  kt_assert_tensor(r, F32, 2, KT_SIZES(2, 3), KT_VALUES(1, 2, 3, 4, 5, 6), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(a, 2);
+  RtValue n[2] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(-2, NAN, 3))),
+                  rt_tensor(kt_tensor(F32, 1, KT_SIZES(1), KT_VALUES(0.25)))};
+  r = kt_run("aten::prelu(", n, 2); /* NaN is not > 0: weight * NaN */
+  kt_assert_tensor(r, F32, 1, KT_SIZES(3), KT_VALUES(-0.5, NAN, 3), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(n, 2);
+
+  RtValue g[2] = {scores(), rt_int(1)};
+  kt_expect_error("aten::glu(", g, 2, "Halving dimension must be even, but dimension 1 is size 3");
+  rt_value_unref(g[1]);
+  g[1] = rt_int(2);
+  kt_expect_error("aten::glu(", g, 2, "Dimension out of range");
+  rt_value_unref(g[0]);
+  g[0] = rt_tensor(kt_tensor(F32, 0, NULL, KT_VALUES(1)));
+  kt_expect_error("aten::glu(", g, 2, "glu does not support scalars");
+  rt_value_unref(g[0]);
+  g[0] = rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(1, 2)));
+  rt_value_unref(g[1]);
+  g[1] = rt_int(0);
+  kt_expect_error("aten::glu(", g, 2, "\"glu\" not implemented for 'Long'");
+  kt_unref_args(g, 2);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/errors/nll_loss", test_nll_loss_errors);
@@ -148,5 +187,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/errors/masked_fill", test_masked_fill_errors);
   g_test_add_func("/kernels/errors/baddbmm", test_baddbmm_errors);
   g_test_add_func("/kernels/errors/factories", test_factory_errors);
+  g_test_add_func("/kernels/errors/prelu_glu", test_prelu_glu_errors);
   return g_test_run();
 }
