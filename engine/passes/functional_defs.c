@@ -27,6 +27,102 @@
   "          -> (%red_mean)\n"                            \
   "      -> (%sum_or_mean)\n"
 
+/* F.interpolate after its arguments became %output_size (int[]?) and %scale_factors
+ * (float[]?): PyTorch 1.13's checks of mode and align_corners, then upsample_nearest2d or
+ * upsample_bilinear2d (align_corners None meaning false) for a 4-D input; other modes, ranks
+ * and antialias, which jitscope does not run, raise saying so. */
+#define INTERPOLATE_BODY                                                                          \
+  "  %none : NoneType = prim::Constant()\n"                                                       \
+  "  %false : bool = prim::Constant[value=0]()\n"                                                 \
+  "  %four : int = prim::Constant[value=4]()\n"                                                   \
+  "  %nearest_s : str = prim::Constant[value=\"nearest\"]()\n"                                    \
+  "  %bilinear_s : str = prim::Constant[value=\"bilinear\"]()\n"                                  \
+  "  %align_msg : str = prim::Constant[value=\"ValueError: align_corners option can only be set " \
+  "with the interpolating modes: linear | bilinear | bicubic | trilinear\"]()\n"                   \
+  "  %unsupported : str = prim::Constant[value=\"NotImplementedError: jitscope runs "             \
+  "F.interpolate in modes 'nearest' and 'bilinear' (without antialias) on 4-D inputs only\"]()\n" \
+  "  %is_nearest : bool = aten::eq(%mode, %nearest_s)\n"                                          \
+  "  %is_bilinear : bool = aten::eq(%mode, %bilinear_s)\n"                                        \
+  "  %no_align : bool = aten::__is__(%align_corners, %none)\n"                                    \
+  "  %align_set : bool = aten::__not__(%no_align)\n"                                              \
+  "  %align_wrong : bool = aten::__and__(%is_nearest, %align_set)\n"                              \
+  "   = prim::If(%align_wrong)\n"                                                                 \
+  "    block0():\n"                                                                               \
+  "       = prim::RaiseException(%align_msg, %none)\n"                                            \
+  "      -> ()\n"                                                                                 \
+  "    block1():\n"                                                                               \
+  "      -> ()\n"                                                                                 \
+  "  %dim : int = aten::dim(%input)\n"                                                            \
+  "  %is_4d : bool = aten::eq(%dim, %four)\n"                                                     \
+  "  %no_aa : bool = aten::__not__(%antialias)\n"                                                 \
+  "  %runs : bool = aten::__and__(%is_4d, %no_aa)\n"                                              \
+  "  %r : Tensor = prim::If(%runs)\n"                                                             \
+  "    block0():\n"                                                                               \
+  "      %picked : Tensor = prim::If(%is_nearest)\n"                                              \
+  "        block0():\n"                                                                           \
+  "          %near : Tensor = aten::upsample_nearest2d(%input, %output_size, %scale_factors)\n"   \
+  "          -> (%near)\n"                                                                        \
+  "        block1():\n"                                                                           \
+  "          %lin : Tensor = prim::If(%is_bilinear)\n"                                            \
+  "            block0():\n"                                                                       \
+  "              %align : bool = prim::If(%no_align)\n"                                           \
+  "                block0():\n"                                                                   \
+  "                  -> (%false)\n"                                                               \
+  "                block1():\n"                                                                   \
+  "                  %given : bool = prim::unchecked_cast(%align_corners)\n"                      \
+  "                  -> (%given)\n"                                                               \
+  "              %bil : Tensor = aten::upsample_bilinear2d(%input, %output_size, %align, "        \
+  "%scale_factors)\n"                                                                             \
+  "              -> (%bil)\n"                                                                     \
+  "            block1():\n"                                                                       \
+  "               = prim::RaiseException(%unsupported, %none)\n"                                  \
+  "              %never : Tensor = prim::Uninitialized()\n"                                       \
+  "              -> (%never)\n"                                                                   \
+  "          -> (%lin)\n"                                                                         \
+  "      -> (%picked)\n"                                                                          \
+  "    block1():\n"                                                                               \
+  "       = prim::RaiseException(%unsupported, %none)\n"                                          \
+  "      %unrun : Tensor = prim::Uninitialized()\n"                                               \
+  "      -> (%unrun)\n"                                                                           \
+  "  return (%r)\n"
+
+/* F.interpolate's scale factors when recompute_scale_factor is true: the output size
+ * floor(in * scale) per spatial dim (2 here; other ranks raise in INTERPOLATE_BODY), no
+ * scales. Reads %factors (float[]), %recompute (bool?); gives %output_size, %scale_factors. */
+#define INTERPOLATE_RECOMPUTE                                                                     \
+  "  %no_recompute : bool = aten::__is__(%recompute_scale_factor, %none0)\n"                      \
+  "  %output_size : int[]?, %scale_factors : float[]? = prim::If(%no_recompute)\n"                \
+  "    block0():\n"                                                                               \
+  "      -> (%none0, %factors)\n"                                                                 \
+  "    block1():\n"                                                                               \
+  "      %recompute : bool = prim::unchecked_cast(%recompute_scale_factor)\n"                     \
+  "      %sizes : int[]?, %scales : float[]? = prim::If(%recompute)\n"                            \
+  "        block0():\n"                                                                           \
+  "          %zero : int = prim::Constant[value=0]()\n"                                           \
+  "          %one : int = prim::Constant[value=1]()\n"                                            \
+  "          %two : int = prim::Constant[value=2]()\n"                                            \
+  "          %three : int = prim::Constant[value=3]()\n"                                          \
+  "          %h : int = aten::size(%input, %two)\n"                                               \
+  "          %w : int = aten::size(%input, %three)\n"                                             \
+  "          %hf : float = aten::Float(%h)\n"                                                     \
+  "          %wf : float = aten::Float(%w)\n"                                                     \
+  "          %sh : float = aten::__getitem__(%factors, %zero)\n"                                  \
+  "          %sw : float = aten::__getitem__(%factors, %one)\n"                                   \
+  "          %oh_f : float = aten::mul(%hf, %sh)\n"                                               \
+  "          %ow_f : float = aten::mul(%wf, %sw)\n"                                               \
+  "          %oh : int = aten::Int(%oh_f)\n"                                                      \
+  "          %ow : int = aten::Int(%ow_f)\n"                                                      \
+  "          %computed : int[] = prim::ListConstruct(%oh, %ow)\n"                                 \
+  "          -> (%computed, %none0)\n"                                                            \
+  "        block1():\n"                                                                           \
+  "          -> (%none0, %factors)\n"                                                             \
+  "      -> (%sizes, %scales)\n"
+
+/* F.interpolate's parameters, size and scale_factor under the names and types given. */
+#define INTERPOLATE_PARAMS(SIZE, SCALE)                                                           \
+  "graph(%input : Tensor, " SIZE ", " SCALE ", %mode : str, %align_corners : bool?,\n"            \
+  "      %recompute_scale_factor : bool?, %antialias : bool):\n"
+
 static const struct {
   const char *name;
   const char *text;
@@ -98,6 +194,27 @@ static const struct {
                     "  %r : Tensor = aten::max_pool2d(%input, %kernel_size, %stride, %padding, "
                     "%dilation, %ceil_mode)\n"
                     "  return (%r)\n"},
+    /* F.interpolate by size: a list, one int for both dims, or a pair */
+    {"interpolate", INTERPOLATE_PARAMS("%output_size : int[]", "%scale_factors : NoneType")
+                        INTERPOLATE_BODY},
+    {"interpolate", INTERPOLATE_PARAMS("%size : int", "%scale_factors : NoneType")
+                    "  %output_size : int[] = prim::ListConstruct(%size, %size)\n" INTERPOLATE_BODY},
+    {"interpolate", INTERPOLATE_PARAMS("%size : (int, int)", "%scale_factors : NoneType")
+                    "  %h : int, %w : int = prim::TupleUnpack(%size)\n"
+                    "  %output_size : int[] = prim::ListConstruct(%h, %w)\n" INTERPOLATE_BODY},
+    /* by scale factors: a list, a pair, or one float for both dims */
+    {"interpolate", INTERPOLATE_PARAMS("%output_size0 : NoneType", "%pair : (float, float)")
+                    "  %none0 : NoneType = prim::Constant()\n"
+                    "  %sh0 : float, %sw0 : float = prim::TupleUnpack(%pair)\n"
+                    "  %factors : float[] = prim::ListConstruct(%sh0, %sw0)\n"
+                        INTERPOLATE_RECOMPUTE INTERPOLATE_BODY},
+    {"interpolate", INTERPOLATE_PARAMS("%output_size0 : NoneType", "%factors : float[]")
+                    "  %none0 : NoneType = prim::Constant()\n" INTERPOLATE_RECOMPUTE
+                        INTERPOLATE_BODY},
+    {"interpolate", INTERPOLATE_PARAMS("%output_size0 : NoneType", "%scale_factor : float")
+                    "  %none0 : NoneType = prim::Constant()\n"
+                    "  %factors : float[] = prim::ListConstruct(%scale_factor, %scale_factor)\n"
+                        INTERPOLATE_RECOMPUTE INTERPOLATE_BODY},
     /* an int[] output_size has no None entries for _list_with_default to fill */
     {"adaptive_avg_pool2d", "graph(%input : Tensor, %output_size : int[]):\n"
                             "  %r : Tensor = aten::adaptive_avg_pool2d(%input, %output_size)\n"

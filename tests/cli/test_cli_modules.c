@@ -319,6 +319,36 @@ static void test_module_call_without_definition(void) {
   g_free(path);
 }
 
+/* F.interpolate in a mode jitscope does not run, or with align_corners where PyTorch refuses
+ * it: the run stops with an error that says so (the supported forms run in tests/corpus-real's
+ * interpolate_forms). */
+static void test_interpolate_refusals(void) {
+  static const char *const modes[][2] = {
+      {"bicubic", "NotImplementedError: jitscope runs F.interpolate in modes 'nearest' and "
+                  "'bilinear' (without antialias) on 4-D inputs only"},
+      {"nearest", "ValueError: align_corners option can only be set with the interpolating "
+                  "modes"}};
+  for (guint m = 0; m < G_N_ELEMENTS(modes); m++) {
+    g_autofree char *text = g_strdup_printf(
+        "graph(%%x : Tensor):\n"
+        "  %%f : Function = prim::Constant[name=\"interpolate\"]()\n"
+        "  %%false : bool = prim::Constant[value=0]()\n"
+        "  %%none : NoneType = prim::Constant()\n"
+        "  %%mode : str = prim::Constant[value=\"%s\"]()\n"
+        "  %%two : float = prim::Constant[value=2.]()\n"
+        "  %%y : Tensor = prim::CallFunction(%%f, %%x, %%none, %%two, %%mode, %%false, %%none, "
+        "%%false) # up.py:3:11\n"
+        "  return (%%y)\n",
+        modes[m][0]);
+    char *path = write_tmp("up.ir", text);
+    CliRun r = run((const char *[]){"run", path, "--input", "Float(1, 2, 3, 3)", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, modes[m][1]));
+    cli_run_clear(&r);
+    g_free(path);
+  }
+}
+
 static void test_opaque_ops(void) {
   const char *text = "graph(%x : Tensor):\n"
                      "  %y : Tensor = aten::frobnicate(%x)\n"
@@ -515,6 +545,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/modules/attr-args-2018", test_attr_args_2018);
   g_test_add_func("/cli/modules/call-without-definition", test_module_call_without_definition);
   g_test_add_func("/cli/modules/opaque-ops", test_opaque_ops);
+  g_test_add_func("/cli/modules/interpolate-refusals", test_interpolate_refusals);
   g_test_add_func("/cli/modules/opaque-op-in-branch-not-taken", test_opaque_op_in_branch_not_taken);
   g_test_add_func("/cli/modules/graph-option", test_graph_option);
   g_test_add_func("/cli/modules/scripted-sequential-matches-pytorch",
