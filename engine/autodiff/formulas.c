@@ -251,6 +251,8 @@ bool ad_formula_exists(const IrNode *node) {
   case IR_ATEN_BATCH_NORM: /* every argument, passed on to the backward op */
     return ir_n_inputs(node) == node->schema->n_args;
   case IR_ATEN_GROUP_NORM: /* the rank, for HxW */ return ir_input(node, 0)->type->rank >= 2;
+  case IR_ATEN_INSTANCE_NORM: /* and which statistics normalize */
+    return ir_input(node, 0)->type->rank >= 2 && constant_number(ir_input(node, 5), &d);
   case IR_ATEN_MAX_POOL2D: /* every argument, passed on to the backward op */
   case IR_ATEN_AVG_POOL2D: return ir_n_inputs(node) == node->schema->n_args;
   case IR_ATEN_SLICE: /* slice_backward takes ints: None or int bounds, not int? values */
@@ -304,6 +306,7 @@ void ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inpu
   case IR_ATEN_CROSS_ENTROPY_LOSS: ad_fw_nll_loss(c); break;
   case IR_ATEN_MAX_POOL2D: ad_fw_max_pool2d(c); break;
   case IR_ATEN_GROUP_NORM: ad_fw_group_norm(c); break;
+  case IR_ATEN_INSTANCE_NORM: ad_fw_instance_norm(c); break;
   case IR_ATEN_INDEX_SELECT:
   case IR_ATEN_UPSAMPLE_NEAREST2D:
   case IR_ATEN_UPSAMPLE_BILINEAR2D: fw_self_size(c); break;

@@ -197,5 +197,7 @@ void ad_grad_upsample2d(Ctx *c, IrValue *g);
 void ad_grad_batch_norm(Ctx *c, IrValue *g);
 void ad_fw_group_norm(Ctx *c);
 void ad_grad_group_norm(Ctx *c, IrValue *g);
+void ad_fw_instance_norm(Ctx *c);
+void ad_grad_instance_norm(Ctx *c, IrValue *g);
 
 #endif

@@ -225,6 +225,13 @@ static const struct {
                    "  %r : Tensor = aten::group_norm(%input, %num_groups, %weight, %bias, %eps, "
                    "%cudnn)\n"
                    "  return (%r)\n"},
+    {"instance_norm", "graph(%input : Tensor, %running_mean : Tensor?, %running_var : Tensor?,\n"
+                      "      %weight : Tensor?, %bias : Tensor?, %use_input_stats : bool,\n"
+                      "      %momentum : float, %eps : float):\n"
+                      "  %cudnn : bool = prim::Constant[value=1]()\n"
+                      "  %r : Tensor = aten::instance_norm(%input, %weight, %bias, "
+                      "%running_mean, %running_var, %use_input_stats, %momentum, %eps, %cudnn)\n"
+                      "  return (%r)\n"},
     {"embedding", "graph(%input : Tensor, %weight : Tensor, %padding_idx : NoneType,\n"
                   "      %max_norm : NoneType, %norm_type : float, %scale_grad_by_freq : bool,\n"
                   "      %sparse : bool):\n"

@@ -1,6 +1,6 @@
 /* Normalization over channels: rt_kernel_batch_norm, rt_kernel_batch_norm_backward
- * (native_batch_norm_backward), rt_kernel_group_norm (group_norm, native_group_norm) and
- * rt_kernel_group_norm_backward (native_group_norm_backward).
+ * (native_batch_norm_backward), rt_kernel_group_norm (group_norm, native_group_norm),
+ * rt_kernel_group_norm_backward (native_group_norm_backward) and rt_kernel_instance_norm.
  *
  * Contracts as PyTorch 1.13:
  * - input is [N, C, *]; weight, bias, running_mean and running_var, when given, have C
@@ -19,6 +19,7 @@
  *   eps) also returns the mean and rstd = 1 / sqrt(var + eps), shaped [N, group].
  * - native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group,
  *   output_mask): the gradients of input, weight and bias where output_mask asks.
+ * - instance_norm: batch_norm of input seen as [1, N * C, *] (rt_kernel_instance_norm).
  * Statistics and results are computed in float64 and stored in input's dtype. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
@@ -186,6 +187,89 @@ bool rt_kernel_batch_norm(const IrSchema *schema, const IrNode *node, RtValue *a
       for (int64_t i = 0; i < sh.s; i++)
         v[i] = (v[i] - mean[c]) * scale + shift;
     }
+  store_as(y, input->dtype, &outs[0]);
+  return true;
+}
+
+/* instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+ * eps, cudnn_enabled): PyTorch's batch_norm of input seen as [1, N * C, *]. With
+ * use_input_stats each (sample, channel) plane is normalized by its own mean and biased
+ * variance, and running statistics, when given, move toward the planes' (the variance
+ * unbiased) averaged over the samples; without it they normalize, as batch_norm's evaluation
+ * (the same arguments in the same order). */
+bool rt_kernel_instance_norm(const IrSchema *schema, const IrNode *node, RtValue *args,
+                             guint n_args, RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *input, *weight, *bias, *running_mean, *running_var;
+  NormShape sh;
+  bool use_input_stats;
+  KScalar momentum, eps;
+  if (!k_arg_tensor(schema, args, 0, &input, error) || !norm_input(schema, input, &sh, error) ||
+      !channel_arg(schema, args, 1, sh.c, &weight, error) ||
+      !channel_arg(schema, args, 2, sh.c, &bias, error) ||
+      !channel_arg(schema, args, 3, sh.c, &running_mean, error) ||
+      !channel_arg(schema, args, 4, sh.c, &running_var, error) ||
+      !k_arg_bool(schema, args, 5, &use_input_stats, error) ||
+      !k_arg_scalar(schema, args, 6, &momentum, error) ||
+      !k_arg_scalar(schema, args, 7, &eps, error))
+    return false;
+  if (!use_input_stats) {
+    if (!running_mean || !running_var) {
+      K_ERR(error, "instance_norm(): Expected running_mean and running_var to be defined when "
+                   "use_input_stats is false");
+      return false;
+    }
+    return rt_kernel_batch_norm(schema, node, args, n_args, outs, n_outs, error);
+  }
+  if (sh.s <= 1 && sh.n * sh.c > 0) {
+    char have[256];
+    k_shape_text(have, sizeof have, input->ndim, input->sizes);
+    K_ERR_SHAPE(error,
+                "instance_norm(): Expected more than 1 spatial element when training, got input "
+                "size %s",
+                have);
+    return false;
+  }
+  RtTensor *stats[2] = {running_mean, running_var};
+  for (int k = 0; k < 2; k++)
+    if (stats[k] && stats[k]->dtype != IR_DTYPE_FLOAT32 && stats[k]->dtype != IR_DTYPE_FLOAT64) {
+      K_ERR_DTYPE(error, "instance_norm(): running statistics must be float or double, not %s",
+                  k_dtype_c10_name(stats[k]->dtype));
+      return false;
+    }
+  RtTensor *y = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64);
+  double *x = rt_tensor_data(y);
+  g_autofree double *w = f64_copy(weight);
+  g_autofree double *b = f64_copy(bias);
+  g_autofree double *mean_sum = g_new0(double, (gsize)sh.c + 1);
+  g_autofree double *var_sum = g_new0(double, (gsize)sh.c + 1);
+  for (int64_t n = 0; n < sh.n; n++)
+    for (int64_t c = 0; c < sh.c; c++) {
+      double *v = x + (n * sh.c + c) * sh.s, sum = 0, sq = 0;
+      for (int64_t i = 0; i < sh.s; i++)
+        sum += v[i];
+      double mean = sh.s > 0 ? sum / (double)sh.s : NAN;
+      for (int64_t i = 0; i < sh.s; i++)
+        sq += (v[i] - mean) * (v[i] - mean);
+      double var = sh.s > 0 ? sq / (double)sh.s : NAN;
+      mean_sum[c] += mean;
+      var_sum[c] += var * (double)sh.s / (double)(sh.s - 1);
+      double scale = (w ? w[c] : 1.0) / sqrt(var + eps.d), shift = b ? b[c] : 0.0;
+      for (int64_t i = 0; i < sh.s; i++)
+        v[i] = (v[i] - mean) * scale + shift;
+    }
+  g_autofree double *rm = f64_copy(running_mean);
+  g_autofree double *rv = f64_copy(running_var);
+  for (int64_t c = 0; sh.n > 0 && c < sh.c; c++) {
+    if (rm)
+      rm[c] = (1 - momentum.d) * rm[c] + momentum.d * mean_sum[c] / (double)sh.n;
+    if (rv)
+      rv[c] = (1 - momentum.d) * rv[c] + momentum.d * var_sum[c] / (double)sh.n;
+  }
+  if (rm)
+    store_in_place(running_mean, rm, sh.c);
+  if (rv)
+    store_in_place(running_var, rv, sh.c);
   store_as(y, input->dtype, &outs[0]);
   return true;
 }

@@ -377,6 +377,9 @@ static const struct {
                   "max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool "
                   "sparse=False) -> Tensor"},
     {"adaptive_avg_pool2d", "F::adaptive_avg_pool2d(Tensor input, int[2] output_size) -> Tensor"},
+    {"instance_norm", "F::instance_norm(Tensor input, Tensor? running_mean=None, Tensor? "
+                      "running_var=None, Tensor? weight=None, Tensor? bias=None, bool "
+                      "use_input_stats=True, float momentum=0.1, float eps=1e-05) -> Tensor"},
     {"batch_norm", "F::batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, "
                    "Tensor? weight=None, Tensor? bias=None, bool training=False, float "
                    "momentum=0.1, float eps=1e-05) -> Tensor"},

@@ -936,6 +936,25 @@ FUNCTIONS += [
 ]
 
 
+def instance_norm_stats(x, w, b, rm, rv, x1):
+    """InstanceNorm2d as models call it: affine, tracking running statistics (updated in place
+    and returned after), and plain on a 1-D signal."""
+    y = F.instance_norm(x, rm, rv, w, b, True, 0.2)
+    return y, rm * 1.0, rv * 1.0, F.instance_norm(x1)
+
+
+def instance_norm_eval(x, w, b, rm, rv):
+    """use_input_stats=False: the running statistics normalize (InstanceNorm in eval mode)."""
+    return F.instance_norm(x, rm, rv, w, b, False)
+
+
+FUNCTIONS += [
+    (instance_norm_stats, [(2, 3, 4, 5), (3,), (3,), (3,), (3,), (2, 4, 6)], positive_at(4),
+     frozen(3, 4)),
+    (instance_norm_eval, [(2, 3, 4, 5), (3,), (3,), (3,), (3,)], positive_at(4), frozen(3, 4)),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
@@ -972,6 +991,8 @@ def main():
             scripted(*inputs)
         if seed is not None:
             torch.manual_seed(seed)
+        # What the recorded run read: a program may update an input in place (running stats).
+        before = [x.detach().clone() for x in inputs]
         outs = scripted(*inputs)
         outs = outs if isinstance(outs, tuple) else (outs,)
         grads = list(torch.autograd.grad(sum(o.sum() for o in outs), floats))
@@ -979,7 +1000,7 @@ def main():
         args = []
         grad_files = []
         for k, x in enumerate(inputs):
-            np.save(os.path.join(case, "in%d.npy" % k), x.detach().numpy())
+            np.save(os.path.join(case, "in%d.npy" % k), before[k].numpy())
             if x.requires_grad:
                 args.append("in%d.npy:requires_grad=1" % k)
                 np.save(os.path.join(case, "grad%d.npy" % k), grads.pop(0).numpy())

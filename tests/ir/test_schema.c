@@ -706,6 +706,8 @@ static const Case cases[] = {
     {"aten::adaptive_avg_pool2d", "Tl", ""},
     {"aten::adaptive_avg_pool2d", "T", NULL},
     {"aten::_adaptive_avg_pool2d_backward", "TT", ""},
+    {"aten::instance_norm", "Tnnnnbffb", ""},
+    {"aten::instance_norm", "TTTTTbffb", ""},
     {"aten::prelu", "TT", ""},
     {"aten::prelu_backward", "TTT", ""},
     {"aten::glu", "T", ""},

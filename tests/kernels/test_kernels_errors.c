@@ -1,5 +1,5 @@
-/* Argument errors of the issue-11 kernels (losses, gather/scatter, factories) and of prelu and
- * glu: each bad call
+/* Argument errors of the issue-11 kernels (losses, gather/scatter, factories) and of prelu,
+ * glu and instance_norm: each bad call
  * fails with PyTorch's message, never a crash. Their values are tested against PyTorch in
  * tests/corpus-real. */
 #include <math.h>
@@ -179,6 +179,27 @@ static void test_prelu_glu_errors(void) {
   kt_unref_args(g, 2);
 }
 
+/* instance_norm: one spatial element cannot be normalized; evaluation needs running
+ * statistics. */
+static void test_instance_norm_errors(void) {
+  RtValue a[9] = {rt_tensor(kt_tensor(F32, 3, KT_SIZES(2, 3, 1), KT_VALUES(1, 2, 3, 4, 5, 6))),
+                  rt_none(),
+                  rt_none(),
+                  rt_none(),
+                  rt_none(),
+                  rt_bool(true),
+                  rt_double(0.1),
+                  rt_double(1e-5),
+                  rt_bool(false)};
+  kt_expect_error("aten::instance_norm(", a, 9,
+                  "Expected more than 1 spatial element when training, got input size [2, 3, 1]");
+  a[5] = rt_bool(false);
+  kt_expect_error("aten::instance_norm(", a, 9,
+                  "Expected running_mean and running_var to be defined when use_input_stats is "
+                  "false");
+  kt_unref_args(a, 9);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/errors/nll_loss", test_nll_loss_errors);
@@ -188,5 +209,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/errors/baddbmm", test_baddbmm_errors);
   g_test_add_func("/kernels/errors/factories", test_factory_errors);
   g_test_add_func("/kernels/errors/prelu_glu", test_prelu_glu_errors);
+  g_test_add_func("/kernels/errors/instance_norm", test_instance_norm_errors);
   return g_test_run();
 }
