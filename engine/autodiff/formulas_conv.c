@@ -4,7 +4,8 @@
  * max_pool2d through max_pool2d_with_indices_backward (the indices from a
  * max_pool2d_with_indices in the forward part), avg_pool2d through avg_pool2d_backward,
  * adaptive_avg_pool2d through _adaptive_avg_pool2d_backward, upsample_nearest2d and
- * upsample_bilinear2d through their _backward ops. */
+ * upsample_bilinear2d through their _backward ops; pixel_shuffle and pixel_unshuffle through
+ * each other. */
 #include "autodiff/formulas_internal.h"
 
 /* Argument i, or the constant int[] `fill` (the schema's default) when the node omits it. */
@@ -162,4 +163,10 @@ void ad_grad_upsample2d(Ctx *c, IrValue *g) {
                                              : IR_ATEN_UPSAMPLE_NEAREST2D_BACKWARD,
                                     args, n, 1);
   c->gin[0] = ir_output(grad, 0);
+}
+
+/* pixel_shuffle's gradient unshuffles by the same factor, and the other way round. */
+void ad_grad_pixel_shuffle(Ctx *c, IrValue *g) {
+  bool up = c->node->kind == IR_ATEN_PIXEL_SHUFFLE;
+  c->gin[0] = up ? E2(ATEN_PIXEL_UNSHUFFLE, g, c->in[1]) : E2(ATEN_PIXEL_SHUFFLE, g, c->in[1]);
 }

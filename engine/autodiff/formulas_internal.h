@@ -192,6 +192,7 @@ void ad_grad_max_pool2d(Ctx *c, IrValue *g);
 void ad_grad_avg_pool2d(Ctx *c, IrValue *g);
 void ad_grad_adaptive_avg_pool2d(Ctx *c, IrValue *g);
 void ad_grad_upsample2d(Ctx *c, IrValue *g);
+void ad_grad_pixel_shuffle(Ctx *c, IrValue *g);
 
 /* Builders of formulas_norm.c. */
 void ad_grad_batch_norm(Ctx *c, IrValue *g);

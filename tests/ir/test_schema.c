@@ -708,6 +708,8 @@ static const Case cases[] = {
     {"aten::_adaptive_avg_pool2d_backward", "TT", ""},
     {"aten::instance_norm", "Tnnnnbffb", ""},
     {"aten::instance_norm", "TTTTTbffb", ""},
+    {"aten::pixel_shuffle", "Ti", ""},
+    {"aten::pixel_unshuffle", "Ti", ""},
     {"aten::prelu", "TT", ""},
     {"aten::prelu_backward", "TTT", ""},
     {"aten::glu", "T", ""},

@@ -1,5 +1,5 @@
 /* Argument errors of the issue-11 kernels (losses, gather/scatter, factories) and of prelu,
- * glu and instance_norm: each bad call
+ * glu, instance_norm and pixel_shuffle: each bad call
  * fails with PyTorch's message, never a crash. Their values are tested against PyTorch in
  * tests/corpus-real. */
 #include <math.h>
@@ -200,6 +200,40 @@ static void test_instance_norm_errors(void) {
   kt_unref_args(a, 9);
 }
 
+/* pixel_shuffle moves any dtype (int64 here: 0..7 in two 2 x 2 planes, as PyTorch prints
+ * them); its factor and the sizes it divides are checked, huge factors included. */
+static void test_pixel_shuffle_errors(void) {
+  RtValue a[2] = {rt_tensor(kt_tensor(I64, 4, KT_SIZES(1, 8, 1, 1), KT_VALUES(0, 1, 2, 3, 4, 5,
+                                                                               6, 7))),
+                  rt_int(2)};
+  RtTensor *r = kt_run("aten::pixel_shuffle(", a, 2);
+  kt_assert_tensor(r, I64, 4, KT_SIZES(1, 2, 2, 2), KT_VALUES(0, 1, 2, 3, 4, 5, 6, 7), 0);
+  rt_tensor_unref(r);
+  a[1] = rt_int(0);
+  kt_expect_error("aten::pixel_shuffle(", a, 2,
+                  "pixel_shuffle expects a positive upscale_factor, but got 0");
+  a[1] = rt_int(3);
+  kt_expect_error("aten::pixel_shuffle(", a, 2,
+                  "input.size(-3)=8 is not divisible by 9");
+  a[1] = rt_int(G_MAXINT64 / 2);
+  kt_expect_error("aten::pixel_shuffle(", a, 2, "is not divisible");
+  a[1] = rt_int(2);
+  kt_expect_error("aten::pixel_unshuffle(", a, 2,
+                  "pixel_unshuffle expects height to be divisible by downscale_factor, but "
+                  "input.size(-2)=1 is not divisible by 2");
+  kt_unref_args(a, 2);
+  RtValue b[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 2), KT_VALUES(1, 2, 3, 4))),
+                  rt_int(2)};
+  kt_expect_error("aten::pixel_unshuffle(", b, 2,
+                  "pixel_unshuffle expects input to have at least 3 dimensions, but got input "
+                  "with 2 dimension(s)");
+  kt_unref_args(b, 2);
+  /* no rows: any factor divides them, but the channels it makes must be countable */
+  RtValue e[2] = {rt_tensor(kt_tensor(F32, 3, KT_SIZES(1, 0, 0), NULL)), rt_int(G_MAXINT64 / 4)};
+  kt_expect_error("aten::pixel_unshuffle(", e, 2, "too large");
+  kt_unref_args(e, 2);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/errors/nll_loss", test_nll_loss_errors);
@@ -210,5 +244,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/errors/factories", test_factory_errors);
   g_test_add_func("/kernels/errors/prelu_glu", test_prelu_glu_errors);
   g_test_add_func("/kernels/errors/instance_norm", test_instance_norm_errors);
+  g_test_add_func("/kernels/errors/pixel_shuffle", test_pixel_shuffle_errors);
   return g_test_run();
 }
