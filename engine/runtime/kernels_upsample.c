@@ -94,6 +94,10 @@ static bool scale_arg(const IrSchema *schema, RtValue *args, guint i, Upsample *
 static bool scaled_size(const IrSchema *schema, int64_t in, double scale, int64_t *out,
                         GError **error) {
   double size = (double)in * scale;
+  if (isnan(scale)) {
+    K_ERR(error, "%s(): scale factor nan gives no output size", k_op_short_name(schema));
+    return false;
+  }
   if (!(fabs(size) < 9.2e18)) {
     K_ERR(error, "%s(): scale factor %g makes an output size that is too large",
           k_op_short_name(schema), scale);
