@@ -94,6 +94,8 @@ DEF_PW(leaky_relu, ATEN_LEAKY_RELU, ARGS1)
 DEF_PW(softplus, ATEN_SOFTPLUS, ARGS1)
 DEF_PW(elu, ATEN_ELU, ARGS1)
 DEF_PW(atan2, ATEN_ATAN2, ARGS2)
+DEF_PW(hypot, ATEN_HYPOT, ARGS2)
+DEF_PW(xlogy, ATEN_XLOGY, ARGS2)
 DEF_PW(pow, ATEN_POW_overload, ARGS2) /* pow.Tensor_Tensor, the OVERLOAD row */
 /* pow.Tensor_Scalar: PyTorch 1.13 takes exponents 0.5 and -0.5 as sqrt and rsqrt
  * (pow(-inf, 0.5) is NaN there, inf for a Tensor exponent). */
@@ -129,6 +131,7 @@ DEF_PW(lerp_s, ATEN_LERP, ARGS2)
 DEF_PW(lerp_t, ATEN_LERP, ARGS3)
 DEF_PW(addcmul, ATEN_ADDCMUL, ARGS3)
 DEF_I(addcmul, W(U(x) + U(A[0]) * U(y) * U(z)))
+DEF_PW(addcdiv, ATEN_ADDCDIV, ARGS3) /* no int64 loop: PyTorch 1.13 refuses integer division */
 DEF_CMP(gt, ATEN_GT, >)
 DEF_CMP(lt, ATEN_LT, <)
 DEF_CMP(ge, ATEN_GE, >=)
@@ -260,6 +263,8 @@ LOOPS1_F(leaky_relu)
 LOOPS1_F(softplus)
 LOOPS1_F(elu)
 LOOPS2_F(atan2)
+LOOPS2_F(hypot)
+LOOPS2_F(xlogy)
 LOOPS2_FI(pow)
 LOOPS2_F(pow_s)
 K_LOOP2(pow_s_loop_i64, int64_t, int64_t, pow_i64)
@@ -274,6 +279,7 @@ LOOPS2_F(lerp_s)
 LOOPS3_F(lerp_t)
 LOOPS3_F(addcmul)
 K_LOOP3(addcmul_loop_i64, int64_t, int64_t, int64_t, addcmul_i64)
+LOOPS3_F(addcdiv)
 WHERE_LOOPS
 LOOPS_CMP(gt)
 LOOPS_CMP(lt)
@@ -349,6 +355,8 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_MUL: *p = (Plan){.loops = LOOPS_FI(mul)}; break;
   case IR_ATEN_DIV: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(div)}; break;
   case IR_ATEN_ATAN2: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(atan2)}; break;
+  case IR_ATEN_HYPOT: *p = (Plan){.loops = LOOPS_F(hypot)}; break;
+  case IR_ATEN_XLOGY: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(xlogy)}; break;
   case IR_ATEN_POW:
     if (k_overload_is(schema, "Tensor_Scalar"))
       *p = (Plan){.loops = LOOPS_FI(pow_s)};
@@ -449,6 +457,10 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_ADDCMUL:
     *p = (Plan){
         .n_ops = 3, .ops = {0, 1, 2}, .n_params = 1, .params = {3}, .loops = LOOPS_FI(addcmul)};
+    return true;
+  case IR_ATEN_ADDCDIV:
+    *p = (Plan){
+        .n_ops = 3, .ops = {0, 1, 2}, .n_params = 1, .params = {3}, .loops = LOOPS_F(addcdiv)};
     return true;
   case IR_ATEN_WHERE:
     *p = (Plan){.n_ops = 3, .ops = {0, 1, 2}, .cond_first = true, .loops = LOOPS_FI(where)};

@@ -330,15 +330,16 @@ bool rt_kernel_upsample2d(const IrSchema *schema, const IrNode *node, RtValue *a
                 have, want);
     return false;
   }
+  if (u.batch == 0) { /* nothing to compute, and output sizes need not fit in memory */
+    RtTensor *empty = rt_tensor_new_checked(x->dtype, 4, backward ? in_sizes : out_sizes, error);
+    if (empty)
+      outs[0] = rt_tensor(empty);
+    return empty != NULL;
+  }
   RtTensor *y = backward ? rt_tensor_zeros_checked(IR_DTYPE_FLOAT64, 4, in_sizes, error)
                          : rt_tensor_new_checked(IR_DTYPE_FLOAT64, 4, out_sizes, error);
   if (!y)
     return false;
-  if (u.batch == 0) { /* nothing to compute, and output sizes need not fit in memory */
-    outs[0] = rt_tensor(k_to_dtype(y, x->dtype));
-    rt_tensor_unref(y);
-    return true;
-  }
   g_autofree Tap *rows = g_new(Tap, u.oh);
   g_autofree Tap *cols = g_new(Tap, u.ow);
   taps(&u, rows, cols);
