@@ -144,6 +144,7 @@ void ad_grad_sum(Ctx *c, IrValue *g);
 void ad_grad_amax(Ctx *c, IrValue *g);
 void ad_grad_max_all(Ctx *c, IrValue *g);
 void ad_grad_max_dim(Ctx *c, IrValue *g);
+void ad_grad_sort(Ctx *c, IrValue *g);
 void ad_grad_logsumexp(Ctx *c, IrValue *g);
 void ad_grad_var(Ctx *c, IrValue *g);
 

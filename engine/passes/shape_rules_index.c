@@ -1,5 +1,6 @@
-/* shape_rules_index: the result rules of masked_fill, gather, index.Tensor and baddbmm (see
- * shape_rules.h); scatter_add and index_put keep self's shape (`like`). */
+/* shape_rules_index: the result rules of masked_fill, gather, index.Tensor, topk, argsort and
+ * baddbmm (see shape_rules.h); scatter_add, index_put and sort's values keep self's shape
+ * (`like`). */
 #include "passes/pass_util.h"
 #include "passes/shape_rules.h"
 
@@ -68,6 +69,32 @@ bool shape_rule_advanced_index(const IrNode *node, ShapeInfo *out) {
   out->rank = out->rank - indexed + index_rank;
   out->has_sizes = false;
   out->has_strides = false;
+  return true;
+}
+
+/* topk's values (output 0): self's dtype, k elements along dim (unknown sizes where k or dim
+ * is not a constant). */
+bool shape_rule_topk(const IrNode *node, ShapeInfo *out) {
+  gint64 k, dim;
+  int d;
+  if (!shape_tensor_input(node, 0, out))
+    return false;
+  if (pu_arg_int(node, "k", &k) && pu_arg_int(node, "dim", &dim) &&
+      shape_normalize_dim(dim, out->rank, &d) && out->rank > 0) {
+    out->sizes[d] = k;
+  } else {
+    out->has_sizes = false;
+  }
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* argsort: self's shape in int64. */
+bool shape_rule_argsort(const IrNode *node, ShapeInfo *out) {
+  if (!shape_tensor_input(node, 0, out))
+    return false;
+  out->dtype = IR_DTYPE_INT64;
+  shape_info_contiguous(out);
   return true;
 }
 
