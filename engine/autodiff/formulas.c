@@ -224,6 +224,8 @@ bool ad_formula_exists(const IrNode *node) {
       return true;
     }
   case IR_ATEN_CHUNK: return ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
+  case IR_ATEN_INDEX_PUT: /* whether self's gradient is g or g with the places zeroed */
+    return ir_n_inputs(node) < 4 || constant_number(ir_input(node, 3), &d);
   case IR_ATEN_CONV1D:
   case IR_ATEN_CONV2D: return !overload_is(node, "padding") || ad_conv_padding_known(node);
   case IR_ATEN_DROPOUT:
@@ -310,6 +312,7 @@ void ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inpu
   case IR_ATEN_INDEX_SELECT:
   case IR_ATEN_UPSAMPLE_NEAREST2D:
   case IR_ATEN_UPSAMPLE_BILINEAR2D: fw_self_size(c); break;
+  case IR_ATEN_INDEX_PUT: ad_fw_index_put(c); break;
   case IR_ATEN_EMBEDDING: /* num_weights */ save(c, E2(ATEN_SIZE, c->in[0], cint(c, 0))); break;
   case IR_ATEN_LINEAR:
     save(c, size_of(c, c->in[1]));

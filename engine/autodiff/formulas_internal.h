@@ -144,6 +144,7 @@ void ad_grad_sum(Ctx *c, IrValue *g);
 void ad_grad_amax(Ctx *c, IrValue *g);
 void ad_grad_max_all(Ctx *c, IrValue *g);
 void ad_grad_max_dim(Ctx *c, IrValue *g);
+void ad_grad_sort(Ctx *c, IrValue *g);
 void ad_grad_logsumexp(Ctx *c, IrValue *g);
 void ad_grad_var(Ctx *c, IrValue *g);
 
@@ -183,6 +184,9 @@ void ad_grad_bce_with_logits(Ctx *c, IrValue *g);
 /* Builders of formulas_index.c. */
 void ad_grad_masked_fill(Ctx *c, IrValue *g);
 void ad_grad_gather(Ctx *c, IrValue *g);
+void ad_grad_index(Ctx *c, IrValue *g);
+void ad_fw_index_put(Ctx *c);
+void ad_grad_index_put(Ctx *c, IrValue *g);
 void ad_grad_baddbmm(Ctx *c, IrValue *g);
 
 /* Builders of formulas_conv.c. */

@@ -86,6 +86,15 @@ void ad_grad_max_dim(Ctx *c, IrValue *g) {
                    (IrValue *const[]){E1(ATEN_ZEROS_LIKE, c->in[0]), c->in[1], index, g});
 }
 
+/* sort and topk, as PyTorch 1.13's value_selecting_reduction_backward: the values' gradient
+ * goes to the places their indices name along dim, zeros elsewhere. */
+void ad_grad_sort(Ctx *c, IrValue *g) {
+  bool dim_second = c->node->kind == IR_ATEN_TOPK || overload_is(c->node, "stable");
+  IrValue *dim = c->in[dim_second ? 2 : 1]; /* after topk's k, after sort's keyword stable */
+  c->gin[0] = emit(c, IR_ATEN_SCATTER_ADD, 4,
+                   (IrValue *const[]){E1(ATEN_ZEROS_LIKE, c->in[0]), dim, c->out[1], g});
+}
+
 void ad_grad_logsumexp(Ctx *c, IrValue *g) {
   IrValue *r = unsqueeze_reduced(c, c->out[0], 2);
   g = unsqueeze_reduced(c, g, 2);

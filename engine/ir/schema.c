@@ -396,11 +396,18 @@ guint ir_schema_required_args(const IrSchema *schema) {
   return n;
 }
 
+bool ir_schema_arg_accepts(const IrType *arg_type, const IrType *value_type) {
+  if (ir_type_is_subtype(value_type, arg_type))
+    return true;
+  return ir_type_is_tensor_list(value_type) && arg_type->kind == IR_TYPE_LIST &&
+         arg_type->elem->kind == IR_TYPE_OPTIONAL && ir_type_is_tensor(arg_type->elem->elem);
+}
+
 bool ir_schema_matches(const IrSchema *schema, const IrType *const *input_types, guint n_inputs) {
   if ((n_inputs > schema->n_args && !schema->varargs) || n_inputs < ir_schema_required_args(schema))
     return false;
   for (guint i = 0; i < n_inputs && i < schema->n_args; i++)
-    if (!ir_type_is_subtype(input_types[i], schema->args[i].type))
+    if (!ir_schema_arg_accepts(schema->args[i].type, input_types[i]))
       return false;
   return true;
 }

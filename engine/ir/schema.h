@@ -57,6 +57,11 @@ GQuark jitscope_schema_error_quark(void);
 /* Number of arguments a call must pass positionally (those without defaults). */
 guint ir_schema_required_args(const IrSchema *schema);
 
+/* Whether an argument of type arg_type takes a value of type value_type: a subtype, or a
+ * Tensor[] for a Tensor?[] (PyTorch's schema matching converts it, and its graphs print
+ * torch.index_put(x, [i], v) so, although the list types are not subtypes). */
+bool ir_schema_arg_accepts(const IrType *arg_type, const IrType *value_type);
+
 /* Does a node with these input types match the schema? Trailing arguments with defaults may
  * be omitted; a varargs schema takes any further inputs. */
 bool ir_schema_matches(const IrSchema *schema, const IrType *const *input_types, guint n_inputs);

@@ -52,6 +52,9 @@ bool shape_rule_bce_with_logits(const IrNode *node, ShapeInfo *out);
 /* Rules of shape_rules_index.c. */
 bool shape_rule_masked_fill(const IrNode *node, ShapeInfo *out);
 bool shape_rule_gather(const IrNode *node, ShapeInfo *out);
+bool shape_rule_advanced_index(const IrNode *node, ShapeInfo *out);
+bool shape_rule_topk(const IrNode *node, ShapeInfo *out);
+bool shape_rule_argsort(const IrNode *node, ShapeInfo *out);
 bool shape_rule_baddbmm(const IrNode *node, ShapeInfo *out);
 /* Rules of shape_rules_factory.c. */
 bool shape_rule_factory(const IrNode *node, ShapeInfo *out);

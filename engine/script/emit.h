@@ -121,9 +121,10 @@ IrValue *emit_list_item(Emitter *em, IrValue *list, IrValue *index, ScriptLoc lo
 /* base[index] of a list or dict base (e is the SE_SUBSCRIPT): an item, an entry or a list
  * slice. */
 IrValue *emit_container_subscript(Emitter *em, IrValue *base, const ScriptExpr *e);
-/* x[i], x[a:b:c], x[i, a:b] of a tensor (e is SE_SUBSCRIPT), as PyTorch's emitter: item by
- * item, an int selects (aten::select(x, dim, i); that dim goes away) and a slice slices
- * (aten::slice(x, dim, start, end, step), None for a missing bound, step 1; the next dim). */
+/* x[i], x[a:b:c], x[i, a:b], x[t] of a tensor (e is SE_SUBSCRIPT), as PyTorch's emitter:
+ * item by item, an int selects (aten::select(x, dim, i); that dim goes away), a slice slices
+ * (aten::slice(x, dim, start, end, step), None for a missing bound, step 1; the next dim) and
+ * a tensor indexes its dim, by one aten::index(x, [None, ..., t, ...]) after the others. */
 IrValue *emit_tensor_subscript(Emitter *em, IrValue *tensor, const ScriptExpr *e);
 /* A dict display `{k: v, ...}` (e is SE_DICT). */
 IrValue *emit_dict_display(Emitter *em, const ScriptExpr *e);

@@ -16,7 +16,7 @@
 #include "script/emit.h"
 
 static bool accepts(const IrType *arg_type, const IrType *value_type) {
-  return ir_type_is_subtype(value_type, arg_type);
+  return ir_schema_arg_accepts(arg_type, value_type);
 }
 
 /* The list type of `arg` (T[] or T[]?), or NULL. */

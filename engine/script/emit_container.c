@@ -95,7 +95,7 @@ static IrValue *emit_list_slice(Emitter *em, IrValue *list, const ScriptExpr *sl
   return emit_builtin_call(em, "aten::slice", loc, args, 4, NULL, NULL);
 }
 
-/* An int-typed bound or index of a tensor subscript, or NULL with the error set. */
+/* An int-typed bound of a tensor subscript, or NULL with the error set. */
 static IrValue *emit_int_operand(Emitter *em, const ScriptExpr *e, const char *what) {
   IrValue *v = emit_expr(em, e);
   if (v != NULL && v->type->kind != IR_TYPE_INT) {
@@ -105,20 +105,34 @@ static IrValue *emit_int_operand(Emitter *em, const ScriptExpr *e, const char *w
   return v;
 }
 
+/* aten::index(x, indices) of the tensor indices recorded per dim (NULL: None), as PyTorch's
+ * emitIndex: a Tensor?[] built by prim::ListConstruct up to the last indexed dim. */
+static IrValue *emit_index(Emitter *em, IrValue *tensor, IrValue *const *per_dim, gint64 n,
+                           ScriptLoc loc) {
+  IrNode *list = ir_node_create(em->graph, IR_PRIM_LIST_CONSTRUCT, 1);
+  for (gint64 d = 0; d < n; d++)
+    ir_node_add_input(list, per_dim[d] ? per_dim[d] : emit_constant_none(em, NULL));
+  ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_optional(ir_type_tensor())));
+  emit_append(em, list);
+  IrValue *args[] = {tensor, ir_output(list, 0)};
+  return emit_builtin_call(em, "aten::index", loc, args, 2, NULL, NULL);
+}
+
 IrValue *emit_tensor_subscript(Emitter *em, IrValue *tensor, const ScriptExpr *e) {
   const ScriptExpr *index = arg(e, 1);
   bool several = index->kind == SE_TUPLE;
   guint n = several ? index->args->len : 1;
-  IrValue *result = tensor;
-  gint64 dim = 0;
+  IrValue *result = tensor, *per_dim[IR_MAX_RANK] = {NULL};
+  gint64 dim = 0, n_indexed = 0;
   for (guint i = 0; i < n; i++) {
     const ScriptExpr *item = several ? arg(index, i) : index;
-    /* PyTorch's order: the dim, the start, end and step written, then the defaults (step 1,
-     * None for a missing bound); constant pooling then gives its order of constants. */
-    IrValue *dim_value = emit_constant_int(em, dim, &e->loc);
+    if (dim >= IR_MAX_RANK)
+      return emit_fail(em, item->loc, "a Tensor subscript reaches past %d dims", IR_MAX_RANK);
     if (item->kind == SE_SLICE) {
+      /* PyTorch's order: the dim, the start, end and step written, then the defaults (step
+       * 1, None for a missing bound); constant pooling then gives its order of constants. */
       static const char *const what[3] = {"a slice bound", "a slice bound", "a slice step"};
-      IrValue *args[5] = {result, dim_value};
+      IrValue *args[5] = {result, emit_constant_int(em, dim, &e->loc)};
       for (guint b = 0; b < 3; b++)
         if (arg(item, b) && !(args[2 + b] = emit_int_operand(em, arg(item, b), what[b])))
           return NULL;
@@ -129,17 +143,30 @@ IrValue *emit_tensor_subscript(Emitter *em, IrValue *tensor, const ScriptExpr *e
           args[2 + b] = emit_constant_none(em, NULL);
       result = emit_builtin_call(em, "aten::slice", e->loc, args, 5, NULL, NULL);
       dim++;
-    } else {
-      IrValue *args[3] = {result, dim_value,
-                          emit_int_operand(em, item, "a Tensor index (ints and slices only)")};
-      if (args[2] == NULL)
+      if (result == NULL)
         return NULL;
-      result = emit_builtin_call(em, "aten::select", e->loc, args, 3, NULL, NULL);
+      continue;
     }
-    if (result == NULL)
+    IrValue *value = emit_expr(em, item);
+    if (value == NULL)
+      return NULL;
+    if (ir_type_is_tensor(value->type)) { /* indexes dim, once every select and slice is done */
+      per_dim[dim++] = value;
+      n_indexed = dim;
+      continue;
+    }
+    if (value->type->kind != IR_TYPE_INT) {
+      g_autofree char *ts = ir_type_to_string(value->type);
+      return emit_fail(em, item->loc,
+                       "a Tensor index (ints, slices and tensors only) must be an int or a "
+                       "Tensor, got %s",
+                       ts);
+    }
+    IrValue *args[3] = {result, emit_constant_int(em, dim, &e->loc), value};
+    if (!(result = emit_builtin_call(em, "aten::select", e->loc, args, 3, NULL, NULL)))
       return NULL;
   }
-  return result;
+  return n_indexed > 0 ? emit_index(em, result, per_dim, n_indexed, e->loc) : result;
 }
 
 IrValue *emit_container_subscript(Emitter *em, IrValue *base, const ScriptExpr *e) {

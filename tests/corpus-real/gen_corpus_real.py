@@ -881,6 +881,104 @@ FUNCTIONS += [
 ]
 
 
+
+def advanced_index(x, i, j, m, e):
+    """x[idx] as TorchScript prints it (aten::index of a Tensor?[]): rows with a repeated and a
+    negative index, columns after a None, two index tensors broadcast together, a bool mask,
+    an empty index; x holds NaN and inf, whose gradient is still 1 where they are read."""
+    a = x[i] * 2.0
+    b = x[:, i].sum(0)
+    c = x[j, i]
+    d = torch.tanh(x[m])
+    return a, b, c, d, x[e] + 1.0
+
+
+def index_nonadjacent(y, i, j, k, m):
+    """Index tensors apart (y[i, :, j]): their broadcast dims go first; a 2-D index in the
+    middle dim; a mask over the two leading dims."""
+    a = y[i, :, j]
+    b = y[:, k]
+    c = y[m]
+    return a * 3.0, torch.exp(b), c * c
+
+
+def index_put_values(x, v, w, i, u, m):
+    """torch.index_put (a Tensor[] for the Tensor?[]): rows written (values broadcast from a
+    row), rows accumulated (a repeated index adds twice), a mask filled with a 0-dim value."""
+    a = torch.index_put(x, [u], v)
+    b = torch.index_put(x, [i], torch.tanh(v) * 2.0, True)
+    c = torch.index_put(x * 0.5, [m], w)
+    return a, b * b, c
+
+
+def with_index_tensors(*specs):
+    """Inputs at the given positions become the given int64 or bool tensors (indices, masks,
+    given as nested lists or as tensors); the others keep their values."""
+    def change(inputs):
+        out = list(inputs)
+        for k, value in specs:
+            out[k] = value if isinstance(value, torch.Tensor) else torch.tensor(value)
+        return out
+    return change
+
+
+def nan_inf_at(points):
+    """Input 0 gets the given values (NaN, infinities) at the given places."""
+    def change(inputs):
+        x = inputs[0].clone()
+        for (r, c), v in points:
+            x[r, c] = v
+        return [x] + inputs[1:]
+    return change
+
+
+FUNCTIONS += [
+    (advanced_index, [(4, 5), (4,), (2, 1), (4, 5), (0,)],
+     with_index_tensors((1, [0, -1, 2, 0]), (2, [[1], [3]]),
+                        (3, [[True, False, False, True, False], [False] * 5,
+                             [True, True, False, False, True], [False, False, False, False, True]]),
+                        (4, torch.zeros(0, dtype=torch.long))),
+     nan_inf_at([((0, 1), float("nan")), ((3, 2), float("inf")), ((2, 4), -float("inf"))])),
+    (index_nonadjacent, [(2, 3, 4), (3,), (1,), (2, 2), (2, 3)],
+     with_index_tensors((1, [1, 0, -1]), (2, [3]), (3, [[2, 0], [-1, 2]]),
+                        (4, [[True, False, True], [False, True, True]]))),
+    (index_put_values, [(4, 3), (3,), (), (3,), (2,), (4, 3)],
+     with_index_tensors((3, [2, 0, 2]), (4, [3, -4]),
+                        (5, [[True, False, False], [False] * 3, [False, True, True],
+                             [True, True, True]]))),
+]
+
+
+
+def sort_topk(x, y):
+    """sort, topk and argsort: NaN sorts as the largest (last ascending, first descending and
+    in topk's largest), infinities as numbers; the values' gradient goes back where they came
+    from. Ties only in y, sorted stably (stable=True; PyTorch's default sort keeps their order
+    too along dims of at most 16 elements)."""
+    a, i = torch.sort(x, 1)
+    b, j = torch.sort(x, dim=0, descending=True)
+    c, k = torch.topk(x, 2)
+    d, m = torch.topk(x, 3, dim=-2, largest=False)
+    e, n = y.sort(stable=True, descending=True)
+    f, p = torch.sort(y, -1)
+    return (a * 2.0, i, b, j, c, k, torch.tanh(d), m, e * e, n, f, p, torch.argsort(x, 1, True),
+            torch.argsort(y, stable=True, dim=0))
+
+
+def nan_inf_and_ties(inputs):
+    """x gets NaN, inf and -inf (no two equal elements); y is rounded, so its rows tie."""
+    x = inputs[0].clone()
+    x[0, 1] = x[2, 4] = float("nan")
+    x[1, 3] = float("inf")
+    x[3, 0] = x[0, 5] = -float("inf")
+    return [x, torch.round(inputs[1])]
+
+
+FUNCTIONS += [
+    (sort_topk, [(4, 6), (3, 5)], nan_inf_and_ties),
+]
+
+
 def upsample_nearest_scaled(x):
     """What F.interpolate(mode='nearest') calls: scale factors, one not an integer (1.5: the
     float index rule), and 2019's traced form with an output size."""

@@ -192,6 +192,7 @@ static const IrType *letter_type(char c) {
   case 'l': return ir_type_list(ir_type_int());
   case 'o': return ir_type_optional(ir_type_list(ir_type_int()));
   case 'L': return ir_type_list(ir_type_tensor());
+  case 'Q': return ir_type_list(ir_type_optional(ir_type_tensor()));
   case 'B': return ir_type_list(ir_type_bool());
   case 's': return ir_type_str();
   case 'd': return ir_type_device();
@@ -601,6 +602,20 @@ static const Case cases[] = {
     {"aten::index", "li", "list_int"},
     {"aten::index", "Gf", "list_float"},
     {"aten::index", "Ss", "list_str"},
+    {"aten::index", "TQ", "Tensor"},
+    {"aten::index", "TL", "Tensor"}, /* a Tensor[] where Tensor?[] is asked, as PyTorch's */
+    {"aten::index", "Tl", NULL},
+    {"aten::index_put", "TQTb", ""},
+    {"aten::index_put", "TLT", ""},
+    {"aten::index_put", "TTT", NULL},
+    {"aten::sort", "Tib", ""},
+    {"aten::sort", "T", ""},
+    {"aten::sort", "Tbib", "stable"},
+    {"aten::argsort", "Tib", ""},
+    {"aten::argsort", "Tbib", "stable"},
+    {"aten::topk", "Tiibb", ""},
+    {"aten::topk", "Ti", ""},
+    {"aten::topk", "T", NULL},
     {"aten::dict", "", ""},
     {"aten::keys", "D", "str"},
     {"aten::keys", "I", "int"},

@@ -89,12 +89,12 @@ static const ErrorCase cases[] = {
          "emit_call_value.py:2:12: error: 'x' is a value and cannot be called"),
     CASE("emit_function_name", "def f(x):\n    return x\n", "nope",
          "emit_function_name.py: error: no function named 'nope'"),
-    CASE("emit_index_tensor", "def f(x, i):\n    return x[i]\n", NULL,
-         "emit_index_tensor.py:2:14: error: a Tensor index (ints and slices only) must be an int, "
-         "got Tensor"),
+    CASE("emit_index_float", "def f(x, i):\n    return x[i, 1.5]\n", NULL,
+         "emit_index_float.py:2:17: error: a Tensor index (ints, slices and tensors only) must be "
+         "an int or a Tensor, got float"),
     CASE("emit_index_none", "def f(x):\n    return x[None, 1:2]\n", NULL,
-         "emit_index_none.py:2:14: error: a Tensor index (ints and slices only) must be an int, "
-         "got NoneType"),
+         "emit_index_none.py:2:14: error: a Tensor index (ints, slices and tensors only) must be "
+         "an int or a Tensor, got NoneType"),
     CASE("emit_index_int", "def f(n: int):\n    return n[0]\n", NULL,
          "emit_index_int.py:2:12: error: indexing a value of type int is not supported (only "
          "tensors, tuples, lists and dicts)"),
