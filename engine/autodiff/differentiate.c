@@ -142,13 +142,27 @@ IrNode *ad_insert_grad_of(IrGraph *graph, const IrNode *node, IrValue *const *gr
   return grad_of;
 }
 
+/* v itself, or, where a ListUnpack declared the tensor it unpacked Tensor? (PyTorch's inliner
+ * leaves such outputs; the verifier's [unpack] admits them), v refined to Tensor. */
+static IrValue *as_tensor(IrGraph *graph, IrValue *v) {
+  if (ir_type_is_tensor(v->type))
+    return v;
+  IrNode *cast = ir_graph_insert(graph, ir_node_create(graph, IR_PRIM_UNCHECKED_CAST, 1));
+  ir_node_add_input(cast, v);
+  ir_value_set_type(ir_output(cast, 0), ir_type_tensor());
+  ir_node_resolve_schema(cast);
+  return ir_output(cast, 0);
+}
+
 IrValue *ad_insert_gradient_list(IrGraph *graph, IrValue *const *grads, IrValue *const *pieces,
                                  guint n) {
   IrNode *list = ir_node_create(graph, IR_PRIM_LIST_CONSTRUCT, 1);
   for (guint i = 0; i < n; i++) {
     IrValue *g = grads[i];
     if (g->node->kind == IR_PRIM_AUTOGRAD_ZERO)
-      g = ir_output(ir_graph_insert_op(graph, IR_ATEN_ZEROS_LIKE, &pieces[i], 1, 1), 0);
+      g = ir_output(ir_graph_insert_op(graph, IR_ATEN_ZEROS_LIKE,
+                                       (IrValue *[]){as_tensor(graph, pieces[i])}, 1, 1),
+                    0);
     ir_node_add_input(list, g);
   }
   ir_value_set_type(ir_output(list, 0), ir_type_list(ir_type_tensor()));

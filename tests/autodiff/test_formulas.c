@@ -359,6 +359,19 @@ static const Case cases[] = {
      "  %z : Tensor = aten::mul(%p, %y)\n"
      "  %w : Tensor = aten::mul(%z, %s)\n  return (%w)\n",
      -2, 2},
+    /* the same with the unused piece declared Tensor? (PyTorch's inliner prints such
+     * outputs): its zero gradient is built from it refined to Tensor (found by fuzz-run) */
+    {"split-unpack-declared-optional",
+     "graph(%x : Double(2, 5, " RG "), %y : Double(2, 2, " RG ")):\n"
+     "  %one : int = prim::Constant[value=1]()\n"
+     "  %two : int = prim::Constant[value=2]()\n"
+     "  %a : Tensor = aten::tanh(%x)\n"
+     "  %l : Tensor[] = aten::split(%a, %two, %one)\n"
+     "  %p : Tensor, %q : Tensor?, %r : Tensor = prim::ListUnpack(%l)\n"
+     "  %s : Tensor = aten::sum(%r)\n"
+     "  %z : Tensor = aten::mul(%p, %y)\n"
+     "  %w : Tensor = aten::mul(%z, %s)\n  return (%w)\n",
+     -2, 2},
     /* padding='same' with an even kernel and one dilation for both dims */
     {"conv2d-same-one-dilation",
      "graph(%x : Double(1, 2, 5, 6, " RG "), %w : Double(3, 2, 2, 3, " RG ")):\n"
