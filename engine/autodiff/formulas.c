@@ -230,6 +230,10 @@ bool ad_formula_exists(const IrNode *node) {
   case IR_ATEN_CONV2D: return !overload_is(node, "padding") || ad_conv_padding_known(node);
   case IR_ATEN_DROPOUT:
   case IR_ATEN_NATIVE_DROPOUT: return ad_dropout_formula_exists(node);
+  case IR_ATEN_ROLL:
+  case IR_ATEN_REPEAT:
+  case IR_ATEN_CONSTANT_PAD_ND:
+  case IR_ATEN_PAD: return ad_layout_formula_exists(node);
 
   case IR_ATEN_PERMUTE: { /* constant dims naming every dim once */
     gint64 dims[IR_MAX_RANK];
@@ -325,6 +329,8 @@ void ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inpu
   case IR_ATEN_FLATTEN:
   case IR_ATEN_SLICE:
   case IR_ATEN_SELECT:
+  case IR_ATEN_NARROW:
+  case IR_ATEN_REPEAT:
   case IR_ATEN_SUM: fw_self_size(c); break;
   case IR_ATEN_CAT: fw_cat(c); break;
   case IR_ATEN_BROADCAST_TENSORS: ad_fw_broadcast_tensors(c); break;

@@ -198,6 +198,14 @@ void ad_grad_adaptive_avg_pool2d(Ctx *c, IrValue *g);
 void ad_grad_upsample2d(Ctx *c, IrValue *g);
 void ad_grad_pixel_shuffle(Ctx *c, IrValue *g);
 
+/* Builders of formulas_layout.c; roll's, pad's and repeat's need int[] arguments of a
+ * length the graph fixes (ad_layout_formula_exists). */
+bool ad_layout_formula_exists(const IrNode *node);
+void ad_grad_roll(Ctx *c, IrValue *g);
+void ad_grad_repeat(Ctx *c, IrValue *g);
+void ad_grad_narrow(Ctx *c, IrValue *g);
+void ad_grad_pad(Ctx *c, IrValue *g);
+
 /* Builders of formulas_norm.c. */
 void ad_grad_batch_norm(Ctx *c, IrValue *g);
 void ad_fw_group_norm(Ctx *c);

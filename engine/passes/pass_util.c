@@ -333,12 +333,15 @@ static bool attr_equal(const IrAttr *a, const IrAttr *b) {
   case IR_ATTR_F: return memcmp(&a->v.f, &b->v.f, sizeof(double)) == 0;
   case IR_ATTR_I: return a->v.i == b->v.i;
   case IR_ATTR_S: return strcmp(a->v.s, b->v.s) == 0;
+  /* an empty list's data may be NULL, which memcmp must not get even for 0 bytes */
   case IR_ATTR_FS:
     return a->v.fs->len == b->v.fs->len &&
-           memcmp(a->v.fs->data, b->v.fs->data, a->v.fs->len * sizeof(double)) == 0;
+           (a->v.fs->len == 0 ||
+            memcmp(a->v.fs->data, b->v.fs->data, a->v.fs->len * sizeof(double)) == 0);
   case IR_ATTR_IS:
     return a->v.is->len == b->v.is->len &&
-           memcmp(a->v.is->data, b->v.is->data, a->v.is->len * sizeof(gint64)) == 0;
+           (a->v.is->len == 0 ||
+            memcmp(a->v.is->data, b->v.is->data, a->v.is->len * sizeof(gint64)) == 0);
   case IR_ATTR_SS:
     if (a->v.ss->len != b->v.ss->len)
       return false;

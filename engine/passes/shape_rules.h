@@ -42,6 +42,9 @@ bool shape_int_list_arg(const IrNode *node, const char *name, gint64 *vals, guin
 bool shape_rule_permute(const IrNode *node, ShapeInfo *out);
 bool shape_rule_flatten(const IrNode *node, ShapeInfo *out);
 bool shape_rule_slice(const IrNode *node, ShapeInfo *out);
+bool shape_rule_narrow(const IrNode *node, ShapeInfo *out);
+bool shape_rule_repeat(const IrNode *node, ShapeInfo *out);
+bool shape_rule_pad(const IrNode *node, ShapeInfo *out);
 bool shape_rule_stack(const IrNode *node, ShapeInfo *out);
 bool shape_rule_index_select(const IrNode *node, ShapeInfo *out);
 bool shape_rule_embedding(const IrNode *node, ShapeInfo *out);

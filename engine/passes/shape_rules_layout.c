@@ -1,5 +1,5 @@
-/* shape_rules_layout: the result rules of permute, flatten, slice, select, stack,
- * index_select and embedding (see
+/* shape_rules_layout: the result rules of permute, flatten, slice, select, narrow, repeat,
+ * constant_pad_nd and pad, stack, index_select and embedding (see
  * shape_rules.h). Views keep self's strides where PyTorch's do; flatten's result is
  * described as contiguous only when self is. */
 #include "passes/pass_util.h"
@@ -90,6 +90,61 @@ bool shape_rule_slice(const IrNode *node, ShapeInfo *out) {
     out->sizes[d] = end > start ? (end - start + step - 1) / step : 0;
   }
   out->strides[d] *= step;
+  return true;
+}
+
+/* narrow: a view whose dim is length long (known when length is a constant). */
+bool shape_rule_narrow(const IrNode *node, ShapeInfo *out) {
+  gint64 dim, length;
+  int d;
+  if (!shape_tensor_input(node, 0, out) || !pu_arg_int(node, "dim", &dim) ||
+      !shape_normalize_dim(dim, out->rank, &d))
+    return false;
+  if (pu_arg_int(node, "length", &length) && length >= 0)
+    out->sizes[d] = length;
+  else
+    out->has_sizes = false;
+  return true;
+}
+
+/* repeat: one dim per repeat, each self's size (1 for the leading ones) times its repeat. */
+bool shape_rule_repeat(const IrNode *node, ShapeInfo *out) {
+  ShapeInfo self;
+  gint64 repeats[IR_MAX_RANK];
+  guint n;
+  bool all_known;
+  if (!shape_tensor_input(node, 0, &self) ||
+      !shape_int_list_arg(node, "repeats", repeats, &n, &all_known) || (int)n < self.rank)
+    return false;
+  *out = self;
+  out->rank = (int)n;
+  int lead = (int)n - self.rank;
+  for (int d = 0; d < (int)n; d++) {
+    int64_t size = d < lead ? 1 : self.sizes[d - lead];
+    out->has_sizes = out->has_sizes && repeats[d] >= 0 &&
+                     !__builtin_mul_overflow(size, repeats[d], &out->sizes[d]);
+  }
+  out->has_sizes = out->has_sizes && all_known;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* constant_pad_nd, pad: self's rank and dtype; each padded dim grows by its two pads (sizes
+ * known when the pads are constants). */
+bool shape_rule_pad(const IrNode *node, ShapeInfo *out) {
+  gint64 pad[IR_MAX_RANK];
+  guint n;
+  bool all_known;
+  if (!shape_tensor_input(node, 0, out) || !shape_int_list_arg(node, "pad", pad, &n, &all_known) ||
+      n % 2 != 0 || (int)n / 2 > out->rank)
+    return false;
+  out->has_sizes = out->has_sizes && all_known;
+  for (int k = 0; k < (int)n / 2 && out->has_sizes; k++) {
+    int64_t *size = &out->sizes[out->rank - 1 - k];
+    out->has_sizes = !__builtin_add_overflow(*size, pad[2 * k], size) &&
+                     !__builtin_add_overflow(*size, pad[2 * k + 1], size) && *size >= 0;
+  }
+  shape_info_contiguous(out);
   return true;
 }
 

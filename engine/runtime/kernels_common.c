@@ -220,16 +220,24 @@ bool k_args_dim_dtype(const IrSchema *schema, RtValue *args, RtTensor **self, in
          k_wrap_dim(d, (*self)->ndim, dim, error);
 }
 
-bool k_wrap_dim(int64_t dim, int ndim, int *out, GError **error) {
-  int64_t n = ndim > 0 ? ndim : 1;
-  if (dim < -n || dim >= n) {
+bool k_wrap_index(int64_t index, int64_t count, int64_t *out, GError **error) {
+  int64_t n = count > 0 ? count : 1;
+  if (index < -n || index >= n) {
     K_ERR_SHAPE(error,
                 "Dimension out of range (expected to be in range of [%" G_GINT64_FORMAT
                 ", %" G_GINT64_FORMAT "], but got %" G_GINT64_FORMAT ")",
-                -n, n - 1, dim);
+                -n, n - 1, index);
     return false;
   }
-  *out = (int)(dim < 0 ? dim + n : dim);
+  *out = index < 0 ? index + n : index;
+  return true;
+}
+
+bool k_wrap_dim(int64_t dim, int ndim, int *out, GError **error) {
+  int64_t wrapped;
+  if (!k_wrap_index(dim, ndim, &wrapped, error))
+    return false;
+  *out = (int)wrapped;
   return true;
 }
 

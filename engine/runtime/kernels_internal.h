@@ -79,6 +79,15 @@ void k_copy_into(RtTensor *dst, const RtTensor *src);
 
 bool k_broadcast(int ndim_a, const int64_t *a, int ndim_b, const int64_t *b, int *ndim_out,
                  int64_t *out, GError **error);
+/* k_wrap_dim for an int64 count: index in [-count, count) (a count of 0 accepts -1 and 0),
+ * wrapped into [0, count); PyTorch's "Dimension out of range" error otherwise (PyTorch 1.13
+ * wraps narrow's start the same way, with the same message). */
+bool k_wrap_index(int64_t index, int64_t count, int64_t *out, GError **error);
+/* narrow's bounds as PyTorch 1.13 checks them against a dim of `size` (kernels_layout.c):
+ * start == size is the empty narrow at the end, any other start is wrapped by k_wrap_index;
+ * then [start, start + length) must lie within the dim. constant_pad_nd crops through it. */
+bool k_narrow_bounds(int64_t size, int64_t *start, int64_t length, GError **error);
+
 /* "[2, 3]" appended to a fixed buffer for messages. */
 void k_shape_text(char *buf, size_t len, int ndim, const int64_t *sizes);
 

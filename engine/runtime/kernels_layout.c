@@ -1,12 +1,15 @@
 /* Layout and indexing views: rt_kernel_permute, rt_kernel_contiguous (and clone),
- * rt_kernel_flip, rt_kernel_flatten,
- * rt_kernel_slice, rt_kernel_select, and the gradients of the last two,
+ * rt_kernel_flip, rt_kernel_roll, rt_kernel_flatten,
+ * rt_kernel_slice (slice, select, narrow), and the gradients of slice and select,
  * rt_kernel_slice_backward (slice_backward, select_backward).
  *
  * Contracts as PyTorch 1.13:
  * - permute: a view with dims reordered; dims must name every dim once.
  * - contiguous: self itself when already contiguous, else a contiguous copy; clone: always a
- *   copy; flip(dims): a copy with those dims reversed.
+ *   copy; flip(dims): a copy with those dims reversed; roll(shifts, dims): a copy whose
+ *   element c along dims[k] is self's (c - shifts[k]) mod size (shifts of one dim add up;
+ *   with dims empty, one shift along the flattened tensor); an empty self is returned as a
+ *   copy before its dims are looked at, as PyTorch 1.13's roll_cpu does.
  * - flatten(start_dim, end_dim): reshape merging dims start..end (a view when the strides
  *   allow, else a copy); a 0-dim tensor becomes [1].
  * - slice(dim, start, end, step): a view; None start/end are 0 / the size, negative ones
@@ -14,6 +17,8 @@
  *   slice; step must be positive.
  * - select(dim, index): the view without dim at index (negative from the end); out of range
  *   is an error.
+ * - narrow(dim, start, length): the view slice(dim, start, start + length) after
+ *   k_narrow_bounds; a 0-dim self is an error.
  * - slice_backward / select_backward(grad, input_sizes, dim, ...): zeros of input_sizes with
  *   grad written where the forward view looked. */
 #include <string.h>
@@ -200,6 +205,32 @@ static RtTensor *select_view(RtTensor *t, int d, int64_t index) {
   return view_of(t, n, sizes, strides, t->offset + index * t->strides[d]);
 }
 
+bool k_narrow_bounds(int64_t size, int64_t *start, int64_t length, GError **error) {
+  if (*start != size && !k_wrap_index(*start, size, start, error))
+    return false;
+  if (length < 0 || *start > size - length) {
+    K_ERR_SHAPE(error,
+                "start (%" G_GINT64_FORMAT ") + length (%" G_GINT64_FORMAT
+                ") exceeds dimension size (%" G_GINT64_FORMAT ").",
+                *start, length, size);
+    return false;
+  }
+  return true;
+}
+
+/* narrow's arguments (dim, start, length at args[1..3]) checked against self. */
+static bool narrow_args(const IrSchema *schema, RtValue *args, const RtTensor *self, int *d,
+                        int64_t *start, int64_t *length, GError **error) {
+  gint64 dim;
+  if (self->ndim == 0) {
+    K_ERR_SHAPE(error, "narrow() cannot be applied to a 0-dim tensor.");
+    return false;
+  }
+  return k_arg_int(schema, args, 1, &dim, error) && k_wrap_dim(dim, self->ndim, d, error) &&
+         k_arg_int(schema, args, 2, start, error) && k_arg_int(schema, args, 3, length, error) &&
+         k_narrow_bounds(self->sizes[*d], start, *length, error);
+}
+
 bool rt_kernel_slice(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                      RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
@@ -208,6 +239,13 @@ bool rt_kernel_slice(const IrSchema *schema, const IrNode *node, RtValue *args, 
   int64_t start, end, step;
   if (!k_arg_tensor(schema, args, 0, &self, error))
     return false;
+  if (schema->kind == IR_ATEN_NARROW) {
+    int64_t length;
+    if (!narrow_args(schema, args, self, &d, &start, &length, error))
+      return false;
+    outs[0] = rt_tensor(slice_view(self, d, start, start + length, 1));
+    return true;
+  }
   if (schema->kind == IR_ATEN_SELECT) {
     if (!select_args(schema, args, 1, self->ndim, self->sizes, &d, &start, error))
       return false;
@@ -247,6 +285,30 @@ bool rt_kernel_slice_backward(const IrSchema *schema, const IrNode *node, RtValu
   return true;
 }
 
+/* A contiguous tensor of sizes whose element at coordinates c is src's (contiguous, same
+ * sizes) at c[d] reversed where flipped[d], else at (c[d] - shift[d]) mod sizes[d] with
+ * shift[d] in [0, sizes[d]): flip's and roll's copies. */
+static RtTensor *moved_copy(const RtTensor *src, int ndim, const int64_t *sizes,
+                            const bool *flipped, const int64_t *shift) {
+  RtTensor *out = rt_tensor_new(src->dtype, ndim, sizes);
+  size_t size = rt_dtype_size(src->dtype);
+  const char *from = rt_tensor_data(src);
+  char *to = rt_tensor_data(out);
+  int64_t numel = rt_tensor_numel(out);
+  for (int64_t i = 0; i < numel; i++) {
+    int64_t rest = i, at = 0, stride = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+      int64_t c = rest % sizes[d];
+      rest /= sizes[d];
+      int64_t moved = flipped[d] ? sizes[d] - 1 - c : (c + sizes[d] - shift[d]) % sizes[d];
+      at += moved * stride;
+      stride *= sizes[d];
+    }
+    memcpy(to + (size_t)i * size, from + (size_t)at * size, size);
+  }
+  return out;
+}
+
 /* flip: a contiguous copy with the listed dims reversed; a dim listed twice is an error, as
  * PyTorch's. */
 bool rt_kernel_flip(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
@@ -270,22 +332,74 @@ bool rt_kernel_flip(const IrSchema *schema, const IrNode *node, RtValue *args, g
     flipped[d] = true;
   }
   RtTensor *src = rt_tensor_clone(self);
-  RtTensor *out = rt_tensor_new(self->dtype, self->ndim, self->sizes);
-  size_t size = rt_dtype_size(self->dtype);
-  const char *from = rt_tensor_data(src);
-  char *to = rt_tensor_data(out);
-  int64_t numel = rt_tensor_numel(self);
-  for (int64_t i = 0; i < numel; i++) {
-    int64_t rest = i, at = 0, stride = 1;
-    for (int d = self->ndim - 1; d >= 0; d--) {
-      int64_t c = rest % self->sizes[d];
-      rest /= self->sizes[d];
-      at += (flipped[d] ? self->sizes[d] - 1 - c : c) * stride;
-      stride *= self->sizes[d];
-    }
-    memcpy(to + (size_t)i * size, from + (size_t)at * size, size);
-  }
+  int64_t no_shift[RT_MAX_DIMS] = {0};
+  outs[0] = rt_tensor(moved_copy(src, self->ndim, self->sizes, flipped, no_shift));
   rt_tensor_unref(src);
-  outs[0] = rt_tensor(out);
+  return true;
+}
+
+/* A shift along a dim of `size` (> 0) as the equivalent one in [0, size), through PyTorch
+ * 1.13's roll_cpu arithmetic: its start (size - shift) % size wraps around for a shift of
+ * INT64_MIN, which then rolls as PyTorch's does. */
+static int64_t shift_modulo(int64_t shift, int64_t size) {
+  int64_t start = (int64_t)((uint64_t)size - (uint64_t)shift) % size;
+  if (start < 0)
+    start += size;
+  return (size - start) % size;
+}
+
+/* roll: PyTorch 1.13's checks in its order (roll_common, then roll_cpu per dim). */
+bool rt_kernel_roll(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  RtTensor *self;
+  int64_t shifts[RT_MAX_DIMS], dims[RT_MAX_DIMS];
+  int n_shifts, n_dims;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_int_list(schema, args, 1, shifts, &n_shifts, error) ||
+      !k_arg_int_list(schema, args, 2, dims, &n_dims, error))
+    return false;
+  if (n_shifts == 0) {
+    K_ERR(error, "`shifts` required");
+    return false;
+  }
+  bool flattened = n_dims == 0 && n_shifts == 1;
+  if (!flattened && n_shifts != n_dims) {
+    K_ERR(error, "shifts and dimensions must align. shifts: %d, dims:%d", n_shifts, n_dims);
+    return false;
+  }
+  int64_t numel = rt_tensor_numel(self);
+  if (numel == 0) {
+    outs[0] = rt_tensor(rt_tensor_clone(self));
+    return true;
+  }
+  bool flipped[RT_MAX_DIMS] = {false};
+  int64_t shift[RT_MAX_DIMS] = {0};
+  if (flattened) {
+    shift[0] = shift_modulo(shifts[0], numel);
+    RtTensor *src = rt_tensor_clone(self);
+    RtTensor *flat = moved_copy(src, 1, &numel, flipped, shift);
+    int64_t strides[RT_MAX_DIMS];
+    rt_contiguous_strides(self->ndim, self->sizes, strides);
+    outs[0] = rt_tensor(
+        rt_tensor_new_strided(flat->storage, flat->dtype, self->ndim, self->sizes, strides, 0));
+    rt_tensor_unref(flat);
+    rt_tensor_unref(src);
+    return true;
+  }
+  for (int k = 0; k < n_dims; k++) {
+    int d;
+    if (self->ndim == 0) {
+      K_ERR_SHAPE(error, "Dimension specified as %" G_GINT64_FORMAT " but tensor has no dimensions",
+                  dims[k]);
+      return false;
+    }
+    if (!k_wrap_dim(dims[k], self->ndim, &d, error))
+      return false;
+    shift[d] = (shift[d] + shift_modulo(shifts[k], self->sizes[d])) % self->sizes[d];
+  }
+  RtTensor *src = rt_tensor_clone(self);
+  outs[0] = rt_tensor(moved_copy(src, self->ndim, self->sizes, flipped, shift));
+  rt_tensor_unref(src);
   return true;
 }

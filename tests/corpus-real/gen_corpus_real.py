@@ -1065,6 +1065,36 @@ FUNCTIONS += [
 ]
 
 
+
+def roll_repeat(x, y, z, e):
+    """torch.roll along listed dims (shifts past the size, negative shifts and dims) and along
+    the flattened tensor, Tensor.repeat adding a dim, on NaN and infinities, a 0-dim and an
+    empty tensor; products with other inputs make every gradient place distinct."""
+    a = torch.roll(x, [5, -7], [-2, 1]) * y
+    b = torch.roll(x, 3) * y
+    c = torch.tanh(x.repeat([2, 1, 2])) * z
+    s = x.sum()
+    return a, b, c, torch.roll(s, 2), s.repeat([2, 3]), torch.roll(e, -1, 0), e.repeat(2, 3)
+
+
+def narrow_pad(x, y):
+    """Tensor.narrow from the end (start -2), at the end (length 0) and along dim -1; F.pad in
+    mode 'constant' (the default value, 0.5, NaN; negative pads crop) and
+    torch.constant_pad_nd, on NaN and infinities."""
+    a = x.narrow(1, -2, 2) * y.narrow(-1, 0, 2)
+    b = x.narrow(0, 3, 0)
+    c = torch.tanh(F.pad(x, [1, 2, -1, 0], mode='constant', value=0.5))
+    d = F.pad(x, [1, 1]) * F.pad(y, [0, 2])
+    e = torch.constant_pad_nd(torch.tanh(x), [2, -1], -1.0) * torch.constant_pad_nd(y, [-1, 2])
+    f = F.pad(x, [0, 1, 2, 0], value=float('nan'))
+    return a, b, c, d, e, f
+
+
+FUNCTIONS += [
+    (roll_repeat, [(3, 4), (3, 4), (2, 3, 8), (0, 3)], with_nan_inf),
+    (narrow_pad, [(3, 4), (3, 4)], with_nan_inf),
+]
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
