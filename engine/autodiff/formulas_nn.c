@@ -261,8 +261,6 @@ void ad_grad_index_select(Ctx *c, IrValue *g) {
                    (IrValue *const[]){g, c->in[1], c->saved[0], padding, scale, sparse});
 }
 
-/* cumsum: the gradient summed in reverse along dim, sum(g) - cumsum(g) + g (PyTorch flips,
- * sums and flips back), in self's dtype when a dtype argument changed it. */
 /* flip: the gradient flipped back. */
 void ad_grad_flip(Ctx *c, IrValue *g) {
   c->gin[0] = E2(ATEN_FLIP, g, c->in[1]);
@@ -273,6 +271,8 @@ void ad_grad_tril(Ctx *c, IrValue *g) {
   c->gin[0] = emit(c, c->node->kind, 2, (IrValue *const[]){g, c->in[1]});
 }
 
+/* cumsum: the gradient summed in reverse along dim, sum(g) - cumsum(g) + g (PyTorch flips,
+ * sums and flips back), in self's dtype when a dtype argument changed it. */
 void ad_grad_cumsum(Ctx *c, IrValue *g) {
   IrNode *dims = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
   ir_node_add_input(dims, c->in[1]);
