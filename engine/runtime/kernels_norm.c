@@ -123,22 +123,38 @@ static void channel_stats(const double *x, NormShape sh, double *mean, double *v
   }
 }
 
+/* The arguments batch_norm and instance_norm share, in one order: (input, weight, bias,
+ * running_mean, running_var, training or use_input_stats, momentum, eps, cudnn_enabled). */
+typedef struct {
+  RtTensor *input, *weight, *bias, *running_mean, *running_var;
+  NormShape sh;
+  bool batch_stats; /* training / use_input_stats */
+  KScalar momentum, eps;
+} NormArgs;
+
+static bool norm_args(const IrSchema *schema, RtValue *args, NormArgs *a, GError **error) {
+  return k_arg_tensor(schema, args, 0, &a->input, error) &&
+         norm_input(schema, a->input, &a->sh, error) &&
+         channel_arg(schema, args, 1, a->sh.c, &a->weight, error) &&
+         channel_arg(schema, args, 2, a->sh.c, &a->bias, error) &&
+         channel_arg(schema, args, 3, a->sh.c, &a->running_mean, error) &&
+         channel_arg(schema, args, 4, a->sh.c, &a->running_var, error) &&
+         k_arg_bool(schema, args, 5, &a->batch_stats, error) &&
+         k_arg_scalar(schema, args, 6, &a->momentum, error) &&
+         k_arg_scalar(schema, args, 7, &a->eps, error);
+}
+
 bool rt_kernel_batch_norm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                           RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
-  RtTensor *input, *weight, *bias, *running_mean, *running_var;
-  NormShape sh;
-  bool training;
-  KScalar momentum, eps;
-  if (!k_arg_tensor(schema, args, 0, &input, error) || !norm_input(schema, input, &sh, error) ||
-      !channel_arg(schema, args, 1, sh.c, &weight, error) ||
-      !channel_arg(schema, args, 2, sh.c, &bias, error) ||
-      !channel_arg(schema, args, 3, sh.c, &running_mean, error) ||
-      !channel_arg(schema, args, 4, sh.c, &running_var, error) ||
-      !k_arg_bool(schema, args, 5, &training, error) ||
-      !k_arg_scalar(schema, args, 6, &momentum, error) ||
-      !k_arg_scalar(schema, args, 7, &eps, error))
+  NormArgs a;
+  if (!norm_args(schema, args, &a, error))
     return false;
+  RtTensor *input = a.input, *weight = a.weight, *bias = a.bias;
+  RtTensor *running_mean = a.running_mean, *running_var = a.running_var;
+  NormShape sh = a.sh;
+  bool training = a.batch_stats;
+  KScalar momentum = a.momentum, eps = a.eps;
   if (!training && (!running_mean || !running_var)) {
     K_ERR(error, "batch_norm(): running_mean and running_var must be defined in evaluation "
                  "mode");
@@ -200,19 +216,12 @@ bool rt_kernel_batch_norm(const IrSchema *schema, const IrNode *node, RtValue *a
 bool rt_kernel_instance_norm(const IrSchema *schema, const IrNode *node, RtValue *args,
                              guint n_args, RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
-  RtTensor *input, *weight, *bias, *running_mean, *running_var;
-  NormShape sh;
-  bool use_input_stats;
-  KScalar momentum, eps;
-  if (!k_arg_tensor(schema, args, 0, &input, error) || !norm_input(schema, input, &sh, error) ||
-      !channel_arg(schema, args, 1, sh.c, &weight, error) ||
-      !channel_arg(schema, args, 2, sh.c, &bias, error) ||
-      !channel_arg(schema, args, 3, sh.c, &running_mean, error) ||
-      !channel_arg(schema, args, 4, sh.c, &running_var, error) ||
-      !k_arg_bool(schema, args, 5, &use_input_stats, error) ||
-      !k_arg_scalar(schema, args, 6, &momentum, error) ||
-      !k_arg_scalar(schema, args, 7, &eps, error))
+  NormArgs a;
+  if (!norm_args(schema, args, &a, error))
     return false;
+  RtTensor *input = a.input, *running_mean = a.running_mean, *running_var = a.running_var;
+  NormShape sh = a.sh;
+  bool use_input_stats = a.batch_stats;
   if (!use_input_stats) {
     if (!running_mean || !running_var) {
       K_ERR(error, "instance_norm(): Expected running_mean and running_var to be defined when "
@@ -239,8 +248,8 @@ bool rt_kernel_instance_norm(const IrSchema *schema, const IrNode *node, RtValue
     }
   RtTensor *y = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64);
   double *x = rt_tensor_data(y);
-  g_autofree double *w = f64_copy(weight);
-  g_autofree double *b = f64_copy(bias);
+  g_autofree double *w = f64_copy(a.weight);
+  g_autofree double *b = f64_copy(a.bias);
   g_autofree double *mean_sum = g_new0(double, (gsize)sh.c + 1);
   g_autofree double *var_sum = g_new0(double, (gsize)sh.c + 1);
   for (int64_t n = 0; n < sh.n; n++)
@@ -254,7 +263,7 @@ bool rt_kernel_instance_norm(const IrSchema *schema, const IrNode *node, RtValue
       double var = sh.s > 0 ? sq / (double)sh.s : NAN;
       mean_sum[c] += mean;
       var_sum[c] += var * (double)sh.s / (double)(sh.s - 1);
-      double scale = (w ? w[c] : 1.0) / sqrt(var + eps.d), shift = b ? b[c] : 0.0;
+      double scale = (w ? w[c] : 1.0) / sqrt(var + a.eps.d), shift = b ? b[c] : 0.0;
       for (int64_t i = 0; i < sh.s; i++)
         v[i] = (v[i] - mean) * scale + shift;
     }
@@ -262,9 +271,9 @@ bool rt_kernel_instance_norm(const IrSchema *schema, const IrNode *node, RtValue
   g_autofree double *rv = f64_copy(running_var);
   for (int64_t c = 0; sh.n > 0 && c < sh.c; c++) {
     if (rm)
-      rm[c] = (1 - momentum.d) * rm[c] + momentum.d * mean_sum[c] / (double)sh.n;
+      rm[c] = (1 - a.momentum.d) * rm[c] + a.momentum.d * mean_sum[c] / (double)sh.n;
     if (rv)
-      rv[c] = (1 - momentum.d) * rv[c] + momentum.d * var_sum[c] / (double)sh.n;
+      rv[c] = (1 - a.momentum.d) * rv[c] + a.momentum.d * var_sum[c] / (double)sh.n;
   }
   if (rm)
     store_in_place(running_mean, rm, sh.c);
