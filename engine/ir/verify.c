@@ -28,6 +28,10 @@
  *                loop's initial value, its body's input and output) is related to the output's
  *                type as for [unpack]: passes that forward a branch's value in place of the
  *                output (an output both branches give alike) trust that type.
+ *   [attrs]      the attributes passes read without looking: prim::ConstantChunk has one
+ *                input, int `chunks` (at least 1) and `dim`, and an output per chunk;
+ *                prim::FusedConcat an int `dim`; prim::FusionGroup and
+ *                prim::DifferentiableGraph a graph `Subgraph`.
  *   [subgraph]   graphs held in attributes (Subgraph and any other g/gs) verify too; the
  *                first failure is reported with the path of attributes leading to it.
  * Iterative over blocks; subgraphs are handled with a work list, so nesting cannot overflow. */
@@ -265,6 +269,33 @@ char *ir_control_flow_types_problem(const IrNode *node) {
   return NULL;
 }
 
+/* Does n carry attribute `name` of kind `kind`? */
+static bool has_attr_of(const IrNode *n, const char *name, IrAttrKind kind) {
+  const IrAttr *a = ir_node_attr(n, name);
+  return a != NULL && a->kind == kind;
+}
+
+static bool check_attrs(Verifier *v, const IrNode *n) {
+  switch (n->kind) {
+  case IR_PRIM_CONSTANT_CHUNK:
+    if (!has_attr_of(n, IR_ATTR_CHUNKS, IR_ATTR_I) || !has_attr_of(n, IR_ATTR_DIM, IR_ATTR_I))
+      return fail(v, "attrs", n, "prim::ConstantChunk needs int attributes 'chunks' and 'dim'");
+    if (ir_node_attr_i(n, IR_ATTR_CHUNKS) < 1 || ir_n_inputs(n) != 1 ||
+        (gint64)ir_n_outputs(n) != ir_node_attr_i(n, IR_ATTR_CHUNKS))
+      return fail(v, "attrs", n,
+                  "prim::ConstantChunk reads one value into 'chunks' (>= 1) outputs");
+    return true;
+  case IR_PRIM_FUSED_CONCAT:
+    return has_attr_of(n, IR_ATTR_DIM, IR_ATTR_I) ||
+           fail(v, "attrs", n, "prim::FusedConcat needs an int attribute 'dim'");
+  case IR_PRIM_FUSION_GROUP:
+  case IR_PRIM_DIFFERENTIABLE_GRAPH:
+    return has_attr_of(n, IR_ATTR_SUBGRAPH, IR_ATTR_G) ||
+           fail(v, "attrs", n, "%s needs a graph attribute 'Subgraph'", ir_kind_name(n->kind));
+  default: return true;
+  }
+}
+
 static bool check_flow(Verifier *v, const IrNode *n) {
   g_autofree char *problem = ir_control_flow_types_problem(n);
   return problem == NULL || fail(v, "flow", n, "%s", problem);
@@ -317,7 +348,8 @@ static bool check_node_local(Verifier *v, const IrNode *n, const IrBlock *block)
                       g_strdup_printf("%sin the %s of `%s`: ", v->path, a->name, line->str));
     }
   }
-  return check_arity(v, n) && check_schema(v, n) && check_containers(v, n) && check_flow(v, n);
+  return check_arity(v, n) && check_attrs(v, n) && check_schema(v, n) && check_containers(v, n) &&
+         check_flow(v, n);
 }
 
 static bool define(Verifier *v, const IrNode *n, IrValue *value) {

@@ -198,7 +198,8 @@ static const struct {
     {"interpolate", INTERPOLATE_PARAMS("%output_size : int[]", "%scale_factors : NoneType")
                         INTERPOLATE_BODY},
     {"interpolate", INTERPOLATE_PARAMS("%size : int", "%scale_factors : NoneType")
-                    "  %output_size : int[] = prim::ListConstruct(%size, %size)\n" INTERPOLATE_BODY},
+                    "  %output_size : int[] = prim::ListConstruct(%size, %size)\n"
+                        INTERPOLATE_BODY},
     {"interpolate", INTERPOLATE_PARAMS("%size : (int, int)", "%scale_factors : NoneType")
                     "  %h : int, %w : int = prim::TupleUnpack(%size)\n"
                     "  %output_size : int[] = prim::ListConstruct(%h, %w)\n" INTERPOLATE_BODY},

@@ -206,8 +206,8 @@ bool rt_kernel_glu(const IrSchema *schema, const IrNode *node, RtValue *args, gu
                 k_op_short_name(schema));
     return false;
   }
-  RtTensor *y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, self->ndim, backward ? self->sizes : half_sizes,
-                                       error);
+  const int64_t *sizes = backward ? self->sizes : half_sizes;
+  RtTensor *y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, self->ndim, sizes, error);
   if (!y)
     return false;
   const double *x, *go = NULL;

@@ -386,8 +386,8 @@ static const struct {
     /* size and scale_factor take an int or float, a list or a tuple of them, or None (Python
      * overloads in torch/nn/functional.py); functional_defs.c defines each form */
     {"interpolate", "F::interpolate(Tensor input, Any size=None, Any scale_factor=None, str "
-                    "mode=\"nearest\", bool? align_corners=None, bool? recompute_scale_factor=None, "
-                    "bool antialias=False) -> Tensor"},
+                    "mode=\"nearest\", bool? align_corners=None, bool? "
+                    "recompute_scale_factor=None, bool antialias=False) -> Tensor"},
     {"max_pool2d",
      "F::_max_pool2d(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
      "int[2] dilation=1, bool ceil_mode=False, bool return_indices=False) -> Tensor"},

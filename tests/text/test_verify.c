@@ -253,6 +253,38 @@ static void test_arity(void) {
   ir_graph_free(g);
 }
 
+/* [attrs]: what passes read of a ConstantChunk, a FusedConcat and a group without looking
+ * (each case once aborted a pass; found by fuzz-run). */
+static void test_attrs(void) {
+  IrGraph *g = text_test_parse_ok("graph(%x : Tensor):\n"
+                                  "  %a : Tensor, %b : Tensor = prim::ConstantChunk[chunks=2, "
+                                  "dim=1](%x)\n"
+                                  "  %c : Tensor = prim::FusedConcat[dim=0](%a, %b)\n"
+                                  "  return (%c)\n",
+                                  "attrs");
+  expect_valid(g);
+  IrNode *chunk = nth(g, 0), *concat = nth(g, 1);
+  ir_node_set_attr_s(chunk, IR_ATTR_DIM, "a");
+  expect_invalid(g, "[attrs] %a : Tensor, %b : Tensor = prim::ConstantChunk[chunks=2, dim=\"a\"]"
+                    "(%x): prim::ConstantChunk needs int attributes 'chunks' and 'dim'");
+  ir_node_set_attr_i(chunk, IR_ATTR_DIM, 1);
+  ir_node_set_attr_i(chunk, IR_ATTR_CHUNKS, 3);
+  expect_invalid(g, "[attrs] %a : Tensor, %b : Tensor = prim::ConstantChunk[chunks=3, dim=1](%x): "
+                    "prim::ConstantChunk reads one value into 'chunks' (>= 1) outputs");
+  ir_node_set_attr_i(chunk, IR_ATTR_CHUNKS, 2);
+  ir_node_set_attr_s(concat, IR_ATTR_DIM, "0");
+  expect_invalid(g, "[attrs] %c : Tensor = prim::FusedConcat[dim=\"0\"](%a, %b): "
+                    "prim::FusedConcat needs an int attribute 'dim'");
+  ir_graph_free(g);
+  g = text_test_parse_ok("graph(%x : Tensor):\n"
+                         "  %y : Tensor = prim::FusionGroup(%x)\n"
+                         "  return (%y)\n",
+                         "attrs");
+  expect_invalid(g, "[attrs] %y : Tensor = prim::FusionGroup(%x): prim::FusionGroup needs a graph "
+                    "attribute 'Subgraph'");
+  ir_graph_free(g);
+}
+
 static void test_subgraph(void) {
   IrGraph *g = text_test_parse_ok("graph(%a : Tensor):\n"
                                   "  %1 : Tensor = prim::DifferentiableGraph_0(%a)\n"
@@ -283,5 +315,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/text/verify/sentinels-links", test_sentinels_links);
   g_test_add_func("/text/verify/arity", test_arity);
   g_test_add_func("/text/verify/subgraph", test_subgraph);
+  g_test_add_func("/text/verify/attrs", test_attrs);
   return g_test_run();
 }
