@@ -75,7 +75,8 @@ def rows():
     # Columns may break across lines anywhere (mish's and hardswish's rows do): every
     # separator is a comma and any white space. A row the pattern missed would silently
     # leave its op out of the suite, so the rows found are counted against the table's.
-    pattern = r'^(?:OP|OVERLOAD)\((\w+), "([^"]+)",\s*(\w+),\s*(\w+),\s*(.*?),\s*(\w+),\s*(E\(.*?\)|NOEXPR)\)$'
+    # A schema may hold escaped quotes (pad's mode=\"constant\").
+    pattern = r'^(?:OP|OVERLOAD)\((\w+), "((?:[^"\\]|\\.)+)",\s*(\w+),\s*(\w+),\s*(.*?),\s*(\w+),\s*(E\(.*?\)|NOEXPR)\)$'
     found = list(re.finditer(pattern, text, re.M | re.S))
     total = len(re.findall(r'^(?:OP|OVERLOAD)\(', text, re.M))
     if len(found) != total:

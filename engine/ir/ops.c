@@ -92,6 +92,8 @@ IrDtypeRule ir_op_def_dtype_rule(const IrOpDef *def) {
     return IR_DTYPE_RULE_FLOAT;
   if (strcmp(def->shape_rule, "pointwise_bool") == 0)
     return IR_DTYPE_RULE_BOOL;
+  if (strcmp(def->shape_rule, "pointwise_long") == 0)
+    return IR_DTYPE_RULE_LONG;
   return IR_DTYPE_RULE_PROMOTE;
 }
 

@@ -30,6 +30,9 @@ typedef enum {
   IR_DTYPE_RULE_PROMOTE, /* pointwise: result_type of the operands */
   IR_DTYPE_RULE_FLOAT,   /* pointwise_float: result_type, integral -> float32 */
   IR_DTYPE_RULE_BOOL,    /* pointwise_bool: computed in result_type, result bool */
+  /* pointwise_long: result_type, bool -> int64 (square, PyTorch's pow(self, 2)); its bool
+   * inputs never fuse, since int64 results do not */
+  IR_DTYPE_RULE_LONG,
 } IrDtypeRule;
 
 typedef struct {

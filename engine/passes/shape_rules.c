@@ -153,7 +153,8 @@ static bool excluded_from_promotion(const char *arg) {
 }
 
 /* Elementwise ops: broadcast rank (and sizes), promoted dtype by the row's dtype rule
- * (pointwise_bool: Bool; pointwise_float: Float for integral inputs, as PyTorch 1.x), device
+ * (pointwise_bool: Bool; pointwise_float: Float for integral inputs, as PyTorch 1.x;
+ * pointwise_long: Long for Bool), device
  * of the tensor inputs (all must agree). */
 static bool elementwise(const IrNode *node, IrDtypeRule dtype_rule, ShapeInfo *out) {
   const IrSchema *s = node->schema;
@@ -192,6 +193,8 @@ static bool elementwise(const IrNode *node, IrDtypeRule dtype_rule, ShapeInfo *o
     dtype = IR_DTYPE_BOOL;
   else if (dtype_rule == IR_DTYPE_RULE_FLOAT && !ir_type_is_float_dtype((IrDtype)dtype))
     dtype = IR_DTYPE_FLOAT32;
+  else if (dtype_rule == IR_DTYPE_RULE_LONG && dtype == IR_DTYPE_BOOL)
+    dtype = IR_DTYPE_INT64;
   out->dtype = (IrDtype)dtype;
   shape_info_contiguous(out);
   return true;
@@ -207,6 +210,10 @@ static bool shape_rule_pointwise_float(const IrNode *node, ShapeInfo *out) {
 
 static bool shape_rule_pointwise_bool(const IrNode *node, ShapeInfo *out) {
   return elementwise(node, IR_DTYPE_RULE_BOOL, out);
+}
+
+static bool shape_rule_pointwise_long(const IrNode *node, ShapeInfo *out) {
+  return elementwise(node, IR_DTYPE_RULE_LONG, out);
 }
 
 /* mse_loss: elementwise for reduction none (0), else a 0-dim result. */

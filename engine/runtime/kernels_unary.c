@@ -6,8 +6,9 @@
  * rounded. The float element functions are the ops' ops.def expressions
  * (runtime/pointwise_scalar.h), the text generated C compiles: one scalar meaning for every
  * backend. Floating-only ops give float32 for int64 and bool inputs; neg, abs, sign and relu
- * keep int64; ceil, floor, round and trunc return int64 inputs unchanged (a copy); round is
- * half to even (nearbyint under the default rounding mode). */
+ * keep int64; square gives int64 for int64 and bool (PyTorch's pow(self, 2)); ceil, floor,
+ * round and trunc return int64 inputs unchanged (a copy); round is half to even (nearbyint
+ * under the default rounding mode). */
 #include "runtime/kernels.h"
 #include "runtime/kernels_loops.h"
 #include "runtime/pointwise_scalar.h"
@@ -17,6 +18,7 @@
 typedef enum {
   INT_TO_FLOAT, /* int64/bool inputs compute in float32 */
   INT_KEEP,     /* int64 (and bool through int64) keep their dtype */
+  INT_TO_LONG,  /* int64 and bool compute in int64, the result int64 */
   INT_COPY,     /* int64 inputs are returned as a copy; bool unsupported */
   INT_NONE,     /* integral inputs unsupported */
 } IntRule;
@@ -38,6 +40,7 @@ typedef enum {
   X(ATEN_LOG2, INT_TO_FLOAT) \
   X(ATEN_SQRT, INT_TO_FLOAT) \
   X(ATEN_RSQRT, INT_TO_FLOAT) \
+  X(ATEN_SQUARE, INT_TO_LONG) \
   X(ATEN_RECIPROCAL, INT_TO_FLOAT) \
   X(ATEN_ERF, INT_TO_FLOAT) \
   X(ATEN_ERFC, INT_TO_FLOAT) \
@@ -91,6 +94,7 @@ DEF_INT_LOOP(ATEN_ABS, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
 DEF_INT_LOOP(ATEN_SIGN, (x > 0) - (x < 0))
 DEF_INT_LOOP(ATEN_RELU, x < 0 ? 0 : x)
 DEF_INT_LOOP(ATEN_RELU6, x < 0 ? 0 : (x > 6 ? 6 : x))
+DEF_INT_LOOP(ATEN_SQUARE, (int64_t)((uint64_t)x * (uint64_t)x))
 
 typedef struct {
   IrOpKind kind;
@@ -100,6 +104,7 @@ typedef struct {
 
 #define INT_LOOP_INT_KEEP(KIND) KIND##_loop_i64
 #define INT_LOOP_INT_TO_FLOAT(KIND) NULL
+#define INT_LOOP_INT_TO_LONG(KIND) KIND##_loop_i64
 #define INT_LOOP_INT_COPY(KIND) NULL
 #define INT_LOOP_INT_NONE(KIND) NULL
 #define UNARY_TABLE_ROW(KIND, rule) \
@@ -131,6 +136,8 @@ bool rt_kernel_unary(const IrSchema *schema, const IrNode *node, RtValue *args, 
   } else if (op->int_rule == INT_KEEP) {
     result = in;
     compute = IR_DTYPE_INT64;
+  } else if (op->int_rule == INT_TO_LONG) {
+    result = compute = IR_DTYPE_INT64;
   } else if (op->int_rule == INT_COPY && in == IR_DTYPE_INT64) {
     outs[0] = rt_tensor(rt_tensor_clone(self));
     return true;

@@ -732,6 +732,7 @@ static const Case cases[] = {
     {"aten::_adaptive_avg_pool2d_backward", "TT", ""},
     {"aten::instance_norm", "Tnnnnbffb", ""},
     {"aten::instance_norm", "TTTTTbffb", ""},
+    {"aten::square", "T", ""},
     {"aten::asinh", "T", ""},
     {"aten::acosh", "T", ""},
     {"aten::atanh", "T", ""},
@@ -892,6 +893,8 @@ static void test_defs(void) {
   const IrSchema *const *div = ir_ops_overloads(IR_ATEN_DIV, &n);
   g_assert_cmpint(ir_op_def_dtype_rule(ir_ops_def(div[0]->index)), ==, IR_DTYPE_RULE_FLOAT);
   g_assert_cmpint(ir_op_def_dtype_rule(ir_ops_def(add[0]->index)), ==, IR_DTYPE_RULE_PROMOTE);
+  const IrSchema *const *square = ir_ops_overloads(IR_ATEN_SQUARE, &n);
+  g_assert_cmpint(ir_op_def_dtype_rule(ir_ops_def(square[0]->index)), ==, IR_DTYPE_RULE_LONG);
 }
 
 int main(int argc, char **argv) {
