@@ -223,6 +223,15 @@ bool ad_formula_exists(const IrNode *node) {
           return false;
       return true;
     }
+  case IR_ATEN_PROD: /* the rank; for prod.dim_int a constant dim and keepdim */
+    if (!is_tensor(ir_input(node, 0)) || ir_input(node, 0)->type->rank < 0)
+      return false;
+    return overload_is(node, "") ||
+           (constant_number(ir_input(node, 1), &d) &&
+            (ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d)));
+  case IR_ATEN_CUMPROD: /* the rank and a constant dim */
+    return is_tensor(ir_input(node, 0)) && ir_input(node, 0)->type->rank >= 0 &&
+           constant_number(ir_input(node, 1), &d);
   case IR_ATEN_CHUNK: return ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
   case IR_ATEN_INDEX_PUT: /* whether self's gradient is g or g with the places zeroed */
     return ir_n_inputs(node) < 4 || constant_number(ir_input(node, 3), &d);

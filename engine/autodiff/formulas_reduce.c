@@ -1,5 +1,5 @@
 /* Gradient formulas of the reductions (sum, mean, var, std, amax, amin, max, min,
- * logsumexp), as
+ * logsumexp, prod), as
  * PyTorch 1.13's symbolic_script and derivatives.yaml: the gradient brought back to the
  * reduced dims, then the reduction's own factor. */
 #include "autodiff/formulas_internal.h"
@@ -122,4 +122,60 @@ void ad_grad_var(Ctx *c, IrValue *g) {
   IrValue *dof = E2(ATEN_SUB, c->saved[1], cfloat(c, unbiased != 0 ? 1.0 : 0.0));
   IrValue *factor = E2(ATEN_DIV, cfloat(c, 2.0), dof);
   c->gin[0] = mul(c, mul(c, g, E3(ATEN_SUB, self, mean, cint(c, 1))), factor);
+}
+
+IrValue *ad_exclusive_cumprod(Ctx *c, IrValue *x, gint64 dim) {
+  const gint64 one = 1;
+  IrValue *d = cint(c, dim), *dims = ir_graph_insert_constant_int_list(c->g, &dim, 1);
+  IrValue *shifted = E3(ATEN_ROLL, E2(ATEN_CUMPROD, x, d),
+                        ir_graph_insert_constant_int_list(c->g, &one, 1), dims);
+  IrValue *first = E2(ATEN_EQ, E2(ATEN_CUMSUM, E1(ATEN_ONES_LIKE, x), d), cint(c, 1));
+  return E3(ATEN_MASKED_FILL, shifted, first, cint(c, 1));
+}
+
+/* PyTorch 1.13's prod_safe_zeros_backward without g: along dim, the product of every other
+ * element ([x1 x2, x0 x2, x0 x1]) as the exclusive running products from both ends
+ * multiplied, which stays exact where x holds zeros. */
+static IrValue *product_of_others(Ctx *c, IrValue *x, gint64 dim) {
+  IrValue *dims = ir_graph_insert_constant_int_list(c->g, &dim, 1);
+  IrValue *from_end =
+      E2(ATEN_FLIP, ad_exclusive_cumprod(c, E2(ATEN_FLIP, x, dims), dim), dims);
+  return mul(c, ad_exclusive_cumprod(c, x, dim), from_end);
+}
+
+/* prod as PyTorch 1.13's prod_backward: g * result / self where self holds no zero (for
+ * prod.dim_int: no zero anywhere in self); otherwise g times the product of the others
+ * (prod over every element: the flattened self's, and zeros once two elements are zero). A
+ * 0-dim self's gradient is g. Both branches are built and where() picks one. */
+void ad_grad_prod(Ctx *c, IrValue *g) {
+  IrValue *self = c->in[0], *result = c->out[0];
+  bool by_dim = overload_is(c->node, "dim_int");
+  int rank = self->type->rank;
+  if (rank > 0) {
+    IrValue *zeros = E1(ATEN_SUM, E2(ATEN_EQ, self, cint(c, 0)));
+    IrValue *none_zero = E2(ATEN_EQ, zeros, cint(c, 0));
+    if (by_dim) {
+      double d = 0, keepdim = 0;
+      constant_number(c->in[1], &d);
+      if (ir_n_inputs(c->node) > 2)
+        constant_number(c->in[2], &keepdim);
+      gint64 dim = (gint64)d + (d < 0 ? rank : 0);
+      if (keepdim == 0) {
+        g = E2(ATEN_UNSQUEEZE, g, cint(c, dim));
+        result = E2(ATEN_UNSQUEEZE, result, cint(c, dim));
+      }
+      IrValue *safe = mul(c, g, product_of_others(c, self, dim));
+      g = E3(ATEN_WHERE, none_zero, mul(c, g, E2(ATEN_DIV, result, self)), safe);
+    } else {
+      gint64 flat_shape = -1;
+      IrValue *flat =
+          E2(ATEN_RESHAPE, self, ir_graph_insert_constant_int_list(c->g, &flat_shape, 1));
+      IrValue *others = product_of_others(c, flat, 0);
+      IrValue *safe = E2(ATEN_RESHAPE, mul(c, g, others), size_of(c, self));
+      IrValue *one_zero = E2(ATEN_EQ, zeros, cint(c, 1));
+      g = E3(ATEN_WHERE, none_zero, mul(c, g, E2(ATEN_DIV, result, self)),
+             E3(ATEN_WHERE, one_zero, safe, E1(ATEN_ZEROS_LIKE, self)));
+    }
+  }
+  c->gin[0] = value_is_none(arg(c, by_dim ? 3 : 1)) ? g : E2(ATEN_TYPE_AS, g, self);
 }

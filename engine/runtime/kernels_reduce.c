@@ -1,6 +1,7 @@
 /* Reductions: rt_kernel_sum (sum and mean: all elements, or a dim list with keepdim and
  * negative dims, optional dtype), rt_kernel_var (var and std), rt_kernel_amax (amax, amin,
- * argmax, logsumexp), rt_kernel_cumsum and rt_kernel_grad_sum_to_size.
+ * argmax, logsumexp), rt_kernel_prod, rt_kernel_cumsum (cumsum, cumprod) and
+ * rt_kernel_grad_sum_to_size.
  *
  * sum as PyTorch 1.13: the result dtype is `dtype` when given (the input is cast to it
  * first), else int64 for int64 and bool inputs, else the input's dtype; a None or empty dim
@@ -11,7 +12,9 @@
  * var / std (all elements, or dims with keepdim): sum((x - mean)^2) / max(0, N - 1) when
  * unbiased (N without), std its square root, two passes in double; floating inputs only.
  * cumsum(self, dim, dtype): running sums along dim (dtype: the given one, else int64 for
- * integral inputs), accumulated in double (int64 in int64).
+ * integral inputs), accumulated in double (int64 in int64), as PyTorch's CPU accumulation type;
+ * cumprod likewise with running products.
+ * prod (rt_kernel_prod) multiplies in its result dtype, described at the kernel.
  * rt_kernel_amax serves max() and min() of every element, max.dim and min.dim (values and
  * the first extreme's index), amax, amin (NaN wins), argmax and argmin (first extreme, NaN
  * counting as one;
@@ -206,7 +209,32 @@ typedef struct {
   int64_t out_shape[RT_MAX_DIMS];
 } KGroups;
 
-/* dims: the int list at args[dims_arg] (None, absent or empty: every dim), as sum's. */
+/* self seen as [groups, n] with the dims marked in reduce[] last, converted to `dtype`. */
+static void k_groups_of(RtTensor *self, const bool *reduce, bool keepdim, IrDtype dtype,
+                        KGroups *out) {
+  int64_t sizes[RT_MAX_DIMS], strides[RT_MAX_DIMS];
+  int np = 0;
+  out->groups = 1;
+  out->n = 1;
+  out->out_ndim = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int d = 0; d < self->ndim; d++)
+      if (reduce[d] == (pass == 1)) {
+        sizes[np] = self->sizes[d];
+        strides[np++] = self->strides[d];
+        *(pass ? &out->n : &out->groups) *= self->sizes[d];
+      }
+  for (int d = 0; d < self->ndim; d++)
+    if (!reduce[d] || keepdim)
+      out->out_shape[out->out_ndim++] = reduce[d] ? 1 : self->sizes[d];
+  RtTensor *ordered =
+      rt_tensor_new_strided(self->storage, self->dtype, np, sizes, strides, self->offset);
+  out->data = rt_tensor_to_dtype(ordered, dtype);
+  rt_tensor_unref(ordered);
+}
+
+/* dims: the int list at args[dims_arg] (None, absent or empty: every dim), as sum's; the
+ * groups in float64. */
 static bool k_groups(const IrSchema *schema, RtValue *args, int dims_arg, RtTensor *self,
                      bool keepdim, KGroups *out, GError **error) {
   bool reduce[RT_MAX_DIMS];
@@ -229,25 +257,7 @@ static bool k_groups(const IrSchema *schema, RtValue *args, int dims_arg, RtTens
     }
     reduce[w] = true;
   }
-  int64_t sizes[RT_MAX_DIMS], strides[RT_MAX_DIMS];
-  int np = 0;
-  out->groups = 1;
-  out->n = 1;
-  out->out_ndim = 0;
-  for (int pass = 0; pass < 2; pass++)
-    for (int d = 0; d < self->ndim; d++)
-      if (reduce[d] == (pass == 1)) {
-        sizes[np] = self->sizes[d];
-        strides[np++] = self->strides[d];
-        *(pass ? &out->n : &out->groups) *= self->sizes[d];
-      }
-  for (int d = 0; d < self->ndim; d++)
-    if (!reduce[d] || keepdim)
-      out->out_shape[out->out_ndim++] = reduce[d] ? 1 : self->sizes[d];
-  RtTensor *ordered =
-      rt_tensor_new_strided(self->storage, self->dtype, np, sizes, strides, self->offset);
-  out->data = rt_tensor_to_dtype(ordered, IR_DTYPE_FLOAT64);
-  rt_tensor_unref(ordered);
+  k_groups_of(self, reduce, keepdim, IR_DTYPE_FLOAT64, out);
   return true;
 }
 
@@ -422,7 +432,7 @@ bool rt_kernel_cumsum(const IrSchema *schema, const IrNode *node, RtValue *args,
                       RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
-  bool has_dtype;
+  bool has_dtype, product = schema->kind == IR_ATEN_CUMPROD;
   IrDtype given;
   int d;
   if (!k_args_dim_dtype(schema, args, &self, &d, &has_dtype, &given, error))
@@ -443,15 +453,80 @@ bool rt_kernel_cumsum(const IrSchema *schema, const IrNode *node, RtValue *args,
     for (int64_t i = 0; i < inner; i++)
       for (int64_t k = 1; k < n; k++) {
         int64_t at = (o * n + k) * inner + i, prev = at - inner;
-        if (integral) {
+        if (integral) { /* wraps as PyTorch's */
           gint64 *v = rt_tensor_data(r);
-          v[at] = (gint64)((guint64)v[at] + (guint64)v[prev]); /* wraps as PyTorch's */
+          guint64 x = (guint64)v[at], before = (guint64)v[prev];
+          v[at] = (gint64)(product ? x * before : x + before);
         } else {
           double *v = rt_tensor_data(r);
-          v[at] += v[prev];
+          v[at] = product ? v[at] * v[prev] : v[at] + v[prev];
         }
       }
   outs[0] = rt_tensor(k_to_dtype(r, out_dtype));
   rt_tensor_unref(r);
+  return true;
+}
+
+/* prod and prod.dim_int as PyTorch 1.13's: the result dtype is `dtype` when given (the input
+ * cast to it first), else int64 for int64 and bool inputs, else the input's; products run in
+ * that dtype from the first element on (a float32 product overflows to inf as PyTorch's
+ * does), int64 ones wrapping; an empty product is 1. */
+bool rt_kernel_prod(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  bool by_dim = k_overload_is(schema, "dim_int"), keepdim = false, has_dtype;
+  RtTensor *self;
+  IrDtype given;
+  bool reduce[RT_MAX_DIMS];
+  for (int d = 0; d < RT_MAX_DIMS; d++)
+    reduce[d] = !by_dim;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_dtype(schema, args, by_dim ? 3 : 1, &has_dtype, &given, error))
+    return false;
+  if (by_dim) {
+    gint64 dim;
+    int w;
+    if (!k_arg_int(schema, args, 1, &dim, error) || !k_arg_bool(schema, args, 2, &keepdim, error) ||
+        !k_wrap_dim(dim, self->ndim, &w, error))
+      return false;
+    reduce[w] = true;
+  }
+  IrDtype out_dtype = has_dtype                       ? given
+                      : k_dtype_is_float(self->dtype) ? self->dtype
+                                                      : IR_DTYPE_INT64;
+  IrDtype compute = out_dtype == IR_DTYPE_BOOL ? IR_DTYPE_INT64 : out_dtype;
+  if (compute == IR_DTYPE_FLOAT16)
+    compute = IR_DTYPE_FLOAT32;
+  KGroups g;
+  k_groups_of(self, reduce, keepdim, compute, &g);
+  RtTensor *result = rt_tensor_new_checked(compute, g.out_ndim, g.out_shape, error);
+  if (!result) {
+    rt_tensor_unref(g.data);
+    return false;
+  }
+  for (int64_t gi = 0; gi < g.groups; gi++) {
+    if (compute == IR_DTYPE_FLOAT32) {
+      const float *x = (const float *)rt_tensor_data(g.data) + gi * g.n;
+      float p = 1;
+      for (int64_t k = 0; k < g.n; k++)
+        p *= x[k];
+      ((float *)rt_tensor_data(result))[gi] = p;
+    } else if (compute == IR_DTYPE_FLOAT64) {
+      const double *x = (const double *)rt_tensor_data(g.data) + gi * g.n;
+      double p = 1;
+      for (int64_t k = 0; k < g.n; k++)
+        p *= x[k];
+      ((double *)rt_tensor_data(result))[gi] = p;
+    } else {
+      const gint64 *x = (const gint64 *)rt_tensor_data(g.data) + gi * g.n;
+      guint64 p = 1; /* wraps as PyTorch's */
+      for (int64_t k = 0; k < g.n; k++)
+        p *= (guint64)x[k];
+      ((gint64 *)rt_tensor_data(result))[gi] = (gint64)p;
+    }
+  }
+  rt_tensor_unref(g.data);
+  outs[0] = rt_tensor(k_to_dtype(result, out_dtype));
+  rt_tensor_unref(result);
   return true;
 }

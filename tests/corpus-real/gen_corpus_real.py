@@ -1095,6 +1095,60 @@ FUNCTIONS += [
     (narrow_pad, [(3, 4), (3, 4)], with_nan_inf),
 ]
 
+def square_prod(a, b, y, v, z, w, e, s):
+    """torch.square and torch.prod over every element and along a dim (negative, keepdim, a
+    dtype), with PyTorch 1.13's prod_backward: a and b hold no zero (g * result / self; b's
+    inf gives NaN at itself), y one zero (the exact products of the others), v one zero and
+    an inf in another row (every slice then takes the products of the others, so the inf's
+    gradient is finite), z two zeros in a row (zeros over every element), w two zeros and a
+    NaN (zeros over every element though the product is NaN), e is empty along dim 1, s is
+    0-dim (its gradient is g)."""
+    return (torch.square(a), a.prod(), torch.prod(a, 1), torch.prod(a, -1, True),
+            a.prod(dtype=torch.float64), torch.square(b) + torch.prod(b, 0), torch.prod(b, 1),
+            y.prod(), torch.prod(y, 0, True), torch.prod(v, 1), z.prod(), torch.prod(z, -1),
+            w.prod(), e.prod(), torch.prod(e, 1), torch.prod(e, 0, True), s.prod(),
+            torch.prod(s, 0), torch.square(s))
+
+
+def cumprod_zeros(x, y, z, e, s):
+    """torch.cumprod along dims (negative, a dtype), with PyTorch 1.13's cumprod_backward: x
+    without zeros but with an inf (reversed_cumsum(g * out) / x), y one zero per row at the
+    start, middle and end, z two zeros in a row with a NaN after the second and an inf between
+    them, e is empty along dim 1, s is 0-dim."""
+    return (torch.cumprod(x, 1), torch.cumprod(x, -2), torch.cumprod(x, 0, dtype=torch.float64),
+            torch.cumprod(y, 1), torch.cumprod(y, 0), torch.cumprod(z, -1), torch.cumprod(e, 1),
+            torch.cumprod(e, 0), torch.cumprod(s, 0), torch.cumprod(s, -1))
+
+
+def prod_inputs(inputs):
+    """Scaled near 1 (long products stay finite); the zeros, infinities and NaN the docstrings
+    name."""
+    a, b, y, v, z, w, e, s = [x * 0.4 for x in inputs]
+    b[1, 2] = float("inf")
+    y[1, 3] = v[1, 3] = 0.0
+    v[2, 0] = float("inf")
+    z[0, 1] = z[0, 2] = 0.0
+    w[1, 0] = w[0, 2] = 0.0
+    w[1, 1] = float("nan")
+    return [a, b, y, v, z, w, e, s]
+
+
+def cumprod_inputs(inputs):
+    x, y, z, e, s = [x * 0.4 for x in inputs]
+    x[0, 2] = float("inf")
+    y[0, 0] = y[1, 2] = y[2, 4] = 0.0
+    z[1, 1] = z[1, 3] = 0.0
+    z[1, 2] = float("inf")
+    z[1, 4] = float("nan")
+    return [x, y, z, e, s]
+
+
+FUNCTIONS += [
+    (square_prod, [(3, 4), (3, 4), (3, 4), (3, 4), (2, 3), (2, 3), (2, 0), ()], prod_inputs),
+    (cumprod_zeros, [(3, 5), (3, 5), (2, 6), (2, 0), ()], cumprod_inputs),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

@@ -1,4 +1,5 @@
-/* sum (all, dim lists, keepdim, negative dims, dtype) and _grad_sum_to_size, by hand. */
+/* sum (all, dim lists, keepdim, negative dims, dtype), prod, cumprod and _grad_sum_to_size, by
+ * hand (prod's and cumprod's numbers and messages as PyTorch 1.13 printed them). */
 #include <math.h>
 
 #include "kernels_test_util.h"
@@ -185,6 +186,91 @@ static void test_sum_dims(void) {
   rt_value_unref(e);
 }
 
+static void check_prod(const char *prefix, RtValue *args, guint n, IrDtype dtype, int ndim,
+                       const int64_t *sizes, const double *want, double tol) {
+  RtTensor *r = kt_run(prefix, args, n);
+  kt_assert_tensor(r, dtype, ndim, sizes, want, tol);
+  rt_tensor_unref(r);
+}
+
+static void test_prod(void) {
+  RtValue m[4] = {M(F32), rt_none()};
+  check_prod("aten::prod(", m, 1, F32, 0, NULL, KT_VALUES(24), 0);
+  m[1] = rt_int(7); /* dtype=torch.float64 */
+  check_prod("aten::prod(", m, 2, F64, 0, NULL, KT_VALUES(24), 0);
+  m[1] = rt_int(1);
+  m[2] = rt_bool(false);
+  m[3] = rt_none();
+  check_prod("aten::prod.dim_int(", m, 4, F32, 1, KT_SIZES(2), KT_VALUES(2, 12), 0);
+  m[1] = rt_int(-1);
+  m[2] = rt_bool(true);
+  check_prod("aten::prod.dim_int(", m, 4, F32, 2, KT_SIZES(2, 1), KT_VALUES(2, 12), 0);
+  m[1] = rt_int(2);
+  kt_expect_error("aten::prod.dim_int(", m, 4,
+                  "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  rt_value_unref(m[0]);
+  /* bool and int64 multiply in int64, wrapping: 3 * 2^62 * 3 is 2^62 */
+  RtValue b[1] = {rt_tensor(kt_tensor(BOOL, 1, KT_SIZES(4), KT_VALUES(1, 0, 1, 1)))};
+  check_prod("aten::prod(", b, 1, I64, 0, NULL, KT_VALUES(0), 0);
+  kt_unref_args(b, 1);
+  RtValue w[1] = {rt_tensor(kt_tensor(I64, 1, KT_SIZES(3), KT_VALUES(3, 0x1p62, 3)))};
+  check_prod("aten::prod(", w, 1, I64, 0, NULL, KT_VALUES(0x1p62), 0);
+  kt_unref_args(w, 1);
+  /* float32 multiplies in float32: 1e30 * 1e30 is already inf */
+  RtValue f[1] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(1e30, 1e30, 1e-30)))};
+  check_prod("aten::prod(", f, 1, F32, 0, NULL, KT_VALUES(INFINITY), 0);
+  kt_unref_args(f, 1);
+  /* empty products are 1; a 0-dim self takes dim 0 and -1 only */
+  RtValue e[4] = {rt_tensor(rt_tensor_zeros(F64, 2, KT_SIZES(0, 3))), rt_none()};
+  check_prod("aten::prod(", e, 1, F64, 0, NULL, KT_VALUES(1), 0);
+  e[1] = rt_int(0);
+  e[2] = rt_bool(false);
+  e[3] = rt_none();
+  check_prod("aten::prod.dim_int(", e, 4, F64, 1, KT_SIZES(3), KT_VALUES(1, 1, 1), 0);
+  rt_value_unref(e[0]);
+  e[0] = rt_tensor(kt_tensor(F64, 0, NULL, KT_VALUES(2.5)));
+  e[2] = rt_bool(true);
+  check_prod("aten::prod.dim_int(", e, 4, F64, 0, NULL, KT_VALUES(2.5), 0);
+  e[1] = rt_int(1);
+  kt_expect_error("aten::prod.dim_int(", e, 4,
+                  "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+  rt_value_unref(e[0]);
+}
+
+static void test_cumprod(void) {
+  RtValue m[3] = {M(F64), rt_int(1), rt_none()};
+  check_prod("aten::cumprod(", m, 3, F64, 2, KT_SIZES(2, 2), KT_VALUES(1, 2, 3, 12), 0);
+  m[1] = rt_int(-2);
+  check_prod("aten::cumprod(", m, 3, F64, 2, KT_SIZES(2, 2), KT_VALUES(1, 2, 3, 8), 0);
+  m[1] = rt_int(2);
+  kt_expect_error("aten::cumprod(", m, 3,
+                  "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  rt_value_unref(m[0]);
+  RtValue w[3] = {rt_tensor(kt_tensor(I64, 1, KT_SIZES(3), KT_VALUES(3, 0x1p62, 3))), rt_int(0),
+                  rt_none()};
+  check_prod("aten::cumprod(", w, 3, I64, 1, KT_SIZES(3), KT_VALUES(3, -0x1p62, 0x1p62), 0);
+  rt_value_unref(w[0]);
+  w[0] = rt_tensor(kt_tensor(BOOL, 1, KT_SIZES(2), KT_VALUES(1, 0)));
+  check_prod("aten::cumprod(", w, 3, I64, 1, KT_SIZES(2), KT_VALUES(1, 0), 0);
+  rt_value_unref(w[0]);
+  /* float32 runs in double, as PyTorch's CPU accumulation: 1e30 * 1e30 * 1e-30 is 1e30 again */
+  w[0] = rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(1e30, 1e30, 1e-30)));
+  check_prod("aten::cumprod(", w, 3, F32, 1, KT_SIZES(3), KT_VALUES(1e30, INFINITY, 1e30), 1e23);
+  rt_value_unref(w[0]);
+  /* a dtype casts first: 1.5 becomes 1 */
+  w[0] = rt_tensor(kt_tensor(F64, 1, KT_SIZES(3), KT_VALUES(1.5, 2, 4)));
+  w[2] = rt_int(4); /* torch.int64 */
+  check_prod("aten::cumprod(", w, 3, I64, 1, KT_SIZES(3), KT_VALUES(1, 2, 8), 0);
+  rt_value_unref(w[0]);
+  w[0] = rt_tensor(rt_tensor_zeros(F32, 2, KT_SIZES(2, 0)));
+  w[1] = rt_int(1);
+  w[2] = rt_none();
+  check_prod("aten::cumprod(", w, 3, F32, 2, KT_SIZES(2, 0), NULL, 0);
+  w[1] = rt_int(-1);
+  check_prod("aten::cumprod(", w, 3, F32, 2, KT_SIZES(2, 0), NULL, 0);
+  rt_value_unref(w[0]);
+}
+
 static void test_grad_sum_to_size(void) {
   RtValue a[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
                   rt_none()};
@@ -224,6 +310,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/reduce/sum-all", test_sum_all);
   g_test_add_func("/kernels/reduce/max-min", test_max_min);
   g_test_add_func("/kernels/reduce/sum-dims", test_sum_dims);
+  g_test_add_func("/kernels/reduce/prod", test_prod);
+  g_test_add_func("/kernels/reduce/cumprod", test_cumprod);
   g_test_add_func("/kernels/reduce/grad-sum-to-size", test_grad_sum_to_size);
   return g_test_run();
 }
