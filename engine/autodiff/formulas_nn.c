@@ -319,8 +319,8 @@ void ad_grad_cumprod(Ctx *c, IrValue *g) {
   IrValue *zeros_so_far = E2(ATEN_CUMSUM, is_zero, cint(c, dim));
   IrValue *before = E2(ATEN_EQ, zeros_so_far, zero);
   IrValue *w_before = E3(ATEN_MASKED_FILL, mul(c, out, g), E1(ATEN_LOGICAL_NOT, before), zero);
-  IrValue *reversed = E2(ATEN_FLIP, E2(ATEN_CUMSUM, E2(ATEN_FLIP, w_before, dims), cint(c, dim)),
-                         dims);
+  IrValue *reversed =
+      E2(ATEN_FLIP, E2(ATEN_CUMSUM, E2(ATEN_FLIP, w_before, dims), cint(c, dim)), dims);
   IrValue *before_z1 = E2(ATEN_DIV, reversed, self);
 
   IrValue *up_to_z2 = E2(ATEN_EQ, zeros_so_far, cint(c, 1));
@@ -332,9 +332,8 @@ void ad_grad_cumprod(Ctx *c, IrValue *g) {
   IrValue *g_to_z2 = E3(ATEN_MASKED_FILL, g, E1(ATEN_LOGICAL_NOT, up_to_z2), zero);
   IrValue *sum = sum_keeping_dims(c, mul(c, running, g_to_z2), dims);
   IrValue *at_z1 = mul(c, sum, ad_exclusive_cumprod(c, self, dim));
-  IrValue *general =
-      E3(ATEN_WHERE, before, before_z1,
-         E3(ATEN_MASKED_FILL, at_z1, E1(ATEN_LOGICAL_NOT, first_zero), zero));
+  IrValue *general = E3(ATEN_WHERE, before, before_z1,
+                        E3(ATEN_MASKED_FILL, at_z1, E1(ATEN_LOGICAL_NOT, first_zero), zero));
 
   IrValue *dim_size = sum_keeping_dims(c, E1(ATEN_ONES_LIKE, self), dims);
   IrValue *r = E3(ATEN_WHERE, E2(ATEN_EQ, dim_size, cint(c, 1)), g, general);

@@ -568,6 +568,8 @@ static const Case cases[] = {
     {"aten::cumprod", "Tin", ""},
     {"aten::cumprod", "Ti", ""},
     {"aten::cumprod", "T", NULL},
+    {"aten::linalg_vector_norm", "T", ""},
+    {"aten::linalg_vector_norm", "Tfnbn", ""},
     {"aten::prod", "T", ""},
     {"aten::prod", "Tn", ""},
     {"aten::prod", "Ti", ""}, /* as PyTorch prints prod(x, dtype=torch.float64) */

@@ -1,5 +1,6 @@
-/* sum (all, dim lists, keepdim, negative dims, dtype), prod, cumprod and _grad_sum_to_size, by
- * hand (prod's and cumprod's numbers and messages as PyTorch 1.13 printed them). */
+/* sum (all, dim lists, keepdim, negative dims, dtype), prod, cumprod, linalg_vector_norm and
+ * _grad_sum_to_size, by hand (prod's, cumprod's and vector_norm's numbers and messages as
+ * PyTorch 1.13 printed them). */
 #include <math.h>
 
 #include "kernels_test_util.h"
@@ -271,6 +272,67 @@ static void test_cumprod(void) {
   rt_value_unref(w[0]);
 }
 
+/* [[3, -4, NaN], [0, 0, -inf]] along dim 1, each ord once */
+static void test_vector_norm(void) {
+  const struct {
+    double ord, want[2];
+  } rows[] = {
+      {2, {NAN, INFINITY}},        {1, {NAN, INFINITY}},  {0, {3, 1}},
+      {INFINITY, {NAN, INFINITY}}, {-INFINITY, {NAN, 0}}, {-1, {NAN, 0}},
+  };
+  RtValue a[5] = {
+      rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(3, -4, NAN, 0, 0, -INFINITY))),
+      rt_none(), rt_int_list(KT_SIZES(1), 1), rt_bool(false), rt_none()};
+  for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+    a[1] = rt_double(rows[i].ord);
+    check_prod("aten::linalg_vector_norm(", a, 5, F32, 1, KT_SIZES(2), rows[i].want, 0);
+  }
+  /* every element, in a dtype that widens */
+  rt_value_unref(a[0]);
+  a[0] = rt_tensor(kt_tensor(F32, 1, KT_SIZES(2), KT_VALUES(3, -4)));
+  a[1] = rt_int(2);
+  a[4] = rt_int(7);
+  rt_value_unref(a[2]);
+  a[2] = rt_none();
+  check_prod("aten::linalg_vector_norm(", a, 5, F64, 0, NULL, KT_VALUES(5), 0);
+  a[4] = rt_int(5);
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "linalg.vector_norm: the dtype of the input (Float) should be convertible "
+                  "without narrowing to the specified dtype (Half)");
+  a[4] = rt_none();
+  a[2] = rt_int_list(KT_SIZES(0, -1), 2);
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "dim 0 appears multiple times in the list of dims");
+  rt_value_unref(a[2]);
+  a[2] = rt_int_list(KT_SIZES(1), 1);
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+  rt_value_unref(a[2]);
+  rt_value_unref(a[0]);
+  a[0] = rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(3, 4)));
+  a[2] = rt_none();
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                  "Long");
+  rt_value_unref(a[0]);
+  /* empty: 0 for ord >= 0, no identity for the others */
+  a[0] = rt_tensor(rt_tensor_zeros(F32, 3, KT_SIZES(2, 0, 3)));
+  check_prod("aten::linalg_vector_norm(", a, 5, F32, 0, NULL, KT_VALUES(0), 0);
+  a[1] = rt_double(INFINITY);
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                  "operation does not have an identity");
+  a[1] = rt_double(-1.5);
+  a[2] = rt_int_list(KT_SIZES(-2), 1);
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "linalg.vector_norm cannot compute the -1.5 norm on the dimension -2because this "
+                  "dimension is empty and the operation does not have an identity");
+  rt_value_unref(a[2]);
+  a[2] = rt_int_list(KT_SIZES(2), 1); /* a dim that is not empty: an empty result */
+  check_prod("aten::linalg_vector_norm(", a, 5, F32, 2, KT_SIZES(2, 0), NULL, 0);
+  kt_unref_args(a, 3);
+}
+
 static void test_grad_sum_to_size(void) {
   RtValue a[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
                   rt_none()};
@@ -312,6 +374,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/reduce/sum-dims", test_sum_dims);
   g_test_add_func("/kernels/reduce/prod", test_prod);
   g_test_add_func("/kernels/reduce/cumprod", test_cumprod);
+  g_test_add_func("/kernels/reduce/vector-norm", test_vector_norm);
   g_test_add_func("/kernels/reduce/grad-sum-to-size", test_grad_sum_to_size);
   return g_test_run();
 }
