@@ -229,12 +229,14 @@ bool ad_formula_exists(const IrNode *node) {
     return overload_is(node, "") ||
            (constant_number(ir_input(node, 1), &d) &&
             (ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d)));
-  case IR_ATEN_LINALG_VECTOR_NORM: { /* a constant ord (its branch), dims and keepdim */
+  case IR_ATEN_NORM:
+  case IR_ATEN_LINALG_VECTOR_NORM: { /* a constant ord (its branch; None: 2), dims, keepdim */
     gint64 vals[IR_MAX_RANK];
     guint n = 0;
     double keepdim = 0;
     IrValue *dims = ir_n_inputs(node) > 2 ? ir_input(node, 2) : NULL;
-    if ((ir_n_inputs(node) > 1 && !constant_number(ir_input(node, 1), &d)) ||
+    IrValue *ord = ir_n_inputs(node) > 1 ? ir_input(node, 1) : NULL;
+    if ((!value_is_none(ord) && !constant_number(ord, &d)) ||
         (ir_n_inputs(node) > 3 && !constant_number(ir_input(node, 3), &keepdim)) ||
         (!value_is_none(dims) && !constant_ints(dims, vals, &n, IR_MAX_RANK)))
       return false;

@@ -1,5 +1,5 @@
 /* Gradient formulas of the reductions (sum, mean, var, std, amax, amin, max, min,
- * logsumexp, prod, linalg_vector_norm), as
+ * logsumexp, prod, linalg_vector_norm, norm), as
  * PyTorch 1.13's symbolic_script and derivatives.yaml: the gradient brought back to the
  * reduced dims, then the reduction's own factor. */
 #include "autodiff/formulas_internal.h"
@@ -186,8 +186,8 @@ void ad_grad_prod(Ctx *c, IrValue *g) {
   c->gin[0] = value_is_none(arg(c, by_dim ? 3 : 1)) ? g : E2(ATEN_TYPE_AS, g, self);
 }
 
-/* linalg_vector_norm as PyTorch 1.13's norm_backward for the constant ord (with n the norm,
- * both brought back to self's rank unless keepdim):
+/* linalg_vector_norm and norm as PyTorch 1.13's norm_backward for the constant ord (None:
+ * 2), with n the norm and both brought back to self's rank unless keepdim:
  *   0: zeros;  1: sgn(x) g;  2: g x / n, 0 where n is 0;
  *   +-inf: sgn(x) g / count * mask, mask the places equal to n in magnitude or NaN;
  *   below 1: sgn(x) |x|^(p-1) (0 where x is 0) g n^(1-p);
@@ -196,7 +196,7 @@ void ad_grad_prod(Ctx *c, IrValue *g) {
 void ad_grad_vector_norm(Ctx *c, IrValue *g) {
   IrValue *self = c->in[0], *norm = unsqueeze_reduced_at(c, c->out[0], 2, 3);
   double p = 2;
-  if (ir_n_inputs(c->node) > 1)
+  if (!value_is_none(arg(c, 1)))
     constant_number(c->in[1], &p);
   g = unsqueeze_reduced_at(c, g, 2, 3);
   IrValue *zero = cint(c, 0), *sign = E1(ATEN_SIGN, self), *r;

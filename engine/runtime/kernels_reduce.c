@@ -534,9 +534,12 @@ bool rt_kernel_prod(const IrSchema *schema, const IrNode *node, RtValue *args, g
 
 /* The ord-norm of n values as PyTorch 1.13's CPU kernels compute it in T: 0 counts the
  * nonzero ones (NaN among them), +-inf the largest (smallest) magnitude with NaN winning, 1
- * and 2 sum |x| and x^2 (2 then its square root), any other ord (sum |x|^ord)^(1 / ord). */
+ * and 2 sum |x| and x^2 (2 then its square root), any other ord (sum |x|^ord)^(1 / ord); no
+ * values give 0 (norm's empty reductions, whatever p). */
 #define VECTOR_NORM_OF(NAME, T)                                             \
   static T NAME(const T *v, int64_t n, double ord) {                        \
+    if (n == 0)                                                             \
+      return 0;                                                             \
     T acc = 0;                                                              \
     for (int64_t k = 0; k < n; k++) {                                       \
       T a = v[k] < 0 ? -v[k] : v[k];                                        \
@@ -563,22 +566,33 @@ VECTOR_NORM_OF(vector_norm_f64, double)
 
 /* linalg_vector_norm(self, ord, dim, keepdim, dtype) as PyTorch 1.13's: floating selves only,
  * cast first to a given dtype that does not narrow them; an empty reduction is 0 for ord >= 0
- * and PyTorch's error for the others, which have no identity. */
+ * and PyTorch's error for the others, which have no identity. norm(self, p) and norm(self, p,
+ * dim, keepdim) (p None: 2) compute the same norms, without dtype, and reduce an empty
+ * tensor to 0 for every p. */
 bool rt_kernel_vector_norm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
                            RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
+  bool linalg = schema->kind == IR_ATEN_LINALG_VECTOR_NORM, with_dims = schema->n_args > 2;
   RtTensor *self;
-  KScalar ord;
-  bool keepdim, has_dtype;
-  IrDtype given;
-  if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_scalar(schema, args, 1, &ord, error) ||
-      !k_arg_bool(schema, args, 3, &keepdim, error) ||
-      !k_arg_dtype(schema, args, 4, &has_dtype, &given, error))
+  KScalar ord = {.kind = K_SCALAR_INT, .i = 2, .d = 2};
+  bool keepdim = false, has_dtype = false;
+  IrDtype given = IR_DTYPE_FLOAT32;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      (!k_arg_is_none(args, 1) && !k_arg_scalar(schema, args, 1, &ord, error)) ||
+      (with_dims && !k_arg_bool(schema, args, 3, &keepdim, error)) ||
+      (linalg && !k_arg_dtype(schema, args, 4, &has_dtype, &given, error)))
     return false;
   if (!k_dtype_is_float(self->dtype)) {
-    K_ERR_DTYPE(error,
-                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
-                ir_dtype_type_name(self->dtype));
+    if (linalg)
+      K_ERR_DTYPE(error,
+                  "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                  "%s",
+                  ir_dtype_type_name(self->dtype));
+    else
+      K_ERR_DTYPE(error,
+                  "norm(): input dtype should be either floating point or complex. Got %s "
+                  "instead.",
+                  ir_dtype_type_name(self->dtype));
     return false;
   }
   IrDtype dtype = has_dtype ? given : self->dtype;
@@ -590,7 +604,7 @@ bool rt_kernel_vector_norm(const IrSchema *schema, const IrNode *node, RtValue *
                 ir_dtype_type_name(self->dtype), ir_dtype_type_name(dtype));
     return false;
   }
-  if (rt_tensor_numel(self) == 0 && (ord.d < 0 || isinf(ord.d))) {
+  if (linalg && rt_tensor_numel(self) == 0 && (ord.d < 0 || isinf(ord.d))) {
     int64_t dims[RT_MAX_DIMS];
     int nd = 0;
     if (!k_arg_is_none(args, 2) && !k_arg_int_list(schema, args, 2, dims, &nd, error))
@@ -600,11 +614,11 @@ bool rt_kernel_vector_norm(const IrSchema *schema, const IrNode *node, RtValue *
       if (!k_wrap_dim(dims[k], self->ndim, &w, error))
         return false;
       if (self->ndim > 0 && self->sizes[w] == 0) {
-        K_ERR_SHAPE(
-            error,
-            "linalg.vector_norm cannot compute the %g norm on the dimension %" G_GINT64_FORMAT
-            "because this dimension is empty and the operation does not have an identity",
-            ord.d, dims[k]);
+        K_ERR_SHAPE(error,
+                    "linalg.vector_norm cannot compute the %g norm on the dimension "
+                    "%" G_GINT64_FORMAT "because this dimension is empty and the operation does "
+                    "not have an identity",
+                    ord.d, dims[k]);
         return false;
       }
     }
@@ -618,7 +632,7 @@ bool rt_kernel_vector_norm(const IrSchema *schema, const IrNode *node, RtValue *
   }
   IrDtype compute = dtype == IR_DTYPE_FLOAT64 ? IR_DTYPE_FLOAT64 : IR_DTYPE_FLOAT32;
   KGroups g;
-  if (!k_groups(schema, args, 2, self, keepdim, compute, &g, error))
+  if (!k_groups(schema, args, with_dims ? 2 : -1, self, keepdim, compute, &g, error))
     return false;
   RtTensor *result = rt_tensor_new_checked(compute, g.out_ndim, g.out_shape, error);
   if (!result) {

@@ -1182,6 +1182,32 @@ FUNCTIONS += [
     (vector_norms, [(3, 4), (2, 3), (2, 0), ()], norm_inputs),
 ]
 
+def tensor_norms(x, z, e):
+    """Tensor.norm with a number p as scripts call it (aten::norm.Scalar, norm.ScalarOpt_dim):
+    p 2, 1, inf, -inf, 0, 3 and -1.5 over every element and along dims (negative, keepdim),
+    on NaN and infinities; z has a zero row (the 2-norm's gradient is 0 there) and ties for
+    its largest magnitude; e is empty, whose norms are 0 for every p."""
+    inf = float("inf")
+    return (x.norm(), x.norm(p=1), x.norm(2, -1, True), x.norm(inf, [0]), z.norm(-inf, 1),
+            z.norm(0), z.norm(3.0, [0, 1]), z.norm(inf), z.norm(2, 1), z.norm(-1.5, [1], True),
+            e.norm(), e.norm(-1.5, [1]), e.norm(inf))
+
+
+def tensor_norm_inputs(inputs):
+    x, z, e = inputs
+    x = x.clone()
+    x[0, 1] = float("nan")
+    x[2, 3] = float("inf")
+    z = z * 0.4
+    z[0] = torch.tensor([1.5, -1.5, 0.5])
+    z[1] = 0.0
+    return [x, z, e]
+
+
+FUNCTIONS += [
+    (tensor_norms, [(3, 4), (3, 3), (2, 0, 3)], tensor_norm_inputs),
+]
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

@@ -333,6 +333,36 @@ static void test_vector_norm(void) {
   kt_unref_args(a, 3);
 }
 
+/* norm.Scalar and norm.ScalarOpt_dim: linalg_vector_norm's norms (p None is 2), an empty
+ * reduction 0 for every p, their own message for integral inputs */
+static void test_tensor_norm(void) {
+  RtValue a[4] = {rt_tensor(kt_tensor(F64, 2, KT_SIZES(2, 2), KT_VALUES(3, -4, 0, NAN))), rt_none(),
+                  rt_int_list(KT_SIZES(-1), 1), rt_bool(true)};
+  check_prod("aten::norm.ScalarOpt_dim(", a, 4, F64, 2, KT_SIZES(2, 1), KT_VALUES(5, NAN), 0);
+  a[1] = rt_double(-INFINITY);
+  check_prod("aten::norm.ScalarOpt_dim(", a, 4, F64, 2, KT_SIZES(2, 1), KT_VALUES(3, NAN), 0);
+  a[1] = rt_int(1);
+  check_prod("aten::norm.Scalar(", a, 2, F64, 0, NULL, KT_VALUES(NAN), 0);
+  rt_value_unref(a[0]);
+  a[0] = rt_tensor(rt_tensor_zeros(F32, 3, KT_SIZES(2, 0, 3)));
+  const double ps[] = {-1.5, INFINITY, -INFINITY, 0, 2};
+  for (guint i = 0; i < G_N_ELEMENTS(ps); i++) {
+    a[1] = rt_double(ps[i]);
+    check_prod("aten::norm.Scalar(", a, 2, F32, 0, NULL, KT_VALUES(0), 0);
+    rt_value_unref(a[2]);
+    a[2] = rt_int_list(KT_SIZES(1), 1);
+    a[3] = rt_bool(false);
+    check_prod("aten::norm.ScalarOpt_dim(", a, 4, F32, 2, KT_SIZES(2, 3),
+               KT_VALUES(0, 0, 0, 0, 0, 0), 0);
+  }
+  rt_value_unref(a[0]);
+  a[0] = rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(3, 4)));
+  kt_expect_error("aten::norm.Scalar(", a, 2,
+                  "norm(): input dtype should be either floating point or complex. Got Long "
+                  "instead.");
+  kt_unref_args(a, 3);
+}
+
 static void test_grad_sum_to_size(void) {
   RtValue a[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
                   rt_none()};
@@ -375,6 +405,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/reduce/prod", test_prod);
   g_test_add_func("/kernels/reduce/cumprod", test_cumprod);
   g_test_add_func("/kernels/reduce/vector-norm", test_vector_norm);
+  g_test_add_func("/kernels/reduce/tensor-norm", test_tensor_norm);
   g_test_add_func("/kernels/reduce/grad-sum-to-size", test_grad_sum_to_size);
   return g_test_run();
 }
