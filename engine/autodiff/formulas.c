@@ -223,6 +223,31 @@ bool ad_formula_exists(const IrNode *node) {
           return false;
       return true;
     }
+  case IR_ATEN_PROD: /* the rank; for prod.dim_int a constant dim and keepdim */
+    if (!is_tensor(ir_input(node, 0)) || ir_input(node, 0)->type->rank < 0)
+      return false;
+    return overload_is(node, "") ||
+           (constant_number(ir_input(node, 1), &d) &&
+            (ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d)));
+  case IR_ATEN_NORM:
+  case IR_ATEN_LINALG_VECTOR_NORM: { /* a constant ord (its branch; None: 2), dims, keepdim */
+    gint64 vals[IR_MAX_RANK];
+    guint n = 0;
+    double keepdim = 0;
+    IrValue *dims = ir_n_inputs(node) > 2 ? ir_input(node, 2) : NULL;
+    IrValue *ord = ir_n_inputs(node) > 1 ? ir_input(node, 1) : NULL;
+    if ((!value_is_none(ord) && !constant_number(ord, &d)) ||
+        (ir_n_inputs(node) > 3 && !constant_number(ir_input(node, 3), &keepdim)) ||
+        (!value_is_none(dims) && !constant_ints(dims, vals, &n, IR_MAX_RANK)))
+      return false;
+    for (guint i = 0; i < n; i++) /* negative dims unsqueeze back through the rank */
+      if (vals[i] < 0 && ir_input(node, 0)->type->rank < 0 && keepdim == 0)
+        return false;
+    return true;
+  }
+  case IR_ATEN_CUMPROD: /* the rank and a constant dim */
+    return is_tensor(ir_input(node, 0)) && ir_input(node, 0)->type->rank >= 0 &&
+           constant_number(ir_input(node, 1), &d);
   case IR_ATEN_CHUNK: return ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d);
   case IR_ATEN_INDEX_PUT: /* whether self's gradient is g or g with the places zeroed */
     return ir_n_inputs(node) < 4 || constant_number(ir_input(node, 3), &d);

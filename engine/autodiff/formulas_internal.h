@@ -147,6 +147,12 @@ void ad_grad_max_dim(Ctx *c, IrValue *g);
 void ad_grad_sort(Ctx *c, IrValue *g);
 void ad_grad_logsumexp(Ctx *c, IrValue *g);
 void ad_grad_var(Ctx *c, IrValue *g);
+void ad_grad_prod(Ctx *c, IrValue *g);
+void ad_grad_vector_norm(Ctx *c, IrValue *g);
+/* x's exclusive running products along dim (>= 0): [1, x0, x0 x1, ...], the values cumprod(x)
+ * has one place earlier (cumprod rolled by one, its first place set to 1: no padding, which
+ * PyTorch's constant_pad_nd refuses where another dim is empty). */
+IrValue *ad_exclusive_cumprod(Ctx *c, IrValue *x, gint64 dim);
 
 /* Builders of formulas_nn.c. */
 void ad_grad_matmul(Ctx *c, IrValue *g);
@@ -162,6 +168,7 @@ void ad_grad_stack(Ctx *c, IrValue *g);
 void ad_grad_unbind(Ctx *c, IrValue *g);
 void ad_grad_index_select(Ctx *c, IrValue *g);
 void ad_grad_cumsum(Ctx *c, IrValue *g);
+void ad_grad_cumprod(Ctx *c, IrValue *g);
 void ad_grad_tril(Ctx *c, IrValue *g);
 void ad_grad_flip(Ctx *c, IrValue *g);
 void ad_grad_slice(Ctx *c, IrValue *g);

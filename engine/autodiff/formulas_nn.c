@@ -1,7 +1,7 @@
 /* Gradient formulas of the linear-algebra, layout and torch.nn ops (matmul of every rank,
  * bmm, linear, softmax, permute, contiguous, slice, select, layer_norm, gelu, prelu, glu,
- * dropout, stack, index_select, embedding, cumsum, broadcast_tensors), as PyTorch 1.13's
- * symbolic_script and derivatives.yaml. */
+ * dropout, stack, index_select, embedding, cumsum, cumprod, broadcast_tensors), as PyTorch
+ * 1.13's symbolic_script and derivatives.yaml. */
 #include "autodiff/formulas_internal.h"
 
 static IrValue *transpose_last(Ctx *c, IrValue *x, int rank) {
@@ -285,6 +285,59 @@ void ad_grad_cumsum(Ctx *c, IrValue *g) {
                               ir_graph_insert_constant_none(c->g)});
   IrValue *r = E3(ATEN_ADD, E3(ATEN_SUB, total, E2(ATEN_CUMSUM, g, c->in[1]), one), g, one);
   c->gin[0] = value_is_none(arg(c, 2)) ? r : E2(ATEN_TYPE_AS, r, c->in[0]);
+}
+
+/* sum(x, dims, keepdim=True) */
+static IrValue *sum_keeping_dims(Ctx *c, IrValue *x, IrValue *dims) {
+  return emit(c, IR_ATEN_SUM, 4,
+              (IrValue *const[]){x, dims, ir_graph_insert_constant_bool(c->g, true),
+                                 ir_graph_insert_constant_none(c->g)});
+}
+
+/* cumprod as PyTorch 1.13's cumprod_backward (its O(n) form, without create_graph): with
+ * out = cumprod(self), w = out * g and z1 the first zero along dim,
+ *   before z1: reversed_cumsum(w masked to the places before z1) / self;
+ *   at z1: out[z1 - 1] * sum over [z1, z2) of g * the running product of self after z1;
+ *   after z1: 0;
+ * which is reversed_cumsum(w) / self along a dim without zeros. A dim of size 1 (a 0-dim
+ * self) passes g on. */
+void ad_grad_cumprod(Ctx *c, IrValue *g) {
+  IrValue *self = c->in[0], *out = c->out[0];
+  bool converted = !value_is_none(arg(c, 2));
+  int rank = self->type->rank;
+  if (rank == 0) {
+    c->gin[0] = converted ? E2(ATEN_TYPE_AS, g, self) : g;
+    return;
+  }
+  double d = 0;
+  constant_number(c->in[1], &d);
+  gint64 dim = (gint64)d + (d < 0 ? rank : 0);
+  if (converted) /* derivatives.yaml: grad.to(self.scalar_type()) */
+    g = E2(ATEN_TYPE_AS, g, self);
+  IrValue *dims = ir_graph_insert_constant_int_list(c->g, &dim, 1), *zero = cint(c, 0);
+  IrValue *is_zero = E2(ATEN_EQ, self, zero);
+  IrValue *zeros_so_far = E2(ATEN_CUMSUM, is_zero, cint(c, dim));
+  IrValue *before = E2(ATEN_EQ, zeros_so_far, zero);
+  IrValue *w_before = E3(ATEN_MASKED_FILL, mul(c, out, g), E1(ATEN_LOGICAL_NOT, before), zero);
+  IrValue *reversed =
+      E2(ATEN_FLIP, E2(ATEN_CUMSUM, E2(ATEN_FLIP, w_before, dims), cint(c, dim)), dims);
+  IrValue *before_z1 = E2(ATEN_DIV, reversed, self);
+
+  IrValue *up_to_z2 = E2(ATEN_EQ, zeros_so_far, cint(c, 1));
+  IrValue *first_zero = E2(ATEN_LOGICAL_AND, is_zero, up_to_z2);
+  IrValue *after_z1 = E2(ATEN_LOGICAL_AND, up_to_z2, E1(ATEN_LOGICAL_NOT, is_zero));
+  IrValue *running =
+      E2(ATEN_CUMPROD, E3(ATEN_MASKED_FILL, self, E1(ATEN_LOGICAL_NOT, after_z1), cint(c, 1)),
+         cint(c, dim));
+  IrValue *g_to_z2 = E3(ATEN_MASKED_FILL, g, E1(ATEN_LOGICAL_NOT, up_to_z2), zero);
+  IrValue *sum = sum_keeping_dims(c, mul(c, running, g_to_z2), dims);
+  IrValue *at_z1 = mul(c, sum, ad_exclusive_cumprod(c, self, dim));
+  IrValue *general = E3(ATEN_WHERE, before, before_z1,
+                        E3(ATEN_MASKED_FILL, at_z1, E1(ATEN_LOGICAL_NOT, first_zero), zero));
+
+  IrValue *dim_size = sum_keeping_dims(c, E1(ATEN_ONES_LIKE, self), dims);
+  IrValue *r = E3(ATEN_WHERE, E2(ATEN_EQ, dim_size, cint(c, 1)), g, general);
+  c->gin[0] = converted ? E2(ATEN_TYPE_AS, r, self) : r;
 }
 
 IrValue **ad_list_elements(Ctx *c, guint *n) {

@@ -588,6 +588,27 @@ static bool shape_rule_argmax(const IrNode *node, ShapeInfo *out) {
   return true;
 }
 
+/* prod: sum's dtype (the given one, else int64 for integral inputs); every dim reduced, or
+ * the one dim as argmax's. */
+static bool shape_rule_prod(const IrNode *node, ShapeInfo *out) {
+  ShapeInfo self;
+  int dtype;
+  if (!shape_tensor_input(node, 0, &self) ||
+      !dtype_arg(node, ir_type_is_float_dtype(self.dtype) ? (int)self.dtype : IR_DTYPE_INT64,
+                 &dtype))
+    return false;
+  if (pu_named_input(node, "dim") == NULL) {
+    *out = self;
+    out->rank = 0;
+    out->has_sizes = true;
+  } else if (!shape_rule_argmax(node, out)) {
+    return false;
+  }
+  out->dtype = (IrDtype)dtype;
+  shape_info_contiguous(out);
+  return true;
+}
+
 /* max() / min() of every element: a 0-dim tensor of self's dtype. */
 static bool shape_rule_max_all(const IrNode *node, ShapeInfo *out) {
   if (!shape_tensor_input(node, 0, out))
@@ -662,6 +683,19 @@ static bool shape_rule_grad_sum_to_size(const IrNode *node, ShapeInfo *out) {
 static bool shape_rule_like(const IrNode *node, ShapeInfo *out) {
   int dtype;
   if (!shape_tensor_input(node, 0, out) || !dtype_arg(node, out->dtype, &dtype))
+    return false;
+  out->dtype = (IrDtype)dtype;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* cumsum, cumprod: self's shape; the given dtype, else int64 for integral inputs (bool's
+ * running sums count), as sum's. */
+static bool shape_rule_cumsum(const IrNode *node, ShapeInfo *out) {
+  int dtype;
+  if (!shape_tensor_input(node, 0, out) ||
+      !dtype_arg(node, ir_type_is_float_dtype(out->dtype) ? (int)out->dtype : IR_DTYPE_INT64,
+                 &dtype))
     return false;
   out->dtype = (IrDtype)dtype;
   shape_info_contiguous(out);

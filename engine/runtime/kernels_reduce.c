@@ -1,6 +1,7 @@
 /* Reductions: rt_kernel_sum (sum and mean: all elements, or a dim list with keepdim and
  * negative dims, optional dtype), rt_kernel_var (var and std), rt_kernel_amax (amax, amin,
- * argmax, logsumexp), rt_kernel_cumsum and rt_kernel_grad_sum_to_size.
+ * argmax, logsumexp), rt_kernel_prod, rt_kernel_vector_norm, rt_kernel_cumsum (cumsum,
+ * cumprod) and rt_kernel_grad_sum_to_size.
  *
  * sum as PyTorch 1.13: the result dtype is `dtype` when given (the input is cast to it
  * first), else int64 for int64 and bool inputs, else the input's dtype; a None or empty dim
@@ -11,7 +12,10 @@
  * var / std (all elements, or dims with keepdim): sum((x - mean)^2) / max(0, N - 1) when
  * unbiased (N without), std its square root, two passes in double; floating inputs only.
  * cumsum(self, dim, dtype): running sums along dim (dtype: the given one, else int64 for
- * integral inputs), accumulated in double (int64 in int64).
+ * integral inputs), accumulated in double (int64 in int64), as PyTorch's CPU accumulation type;
+ * cumprod likewise with running products.
+ * prod (rt_kernel_prod) multiplies in its result dtype, described at the kernel, as
+ * linalg_vector_norm (rt_kernel_vector_norm) computes in its own.
  * rt_kernel_amax serves max() and min() of every element, max.dim and min.dim (values and
  * the first extreme's index), amax, amin (NaN wins), argmax and argmin (first extreme, NaN
  * counting as one;
@@ -206,9 +210,34 @@ typedef struct {
   int64_t out_shape[RT_MAX_DIMS];
 } KGroups;
 
-/* dims: the int list at args[dims_arg] (None, absent or empty: every dim), as sum's. */
+/* self seen as [groups, n] with the dims marked in reduce[] last, converted to `dtype`. */
+static void k_groups_of(RtTensor *self, const bool *reduce, bool keepdim, IrDtype dtype,
+                        KGroups *out) {
+  int64_t sizes[RT_MAX_DIMS], strides[RT_MAX_DIMS];
+  int np = 0;
+  out->groups = 1;
+  out->n = 1;
+  out->out_ndim = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int d = 0; d < self->ndim; d++)
+      if (reduce[d] == (pass == 1)) {
+        sizes[np] = self->sizes[d];
+        strides[np++] = self->strides[d];
+        *(pass ? &out->n : &out->groups) *= self->sizes[d];
+      }
+  for (int d = 0; d < self->ndim; d++)
+    if (!reduce[d] || keepdim)
+      out->out_shape[out->out_ndim++] = reduce[d] ? 1 : self->sizes[d];
+  RtTensor *ordered =
+      rt_tensor_new_strided(self->storage, self->dtype, np, sizes, strides, self->offset);
+  out->data = rt_tensor_to_dtype(ordered, dtype);
+  rt_tensor_unref(ordered);
+}
+
+/* dims: the int list at args[dims_arg] (None, absent or empty: every dim), as sum's; the
+ * groups read in `dtype`. */
 static bool k_groups(const IrSchema *schema, RtValue *args, int dims_arg, RtTensor *self,
-                     bool keepdim, KGroups *out, GError **error) {
+                     bool keepdim, IrDtype dtype, KGroups *out, GError **error) {
   bool reduce[RT_MAX_DIMS];
   for (int d = 0; d < RT_MAX_DIMS; d++)
     reduce[d] = true;
@@ -229,25 +258,7 @@ static bool k_groups(const IrSchema *schema, RtValue *args, int dims_arg, RtTens
     }
     reduce[w] = true;
   }
-  int64_t sizes[RT_MAX_DIMS], strides[RT_MAX_DIMS];
-  int np = 0;
-  out->groups = 1;
-  out->n = 1;
-  out->out_ndim = 0;
-  for (int pass = 0; pass < 2; pass++)
-    for (int d = 0; d < self->ndim; d++)
-      if (reduce[d] == (pass == 1)) {
-        sizes[np] = self->sizes[d];
-        strides[np++] = self->strides[d];
-        *(pass ? &out->n : &out->groups) *= self->sizes[d];
-      }
-  for (int d = 0; d < self->ndim; d++)
-    if (!reduce[d] || keepdim)
-      out->out_shape[out->out_ndim++] = reduce[d] ? 1 : self->sizes[d];
-  RtTensor *ordered =
-      rt_tensor_new_strided(self->storage, self->dtype, np, sizes, strides, self->offset);
-  out->data = rt_tensor_to_dtype(ordered, IR_DTYPE_FLOAT64);
-  rt_tensor_unref(ordered);
+  k_groups_of(self, reduce, keepdim, dtype, out);
   return true;
 }
 
@@ -297,7 +308,7 @@ bool rt_kernel_var(const IrSchema *schema, const IrNode *node, RtValue *args, gu
       (with_dims && !k_arg_bool(schema, args, 3, &keepdim, error)))
     return false;
   KGroups g;
-  if (!k_groups(schema, args, with_dims ? 1 : -1, self, keepdim, &g, error))
+  if (!k_groups(schema, args, with_dims ? 1 : -1, self, keepdim, IR_DTYPE_FLOAT64, &g, error))
     return false;
   if (!k_dtype_is_float(self->dtype)) {
     rt_tensor_unref(g.data);
@@ -357,7 +368,7 @@ static bool max_min(const IrSchema *schema, RtValue *args, RtValue *outs, GError
     return false;
   }
   KGroups values, indices;
-  if (!k_groups(schema, args, by_dim ? 1 : -1, self, keepdim, &values, error))
+  if (!k_groups(schema, args, by_dim ? 1 : -1, self, keepdim, IR_DTYPE_FLOAT64, &values, error))
     return false;
   if (values.n == 0) {
     rt_tensor_unref(values.data);
@@ -369,7 +380,7 @@ static bool max_min(const IrSchema *schema, RtValue *args, RtValue *outs, GError
     return false;
   if (!by_dim)
     return true;
-  if (!k_groups(schema, args, 1, self, keepdim, &indices, error) ||
+  if (!k_groups(schema, args, 1, self, keepdim, IR_DTYPE_FLOAT64, &indices, error) ||
       !k_groups_reduce(&indices, IR_DTYPE_INT64, argmax_of, &min, outs + 1, error)) {
     rt_value_unref(outs[0]);
     return false;
@@ -388,7 +399,7 @@ bool rt_kernel_amax(const IrSchema *schema, const IrNode *node, RtValue *args, g
   if (!k_arg_tensor(schema, args, 0, &self, error) || !k_arg_bool(schema, args, 2, &keepdim, error))
     return false;
   KGroups g;
-  if (!k_groups(schema, args, 1, self, keepdim, &g, error))
+  if (!k_groups(schema, args, 1, self, keepdim, IR_DTYPE_FLOAT64, &g, error))
     return false;
   IrDtype dtype = self->dtype;
   double (*fn)(const double *, int64_t, const void *) = max_of;
@@ -422,7 +433,7 @@ bool rt_kernel_cumsum(const IrSchema *schema, const IrNode *node, RtValue *args,
                       RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   RtTensor *self;
-  bool has_dtype;
+  bool has_dtype, product = schema->kind == IR_ATEN_CUMPROD;
   IrDtype given;
   int d;
   if (!k_args_dim_dtype(schema, args, &self, &d, &has_dtype, &given, error))
@@ -443,15 +454,201 @@ bool rt_kernel_cumsum(const IrSchema *schema, const IrNode *node, RtValue *args,
     for (int64_t i = 0; i < inner; i++)
       for (int64_t k = 1; k < n; k++) {
         int64_t at = (o * n + k) * inner + i, prev = at - inner;
-        if (integral) {
+        if (integral) { /* wraps as PyTorch's */
           gint64 *v = rt_tensor_data(r);
-          v[at] = (gint64)((guint64)v[at] + (guint64)v[prev]); /* wraps as PyTorch's */
+          guint64 x = (guint64)v[at], before = (guint64)v[prev];
+          v[at] = (gint64)(product ? x * before : x + before);
         } else {
           double *v = rt_tensor_data(r);
-          v[at] += v[prev];
+          v[at] = product ? v[at] * v[prev] : v[at] + v[prev];
         }
       }
   outs[0] = rt_tensor(k_to_dtype(r, out_dtype));
   rt_tensor_unref(r);
+  return true;
+}
+
+/* prod and prod.dim_int as PyTorch 1.13's: the result dtype is `dtype` when given (the input
+ * cast to it first), else int64 for int64 and bool inputs, else the input's; products run in
+ * that dtype from the first element on (a float32 product overflows to inf as PyTorch's
+ * does), int64 ones wrapping; an empty product is 1. */
+bool rt_kernel_prod(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                    RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  bool by_dim = k_overload_is(schema, "dim_int"), keepdim = false, has_dtype;
+  RtTensor *self;
+  IrDtype given;
+  bool reduce[RT_MAX_DIMS];
+  for (int d = 0; d < RT_MAX_DIMS; d++)
+    reduce[d] = !by_dim;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      !k_arg_dtype(schema, args, by_dim ? 3 : 1, &has_dtype, &given, error))
+    return false;
+  if (by_dim) {
+    gint64 dim;
+    int w;
+    if (!k_arg_int(schema, args, 1, &dim, error) || !k_arg_bool(schema, args, 2, &keepdim, error) ||
+        !k_wrap_dim(dim, self->ndim, &w, error))
+      return false;
+    reduce[w] = true;
+  }
+  IrDtype out_dtype = has_dtype                       ? given
+                      : k_dtype_is_float(self->dtype) ? self->dtype
+                                                      : IR_DTYPE_INT64;
+  IrDtype compute = out_dtype == IR_DTYPE_BOOL ? IR_DTYPE_INT64 : out_dtype;
+  if (compute == IR_DTYPE_FLOAT16)
+    compute = IR_DTYPE_FLOAT32;
+  KGroups g;
+  k_groups_of(self, reduce, keepdim, compute, &g);
+  RtTensor *result = rt_tensor_new_checked(compute, g.out_ndim, g.out_shape, error);
+  if (!result) {
+    rt_tensor_unref(g.data);
+    return false;
+  }
+  for (int64_t gi = 0; gi < g.groups; gi++) {
+    if (compute == IR_DTYPE_FLOAT32) {
+      const float *x = (const float *)rt_tensor_data(g.data) + gi * g.n;
+      float p = 1;
+      for (int64_t k = 0; k < g.n; k++)
+        p *= x[k];
+      ((float *)rt_tensor_data(result))[gi] = p;
+    } else if (compute == IR_DTYPE_FLOAT64) {
+      const double *x = (const double *)rt_tensor_data(g.data) + gi * g.n;
+      double p = 1;
+      for (int64_t k = 0; k < g.n; k++)
+        p *= x[k];
+      ((double *)rt_tensor_data(result))[gi] = p;
+    } else {
+      const gint64 *x = (const gint64 *)rt_tensor_data(g.data) + gi * g.n;
+      guint64 p = 1; /* wraps as PyTorch's */
+      for (int64_t k = 0; k < g.n; k++)
+        p *= (guint64)x[k];
+      ((gint64 *)rt_tensor_data(result))[gi] = (gint64)p;
+    }
+  }
+  rt_tensor_unref(g.data);
+  outs[0] = rt_tensor(k_to_dtype(result, out_dtype));
+  rt_tensor_unref(result);
+  return true;
+}
+
+/* The ord-norm of n values as PyTorch 1.13's CPU kernels compute it in T: 0 counts the
+ * nonzero ones (NaN among them), +-inf the largest (smallest) magnitude with NaN winning, 1
+ * and 2 sum |x| and x^2 (2 then its square root), any other ord (sum |x|^ord)^(1 / ord); no
+ * values give 0 (norm's empty reductions, whatever p). */
+#define VECTOR_NORM_OF(NAME, T)                                             \
+  static T NAME(const T *v, int64_t n, double ord) {                        \
+    if (n == 0)                                                             \
+      return 0;                                                             \
+    T acc = 0;                                                              \
+    for (int64_t k = 0; k < n; k++) {                                       \
+      T a = v[k] < 0 ? -v[k] : v[k];                                        \
+      if (ord == 0)                                                         \
+        acc += v[k] != 0;                                                   \
+      else if (isinf(ord))                                                  \
+        acc = k == 0 || a != a || (ord > 0 ? a > acc : a < acc) ? a : acc;  \
+      else if (ord == 1)                                                    \
+        acc += a;                                                           \
+      else if (ord == 2)                                                    \
+        acc += v[k] * v[k];                                                 \
+      else                                                                  \
+        acc += (T)pow(a, ord);                                              \
+      if (isinf(ord) && acc != acc)                                         \
+        break;                                                              \
+    }                                                                       \
+    if (ord == 2)                                                           \
+      return (T)sqrt(acc);                                                  \
+    return ord == 0 || ord == 1 || isinf(ord) ? acc : (T)pow(acc, 1 / ord); \
+  }
+VECTOR_NORM_OF(vector_norm_f32, float)
+VECTOR_NORM_OF(vector_norm_f64, double)
+#undef VECTOR_NORM_OF
+
+/* linalg_vector_norm(self, ord, dim, keepdim, dtype) as PyTorch 1.13's: floating selves only,
+ * cast first to a given dtype that does not narrow them; an empty reduction is 0 for ord >= 0
+ * and PyTorch's error for the others, which have no identity. norm(self, p) and norm(self, p,
+ * dim, keepdim) (p None: 2) compute the same norms, without dtype, and reduce an empty
+ * tensor to 0 for every p. */
+bool rt_kernel_vector_norm(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
+                           RtValue *outs, guint n_outs, GError **error) {
+  k_check_call(schema, n_args, n_outs);
+  bool linalg = schema->kind == IR_ATEN_LINALG_VECTOR_NORM, with_dims = schema->n_args > 2;
+  RtTensor *self;
+  KScalar ord = {.kind = K_SCALAR_INT, .i = 2, .d = 2};
+  bool keepdim = false, has_dtype = false;
+  IrDtype given = IR_DTYPE_FLOAT32;
+  if (!k_arg_tensor(schema, args, 0, &self, error) ||
+      (!k_arg_is_none(args, 1) && !k_arg_scalar(schema, args, 1, &ord, error)) ||
+      (with_dims && !k_arg_bool(schema, args, 3, &keepdim, error)) ||
+      (linalg && !k_arg_dtype(schema, args, 4, &has_dtype, &given, error)))
+    return false;
+  if (!k_dtype_is_float(self->dtype)) {
+    if (linalg)
+      K_ERR_DTYPE(error,
+                  "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                  "%s",
+                  ir_dtype_type_name(self->dtype));
+    else
+      K_ERR_DTYPE(error,
+                  "norm(): input dtype should be either floating point or complex. Got %s "
+                  "instead.",
+                  ir_dtype_type_name(self->dtype));
+    return false;
+  }
+  IrDtype dtype = has_dtype ? given : self->dtype;
+  if (!k_dtype_is_float(dtype) || (self->dtype == IR_DTYPE_FLOAT64 && dtype != self->dtype) ||
+      (self->dtype == IR_DTYPE_FLOAT32 && dtype == IR_DTYPE_FLOAT16)) {
+    K_ERR_DTYPE(error,
+                "linalg.vector_norm: the dtype of the input (%s) should be convertible without "
+                "narrowing to the specified dtype (%s)",
+                ir_dtype_type_name(self->dtype), ir_dtype_type_name(dtype));
+    return false;
+  }
+  if (linalg && rt_tensor_numel(self) == 0 && (ord.d < 0 || isinf(ord.d))) {
+    int64_t dims[RT_MAX_DIMS];
+    int nd = 0;
+    if (!k_arg_is_none(args, 2) && !k_arg_int_list(schema, args, 2, dims, &nd, error))
+      return false;
+    for (int k = 0; k < nd; k++) {
+      int w;
+      if (!k_wrap_dim(dims[k], self->ndim, &w, error))
+        return false;
+      if (self->ndim > 0 && self->sizes[w] == 0) {
+        K_ERR_SHAPE(error,
+                    "linalg.vector_norm cannot compute the %g norm on the dimension "
+                    "%" G_GINT64_FORMAT "because this dimension is empty and the operation does "
+                    "not have an identity",
+                    ord.d, dims[k]);
+        return false;
+      }
+    }
+    if (nd == 0) {
+      K_ERR_SHAPE(error,
+                  "linalg.vector_norm cannot compute the %g norm on an empty tensor because the "
+                  "operation does not have an identity",
+                  ord.d);
+      return false;
+    }
+  }
+  IrDtype compute = dtype == IR_DTYPE_FLOAT64 ? IR_DTYPE_FLOAT64 : IR_DTYPE_FLOAT32;
+  KGroups g;
+  if (!k_groups(schema, args, with_dims ? 2 : -1, self, keepdim, compute, &g, error))
+    return false;
+  RtTensor *result = rt_tensor_new_checked(compute, g.out_ndim, g.out_shape, error);
+  if (!result) {
+    rt_tensor_unref(g.data);
+    return false;
+  }
+  for (int64_t gi = 0; gi < g.groups; gi++) {
+    if (compute == IR_DTYPE_FLOAT32)
+      ((float *)rt_tensor_data(result))[gi] =
+          vector_norm_f32((const float *)rt_tensor_data(g.data) + gi * g.n, g.n, ord.d);
+    else
+      ((double *)rt_tensor_data(result))[gi] =
+          vector_norm_f64((const double *)rt_tensor_data(g.data) + gi * g.n, g.n, ord.d);
+  }
+  rt_tensor_unref(g.data);
+  outs[0] = rt_tensor(k_to_dtype(result, dtype));
+  rt_tensor_unref(result);
   return true;
 }

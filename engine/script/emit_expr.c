@@ -138,8 +138,8 @@ static char *module_path(Emitter *em, const ScriptExpr *e) {
 
 static bool is_op_module(const char *path) {
   return strcmp(path, "torch") == 0 || strcmp(path, "F") == 0 ||
-         strcmp(path, "torch.nn.functional") == 0 || strcmp(path, "math") == 0 ||
-         strcmp(path, "torch._C._nn") == 0;
+         strcmp(path, "torch.linalg") == 0 || strcmp(path, "torch.nn.functional") == 0 ||
+         strcmp(path, "math") == 0 || strcmp(path, "torch._C._nn") == 0;
 }
 
 static const ScriptDef *top_level_def(Emitter *em, const char *name) {
@@ -225,6 +225,10 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
     if (!is_op_module(module))
       return emit_fail(em, callee->loc, "unknown module '%s' (use torch, F or math)", module);
     bool functional = strcmp(module, "F") == 0 || strcmp(module, "torch.nn.functional") == 0;
+    if (strcmp(module, "torch.linalg") == 0) { /* torch.linalg.f is the builtin aten::linalg_f */
+      g_autofree char *op = g_strdup_printf("linalg_%s", callee->name);
+      return call_with(em, e, op, NULL, false);
+    }
     return call_with(em, e, callee->name, NULL, functional);
   }
   IrValue *self = emit_expr(em, arg(callee, 0));

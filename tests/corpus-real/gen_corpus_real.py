@@ -1095,6 +1095,119 @@ FUNCTIONS += [
     (narrow_pad, [(3, 4), (3, 4)], with_nan_inf),
 ]
 
+def square_prod(a, b, y, v, z, w, e, s):
+    """torch.square and torch.prod over every element and along a dim (negative, keepdim, a
+    dtype), with PyTorch 1.13's prod_backward: a and b hold no zero (g * result / self; b's
+    inf gives NaN at itself), y one zero (the exact products of the others), v one zero and
+    an inf in another row (every slice then takes the products of the others, so the inf's
+    gradient is finite), z two zeros in a row (zeros over every element), w two zeros and a
+    NaN (zeros over every element though the product is NaN), e is empty along dim 1, s is
+    0-dim (its gradient is g)."""
+    return (torch.square(a), a.prod(), torch.prod(a, 1), torch.prod(a, -1, True),
+            a.prod(dtype=torch.float64), torch.square(b) + torch.prod(b, 0), torch.prod(b, 1),
+            y.prod(), torch.prod(y, 0, True), torch.prod(v, 1), z.prod(), torch.prod(z, -1),
+            w.prod(), e.prod(), torch.prod(e, 1), torch.prod(e, 0, True), s.prod(),
+            torch.prod(s, 0), torch.square(s))
+
+
+def cumprod_zeros(x, y, z, e, s):
+    """torch.cumprod along dims (negative, a dtype), with PyTorch 1.13's cumprod_backward: x
+    without zeros but with an inf (reversed_cumsum(g * out) / x), y one zero per row at the
+    start, middle and end, z two zeros in a row with a NaN after the second and an inf between
+    them, e is empty along dim 1, s is 0-dim."""
+    return (torch.cumprod(x, 1), torch.cumprod(x, -2), torch.cumprod(x, 0, dtype=torch.float64),
+            torch.cumprod(y, 1), torch.cumprod(y, 0), torch.cumprod(z, -1), torch.cumprod(e, 1),
+            torch.cumprod(e, 0), torch.cumprod(s, 0), torch.cumprod(s, -1))
+
+
+def prod_inputs(inputs):
+    """Scaled near 1 (long products stay finite); the zeros, infinities and NaN the docstrings
+    name."""
+    a, b, y, v, z, w, e, s = [x * 0.4 for x in inputs]
+    b[1, 2] = float("inf")
+    y[1, 3] = v[1, 3] = 0.0
+    v[2, 0] = float("inf")
+    z[0, 1] = z[0, 2] = 0.0
+    w[1, 0] = w[0, 2] = 0.0
+    w[1, 1] = float("nan")
+    return [a, b, y, v, z, w, e, s]
+
+
+def cumprod_inputs(inputs):
+    x, y, z, e, s = [x * 0.4 for x in inputs]
+    x[0, 2] = float("inf")
+    y[0, 0] = y[1, 2] = y[2, 4] = 0.0
+    z[1, 1] = z[1, 3] = 0.0
+    z[1, 2] = float("inf")
+    z[1, 4] = float("nan")
+    return [x, y, z, e, s]
+
+
+FUNCTIONS += [
+    (square_prod, [(3, 4), (3, 4), (3, 4), (3, 4), (2, 3), (2, 3), (2, 0), ()], prod_inputs),
+    (cumprod_zeros, [(3, 5), (3, 5), (2, 6), (2, 0), ()], cumprod_inputs),
+]
+
+
+def vector_norms(a, n, e, s):
+    """torch.linalg.vector_norm for ord 2, 1, inf, -inf, 0, 3, 0.5, 1.5, -1 over every element
+    and along dims (negative, keepdim, a dtype), with PyTorch 1.13's norm_backward: a's first
+    row ties for the largest magnitude (inf's gradient shared), its last row is zeros (a zero
+    2-norm's gradient is 0; ord below 1 skips the zeros); n holds NaN and inf, e is empty
+    along dim 1, s is 0-dim."""
+    inf = float("inf")
+    return (torch.linalg.vector_norm(a), torch.linalg.vector_norm(a, 1, [1]),
+            torch.linalg.vector_norm(a, inf, [1], True), torch.linalg.vector_norm(a, -inf, -1),
+            torch.linalg.vector_norm(a, 0), torch.linalg.vector_norm(a, 3.0, [0, 1]),
+            torch.linalg.vector_norm(a, 0.5, 1), torch.linalg.vector_norm(a, 1.5, 1),
+            torch.linalg.vector_norm(a, -1.0, 0), torch.linalg.vector_norm(a, 2.5, [-1]),
+            torch.linalg.vector_norm(a, 2, [0], dtype=torch.float64),
+            torch.linalg.vector_norm(n, 2, [1]), torch.linalg.vector_norm(n, inf, [0]),
+            torch.linalg.vector_norm(e), torch.linalg.vector_norm(e, 2, [1]),
+            torch.linalg.vector_norm(s, 1), torch.linalg.vector_norm(s, 2, [0], True))
+
+
+def norm_inputs(inputs):
+    a, n, e, s = inputs
+    a = a * 0.4
+    a[0] = torch.tensor([2.0, 0.5, -2.0, 1.0])
+    a[2] = 0.0
+    n = n.clone()
+    n[0, 1] = float("nan")
+    n[1, 2] = float("inf")
+    return [a, n, e, s]
+
+
+FUNCTIONS += [
+    (vector_norms, [(3, 4), (2, 3), (2, 0), ()], norm_inputs),
+]
+
+def tensor_norms(x, z, e):
+    """Tensor.norm with a number p as scripts call it (aten::norm.Scalar, norm.ScalarOpt_dim):
+    p 2, 1, inf, -inf, 0, 3 and -1.5 over every element and along dims (negative, keepdim),
+    on NaN and infinities; z has a zero row (the 2-norm's gradient is 0 there) and ties for
+    its largest magnitude; e is empty, whose norms are 0 for every p."""
+    inf = float("inf")
+    return (x.norm(), x.norm(p=1), x.norm(2, -1, True), x.norm(inf, [0]), z.norm(-inf, 1),
+            z.norm(0), z.norm(3.0, [0, 1]), z.norm(inf), z.norm(2, 1), z.norm(-1.5, [1], True),
+            e.norm(), e.norm(-1.5, [1]), e.norm(inf))
+
+
+def tensor_norm_inputs(inputs):
+    x, z, e = inputs
+    x = x.clone()
+    x[0, 1] = float("nan")
+    x[2, 3] = float("inf")
+    z = z * 0.4
+    z[0] = torch.tensor([1.5, -1.5, 0.5])
+    z[1] = 0.0
+    return [x, z, e]
+
+
+FUNCTIONS += [
+    (tensor_norms, [(3, 4), (3, 3), (2, 0, 3)], tensor_norm_inputs),
+]
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

@@ -1,4 +1,6 @@
-/* sum (all, dim lists, keepdim, negative dims, dtype) and _grad_sum_to_size, by hand. */
+/* sum (all, dim lists, keepdim, negative dims, dtype), prod, cumprod, linalg_vector_norm and
+ * _grad_sum_to_size, by hand (prod's, cumprod's and vector_norm's numbers and messages as
+ * PyTorch 1.13 printed them). */
 #include <math.h>
 
 #include "kernels_test_util.h"
@@ -185,6 +187,182 @@ static void test_sum_dims(void) {
   rt_value_unref(e);
 }
 
+static void check_prod(const char *prefix, RtValue *args, guint n, IrDtype dtype, int ndim,
+                       const int64_t *sizes, const double *want, double tol) {
+  RtTensor *r = kt_run(prefix, args, n);
+  kt_assert_tensor(r, dtype, ndim, sizes, want, tol);
+  rt_tensor_unref(r);
+}
+
+static void test_prod(void) {
+  RtValue m[4] = {M(F32), rt_none()};
+  check_prod("aten::prod(", m, 1, F32, 0, NULL, KT_VALUES(24), 0);
+  m[1] = rt_int(7); /* dtype=torch.float64 */
+  check_prod("aten::prod(", m, 2, F64, 0, NULL, KT_VALUES(24), 0);
+  m[1] = rt_int(1);
+  m[2] = rt_bool(false);
+  m[3] = rt_none();
+  check_prod("aten::prod.dim_int(", m, 4, F32, 1, KT_SIZES(2), KT_VALUES(2, 12), 0);
+  m[1] = rt_int(-1);
+  m[2] = rt_bool(true);
+  check_prod("aten::prod.dim_int(", m, 4, F32, 2, KT_SIZES(2, 1), KT_VALUES(2, 12), 0);
+  m[1] = rt_int(2);
+  kt_expect_error("aten::prod.dim_int(", m, 4,
+                  "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  rt_value_unref(m[0]);
+  /* bool and int64 multiply in int64, wrapping: 3 * 2^62 * 3 is 2^62 */
+  RtValue b[1] = {rt_tensor(kt_tensor(BOOL, 1, KT_SIZES(4), KT_VALUES(1, 0, 1, 1)))};
+  check_prod("aten::prod(", b, 1, I64, 0, NULL, KT_VALUES(0), 0);
+  kt_unref_args(b, 1);
+  RtValue w[1] = {rt_tensor(kt_tensor(I64, 1, KT_SIZES(3), KT_VALUES(3, 0x1p62, 3)))};
+  check_prod("aten::prod(", w, 1, I64, 0, NULL, KT_VALUES(0x1p62), 0);
+  kt_unref_args(w, 1);
+  /* float32 multiplies in float32: 1e30 * 1e30 is already inf */
+  RtValue f[1] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(1e30, 1e30, 1e-30)))};
+  check_prod("aten::prod(", f, 1, F32, 0, NULL, KT_VALUES(INFINITY), 0);
+  kt_unref_args(f, 1);
+  /* empty products are 1; a 0-dim self takes dim 0 and -1 only */
+  RtValue e[4] = {rt_tensor(rt_tensor_zeros(F64, 2, KT_SIZES(0, 3))), rt_none()};
+  check_prod("aten::prod(", e, 1, F64, 0, NULL, KT_VALUES(1), 0);
+  e[1] = rt_int(0);
+  e[2] = rt_bool(false);
+  e[3] = rt_none();
+  check_prod("aten::prod.dim_int(", e, 4, F64, 1, KT_SIZES(3), KT_VALUES(1, 1, 1), 0);
+  rt_value_unref(e[0]);
+  e[0] = rt_tensor(kt_tensor(F64, 0, NULL, KT_VALUES(2.5)));
+  e[2] = rt_bool(true);
+  check_prod("aten::prod.dim_int(", e, 4, F64, 0, NULL, KT_VALUES(2.5), 0);
+  e[1] = rt_int(1);
+  kt_expect_error("aten::prod.dim_int(", e, 4,
+                  "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+  rt_value_unref(e[0]);
+}
+
+static void test_cumprod(void) {
+  RtValue m[3] = {M(F64), rt_int(1), rt_none()};
+  check_prod("aten::cumprod(", m, 3, F64, 2, KT_SIZES(2, 2), KT_VALUES(1, 2, 3, 12), 0);
+  m[1] = rt_int(-2);
+  check_prod("aten::cumprod(", m, 3, F64, 2, KT_SIZES(2, 2), KT_VALUES(1, 2, 3, 8), 0);
+  m[1] = rt_int(2);
+  kt_expect_error("aten::cumprod(", m, 3,
+                  "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  rt_value_unref(m[0]);
+  RtValue w[3] = {rt_tensor(kt_tensor(I64, 1, KT_SIZES(3), KT_VALUES(3, 0x1p62, 3))), rt_int(0),
+                  rt_none()};
+  check_prod("aten::cumprod(", w, 3, I64, 1, KT_SIZES(3), KT_VALUES(3, -0x1p62, 0x1p62), 0);
+  rt_value_unref(w[0]);
+  w[0] = rt_tensor(kt_tensor(BOOL, 1, KT_SIZES(2), KT_VALUES(1, 0)));
+  check_prod("aten::cumprod(", w, 3, I64, 1, KT_SIZES(2), KT_VALUES(1, 0), 0);
+  rt_value_unref(w[0]);
+  /* float32 runs in double, as PyTorch's CPU accumulation: 1e30 * 1e30 * 1e-30 is 1e30 again */
+  w[0] = rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(1e30, 1e30, 1e-30)));
+  check_prod("aten::cumprod(", w, 3, F32, 1, KT_SIZES(3), KT_VALUES(1e30, INFINITY, 1e30), 1e23);
+  rt_value_unref(w[0]);
+  /* a dtype casts first: 1.5 becomes 1 */
+  w[0] = rt_tensor(kt_tensor(F64, 1, KT_SIZES(3), KT_VALUES(1.5, 2, 4)));
+  w[2] = rt_int(4); /* torch.int64 */
+  check_prod("aten::cumprod(", w, 3, I64, 1, KT_SIZES(3), KT_VALUES(1, 2, 8), 0);
+  rt_value_unref(w[0]);
+  w[0] = rt_tensor(rt_tensor_zeros(F32, 2, KT_SIZES(2, 0)));
+  w[1] = rt_int(1);
+  w[2] = rt_none();
+  check_prod("aten::cumprod(", w, 3, F32, 2, KT_SIZES(2, 0), NULL, 0);
+  w[1] = rt_int(-1);
+  check_prod("aten::cumprod(", w, 3, F32, 2, KT_SIZES(2, 0), NULL, 0);
+  rt_value_unref(w[0]);
+}
+
+/* [[3, -4, NaN], [0, 0, -inf]] along dim 1, each ord once */
+static void test_vector_norm(void) {
+  const struct {
+    double ord, want[2];
+  } rows[] = {
+      {2, {NAN, INFINITY}},        {1, {NAN, INFINITY}},  {0, {3, 1}},
+      {INFINITY, {NAN, INFINITY}}, {-INFINITY, {NAN, 0}}, {-1, {NAN, 0}},
+  };
+  RtValue a[5] = {
+      rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(3, -4, NAN, 0, 0, -INFINITY))),
+      rt_none(), rt_int_list(KT_SIZES(1), 1), rt_bool(false), rt_none()};
+  for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+    a[1] = rt_double(rows[i].ord);
+    check_prod("aten::linalg_vector_norm(", a, 5, F32, 1, KT_SIZES(2), rows[i].want, 0);
+  }
+  /* every element, in a dtype that widens */
+  rt_value_unref(a[0]);
+  a[0] = rt_tensor(kt_tensor(F32, 1, KT_SIZES(2), KT_VALUES(3, -4)));
+  a[1] = rt_int(2);
+  a[4] = rt_int(7);
+  rt_value_unref(a[2]);
+  a[2] = rt_none();
+  check_prod("aten::linalg_vector_norm(", a, 5, F64, 0, NULL, KT_VALUES(5), 0);
+  a[4] = rt_int(5);
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "linalg.vector_norm: the dtype of the input (Float) should be convertible "
+                  "without narrowing to the specified dtype (Half)");
+  a[4] = rt_none();
+  a[2] = rt_int_list(KT_SIZES(0, -1), 2);
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "dim 0 appears multiple times in the list of dims");
+  rt_value_unref(a[2]);
+  a[2] = rt_int_list(KT_SIZES(1), 1);
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+  rt_value_unref(a[2]);
+  rt_value_unref(a[0]);
+  a[0] = rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(3, 4)));
+  a[2] = rt_none();
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                  "Long");
+  rt_value_unref(a[0]);
+  /* empty: 0 for ord >= 0, no identity for the others */
+  a[0] = rt_tensor(rt_tensor_zeros(F32, 3, KT_SIZES(2, 0, 3)));
+  check_prod("aten::linalg_vector_norm(", a, 5, F32, 0, NULL, KT_VALUES(0), 0);
+  a[1] = rt_double(INFINITY);
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                  "operation does not have an identity");
+  a[1] = rt_double(-1.5);
+  a[2] = rt_int_list(KT_SIZES(-2), 1);
+  kt_expect_error("aten::linalg_vector_norm(", a, 5,
+                  "linalg.vector_norm cannot compute the -1.5 norm on the dimension -2because this "
+                  "dimension is empty and the operation does not have an identity");
+  rt_value_unref(a[2]);
+  a[2] = rt_int_list(KT_SIZES(2), 1); /* a dim that is not empty: an empty result */
+  check_prod("aten::linalg_vector_norm(", a, 5, F32, 2, KT_SIZES(2, 0), NULL, 0);
+  kt_unref_args(a, 3);
+}
+
+/* norm.Scalar and norm.ScalarOpt_dim: linalg_vector_norm's norms (p None is 2), an empty
+ * reduction 0 for every p, their own message for integral inputs */
+static void test_tensor_norm(void) {
+  RtValue a[4] = {rt_tensor(kt_tensor(F64, 2, KT_SIZES(2, 2), KT_VALUES(3, -4, 0, NAN))), rt_none(),
+                  rt_int_list(KT_SIZES(-1), 1), rt_bool(true)};
+  check_prod("aten::norm.ScalarOpt_dim(", a, 4, F64, 2, KT_SIZES(2, 1), KT_VALUES(5, NAN), 0);
+  a[1] = rt_double(-INFINITY);
+  check_prod("aten::norm.ScalarOpt_dim(", a, 4, F64, 2, KT_SIZES(2, 1), KT_VALUES(3, NAN), 0);
+  a[1] = rt_int(1);
+  check_prod("aten::norm.Scalar(", a, 2, F64, 0, NULL, KT_VALUES(NAN), 0);
+  rt_value_unref(a[0]);
+  a[0] = rt_tensor(rt_tensor_zeros(F32, 3, KT_SIZES(2, 0, 3)));
+  const double ps[] = {-1.5, INFINITY, -INFINITY, 0, 2};
+  for (guint i = 0; i < G_N_ELEMENTS(ps); i++) {
+    a[1] = rt_double(ps[i]);
+    check_prod("aten::norm.Scalar(", a, 2, F32, 0, NULL, KT_VALUES(0), 0);
+    rt_value_unref(a[2]);
+    a[2] = rt_int_list(KT_SIZES(1), 1);
+    a[3] = rt_bool(false);
+    check_prod("aten::norm.ScalarOpt_dim(", a, 4, F32, 2, KT_SIZES(2, 3),
+               KT_VALUES(0, 0, 0, 0, 0, 0), 0);
+  }
+  rt_value_unref(a[0]);
+  a[0] = rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(3, 4)));
+  kt_expect_error("aten::norm.Scalar(", a, 2,
+                  "norm(): input dtype should be either floating point or complex. Got Long "
+                  "instead.");
+  kt_unref_args(a, 3);
+}
+
 static void test_grad_sum_to_size(void) {
   RtValue a[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
                   rt_none()};
@@ -224,6 +402,10 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/reduce/sum-all", test_sum_all);
   g_test_add_func("/kernels/reduce/max-min", test_max_min);
   g_test_add_func("/kernels/reduce/sum-dims", test_sum_dims);
+  g_test_add_func("/kernels/reduce/prod", test_prod);
+  g_test_add_func("/kernels/reduce/cumprod", test_cumprod);
+  g_test_add_func("/kernels/reduce/vector-norm", test_vector_norm);
+  g_test_add_func("/kernels/reduce/tensor-norm", test_tensor_norm);
   g_test_add_func("/kernels/reduce/grad-sum-to-size", test_grad_sum_to_size);
   return g_test_run();
 }

@@ -40,10 +40,15 @@ static const char rules_in[] = "graph(%x : " COMPLETE_X ",\n"
                                "      %c : bool):\n"
                                "  %1 : int = prim::Constant[value=1]()\n"
                                "  %2 : int = prim::Constant[value=4]()\n"
+                               "  %n : NoneType = prim::Constant()\n"
+                               "  %k : bool = prim::Constant[value=1]()\n"
                                "  %3 : Tensor = aten::sigmoid(%x)\n"
                                "  %4 : Tensor = aten::add(%x, %y, %1)\n"
                                "  %5 : Tensor = aten::gt(%x, %1)\n"
                                "  %17 : Tensor = aten::square(%5)\n"
+                               "  %18 : Tensor = aten::cumprod(%5, %1, %n)\n"
+                               "  %19 : Tensor = aten::prod(%5, %n)\n"
+                               "  %20 : Tensor = aten::prod(%x, %1, %k, %n)\n"
                                "  %6 : Tensor = aten::sum(%x)\n"
                                "  %7 : Tensor = aten::t(%x)\n"
                                "  %8 : Tensor = aten::mm(%7, %x)\n"
@@ -63,7 +68,8 @@ static const char rules_in[] = "graph(%x : " COMPLETE_X ",\n"
                                "    block0(%j : int, %b : Tensor):\n"
                                "      %16 : Tensor = aten::mul(%b, %1)\n"
                                "      -> (%c, %16)\n"
-                               "  return (%4, %5, %6, %8, %9, %10, %11, %13, %15, %17)\n";
+                               "  return (%4, %5, %6, %8, %9, %10, %11, %13, %15, %17, %18, %19, "
+                               "%20)\n";
 
 static const char rules_out[] =
     "graph(%x : " COMPLETE_X ",\n"
@@ -71,10 +77,15 @@ static const char rules_out[] =
     "      %c : bool):\n"
     "  %1 : int = prim::Constant[value=1]()\n"
     "  %2 : int = prim::Constant[value=4]()\n"
+    "  %n : NoneType = prim::Constant()\n"
+    "  %k : bool = prim::Constant[value=1]()\n"
     "  %3 : " COMPLETE_X " = aten::sigmoid(%x)\n"
     "  %4 : Double(*, *, device=cpu) = aten::add(%x, %y, %1)\n"
     "  %5 : Bool(2, 3, strides=[3, 1], device=cpu) = aten::gt(%x, %1)\n"
     "  %17 : Long(2, 3, strides=[3, 1], device=cpu) = aten::square(%5)\n"
+    "  %18 : Long(2, 3, strides=[3, 1], device=cpu) = aten::cumprod(%5, %1, %n)\n"
+    "  %19 : Long(device=cpu) = aten::prod(%5, %n)\n"
+    "  %20 : Float(2, 1, strides=[1, 1], device=cpu) = aten::prod(%x, %1, %k, %n)\n"
     "  %6 : Float(device=cpu) = aten::sum(%x)\n"
     "  %7 : Float(3, 2, strides=[1, 3], device=cpu) = aten::t(%x)\n"
     "  %8 : Float(3, 3, strides=[3, 1], device=cpu) = aten::mm(%7, %x)\n"
@@ -94,7 +105,8 @@ static const char rules_out[] =
     "    block0(%j : int, %b : " COMPLETE_X "):\n"
     "      %16 : " COMPLETE_X " = aten::mul(%b, %1)\n"
     "      -> (%c, %16)\n"
-    "  return (%4, %5, %6, %8, %9, %10, %11, %13, %15, %17)\n";
+    "  return (%4, %5, %6, %8, %9, %10, %11, %13, %15, %17, %18, %19, "
+    "%20)\n";
 
 static void test_shapes_rules_and_blocks(void) {
   IrGraph *g = pt_parse(rules_in);
