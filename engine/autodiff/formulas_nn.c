@@ -271,19 +271,16 @@ void ad_grad_tril(Ctx *c, IrValue *g) {
   c->gin[0] = emit(c, c->node->kind, 2, (IrValue *const[]){g, c->in[1]});
 }
 
-/* cumsum: the gradient summed in reverse along dim, sum(g) - cumsum(g) + g (PyTorch flips,
- * sums and flips back), in self's dtype when a dtype argument changed it. */
+/* cumsum: the gradient summed in reverse along dim, flip(cumsum(flip(g))) as PyTorch 1.13's
+ * reversed_cumsum (sum(g) - cumsum(g) + g would give NaN beside an infinite gradient where
+ * PyTorch's is inf), in self's dtype when a dtype argument changed it. */
 void ad_grad_cumsum(Ctx *c, IrValue *g) {
   IrNode *dims = ir_node_create(c->g, IR_PRIM_LIST_CONSTRUCT, 1);
   ir_node_add_input(dims, c->in[1]);
   ir_value_set_type(ir_output(dims, 0), ir_type_list(ir_type_int()));
   ir_graph_insert(c->g, dims);
-  IrValue *one = cint(c, 1);
-  IrValue *total =
-      emit(c, IR_ATEN_SUM, 4,
-           (IrValue *const[]){g, ir_output(dims, 0), ir_graph_insert_constant_bool(c->g, true),
-                              ir_graph_insert_constant_none(c->g)});
-  IrValue *r = E3(ATEN_ADD, E3(ATEN_SUB, total, E2(ATEN_CUMSUM, g, c->in[1]), one), g, one);
+  IrValue *flipped = E2(ATEN_FLIP, g, ir_output(dims, 0));
+  IrValue *r = E2(ATEN_FLIP, E2(ATEN_CUMSUM, flipped, c->in[1]), ir_output(dims, 0));
   c->gin[0] = value_is_none(arg(c, 2)) ? r : E2(ATEN_TYPE_AS, r, c->in[0]);
 }
 

@@ -1208,6 +1208,24 @@ FUNCTIONS += [
     (tensor_norms, [(3, 4), (3, 3), (2, 0, 3)], tensor_norm_inputs),
 ]
 
+def cumsum_infinite_grad(x, y):
+    """cumsum under an infinite gradient: its reversed cumulative sum is inf where PyTorch's is
+    (a gradient written as sum(g) - cumsum(g) + g gives NaN there)."""
+    return torch.cumsum(x, 0) * y, torch.cumsum(x, 1) * 2.0
+
+
+def infinite_row(inputs):
+    """y's middle row is inf."""
+    y = inputs[1].clone()
+    y[1, 0] = float("inf")
+    return [inputs[0], y]
+
+
+FUNCTIONS += [
+    (cumsum_infinite_grad, [(3, 4), (3, 1)], infinite_row, frozen(1)),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
