@@ -84,17 +84,21 @@ static bool expand_mask(const RtTensor *self, RtTensor *mask, int at, RtTensor *
 /* The indexed dims' int64 tensors, one per dim of self (NULL where none), from the list. */
 static bool index_per_dim(const RtTensor *self, RtValue list, RtTensor **per_dim, GError **error) {
   guint n = list.u.seq->len;
-  if (n > (guint)self->ndim) {
-    K_ERR_SHAPE(error, "too many indices for tensor of dimension %d (got %u)", self->ndim, n);
-    return false;
-  }
+  int64_t covered = 0; /* dims the entries index: a mask covers as many as it has */
   for (guint i = 0; i < n; i++) {
     RtValue item = list.u.seq->items[i];
-    if (item.tag == RT_TENSOR && item.u.tensor && item.u.tensor->dtype != IR_DTYPE_INT64 &&
-        item.u.tensor->dtype != IR_DTYPE_BOOL) {
+    const RtTensor *t = item.tag == RT_TENSOR ? item.u.tensor : NULL;
+    if (t && t->dtype != IR_DTYPE_INT64 && t->dtype != IR_DTYPE_BOOL) {
       K_ERR_DTYPE(error, "tensors used as indices must be long, byte or bool tensors");
       return false;
     }
+    covered += t && t->dtype == IR_DTYPE_BOOL ? t->ndim : 1;
+  }
+  if (covered > self->ndim) {
+    K_ERR_SHAPE(error,
+                "too many indices for tensor of dimension %d (got %" G_GINT64_FORMAT ")",
+                self->ndim, covered);
+    return false;
   }
   int at = 0;
   for (guint i = 0; i < n; i++) {

@@ -53,7 +53,9 @@ static bool norm_input(const IrSchema *schema, const RtTensor *input, NormShape 
   shape->s = 1;
   for (int d = 2; d < input->ndim; d++)
     shape->s *= input->sizes[d];
-  return true;
+  /* The kernels keep up to four doubles per channel: an input without elements does not
+   * bound its channel count by what memory holds. */
+  return rt_memory_check(4 * sizeof(double) * ((guint64)shape->c + 1), error);
 }
 
 /* An optional per-channel tensor argument (NULL for None or undefined) of c elements. */

@@ -128,7 +128,10 @@ bool rt_kernel_sort(const IrSchema *schema, const IrNode *node, RtValue *args, g
   }
   RtTensor *src = rt_tensor_contiguous(self);
   size_t es = rt_dtype_size(self->dtype);
-  g_autofree gint64 *order = g_new(gint64, n + 1), *scratch = g_new(gint64, n + 1);
+  /* No slices (another dim is 0): n is then not bounded by what memory holds. */
+  gint64 slice_len = outer * inner > 0 ? n : 0;
+  g_autofree gint64 *order = g_new(gint64, slice_len + 1);
+  g_autofree gint64 *scratch = g_new(gint64, slice_len + 1);
   SortKeys keys = {.stride = inner, .dtype = self->dtype, .descending = a.descending};
   gint64 *index_out = rt_tensor_data(indices);
   for (int64_t o = 0; o < outer; o++)

@@ -223,7 +223,8 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
   g_autofree char *module = module_path(em, arg(callee, 0));
   if (module != NULL) {
     if (!is_op_module(module))
-      return emit_fail(em, callee->loc, "unknown module '%s' (use torch, F or math)", module);
+      return emit_fail(em, callee->loc,
+                       "unknown module '%s' (use torch, torch.linalg, F or math)", module);
     bool functional = strcmp(module, "F") == 0 || strcmp(module, "torch.nn.functional") == 0;
     if (strcmp(module, "torch.linalg") == 0) { /* torch.linalg.f is the builtin aten::linalg_f */
       g_autofree char *op = g_strdup_printf("linalg_%s", callee->name);

@@ -197,6 +197,13 @@ static void test_instance_norm_errors(void) {
   kt_expect_error("aten::instance_norm(", a, 9,
                   "Expected running_mean and running_var to be defined when use_input_stats is "
                   "false");
+  /* no elements but 2^40 channels: their statistics do not fit (they aborted the allocator,
+   * in batch_norm too) */
+  rt_value_unref(a[0]);
+  a[0] = rt_tensor(kt_tensor(F32, 3, KT_SIZES(0, (int64_t)1 << 40, 2), NULL));
+  a[5] = rt_bool(true);
+  kt_expect_error("aten::instance_norm(", a, 9, "out of memory budget");
+  kt_expect_error("aten::batch_norm(", a, 9, "out of memory budget");
   kt_unref_args(a, 9);
 }
 

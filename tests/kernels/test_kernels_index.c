@@ -41,6 +41,13 @@ static void test_index_errors(void) {
                      indices(3, (RtValue[]){longs(1, KT_VALUES(0)), longs(1, KT_VALUES(0)),
                                             longs(1, KT_VALUES(0))}),
                      "too many indices for tensor of dimension 2 (got 3)");
+  /* a mask covers as many dims as it has: [2, 3] mask + one more index is three (this ran
+   * and read past the dims, leaking the extra index) */
+  expect_index_error(scores(),
+                     indices(2, (RtValue[]){rt_tensor(kt_tensor(IR_DTYPE_BOOL, 2, KT_SIZES(2, 3),
+                                                                KT_VALUES(1, 1, 1, 1, 1, 1))),
+                                            longs(2, KT_VALUES(0, 1))}),
+                     "too many indices for tensor of dimension 2 (got 3)");
   expect_index_error(scores(),
                      indices(1, (RtValue[]){rt_tensor(
                                     kt_tensor(IR_DTYPE_BOOL, 1, KT_SIZES(3), KT_VALUES(1, 0, 1)))}),

@@ -64,6 +64,12 @@ static void test_sort_shapes(void) {
   run2(SORT, b, 3, outs, 2, KT_SIZES(2, 0));
   kt_unref_args(outs, 2);
   kt_unref_args(b, 3);
+  /* No slices along a long dim: its length is no allocation's (2^40 positions aborted). */
+  RtValue e[3] = {rt_tensor(rt_tensor_zeros(F32, 2, KT_SIZES(0, (int64_t)1 << 40))), rt_int(1),
+                  rt_bool(false)};
+  run2(SORT, e, 3, outs, 2, KT_SIZES(0, (int64_t)1 << 40));
+  kt_unref_args(outs, 2);
+  kt_unref_args(e, 3);
   /* A 0-dim tensor is its one element, index 0. */
   RtValue c[5] = {rt_tensor(rt_tensor_scalar(F32, 2.5)), rt_int(1), rt_int(-1), rt_bool(true),
                   rt_bool(true)};

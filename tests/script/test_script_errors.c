@@ -184,7 +184,8 @@ static const ErrorCase cases[] = {
     CASE("emit_undefined", "def f(x):\n    return y\n", NULL,
          "emit_undefined.py:2:12: error: name 'y' is not defined"),
     CASE("emit_unknown_module", "def f(x):\n    return np.exp(x)\n", NULL,
-         "emit_unknown_module.py:2:12: error: unknown module 'np' (use torch, F or math)"),
+         "emit_unknown_module.py:2:12: error: unknown module 'np' (use torch, torch.linalg, F "
+         "or math)"),
     CASE("emit_unknown_op", "def f(x):\n    return torch.frobnicate(x)\n", NULL,
          "emit_unknown_op.py:2:12: error: unknown operator 'aten::frobnicate'"),
     CASE("emit_unknown_type", "def f(x: Foo):\n    return x\n", NULL,
