@@ -285,7 +285,11 @@ bool ad_formula_exists(const IrNode *node) {
   case IR_ATEN_INSTANCE_NORM: /* and which statistics normalize */
     return ir_input(node, 0)->type->rank >= 2 && constant_number(ir_input(node, 5), &d);
   case IR_ATEN_MAX_POOL2D: /* every argument, passed on to the backward op */
-  case IR_ATEN_AVG_POOL2D: return ir_n_inputs(node) == node->schema->n_args;
+  case IR_ATEN_MAX_POOL2D_WITH_INDICES:
+  case IR_ATEN_AVG_POOL2D:
+  case IR_ATEN_MAX_POOL1D:
+  case IR_ATEN_MAX_POOL1D_WITH_INDICES:
+  case IR_ATEN_AVG_POOL1D: return ir_n_inputs(node) == node->schema->n_args;
   case IR_ATEN_SLICE: /* slice_backward takes ints: None or int bounds, not int? values */
     for (guint i = 2; i < 4 && i < ir_n_inputs(node); i++)
       if (!value_is_none(ir_input(node, i)) && ir_input(node, i)->type->kind != IR_TYPE_INT)
@@ -336,6 +340,7 @@ void ad_formula_forward(IrGraph *graph, const IrNode *node, IrValue *const *inpu
   case IR_ATEN_NLL_LOSS_ND:
   case IR_ATEN_CROSS_ENTROPY_LOSS: ad_fw_nll_loss(c); break;
   case IR_ATEN_MAX_POOL2D: ad_fw_max_pool2d(c); break;
+  case IR_ATEN_MAX_POOL1D: ad_fw_max_pool1d(c); break;
   case IR_ATEN_GROUP_NORM: ad_fw_group_norm(c); break;
   case IR_ATEN_INSTANCE_NORM: ad_fw_instance_norm(c); break;
   case IR_ATEN_INDEX_SELECT:

@@ -1,11 +1,17 @@
 /* Gradient formulas of the convolutions and poolings through their backward ops, as PyTorch
  * 1.13's derivatives.yaml: conv1d / conv2d (and their .padding overloads), conv_transpose1d /
- * conv_transpose2d and _convolution through convolution_backward,
- * max_pool2d through max_pool2d_with_indices_backward (the indices from a
- * max_pool2d_with_indices in the forward part), avg_pool2d through avg_pool2d_backward,
- * adaptive_avg_pool2d through _adaptive_avg_pool2d_backward, upsample_nearest2d and
- * upsample_bilinear2d through their _backward ops; pixel_shuffle and pixel_unshuffle through
- * each other. */
+ * conv_transpose2d and _convolution through convolution_backward, max_pool2d and
+ * max_pool2d_with_indices through max_pool2d_with_indices_backward (max_pool2d's indices from
+ * a max_pool2d_with_indices in the forward part), avg_pool2d through avg_pool2d_backward,
+ * adaptive_avg_pool2d through _adaptive_avg_pool2d_backward, adaptive_max_pool2d through
+ * adaptive_max_pool2d_backward, upsample_nearest2d and upsample_bilinear2d through their
+ * _backward ops; pixel_shuffle and pixel_unshuffle through each other.
+ *
+ * The 1-D poolings as PyTorch 1.13 runs them, the 2-D op on self.unsqueeze(-2): the 2-D
+ * backward op on g, self and the indices unsqueezed at -2, squeezed back, with the 2-D window
+ * lists [1] + kernel_size, [1, (stride + kernel_size)[0]] (an empty stride is the kernel
+ * size), [0] + padding and [1] + dilation: list arithmetic in the graph, so that the lists
+ * need not be constants. */
 #include "autodiff/formulas_internal.h"
 
 /* Argument i, or the constant int[] `fill` (the schema's default) when the node omits it. */
@@ -132,8 +138,10 @@ void ad_fw_max_pool2d(Ctx *c) {
   save(c, ir_output(with_indices, 1));
 }
 
+/* max_pool2d (the indices its forward part saved) and max_pool2d_with_indices (its own). */
 void ad_grad_max_pool2d(Ctx *c, IrValue *g) {
-  IrValue *args[] = {g, c->in[0], c->in[1], c->in[2], c->in[3], c->in[4], c->in[5], c->saved[0]};
+  IrValue *indices = c->node->kind == IR_ATEN_MAX_POOL2D ? c->saved[0] : c->out[1];
+  IrValue *args[] = {g, c->in[0], c->in[1], c->in[2], c->in[3], c->in[4], c->in[5], indices};
   c->gin[0] = emit(c, IR_ATEN_MAX_POOL2D_WITH_INDICES_BACKWARD, G_N_ELEMENTS(args), args);
 }
 
@@ -144,6 +152,78 @@ void ad_grad_avg_pool2d(Ctx *c, IrValue *g) {
 
 void ad_grad_adaptive_avg_pool2d(Ctx *c, IrValue *g) {
   c->gin[0] = E2(ATEN__ADAPTIVE_AVG_POOL2D_BACKWARD, g, c->in[0]);
+}
+
+/* x.unsqueeze(-2): a 1-D pooling's tensor as the 2-D op's planes of height 1. */
+static IrValue *planes_2d(Ctx *c, IrValue *x) {
+  return E2(ATEN_UNSQUEEZE, x, cint(c, -2));
+}
+
+static IrValue *squeeze_planes(Ctx *c, IrValue *x) {
+  return E2(ATEN_SQUEEZE, x, cint(c, -2));
+}
+
+/* a + b of two int[] (aten::add.t, typed int[]). */
+static IrValue *int_list_cat(Ctx *c, IrValue *a, IrValue *b) {
+  IrValue *r = E2(ATEN_ADD, a, b);
+  ir_value_set_type(r, ir_type_list(ir_type_int()));
+  return r;
+}
+
+/* [lead] + the int[1] argument i. */
+static IrValue *window_list_2d(Ctx *c, guint i, gint64 lead) {
+  return int_list_cat(c, ir_graph_insert_constant_int_list(c->g, &lead, 1), c->in[i]);
+}
+
+/* [1, (stride + kernel_size)[0]]: the stride, or the kernel size where the stride is empty. */
+static IrValue *stride_list_2d(Ctx *c) {
+  IrValue *first = E2(ATEN_GETITEM, int_list_cat(c, c->in[2], c->in[1]), cint(c, 0));
+  ir_value_set_type(first, ir_type_int());
+  IrValue *items[] = {cint(c, 1), first};
+  return list_of(c, items, 2, ir_type_int());
+}
+
+/* max_pool1d's forward part: the indices of the maxima, from max_pool1d_with_indices. */
+void ad_fw_max_pool1d(Ctx *c) {
+  IrNode *with_indices = ir_graph_insert_op(c->g, IR_ATEN_MAX_POOL1D_WITH_INDICES, c->in, 6, 2);
+  save(c, ir_output(with_indices, 1));
+}
+
+void ad_grad_max_pool1d(Ctx *c, IrValue *g) {
+  IrValue *indices = c->node->kind == IR_ATEN_MAX_POOL1D ? c->saved[0] : c->out[1];
+  IrValue *args[] = {planes_2d(c, g),   planes_2d(c, c->in[0]),  window_list_2d(c, 1, 1),
+                     stride_list_2d(c), window_list_2d(c, 3, 0), window_list_2d(c, 4, 1),
+                     c->in[5],          planes_2d(c, indices)};
+  c->gin[0] = squeeze_planes(
+      c, emit(c, IR_ATEN_MAX_POOL2D_WITH_INDICES_BACKWARD, G_N_ELEMENTS(args), args));
+}
+
+void ad_grad_avg_pool1d(Ctx *c, IrValue *g) {
+  IrValue *args[] = {planes_2d(c, g),
+                     planes_2d(c, c->in[0]),
+                     window_list_2d(c, 1, 1),
+                     stride_list_2d(c),
+                     window_list_2d(c, 3, 0),
+                     c->in[4],
+                     c->in[5],
+                     ir_graph_insert_constant_none(c->g)};
+  c->gin[0] = squeeze_planes(c, emit(c, IR_ATEN_AVG_POOL2D_BACKWARD, G_N_ELEMENTS(args), args));
+}
+
+void ad_grad_adaptive_avg_pool1d(Ctx *c, IrValue *g) {
+  c->gin[0] = squeeze_planes(
+      c, E2(ATEN__ADAPTIVE_AVG_POOL2D_BACKWARD, planes_2d(c, g), planes_2d(c, c->in[0])));
+}
+
+/* adaptive_max_pool2d and adaptive_max_pool1d: g to the maxima their indices (output 1)
+ * name. */
+void ad_grad_adaptive_max_pool(Ctx *c, IrValue *g) {
+  if (c->node->kind == IR_ATEN_ADAPTIVE_MAX_POOL2D) {
+    c->gin[0] = E3(ATEN_ADAPTIVE_MAX_POOL2D_BACKWARD, g, c->in[0], c->out[1]);
+    return;
+  }
+  c->gin[0] = squeeze_planes(c, E3(ATEN_ADAPTIVE_MAX_POOL2D_BACKWARD, planes_2d(c, g),
+                                   planes_2d(c, c->in[0]), planes_2d(c, c->out[1])));
 }
 
 /* upsample_*2d(input, output_size, [align_corners,] scales...): its _backward op of the same

@@ -202,6 +202,11 @@ void ad_fw_max_pool2d(Ctx *c);
 void ad_grad_max_pool2d(Ctx *c, IrValue *g);
 void ad_grad_avg_pool2d(Ctx *c, IrValue *g);
 void ad_grad_adaptive_avg_pool2d(Ctx *c, IrValue *g);
+void ad_fw_max_pool1d(Ctx *c);
+void ad_grad_max_pool1d(Ctx *c, IrValue *g);
+void ad_grad_avg_pool1d(Ctx *c, IrValue *g);
+void ad_grad_adaptive_avg_pool1d(Ctx *c, IrValue *g);
+void ad_grad_adaptive_max_pool(Ctx *c, IrValue *g);
 void ad_grad_upsample2d(Ctx *c, IrValue *g);
 void ad_grad_pixel_shuffle(Ctx *c, IrValue *g);
 

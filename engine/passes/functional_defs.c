@@ -194,6 +194,65 @@ static const struct {
                     "  %r : Tensor = aten::max_pool2d(%input, %kernel_size, %stride, %padding, "
                     "%dilation, %ceil_mode)\n"
                     "  return (%r)\n"},
+    /* F.max_pool2d(return_indices=True) */
+    {"max_pool2d_with_indices",
+     "graph(%input : Tensor, %kernel_size : int[], %stride : NoneType,\n"
+     "      %padding : int[], %dilation : int[], %ceil_mode : bool,\n"
+     "      %return_indices : bool):\n"
+     "  %empty : int[] = prim::Constant[value=[]]()\n"
+     "  %r : Tensor, %i : Tensor = aten::max_pool2d_with_indices(%input, %kernel_size, %empty, "
+     "%padding, %dilation, %ceil_mode)\n"
+     "  %t : (Tensor, Tensor) = prim::TupleConstruct(%r, %i)\n"
+     "  return (%t)\n"},
+    {"max_pool2d_with_indices",
+     "graph(%input : Tensor, %kernel_size : int[], %stride : int[],\n"
+     "      %padding : int[], %dilation : int[], %ceil_mode : bool,\n"
+     "      %return_indices : bool):\n"
+     "  %r : Tensor, %i : Tensor = aten::max_pool2d_with_indices(%input, %kernel_size, %stride, "
+     "%padding, %dilation, %ceil_mode)\n"
+     "  %t : (Tensor, Tensor) = prim::TupleConstruct(%r, %i)\n"
+     "  return (%t)\n"},
+    /* F.max_pool1d without and with return_indices, as the 2-D ones */
+    {"_max_pool1d", "graph(%input : Tensor, %kernel_size : int[], %stride : NoneType,\n"
+                    "      %padding : int[], %dilation : int[], %ceil_mode : bool,\n"
+                    "      %return_indices : bool):\n"
+                    "  %empty : int[] = prim::Constant[value=[]]()\n"
+                    "  %r : Tensor = aten::max_pool1d(%input, %kernel_size, %empty, %padding, "
+                    "%dilation, %ceil_mode)\n"
+                    "  return (%r)\n"},
+    {"_max_pool1d", "graph(%input : Tensor, %kernel_size : int[], %stride : int[],\n"
+                    "      %padding : int[], %dilation : int[], %ceil_mode : bool,\n"
+                    "      %return_indices : bool):\n"
+                    "  %r : Tensor = aten::max_pool1d(%input, %kernel_size, %stride, %padding, "
+                    "%dilation, %ceil_mode)\n"
+                    "  return (%r)\n"},
+    {"max_pool1d_with_indices",
+     "graph(%input : Tensor, %kernel_size : int[], %stride : NoneType,\n"
+     "      %padding : int[], %dilation : int[], %ceil_mode : bool,\n"
+     "      %return_indices : bool):\n"
+     "  %empty : int[] = prim::Constant[value=[]]()\n"
+     "  %r : Tensor, %i : Tensor = aten::max_pool1d_with_indices(%input, %kernel_size, %empty, "
+     "%padding, %dilation, %ceil_mode)\n"
+     "  %t : (Tensor, Tensor) = prim::TupleConstruct(%r, %i)\n"
+     "  return (%t)\n"},
+    {"max_pool1d_with_indices",
+     "graph(%input : Tensor, %kernel_size : int[], %stride : int[],\n"
+     "      %padding : int[], %dilation : int[], %ceil_mode : bool,\n"
+     "      %return_indices : bool):\n"
+     "  %r : Tensor, %i : Tensor = aten::max_pool1d_with_indices(%input, %kernel_size, %stride, "
+     "%padding, %dilation, %ceil_mode)\n"
+     "  %t : (Tensor, Tensor) = prim::TupleConstruct(%r, %i)\n"
+     "  return (%t)\n"},
+    /* F.adaptive_max_pool1d without and with return_indices */
+    {"_adaptive_max_pool1d",
+     "graph(%input : Tensor, %output_size : int[], %return_indices : bool):\n"
+     "  %r : Tensor, %i : Tensor = aten::adaptive_max_pool1d(%input, %output_size)\n"
+     "  return (%r)\n"},
+    {"adaptive_max_pool1d_with_indices",
+     "graph(%input : Tensor, %output_size : int[], %return_indices : bool):\n"
+     "  %r : Tensor, %i : Tensor = aten::adaptive_max_pool1d(%input, %output_size)\n"
+     "  %t : (Tensor, Tensor) = prim::TupleConstruct(%r, %i)\n"
+     "  return (%t)\n"},
     /* F.interpolate by size: a list, one int for both dims, or a pair */
     {"interpolate", INTERPOLATE_PARAMS("%output_size : int[]", "%scale_factors : NoneType")
                         INTERPOLATE_BODY},

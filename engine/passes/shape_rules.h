@@ -67,6 +67,8 @@ bool shape_rule_num_to_tensor(const IrNode *node, ShapeInfo *out);
 bool shape_rule_conv(const IrNode *node, ShapeInfo *out);
 bool shape_rule_pool(const IrNode *node, ShapeInfo *out);
 bool shape_rule_adaptive_pool(const IrNode *node, ShapeInfo *out);
+bool shape_rule_pool1d(const IrNode *node, ShapeInfo *out);
+bool shape_rule_adaptive_pool1d(const IrNode *node, ShapeInfo *out);
 bool shape_rule_upsample2d(const IrNode *node, ShapeInfo *out);
 bool shape_rule_upsample2d_backward(const IrNode *node, ShapeInfo *out);
 

@@ -1,4 +1,4 @@
-/* shape_rules_conv: the result rules of conv1d / conv2d and of the 2-D poolings (see
+/* shape_rules_conv: the result rules of conv1d / conv2d and of the 1-D and 2-D poolings (see
  * shape_rules.h): the input's rank and dtype, contiguous, with the window counts of the
  * kernels (runtime/kernel_args.h's k_window_count) when every size and argument is a
  * constant. Where the arguments give no window count the sizes stay unknown, and the kernel
@@ -147,7 +147,7 @@ bool shape_rule_pool(const IrNode *node, ShapeInfo *out) {
   return true;
 }
 
-/* adaptive_avg_pool2d: self's plane becomes output_size. */
+/* adaptive_avg_pool2d, adaptive_max_pool2d: self's plane becomes output_size. */
 bool shape_rule_adaptive_pool(const IrNode *node, ShapeInfo *out) {
   gint64 size[2];
   if (!shape_tensor_input(node, 0, out) || (out->rank != 3 && out->rank != 4))
@@ -156,6 +156,45 @@ bool shape_rule_adaptive_pool(const IrNode *node, ShapeInfo *out) {
       out->has_sizes && spatial_arg(node, "output_size", 2, size) && size[0] >= 0 && size[1] >= 0;
   for (int k = 0; sized && k < 2; k++)
     out->sizes[out->rank - 2 + k] = size[k];
+  out->has_sizes = sized;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* max_pool1d, max_pool1d_with_indices, avg_pool1d: self's width pooled into windows as the
+ * 2-D rule's with a height of 1 (an empty stride is the kernel size). */
+bool shape_rule_pool1d(const IrNode *node, ShapeInfo *out) {
+  if (!shape_tensor_input(node, 0, out) || (out->rank != 2 && out->rank != 3))
+    return false;
+  gint64 vals[IR_MAX_RANK], kernel, stride, pad, dil = 1;
+  guint n;
+  bool all_known, ceil_mode;
+  bool sized = out->has_sizes && spatial_arg(node, "kernel_size", 1, &kernel) &&
+               shape_int_list_arg(node, "stride", vals, &n, &all_known) && all_known &&
+               (n == 0 || spatial_arg(node, "stride", 1, &stride)) &&
+               spatial_arg(node, "padding", 1, &pad) &&
+               (node->kind == IR_ATEN_AVG_POOL1D || spatial_arg(node, "dilation", 1, &dil)) &&
+               pu_arg_bool(node, "ceil_mode", &ceil_mode);
+  if (sized && n == 0)
+    stride = kernel;
+  gint64 windows = IR_SIZE_UNKNOWN;
+  sized =
+      sized && kernel > 0 && stride > 0 && dil > 0 && pad >= 0 && pad <= kernel / 2 &&
+      k_window_count(out->sizes[out->rank - 1], kernel, stride, pad, dil, ceil_mode, &windows) &&
+      windows > 0;
+  out->sizes[out->rank - 1] = windows;
+  out->has_sizes = sized;
+  shape_info_contiguous(out);
+  return true;
+}
+
+/* adaptive_avg_pool1d, adaptive_max_pool1d: self's width becomes output_size. */
+bool shape_rule_adaptive_pool1d(const IrNode *node, ShapeInfo *out) {
+  gint64 size;
+  if (!shape_tensor_input(node, 0, out) || (out->rank != 2 && out->rank != 3))
+    return false;
+  bool sized = out->has_sizes && spatial_arg(node, "output_size", 1, &size) && size >= 0;
+  out->sizes[out->rank - 1] = sized ? size : IR_SIZE_UNKNOWN;
   out->has_sizes = sized;
   shape_info_contiguous(out);
   return true;

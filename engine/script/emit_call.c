@@ -391,38 +391,112 @@ static const struct {
     {"max_pool2d",
      "F::_max_pool2d(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
      "int[2] dilation=1, bool ceil_mode=False, bool return_indices=False) -> Tensor"},
+    {"max_pool2d_with_indices",
+     "F::max_pool2d_with_indices(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] "
+     "padding=0, int[2] dilation=1, bool ceil_mode=False, bool return_indices=False) -> (Tensor, "
+     "Tensor)"},
+    {"max_pool1d",
+     "F::_max_pool1d(Tensor input, int[1] kernel_size, int[1]? stride=None, int[1] padding=0, "
+     "int[1] dilation=1, bool ceil_mode=False, bool return_indices=False) -> Tensor"},
+    {"max_pool1d_with_indices",
+     "F::max_pool1d_with_indices(Tensor input, int[1] kernel_size, int[1]? stride=None, int[1] "
+     "padding=0, int[1] dilation=1, bool ceil_mode=False, bool return_indices=False) -> (Tensor, "
+     "Tensor)"},
+    {"adaptive_max_pool1d", "F::_adaptive_max_pool1d(Tensor input, int[1] output_size, bool "
+                            "return_indices=False) -> Tensor"},
+    {"adaptive_max_pool1d_with_indices",
+     "F::adaptive_max_pool1d_with_indices(Tensor input, int[1] output_size, bool "
+     "return_indices=False) -> (Tensor, Tensor)"},
 };
 
-/* Functions whose Function constant PyTorch names otherwise (boolean_dispatch picks
- * _max_pool2d when return_indices is False, the only form defined here). */
+/* PyTorch's boolean_dispatch: F.<name> calls the function `if_false` (the Function constant's
+ * name) or, when its return_indices is a constant true, the entry `if_true` of
+ * script_functions. */
 static const struct {
-  const char *name, *function;
-} dispatched_functions[] = {{"max_pool2d", "_max_pool2d"}};
+  const char *name, *if_false, *if_true;
+} dispatched_functions[] = {
+    {"max_pool2d", "_max_pool2d", "max_pool2d_with_indices"},
+    {"max_pool1d", "_max_pool1d", "max_pool1d_with_indices"},
+    {"adaptive_max_pool1d", "_adaptive_max_pool1d", "adaptive_max_pool1d_with_indices"},
+};
 
-bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *const *args,
-                        guint n_args, GPtrArray *kw_names, IrValue *const *kw_values,
-                        IrValue **out) {
-  const char *signature = NULL, *function = NULL;
-  for (guint i = 0; i < G_N_ELEMENTS(script_functions) && !signature; i++)
+static const char *function_signature(const char *name) {
+  for (guint i = 0; i < G_N_ELEMENTS(script_functions); i++)
     if (strcmp(script_functions[i].name, name) == 0)
-      signature = script_functions[i].signature;
-  function = name;
-  for (guint i = 0; i < G_N_ELEMENTS(dispatched_functions); i++)
-    if (strcmp(dispatched_functions[i].name, name) == 0)
-      function = dispatched_functions[i].function;
-  if (signature == NULL)
-    return false;
-  *out = NULL;
+      return script_functions[i].signature;
+  return NULL;
+}
+
+/* The value of a dispatched call's return_indices (its default false when not given); false
+ * with an error where it is not a constant. */
+static bool return_indices_of(Emitter *em, const IrSchema *schema, IrValue *const *slots,
+                              const char *name, ScriptLoc loc, bool *out) {
+  *out = false;
+  for (guint i = 0; i < schema->n_args; i++) {
+    if (strcmp(schema->args[i].name, "return_indices") != 0 || slots[i] == NULL)
+      continue;
+    const IrNode *producer = slots[i]->node;
+    if (producer->kind != IR_PRIM_CONSTANT || !ir_node_has_attr(producer, IR_ATTR_VALUE)) {
+      emit_fail(em, loc,
+                "F.%s: return_indices must be a constant bool, as PyTorch's "
+                "boolean_dispatch needs",
+                name);
+      return false;
+    }
+    *out = ir_node_attr_i(producer, IR_ATTR_VALUE) != 0;
+  }
+  return true;
+}
+
+/* The schema of signature fitted to the call's arguments into *slots (NULL with the error
+ * emitted when they do not fit). */
+static IrSchema *fit_signature(Emitter *em, const char *name, const char *signature, ScriptLoc loc,
+                               IrValue *const *args, guint n_args, GPtrArray *kw_names,
+                               IrValue *const *kw_values, IrValue ***slots) {
   g_autoptr(GError) bad = NULL;
   IrSchema *schema = ir_schema_parse(signature, &bad);
   if (schema == NULL)
     g_error("script invariant: signature of %s does not parse: %s", name, bad->message);
-  g_autofree IrValue **slots = g_new0(IrValue *, schema->n_args + 1);
-  if (!fit_call(schema, args, n_args, kw_names, kw_values, slots)) {
+  g_free(*slots);
+  *slots = g_new0(IrValue *, schema->n_args + 1);
+  if (!fit_call(schema, args, n_args, kw_names, kw_values, *slots)) {
     g_autofree char *call = describe_call(args, n_args, kw_names, kw_values);
     emit_fail(em, loc, "F.%s does not accept %s; its signature: %s", name, call, signature);
     ir_schema_free(schema);
+    return NULL;
+  }
+  return schema;
+}
+
+bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *const *args,
+                        guint n_args, GPtrArray *kw_names, IrValue *const *kw_values,
+                        IrValue **out) {
+  const char *signature = function_signature(name), *function = name;
+  if (signature == NULL)
+    return false;
+  *out = NULL;
+  g_autofree IrValue **slots = NULL;
+  IrSchema *schema =
+      fit_signature(em, name, signature, loc, args, n_args, kw_names, kw_values, &slots);
+  if (schema == NULL)
     return true;
+  for (guint i = 0; i < G_N_ELEMENTS(dispatched_functions); i++) {
+    if (strcmp(dispatched_functions[i].name, name) != 0)
+      continue;
+    bool indices;
+    if (!return_indices_of(em, schema, slots, name, loc, &indices)) {
+      ir_schema_free(schema);
+      return true;
+    }
+    function = dispatched_functions[i].if_false;
+    if (indices) {
+      function = dispatched_functions[i].if_true;
+      ir_schema_free(schema);
+      schema = fit_signature(em, name, function_signature(function), loc, args, n_args, kw_names,
+                             kw_values, &slots);
+      if (schema == NULL)
+        return true;
+    }
   }
   fill_slots(em, schema, slots, true);
   IrNode *fn = ir_node_create(em->graph, IR_PRIM_CONSTANT, 1); /* after the defaults: PyTorch */
@@ -433,7 +507,10 @@ bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *c
   ir_node_add_input(call, ir_output(fn, 0));
   for (guint i = 0; i < schema->n_args; i++)
     ir_node_add_input(call, slots[i]);
-  ir_value_set_type(ir_output(call, 0), schema->returns[0]);
+  /* a Python function returns one value: several returns are one tuple */
+  ir_value_set_type(ir_output(call, 0), schema->n_returns == 1
+                                            ? schema->returns[0]
+                                            : ir_type_tuple(schema->returns, schema->n_returns));
   ir_schema_free(schema);
   emit_set_source(em, call, loc);
   emit_append(em, call);

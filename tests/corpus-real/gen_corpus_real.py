@@ -1226,6 +1226,47 @@ FUNCTIONS += [
 ]
 
 
+def pool1d_windows(x, n, b):
+    """F.max_pool1d and F.avg_pool1d (and their aten forms) on [N, C, W] and [C, W]: ceil_mode,
+    padding, dilation, stride None (an empty list), count_include_pad both ways,
+    return_indices; n holds NaN, inf, a row of -inf and tied maxima; b has an empty batch."""
+    m, i = F.max_pool1d(n, 2, 1, 1, return_indices=True)
+    return (F.max_pool1d(x, 3, 2, 1, ceil_mode=True), F.max_pool1d(x, 2, dilation=2),
+            torch.max_pool1d(n, [3], [2], [1], [1], False), m, i,
+            F.avg_pool1d(x, 3, 2, 1, True, False), F.avg_pool1d(n, 2),
+            torch.avg_pool1d(x, [4], [3], [2], True, True), F.max_pool1d(b, 2),
+            F.avg_pool1d(b, 3, 1, 1))
+
+
+def adaptive_pool1d(x, n, b):
+    """F.adaptive_avg_pool1d and F.adaptive_max_pool1d: windows that overlap (7 -> 4), that
+    repeat elements (3 -> 5), one window (PyTorch's mean), return_indices; n holds NaN, inf, a
+    row of -inf and tied maxima; b has an empty batch."""
+    m, i = F.adaptive_max_pool1d(n, 3, True)
+    return (F.adaptive_avg_pool1d(x, 4), F.adaptive_avg_pool1d(x, 1),
+            F.adaptive_avg_pool1d(x[:, :, :3], 5), F.adaptive_max_pool1d(x, 4),
+            F.adaptive_max_pool1d(x[:, :, :3], 5), m, i, F.adaptive_avg_pool1d(n, 2),
+            F.adaptive_max_pool1d(b, 2), F.adaptive_avg_pool1d(b, 3))
+
+
+def pool_specials(inputs):
+    """n: NaN, inf, a row of -inf and two equal maxima."""
+    x, n, b = inputs
+    n = n.clone()
+    n[0, 1] = float("nan")
+    n[1, 4] = float("inf")
+    n[2] = float("-inf")
+    n[3, 5] = 9.0
+    n[3, 6] = 9.0
+    return [x, n, b]
+
+
+FUNCTIONS += [
+    (pool1d_windows, [(2, 3, 7), (4, 8), (0, 3, 5)], pool_specials),
+    (adaptive_pool1d, [(2, 3, 7), (4, 8), (0, 3, 5)], pool_specials),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

@@ -171,6 +171,61 @@ static void test_shapes_conv_pool(void) {
   ir_graph_free(g);
 }
 
+/* The 1-D poolings on [N, C, W] and [C, W]: an empty stride, ceil_mode, dilation, adaptive
+ * sizes (sizes from PyTorch 1.13); a width unknown keeps the rank and dtype. */
+static const char pool1d_in[] =
+    "graph(%x : Float(2, 3, 7, strides=[21, 7, 1], device=cpu),\n"
+    "      %y : Double(3, 7, strides=[7, 1], device=cpu),\n"
+    "      %u : Float(2, 3, *, device=cpu)):\n"
+    "  %t : bool = prim::Constant[value=1]()\n"
+    "  %f : bool = prim::Constant[value=0]()\n"
+    "  %k3 : int[] = prim::Constant[value=[3]]()\n"
+    "  %k2 : int[] = prim::Constant[value=[2]]()\n"
+    "  %one : int[] = prim::Constant[value=[1]]()\n"
+    "  %zero : int[] = prim::Constant[value=[0]]()\n"
+    "  %four : int[] = prim::Constant[value=[4]]()\n"
+    "  %five : int[] = prim::Constant[value=[5]]()\n"
+    "  %empty : int[] = prim::Constant[value=[]]()\n"
+    "  %m : Tensor = aten::max_pool1d(%x, %k3, %empty, %one, %one, %t)\n"
+    "  %a : Tensor = aten::avg_pool1d(%x, %k2, %k2, %zero, %f, %t)\n"
+    "  %aa : Tensor = aten::adaptive_avg_pool1d(%x, %four)\n"
+    "  %am : Tensor, %ai : Tensor = aten::adaptive_max_pool1d(%y, %five)\n"
+    "  %mi : Tensor, %ii : Tensor = aten::max_pool1d_with_indices(%y, %k2, %one, %one, %k2, %f)\n"
+    "  %mu : Tensor = aten::max_pool1d(%u, %k3, %empty, %one, %one, %t)\n"
+    "  return (%m, %a, %aa, %am, %mi, %mu)\n";
+
+static const char pool1d_out[] =
+    "graph(%x : Float(2, 3, 7, strides=[21, 7, 1], device=cpu),\n"
+    "      %y : Double(3, 7, strides=[7, 1], device=cpu),\n"
+    "      %u : Float(2, 3, *, device=cpu)):\n"
+    "  %t : bool = prim::Constant[value=1]()\n"
+    "  %f : bool = prim::Constant[value=0]()\n"
+    "  %k3 : int[] = prim::Constant[value=[3]]()\n"
+    "  %k2 : int[] = prim::Constant[value=[2]]()\n"
+    "  %one : int[] = prim::Constant[value=[1]]()\n"
+    "  %zero : int[] = prim::Constant[value=[0]]()\n"
+    "  %four : int[] = prim::Constant[value=[4]]()\n"
+    "  %five : int[] = prim::Constant[value=[5]]()\n"
+    "  %empty : int[] = prim::Constant[value=[]]()\n"
+    "  %m : Float(2, 3, 3, strides=[9, 3, 1], device=cpu) = "
+    "aten::max_pool1d(%x, %k3, %empty, %one, %one, %t)\n"
+    "  %a : Float(2, 3, 3, strides=[9, 3, 1], device=cpu) = "
+    "aten::avg_pool1d(%x, %k2, %k2, %zero, %f, %t)\n"
+    "  %aa : Float(2, 3, 4, strides=[12, 4, 1], device=cpu) = "
+    "aten::adaptive_avg_pool1d(%x, %four)\n"
+    "  %am : Double(3, 5, strides=[5, 1], device=cpu), %ai : Tensor = "
+    "aten::adaptive_max_pool1d(%y, %five)\n"
+    "  %mi : Double(3, 7, strides=[7, 1], device=cpu), %ii : Tensor = "
+    "aten::max_pool1d_with_indices(%y, %k2, %one, %one, %k2, %f)\n"
+    "  %mu : Float(*, *, *, device=cpu) = aten::max_pool1d(%u, %k3, %empty, %one, %one, %t)\n"
+    "  return (%m, %a, %aa, %am, %mi, %mu)\n";
+
+static void test_shapes_pool1d(void) {
+  IrGraph *g = pt_parse(pool1d_in);
+  pt_check_graph(pass_propagate_input_shapes, g, pool1d_out, true);
+  ir_graph_free(g);
+}
+
 /* conv2d.padding: 'same' keeps the input's sizes (even with an even kernel), 'valid' pads
  * nothing; a strided 'same' (an error at run time) keeps only the rank and dtype. */
 static void test_shapes_conv_padding_mode(void) {
@@ -415,6 +470,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/passes/shapes/keep-requires-grad", test_shapes_keep_requires_grad);
   g_test_add_func("/passes/shapes/issue-11-rules", test_shapes_issue_11_rules);
   g_test_add_func("/passes/shapes/conv-and-pool", test_shapes_conv_pool);
+  g_test_add_func("/passes/shapes/pool1d", test_shapes_pool1d);
   g_test_add_func("/passes/shapes/fused-concat", test_shapes_fused_concat);
   g_test_add_func("/passes/shapes/conv-padding-mode", test_shapes_conv_padding_mode);
   g_test_add_func("/passes/shapes/conv-transpose", test_shapes_conv_transpose);
