@@ -56,6 +56,10 @@ SCALARS = {
     "beta": [1, 2.0],
     "scale": [1.0, 1.5],
     "input_scale": [1.0, 0.5],
+    "nan": [None, 1.5],
+    "posinf": [None, 2.0, 1e300],
+    "neginf": [None, -3.0],
+    "eps": [None, 0.25, 0.0],
 }
 
 # Per-op scalar values where the shared ones above miss an edge: clamp_min / clamp_max take
@@ -188,7 +192,8 @@ LARGEST = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
 
 
 def known_difference(name, dtype, row):
-    if name in ("aten::fmod", "aten::remainder") and dtype in LARGEST and len(row) > 1:
+    if (name in ("aten::fmod", "aten::remainder", "aten::floor_divide") and dtype in LARGEST
+            and len(row) > 1):
         # PyTorch: NaN when the quotient overflows (a denormal divisor, a huge dividend);
         # libm's fmod is exact there.
         a, b = row[0], row[1]
@@ -274,7 +279,8 @@ def grad_cases():
                     if name not in ("aten::log", "aten::sqrt", "aten::rsqrt", "aten::log10",
                                     "aten::log2", "aten::lgamma", "aten::pow", "aten::log1p",
                                     "aten::reciprocal", "aten::acos", "aten::asin",
-                                    "aten::atanh", "aten::acosh", "aten::xlogy"):
+                                    "aten::atanh", "aten::acosh", "aten::xlogy",
+                                    "aten::logit"):
                         x = x * torch.where(torch.rand(shp, generator=gen) > 0.5, 1.0, -1.5)
                     if name == "aten::acosh":  # defined above 1
                         x = x + 1.0

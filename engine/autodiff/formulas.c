@@ -136,6 +136,11 @@ static const guint *broadcast_inputs(const IrNode *node, guint *n) {
     return self_other;
   case IR_ATEN_MAXIMUM:
   case IR_ATEN_MINIMUM: *n = 2; return self_other;
+  case IR_ATEN_XLOGY: /* the Scalar overloads have one tensor, g's shape */
+    if (!overload_is(node, "Tensor"))
+      return NULL;
+    *n = 2;
+    return self_other;
   case IR_ATEN_ATAN2:
   case IR_ATEN_MSE_LOSS:
   case IR_ATEN_L1_LOSS: *n = 2; return self_other;
@@ -590,6 +595,31 @@ static void ad_grad_where(Ctx *c, IrValue *g) {
   IrValue *cond = mask_as(c, c->in[0], g);
   c->gin[1] = gsts(c, mul(c, g, cond), 0);
   c->gin[2] = gsts(c, mul(c, g, one_minus(c, cond)), 1);
+}
+
+/* xlogy as PyTorch 1.13's derivatives.yaml: self's gradient xlogy(g, other), 0 where self is
+ * 0 and other <= 0; other's g * self / other (the Scalar overloads: their tensor's only). */
+static void ad_grad_xlogy(Ctx *c, IrValue *g) {
+  IrValue *self = c->in[0], *other = c->in[1];
+  bool both = overload_is(c->node, "Tensor");
+  if (is_tensor(self)) {
+    IrValue *zero_self = E2(ATEN_EQ, self, cint(c, 0));
+    IrValue *other_nonpositive = E2(ATEN_LE, other, cint(c, 0));
+    IrValue *mask = both ? E2(ATEN_LOGICAL_AND, zero_self, other_nonpositive)
+                         : mul(c, zero_self, other_nonpositive);
+    IrValue *gs = E3(ATEN_MASKED_FILL, E2(ATEN_XLOGY, g, other), mask, cint(c, 0));
+    c->gin[0] = both ? gsts(c, gs, 0) : gs;
+  }
+  if (is_tensor(other)) {
+    IrValue *go = E2(ATEN_DIV, mul(c, g, self), other);
+    c->gin[1] = both ? gsts(c, go, 1) : go;
+  }
+}
+
+/* logit: PyTorch's own backward op, logit_backward(grad, self, eps). */
+static void ad_grad_logit(Ctx *c, IrValue *g) {
+  IrValue *eps = arg(c, 1) ? c->in[1] : ir_graph_insert_constant_none(c->g);
+  c->gin[0] = E3(ATEN_LOGIT_BACKWARD, g, c->in[0], eps);
 }
 
 static void ad_grad_type_as(Ctx *c, IrValue *g) {

@@ -38,9 +38,14 @@ static IrOpKind mirrored(IrOpKind cmp) {
   }
 }
 
+/* A literal, or a Scalar argument (xlogy.Scalar_Self's self). */
+static bool is_number(const DerivCtx *c, const PwExpr *e) {
+  return e->op == PW_NUM || (e->op == PW_ARG && !ir_type_is_tensor(c->in[e->arg]->type));
+}
+
 static IrValue *binary(DerivCtx *c, const PwExpr *e) {
-  bool left_number = e->a->op == PW_NUM;
-  if (left_number && e->b->op == PW_NUM)
+  bool left_number = is_number(c, e->a);
+  if (left_number && is_number(c, e->b))
     g_error("autodiff invariant: DERIV \"%s\" has an operator between two numbers", c->text);
   IrValue *a = build(c, e->a), *b = build(c, e->b);
   IrValue *one = NULL;

@@ -1,6 +1,6 @@
 /* rt_kernel_binary: every elementwise op of ops.def with more than one operand or with
  * scalar parameters (add/sub with alpha, mul, div, rsub, threshold, atan2, pow, fmod,
- * remainder, clamp, clamp_min/clamp_max, max/min, lerp, addcmul, where, comparisons, logical and
+ * remainder, floor_divide, xlogy, nan_to_num, logit and logit_backward, clamp, clamp_min/clamp_max, max/min, lerp, addcmul, where, comparisons, logical and
  * bitwise ops, the one-operand logical_not, bitwise_not, isnan, isinf and isfinite among them),
  * in Tensor and Scalar forms.
  *
@@ -13,11 +13,14 @@
  *   rounded, bool in int64 then mapped to 0/1. Integer arithmetic wraps (two's complement).
  * - The float element functions are the ops' ops.def expressions (runtime/pointwise_scalar.h),
  *   the text generated C compiles; the int64 ones are written for int64 (wrap-around).
- * - Integer fmod/remainder by zero is an error (PyTorch's "ZeroDivisionError"). */
+ * - Integer fmod/remainder/floor_divide by zero is an error (PyTorch's "ZeroDivisionError").
+ * - Optional float parameters given as None take PyTorch's defaults: nan_to_num's 0 and the
+ *   result dtype's largest and lowest finite values, logit's eps -1 (no clamping). */
 #include "runtime/kernels.h"
 #include "runtime/kernels_loops.h"
 #include "runtime/pointwise_scalar.h"
 
+#include <float.h>
 #include <string.h>
 
 /* ---- per-element functions: x, y, z are the operands, A the params ---- */
@@ -96,6 +99,11 @@ DEF_PW(elu, ATEN_ELU, ARGS1)
 DEF_PW(atan2, ATEN_ATAN2, ARGS2)
 DEF_PW(hypot, ATEN_HYPOT, ARGS2)
 DEF_PW(xlogy, ATEN_XLOGY, ARGS2)
+DEF_PW(floor_divide, ATEN_FLOOR_DIVIDE, ARGS2)
+DEF_PW(nan_to_num, ATEN_NAN_TO_NUM, ARGS1)
+DEF_I(nan_to_num, x) /* integers are finite */
+DEF_PW(logit, ATEN_LOGIT, ARGS1)
+DEF_PW(logit_backward, ATEN_LOGIT_BACKWARD, ARGS2)
 DEF_PW(pow, ATEN_POW_overload, ARGS2) /* pow.Tensor_Tensor, the OVERLOAD row */
 /* pow.Tensor_Scalar: PyTorch 1.13 takes exponents 0.5 and -0.5 as sqrt and rsqrt
  * (pow(-inf, 0.5) is NaN there, inf for a Tensor exponent). */
@@ -204,6 +212,20 @@ static inline int64_t fmod_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
   return x % y;
 }
 
+/* PyTorch's div_floor_integer: the truncated quotient, one less where the remainder's sign
+ * is not the divisor's (INT64_MIN // -1 wraps to INT64_MIN, where PyTorch's CPU kernel
+ * traps). */
+static inline int64_t floor_divide_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
+  if (y == 0) {
+    P->zero_div = true;
+    return 0;
+  }
+  if (y == -1)
+    return W(U(0) - U(x));
+  int64_t q = x / y;
+  return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+}
+
 static inline int64_t remainder_i64(int64_t x, int64_t y, int64_t z, KParams *P) {
   int64_t r = fmod_i64(x, y, z, P);
   if (r != 0 && ((r < 0) != (y < 0)))
@@ -265,6 +287,10 @@ LOOPS1_F(elu)
 LOOPS2_F(atan2)
 LOOPS2_F(hypot)
 LOOPS2_F(xlogy)
+LOOPS2_FI(floor_divide)
+LOOPS1_FI(nan_to_num)
+LOOPS1_F(logit)
+LOOPS2_F(logit_backward)
 LOOPS2_FI(pow)
 LOOPS2_F(pow_s)
 K_LOOP2(pow_s_loop_i64, int64_t, int64_t, pow_i64)
@@ -357,6 +383,11 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_ATAN2: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(atan2)}; break;
   case IR_ATEN_HYPOT: *p = (Plan){.loops = LOOPS_F(hypot)}; break;
   case IR_ATEN_XLOGY: *p = (Plan){.rule = RULE_FLOAT, .loops = LOOPS_F(xlogy)}; break;
+  case IR_ATEN_FLOOR_DIVIDE: *p = (Plan){.loops = LOOPS_FI(floor_divide)}; break;
+  case IR_ATEN_LOGIT_BACKWARD:
+    *p = (Plan){
+        .n_ops = 2, .ops = {0, 1}, .n_params = 1, .params = {2}, .loops = LOOPS_F(logit_backward)};
+    return true;
   case IR_ATEN_POW:
     if (k_overload_is(schema, "Tensor_Scalar"))
       *p = (Plan){.loops = LOOPS_FI(pow_s)};
@@ -422,6 +453,17 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
                 .rule = RULE_FLOAT,
                 .loops = LOOPS_F(softplus)};
     return true;
+  case IR_ATEN_NAN_TO_NUM:
+    *p = (Plan){.n_ops = 1,
+                .n_params = 3,
+                .params = {1, 2, 3},
+                .rule = RULE_SELF,
+                .loops = LOOPS_FI(nan_to_num)};
+    return true;
+  case IR_ATEN_LOGIT:
+    *p = (Plan){
+        .n_ops = 1, .n_params = 1, .params = {1}, .rule = RULE_FLOAT, .loops = LOOPS_F(logit)};
+    return true;
   case IR_ATEN_ELU:
     *p = (Plan){
         .n_ops = 1, .n_params = 3, .params = {1, 2, 3}, .rule = RULE_FLOAT, .loops = LOOPS_F(elu)};
@@ -478,6 +520,28 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   }
   (void)error;
   return true;
+}
+
+/* PyTorch's values for the float? parameters given as None: nan_to_num's nan 0, posinf and
+ * neginf the result dtype's largest and lowest finite values; logit's eps -1. */
+static void optional_defaults(IrOpKind kind, IrDtype result, KScalar *params,
+                              const bool *param_given) {
+  double largest = result == IR_DTYPE_FLOAT16   ? 65504.0
+                   : result == IR_DTYPE_FLOAT32 ? FLT_MAX
+                                                : DBL_MAX;
+  double fill[3] = {0, 0, 0};
+  int n = 0;
+  if (kind == IR_ATEN_NAN_TO_NUM) {
+    fill[1] = largest;
+    fill[2] = -largest;
+    n = 3;
+  } else if (kind == IR_ATEN_LOGIT || kind == IR_ATEN_LOGIT_BACKWARD) {
+    fill[0] = -1;
+    n = 1;
+  }
+  for (int k = 0; k < n; k++)
+    if (!param_given[k])
+      params[k] = (KScalar){.kind = K_SCALAR_FLOAT, .d = fill[k]};
 }
 
 static bool get_operand(const IrSchema *schema, RtValue *args, guint i, Operand *out,
@@ -552,6 +616,10 @@ static bool check_op(const IrSchema *schema, const Plan *plan, const Operand *op
   if (bitwise_op_name(kind) && k_dtype_is_float(result)) {
     K_ERR_DTYPE(error, "\"%s_cpu\" not implemented for '%s'", bitwise_op_name(kind),
                 ir_dtype_type_name(result));
+    return false;
+  }
+  if (kind == IR_ATEN_FLOOR_DIVIDE && result == IR_DTYPE_BOOL) {
+    K_ERR_DTYPE(error, "\"div_floor_cpu\" not implemented for 'Bool'");
     return false;
   }
   if (kind == IR_ATEN_CLAMP && !param_given[0] && !param_given[1]) {
@@ -681,7 +749,7 @@ bool rt_kernel_binary(const IrSchema *schema, const IrNode *node, RtValue *args,
   for (int k = 0; k < plan.n_ops; k++)
     if (!get_operand(schema, args, plan.ops[k], &ops[k], error))
       return false;
-  if (!ops[0].tensor && !plan.cond_first) {
+  if (!ops[0].tensor && !plan.cond_first && ir_type_is_tensor(schema->args[plan.ops[0]].type)) {
     K_ERR(error, "%s(): argument '%s' (position 1) must be Tensor", k_op_short_name(schema),
           schema->args[plan.ops[0]].name);
     return false;
@@ -746,6 +814,7 @@ bool rt_kernel_binary(const IrSchema *schema, const IrNode *node, RtValue *args,
 
   KParams kp;
   memset(&kp, 0, sizeof kp);
+  optional_defaults((IrOpKind)schema->kind, result, params, param_given);
   for (int k = 0; k < plan.n_params; k++)
     set_param(&kp, k, params[k]);
   kp.has_min = param_given[0];

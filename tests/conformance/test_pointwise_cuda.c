@@ -56,6 +56,12 @@ static const struct {
     {"aten::digamma", NULL, "not fusible",
      "ops.def flags digamma PW, not PW_FUSIBLE: no fusion group takes it (the CUDA runtime runs "
      "it as a device op, cuda_ops.c, outside the fuser)"},
+    {"aten::nan_to_num", NULL, "not fusible",
+     "ops.def flags nan_to_num PW: its None parameters take the dtype's largest and lowest "
+     "values, which only the eager kernel fills in"},
+    {"aten::logit", NULL, "not fusible",
+     "ops.def flags logit and logit_backward PW: a None eps is -1, which only the eager kernel "
+     "fills in"},
     {NULL, "int64", "not fused",
      "FuseGraph forms groups of float and bool tensors only (graph_fuser.c kernel_dtype, as "
      "PyTorch's 2019 fuser): an int64 operand or result stays outside every fusion group, so "

@@ -1,4 +1,5 @@
 /* rt_kernel_binary: values computed by hand, broadcasting, type promotion, errors. */
+#include <float.h>
 #include <math.h>
 
 #include "kernels_test_util.h"
@@ -232,6 +233,62 @@ static void test_fmod_remainder(void) {
   kt_unref_args(d, 2);
 }
 
+/* floor_divide, nan_to_num and logit on values and errors PyTorch 1.13 gave. */
+static void test_floor_divide(void) {
+  RtValue a[2] = {vec(I64, 5, KT_VALUES(7, -7, 7, -7, 0)), vec(I64, 5, KT_VALUES(2, 2, -2, -2, 3))};
+  check("aten::floor_divide(", a, 2, I64, 1, KT_SIZES(5), KT_VALUES(3, -4, -4, 3, 0), 0);
+  rt_value_unref(a[1]);
+  a[1] = rt_int(2);
+  check("aten::floor_divide.Scalar(", a, 2, I64, 1, KT_SIZES(5), KT_VALUES(3, -4, 3, -4, 0), 0);
+  rt_value_unref(a[1]);
+  a[1] = rt_double(2.5);
+  check("aten::floor_divide.Scalar(", a, 2, F32, 1, KT_SIZES(5), KT_VALUES(2, -3, 2, -3, 0), 0);
+  rt_value_unref(a[1]);
+  a[1] = rt_int(0);
+  kt_expect_error("aten::floor_divide.Scalar(", a, 2, "ZeroDivisionError");
+  rt_value_unref(a[1]);
+  a[1] = vec(I64, 5, KT_VALUES(0, 1, 1, 1, 1));
+  kt_expect_error("aten::floor_divide(", a, 2, "ZeroDivisionError");
+  kt_unref_args(a, 2);
+  RtValue b[2] = {vec(IR_DTYPE_BOOL, 2, KT_VALUES(1, 0)), vec(IR_DTYPE_BOOL, 2, KT_VALUES(1, 1))};
+  kt_expect_error("aten::floor_divide(", b, 2, "\"div_floor_cpu\" not implemented for 'Bool'");
+  kt_unref_args(b, 2);
+  /* PyTorch's CPU kernel traps on INT64_MIN // -1 (SIGFPE); jitscope wraps around, as its
+   * other int64 arithmetic does, instead of crashing */
+  RtValue m[2] = {vec(I64, 1, KT_VALUES(-9223372036854775808.0)), rt_int(-1)};
+  check("aten::floor_divide.Scalar(", m, 2, I64, 1, KT_SIZES(1), KT_VALUES(-9223372036854775808.0),
+        0);
+  kt_unref_args(m, 2);
+}
+
+static void test_nan_to_num_logit(void) {
+  double nan = NAN, inf = INFINITY;
+  RtValue a[4] = {vec(F32, 4, KT_VALUES(nan, inf, -inf, 1)), rt_none(), rt_none(), rt_none()};
+  check("aten::nan_to_num(", a, 4, F32, 1, KT_SIZES(4), KT_VALUES(0, FLT_MAX, -FLT_MAX, 1), 0);
+  /* a posinf past float32's range is inf there */
+  a[1] = rt_double(1.5);
+  a[2] = rt_double(1e300);
+  a[3] = rt_double(-2);
+  check("aten::nan_to_num(", a, 4, F32, 1, KT_SIZES(4), KT_VALUES(1.5, inf, -2, 1), 0);
+  kt_unref_args(a, 4);
+  RtValue d[4] = {vec(F64, 4, KT_VALUES(nan, inf, -inf, 1)), rt_none(), rt_none(), rt_none()};
+  check("aten::nan_to_num(", d, 4, F64, 1, KT_SIZES(4), KT_VALUES(0, DBL_MAX, -DBL_MAX, 1), 0);
+  kt_unref_args(d, 4);
+  /* integers and bools are copied unchanged */
+  RtValue i[4] = {vec(I64, 2, KT_VALUES(3, 4)), rt_double(1.5), rt_double(1e300), rt_double(-2)};
+  check("aten::nan_to_num(", i, 4, I64, 1, KT_SIZES(2), KT_VALUES(3, 4), 0);
+  kt_unref_args(i, 4);
+  /* logit of integers and bools is float32; eps clamps */
+  RtValue l[2] = {vec(I64, 2, KT_VALUES(1, 0)), rt_none()};
+  check("aten::logit(", l, 2, F32, 1, KT_SIZES(2), KT_VALUES(inf, -inf), 0);
+  l[1] = rt_double(0.1);
+  check("aten::logit(", l, 2, F32, 1, KT_SIZES(2), KT_VALUES(2.1972246, -2.1972246), 1e-6);
+  kt_unref_args(l, 2);
+  RtValue t[2] = {vec(IR_DTYPE_BOOL, 1, KT_VALUES(1)), rt_none()};
+  check("aten::logit(", t, 2, F32, 1, KT_SIZES(1), KT_VALUES(inf), 0);
+  kt_unref_args(t, 2);
+}
+
 static void test_clamp_max_min(void) {
   RtValue a[3] = {vec(F32, 4, KT_VALUES(-2, 0.5, 3, NAN)), rt_int(0), rt_int(1)};
   check("aten::clamp(", a, 3, F32, 1, KT_SIZES(4), KT_VALUES(0, 0.5, 1, NAN), 0);
@@ -439,6 +496,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/binary/clamp-max-min", test_clamp_max_min);
   g_test_add_func("/kernels/binary/lerp-addcmul-where", test_lerp_addcmul_where);
   g_test_add_func("/kernels/binary/comparisons", test_comparisons);
+  g_test_add_func("/kernels/binary/floor_divide", test_floor_divide);
+  g_test_add_func("/kernels/binary/nan_to_num-logit", test_nan_to_num_logit);
   g_test_add_func("/kernels/binary/bitwise-logical", test_bitwise_logical);
   g_test_add_func("/kernels/binary/fast-path-matches-general", test_fast_path_matches_general);
   return g_test_run();
