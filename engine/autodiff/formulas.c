@@ -142,6 +142,8 @@ static const guint *broadcast_inputs(const IrNode *node, guint *n) {
     *n = 2;
     return self_other;
   case IR_ATEN_ATAN2:
+  case IR_ATEN_COSINE_SIMILARITY:
+  case IR_ATEN_PAIRWISE_DISTANCE:
   case IR_ATEN_MSE_LOSS:
   case IR_ATEN_L1_LOSS: *n = 2; return self_other;
   case IR_ATEN_LERP:
@@ -289,6 +291,10 @@ bool ad_formula_exists(const IrNode *node) {
   case IR_ATEN_GROUP_NORM: /* the rank, for HxW */ return ir_input(node, 0)->type->rank >= 2;
   case IR_ATEN_INSTANCE_NORM: /* and which statistics normalize */
     return ir_input(node, 0)->type->rank >= 2 && constant_number(ir_input(node, 5), &d);
+  case IR_ATEN_PAIRWISE_DISTANCE: /* every argument; a constant p and keepdim, as norm's */
+    return ir_n_inputs(node) == node->schema->n_args && constant_number(ir_input(node, 2), &d) &&
+           constant_number(ir_input(node, 4), &d);
+  case IR_ATEN_COSINE_SIMILARITY: return ir_n_inputs(node) == node->schema->n_args;
   case IR_ATEN_MAX_POOL2D: /* every argument, passed on to the backward op */
   case IR_ATEN_MAX_POOL2D_WITH_INDICES:
   case IR_ATEN_AVG_POOL2D:

@@ -196,6 +196,10 @@ void ad_fw_index_put(Ctx *c);
 void ad_grad_index_put(Ctx *c, IrValue *g);
 void ad_grad_baddbmm(Ctx *c, IrValue *g);
 
+/* Builders of formulas_distance.c. */
+void ad_grad_cosine_similarity(Ctx *c, IrValue *g);
+void ad_grad_pairwise_distance(Ctx *c, IrValue *g);
+
 /* Builders of formulas_conv.c. */
 void ad_grad_conv(Ctx *c, IrValue *g);
 void ad_fw_max_pool2d(Ctx *c);

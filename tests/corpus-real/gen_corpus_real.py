@@ -1297,6 +1297,34 @@ FUNCTIONS += [
 ]
 
 
+def distances(x, y, w, z):
+    """F.cosine_similarity and F.pairwise_distance: dims 1, 0 and -1, broadcasting (along dim
+    too), a zero row and a row whose norm is below eps (PyTorch clamps it in place under
+    no_grad: its gradient passes as if unclamped), a NaN, p 2, 1, inf and 3, keepdim; z is an
+    empty batch."""
+    return (F.cosine_similarity(x, y), F.cosine_similarity(x, w, 0),
+            F.cosine_similarity(x, y[:1], -1), F.cosine_similarity(x, w[:, :1], 1),
+            F.pairwise_distance(x, y), F.pairwise_distance(x, w, 1.0, 1e-6, True),
+            F.pairwise_distance(x, y, float("inf")), F.pairwise_distance(x, y, 3.0),
+            F.cosine_similarity(z, z), F.pairwise_distance(z, z))
+
+
+def distance_specials(inputs):
+    """x: a zero row and a row of norm 1e-10; y: a NaN."""
+    x, y, w, z = inputs
+    x = x.clone()
+    x[1] = 0.0
+    x[2] = x[2] * 1e-10
+    y = y.clone()
+    y[3, 0] = float("nan")
+    return [x, y, w, z]
+
+
+FUNCTIONS += [
+    (distances, [(4, 3), (4, 3), (1, 3), (0, 3)], distance_specials),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
