@@ -184,6 +184,35 @@ static void test_check_cast_to_other_without_gradient(void) {
   app_check_report_free(report);
 }
 
+/* aten::pad in modes reflect, replicate and circular with pad lists built by ListConstruct:
+ * the unoptimized run's eager tape builds each gradient in a graph of its own, where the
+ * circular formula still finds its constant pads (it crashed reading the list there). */
+static void test_check_passes_on_pad_modes(void) {
+  char *const specs[] = {"Double(1, 2, 3, 4, requires_grad=1)"};
+  AppCheckReport *report =
+      check_text("graph(%x : Tensor):\n"
+                 "  %n : NoneType = prim::Constant()\n"
+                 "  %m1 : int = prim::Constant[value=-1]()\n"
+                 "  %one : int = prim::Constant[value=1]()\n"
+                 "  %two : int = prim::Constant[value=2]()\n"
+                 "  %three : int = prim::Constant[value=3]()\n"
+                 "  %c : str = prim::Constant[value=\"circular\"]()\n"
+                 "  %r : str = prim::Constant[value=\"reflect\"]()\n"
+                 "  %p : str = prim::Constant[value=\"replicate\"]()\n"
+                 "  %l1 : int[] = prim::ListConstruct(%three, %m1, %two, %one)\n"
+                 "  %a : Tensor = aten::pad(%x, %l1, %c, %n)\n"
+                 "  %l2 : int[] = prim::ListConstruct(%two, %one, %one, %two)\n"
+                 "  %b : Tensor = aten::pad(%x, %l2, %r, %n)\n"
+                 "  %d : Tensor = aten::pad(%x, %l2, %p, %n)\n"
+                 "  %e : Tensor = aten::mul(%b, %d)\n"
+                 "  %f : Tensor = aten::mul(%a, %a)\n"
+                 "  return (%e, %f)\n",
+                 specs, 1);
+  g_assert_true(report->ok);
+  g_assert_cmpfloat(report->gradient_vs_finite_diff, <=, 1e-6);
+  app_check_report_free(report);
+}
+
 /* Random ops: every run draws from the generator seeded with the inputs' seed, and each
  * stage re-runs from the state its plan's run began with, so the stages agree (dropout,
  * rand_like, randn_like without gradients), and finite differences see the same draws in
@@ -329,6 +358,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/check/finite-differences-rounding", test_check_finite_differences_rounding);
   g_test_add_func("/check/cast-to-other-without-gradient", test_check_cast_to_other_without_gradient);
   g_test_add_func("/check/passes-with-random-ops", test_check_passes_with_random_ops);
+  g_test_add_func("/check/passes-on-pad-modes", test_check_passes_on_pad_modes);
   g_test_add_func("/check/names-faulty-stage", test_check_names_the_faulty_stage);
   g_test_add_func("/check/names-fuse-graph-for-a-fused-backend-fault",
                   test_check_names_fuse_graph_for_a_fused_backend_fault);

@@ -1226,6 +1226,65 @@ FUNCTIONS += [
 ]
 
 
+def pad_reflect(x, y, z, n, e):
+    """F.pad in mode 'reflect' (aten::pad; gradient reflection_pad{1,2,3}d_backward): 1-D pads
+    on a batched and an unbatched input, pads one short of the dim, negative pads, 2-D pads on
+    a 4-D and a 3-D input, 3-D pads on a 4-D input; squared, so that every place of the
+    gradient differs; n holds NaN and inf, e has no batch."""
+    a = F.pad(x, [2, 4], mode='reflect')
+    b = F.pad(x[0], [-1, 3], mode='reflect')
+    c = F.pad(y, [1, 2, 2, 0], mode='reflect')
+    d = F.pad(y[0], [0, 3, -1, 1])
+    f = F.pad(z, [1, 0, 0, 1, 1, 1], mode='reflect')
+    return (a * a, b * b, c * c, torch.tanh(d), f * f, F.pad(n, [2, 2], mode='reflect'),
+            F.pad(e, [1, 1, 1, 1], mode='reflect'))
+
+
+def pad_replicate(x, y, z, n, e):
+    """F.pad in mode 'replicate' (gradient replication_pad{1,2,3}d_backward): pads larger than
+    the dim, negative pads, 2-D pads on 3-D and 4-D inputs, 3-D pads on a 5-D input; n holds
+    NaN and inf, e has no batch."""
+    a = F.pad(x, [3, 7], mode='replicate')
+    b = F.pad(x, [-2, 2], mode='replicate')
+    c = F.pad(y, [2, -1, 0, 4], mode='replicate')
+    d = F.pad(y[0], [1, 1, 1, 1], mode='replicate')
+    f = F.pad(z, [1, 2, 0, 1, 2, 0], mode='replicate')
+    return (a * a, b * b, c * c, d * d, f * f, F.pad(n, [1, 3], mode='replicate'),
+            F.pad(e, [1, 1, 1, 1, 1, 1], mode='replicate'))
+
+
+def pad_circular(x, y, z, n, e):
+    """F.pad in mode 'circular' (_pad_circular's copies; the gradient adds the wrapped slices
+    back): pads as large as the dim, negative pads on one side, 2-D pads with corners, 3-D
+    pads; n holds NaN and inf, e is empty along the channels."""
+    a = F.pad(x, [1, 3], mode='circular')
+    b = F.pad(x, [-1, 2], mode='circular')
+    c = F.pad(y, [2, 1, 3, 3], mode='circular')
+    d = F.pad(y, [3, -1, -1, 1], mode='circular')
+    f = F.pad(z, [1, 0, 0, 1, 2, 1], mode='circular')
+    return (a * a, b * b, c * c, d * d, f * f, F.pad(n, [2, 1], mode='circular'),
+            F.pad(e, [1, 1], mode='circular'))
+
+
+def with_nan_inf_input(inputs):
+    """Input 3 (n) holds NaN, inf and -inf."""
+    n = inputs[3].clone()
+    n[0, 0, 1] = float("nan")
+    n[0, 1, 0] = float("inf")
+    n[0, 1, 3] = -float("inf")
+    return inputs[:3] + [n] + inputs[4:]
+
+
+FUNCTIONS += [
+    (pad_reflect, [(2, 3, 5), (2, 2, 3, 4), (2, 2, 3, 4), (1, 2, 4), (0, 2, 3, 3)],
+     with_nan_inf_input),
+    (pad_replicate, [(2, 3, 5), (1, 2, 3, 4), (1, 2, 2, 3, 2), (1, 2, 4), (0, 2, 2, 3, 2)],
+     with_nan_inf_input),
+    (pad_circular, [(2, 3, 4), (1, 2, 3, 4), (1, 1, 3, 2, 3), (1, 2, 4), (1, 0, 3)],
+     with_nan_inf_input),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
