@@ -149,6 +149,7 @@ void ad_grad_logsumexp(Ctx *c, IrValue *g);
 void ad_grad_var(Ctx *c, IrValue *g);
 void ad_grad_prod(Ctx *c, IrValue *g);
 void ad_grad_vector_norm(Ctx *c, IrValue *g);
+void ad_grad_frobenius_norm(Ctx *c, IrValue *g);
 /* x's exclusive running products along dim (>= 0): [1, x0, x0 x1, ...], the values cumprod(x)
  * has one place earlier (cumprod rolled by one, its first place set to 1: no padding, which
  * PyTorch's constant_pad_nd refuses where another dim is empty). */

@@ -391,37 +391,62 @@ static const struct {
     {"max_pool2d",
      "F::_max_pool2d(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
      "int[2] dilation=1, bool ceil_mode=False, bool return_indices=False) -> Tensor"},
+    /* torch.norm is torch.functional.norm, four TorchScript overloads tried in order (p a str
+     * or a number, dim a list or an int); functional_defs.c defines each form */
+    {"torch.norm", "torch::norm(Tensor input, str p=\"fro\", int[]? dim=None, bool keepdim=False, "
+                   "Tensor? out=None, int? dtype=None) -> Tensor"},
+    {"torch.norm", "torch::norm(Tensor input, Scalar? p=\"fro\", int[]? dim=None, bool "
+                   "keepdim=False, Tensor? out=None, int? dtype=None) -> Tensor"},
+    {"torch.norm", "torch::norm(Tensor input, Scalar? p=\"fro\", int? dim=None, bool "
+                   "keepdim=False, Tensor? out=None, int? dtype=None) -> Tensor"},
+    {"torch.norm", "torch::norm(Tensor input, str p=\"fro\", int? dim=None, bool keepdim=False, "
+                   "Tensor? out=None, int? dtype=None) -> Tensor"},
 };
 
 /* Functions whose Function constant PyTorch names otherwise (boolean_dispatch picks
- * _max_pool2d when return_indices is False, the only form defined here). */
+ * _max_pool2d when return_indices is False, the only form defined here; torch.norm's is
+ * "norm"). */
 static const struct {
   const char *name, *function;
-} dispatched_functions[] = {{"max_pool2d", "_max_pool2d"}};
+} dispatched_functions[] = {{"max_pool2d", "_max_pool2d"}, {"torch.norm", "norm"}};
 
 bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *const *args,
                         guint n_args, GPtrArray *kw_names, IrValue *const *kw_values,
                         IrValue **out) {
-  const char *signature = NULL, *function = NULL;
-  for (guint i = 0; i < G_N_ELEMENTS(script_functions) && !signature; i++)
-    if (strcmp(script_functions[i].name, name) == 0)
-      signature = script_functions[i].signature;
-  function = name;
+  const char *function = name;
   for (guint i = 0; i < G_N_ELEMENTS(dispatched_functions); i++)
     if (strcmp(dispatched_functions[i].name, name) == 0)
       function = dispatched_functions[i].function;
-  if (signature == NULL)
+  bool known = false;
+  IrSchema *schema = NULL;
+  g_autofree IrValue **slots = NULL;
+  g_autoptr(GString) signatures = g_string_new(NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(script_functions) && !schema; i++) {
+    if (strcmp(script_functions[i].name, name) != 0)
+      continue;
+    known = true;
+    g_autoptr(GError) bad = NULL;
+    IrSchema *form = ir_schema_parse(script_functions[i].signature, &bad);
+    if (form == NULL)
+      g_error("script invariant: signature of %s does not parse: %s", name, bad->message);
+    g_free(slots);
+    slots = g_new0(IrValue *, form->n_args + 1);
+    if (fit_call(form, args, n_args, kw_names, kw_values, slots)) {
+      schema = form;
+    } else {
+      g_string_append_printf(signatures, "%s%s", signatures->len ? "; " : "",
+                             script_functions[i].signature);
+      ir_schema_free(form);
+    }
+  }
+  if (!known)
     return false;
   *out = NULL;
-  g_autoptr(GError) bad = NULL;
-  IrSchema *schema = ir_schema_parse(signature, &bad);
-  if (schema == NULL)
-    g_error("script invariant: signature of %s does not parse: %s", name, bad->message);
-  g_autofree IrValue **slots = g_new0(IrValue *, schema->n_args + 1);
-  if (!fit_call(schema, args, n_args, kw_names, kw_values, slots)) {
+  if (schema == NULL) {
     g_autofree char *call = describe_call(args, n_args, kw_names, kw_values);
-    emit_fail(em, loc, "F.%s does not accept %s; its signature: %s", name, call, signature);
-    ir_schema_free(schema);
+    emit_fail(em, loc, "%s%s does not accept %s; its signature%s: %s",
+              g_str_has_prefix(name, "torch.") ? "" : "F.", name, call,
+              strchr(signatures->str, ';') ? "s" : "", signatures->str);
     return true;
   }
   fill_slots(em, schema, slots, true);
