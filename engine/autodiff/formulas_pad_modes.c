@@ -7,7 +7,7 @@
  *   gradient undoes those copies in reverse order: each copy's destination slice of g is
  *   zeroed (constant_pad_nd of the rest) and added, through slice_backward, onto its source
  *   slice; finally constant_pad_nd with the pads negated crops the pads off and restores
- *   zeros where self was cropped. Node for node PyTorch's CopySlices / SliceBackward sums,
+ *   zeros where self was cropped (back_to_self). Node for node PyTorch's CopySlices / SliceBackward sums,
  *   so the gradient rounds as PyTorch's. It needs the pads as constants. */
 #include "autodiff/formulas_internal.h"
 
@@ -58,6 +58,34 @@ static IrValue *undo_copy(Ctx *c, IrValue *sizes, int pair, IrValue *moved, IrVa
   return E2(ATEN_ADD, kept, back);
 }
 
+/* The kept part of g with self's cropped places restored as zeros: constant_pad_nd with the
+ * pads negated (|pad| <= the dim's size: no INT64_MIN). With negative pads, whose zeros
+ * constant_pad_nd would refuse to add beside a padded dim that is empty, the positive pads
+ * are cropped first and each dim is then filled alone, moved to the end. */
+static IrValue *back_to_self(Ctx *c, IrValue *g, const gint64 *pads, guint n) {
+  gint64 negated[IR_MAX_RANK], crop[IR_MAX_RANK];
+  bool any_negative = false;
+  for (guint k = 0; k < n; k++) {
+    negated[k] = -pads[k];
+    crop[k] = -MAX(pads[k], 0);
+    any_negative |= pads[k] < 0;
+  }
+  if (!any_negative)
+    return E3(ATEN_CONSTANT_PAD_ND, g, ir_graph_insert_constant_int_list(c->g, negated, n),
+              cint(c, 0));
+  g = E3(ATEN_CONSTANT_PAD_ND, g, ir_graph_insert_constant_int_list(c->g, crop, n), cint(c, 0));
+  for (guint pair = 0; pair < n / 2; pair++) {
+    gint64 fill[2] = {MAX(-pads[2 * pair], 0), MAX(-pads[2 * pair + 1], 0)};
+    if (fill[0] == 0 && fill[1] == 0)
+      continue;
+    IrValue *last = cint(c, -1), *dim = cint(c, -(gint64)pair - 1);
+    IrValue *t = pair ? E3(ATEN_TRANSPOSE, g, dim, last) : g;
+    t = E3(ATEN_CONSTANT_PAD_ND, t, ir_graph_insert_constant_int_list(c->g, fill, 2), cint(c, 0));
+    g = pair ? E3(ATEN_TRANSPOSE, t, dim, last) : t;
+  }
+  return g;
+}
+
 static void grad_circular(Ctx *c, IrValue *g) {
   gint64 pads[IR_MAX_RANK];
   guint n; /* the node's own list: c->in[1] may stand for it in another graph */
@@ -80,10 +108,7 @@ static void grad_circular(Ctx *c, IrValue *g) {
                     tail > 0 ? -tail : G_MAXINT64);
     }
   }
-  for (guint k = 0; k < n; k++)
-    pads[k] = -pads[k]; /* |pad| <= the dim's size here: no INT64_MIN */
-  c->gin[0] =
-      E3(ATEN_CONSTANT_PAD_ND, g, ir_graph_insert_constant_int_list(c->g, pads, n), cint(c, 0));
+  c->gin[0] = back_to_self(c, g, pads, n);
 }
 
 void ad_grad_pad_by_mode(Ctx *c, IrValue *g, int pad_length) {
