@@ -109,13 +109,27 @@ static void too_small(PadMode mode, const PadPlan *p, GError **error) {
 #undef I64
 }
 
+/* An output size whose int64 sum wrapped (to one PyTorch's checks let through) is an error. */
+static bool fits_int64(const PadPlan *p, int lead, const bool *overflow, GError **error) {
+  for (int j = 0; j < p->k; j++) {
+    if (overflow[j]) {
+      K_ERR_SHAPE(error,
+                  "pad: the input size %" G_GINT64_FORMAT " plus padding %" G_GINT64_FORMAT
+                  " and %" G_GINT64_FORMAT " overflows int64 (dimension %d)",
+                  p->in[j], p->before[j], p->after[j], lead + j);
+      return false;
+    }
+  }
+  return true;
+}
+
 /* The pads of self's last k dims and the output sizes, with PyTorch's checks in its order. */
 static bool plan_pads(PadMode mode, int k, const RtTensor *self, const int64_t *pad, PadPlan *p,
                       int64_t *out_sizes, GError **error) {
   int rank = self->ndim, lead = rank - k;
   p->mode = mode;
   p->k = k;
-  bool overflow[3];
+  bool overflow[3] = {false};
   for (int j = 0; j < k; j++) {
     p->before[j] = pad[2 * (k - 1 - j)];
     p->after[j] = pad[2 * (k - 1 - j) + 1];
@@ -141,6 +155,8 @@ static bool plan_pads(PadMode mode, int k, const RtTensor *self, const int64_t *
         return false;
       }
     }
+    if (!fits_int64(p, lead, overflow, error))
+      return false;
     for (int j = 0; j < k; j++) {
       if ((p->before[j] > 0 && p->before[j] > p->in[j] + MIN(p->after[j], 0)) ||
           (p->after[j] > 0 && p->after[j] > p->in[j] + MIN(p->before[j], 0))) {
@@ -191,16 +207,7 @@ static bool plan_pads(PadMode mode, int k, const RtTensor *self, const int64_t *
     }
     return false;
   }
-  for (int j = 0; j < k; j++) {
-    if (overflow[j]) {
-      K_ERR_SHAPE(error,
-                  "pad: the input size %" G_GINT64_FORMAT " plus padding %" G_GINT64_FORMAT
-                  " and %" G_GINT64_FORMAT " overflows int64 (dimension %d)",
-                  p->in[j], p->before[j], p->after[j], lead + j);
-      return false;
-    }
-  }
-  return true;
+  return fits_int64(p, lead, overflow, error);
 }
 
 /* The index in self of output index o along padded dim j. Written in terms of o - before
