@@ -236,6 +236,20 @@ bool ad_formula_exists(const IrNode *node) {
     return overload_is(node, "") ||
            (constant_number(ir_input(node, 1), &d) &&
             (ir_n_inputs(node) < 3 || constant_number(ir_input(node, 2), &d)));
+  case IR_ATEN_FROBENIUS_NORM: { /* constant dims and keepdim; the rank for negative dims */
+    gint64 vals[IR_MAX_RANK];
+    guint n = 0;
+    double keepdim = 0;
+    if (overload_is(node, ""))
+      return true;
+    if (!constant_ints(ir_input(node, 1), vals, &n, IR_MAX_RANK) ||
+        (ir_n_inputs(node) > 2 && !constant_number(ir_input(node, 2), &keepdim)))
+      return false;
+    for (guint i = 0; i < n; i++)
+      if (vals[i] < 0 && ir_input(node, 0)->type->rank < 0 && keepdim == 0)
+        return false;
+    return true;
+  }
   case IR_ATEN_NORM:
   case IR_ATEN_LINALG_VECTOR_NORM: { /* a constant ord (its branch; None: 2), dims, keepdim */
     gint64 vals[IR_MAX_RANK];

@@ -149,6 +149,7 @@ void ad_grad_logsumexp(Ctx *c, IrValue *g);
 void ad_grad_var(Ctx *c, IrValue *g);
 void ad_grad_prod(Ctx *c, IrValue *g);
 void ad_grad_vector_norm(Ctx *c, IrValue *g);
+void ad_grad_frobenius_norm(Ctx *c, IrValue *g);
 /* x's exclusive running products along dim (>= 0): [1, x0, x0 x1, ...], the values cumprod(x)
  * has one place earlier (cumprod rolled by one, its first place set to 1: no padding, which
  * PyTorch's constant_pad_nd refuses where another dim is empty). */
@@ -221,6 +222,13 @@ void ad_grad_roll(Ctx *c, IrValue *g);
 void ad_grad_repeat(Ctx *c, IrValue *g);
 void ad_grad_narrow(Ctx *c, IrValue *g);
 void ad_grad_pad(Ctx *c, IrValue *g);
+
+/* formulas_pad_modes.c: aten::pad's mode, "constant" when the node has none (constant_pad_nd
+ * too), NULL when it is not a constant string; whether a formula exists for a mode other than
+ * 'constant' (pad_length: the fixed length of the pad list, -1 when not fixed); its builder. */
+const char *ad_pad_mode(const IrNode *node);
+bool ad_pad_mode_formula_exists(const IrNode *node, int pad_length);
+void ad_grad_pad_by_mode(Ctx *c, IrValue *g, int pad_length);
 
 /* Builders of formulas_norm.c. */
 void ad_grad_batch_norm(Ctx *c, IrValue *g);

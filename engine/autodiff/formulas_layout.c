@@ -1,6 +1,6 @@
 /* Gradient builders of the ops that move elements without computing (see formulas.h):
- * roll rolls back, constant_pad_nd and pad crop back (constant_pad_nd with the pads
- * negated), narrow writes into zeros through slice_backward, repeat sums its tiles. As
+ * roll rolls back, constant_pad_nd and pad in mode 'constant' crop back (constant_pad_nd
+ * with the pads negated), narrow writes into zeros through slice_backward, repeat sums its tiles. As
  * PyTorch 1.13's derivatives.yaml. The int[] arguments are read element by element
  * (aten::__getitem__), so that they need not be constants, only of a length the graph fixes:
  * the graph holds no list mutation, which the passes would have to keep in order. */
@@ -21,6 +21,12 @@ bool ad_layout_formula_exists(const IrNode *node) {
   const IrValue *list = ir_input(node, 1);
   if (node->kind == IR_ATEN_REPEAT) /* g is seen with two dims per repeat */
     return fixed_length(list) >= 0 && fixed_length(list) <= IR_MAX_RANK / 2;
+  if (node->kind == IR_ATEN_PAD) { /* and a constant mode */
+    const char *mode = ad_pad_mode(node);
+    return mode &&
+           (strcmp(mode, "constant") == 0 ? fixed_length(list) >= 0
+                                          : ad_pad_mode_formula_exists(node, fixed_length(list)));
+  }
   return fixed_length(list) >= 0;
 }
 
@@ -63,9 +69,13 @@ void ad_grad_roll(Ctx *c, IrValue *g) {
   c->gin[0] = E3(ATEN_ROLL, g, negated_ints(c), dims);
 }
 
-/* constant_pad_nd, pad (mode 'constant', the only one that runs): every pad negated crops
- * what was added and restores, as zeros, what was cropped. */
+/* constant_pad_nd, pad in mode 'constant': every pad negated crops what was added and
+ * restores, as zeros, what was cropped. pad's other modes: formulas_pad_modes.c. */
 void ad_grad_pad(Ctx *c, IrValue *g) {
+  if (strcmp(ad_pad_mode(c->node), "constant") != 0) {
+    ad_grad_pad_by_mode(c, g, fixed_length(ir_input(c->node, 1)));
+    return;
+  }
   c->gin[0] = E3(ATEN_CONSTANT_PAD_ND, g, negated_ints(c), cint(c, 0));
 }
 

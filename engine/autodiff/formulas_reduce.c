@@ -1,5 +1,5 @@
 /* Gradient formulas of the reductions (sum, mean, var, std, amax, amin, max, min,
- * logsumexp, prod, linalg_vector_norm, norm), as
+ * logsumexp, prod, linalg_vector_norm, norm, frobenius_norm), as
  * PyTorch 1.13's symbolic_script and derivatives.yaml: the gradient brought back to the
  * reduced dims, then the reduction's own factor. */
 #include "autodiff/formulas_internal.h"
@@ -186,6 +186,13 @@ void ad_grad_prod(Ctx *c, IrValue *g) {
   c->gin[0] = value_is_none(arg(c, by_dim ? 3 : 1)) ? g : E2(ATEN_TYPE_AS, g, self);
 }
 
+/* norm_backward for p = 2, g and the norm n at self's rank: g x / n, 0 where n is 0. */
+static IrValue *two_norm_backward(Ctx *c, IrValue *g, IrValue *norm) {
+  IrValue *zero = cint(c, 0);
+  return mul(c, g,
+             E3(ATEN_MASKED_FILL, E2(ATEN_DIV, c->in[0], norm), E2(ATEN_EQ, norm, zero), zero));
+}
+
 /* linalg_vector_norm and norm as PyTorch 1.13's norm_backward for the constant ord (None:
  * 2), with n the norm and both brought back to self's rank unless keepdim:
  *   0: zeros;  1: sgn(x) g;  2: g x / n, 0 where n is 0;
@@ -206,7 +213,7 @@ void ad_grad_vector_norm(Ctx *c, IrValue *g) {
   } else if (p == 1) {
     r = mul(c, sign, g);
   } else if (p == 2) {
-    r = mul(c, g, E3(ATEN_MASKED_FILL, E2(ATEN_DIV, self, norm), norm_zero, zero));
+    r = two_norm_backward(c, g, norm);
   } else if (isinf(p)) {
     IrValue *magnitude = E1(ATEN_ABS, self);
     IrValue *mask =
@@ -234,4 +241,23 @@ void ad_grad_vector_norm(Ctx *c, IrValue *g) {
     }
   }
   c->gin[0] = value_is_none(arg(c, 4)) ? r : E2(ATEN_TYPE_AS, r, self);
+}
+
+/* frobenius_norm as PyTorch 1.13's autograd of what it computes: with 0 or 1 dims (or none
+ * given) norm(self, 2, dim), so norm_backward for p = 2; with 2 dims sqrt(sum(self * self)):
+ * sqrt's g / (2 r), expanded back over the dims, times self once for each factor of
+ * self * self, the two added. */
+void ad_grad_frobenius_norm(Ctx *c, IrValue *g) {
+  gint64 dims[IR_MAX_RANK];
+  guint n = 0;
+  if (ir_n_inputs(c->node) > 1)
+    constant_ints(ir_input(c->node, 1), dims, &n, IR_MAX_RANK);
+  if (n < 2) {
+    c->gin[0] = two_norm_backward(c, unsqueeze_reduced_at(c, g, 1, 2),
+                                  unsqueeze_reduced_at(c, c->out[0], 1, 2));
+    return;
+  }
+  IrValue *root = E2(ATEN_DIV, g, mul(c, c->out[0], cint(c, 2)));
+  IrValue *factor = mul(c, unsqueeze_reduced_at(c, root, 1, 2), c->in[0]);
+  c->gin[0] = E2(ATEN_ADD, factor, factor);
 }

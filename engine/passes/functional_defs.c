@@ -1,7 +1,8 @@
-/* Definitions of the torch.nn.functional functions and nn.Module methods that PyTorch 1.13's
- * scripted graphs call (prim::CallFunction / prim::CallMethod), as graph text with PyTorch's
- * parameter lists, written from torch/nn/functional.py and torch/nn/modules/ (1.13). Checks
- * that only raise (argument validation) are left out; the computation is PyTorch's. */
+/* Definitions of the torch.nn.functional functions (and torch.norm, torch.functional's) and
+ * of the nn.Module methods that PyTorch 1.13's scripted graphs call (prim::CallFunction /
+ * prim::CallMethod), as graph text with PyTorch's parameter lists, written from
+ * torch/nn/functional.py, torch/functional.py and torch/nn/modules/ (1.13). Checks that only
+ * raise (argument validation) are mostly left out; the computation is PyTorch's. */
 #include <string.h>
 
 #include "passes/module_lowering.h"
@@ -122,6 +123,107 @@
 #define INTERPOLATE_PARAMS(SIZE, SCALE)                                                           \
   "graph(%input : Tensor, " SIZE ", " SCALE ", %mode : str, %align_corners : bool?,\n"            \
   "      %recompute_scale_factor : bool?, %antialias : bool):\n"
+
+/* torch.norm (torch.functional.norm, 1.13): its four TorchScript overloads take p as a str or
+ * a number (or None) and dim as a list or an int (or None). The forms below are picked by the
+ * arguments' types, dim's None, list and int first, so that a call with constant arguments
+ * inlines to a norm with constant dims, which has a gradient formula even where nothing
+ * folds constants (the eager tape); the forms with an Optional dim come last. %dims: [] for
+ * every dim, what PyTorch's list(range(ndim)) reduces over. out= raises: not run here. */
+#define NORM_PARAMS(P, DIM)                                                               \
+  "graph(%input : Tensor, %p : " P ", " DIM ", %keepdim : bool, %out : Tensor?,\n"        \
+  "      %dtype : int?):\n"                                                               \
+  "  %none : NoneType = prim::Constant()\n"                                               \
+  "  %out_msg : str = prim::Constant[value=\"NotImplementedError: jitscope does not run " \
+  "torch.norm with out=\"]()\n"                                                           \
+  "  %no_out : bool = aten::__is__(%out, %none)\n"                                        \
+  "   = prim::If(%no_out)\n"                                                              \
+  "    block0():\n"                                                                       \
+  "      -> ()\n"                                                                         \
+  "    block1():\n"                                                                       \
+  "       = prim::RaiseException(%out_msg, %none)\n"                                      \
+  "      -> ()\n"
+
+#define NORM_ALL_DIMS "  %dims : int[] = prim::Constant[value=[]]()\n"
+#define NORM_INT_DIMS "  %dims : int[] = prim::ListConstruct(%dim)\n"
+#define NORM_OPTIONAL_DIMS                                    \
+  "  %dim_none : bool = aten::__is__(%dim, %none)\n"          \
+  "  %dims : int[] = prim::If(%dim_none)\n"                   \
+  "    block0():\n"                                           \
+  "      %all : int[] = prim::Constant[value=[]]()\n"         \
+  "      -> (%all)\n"                                         \
+  "    block1():\n"                                           \
+  "      %one_dim : int = prim::unchecked_cast(%dim)\n"       \
+  "      %one_list : int[] = prim::ListConstruct(%one_dim)\n" \
+  "      -> (%one_list)\n"
+
+#define NORM_OPTIONAL_LIST                                   \
+  "  %list_none : bool = aten::__is__(%dim_list, %none)\n"   \
+  "  %dims : int[] = prim::If(%list_none)\n"                 \
+  "    block0():\n"                                          \
+  "      %all : int[] = prim::Constant[value=[]]()\n"        \
+  "      -> (%all)\n"                                        \
+  "    block1():\n"                                          \
+  "      %given : int[] = prim::unchecked_cast(%dim_list)\n" \
+  "      -> (%given)\n"
+
+/* p a string: 'fro' is frobenius_norm (a dtype is PyTorch's ValueError); 'nuc' (nuclear_norm,
+ * a sum of singular values) raises saying jitscope does not run it; anything else raises
+ * PyTorch's RuntimeError. */
+#define NORM_STR_BODY                                                                       \
+  "  %fro : str = prim::Constant[value=\"fro\"]()\n"                                        \
+  "  %nuc : str = prim::Constant[value=\"nuc\"]()\n"                                        \
+  "  %nuc_msg : str = prim::Constant[value=\"NotImplementedError: jitscope does not run "   \
+  "torch.norm with p='nuc': aten::nuclear_norm needs a singular value decomposition\"]()\n" \
+  "  %nuc_dtype_msg : str = prim::Constant[value=\"ValueError: dtype argument is not "      \
+  "supported in nuclear norm\"]()\n"                                                        \
+  "  %fro_dtype_msg : str = prim::Constant[value=\"ValueError: dtype argument is not "      \
+  "supported in frobenius norm\"]()\n"                                                      \
+  "  %bad_msg : str = prim::Constant[value=\"RuntimeError: only valid string values are "   \
+  "'fro' and 'nuc', found \"]()\n"                                                          \
+  "  %is_fro : bool = aten::eq(%p, %fro)\n"                                                 \
+  "  %is_nuc : bool = aten::eq(%p, %nuc)\n"                                                 \
+  "  %known : bool = aten::__or__(%is_fro, %is_nuc)\n"                                      \
+  "   = prim::If(%known)\n"                                                                 \
+  "    block0():\n"                                                                         \
+  "      -> ()\n"                                                                           \
+  "    block1():\n"                                                                         \
+  "      %bad : str = aten::add(%bad_msg, %p)\n"                                            \
+  "       = prim::RaiseException(%bad, %none)\n"                                            \
+  "      -> ()\n"                                                                           \
+  "  %has_dtype : bool = aten::__isnot__(%dtype, %none)\n"                                  \
+  "   = prim::If(%has_dtype)\n"                                                             \
+  "    block0():\n"                                                                         \
+  "      %dtype_raise : str = prim::If(%is_nuc)\n"                                          \
+  "        block0():\n"                                                                     \
+  "          -> (%nuc_dtype_msg)\n"                                                         \
+  "        block1():\n"                                                                     \
+  "          -> (%fro_dtype_msg)\n"                                                         \
+  "       = prim::RaiseException(%dtype_raise, %none)\n"                                    \
+  "      -> ()\n"                                                                           \
+  "    block1():\n"                                                                         \
+  "      -> ()\n"                                                                           \
+  "   = prim::If(%is_nuc)\n"                                                                \
+  "    block0():\n"                                                                         \
+  "       = prim::RaiseException(%nuc_msg, %none)\n"                                        \
+  "      -> ()\n"                                                                           \
+  "    block1():\n"                                                                         \
+  "      -> ()\n"                                                                           \
+  "  %r : Tensor = aten::frobenius_norm(%input, %dims, %keepdim)\n"                         \
+  "  return (%r)\n"
+
+/* p a number or None: norm, with the dtype when one is given. */
+#define NORM_NUMBER_BODY                                                           \
+  "  %no_dtype : bool = aten::__is__(%dtype, %none)\n"                             \
+  "  %r : Tensor = prim::If(%no_dtype)\n"                                          \
+  "    block0():\n"                                                                \
+  "      %plain : Tensor = aten::norm(%input, %p, %dims, %keepdim)\n"              \
+  "      -> (%plain)\n"                                                            \
+  "    block1():\n"                                                                \
+  "      %dtype_given : int = prim::unchecked_cast(%dtype)\n"                      \
+  "      %cast : Tensor = aten::norm(%input, %p, %dims, %keepdim, %dtype_given)\n" \
+  "      -> (%cast)\n"                                                             \
+  "  return (%r)\n"
 
 static const struct {
   const char *name;
@@ -254,27 +356,49 @@ static const struct {
      "  %t : (Tensor, Tensor) = prim::TupleConstruct(%r, %i)\n"
      "  return (%t)\n"},
     /* F.interpolate by size: a list, one int for both dims, or a pair */
-    {"interpolate", INTERPOLATE_PARAMS("%output_size : int[]", "%scale_factors : NoneType")
-                        INTERPOLATE_BODY},
-    {"interpolate", INTERPOLATE_PARAMS("%size : int", "%scale_factors : NoneType")
-                    "  %output_size : int[] = prim::ListConstruct(%size, %size)\n"
-                        INTERPOLATE_BODY},
-    {"interpolate", INTERPOLATE_PARAMS("%size : (int, int)", "%scale_factors : NoneType")
-                    "  %h : int, %w : int = prim::TupleUnpack(%size)\n"
-                    "  %output_size : int[] = prim::ListConstruct(%h, %w)\n" INTERPOLATE_BODY},
+    {"interpolate",
+     INTERPOLATE_PARAMS("%output_size : int[]", "%scale_factors : NoneType") INTERPOLATE_BODY},
+    {"interpolate",
+     INTERPOLATE_PARAMS(
+         "%size : int",
+         "%scale_factors : NoneType") "  %output_size : int[] = prim::ListConstruct(%size, "
+                                      "%size)\n" INTERPOLATE_BODY},
+    {"interpolate",
+     INTERPOLATE_PARAMS(
+         "%size : (int, int)",
+         "%scale_factors : NoneType") "  %h : int, %w : int = prim::TupleUnpack(%size)\n"
+                                      "  %output_size : int[] = prim::ListConstruct(%h, "
+                                      "%w)\n" INTERPOLATE_BODY},
     /* by scale factors: a list, a pair, or one float for both dims */
-    {"interpolate", INTERPOLATE_PARAMS("%output_size0 : NoneType", "%pair : (float, float)")
-                    "  %none0 : NoneType = prim::Constant()\n"
-                    "  %sh0 : float, %sw0 : float = prim::TupleUnpack(%pair)\n"
-                    "  %factors : float[] = prim::ListConstruct(%sh0, %sw0)\n"
-                        INTERPOLATE_RECOMPUTE INTERPOLATE_BODY},
-    {"interpolate", INTERPOLATE_PARAMS("%output_size0 : NoneType", "%factors : float[]")
-                    "  %none0 : NoneType = prim::Constant()\n" INTERPOLATE_RECOMPUTE
-                        INTERPOLATE_BODY},
-    {"interpolate", INTERPOLATE_PARAMS("%output_size0 : NoneType", "%scale_factor : float")
-                    "  %none0 : NoneType = prim::Constant()\n"
-                    "  %factors : float[] = prim::ListConstruct(%scale_factor, %scale_factor)\n"
-                        INTERPOLATE_RECOMPUTE INTERPOLATE_BODY},
+    {"interpolate",
+     INTERPOLATE_PARAMS(
+         "%output_size0 : NoneType",
+         "%pair : (float, float)") "  %none0 : NoneType = prim::Constant()\n"
+                                   "  %sh0 : float, %sw0 : float = prim::TupleUnpack(%pair)\n"
+                                   "  %factors : float[] = prim::ListConstruct(%sh0, "
+                                   "%sw0)\n" INTERPOLATE_RECOMPUTE INTERPOLATE_BODY},
+    {"interpolate",
+     INTERPOLATE_PARAMS(
+         "%output_size0 : NoneType",
+         "%factors : float[]") "  %none0 : NoneType = prim::Constant()\n" INTERPOLATE_RECOMPUTE
+         INTERPOLATE_BODY},
+    {"interpolate",
+     INTERPOLATE_PARAMS(
+         "%output_size0 : NoneType",
+         "%scale_factor : float") "  %none0 : NoneType = prim::Constant()\n"
+                                  "  %factors : float[] = prim::ListConstruct(%scale_factor, "
+                                  "%scale_factor)\n" INTERPOLATE_RECOMPUTE INTERPOLATE_BODY},
+    /* torch.norm: dim None, a list or an int, then Optional ones; str p before a number */
+    {"norm", NORM_PARAMS("str", "%dim : NoneType") NORM_ALL_DIMS NORM_STR_BODY},
+    {"norm", NORM_PARAMS("str", "%dims : int[]") NORM_STR_BODY},
+    {"norm", NORM_PARAMS("str", "%dim : int") NORM_INT_DIMS NORM_STR_BODY},
+    {"norm", NORM_PARAMS("Scalar?", "%dim : NoneType") NORM_ALL_DIMS NORM_NUMBER_BODY},
+    {"norm", NORM_PARAMS("Scalar?", "%dims : int[]") NORM_NUMBER_BODY},
+    {"norm", NORM_PARAMS("Scalar?", "%dim : int") NORM_INT_DIMS NORM_NUMBER_BODY},
+    {"norm", NORM_PARAMS("str", "%dim_list : int[]?") NORM_OPTIONAL_LIST NORM_STR_BODY},
+    {"norm", NORM_PARAMS("Scalar?", "%dim_list : int[]?") NORM_OPTIONAL_LIST NORM_NUMBER_BODY},
+    {"norm", NORM_PARAMS("str", "%dim : int?") NORM_OPTIONAL_DIMS NORM_STR_BODY},
+    {"norm", NORM_PARAMS("Scalar?", "%dim : int?") NORM_OPTIONAL_DIMS NORM_NUMBER_BODY},
     /* an int[] output_size has no None entries for _list_with_default to fill */
     {"adaptive_avg_pool2d", "graph(%input : Tensor, %output_size : int[]):\n"
                             "  %r : Tensor = aten::adaptive_avg_pool2d(%input, %output_size)\n"

@@ -88,6 +88,11 @@ bool k_wrap_index(int64_t index, int64_t count, int64_t *out, GError **error);
  * then [start, start + length) must lie within the dim. constant_pad_nd crops through it. */
 bool k_narrow_bounds(int64_t size, int64_t *start, int64_t length, GError **error);
 
+/* aten::pad in mode 'reflect', 'replicate' or 'circular' after aten::pad's own checks
+ * (kernels_pad_modes.c). */
+bool k_pad_by_mode(const char *mode, RtTensor *self, const int64_t *pad, int n_pad, RtValue *out,
+                   GError **error);
+
 /* "[2, 3]" appended to a fixed buffer for messages. */
 void k_shape_text(char *buf, size_t len, int ndim, const int64_t *sizes);
 

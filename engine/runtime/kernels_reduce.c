@@ -15,7 +15,8 @@
  * integral inputs), accumulated in double (int64 in int64), as PyTorch's CPU accumulation type;
  * cumprod likewise with running products.
  * prod (rt_kernel_prod) multiplies in its result dtype, described at the kernel, as
- * linalg_vector_norm (rt_kernel_vector_norm) computes in its own.
+ * linalg_vector_norm (rt_kernel_vector_norm) computes in its own (norm with a dtype in that
+ * dtype, whatever self's, as PyTorch 1.13's norm casts self to it).
  * rt_kernel_amax serves max() and min() of every element, max.dim and min.dim (values and
  * the first extreme's index), amax, amin (NaN wins), argmax and argmin (first extreme, NaN
  * counting as one;
@@ -573,6 +574,7 @@ bool rt_kernel_vector_norm(const IrSchema *schema, const IrNode *node, RtValue *
                            RtValue *outs, guint n_outs, GError **error) {
   k_check_call(schema, n_args, n_outs);
   bool linalg = schema->kind == IR_ATEN_LINALG_VECTOR_NORM, with_dims = schema->n_args > 2;
+  bool dtype_arg = linalg || k_overload_is(schema, "ScalarOpt_dim_dtype");
   RtTensor *self;
   KScalar ord = {.kind = K_SCALAR_INT, .i = 2, .d = 2};
   bool keepdim = false, has_dtype = false;
@@ -580,9 +582,17 @@ bool rt_kernel_vector_norm(const IrSchema *schema, const IrNode *node, RtValue *
   if (!k_arg_tensor(schema, args, 0, &self, error) ||
       (!k_arg_is_none(args, 1) && !k_arg_scalar(schema, args, 1, &ord, error)) ||
       (with_dims && !k_arg_bool(schema, args, 3, &keepdim, error)) ||
-      (linalg && !k_arg_dtype(schema, args, 4, &has_dtype, &given, error)))
+      (dtype_arg && !k_arg_dtype(schema, args, 4, &has_dtype, &given, error)))
     return false;
-  if (!k_dtype_is_float(self->dtype)) {
+  bool norm_dtype = dtype_arg && !linalg; /* norm's own: computes in any float dtype given */
+  if (norm_dtype && !k_dtype_is_float(given)) {
+    K_ERR_DTYPE(error,
+                "norm(): the desired output dtype should be either floating point or complex. "
+                "Got %s instead.",
+                ir_dtype_type_name(given));
+    return false;
+  }
+  if (!norm_dtype && !k_dtype_is_float(self->dtype)) {
     if (linalg)
       K_ERR_DTYPE(error,
                   "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
@@ -596,8 +606,9 @@ bool rt_kernel_vector_norm(const IrSchema *schema, const IrNode *node, RtValue *
     return false;
   }
   IrDtype dtype = has_dtype ? given : self->dtype;
-  if (!k_dtype_is_float(dtype) || (self->dtype == IR_DTYPE_FLOAT64 && dtype != self->dtype) ||
-      (self->dtype == IR_DTYPE_FLOAT32 && dtype == IR_DTYPE_FLOAT16)) {
+  if (!norm_dtype &&
+      (!k_dtype_is_float(dtype) || (self->dtype == IR_DTYPE_FLOAT64 && dtype != self->dtype) ||
+       (self->dtype == IR_DTYPE_FLOAT32 && dtype == IR_DTYPE_FLOAT16))) {
     K_ERR_DTYPE(error,
                 "linalg.vector_norm: the dtype of the input (%s) should be convertible without "
                 "narrowing to the specified dtype (%s)",

@@ -1,5 +1,5 @@
 /* Ops that write self into a larger result: rt_kernel_repeat (aten::repeat) and rt_kernel_pad
- * (aten::constant_pad_nd, and aten::pad, what F.pad scripts to).
+ * (aten::constant_pad_nd, and aten::pad, what F.pad scripts to, in mode 'constant').
  *
  * Contracts, as PyTorch 1.13's (TensorShape.cpp repeat, PadNd.cpp):
  * - repeat(self, repeats): len(repeats) >= self's rank; self is seen with leading 1s up to
@@ -12,7 +12,8 @@
  *   dtype as fill_() does (an int exactly, a float out of an int64's or float32's range is
  *   an error, any nonzero is true).
  * - pad(self, pad, mode, value): PyTorch's checks of the mode and the pad's length, then
- *   constant_pad_nd(self, pad, value or 0) for mode 'constant'; jitscope runs no other mode.
+ *   constant_pad_nd(self, pad, value or 0) for mode 'constant'; the other modes refuse a
+ *   value other than 0 and run in kernels_pad_modes.c.
  * - Any int64 overflow of a result size is an error, and results go through the memory
  *   budget. */
 #include "runtime/kernels.h"
@@ -200,12 +201,11 @@ static bool constant_pad(RtTensor *self, const int64_t *pad, int n_pad, KScalar 
   return true;
 }
 
-/* aten::pad's mode: 'constant' runs; PyTorch's other modes are refused by name after
- * PyTorch's own checks of them. */
-static bool pad_mode_is_constant(const RtTensor *self, RtValue mode, int n_pad,
-                                 const KScalar *value, GError **error) {
+/* aten::pad's checks of its mode, pad and value, in PyTorch's order; *constant says whether
+ * the mode is 'constant'. */
+static bool pad_mode_checks(const RtTensor *self, const char *name, int n_pad, const KScalar *value,
+                            bool *constant, GError **error) {
   static const char *const modes[] = {"constant", "reflect", "replicate", "circular"};
-  const char *name = mode.tag == RT_STR ? mode.u.s->text : "";
   bool known = false;
   for (guint i = 0; i < G_N_ELEMENTS(modes); i++)
     known |= strcmp(name, modes[i]) == 0;
@@ -221,13 +221,12 @@ static bool pad_mode_is_constant(const RtTensor *self, RtValue mode, int n_pad,
     K_ERR_SHAPE(error, "Padding length too large");
     return false;
   }
-  if (strcmp(name, "constant") == 0)
-    return true;
-  if (value && value->d != 0)
+  *constant = strcmp(name, "constant") == 0;
+  if (!*constant && value && value->d != 0) {
     K_ERR(error, "Padding mode \"%s\" doesn't take in value argument", name);
-  else
-    K_ERR(error, "jitscope runs aten::pad only in mode 'constant', not '%s'", name);
-  return false;
+    return false;
+  }
+  return true;
 }
 
 bool rt_kernel_pad(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
@@ -241,10 +240,13 @@ bool rt_kernel_pad(const IrSchema *schema, const IrNode *node, RtValue *args, gu
       !k_arg_int_list(schema, args, 1, pad, &n_pad, error))
     return false;
   if (schema->kind == IR_ATEN_PAD) {
-    bool has_value = !k_arg_is_none(args, 3);
+    bool has_value = !k_arg_is_none(args, 3), constant;
+    const char *mode = args[2].tag == RT_STR ? args[2].u.s->text : "";
     if ((has_value && !k_arg_scalar(schema, args, 3, &value, error)) ||
-        !pad_mode_is_constant(self, args[2], n_pad, has_value ? &value : NULL, error))
+        !pad_mode_checks(self, mode, n_pad, has_value ? &value : NULL, &constant, error))
       return false;
+    if (!constant)
+      return k_pad_by_mode(mode, self, pad, n_pad, &outs[0], error);
   } else if (!k_arg_scalar(schema, args, 2, &value, error)) {
     return false;
   }

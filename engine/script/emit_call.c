@@ -407,24 +407,35 @@ static const struct {
     {"adaptive_max_pool1d_with_indices",
      "F::adaptive_max_pool1d_with_indices(Tensor input, int[1] output_size, bool "
      "return_indices=False) -> (Tensor, Tensor)"},
+    /* torch.norm is torch.functional.norm, four TorchScript overloads tried in order (p a str
+     * or a number, dim a list or an int); functional_defs.c defines each form */
+    {"torch.norm", "torch::norm(Tensor input, str p=\"fro\", int[]? dim=None, bool keepdim=False, "
+                   "Tensor? out=None, int? dtype=None) -> Tensor"},
+    {"torch.norm", "torch::norm(Tensor input, Scalar? p=\"fro\", int[]? dim=None, bool "
+                   "keepdim=False, Tensor? out=None, int? dtype=None) -> Tensor"},
+    {"torch.norm", "torch::norm(Tensor input, Scalar? p=\"fro\", int? dim=None, bool "
+                   "keepdim=False, Tensor? out=None, int? dtype=None) -> Tensor"},
+    {"torch.norm", "torch::norm(Tensor input, str p=\"fro\", int? dim=None, bool keepdim=False, "
+                   "Tensor? out=None, int? dtype=None) -> Tensor"},
 };
 
-/* PyTorch's boolean_dispatch: F.<name> calls the function `if_false` (the Function constant's
- * name) or, when its return_indices is a constant true, the entry `if_true` of
- * script_functions. */
+/* Functions whose Function constant PyTorch names otherwise: F.<name> calls `if_false` or,
+ * for PyTorch's boolean_dispatch, when its return_indices is a constant true, the entry
+ * `if_true` of script_functions (NULL: no dispatch; torch.norm's constant is "norm"). */
 static const struct {
   const char *name, *if_false, *if_true;
 } dispatched_functions[] = {
     {"max_pool2d", "_max_pool2d", "max_pool2d_with_indices"},
     {"max_pool1d", "_max_pool1d", "max_pool1d_with_indices"},
     {"adaptive_max_pool1d", "_adaptive_max_pool1d", "adaptive_max_pool1d_with_indices"},
+    {"torch.norm", "norm", NULL},
 };
 
-static const char *function_signature(const char *name) {
+static bool function_known(const char *name) {
   for (guint i = 0; i < G_N_ELEMENTS(script_functions); i++)
     if (strcmp(script_functions[i].name, name) == 0)
-      return script_functions[i].signature;
-  return NULL;
+      return true;
+  return false;
 }
 
 /* The value of a dispatched call's return_indices (its default false when not given); false
@@ -448,52 +459,61 @@ static bool return_indices_of(Emitter *em, const IrSchema *schema, IrValue *cons
   return true;
 }
 
-/* The schema of signature fitted to the call's arguments into *slots (NULL with the error
- * emitted when they do not fit). */
-static IrSchema *fit_signature(Emitter *em, const char *name, const char *signature, ScriptLoc loc,
-                               IrValue *const *args, guint n_args, GPtrArray *kw_names,
-                               IrValue *const *kw_values, IrValue ***slots) {
-  g_autoptr(GError) bad = NULL;
-  IrSchema *schema = ir_schema_parse(signature, &bad);
-  if (schema == NULL)
-    g_error("script invariant: signature of %s does not parse: %s", name, bad->message);
-  g_free(*slots);
-  *slots = g_new0(IrValue *, schema->n_args + 1);
-  if (!fit_call(schema, args, n_args, kw_names, kw_values, *slots)) {
-    g_autofree char *call = describe_call(args, n_args, kw_names, kw_values);
-    emit_fail(em, loc, "F.%s does not accept %s; its signature: %s", name, call, signature);
+/* The schema of the first form of `name` (several for torch.norm's overloads, tried in order)
+ * that the call's arguments fit, filled into *slots; NULL with the error emitted when none
+ * fits. */
+static IrSchema *fit_signature(Emitter *em, const char *name, ScriptLoc loc, IrValue *const *args,
+                               guint n_args, GPtrArray *kw_names, IrValue *const *kw_values,
+                               IrValue ***slots) {
+  g_autoptr(GString) signatures = g_string_new(NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(script_functions); i++) {
+    if (strcmp(script_functions[i].name, name) != 0)
+      continue;
+    g_autoptr(GError) bad = NULL;
+    IrSchema *schema = ir_schema_parse(script_functions[i].signature, &bad);
+    if (schema == NULL)
+      g_error("script invariant: signature of %s does not parse: %s", name, bad->message);
+    g_free(*slots);
+    *slots = g_new0(IrValue *, schema->n_args + 1);
+    if (fit_call(schema, args, n_args, kw_names, kw_values, *slots))
+      return schema;
+    g_string_append_printf(signatures, "%s%s", signatures->len ? "; " : "",
+                           script_functions[i].signature);
     ir_schema_free(schema);
-    return NULL;
   }
-  return schema;
+  g_autofree char *call = describe_call(args, n_args, kw_names, kw_values);
+  emit_fail(em, loc, "%s%s does not accept %s; its signature%s: %s",
+            g_str_has_prefix(name, "torch.") ? "" : "F.", name, call,
+            strchr(signatures->str, ';') ? "s" : "", signatures->str);
+  return NULL;
 }
 
 bool emit_function_call(Emitter *em, const char *name, ScriptLoc loc, IrValue *const *args,
                         guint n_args, GPtrArray *kw_names, IrValue *const *kw_values,
                         IrValue **out) {
-  const char *signature = function_signature(name), *function = name;
-  if (signature == NULL)
+  const char *function = name;
+  if (!function_known(name))
     return false;
   *out = NULL;
   g_autofree IrValue **slots = NULL;
-  IrSchema *schema =
-      fit_signature(em, name, signature, loc, args, n_args, kw_names, kw_values, &slots);
+  IrSchema *schema = fit_signature(em, name, loc, args, n_args, kw_names, kw_values, &slots);
   if (schema == NULL)
     return true;
   for (guint i = 0; i < G_N_ELEMENTS(dispatched_functions); i++) {
     if (strcmp(dispatched_functions[i].name, name) != 0)
+      continue;
+    function = dispatched_functions[i].if_false;
+    if (dispatched_functions[i].if_true == NULL)
       continue;
     bool indices;
     if (!return_indices_of(em, schema, slots, name, loc, &indices)) {
       ir_schema_free(schema);
       return true;
     }
-    function = dispatched_functions[i].if_false;
     if (indices) {
       function = dispatched_functions[i].if_true;
       ir_schema_free(schema);
-      schema = fit_signature(em, name, function_signature(function), loc, args, n_args, kw_names,
-                             kw_values, &slots);
+      schema = fit_signature(em, function, loc, args, n_args, kw_names, kw_values, &slots);
       if (schema == NULL)
         return true;
     }

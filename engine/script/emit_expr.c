@@ -167,10 +167,11 @@ static bool emit_call_args(Emitter *em, const ScriptExpr *e, guint first, GPtrAr
   return true;
 }
 
-/* Calls aten::op (self first when given); with `functional`, a torch.nn.functional function
- * that PyTorch compiles as a call (F.cross_entropy) becomes that call instead. */
+/* Calls aten::op (self first when given); with `function` (NULL: none), a function that
+ * PyTorch compiles as a call (F.cross_entropy: "cross_entropy"; torch.norm: "torch.norm")
+ * becomes that call instead. */
 static IrValue *call_with(Emitter *em, const ScriptExpr *e, const char *op, IrValue *self,
-                          bool functional) {
+                          const char *function) {
   g_autoptr(GPtrArray) args = g_ptr_array_new();
   g_autoptr(GPtrArray) kw_values = g_ptr_array_new();
   if (self)
@@ -178,9 +179,9 @@ static IrValue *call_with(Emitter *em, const ScriptExpr *e, const char *op, IrVa
   if (!emit_call_args(em, e, 1, args, kw_values))
     return NULL;
   IrValue *result;
-  if (functional && emit_function_call(em, op, e->loc, (IrValue *const *)args->pdata, args->len,
-                                       e->kwargs->len ? e->keywords : NULL,
-                                       (IrValue *const *)kw_values->pdata, &result))
+  if (function && emit_function_call(em, function, e->loc, (IrValue *const *)args->pdata, args->len,
+                                     e->kwargs->len ? e->keywords : NULL,
+                                     (IrValue *const *)kw_values->pdata, &result))
     return result;
   g_autofree char *qualified = g_strdup_printf("aten::%s", op);
   return emit_builtin_call(em, qualified, e->loc, (IrValue *const *)args->pdata, args->len,
@@ -196,7 +197,7 @@ static IrValue *emit_builtin_function(Emitter *em, const ScriptExpr *e, const ch
     if (strcmp(name, conversions[i].python) == 0) {
       if (e->args->len != 2 || e->kwargs->len != 0)
         return emit_fail(em, e->loc, "%s() takes exactly one argument", name);
-      return call_with(em, e, conversions[i].aten, NULL, false);
+      return call_with(em, e, conversions[i].aten, NULL, NULL);
     }
   if (strcmp(name, "range") == 0)
     return emit_fail(em, e->loc, "range() is supported only as the iterable of a for loop");
@@ -228,9 +229,11 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
     bool functional = strcmp(module, "F") == 0 || strcmp(module, "torch.nn.functional") == 0;
     if (strcmp(module, "torch.linalg") == 0) { /* torch.linalg.f is the builtin aten::linalg_f */
       g_autofree char *op = g_strdup_printf("linalg_%s", callee->name);
-      return call_with(em, e, op, NULL, false);
+      return call_with(em, e, op, NULL, NULL);
     }
-    return call_with(em, e, callee->name, NULL, functional);
+    g_autofree char *torch_function =
+        strcmp(module, "torch") == 0 ? g_strdup_printf("torch.%s", callee->name) : NULL;
+    return call_with(em, e, callee->name, NULL, functional ? callee->name : torch_function);
   }
   IrValue *self = emit_expr(em, arg(callee, 0));
   if (self == NULL)
@@ -238,7 +241,7 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
   /* List and dict methods (append, pop, keys, items, ...): mutations in place, as
    * TorchScript's, so every name bound to the list or dict sees the change. */
   if (self->type->kind == IR_TYPE_LIST || self->type->kind == IR_TYPE_DICT)
-    return call_with(em, e, callee->name, self, false);
+    return call_with(em, e, callee->name, self, NULL);
   if (!ir_type_is_tensor(self->type)) {
     g_autofree char *ts = ir_type_to_string(self->type);
     return emit_fail(em, callee->loc, "a value of type %s has no method '%s'", ts, callee->name);
@@ -256,7 +259,7 @@ static IrValue *emit_call(Emitter *em, const ScriptExpr *e) {
       IrValue *args[2] = {self, emit_constant_int(em, casts[i].code, &e->loc)};
       return emit_builtin_call(em, "aten::to", e->loc, args, 2, NULL, NULL);
     }
-  return call_with(em, e, callee->name, self, false);
+  return call_with(em, e, callee->name, self, NULL);
 }
 
 static IrValue *emit_subscript(Emitter *em, const ScriptExpr *e) {

@@ -3,6 +3,7 @@
  * planted after one pass (test-only, through the session's stage hook) is named by check.
  * A wrong result that only a fused backend computes (a planted backend) is named at
  * fuse_graph: check re-runs fusion groups through the fuser's backends. */
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -11,6 +12,7 @@
 #include "graph_file.h"
 #include "ir/text.h"
 #include "jitscope-config.h"
+#include "passes/module_lowering.h"
 #include "program_run.h"
 
 /* The bundled example: the corpus LSTM cell as PyTorch printed it. */
@@ -184,6 +186,68 @@ static void test_check_cast_to_other_without_gradient(void) {
   app_check_report_free(report);
 }
 
+/* aten::pad in modes reflect, replicate and circular with pad lists built by ListConstruct:
+ * the unoptimized run's eager tape builds each gradient in a graph of its own, where the
+ * circular formula still finds its constant pads (it crashed reading the list there). */
+static void test_check_passes_on_pad_modes(void) {
+  char *const specs[] = {"Double(1, 2, 3, 4, requires_grad=1)"};
+  AppCheckReport *report =
+      check_text("graph(%x : Tensor):\n"
+                 "  %n : NoneType = prim::Constant()\n"
+                 "  %m1 : int = prim::Constant[value=-1]()\n"
+                 "  %one : int = prim::Constant[value=1]()\n"
+                 "  %two : int = prim::Constant[value=2]()\n"
+                 "  %three : int = prim::Constant[value=3]()\n"
+                 "  %c : str = prim::Constant[value=\"circular\"]()\n"
+                 "  %r : str = prim::Constant[value=\"reflect\"]()\n"
+                 "  %p : str = prim::Constant[value=\"replicate\"]()\n"
+                 "  %l1 : int[] = prim::ListConstruct(%three, %m1, %two, %one)\n"
+                 "  %a : Tensor = aten::pad(%x, %l1, %c, %n)\n"
+                 "  %l2 : int[] = prim::ListConstruct(%two, %one, %one, %two)\n"
+                 "  %b : Tensor = aten::pad(%x, %l2, %r, %n)\n"
+                 "  %d : Tensor = aten::pad(%x, %l2, %p, %n)\n"
+                 "  %e : Tensor = aten::mul(%b, %d)\n"
+                 "  %f : Tensor = aten::mul(%a, %a)\n"
+                 "  return (%e, %f)\n",
+                 specs, 1);
+  g_assert_true(report->ok);
+  g_assert_cmpfloat(report->gradient_vs_finite_diff, <=, 1e-6);
+  app_check_report_free(report);
+}
+
+/* torch.norm from source: its definitions inline to norms with constant dims, which the
+ * unoptimized run's eager tape can differentiate (it has no constant propagation). */
+static void test_check_passes_on_torch_norm(void) {
+  static const char source[] =
+      "import torch\n"
+      "def f(x, z):\n"
+      "    a = torch.norm(x, dim=(0, 1)) + torch.norm(x, 'fro', 1).sum() + torch.norm(x)\n"
+      "    b = torch.norm(z, dim=(-1, 0), keepdim=True) * torch.norm(x, None, -1, True)\n"
+      "    return a + b.sum() + torch.norm(x, 1, 1).sum() + torch.norm(x, 2.5, [0, 1])\n";
+  GError *error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("jitscope-check-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *path = g_build_filename(dir, "norms.py", NULL);
+  g_assert_true(g_file_set_contents(path, source, -1, &error));
+  IrGraph *graph = app_graph_file_load(path, (AppProgramChoice){0}, NULL, &error);
+  g_assert_no_error(error);
+  guint inlined = 0;
+  pass_inline_calls(graph, &inlined); /* as the command line does before a run */
+  g_assert_cmpuint(inlined, ==, 7);
+  char *const specs[] = {"Double(3, 4, requires_grad=1)", "Double(2, 3, requires_grad=1)"};
+  AppInputs *inputs = app_inputs_bind(graph, specs, 2, 3, &error);
+  g_assert_no_error(error);
+  AppCheckReport *report = app_check_run(graph, inputs, NULL, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_true(report->ok);
+  g_assert_cmpfloat(report->gradient_vs_finite_diff, <=, 1e-6);
+  app_check_report_free(report);
+  app_inputs_free(inputs);
+  ir_graph_free(graph);
+  g_assert_cmpint(g_remove(path), ==, 0);
+  g_assert_cmpint(g_rmdir(dir), ==, 0);
+}
+
 /* Random ops: every run draws from the generator seeded with the inputs' seed, and each
  * stage re-runs from the state its plan's run began with, so the stages agree (dropout,
  * rand_like, randn_like without gradients), and finite differences see the same draws in
@@ -329,6 +393,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/check/finite-differences-rounding", test_check_finite_differences_rounding);
   g_test_add_func("/check/cast-to-other-without-gradient", test_check_cast_to_other_without_gradient);
   g_test_add_func("/check/passes-with-random-ops", test_check_passes_with_random_ops);
+  g_test_add_func("/check/passes-on-pad-modes", test_check_passes_on_pad_modes);
+  g_test_add_func("/check/passes-on-torch-norm", test_check_passes_on_torch_norm);
   g_test_add_func("/check/names-faulty-stage", test_check_names_the_faulty_stage);
   g_test_add_func("/check/names-fuse-graph-for-a-fused-backend-fault",
                   test_check_names_fuse_graph_for_a_fused_backend_fault);

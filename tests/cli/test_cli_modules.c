@@ -349,6 +349,39 @@ static void test_interpolate_refusals(void) {
   }
 }
 
+/* torch.norm with p a string (the graph PyTorch 1.13 prints: a prim::CallFunction of its
+ * first overload): PyTorch's errors for a dtype and an unknown string, and p='nuc', whose
+ * nuclear_norm jitscope does not run, stops the run saying so (the forms that run are in
+ * tests/corpus-real's torch_norms). */
+static void test_norm_refusals(void) {
+  static const char *const cases[][3] = {
+      {"nuc", "none",
+       "NotImplementedError: jitscope does not run torch.norm with p='nuc': "
+       "aten::nuclear_norm needs a singular value decomposition"},
+      {"nuc", "seven", "ValueError: dtype argument is not supported in nuclear norm"},
+      {"fro", "seven", "ValueError: dtype argument is not supported in frobenius norm"},
+      {"abc", "none", "RuntimeError: only valid string values are 'fro' and 'nuc', found abc"}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *text = g_strdup_printf(
+        "graph(%%x.1 : Tensor):\n"
+        "  %%7 : Function = prim::Constant[name=\"norm\"]()\n"
+        "  %%false : bool = prim::Constant[value=0]()\n"
+        "  %%none : NoneType = prim::Constant()\n"
+        "  %%seven : int = prim::Constant[value=7]()\n"
+        "  %%p : str = prim::Constant[value=\"%s\"]()\n"
+        "  %%8 : Tensor = prim::CallFunction(%%7, %%x.1, %%p, %%none, %%false, %%none, %%%s) # "
+        "n.py:6:11\n"
+        "  return (%%8)\n",
+        cases[i][0], cases[i][1]);
+    char *path = write_tmp("norm.ir", text);
+    CliRun r = run((const char *[]){"run", path, "--input", "Float(3, 4)", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, cases[i][2]));
+    cli_run_clear(&r);
+    g_free(path);
+  }
+}
+
 static void test_opaque_ops(void) {
   const char *text = "graph(%x : Tensor):\n"
                      "  %y : Tensor = aten::frobnicate(%x)\n"
@@ -546,6 +579,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/modules/call-without-definition", test_module_call_without_definition);
   g_test_add_func("/cli/modules/opaque-ops", test_opaque_ops);
   g_test_add_func("/cli/modules/interpolate-refusals", test_interpolate_refusals);
+  g_test_add_func("/cli/modules/norm-refusals", test_norm_refusals);
   g_test_add_func("/cli/modules/opaque-op-in-branch-not-taken", test_opaque_op_in_branch_not_taken);
   g_test_add_func("/cli/modules/graph-option", test_graph_option);
   g_test_add_func("/cli/modules/scripted-sequential-matches-pytorch",

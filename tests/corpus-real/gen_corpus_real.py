@@ -1325,6 +1325,111 @@ FUNCTIONS += [
 ]
 
 
+def pad_reflect(x, y, z, n, e):
+    """F.pad in mode 'reflect' (aten::pad; gradient reflection_pad{1,2,3}d_backward): 1-D pads
+    on a batched and an unbatched input, pads one short of the dim, negative pads, 2-D pads on
+    a 4-D and a 3-D input, 3-D pads on a 4-D input; squared, so that every place of the
+    gradient differs; n holds NaN and inf, e has no batch."""
+    a = F.pad(x, [2, 4], mode='reflect')
+    b = F.pad(x[0], [-1, 3], mode='reflect')
+    c = F.pad(y, [1, 2, 2, 0], mode='reflect')
+    d = F.pad(y[0], [0, 3, -1, 1])
+    f = F.pad(z, [1, 0, 0, 1, 1, 1], mode='reflect')
+    return (a * a, b * b, c * c, torch.tanh(d), f * f, F.pad(n, [2, 2], mode='reflect'),
+            F.pad(e, [1, 1, 1, 1], mode='reflect'))
+
+
+def pad_replicate(x, y, z, n, e):
+    """F.pad in mode 'replicate' (gradient replication_pad{1,2,3}d_backward): pads larger than
+    the dim, negative pads, 2-D pads on 3-D and 4-D inputs, 3-D pads on a 5-D input; n holds
+    NaN and inf, e has no batch."""
+    a = F.pad(x, [3, 7], mode='replicate')
+    b = F.pad(x, [-2, 2], mode='replicate')
+    c = F.pad(y, [2, -1, 0, 4], mode='replicate')
+    d = F.pad(y[0], [1, 1, 1, 1], mode='replicate')
+    f = F.pad(z, [1, 2, 0, 1, 2, 0], mode='replicate')
+    return (a * a, b * b, c * c, d * d, f * f, F.pad(n, [1, 3], mode='replicate'),
+            F.pad(e, [1, 1, 1, 1, 1, 1], mode='replicate'))
+
+
+def pad_circular(x, y, z, n, e):
+    """F.pad in mode 'circular' (_pad_circular's copies; the gradient adds the wrapped slices
+    back): pads as large as the dim, negative pads on one side, 2-D pads with corners, 3-D
+    pads; n holds NaN and inf, e is empty along the channels."""
+    a = F.pad(x, [1, 3], mode='circular')
+    b = F.pad(x, [-1, 2], mode='circular')
+    c = F.pad(y, [2, 1, 3, 3], mode='circular')
+    d = F.pad(y, [3, -1, -1, 1], mode='circular')
+    f = F.pad(z, [1, 0, 0, 1, 2, 1], mode='circular')
+    return (a * a, b * b, c * c, d * d, f * f, F.pad(n, [2, 1], mode='circular'),
+            F.pad(e, [1, 1], mode='circular'))
+
+
+def with_nan_inf_input(inputs):
+    """Input 3 (n) holds NaN, inf and -inf."""
+    n = inputs[3].clone()
+    n[0, 0, 1] = float("nan")
+    n[0, 1, 0] = float("inf")
+    n[0, 1, 3] = -float("inf")
+    return inputs[:3] + [n] + inputs[4:]
+
+
+FUNCTIONS += [
+    (pad_reflect, [(2, 3, 5), (2, 2, 3, 4), (2, 2, 3, 4), (1, 2, 4), (0, 2, 3, 3)],
+     with_nan_inf_input),
+    (pad_replicate, [(2, 3, 5), (1, 2, 3, 4), (1, 2, 2, 3, 2), (1, 2, 4), (0, 2, 2, 3, 2)],
+     with_nan_inf_input),
+    (pad_circular, [(2, 3, 4), (1, 2, 3, 4), (1, 1, 3, 2, 3), (1, 2, 4), (1, 0, 3)],
+     with_nan_inf_input),
+]
+
+
+def torch_norms(x, n, z, e, s):
+    """torch.norm as a function (torch.functional.norm: a prim::CallFunction, four overloads):
+    p 'fro' (its default) over every element, over two dims (frobenius_norm's sqrt(sum(x * x)),
+    whose gradient is NaN at z's zero matrix, as PyTorch's) and one (the 2-norm, whose gradient
+    is 0 there), keepdim, negative dims; a number p (2, 1, inf, 0.5, 3, None) with dims as a
+    list, an int or None, and a dtype; n holds NaN and inf, e is empty, s is 0-dim."""
+    inf = float("inf")
+    return (torch.norm(x), torch.norm(x, 'fro'), torch.norm(x, dim=(0, 1)),
+            torch.norm(x, p='fro', dim=[1, 2], keepdim=True), torch.norm(x, 'fro', 1),
+            torch.norm(x, dim=(-1, 0)), torch.norm(x, p=1, dim=1), torch.norm(x, 2),
+            torch.norm(x, inf, [0, 2]), torch.norm(x, None, -1, True), torch.norm(x, 0.5, dim=[1]),
+            torch.norm(x, 2.5, [0, 1], dtype=torch.float64), torch.norm(x, p=2, dim=(0, 2)),
+            torch.norm(n, dim=(0, 1)), torch.norm(n, 3.0, 0), torch.norm(z, dim=(1, 2)),
+            torch.norm(z, 'fro', -1), torch.norm(e), torch.norm(e, dim=(0, 1)), torch.norm(s),
+            torch.norm(s, 1))
+
+
+def torch_norm_inputs(inputs):
+    """n holds NaN and inf; z's first matrix and second row of its second are zeros."""
+    x, n, z, e, s = inputs
+    n = n.clone()
+    n[0, 1] = float("nan")
+    n[2, 3] = float("inf")
+    z = z.clone()
+    z[0] = 0.0
+    z[1, 1] = 0.0
+    return [x, n, z, e, s]
+
+
+FUNCTIONS += [
+    (torch_norms, [(2, 3, 4), (3, 4), (2, 2, 3), (2, 0), ()], torch_norm_inputs),
+]
+
+
+def pad_circular_crops(x, e):
+    """F.pad in mode 'circular' with negative pads on two dims (each cropped place's gradient a
+    zero) and beside an empty padded dim (e: its gradient is empty)."""
+    a = F.pad(x, [-1, 2, 1, -2], mode='circular')
+    return a * a, F.pad(e, [0, 0, -1, 0], mode='circular')
+
+
+FUNCTIONS += [
+    (pad_circular_crops, [(1, 2, 4, 5), (1, 1, 3, 0)]),
+]
+
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 

@@ -1,6 +1,6 @@
-/* sum (all, dim lists, keepdim, negative dims, dtype), prod, cumprod, linalg_vector_norm and
- * _grad_sum_to_size, by hand (prod's, cumprod's and vector_norm's numbers and messages as
- * PyTorch 1.13 printed them). */
+/* sum (all, dim lists, keepdim, negative dims, dtype), prod, cumprod, linalg_vector_norm,
+ * norm, frobenius_norm and _grad_sum_to_size, by hand (prod's, cumprod's and the norms'
+ * numbers and messages as PyTorch 1.13 printed them). */
 #include <math.h>
 
 #include "kernels_test_util.h"
@@ -363,6 +363,82 @@ static void test_tensor_norm(void) {
   kt_unref_args(a, 3);
 }
 
+/* norm.ScalarOpt_dim_dtype (torch.norm with a dtype): computed in the dtype whatever self's,
+ * which must be floating */
+static void test_tensor_norm_dtype(void) {
+  RtValue a[5] = {M(F32), rt_int(2), rt_int_list(KT_SIZES(1), 1), rt_bool(false), rt_int(7)};
+  check_prod("aten::norm.ScalarOpt_dim_dtype(", a, 5, F64, 1, KT_SIZES(2),
+             KT_VALUES(2.23606797749979, 5), 1e-15);
+  rt_value_unref(a[0]);
+  a[0] = M(I64);
+  a[4] = rt_int(6);
+  check_prod("aten::norm.ScalarOpt_dim_dtype(", a, 5, F32, 1, KT_SIZES(2),
+             KT_VALUES(2.2360680103302, 5), 1e-7);
+  a[4] = rt_int(4);
+  kt_expect_error("aten::norm.ScalarOpt_dim_dtype(", a, 5,
+                  "norm(): the desired output dtype should be either floating point or complex. "
+                  "Got Long instead.");
+  kt_unref_args(a, 5);
+}
+
+/* frobenius_norm: norm() over every element, the 2-norm over 0 or 1 dims, sqrt(sum(x * x))
+ * over 2 (PyTorch 1.13's numbers and messages, its internal assertion's for integral selves) */
+static void test_frobenius_norm(void) {
+  RtValue a[3] = {M(F32), rt_int_list(KT_SIZES(0, 1), 2), rt_bool(false)};
+  check_prod("aten::frobenius_norm(", a, 1, F32, 0, NULL, KT_VALUES(5.4772257804870605), 0);
+  check_prod("aten::frobenius_norm.dim(", a, 3, F32, 0, NULL, KT_VALUES(5.4772257804870605), 0);
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list(KT_SIZES(-1), 1);
+  a[2] = rt_bool(true);
+  check_prod("aten::frobenius_norm.dim(", a, 3, F32, 2, KT_SIZES(2, 1),
+             KT_VALUES(2.2360680103302, 5), 1e-7);
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list(KT_SIZES(0, 1, 1), 3);
+  kt_expect_error("aten::frobenius_norm.dim(", a, 3,
+                  "Expected at most 2 dimensions, but got 3 dimensions instead.");
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list(KT_SIZES(1, -1), 2);
+  kt_expect_error("aten::frobenius_norm.dim(", a, 3,
+                  "Expected dims to be different, got [1, -1] instead");
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list(KT_SIZES(0, 2), 2);
+  kt_expect_error("aten::frobenius_norm.dim(", a, 3,
+                  "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+  rt_value_unref(a[0]);
+  rt_value_unref(a[1]);
+  a[0] = M(I64);
+  a[1] = rt_int_list(KT_SIZES(0, 1), 2);
+  kt_expect_error("aten::frobenius_norm.dim(", a, 3,
+                  "result.scalar_type() == toRealValueType(self.scalar_type()) INTERNAL ASSERT "
+                  "FAILED at \"./aten/src/ATen/native/LinearAlgebra.cpp\":2694, please report a "
+                  "bug to PyTorch. ");
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list(KT_SIZES(0), 1);
+  kt_expect_error("aten::frobenius_norm.dim(", a, 3,
+                  "norm(): input dtype should be either floating point or complex. Got Long "
+                  "instead.");
+  /* squares overflow float32 before the sum; empty and 0-dim selves */
+  rt_value_unref(a[0]);
+  rt_value_unref(a[1]);
+  a[0] = rt_tensor(kt_tensor(F32, 2, KT_SIZES(1, 2), KT_VALUES(1e30, 1e30)));
+  a[1] = rt_int_list(KT_SIZES(0, 1), 2);
+  a[2] = rt_bool(false);
+  check_prod("aten::frobenius_norm.dim(", a, 3, F32, 0, NULL, KT_VALUES(INFINITY), 0);
+  rt_value_unref(a[0]);
+  a[0] = rt_tensor(rt_tensor_zeros(F32, 2, KT_SIZES(2, 0)));
+  check_prod("aten::frobenius_norm.dim(", a, 3, F32, 0, NULL, KT_VALUES(0), 0);
+  rt_value_unref(a[0]);
+  rt_value_unref(a[1]);
+  a[0] = rt_tensor(kt_tensor(F64, 0, NULL, KT_VALUES(-3)));
+  a[1] = rt_int_list(NULL, 0);
+  check_prod("aten::frobenius_norm.dim(", a, 3, F64, 0, NULL, KT_VALUES(3), 0);
+  rt_value_unref(a[1]);
+  a[1] = rt_int_list(KT_SIZES(0, -1), 2);
+  kt_expect_error("aten::frobenius_norm.dim(", a, 3,
+                  "Expected dims to be different, got [0, -1] instead");
+  kt_unref_args(a, 3);
+}
+
 static void test_grad_sum_to_size(void) {
   RtValue a[2] = {rt_tensor(kt_tensor(F32, 2, KT_SIZES(2, 3), KT_VALUES(1, 2, 3, 4, 5, 6))),
                   rt_none()};
@@ -406,6 +482,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/reduce/cumprod", test_cumprod);
   g_test_add_func("/kernels/reduce/vector-norm", test_vector_norm);
   g_test_add_func("/kernels/reduce/tensor-norm", test_tensor_norm);
+  g_test_add_func("/kernels/reduce/tensor-norm-dtype", test_tensor_norm_dtype);
+  g_test_add_func("/kernels/reduce/frobenius-norm", test_frobenius_norm);
   g_test_add_func("/kernels/reduce/grad-sum-to-size", test_grad_sum_to_size);
   return g_test_run();
 }

@@ -62,6 +62,16 @@ static const ErrorCase cases[] = {
          NULL,
          "emit_call_args.py:2:12: error: 'g' does not accept (Tensor, int); its parameters: (x: "
          "Tensor, s: float)"),
+    /* torch.norm is a function with four overloads: the message lists them */
+    CASE("emit_torch_norm_args", "def f(x):\n    return torch.norm(x, p=[1])\n", NULL,
+         "emit_torch_norm_args.py:2:12: error: torch.norm does not accept (Tensor, p=int[]); its "
+         "signatures: torch::norm(Tensor input, str p=\"fro\", int[]? dim=None, bool "
+         "keepdim=False, Tensor? out=None, int? dtype=None) -> Tensor; torch::norm(Tensor input, "
+         "Scalar? p=\"fro\", int[]? dim=None, bool keepdim=False, Tensor? out=None, int? "
+         "dtype=None) -> Tensor; torch::norm(Tensor input, Scalar? p=\"fro\", int? dim=None, bool "
+         "keepdim=False, Tensor? out=None, int? dtype=None) -> Tensor; torch::norm(Tensor input, "
+         "str p=\"fro\", int? dim=None, bool keepdim=False, Tensor? out=None, int? dtype=None) -> "
+         "Tensor"),
     CASE("emit_empty_list_named", "def f(x):\n    s = []\n    return torch.max_pool2d(x, 2, s)\n",
          NULL,
          "emit_empty_list_named.py:3:12: error: no overload of aten::max_pool2d accepts (Tensor, "
