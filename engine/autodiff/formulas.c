@@ -137,6 +137,7 @@ static const guint *broadcast_inputs(const IrNode *node, guint *n) {
   case IR_ATEN_MAXIMUM:
   case IR_ATEN_MINIMUM: *n = 2; return self_other;
   case IR_ATEN_ATAN2:
+  case IR_ATEN_XLOGY:
   case IR_ATEN_MSE_LOSS:
   case IR_ATEN_L1_LOSS: *n = 2; return self_other;
   case IR_ATEN_LERP:
@@ -273,12 +274,8 @@ bool ad_formula_exists(const IrNode *node) {
     }
     return true;
   }
-  case IR_ATEN_LAYER_NORM: { /* the normalized dims' count */
-    gint64 shape[IR_MAX_RANK];
-    guint n;
-    return ir_n_inputs(node) >= 5 && constant_ints(ir_input(node, 1), shape, &n, IR_MAX_RANK) &&
-           n > 0;
-  }
+  case IR_ATEN_LAYER_NORM: /* eps, for native_layer_norm when normalized_shape is computed */
+    return ir_n_inputs(node) >= 5;
   case IR_ATEN_BATCH_NORM: /* every argument, passed on to the backward op */
     return ir_n_inputs(node) == node->schema->n_args;
   case IR_ATEN_GROUP_NORM: /* the rank, for HxW */ return ir_input(node, 0)->type->rank >= 2;
@@ -550,6 +547,16 @@ static void ad_grad_atan2(Ctx *c, IrValue *g) {
   IrValue *den = E3(ATEN_ADD, mul(c, self, self), mul(c, other, other), cint(c, 1));
   c->gin[0] = gsts(c, E2(ATEN_DIV, mul(c, g, other), den), 0);
   c->gin[1] = gsts(c, E2(ATEN_DIV, mul(c, neg(c, g), self), den), 1);
+}
+
+/* xlogy as PyTorch 1.13's derivatives.yaml: self xlogy(g, other) except where self is 0 and
+ * other is not above 0 (there 0: the log is -inf or NaN), which gives log(other) at self == 0
+ * and 0 where g is 0 (not a product with an infinite log); other g * self / other. */
+static void ad_grad_xlogy(Ctx *c, IrValue *g) {
+  IrValue *self = c->in[0], *other = c->in[1], *zero = cint(c, 0);
+  IrValue *at_pole = E2(ATEN_LOGICAL_AND, E2(ATEN_EQ, self, zero), E2(ATEN_LE, other, zero));
+  c->gin[0] = gsts(c, E3(ATEN_MASKED_FILL, E2(ATEN_XLOGY, g, other), at_pole, zero), 0);
+  c->gin[1] = gsts(c, E2(ATEN_DIV, mul(c, g, self), other), 1);
 }
 
 /* PyTorch 1.13's maximum / minimum backward: where(self == other, g / 2, g) masked to 0

@@ -106,6 +106,19 @@ static inline bool constant_ints(const IrValue *v, gint64 *out, guint *n, guint 
   return true;
 }
 
+/* The length of a constant list or of a ListConstruct's list (whose elements may be computed
+ * at run time, as layer_norm's [x.size(-1)]); false for other lists. */
+static inline bool list_length(const IrValue *v, guint *n) {
+  if (v->node->kind == IR_PRIM_LIST_CONSTRUCT) {
+    *n = ir_n_inputs(v->node);
+    return true;
+  }
+  const GArray *list = constant_int_list(v);
+  if (list)
+    *n = list->len;
+  return list != NULL;
+}
+
 static inline bool is_tensor(const IrValue *v) {
   return v && ir_type_is_tensor(v->type);
 }

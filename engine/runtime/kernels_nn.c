@@ -209,6 +209,14 @@ bool rt_kernel_layer_norm(const IrSchema *schema, const IrNode *node, RtValue *a
                 ir_dtype_type_name(input->dtype));
     return false;
   }
+  /* native_layer_norm also returns each group's mean and rstd, sized as input with the
+   * normalized dims 1. */
+  bool native = schema->kind == IR_ATEN_NATIVE_LAYER_NORM;
+  int64_t stat_sizes[RT_MAX_DIMS];
+  for (int i = 0; i < input->ndim; i++)
+    stat_sizes[i] = i < input->ndim - k ? input->sizes[i] : 1;
+  RtTensor *mean_t = native ? rt_tensor_new(IR_DTYPE_FLOAT64, input->ndim, stat_sizes) : NULL;
+  RtTensor *rstd_t = native ? rt_tensor_new(IR_DTYPE_FLOAT64, input->ndim, stat_sizes) : NULL;
   RtTensor *y = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64), *wh, *bh;
   const double *w = f64_data(weight, &wh), *b = f64_data(bias, &bh);
   double *x = rt_tensor_data(y);
@@ -222,12 +230,22 @@ bool rt_kernel_layer_norm(const IrSchema *schema, const IrNode *node, RtValue *a
     double rstd = 1.0 / sqrt(var / (double)n + eps.d);
     for (int64_t i = 0; i < n; i++)
       v[i] = (v[i] - mean) * rstd * (w ? w[i] : 1.0) + (b ? b[i] : 0.0);
+    if (native) {
+      ((double *)rt_tensor_data(mean_t))[gi] = mean;
+      ((double *)rt_tensor_data(rstd_t))[gi] = rstd;
+    }
   }
   if (wh)
     rt_tensor_unref(wh);
   if (bh)
     rt_tensor_unref(bh);
   store_as(y, input->dtype, outs);
+  if (native) {
+    outs[1] = rt_tensor(k_to_dtype(mean_t, input->dtype));
+    outs[2] = rt_tensor(k_to_dtype(rstd_t, input->dtype));
+    rt_tensor_unref(mean_t);
+    rt_tensor_unref(rstd_t);
+  }
   return true;
 }
 

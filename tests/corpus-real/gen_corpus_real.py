@@ -1225,6 +1225,37 @@ FUNCTIONS += [
     (cumsum_infinite_grad, [(3, 4), (3, 1)], infinite_row, frozen(1)),
 ]
 
+def special_value_grads(x, a, b):
+    """Gradients where PyTorch's backward picks a branch by a comparison: elu's scale and
+    leaky_relu's slope at NaN and +inf (PyTorch's scalar loop), xlogy's log(other) where self is
+    0, and 0 there when other is 0 or below."""
+    return F.elu(x, 0.5) * 2.0, F.leaky_relu(x, 0.2) * 3.0, torch.xlogy(a, b)
+
+
+def special_values(inputs):
+    """x: NaN, both infinities, signed zeros and ordinary numbers; xlogy's self zero beside
+    every kind of other."""
+    x = torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.0],
+                      [-0.0, 1.5, -2.0, 0.5]])
+    a = torch.tensor([[0.0, 0.0, 0.0, 1.5], [2.0, 0.0, -1.0, 0.0]])
+    b = torch.tensor([[2.0, 0.0, -1.0, float("nan")], [0.0, float("inf"), 3.0, -2.0]])
+    return [x, a, b]
+
+
+FUNCTIONS += [
+    (special_value_grads, [(2, 4), (2, 4), (2, 4)], special_values),
+]
+
+def layer_norm_computed_shape(x, w, b):
+    """normalized_shape computed from the input ([x.size(-1)], as transformer blocks write it),
+    not a constant list: its gradient needs only the list's length."""
+    y = F.layer_norm(x, [x.size(-1)], w, b)
+    return F.layer_norm(torch.tanh(y), x.shape[1:]) * 2.0
+
+
+FUNCTIONS += [
+    (layer_norm_computed_shape, [(2, 3, 5), (5,), (5,)]),
+]
 
 def relative(text):
     return text.replace(ROOT + "/", "")

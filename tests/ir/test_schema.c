@@ -522,6 +522,8 @@ static const Case cases[] = {
     {"aten::layer_norm", "TlTTfb", ""},
     {"aten::layer_norm", "Tlnnfb", ""},
     {"aten::layer_norm", "Tl", ""},
+    {"aten::native_layer_norm", "TlTTf", ""},
+    {"aten::native_layer_norm", "Tlnnf", ""},
     {"aten::native_layer_norm_backward", "TTlTTTTB", ""},
     {"aten::native_layer_norm_backward", "TTlTTnnB", ""},
     {"aten::gelu", "Ts", ""},
