@@ -56,6 +56,7 @@ SCALARS = {
     "beta": [1, 2.0],
     "scale": [1.0, 1.5],
     "input_scale": [1.0, 0.5],
+    "lambd": [0.5, 0.25],
 }
 
 # Per-op scalar values where the shared ones above miss an edge: clamp_min / clamp_max take

@@ -363,6 +363,14 @@ static const struct {
     {"elu", "F::elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor"},
     {"leaky_relu",
      "F::leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False) -> Tensor"},
+    {"celu", "F::celu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor"},
+    {"selu", "F::selu(Tensor input, bool inplace=False) -> Tensor"},
+    {"rrelu", "F::rrelu(Tensor input, float lower=0.125, float upper=0.3333333333333333, bool "
+              "training=False, bool inplace=False) -> Tensor"},
+    {"softsign", "F::softsign(Tensor input) -> Tensor"},
+    {"tanhshrink", "F::tanhshrink(Tensor input) -> Tensor"},
+    {"normalize", "F::normalize(Tensor input, float p=2.0, int dim=1, float eps=1e-12, Tensor? "
+                  "out=None) -> Tensor"},
     {"hardtanh", "F::hardtanh(Tensor input, float min_val=-1.0, float max_val=1.0, bool "
                  "inplace=False) -> Tensor"},
     {"softmax",

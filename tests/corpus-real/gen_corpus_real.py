@@ -1257,6 +1257,47 @@ FUNCTIONS += [
     (layer_norm_computed_shape, [(2, 3, 5), (5,), (5,)]),
 ]
 
+def shrinks_fmax_fmin(x, y):
+    """hardshrink passes a NaN, softshrink makes it 0; fmax and fmin skip NaN, ties give self."""
+    return (torch.hardshrink(x, 0.5), F.softshrink(x, 0.25) * 2.0, F.hardshrink(x * 2.0),
+            torch.fmax(x, y), torch.fmin(y, x) * 3.0)
+
+
+def shrink_inputs(inputs):
+    """x: NaN, infinities, signed zeros, both bounds of lambd exactly; y: NaN where x is not,
+    ties with x (-0 against 0 too)."""
+    x = torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.5, -0.5],
+                      [0.25, -0.25, -0.0, 1.5, -2.0],
+                      [0.1, 0.7, -0.7, 3.0, -0.3]])
+    y = torch.tensor([[1.0, float("nan"), 2.0, 0.5, float("nan")],
+                      [0.25, 1.0, 0.0, -1.5, float("nan")],
+                      [0.3, 0.2, -1.0, 3.0, -0.3]])
+    return [x, y]
+
+
+def activations_functional(x, y):
+    """F.* activations PyTorch 1.13 scripts as calls of torch.nn.functional: celu, selu,
+    softsign, tanhshrink, rrelu in evaluation, normalize."""
+    return (F.celu(x, 0.5), F.celu(x), F.selu(x), F.softsign(x) * 2.0, F.tanhshrink(x),
+            F.rrelu(x, 0.1, 0.3), F.normalize(y, dim=1), F.normalize(y, p=1.0, dim=0) * 3.0)
+
+
+def activation_inputs(inputs):
+    """x: NaN and infinities among ordinary numbers; y: a zero row (normalize's eps)."""
+    x = inputs[0].clone()
+    x[0, 0] = float("nan")
+    x[0, 1] = float("inf")
+    x[1, 0] = -float("inf")
+    y = inputs[1].clone()
+    y[1] = 0.0
+    return [x, y]
+
+
+FUNCTIONS += [
+    (shrinks_fmax_fmin, [(3, 5), (3, 5)], shrink_inputs),
+    (activations_functional, [(3, 4), (3, 4)], activation_inputs),
+]
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
