@@ -139,7 +139,12 @@ static const guint *broadcast_inputs(const IrNode *node, guint *n) {
   case IR_ATEN_ATAN2:
   case IR_ATEN_XLOGY:
   case IR_ATEN_MSE_LOSS:
-  case IR_ATEN_L1_LOSS: *n = 2; return self_other;
+  case IR_ATEN_L1_LOSS:
+  case IR_ATEN_SMOOTH_L1_LOSS:
+  case IR_ATEN_HUBER_LOSS:
+  case IR_ATEN_SOFT_MARGIN_LOSS:
+  case IR_ATEN_BINARY_CROSS_ENTROPY:
+  case IR_ATEN_KL_DIV: *n = 2; return self_other;
   case IR_ATEN_LERP:
     *n = overload_is(node, "Tensor") ? 3 : 2;
     return overload_is(node, "Tensor") ? three : self_other;
@@ -185,10 +190,14 @@ bool ad_formula_exists(const IrNode *node) {
   case IR_ATEN_AMIN:
   case IR_ATEN_LOGSUMEXP: {
     gint64 vals[IR_MAX_RANK];
-    guint n;
-    if (ir_n_inputs(node) < 3 || !constant_ints(ir_input(node, 1), vals, &n, IR_MAX_RANK) ||
-        !constant_number(ir_input(node, 2), &d))
+    guint n = 0;
+    if (ir_n_inputs(node) < 3 || !constant_number(ir_input(node, 2), &d))
       return false;
+    if (!constant_ints(ir_input(node, 1), vals, &n, IR_MAX_RANK)) {
+      if (!ad_single_dim_list(ir_input(node, 1)))
+        return false;
+      n = 0; /* one computed dim: unsqueeze needs no rank */
+    }
     for (guint i = 0; i < n; i++)
       if (vals[i] < 0 && ir_input(node, 0)->type->rank < 0 && d == 0)
         return false;
@@ -210,9 +219,12 @@ bool ad_formula_exists(const IrNode *node) {
       if (value_is_none(dims))
         return true;
       gint64 vals[IR_MAX_RANK];
-      guint n;
-      if (!constant_ints(dims, vals, &n, IR_MAX_RANK))
-        return false;
+      guint n = 0;
+      if (!constant_ints(dims, vals, &n, IR_MAX_RANK)) {
+        if (!ad_single_dim_list(dims))
+          return false;
+        n = 0; /* a computed dim: unsqueeze needs no rank */
+      }
       guint k = node->kind == IR_ATEN_VAR || node->kind == IR_ATEN_STD ? 3 : 2;
       bool keepdim_known = ir_n_inputs(node) <= k || constant_number(ir_input(node, k), &d);
       if (!keepdim_known)
@@ -256,6 +268,8 @@ bool ad_formula_exists(const IrNode *node) {
   case IR_ATEN_CONV2D: return !overload_is(node, "padding") || ad_conv_padding_known(node);
   case IR_ATEN_DROPOUT:
   case IR_ATEN_NATIVE_DROPOUT: return ad_dropout_formula_exists(node);
+  case IR_ATEN_KL_DIV: /* which composite */
+    return ir_n_inputs(node) < 4 || constant_number(ir_input(node, 3), &d);
   case IR_ATEN_ROLL:
   case IR_ATEN_REPEAT:
   case IR_ATEN_CONSTANT_PAD_ND:

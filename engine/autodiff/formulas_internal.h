@@ -119,6 +119,12 @@ static inline bool list_length(const IrValue *v, guint *n) {
   return list != NULL;
 }
 
+/* A ListConstruct of one int that is not a constant (a reduction over [x.dim() - 1]). */
+static inline bool ad_single_dim_list(const IrValue *v) {
+  return v->node->kind == IR_PRIM_LIST_CONSTRUCT && ir_n_inputs(v->node) == 1 &&
+         ir_input(v->node, 0)->type->kind == IR_TYPE_INT;
+}
+
 static inline bool is_tensor(const IrValue *v) {
   return v && ir_type_is_tensor(v->type);
 }
@@ -200,6 +206,10 @@ void ad_grad_mse_loss(Ctx *c, IrValue *g);
 void ad_grad_l1_loss(Ctx *c, IrValue *g);
 void ad_grad_nll_loss(Ctx *c, IrValue *g);
 void ad_grad_bce_with_logits(Ctx *c, IrValue *g);
+void ad_grad_smooth_l1_loss(Ctx *c, IrValue *g);
+void ad_grad_soft_margin_loss(Ctx *c, IrValue *g);
+void ad_grad_binary_cross_entropy(Ctx *c, IrValue *g);
+void ad_grad_kl_div(Ctx *c, IrValue *g);
 
 /* Builders of formulas_index.c. */
 void ad_grad_masked_fill(Ctx *c, IrValue *g);

@@ -27,6 +27,13 @@
   "          -> (%red_mean)\n"                            \
   "      -> (%sum_or_mean)\n"
 
+/* torch.broadcast_tensors(input, target) into %bin and %btarget, as the functional losses
+ * that take operands of different sizes begin. */
+#define BROADCAST_PAIR                                                             \
+  "  %pair : Tensor[] = prim::ListConstruct(%input, %target)\n"                   \
+  "  %broadcast : Tensor[] = aten::broadcast_tensors(%pair)\n"                    \
+  "  %bin : Tensor, %btarget : Tensor = prim::ListUnpack(%broadcast)\n"
+
 /* F.interpolate after its arguments became %output_size (int[]?) and %scale_factors
  * (float[]?): PyTorch 1.13's checks of mode and align_corners, then upsample_nearest2d or
  * upsample_bilinear2d (align_corners None meaning false) for a 4-D input; other modes, ranks
@@ -319,6 +326,127 @@ static const struct {
                 "      %reduce : NoneType, %reduction : str):\n" REDUCTION_ENUM
                 "  %r : Tensor = aten::l1_loss(%input, %target, %reduction_enum)\n"
                 "  return (%r)\n"},
+    {"smooth_l1_loss",
+     "graph(%input : Tensor, %target : Tensor, %size_average : NoneType, %reduce : NoneType,\n"
+     "      %reduction : str, %beta : float):\n" REDUCTION_ENUM BROADCAST_PAIR
+     "  %r : Tensor = aten::smooth_l1_loss(%bin, %btarget, %reduction_enum, %beta)\n"
+     "  return (%r)\n"},
+    {"huber_loss", "graph(%input : Tensor, %target : Tensor, %reduction : str, %delta : float):\n"
+                   REDUCTION_ENUM BROADCAST_PAIR
+                   "  %r : Tensor = aten::huber_loss(%bin, %btarget, %reduction_enum, %delta)\n"
+                   "  return (%r)\n"},
+    {"soft_margin_loss", "graph(%input : Tensor, %target : Tensor, %size_average : NoneType,\n"
+                         "      %reduce : NoneType, %reduction : str):\n" REDUCTION_ENUM
+                         "  %r : Tensor = aten::soft_margin_loss(%input, %target, "
+                         "%reduction_enum)\n"
+                         "  return (%r)\n"},
+    /* binary_cross_entropy: PyTorch refuses a target of another size than input's. */
+    {"binary_cross_entropy",
+     "graph(%input : Tensor, %target : Tensor, %weight : Tensor?, %size_average : NoneType,\n"
+     "      %reduce : NoneType, %reduction : str):\n" REDUCTION_ENUM
+     "  %none : NoneType = prim::Constant()\n"
+     "  %size_msg : str = prim::Constant[value=\"ValueError: Using a target size that is "
+     "different to the input size is deprecated. Please ensure they have the same size.\"]()\n"
+     "  %target_size : int[] = aten::size(%target)\n"
+     "  %input_size : int[] = aten::size(%input)\n"
+     "  %same : bool = aten::eq(%target_size, %input_size)\n"
+     "  %differ : bool = aten::__not__(%same)\n"
+     "   = prim::If(%differ)\n"
+     "    block0():\n"
+     "       = prim::RaiseException(%size_msg, %none)\n"
+     "      -> ()\n"
+     "    block1():\n"
+     "      -> ()\n"
+     "  %r : Tensor = aten::binary_cross_entropy(%input, %target, %weight, %reduction_enum)\n"
+     "  return (%r)\n"},
+    /* kl_div: 'batchmean' sums, then divides by the batch size (a 0-dim input keeps the sum). */
+    {"kl_div",
+     "graph(%input : Tensor, %target : Tensor, %size_average : NoneType, %reduce : NoneType,\n"
+     "      %reduction : str, %log_target : bool):\n" REDUCTION_ENUM
+     "  %batchmean_s : str = prim::Constant[value=\"batchmean\"]()\n"
+     "  %zero : int = prim::Constant[value=0]()\n"
+     "  %false : bool = prim::Constant[value=0]()\n"
+     "  %is_batchmean : bool = aten::eq(%reduction, %batchmean_s)\n"
+     "  %enum : int = prim::If(%is_batchmean)\n"
+     "    block0():\n"
+     "      -> (%red_sum)\n"
+     "    block1():\n"
+     "      -> (%reduction_enum)\n"
+     "  %reduced : Tensor = aten::kl_div(%input, %target, %enum, %log_target)\n"
+     "  %dims : int = aten::dim(%input)\n"
+     "  %batched : bool = aten::ne(%dims, %zero)\n"
+     "  %divide : bool = prim::If(%is_batchmean)\n"
+     "    block0():\n"
+     "      -> (%batched)\n"
+     "    block1():\n"
+     "      -> (%false)\n"
+     "  %r : Tensor = prim::If(%divide)\n"
+     "    block0():\n"
+     "      %batch : int = aten::size(%input, %zero)\n"
+     "      %mean : Tensor = aten::div(%reduced, %batch)\n"
+     "      -> (%mean)\n"
+     "    block1():\n"
+     "      -> (%reduced)\n"
+     "  return (%r)\n"},
+    /* multilabel_soft_margin_loss: PyTorch 1.13's composite, per sample the mean over classes
+     * of -(t log_sigmoid(x) + (1 - t) log_sigmoid(-x)), times weight. */
+    {"multilabel_soft_margin_loss",
+     "graph(%input : Tensor, %target : Tensor, %weight : Tensor?, %size_average : NoneType,\n"
+     "      %reduce : NoneType, %reduction : str):\n"
+     "  %none : NoneType = prim::Constant()\n"
+     "  %one : int = prim::Constant[value=1]()\n"
+     "  %false : bool = prim::Constant[value=0]()\n"
+     "  %none_s : str = prim::Constant[value=\"none\"]()\n"
+     "  %mean_s : str = prim::Constant[value=\"mean\"]()\n"
+     "  %sum_s : str = prim::Constant[value=\"sum\"]()\n"
+     "  %invalid : str = prim::Constant[value=\" is not valid\"]()\n"
+     "  %pos : Tensor = aten::log_sigmoid(%input)\n"
+     "  %t_pos : Tensor = aten::mul(%target, %pos)\n"
+     "  %minus_t : Tensor = aten::neg(%target)\n"
+     "  %one_minus_t : Tensor = aten::add(%minus_t, %one, %one)\n"
+     "  %minus_x : Tensor = aten::neg(%input)\n"
+     "  %neg : Tensor = aten::log_sigmoid(%minus_x)\n"
+     "  %t_neg : Tensor = aten::mul(%one_minus_t, %neg)\n"
+     "  %both : Tensor = aten::add(%t_pos, %t_neg, %one)\n"
+     "  %loss0 : Tensor = aten::neg(%both)\n"
+     "  %has_weight : bool = aten::__isnot__(%weight, %none)\n"
+     "  %loss : Tensor = prim::If(%has_weight)\n"
+     "    block0():\n"
+     "      %w : Tensor = prim::unchecked_cast(%weight)\n"
+     "      %weighted : Tensor = aten::mul(%loss0, %w)\n"
+     "      -> (%weighted)\n"
+     "    block1():\n"
+     "      -> (%loss0)\n"
+     "  %rank : int = aten::dim(%input)\n"
+     "  %class_dim : int = aten::sub(%rank, %one)\n"
+     "  %classes : int = aten::size(%input, %class_dim)\n"
+     "  %dims : int[] = prim::ListConstruct(%class_dim)\n"
+     "  %summed : Tensor = aten::sum(%loss, %dims, %false, %none)\n"
+     "  %per_sample : Tensor = aten::div(%summed, %classes)\n"
+     "  %is_none : bool = aten::eq(%reduction, %none_s)\n"
+     "  %r : Tensor = prim::If(%is_none)\n"
+     "    block0():\n"
+     "      -> (%per_sample)\n"
+     "    block1():\n"
+     "      %is_mean : bool = aten::eq(%reduction, %mean_s)\n"
+     "      %reduced : Tensor = prim::If(%is_mean)\n"
+     "        block0():\n"
+     "          %m : Tensor = aten::mean(%per_sample, %none)\n"
+     "          -> (%m)\n"
+     "        block1():\n"
+     "          %is_sum : bool = aten::eq(%reduction, %sum_s)\n"
+     "          %total : Tensor = prim::If(%is_sum)\n"
+     "            block0():\n"
+     "              %s : Tensor = aten::sum(%per_sample, %none)\n"
+     "              -> (%s)\n"
+     "            block1():\n"
+     "              %msg : str = aten::add(%reduction, %invalid)\n"
+     "               = prim::RaiseException(%msg, %none)\n"
+     "              %never : Tensor = prim::Uninitialized()\n"
+     "              -> (%never)\n"
+     "          -> (%total)\n"
+     "      -> (%reduced)\n"
+     "  return (%r)\n"},
     {"nll_loss", "graph(%input : Tensor, %target : Tensor, %weight : Tensor?,\n"
                  "      %size_average : NoneType, %ignore_index : int, %reduce : NoneType,\n"
                  "      %reduction : str):\n" REDUCTION_ENUM

@@ -348,6 +348,21 @@ static const struct {
     {"nll_loss",
      "F::nll_loss(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int "
      "ignore_index=-100, bool? reduce=None, str reduction=\"mean\") -> Tensor"},
+    {"smooth_l1_loss",
+     "F::smooth_l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, "
+     "str reduction=\"mean\", float beta=1.0) -> Tensor"},
+    {"huber_loss", "F::huber_loss(Tensor input, Tensor target, str reduction=\"mean\", float "
+                   "delta=1.0) -> Tensor"},
+    {"soft_margin_loss", "F::soft_margin_loss(Tensor input, Tensor target, bool? "
+                         "size_average=None, bool? reduce=None, str reduction=\"mean\") -> Tensor"},
+    {"binary_cross_entropy",
+     "F::binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? "
+     "size_average=None, bool? reduce=None, str reduction=\"mean\") -> Tensor"},
+    {"kl_div", "F::kl_div(Tensor input, Tensor target, bool? size_average=None, bool? "
+               "reduce=None, str reduction=\"mean\", bool log_target=False) -> Tensor"},
+    {"multilabel_soft_margin_loss",
+     "F::multilabel_soft_margin_loss(Tensor input, Tensor target, Tensor? weight=None, bool? "
+     "size_average=None, bool? reduce=None, str reduction=\"mean\") -> Tensor"},
     {"mse_loss", "F::mse_loss(Tensor input, Tensor target, bool? size_average=None, bool? "
                  "reduce=None, str reduction=\"mean\") -> Tensor"},
     {"l1_loss", "F::l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? "

@@ -1298,6 +1298,66 @@ FUNCTIONS += [
     (activations_functional, [(3, 4), (3, 4)], activation_inputs),
 ]
 
+def regression_losses(x, y):
+    """smooth_l1_loss and huber_loss in every reduction, beta 0 included (its gradient is -1 at
+    a zero difference there); ties, NaN and an infinite difference."""
+    return (F.smooth_l1_loss(x, y), F.smooth_l1_loss(x, y, beta=0.5, reduction="sum"),
+            F.smooth_l1_loss(x, y, beta=0.0, reduction="none") * 2.0,
+            F.huber_loss(x, y, delta=0.7, reduction="none"), F.huber_loss(x, y) * 3.0)
+
+
+def regression_inputs(inputs):
+    """y equals x at two places, is NaN at one, x is inf at one; |x - y| at beta and delta."""
+    x, y = inputs[0].clone(), inputs[1].clone()
+    y[0, 0] = x[0, 0]
+    y[1, 2] = x[1, 2]
+    y[2, 1] = float("nan")
+    x[3, 3] = float("inf")
+    x[0, 1] = y[0, 1] + 0.5
+    x[0, 2] = y[0, 2] - 0.7
+    return [x, y]
+
+
+def classification_losses(x, raw, t, w, s, q):
+    """binary_cross_entropy (probabilities 0 and 1 included, a weight), soft_margin_loss (a
+    float32 exp overflow: the loss is inf, its gradient NaN), kl_div (zero targets: their
+    gradient is NaN; log_target; batchmean), multilabel_soft_margin_loss."""
+    p = torch.sigmoid(raw)
+    return (F.binary_cross_entropy(p, t), F.binary_cross_entropy(p, t, w, reduction="sum"),
+            F.soft_margin_loss(x, s, reduction="none"), F.soft_margin_loss(x * 0.5, s),
+            F.kl_div(F.log_softmax(x, 1), q, reduction="batchmean"),
+            F.kl_div(F.log_softmax(x, 1), q, reduction="none"),
+            F.kl_div(x.log_softmax(1), t.log_softmax(1), reduction="sum", log_target=True),
+            F.multilabel_soft_margin_loss(x, t), F.multilabel_soft_margin_loss(x, t, w, reduction="none"))
+
+
+def classification_inputs(inputs):
+    """raw: +-inf (probabilities 1 and 0); t: probabilities; s: signs; q: rows of probabilities
+    with zeros; x: one element far out (exp(-x s) overflows a float32)."""
+    x, raw, t, w, s, q = inputs
+    x = x.clone()
+    x[0, 0] = 100.0
+    raw = raw.clone()
+    raw[0, 1] = float("inf")
+    raw[1, 1] = -float("inf")
+    gen = torch.Generator().manual_seed(5)
+    t = torch.rand(t.shape, generator=gen)
+    w = torch.rand(w.shape, generator=gen) + 0.5
+    s = torch.where(torch.rand(s.shape, generator=gen) > 0.5, 1.0, -1.0)
+    s[0, 0] = -1.0
+    q = torch.rand(q.shape, generator=gen)
+    q[0, :2] = 0.0
+    q[2, 3] = 0.0
+    q = q / q.sum(1, keepdim=True)
+    return [x, raw, t, w, s, q]
+
+
+FUNCTIONS += [
+    (regression_losses, [(4, 5), (4, 5)], regression_inputs),
+    (classification_losses, [(4, 5), (4, 5), (4, 5), (5,), (4, 5), (4, 5)],
+     classification_inputs, frozen(3, 4)),
+]
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
