@@ -452,7 +452,10 @@ static void ad_grad_unary(Ctx *c, IrValue *g) {
   case IR_ATEN_ABS: *gi = mul(c, g, sign_as(c, x, g)); break;
   case IR_ATEN_SIGMOID: *gi = mul(c, mul(c, one_minus(c, r), r), g); break;
   case IR_ATEN_TANH: *gi = mul(c, g, one_minus(c, mul(c, r, r))); break;
-  case IR_ATEN_RELU: *gi = mul(c, g, mask_as(c, E2(ATEN_GT, r, cint(c, 0)), r)); break;
+  case IR_ATEN_RELU: /* symbolic_script's g * (r > 0); eager threshold_backward passes a NaN */
+    *gi = c->eager ? mul(c, g, mask_as(c, E1(ATEN_LOGICAL_NOT, E2(ATEN_LE, r, cint(c, 0))), r))
+                   : mul(c, g, mask_as(c, E2(ATEN_GT, r, cint(c, 0)), r));
+    break;
   case IR_ATEN_THRESHOLD: *gi = mul(c, g, mask_as(c, E2(ATEN_GT, x, c->in[1]), g)); break;
   case IR_ATEN_EXPM1: *gi = mul(c, g, plus_one(c, r)); break;
   case IR_ATEN_LOG: *gi = E2(ATEN_DIV, g, x); break;
@@ -693,9 +696,9 @@ static const GradBuilder row_builders[] = {
 #undef OVERLOAD
 };
 
-void ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
-                         IrValue *const *outputs, IrValue *const *saved, IrValue *const *grads,
-                         IrValue **grad_inputs) {
+static void formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
+                             IrValue *const *outputs, IrValue *const *saved,
+                             IrValue *const *grads, IrValue **grad_inputs, bool eager) {
   if (!ad_formula_exists(node))
     g_error("autodiff invariant: ad_formula_backward called for %s, which has no formula",
             ir_kind_name(node->kind));
@@ -707,11 +710,18 @@ void ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inp
              .out = outputs,
              .saved = saved,
              .grads = grads,
-             .gin = grad_inputs};
+             .gin = grad_inputs,
+             .eager = eager};
   if (node->kind == IR_PRIM_CONSTANT_CHUNK)
     bw_constant_chunk(&ctx);
   else
     row_builders[node->schema->index](&ctx, grads[0]);
+}
+
+void ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
+                         IrValue *const *outputs, IrValue *const *saved, IrValue *const *grads,
+                         IrValue **grad_inputs) {
+  formula_backward(graph, node, inputs, outputs, saved, grads, grad_inputs, false);
 }
 
 /* --- the eager tape's standalone graph --- */
@@ -761,8 +771,8 @@ IrGraph *ad_formula_backward_graph(const IrNode *node) {
   IrBlock *body = ir_block(grad_of, 0);
   IrNode *saved_point = graph->insert_before;
   ir_graph_set_insert_point(graph, body->ret);
-  ad_formula_backward(graph, node, inputs, outputs, (IrValue *const *)saved->pdata, grads,
-                      grad_inputs);
+  formula_backward(graph, node, inputs, outputs, (IrValue *const *)saved->pdata, grads,
+                   grad_inputs, true);
   ir_graph_set_insert_point(graph, saved_point);
   guint *which = g_new0(guint, n_in);
   for (guint i = 0; i < n_in; i++) {

@@ -17,6 +17,9 @@ typedef struct {
   IrValue *const *grads;
   IrValue **gin;
   GPtrArray *saved_out;
+  /* for the eager tape: where PyTorch's autograd formula (derivatives.yaml) and its
+   * DifferentiableGraph formula (symbolic_script) differ, the former */
+  bool eager;
 } Ctx;
 
 static inline IrValue *emit(Ctx *c, IrOpKind kind, guint n, IrValue *const *args) {

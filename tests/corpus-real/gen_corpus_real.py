@@ -1386,6 +1386,23 @@ FUNCTIONS += [
     (rms_norm_pow, [(2, 3, 8), (8,)]),
 ]
 
+def relu_alone_nan(x):
+    """relu outside any DifferentiableGraph: PyTorch's autograd formula (threshold_backward)
+    passes the gradient at NaN."""
+    return F.relu(x)
+
+
+def relu_in_graph_nan(x, y):
+    """relu inside a DifferentiableGraph: its symbolic formula g * (result > 0) gives 0 at
+    NaN."""
+    return torch.relu(x * y + x) * y + y
+
+
+FUNCTIONS += [
+    (relu_alone_nan, [(2, 3)], with_nan_inf),
+    (relu_in_graph_nan, [(2, 3), (2, 3)], with_nan_inf),
+]
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
