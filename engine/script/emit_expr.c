@@ -470,6 +470,7 @@ IrValue *emit_expr(Emitter *em, const ScriptExpr *e) {
   case SE_TUPLE:
   case SE_LIST: return emit_display(em, e);
   case SE_DICT: return emit_dict_display(em, e);
+  case SE_ELLIPSIS: return emit_fail(em, e->loc, "'...' is only supported in a tensor subscript");
   }
   return emit_fail(em, e->loc, "unsupported expression");
 }
