@@ -60,6 +60,7 @@ SCALARS = {
     "posinf": [None, 2.0, 1e300],
     "neginf": [None, -3.0],
     "eps": [None, 0.25, 0.0],
+    "lambd": [0.5, 0.25],
 }
 
 # Per-op scalar values where the shared ones above miss an edge: clamp_min / clamp_max take

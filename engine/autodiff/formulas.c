@@ -145,7 +145,12 @@ static const guint *broadcast_inputs(const IrNode *node, guint *n) {
   case IR_ATEN_COSINE_SIMILARITY:
   case IR_ATEN_PAIRWISE_DISTANCE:
   case IR_ATEN_MSE_LOSS:
-  case IR_ATEN_L1_LOSS: *n = 2; return self_other;
+  case IR_ATEN_L1_LOSS:
+  case IR_ATEN_SMOOTH_L1_LOSS:
+  case IR_ATEN_HUBER_LOSS:
+  case IR_ATEN_SOFT_MARGIN_LOSS:
+  case IR_ATEN_BINARY_CROSS_ENTROPY:
+  case IR_ATEN_KL_DIV: *n = 2; return self_other;
   case IR_ATEN_LERP:
     *n = overload_is(node, "Tensor") ? 3 : 2;
     return overload_is(node, "Tensor") ? three : self_other;
@@ -191,10 +196,14 @@ bool ad_formula_exists(const IrNode *node) {
   case IR_ATEN_AMIN:
   case IR_ATEN_LOGSUMEXP: {
     gint64 vals[IR_MAX_RANK];
-    guint n;
-    if (ir_n_inputs(node) < 3 || !constant_ints(ir_input(node, 1), vals, &n, IR_MAX_RANK) ||
-        !constant_number(ir_input(node, 2), &d))
+    guint n = 0;
+    if (ir_n_inputs(node) < 3 || !constant_number(ir_input(node, 2), &d))
       return false;
+    if (!constant_ints(ir_input(node, 1), vals, &n, IR_MAX_RANK)) {
+      if (!ad_single_dim_list(ir_input(node, 1)))
+        return false;
+      n = 0; /* one computed dim: unsqueeze needs no rank */
+    }
     for (guint i = 0; i < n; i++)
       if (vals[i] < 0 && ir_input(node, 0)->type->rank < 0 && d == 0)
         return false;
@@ -216,9 +225,12 @@ bool ad_formula_exists(const IrNode *node) {
       if (value_is_none(dims))
         return true;
       gint64 vals[IR_MAX_RANK];
-      guint n;
-      if (!constant_ints(dims, vals, &n, IR_MAX_RANK))
-        return false;
+      guint n = 0;
+      if (!constant_ints(dims, vals, &n, IR_MAX_RANK)) {
+        if (!ad_single_dim_list(dims))
+          return false;
+        n = 0; /* a computed dim: unsqueeze needs no rank */
+      }
       guint k = node->kind == IR_ATEN_VAR || node->kind == IR_ATEN_STD ? 3 : 2;
       bool keepdim_known = ir_n_inputs(node) <= k || constant_number(ir_input(node, k), &d);
       if (!keepdim_known)
@@ -276,6 +288,8 @@ bool ad_formula_exists(const IrNode *node) {
   case IR_ATEN_CONV2D: return !overload_is(node, "padding") || ad_conv_padding_known(node);
   case IR_ATEN_DROPOUT:
   case IR_ATEN_NATIVE_DROPOUT: return ad_dropout_formula_exists(node);
+  case IR_ATEN_KL_DIV: /* which composite */
+    return ir_n_inputs(node) < 4 || constant_number(ir_input(node, 3), &d);
   case IR_ATEN_ROLL:
   case IR_ATEN_REPEAT:
   case IR_ATEN_CONSTANT_PAD_ND:
@@ -294,12 +308,8 @@ bool ad_formula_exists(const IrNode *node) {
     }
     return true;
   }
-  case IR_ATEN_LAYER_NORM: { /* the normalized dims' count */
-    gint64 shape[IR_MAX_RANK];
-    guint n;
-    return ir_n_inputs(node) >= 5 && constant_ints(ir_input(node, 1), shape, &n, IR_MAX_RANK) &&
-           n > 0;
-  }
+  case IR_ATEN_LAYER_NORM: /* eps, for native_layer_norm when normalized_shape is computed */
+    return ir_n_inputs(node) >= 5;
   case IR_ATEN_BATCH_NORM: /* every argument, passed on to the backward op */
     return ir_n_inputs(node) == node->schema->n_args;
   case IR_ATEN_GROUP_NORM: /* the rank, for HxW */ return ir_input(node, 0)->type->rank >= 2;
@@ -471,7 +481,10 @@ static void ad_grad_unary(Ctx *c, IrValue *g) {
   case IR_ATEN_ABS: *gi = mul(c, g, sign_as(c, x, g)); break;
   case IR_ATEN_SIGMOID: *gi = mul(c, mul(c, one_minus(c, r), r), g); break;
   case IR_ATEN_TANH: *gi = mul(c, g, one_minus(c, mul(c, r, r))); break;
-  case IR_ATEN_RELU: *gi = mul(c, g, mask_as(c, E2(ATEN_GT, r, cint(c, 0)), r)); break;
+  case IR_ATEN_RELU: /* symbolic_script's g * (r > 0); eager threshold_backward passes a NaN */
+    *gi = c->eager ? mul(c, g, mask_as(c, E1(ATEN_LOGICAL_NOT, E2(ATEN_LE, r, cint(c, 0))), r))
+                   : mul(c, g, mask_as(c, E2(ATEN_GT, r, cint(c, 0)), r));
+    break;
   case IR_ATEN_THRESHOLD: *gi = mul(c, g, mask_as(c, E2(ATEN_GT, x, c->in[1]), g)); break;
   case IR_ATEN_EXPM1: *gi = mul(c, g, plus_one(c, r)); break;
   case IR_ATEN_LOG: *gi = E2(ATEN_DIV, g, x); break;
@@ -727,9 +740,9 @@ static const GradBuilder row_builders[] = {
 #undef OVERLOAD
 };
 
-void ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
-                         IrValue *const *outputs, IrValue *const *saved, IrValue *const *grads,
-                         IrValue **grad_inputs) {
+static void formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
+                             IrValue *const *outputs, IrValue *const *saved,
+                             IrValue *const *grads, IrValue **grad_inputs, bool eager) {
   if (!ad_formula_exists(node))
     g_error("autodiff invariant: ad_formula_backward called for %s, which has no formula",
             ir_kind_name(node->kind));
@@ -741,11 +754,18 @@ void ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inp
              .out = outputs,
              .saved = saved,
              .grads = grads,
-             .gin = grad_inputs};
+             .gin = grad_inputs,
+             .eager = eager};
   if (node->kind == IR_PRIM_CONSTANT_CHUNK)
     bw_constant_chunk(&ctx);
   else
     row_builders[node->schema->index](&ctx, grads[0]);
+}
+
+void ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inputs,
+                         IrValue *const *outputs, IrValue *const *saved, IrValue *const *grads,
+                         IrValue **grad_inputs) {
+  formula_backward(graph, node, inputs, outputs, saved, grads, grad_inputs, false);
 }
 
 /* --- the eager tape's standalone graph --- */
@@ -795,8 +815,8 @@ IrGraph *ad_formula_backward_graph(const IrNode *node) {
   IrBlock *body = ir_block(grad_of, 0);
   IrNode *saved_point = graph->insert_before;
   ir_graph_set_insert_point(graph, body->ret);
-  ad_formula_backward(graph, node, inputs, outputs, (IrValue *const *)saved->pdata, grads,
-                      grad_inputs);
+  formula_backward(graph, node, inputs, outputs, (IrValue *const *)saved->pdata, grads,
+                   grad_inputs, true);
   ir_graph_set_insert_point(graph, saved_point);
   guint *which = g_new0(guint, n_in);
   for (guint i = 0; i < n_in; i++) {

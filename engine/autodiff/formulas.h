@@ -41,7 +41,9 @@ void ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inp
  * constants are copied in), then node's outputs, then one gradient per output of node.
  * Outputs: one per input of node, `prim::AutogradZero` where there is none. The formula sits
  * in a lowered GradOf (AutogradAnyNonZero + prim::If), so undefined incoming gradients
- * (all of them undefined) give undefined results. Aborts when no formula exists. */
+ * (all of them undefined) give undefined results. Where PyTorch's eager autograd formula
+ * differs from its DifferentiableGraph one (relu at NaN), the eager one. Aborts when no formula
+ * exists. */
 IrGraph *ad_formula_backward_graph(const IrNode *node);
 
 /* For DERIV rows (formulas_deriv.c): inserts at `graph`'s insertion point the IR computing the

@@ -17,6 +17,9 @@ typedef struct {
   IrValue *const *grads;
   IrValue **gin;
   GPtrArray *saved_out;
+  /* for the eager tape: where PyTorch's autograd formula (derivatives.yaml) and its
+   * DifferentiableGraph formula (symbolic_script) differ, the former */
+  bool eager;
 } Ctx;
 
 static inline IrValue *emit(Ctx *c, IrOpKind kind, guint n, IrValue *const *args) {
@@ -106,6 +109,25 @@ static inline bool constant_ints(const IrValue *v, gint64 *out, guint *n, guint 
   return true;
 }
 
+/* The length of a constant list or of a ListConstruct's list (whose elements may be computed
+ * at run time, as layer_norm's [x.size(-1)]); false for other lists. */
+static inline bool list_length(const IrValue *v, guint *n) {
+  if (v->node->kind == IR_PRIM_LIST_CONSTRUCT) {
+    *n = ir_n_inputs(v->node);
+    return true;
+  }
+  const GArray *list = constant_int_list(v);
+  if (list)
+    *n = list->len;
+  return list != NULL;
+}
+
+/* A ListConstruct of one int that is not a constant (a reduction over [x.dim() - 1]). */
+static inline bool ad_single_dim_list(const IrValue *v) {
+  return v->node->kind == IR_PRIM_LIST_CONSTRUCT && ir_n_inputs(v->node) == 1 &&
+         ir_input(v->node, 0)->type->kind == IR_TYPE_INT;
+}
+
 static inline bool is_tensor(const IrValue *v) {
   return v && ir_type_is_tensor(v->type);
 }
@@ -188,6 +210,10 @@ void ad_grad_mse_loss(Ctx *c, IrValue *g);
 void ad_grad_l1_loss(Ctx *c, IrValue *g);
 void ad_grad_nll_loss(Ctx *c, IrValue *g);
 void ad_grad_bce_with_logits(Ctx *c, IrValue *g);
+void ad_grad_smooth_l1_loss(Ctx *c, IrValue *g);
+void ad_grad_soft_margin_loss(Ctx *c, IrValue *g);
+void ad_grad_binary_cross_entropy(Ctx *c, IrValue *g);
+void ad_grad_kl_div(Ctx *c, IrValue *g);
 
 /* Builders of formulas_index.c. */
 void ad_grad_masked_fill(Ctx *c, IrValue *g);

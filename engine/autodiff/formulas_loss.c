@@ -1,5 +1,6 @@
 /* Gradient formulas of the losses (mse_loss, l1_loss, nll_loss, nll_loss_nd,
- * cross_entropy_loss, binary_cross_entropy_with_logits), as PyTorch 1.13's derivatives.yaml.
+ * cross_entropy_loss, binary_cross_entropy_with_logits, smooth_l1_loss, huber_loss,
+ * soft_margin_loss, binary_cross_entropy, kl_div), as PyTorch 1.13's derivatives.yaml.
  * The reduction need not be a constant: the functional losses compute it from their
  * reduction name, and graphs that are not optimized still hold that computation, so the mean's
  * division is then decided when the graph runs. Weights get no gradient. */
@@ -112,4 +113,86 @@ void ad_grad_bce_with_logits(Ctx *c, IrValue *g) {
   IrValue *n = E1(ATEN_NUMEL, x);
   c->gin[0] = mean_scaled(c, gx, 4, n);
   c->gin[1] = mean_scaled(c, gt, 4, n);
+}
+
+/* The slope of smooth_l1_loss / huber_loss at differences d as their backward op: -1 where
+ * d <= -bound, 1 where d >= bound, d / bound between (huber_loss: -bound, bound and d). A NaN
+ * d passes through; beta 0 at d == 0 takes the first branch (-1), as there. */
+static IrValue *robust_slope(Ctx *c, IrValue *d, IrValue *bound, bool huber) {
+  IrValue *ones = E1(ATEN_ONES_LIKE, d);
+  IrValue *high = huber ? mul(c, ones, bound) : ones;
+  IrValue *inside = huber ? d : E2(ATEN_DIV, d, bound);
+  IrValue *upper = E3(ATEN_WHERE, E2(ATEN_GE, d, bound), high, inside);
+  return E3(ATEN_WHERE, E2(ATEN_LE, d, E1(ATEN_NEG, bound)), neg(c, high), upper);
+}
+
+/* smooth_l1_loss and huber_loss as PyTorch 1.13's derivatives.yaml: self the backward op at
+ * self - target, target the backward op with the operands swapped (not the negation: at a
+ * zero difference with beta 0 both get -1), times g, over the element count for the mean. */
+void ad_grad_smooth_l1_loss(Ctx *c, IrValue *g) {
+  bool huber = c->node->kind == IR_ATEN_HUBER_LOSS;
+  IrValue *one = cint(c, 1), *bound = arg(c, 3) ? c->in[3] : cfloat(c, 1.0);
+  IrValue *d = E3(ATEN_SUB, c->in[0], c->in[1], one);
+  IrValue *swapped = E3(ATEN_SUB, c->in[1], c->in[0], one);
+  IrValue *n = E1(ATEN_NUMEL, d);
+  c->gin[0] = gsts(c, mean_scaled(c, mul(c, robust_slope(c, d, bound, huber), g), 2, n), 0);
+  c->gin[1] = gsts(c, mean_scaled(c, mul(c, robust_slope(c, swapped, bound, huber), g), 2, n), 1);
+}
+
+/* soft_margin_loss as soft_margin_loss_backward: -target z / (1 + z) g with z = exp(-target
+ * self) (NaN where z overflows, as there), over the element count for the mean. PyTorch
+ * refuses a gradient for target: it gets none. */
+void ad_grad_soft_margin_loss(Ctx *c, IrValue *g) {
+  IrValue *one = cint(c, 1), *minus_target = neg(c, c->in[1]);
+  IrValue *z = E1(ATEN_EXP, mul(c, minus_target, c->in[0]));
+  IrValue *slope = E2(ATEN_DIV, mul(c, minus_target, z), E3(ATEN_ADD, z, one, one));
+  c->gin[0] = gsts(c, mean_scaled(c, mul(c, slope, g), 2, E1(ATEN_NUMEL, z)), 0);
+}
+
+/* binary_cross_entropy as binary_cross_entropy_backward and _target_backward: self (self -
+ * target) / max((1 - self) self, 1e-12) g, target -logit(self) g = -log(self / (1 - self)) g,
+ * both times weight, over the element count for the mean. The weight gets none. */
+void ad_grad_binary_cross_entropy(Ctx *c, IrValue *g) {
+  IrValue *x = c->in[0], *t = c->in[1], *one = cint(c, 1);
+  IrValue *w = is_tensor(arg(c, 2)) ? c->in[2] : NULL;
+  IrValue *complement = E3(ATEN_RSUB, x, one, one);
+  IrValue *den = E2(ATEN_CLAMP_MIN, mul(c, complement, x), cfloat(c, 1e-12));
+  IrValue *diff = E3(ATEN_SUB, x, t, one);
+  IrValue *gx = mul(c, E2(ATEN_DIV, diff, den), g);
+  IrValue *gt = mul(c, neg(c, E1(ATEN_LOG, E2(ATEN_DIV, x, complement))), g);
+  if (w) {
+    gx = mul(c, gx, w);
+    gt = mul(c, gt, w);
+  }
+  IrValue *n = E1(ATEN_NUMEL, diff);
+  c->gin[0] = gsts(c, mean_scaled(c, gx, 3, n), 0);
+  c->gin[1] = gsts(c, mean_scaled(c, gt, 3, n), 1);
+}
+
+/* kl_div, a composite in PyTorch 1.13 (xlogy(target, target) - target self, or exp(target)
+ * (target - self) with log_target): the gradients its parts give, with g over the element count
+ * for the mean. Without log_target, target's is xlogy(g, target) (0 where target is 0) +
+ * g target / target - g self: NaN at a zero target, as there. */
+void ad_grad_kl_div(Ctx *c, IrValue *g) {
+  IrValue *x = c->in[0], *t = c->in[1], *one = cint(c, 1);
+  double log_target = 0;
+  if (arg(c, 3) && !constant_number(c->in[3], &log_target))
+    g_error("autodiff invariant: kl_div's formula needs a constant log_target");
+  IrValue *gx, *gt;
+  if (log_target != 0) {
+    IrValue *e = E1(ATEN_EXP, t), *diff = E3(ATEN_SUB, t, x, one);
+    IrValue *gs = mean_scaled(c, g, 2, E1(ATEN_NUMEL, diff));
+    gx = neg(c, mul(c, gs, e));
+    gt = E3(ATEN_ADD, mul(c, mul(c, gs, diff), e), mul(c, gs, e), one);
+  } else {
+    IrValue *tx = mul(c, t, x);
+    IrValue *gs = mean_scaled(c, g, 2, E1(ATEN_NUMEL, tx));
+    gx = neg(c, mul(c, gs, t));
+    IrValue *log_part =
+        E3(ATEN_MASKED_FILL, E2(ATEN_XLOGY, gs, t), E2(ATEN_EQ, t, cint(c, 0)), cint(c, 0));
+    IrValue *ratio_part = E2(ATEN_DIV, mul(c, gs, t), t);
+    gt = E3(ATEN_SUB, E3(ATEN_ADD, log_part, ratio_part, one), mul(c, gs, x), one);
+  }
+  c->gin[0] = gsts(c, gx, 0);
+  c->gin[1] = gsts(c, gt, 1);
 }

@@ -191,12 +191,21 @@ void ad_grad_slice(Ctx *c, IrValue *g) {
 }
 
 /* What native_layer_norm returns besides the output, over the trailing normalized dims with
- * them kept: mean, and rstd = 1 / sqrt(biased var + eps). */
+ * them kept: mean, and rstd = 1 / sqrt(biased var + eps). With normalized_shape's length
+ * known, as mean and var over those dims; otherwise (a list the graph computes or reads from a
+ * module attribute) from native_layer_norm itself. */
 void ad_fw_layer_norm(Ctx *c) {
-  gint64 shape[IR_MAX_RANK], dims[IR_MAX_RANK];
+  gint64 dims[IR_MAX_RANK];
   guint n;
-  if (!constant_ints(ir_input(c->node, 1), shape, &n, IR_MAX_RANK))
-    g_error("autodiff invariant: layer_norm's formula needs a constant normalized_shape");
+  if (!list_length(ir_input(c->node, 1), &n) || n == 0 || n > IR_MAX_RANK) {
+    IrValue *none = ir_graph_insert_constant_none(c->g);
+    IrValue *args[] = {c->in[0], c->in[1], is_tensor(arg(c, 2)) ? c->in[2] : none,
+                       is_tensor(arg(c, 3)) ? c->in[3] : none, c->in[4]};
+    IrNode *native = ir_graph_insert_op(c->g, IR_ATEN_NATIVE_LAYER_NORM, args, 5, 3);
+    save(c, ir_output(native, 1));
+    save(c, ir_output(native, 2));
+    return;
+  }
   for (guint i = 0; i < n; i++)
     dims[i] = (gint64)i - (gint64)n;
   IrValue *d = ir_graph_insert_constant_int_list(c->g, dims, n);

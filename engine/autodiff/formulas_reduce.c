@@ -8,7 +8,7 @@
 
 /* A reduction's gradient with the reduced dims back as size-1 dims when keepdim (input
  * keepdim_index) was false: dims (the node's input dims_index, constants) sorted and
- * unsqueezed in order. */
+ * unsqueezed in order, or the one dim of a list built from a computed int. */
 static IrValue *unsqueeze_reduced_at(Ctx *c, IrValue *g, guint dims_index, guint keepdim_index) {
   if (ir_n_inputs(c->node) <= dims_index || c->in[dims_index]->type->kind != IR_TYPE_LIST)
     return g; /* no dims: every dim reduced, a 0-dim result broadcasts as it is */
@@ -19,8 +19,15 @@ static IrValue *unsqueeze_reduced_at(Ctx *c, IrValue *g, guint dims_index, guint
     return g;
   gint64 dims[IR_MAX_RANK];
   guint n;
-  if (!constant_ints(ir_input(c->node, dims_index), dims, &n, IR_MAX_RANK))
-    g_error("autodiff invariant: a reduction's formula needs constant dims");
+  if (!constant_ints(ir_input(c->node, dims_index), dims, &n, IR_MAX_RANK)) {
+    /* one dim computed at run time ([x.dim() - 1]): unsqueeze takes it as it is, a negative
+     * one too (it counts from the end of the result, which has the input's rank) */
+    if (!ad_single_dim_list(ir_input(c->node, dims_index)))
+      g_error("autodiff invariant: a reduction's formula needs constant dims or one dim");
+    IrValue *dim = E2(ATEN_GETITEM, c->in[dims_index], cint(c, 0));
+    ir_value_set_type(dim, ir_type_int());
+    return E2(ATEN_UNSQUEEZE, g, dim);
+  }
   int rank = c->in[0]->type->rank;
   for (guint i = 0; i < n; i++)
     dims[i] += dims[i] < 0 ? rank : 0;

@@ -127,6 +127,13 @@ DEF_PW(clamp_min, ATEN_CLAMP_MIN, ARGS1)
 DEF_I(clamp_min, x < A[0] ? A[0] : x)
 DEF_PW(clamp_max, ATEN_CLAMP_MAX, ARGS1)
 DEF_I(clamp_max, x > A[0] ? A[0] : x)
+/* fmax / fmin: NaN loses; a tie gives self. */
+DEF_PW(fmax, ATEN_FMAX, ARGS2)
+DEF_I(fmax, x < y ? y : x)
+DEF_PW(fmin, ATEN_FMIN, ARGS2)
+DEF_I(fmin, x > y ? y : x)
+DEF_PW(hardshrink, ATEN_HARDSHRINK, ARGS1)
+DEF_PW(softshrink, ATEN_SOFTSHRINK, ARGS1)
 /* NaN wins; a tie gives the second operand (PyTorch's vectorized max/min: -0 or 0). */
 DEF_PW(max, ATEN_MAX, ARGS2)
 DEF_I(max, x < y ? y : x)
@@ -301,6 +308,10 @@ LOOPS1_FI(clamp_min)
 LOOPS1_FI(clamp_max)
 LOOPS2_FI(max)
 LOOPS2_FI(min)
+LOOPS2_FI(fmax)
+LOOPS2_FI(fmin)
+LOOPS1_F(hardshrink)
+LOOPS1_F(softshrink)
 LOOPS2_F(lerp_s)
 LOOPS3_F(lerp_t)
 LOOPS3_F(addcmul)
@@ -400,6 +411,8 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_MAXIMUM: *p = (Plan){.loops = LOOPS_FI(max)}; break;
   case IR_ATEN_MIN:
   case IR_ATEN_MINIMUM: *p = (Plan){.loops = LOOPS_FI(min)}; break;
+  case IR_ATEN_FMAX: *p = (Plan){.loops = LOOPS_FI(fmax)}; break;
+  case IR_ATEN_FMIN: *p = (Plan){.loops = LOOPS_FI(fmin)}; break;
   case IR_ATEN_GT: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(gt)}; break;
   case IR_ATEN_LT: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(lt)}; break;
   case IR_ATEN_GE: *p = (Plan){.rule = RULE_BOOL, .loops = LOOPS_FI(ge)}; break;
@@ -445,6 +458,14 @@ static bool plan_for(const IrSchema *schema, Plan *p, GError **error) {
   case IR_ATEN_LEAKY_RELU:
     *p = (Plan){
         .n_ops = 1, .n_params = 1, .params = {1}, .rule = RULE_SELF, .loops = LOOPS_F(leaky_relu)};
+    return true;
+  case IR_ATEN_HARDSHRINK:
+    *p = (Plan){
+        .n_ops = 1, .n_params = 1, .params = {1}, .rule = RULE_SELF, .loops = LOOPS_F(hardshrink)};
+    return true;
+  case IR_ATEN_SOFTSHRINK:
+    *p = (Plan){
+        .n_ops = 1, .n_params = 1, .params = {1}, .rule = RULE_SELF, .loops = LOOPS_F(softshrink)};
     return true;
   case IR_ATEN_SOFTPLUS:
     *p = (Plan){.n_ops = 1,
@@ -762,6 +783,10 @@ bool rt_kernel_binary(const IrSchema *schema, const IrNode *node, RtValue *args,
     if (!k_arg_scalar(schema, args, plan.params[k], &params[k], error))
       return false;
     param_given[k] = true;
+  }
+  if (schema->kind == IR_ATEN_SOFTSHRINK && params[0].d < 0) {
+    K_ERR(error, "lambda must be greater or equal to 0, but found to be %g.", params[0].d);
+    return false;
   }
 
   /* Result and compute dtypes. */

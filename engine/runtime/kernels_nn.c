@@ -1,7 +1,7 @@
 /* Neural-network kernels: rt_kernel_softmax (softmax, log_softmax), rt_kernel_softmax_backward
- * (_softmax_backward_data, _log_softmax_backward_data), rt_kernel_layer_norm and
- * rt_kernel_layer_norm_backward (native_layer_norm_backward), rt_kernel_gelu (gelu,
- * gelu_backward) and rt_kernel_mse_loss (mse_loss, l1_loss).
+ * (_softmax_backward_data, _log_softmax_backward_data), rt_kernel_layer_norm (layer_norm,
+ * native_layer_norm), rt_kernel_layer_norm_backward (native_layer_norm_backward) and
+ * rt_kernel_gelu (gelu, gelu_backward).
  *
  * Contracts as PyTorch 1.13:
  * - softmax(self, dim, dtype): self cast to dtype when given, then exp(x - max) / sum exp(x -
@@ -20,8 +20,6 @@
  * - gelu(self, approximate): x / 2 * (1 + erf(x / sqrt(2))) for 'none', x / 2 * (1 +
  *   tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) for 'tanh'; gelu_backward their derivatives
  *   times grad_output (PyTorch's GeluBackwardKernel formulas).
- * - mse_loss(self, target, reduction): (self - target)^2, broadcast, then none (0), mean
- *   (1) or sum (2); floating results only. l1_loss the same with |self - target|.
  * Every slice is computed in double and stored in the result dtype. */
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
@@ -209,6 +207,14 @@ bool rt_kernel_layer_norm(const IrSchema *schema, const IrNode *node, RtValue *a
                 ir_dtype_type_name(input->dtype));
     return false;
   }
+  /* native_layer_norm also returns each group's mean and rstd, sized as input with the
+   * normalized dims 1. */
+  bool native = schema->kind == IR_ATEN_NATIVE_LAYER_NORM;
+  int64_t stat_sizes[RT_MAX_DIMS];
+  for (int i = 0; i < input->ndim; i++)
+    stat_sizes[i] = i < input->ndim - k ? input->sizes[i] : 1;
+  RtTensor *mean_t = native ? rt_tensor_new(IR_DTYPE_FLOAT64, input->ndim, stat_sizes) : NULL;
+  RtTensor *rstd_t = native ? rt_tensor_new(IR_DTYPE_FLOAT64, input->ndim, stat_sizes) : NULL;
   RtTensor *y = rt_tensor_to_dtype(input, IR_DTYPE_FLOAT64), *wh, *bh;
   const double *w = f64_data(weight, &wh), *b = f64_data(bias, &bh);
   double *x = rt_tensor_data(y);
@@ -222,12 +228,22 @@ bool rt_kernel_layer_norm(const IrSchema *schema, const IrNode *node, RtValue *a
     double rstd = 1.0 / sqrt(var / (double)n + eps.d);
     for (int64_t i = 0; i < n; i++)
       v[i] = (v[i] - mean) * rstd * (w ? w[i] : 1.0) + (b ? b[i] : 0.0);
+    if (native) {
+      ((double *)rt_tensor_data(mean_t))[gi] = mean;
+      ((double *)rt_tensor_data(rstd_t))[gi] = rstd;
+    }
   }
   if (wh)
     rt_tensor_unref(wh);
   if (bh)
     rt_tensor_unref(bh);
   store_as(y, input->dtype, outs);
+  if (native) {
+    outs[1] = rt_tensor(k_to_dtype(mean_t, input->dtype));
+    outs[2] = rt_tensor(k_to_dtype(rstd_t, input->dtype));
+    rt_tensor_unref(mean_t);
+    rt_tensor_unref(rstd_t);
+  }
   return true;
 }
 
@@ -366,52 +382,5 @@ bool rt_kernel_gelu(const IrSchema *schema, const IrNode *node, RtValue *args, g
   if (gh)
     rt_tensor_unref(gh);
   store_as(r, self->dtype, outs);
-  return true;
-}
-
-bool rt_kernel_mse_loss(const IrSchema *schema, const IrNode *node, RtValue *args, guint n_args,
-                        RtValue *outs, guint n_outs, GError **error) {
-  k_check_call(schema, n_args, n_outs);
-  RtTensor *self, *target;
-  gint64 reduction;
-  int nd;
-  int64_t shape[RT_MAX_DIMS];
-  if (!k_arg_tensor(schema, args, 0, &self, error) ||
-      !k_arg_tensor(schema, args, 1, &target, error) ||
-      !k_arg_int(schema, args, 2, &reduction, error) ||
-      !k_broadcast(self->ndim, self->sizes, target->ndim, target->sizes, &nd, shape, error))
-    return false;
-  if (reduction < 0 || reduction > 2) {
-    K_ERR(error, "%" G_GINT64_FORMAT " is not a valid value for reduction", reduction);
-    return false;
-  }
-  IrDtype dtype = k_promote(self->dtype, target->dtype);
-  bool l1 = schema->kind == IR_ATEN_L1_LOSS;
-  if (!k_dtype_is_float(dtype)) {
-    K_ERR_DTYPE(error, "\"%s\" not implemented for '%s'", l1 ? "abs_cpu" : "mse_cpu",
-                ir_dtype_type_name(dtype));
-    return false;
-  }
-  RtTensor *a = rt_tensor_view_expand(self, nd, shape, NULL);
-  RtTensor *b = rt_tensor_view_expand(target, nd, shape, NULL);
-  K_INVARIANT(a && b, "operands broadcast to their broadcast shape");
-  RtTensor *d = rt_tensor_to_dtype(a, IR_DTYPE_FLOAT64),
-           *t = rt_tensor_to_dtype(b, IR_DTYPE_FLOAT64);
-  rt_tensor_unref(a);
-  rt_tensor_unref(b);
-  double *x = rt_tensor_data(d);
-  const double *y = rt_tensor_data(t);
-  int64_t n = rt_tensor_numel(d);
-  double total = 0;
-  for (int64_t i = 0; i < n; i++) {
-    x[i] = l1 ? fabs(x[i] - y[i]) : (x[i] - y[i]) * (x[i] - y[i]);
-    total += x[i];
-  }
-  rt_tensor_unref(t);
-  if (reduction != 0) {
-    rt_tensor_unref(d);
-    d = rt_tensor_scalar(IR_DTYPE_FLOAT64, reduction == 1 ? total / (double)n : total);
-  }
-  store_as(d, dtype, outs);
   return true;
 }

@@ -35,6 +35,7 @@ typedef enum {
   SE_TUPLE,     /* args */
   SE_LIST,      /* args */
   SE_DICT,      /* args: key, value, key, value, ... */
+  SE_ELLIPSIS,  /* ... (a tensor subscript's item) */
 } ScriptExprKind;
 
 typedef struct ScriptExpr ScriptExpr;

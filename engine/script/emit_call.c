@@ -348,6 +348,21 @@ static const struct {
     {"nll_loss",
      "F::nll_loss(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, int "
      "ignore_index=-100, bool? reduce=None, str reduction=\"mean\") -> Tensor"},
+    {"smooth_l1_loss",
+     "F::smooth_l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, "
+     "str reduction=\"mean\", float beta=1.0) -> Tensor"},
+    {"huber_loss", "F::huber_loss(Tensor input, Tensor target, str reduction=\"mean\", float "
+                   "delta=1.0) -> Tensor"},
+    {"soft_margin_loss", "F::soft_margin_loss(Tensor input, Tensor target, bool? "
+                         "size_average=None, bool? reduce=None, str reduction=\"mean\") -> Tensor"},
+    {"binary_cross_entropy",
+     "F::binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, bool? "
+     "size_average=None, bool? reduce=None, str reduction=\"mean\") -> Tensor"},
+    {"kl_div", "F::kl_div(Tensor input, Tensor target, bool? size_average=None, bool? "
+               "reduce=None, str reduction=\"mean\", bool log_target=False) -> Tensor"},
+    {"multilabel_soft_margin_loss",
+     "F::multilabel_soft_margin_loss(Tensor input, Tensor target, Tensor? weight=None, bool? "
+     "size_average=None, bool? reduce=None, str reduction=\"mean\") -> Tensor"},
     {"mse_loss", "F::mse_loss(Tensor input, Tensor target, bool? size_average=None, bool? "
                  "reduce=None, str reduction=\"mean\") -> Tensor"},
     {"l1_loss", "F::l1_loss(Tensor input, Tensor target, bool? size_average=None, bool? "
@@ -363,6 +378,14 @@ static const struct {
     {"elu", "F::elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor"},
     {"leaky_relu",
      "F::leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False) -> Tensor"},
+    {"celu", "F::celu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor"},
+    {"selu", "F::selu(Tensor input, bool inplace=False) -> Tensor"},
+    {"rrelu", "F::rrelu(Tensor input, float lower=0.125, float upper=0.3333333333333333, bool "
+              "training=False, bool inplace=False) -> Tensor"},
+    {"softsign", "F::softsign(Tensor input) -> Tensor"},
+    {"tanhshrink", "F::tanhshrink(Tensor input) -> Tensor"},
+    {"normalize", "F::normalize(Tensor input, float p=2.0, int dim=1, float eps=1e-12, Tensor? "
+                  "out=None) -> Tensor"},
     {"hardtanh", "F::hardtanh(Tensor input, float min_val=-1.0, float max_val=1.0, bool "
                  "inplace=False) -> Tensor"},
     {"softmax",

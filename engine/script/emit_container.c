@@ -118,54 +118,91 @@ static IrValue *emit_index(Emitter *em, IrValue *tensor, IrValue *const *per_dim
   return emit_builtin_call(em, "aten::index", loc, args, 2, NULL, NULL);
 }
 
+/* One item of x[...] at dim (PyTorch's emitIntAndSliceIndexing): a slice (aten::slice), an int
+ * (aten::select: *selected), None (aten::unsqueeze) or a tensor (recorded in per_dim for
+ * aten::index). */
+static bool subscript_item(Emitter *em, const ScriptExpr *e, const ScriptExpr *item, gint64 dim,
+                           IrValue **result, IrValue **per_dim, gint64 *n_indexed,
+                           bool *selected) {
+  *selected = false;
+  if (item->kind == SE_SLICE) {
+    /* PyTorch's order: the dim, the start, end and step written, then the defaults (step
+     * 1, None for a missing bound); constant pooling then gives its order of constants. */
+    static const char *const what[3] = {"a slice bound", "a slice bound", "a slice step"};
+    IrValue *args[5] = {*result, emit_constant_int(em, dim, &e->loc)};
+    for (guint b = 0; b < 3; b++)
+      if (arg(item, b) && !(args[2 + b] = emit_int_operand(em, arg(item, b), what[b])))
+        return false;
+    if (!args[4])
+      args[4] = emit_constant_int(em, 1, &e->loc);
+    for (guint b = 0; b < 2; b++)
+      if (!args[2 + b])
+        args[2 + b] = emit_constant_none(em, NULL);
+    *result = emit_builtin_call(em, "aten::slice", e->loc, args, 5, NULL, NULL);
+    return *result != NULL;
+  }
+  if (item->kind == SE_NONE) {
+    IrValue *args[2] = {*result, emit_constant_int(em, dim, &e->loc)};
+    *result = emit_builtin_call(em, "aten::unsqueeze", e->loc, args, 2, NULL, NULL);
+    return *result != NULL;
+  }
+  IrValue *value = emit_expr(em, item);
+  if (value == NULL)
+    return false;
+  if (ir_type_is_tensor(value->type)) { /* indexes dim, once every select and slice is done */
+    if (dim < 0)
+      return emit_fail(em, item->loc, "a tensor index after '...' is not supported");
+    per_dim[dim] = value;
+    *n_indexed = dim + 1;
+    return true;
+  }
+  if (value->type->kind != IR_TYPE_INT) {
+    g_autofree char *ts = ir_type_to_string(value->type);
+    return emit_fail(em, item->loc,
+                     "a Tensor index (ints, slices, None, ... and tensors) must be an int or a "
+                     "Tensor, got %s",
+                     ts);
+  }
+  IrValue *args[3] = {*result, emit_constant_int(em, dim, &e->loc), value};
+  *result = emit_builtin_call(em, "aten::select", e->loc, args, 3, NULL, NULL);
+  *selected = true;
+  return *result != NULL;
+}
+
 IrValue *emit_tensor_subscript(Emitter *em, IrValue *tensor, const ScriptExpr *e) {
   const ScriptExpr *index = arg(e, 1);
   bool several = index->kind == SE_TUPLE;
-  guint n = several ? index->args->len : 1;
-  IrValue *result = tensor, *per_dim[IR_MAX_RANK] = {NULL};
-  gint64 dim = 0, n_indexed = 0;
+  guint n = several ? index->args->len : 1, ellipsis = n;
+  if (n > IR_MAX_RANK)
+    return emit_fail(em, index->loc, "a Tensor subscript reaches past %d dims", IR_MAX_RANK);
+  const ScriptExpr *items[IR_MAX_RANK];
   for (guint i = 0; i < n; i++) {
-    const ScriptExpr *item = several ? arg(index, i) : index;
-    if (dim >= IR_MAX_RANK)
-      return emit_fail(em, item->loc, "a Tensor subscript reaches past %d dims", IR_MAX_RANK);
-    if (item->kind == SE_SLICE) {
-      /* PyTorch's order: the dim, the start, end and step written, then the defaults (step
-       * 1, None for a missing bound); constant pooling then gives its order of constants. */
-      static const char *const what[3] = {"a slice bound", "a slice bound", "a slice step"};
-      IrValue *args[5] = {result, emit_constant_int(em, dim, &e->loc)};
-      for (guint b = 0; b < 3; b++)
-        if (arg(item, b) && !(args[2 + b] = emit_int_operand(em, arg(item, b), what[b])))
-          return NULL;
-      if (!args[4])
-        args[4] = emit_constant_int(em, 1, &e->loc);
-      for (guint b = 0; b < 2; b++)
-        if (!args[2 + b])
-          args[2 + b] = emit_constant_none(em, NULL);
-      result = emit_builtin_call(em, "aten::slice", e->loc, args, 5, NULL, NULL);
-      dim++;
-      if (result == NULL)
-        return NULL;
+    items[i] = several ? arg(index, i) : index;
+    if (items[i]->kind != SE_ELLIPSIS)
       continue;
-    }
-    IrValue *value = emit_expr(em, item);
-    if (value == NULL)
-      return NULL;
-    if (ir_type_is_tensor(value->type)) { /* indexes dim, once every select and slice is done */
-      per_dim[dim++] = value;
-      n_indexed = dim;
-      continue;
-    }
-    if (value->type->kind != IR_TYPE_INT) {
-      g_autofree char *ts = ir_type_to_string(value->type);
-      return emit_fail(em, item->loc,
-                       "a Tensor index (ints, slices and tensors only) must be an int or a "
-                       "Tensor, got %s",
-                       ts);
-    }
-    IrValue *args[3] = {result, emit_constant_int(em, dim, &e->loc), value};
-    if (!(result = emit_builtin_call(em, "aten::select", e->loc, args, 3, NULL, NULL)))
-      return NULL;
+    if (ellipsis < n)
+      return emit_fail(em, items[i]->loc, "an index can only have a single ellipsis ('...')");
+    ellipsis = i;
   }
+  /* Each item's dim, as PyTorch: before an ellipsis from dim 0 (a select takes its dim away,
+   * the other items move on), after it from the last dim backwards, None adding a dim behind
+   * the ones before it; the items run in order. */
+  IrValue *result = tensor, *per_dim[IR_MAX_RANK] = {NULL};
+  gint64 n_indexed = 0, dim = 0, dims[IR_MAX_RANK];
+  bool selected;
+  for (guint i = 0; i < ellipsis; i++) {
+    if (!subscript_item(em, e, items[i], dim, &result, per_dim, &n_indexed, &selected))
+      return NULL;
+    dim += selected ? 0 : 1;
+  }
+  dim = -1;
+  for (guint i = n; i-- > ellipsis + 1;) {
+    dims[i] = dim;
+    dim -= items[i]->kind == SE_NONE ? 0 : 1;
+  }
+  for (guint i = ellipsis + 1; i < n; i++)
+    if (!subscript_item(em, e, items[i], dims[i], &result, per_dim, &n_indexed, &selected))
+      return NULL;
   return n_indexed > 0 ? emit_index(em, result, per_dim, n_indexed, e->loc) : result;
 }
 

@@ -52,6 +52,40 @@ static const struct {
     {"^", "aten::__xor__"},
 };
 
+/* A number on the left of a tensor's + - * /: PyTorch 1.13 calls the tensor's reflected method,
+ * a TorchScript builtin whose nodes carry its own source (`<string>:L:C`): n + x and n * x
+ * swap the operands, n - x is neg(x) + n, n / x is reciprocal(x) * n. False when the operator
+ * has no such form here (n ** x: aten::pow.Scalar is not in the op table); *out is NULL after
+ * an error. */
+static bool emit_reflected(Emitter *em, const ScriptExpr *e, IrValue *number, IrValue *tensor,
+                           IrValue **out) {
+  static const struct {
+    const char *op, *first, *then, *source;
+  } reflected[] = {{"+", NULL, "aten::add", "<string>:5:9"},
+                   {"*", NULL, "aten::mul", "<string>:3:9"},
+                   {"-", "aten::neg", "aten::add", "<string>:11:9"},
+                   {"/", "aten::reciprocal", "aten::mul", "<string>:13:9"}};
+  for (guint i = 0; i < G_N_ELEMENTS(reflected); i++) {
+    if (strcmp(reflected[i].op, e->op) != 0)
+      continue;
+    const char *source = g_string_chunk_insert_const(em->graph->strings, reflected[i].source);
+    IrValue *operand = tensor;
+    *out = NULL;
+    if (reflected[i].first) {
+      operand = emit_builtin_call(em, reflected[i].first, e->loc, &tensor, 1, NULL, NULL);
+      if (operand == NULL)
+        return true;
+      operand->node->source = source;
+    }
+    *out = emit_builtin_call(em, reflected[i].then, e->loc, (IrValue *const[]){operand, number},
+                             2, NULL, NULL);
+    if (*out)
+      (*out)->node->source = source;
+    return true;
+  }
+  return false;
+}
+
 static IrValue *emit_operator(Emitter *em, const ScriptExpr *e) {
   if (strcmp(e->op, "in") == 0 || strcmp(e->op, "not in") == 0)
     return emit_contains(em, e, e->op[0] == 'n');
@@ -65,6 +99,11 @@ static IrValue *emit_operator(Emitter *em, const ScriptExpr *e) {
   for (int i = 0; i < 2; i++)
     if (!(operands[i] = emit_expr(em, arg(e, i))))
       return NULL;
+  IrTypeKind left = operands[0]->type->kind;
+  IrValue *reflected;
+  if ((left == IR_TYPE_INT || left == IR_TYPE_FLOAT) && ir_type_is_tensor(operands[1]->type) &&
+      emit_reflected(em, e, operands[0], operands[1], &reflected))
+    return reflected;
   return emit_builtin_call(em, aten, e->loc, operands, 2, NULL, NULL);
 }
 
@@ -434,6 +473,7 @@ IrValue *emit_expr(Emitter *em, const ScriptExpr *e) {
   case SE_TUPLE:
   case SE_LIST: return emit_display(em, e);
   case SE_DICT: return emit_dict_display(em, e);
+  case SE_ELLIPSIS: return emit_fail(em, e->loc, "'...' is only supported in a tensor subscript");
   }
   return emit_fail(em, e->loc, "unsupported expression");
 }

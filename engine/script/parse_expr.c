@@ -222,6 +222,10 @@ static ScriptExpr *parse_atom(Parser *p) {
     return e;
   }
   case SCRIPT_TOK_OP:
+    if (sp_is_op(t, "...")) {
+      sp_advance(p);
+      return sp_new_expr(p, SE_ELLIPSIS, loc);
+    }
     if (sp_is_op(t, "(") || sp_is_op(t, "[")) {
       bool paren = sp_is_op(t, "(");
       sp_advance(p);

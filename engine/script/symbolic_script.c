@@ -195,6 +195,12 @@ const AdGraphFormula *script_formulas_lookup(const IrNode *node, gpointer formul
   guint n_args = ir_n_inputs(node) + (constant_chunk ? 2 : 0);
   if (formula == NULL || ir_graph_inputs(formula->forward)->len != n_args)
     return NULL;
+  /* A formula written for a float exponent does not serve an int one (its `exponent - 1.0`
+   * would be a float op on an int): such nodes take the C formulas. */
+  GPtrArray *params = ir_graph_inputs(formula->forward);
+  for (guint i = 0; i < ir_n_inputs(node) && !constant_chunk; i++)
+    if (!ir_type_is_subtype(ir_input(node, i)->type, ((IrValue *)params->pdata[i])->type))
+      return NULL;
   return formula;
 }
 

@@ -24,7 +24,8 @@ ScriptFormulas *script_formulas_compile(const char *text, gsize length, const ch
 void script_formulas_free(ScriptFormulas *formulas);
 const ScriptFormulas *script_formulas_builtin(void);
 
-/* The formula for node's overload, or NULL (an AdFormulaLookup; data is the table). */
+/* The formula for node's overload when node's inputs have the formula's parameter types, or NULL
+ * (an AdFormulaLookup; data is the table). */
 const AdGraphFormula *script_formulas_lookup(const IrNode *node, gpointer formulas);
 /* How many overloads have a script formula. */
 guint script_formulas_count(const ScriptFormulas *formulas);

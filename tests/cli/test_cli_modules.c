@@ -382,6 +382,40 @@ static void test_norm_refusals(void) {
   }
 }
 
+/* F.celu with alpha 0 and F.rrelu in training or with crossed bounds stop with PyTorch's
+ * error, or say that training's random slopes are not run. */
+static void test_activation_refusals(void) {
+  static const char *const calls[][2] = {
+      {"%f : Function = prim::Constant[name=\"celu\"]()\n"
+       "  %a : float = prim::Constant[value=0.]()\n"
+       "  %y : Tensor = prim::CallFunction(%f, %x, %a, %false) # a.py:3:11\n",
+       "ZeroDivisionError: alpha cannot be 0 for CELU"},
+      {"%f : Function = prim::Constant[name=\"rrelu\"]()\n"
+       "  %lo : float = prim::Constant[value=0.125]()\n"
+       "  %hi : float = prim::Constant[value=0.25]()\n"
+       "  %true : bool = prim::Constant[value=1]()\n"
+       "  %y : Tensor = prim::CallFunction(%f, %x, %lo, %hi, %true, %false) # a.py:3:11\n",
+       "NotImplementedError: jitscope runs F.rrelu with training=False only"},
+      {"%f : Function = prim::Constant[name=\"rrelu\"]()\n"
+       "  %lo : float = prim::Constant[value=0.5]()\n"
+       "  %hi : float = prim::Constant[value=0.25]()\n"
+       "  %y : Tensor = prim::CallFunction(%f, %x, %lo, %hi, %false, %false) # a.py:3:11\n",
+       "Lower bound should be less than or equal to the upper bound"}};
+  for (guint k = 0; k < G_N_ELEMENTS(calls); k++) {
+    g_autofree char *text = g_strdup_printf("graph(%%x : Tensor):\n"
+                                            "  %%false : bool = prim::Constant[value=0]()\n"
+                                            "  %s"
+                                            "  return (%%y)\n",
+                                            calls[k][0]);
+    char *path = write_tmp("act.ir", text);
+    CliRun r = run((const char *[]){"run", path, "--input", "Float(2, 3)", NULL});
+    g_assert_cmpint(r.status, ==, 2);
+    g_assert_nonnull(strstr(r.err, calls[k][1]));
+    cli_run_clear(&r);
+    g_free(path);
+  }
+}
+
 static void test_opaque_ops(void) {
   const char *text = "graph(%x : Tensor):\n"
                      "  %y : Tensor = aten::frobnicate(%x)\n"
@@ -580,6 +614,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/modules/opaque-ops", test_opaque_ops);
   g_test_add_func("/cli/modules/interpolate-refusals", test_interpolate_refusals);
   g_test_add_func("/cli/modules/norm-refusals", test_norm_refusals);
+  g_test_add_func("/cli/modules/activation-refusals", test_activation_refusals);
   g_test_add_func("/cli/modules/opaque-op-in-branch-not-taken", test_opaque_op_in_branch_not_taken);
   g_test_add_func("/cli/modules/graph-option", test_graph_option);
   g_test_add_func("/cli/modules/scripted-sequential-matches-pytorch",

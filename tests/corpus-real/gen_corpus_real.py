@@ -1225,6 +1225,183 @@ FUNCTIONS += [
     (cumsum_infinite_grad, [(3, 4), (3, 1)], infinite_row, frozen(1)),
 ]
 
+def special_value_grads(x, a, b):
+    """Gradients where PyTorch's backward picks a branch by a comparison: elu's scale and
+    leaky_relu's slope at NaN and +inf (PyTorch's scalar loop), xlogy's log(other) where self is
+    0, and 0 there when other is 0 or below."""
+    return F.elu(x, 0.5) * 2.0, F.leaky_relu(x, 0.2) * 3.0, torch.xlogy(a, b)
+
+
+def special_values(inputs):
+    """x: NaN, both infinities, signed zeros and ordinary numbers; xlogy's self zero beside
+    every kind of other."""
+    x = torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.0],
+                      [-0.0, 1.5, -2.0, 0.5]])
+    a = torch.tensor([[0.0, 0.0, 0.0, 1.5], [2.0, 0.0, -1.0, 0.0]])
+    b = torch.tensor([[2.0, 0.0, -1.0, float("nan")], [0.0, float("inf"), 3.0, -2.0]])
+    return [x, a, b]
+
+
+FUNCTIONS += [
+    (special_value_grads, [(2, 4), (2, 4), (2, 4)], special_values),
+]
+
+def layer_norm_computed_shape(x, w, b):
+    """normalized_shape computed from the input ([x.size(-1)], as transformer blocks write it),
+    not a constant list: its gradient needs only the list's length."""
+    y = F.layer_norm(x, [x.size(-1)], w, b)
+    return F.layer_norm(torch.tanh(y), x.shape[1:]) * 2.0
+
+
+FUNCTIONS += [
+    (layer_norm_computed_shape, [(2, 3, 5), (5,), (5,)]),
+]
+
+def shrinks_fmax_fmin(x, y):
+    """hardshrink passes a NaN, softshrink makes it 0; fmax and fmin skip NaN, ties give self."""
+    return (torch.hardshrink(x, 0.5), F.softshrink(x, 0.25) * 2.0, F.hardshrink(x * 2.0),
+            torch.fmax(x, y), torch.fmin(y, x) * 3.0)
+
+
+def shrink_inputs(inputs):
+    """x: NaN, infinities, signed zeros, both bounds of lambd exactly; y: NaN where x is not,
+    ties with x (-0 against 0 too)."""
+    x = torch.tensor([[float("nan"), float("inf"), -float("inf"), 0.5, -0.5],
+                      [0.25, -0.25, -0.0, 1.5, -2.0],
+                      [0.1, 0.7, -0.7, 3.0, -0.3]])
+    y = torch.tensor([[1.0, float("nan"), 2.0, 0.5, float("nan")],
+                      [0.25, 1.0, 0.0, -1.5, float("nan")],
+                      [0.3, 0.2, -1.0, 3.0, -0.3]])
+    return [x, y]
+
+
+def activations_functional(x, y):
+    """F.* activations PyTorch 1.13 scripts as calls of torch.nn.functional: celu, selu,
+    softsign, tanhshrink, rrelu in evaluation, normalize."""
+    return (F.celu(x, 0.5), F.celu(x), F.selu(x), F.softsign(x) * 2.0, F.tanhshrink(x),
+            F.rrelu(x, 0.1, 0.3), F.normalize(y, dim=1), F.normalize(y, p=1.0, dim=0) * 3.0)
+
+
+def activation_inputs(inputs):
+    """x: NaN and infinities among ordinary numbers; y: a zero row (normalize's eps)."""
+    x = inputs[0].clone()
+    x[0, 0] = float("nan")
+    x[0, 1] = float("inf")
+    x[1, 0] = -float("inf")
+    y = inputs[1].clone()
+    y[1] = 0.0
+    return [x, y]
+
+
+FUNCTIONS += [
+    (shrinks_fmax_fmin, [(3, 5), (3, 5)], shrink_inputs),
+    (activations_functional, [(3, 4), (3, 4)], activation_inputs),
+]
+
+def regression_losses(x, y):
+    """smooth_l1_loss and huber_loss in every reduction, beta 0 included (its gradient is -1 at
+    a zero difference there); ties, NaN and an infinite difference."""
+    return (F.smooth_l1_loss(x, y), F.smooth_l1_loss(x, y, beta=0.5, reduction="sum"),
+            F.smooth_l1_loss(x, y, beta=0.0, reduction="none") * 2.0,
+            F.huber_loss(x, y, delta=0.7, reduction="none"), F.huber_loss(x, y) * 3.0)
+
+
+def regression_inputs(inputs):
+    """y equals x at two places, is NaN at one, x is inf at one; |x - y| at beta and delta."""
+    x, y = inputs[0].clone(), inputs[1].clone()
+    y[0, 0] = x[0, 0]
+    y[1, 2] = x[1, 2]
+    y[2, 1] = float("nan")
+    x[3, 3] = float("inf")
+    x[0, 1] = y[0, 1] + 0.5
+    x[0, 2] = y[0, 2] - 0.7
+    return [x, y]
+
+
+def classification_losses(x, raw, t, w, s, q):
+    """binary_cross_entropy (probabilities 0 and 1 included, a weight), soft_margin_loss (a
+    float32 exp overflow: the loss is inf, its gradient NaN), kl_div (zero targets: their
+    gradient is NaN; log_target; batchmean), multilabel_soft_margin_loss."""
+    p = torch.sigmoid(raw)
+    return (F.binary_cross_entropy(p, t), F.binary_cross_entropy(p, t, w, reduction="sum"),
+            F.soft_margin_loss(x, s, reduction="none"), F.soft_margin_loss(x * 0.5, s),
+            F.kl_div(F.log_softmax(x, 1), q, reduction="batchmean"),
+            F.kl_div(F.log_softmax(x, 1), q, reduction="none"),
+            F.kl_div(x.log_softmax(1), t.log_softmax(1), reduction="sum", log_target=True),
+            F.multilabel_soft_margin_loss(x, t), F.multilabel_soft_margin_loss(x, t, w, reduction="none"))
+
+
+def classification_inputs(inputs):
+    """raw: +-inf (probabilities 1 and 0); t: probabilities; s: signs; q: rows of probabilities
+    with zeros; x: one element far out (exp(-x s) overflows a float32)."""
+    x, raw, t, w, s, q = inputs
+    x = x.clone()
+    x[0, 0] = 100.0
+    raw = raw.clone()
+    raw[0, 1] = float("inf")
+    raw[1, 1] = -float("inf")
+    gen = torch.Generator().manual_seed(5)
+    t = torch.rand(t.shape, generator=gen)
+    w = torch.rand(w.shape, generator=gen) + 0.5
+    s = torch.where(torch.rand(s.shape, generator=gen) > 0.5, 1.0, -1.0)
+    s[0, 0] = -1.0
+    q = torch.rand(q.shape, generator=gen)
+    q[0, :2] = 0.0
+    q[2, 3] = 0.0
+    q = q / q.sum(1, keepdim=True)
+    return [x, raw, t, w, s, q]
+
+
+FUNCTIONS += [
+    (regression_losses, [(4, 5), (4, 5)], regression_inputs),
+    (classification_losses, [(4, 5), (4, 5), (4, 5), (5,), (4, 5), (4, 5)],
+     classification_inputs, frozen(3, 4)),
+]
+
+def cross_entropy_smoothed(x, t, w, x1, t1):
+    """cross_entropy with label_smoothing in every reduction, with class weights, an ignored
+    target, [N, C, d] scores and a 1-D one."""
+    return (F.cross_entropy(x, t, label_smoothing=0.1),
+            F.cross_entropy(x, t, w, ignore_index=2, label_smoothing=0.25, reduction="none"),
+            F.cross_entropy(x, t, w, ignore_index=2, label_smoothing=0.25),
+            F.cross_entropy(x, t, label_smoothing=0.3, reduction="sum"),
+            F.cross_entropy(x.unsqueeze(2) * x.unsqueeze(2), t.unsqueeze(1), label_smoothing=0.2),
+            F.cross_entropy(x1, t1, label_smoothing=0.1))
+
+
+FUNCTIONS += [
+    (cross_entropy_smoothed, [(6, 4), (6,), (4,), (5,), ()],
+     indices_at(1, 4, (6,)), indices_at(4, 5, ()), frozen(2)),
+]
+
+def rms_norm_pow(x, w):
+    """An int exponent (x.pow(2), (1 - p) ** 2) beside a float one, in one differentiable graph:
+    the symbolic_script formula written for a float exponent must not take the int ones."""
+    y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    p = torch.sigmoid(y)
+    return (1 - p) ** 2 * y + torch.pow(p, 2.5)
+
+
+FUNCTIONS += [
+    (rms_norm_pow, [(2, 3, 8), (8,)]),
+]
+
+def relu_alone_nan(x):
+    """relu outside any DifferentiableGraph: PyTorch's autograd formula (threshold_backward)
+    passes the gradient at NaN."""
+    return F.relu(x)
+
+
+def relu_in_graph_nan(x, y):
+    """relu inside a DifferentiableGraph: its symbolic formula g * (result > 0) gives 0 at
+    NaN."""
+    return torch.relu(x * y + x) * y + y
+
+
+FUNCTIONS += [
+    (relu_alone_nan, [(2, 3)], with_nan_inf),
+    (relu_in_graph_nan, [(2, 3), (2, 3)], with_nan_inf),
+]
 
 def pool1d_windows(x, n, b):
     """F.max_pool1d and F.avg_pool1d (and their aten forms) on [N, C, W] and [C, W]: ceil_mode,

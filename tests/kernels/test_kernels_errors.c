@@ -1,5 +1,5 @@
 /* Argument errors of the issue-11 kernels (losses, gather/scatter, factories) and of prelu,
- * glu, instance_norm and pixel_shuffle: each bad call
+ * glu, instance_norm, pixel_shuffle, softshrink and the elementwise losses: each bad call
  * fails with PyTorch's message, never a crash. Their values are tested against PyTorch in
  * tests/corpus-real. */
 #include <math.h>
@@ -241,6 +241,44 @@ static void test_pixel_shuffle_errors(void) {
   kt_unref_args(e, 2);
 }
 
+/* softshrink refuses a negative lambd (PyTorch 1.13's message); 0 is a bound like any other. */
+static void test_softshrink_errors(void) {
+  RtValue a[2] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(3), KT_VALUES(-1, 0.25, 2))),
+                  rt_double(-0.25)};
+  kt_expect_error("aten::softshrink(", a, 2,
+                  "lambda must be greater or equal to 0, but found to be -0.25.");
+  a[1] = rt_double(0);
+  RtTensor *r = kt_run("aten::softshrink(", a, 2);
+  kt_assert_tensor(r, F32, 1, KT_SIZES(3), KT_VALUES(-1, 0.25, 2), 0);
+  rt_tensor_unref(r);
+  kt_unref_args(a, 2);
+}
+
+/* The elementwise losses' argument checks, in PyTorch 1.13's words. */
+static void test_elementwise_loss_errors(void) {
+  RtValue a[4] = {rt_tensor(kt_tensor(F32, 1, KT_SIZES(2), KT_VALUES(0.5, 1.5))),
+                  rt_tensor(kt_tensor(F32, 1, KT_SIZES(2), KT_VALUES(1, 0))), rt_int(1),
+                  rt_double(-0.5)};
+  kt_expect_error("aten::smooth_l1_loss(", a, 4,
+                  "smooth_l1_loss does not support negative values for beta.");
+  a[3] = rt_double(0);
+  kt_expect_error("aten::huber_loss(", a, 4,
+                  "huber_loss does not support non-positive values for delta.");
+  RtValue b[4] = {rt_tensor(rt_tensor_ref(a[0].u.tensor)), rt_tensor(rt_tensor_ref(a[1].u.tensor)),
+                  rt_none(), rt_int(1)};
+  kt_expect_error("aten::binary_cross_entropy(", b, 4,
+                  "all elements of input should be between 0 and 1");
+  b[3] = rt_int(3);
+  kt_expect_error("aten::soft_margin_loss(", (RtValue[]){b[0], b[1], b[3]}, 3,
+                  "3 is not a valid value for reduction");
+  kt_unref_args(a, 2);
+  kt_unref_args(b, 2);
+  RtValue c[3] = {rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(1, 0))),
+                  rt_tensor(kt_tensor(I64, 1, KT_SIZES(2), KT_VALUES(1, 1))), rt_int(1)};
+  kt_expect_error("aten::smooth_l1_loss(", c, 3, "\"smooth_l1_cpu\" not implemented for 'Long'");
+  kt_unref_args(c, 2);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/errors/nll_loss", test_nll_loss_errors);
@@ -252,5 +290,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/kernels/errors/prelu_glu", test_prelu_glu_errors);
   g_test_add_func("/kernels/errors/instance_norm", test_instance_norm_errors);
   g_test_add_func("/kernels/errors/pixel_shuffle", test_pixel_shuffle_errors);
+  g_test_add_func("/kernels/errors/softshrink", test_softshrink_errors);
+  g_test_add_func("/kernels/errors/elementwise_losses", test_elementwise_loss_errors);
   return g_test_run();
 }

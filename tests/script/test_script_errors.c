@@ -100,11 +100,19 @@ static const ErrorCase cases[] = {
     CASE("emit_function_name", "def f(x):\n    return x\n", "nope",
          "emit_function_name.py: error: no function named 'nope'"),
     CASE("emit_index_float", "def f(x, i):\n    return x[i, 1.5]\n", NULL,
-         "emit_index_float.py:2:17: error: a Tensor index (ints, slices and tensors only) must be "
-         "an int or a Tensor, got float"),
-    CASE("emit_index_none", "def f(x):\n    return x[None, 1:2]\n", NULL,
-         "emit_index_none.py:2:14: error: a Tensor index (ints, slices and tensors only) must be "
-         "an int or a Tensor, got NoneType"),
+         "emit_index_float.py:2:17: error: a Tensor index (ints, slices, None, ... and tensors) "
+         "must be an int or a Tensor, got float"),
+    CASE("emit_index_str", "def f(x):\n    return x['a', 1:2]\n", NULL,
+         "emit_index_str.py:2:14: error: a Tensor index (ints, slices, None, ... and tensors) "
+         "must be an int or a Tensor, got str"),
+    CASE("emit_index_two_ellipses", "def f(x):\n    return x[..., 0, ...]\n", NULL,
+         "emit_index_two_ellipses.py:2:22: error: an index can only have a single ellipsis "
+         "('...')"),
+    CASE("emit_index_tensor_after_ellipsis", "def f(x, i):\n    return x[..., i]\n", NULL,
+         "emit_index_tensor_after_ellipsis.py:2:19: error: a tensor index after '...' is not "
+         "supported"),
+    CASE("emit_bare_ellipsis", "def f(x):\n    return ...\n", NULL,
+         "emit_bare_ellipsis.py:2:12: error: '...' is only supported in a tensor subscript"),
     CASE("emit_index_int", "def f(n: int):\n    return n[0]\n", NULL,
          "emit_index_int.py:2:12: error: indexing a value of type int is not supported (only "
          "tensors, tuples, lists and dicts)"),

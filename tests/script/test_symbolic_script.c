@@ -16,6 +16,25 @@ static const char *const covered_ops[] = {"add",  "sub",   "mul", "div", "neg", 
                                           "tanh", "relu",  "exp", "log", "pow", "mm",
                                           "t",    "chunk", "cat", "sum", "mean"};
 
+/* The formula for a node of kind's first overload whose inputs have the schema's types (a
+ * Scalar as the float the formulas declare). */
+static const AdGraphFormula *lookup_first_overload(IrOpKind kind, const ScriptFormulas *formulas) {
+  guint n = 0;
+  const IrSchema *schema = ir_ops_overloads(kind, &n)[0];
+  IrGraph *graph = ir_graph_new();
+  IrNode probe = {.kind = kind, .schema = schema, .inputs = g_ptr_array_new()};
+  for (guint a = 0; a < schema->n_args; a++) {
+    const IrType *type = schema->args[a].type;
+    g_ptr_array_add(probe.inputs, ir_graph_add_input(
+                                      graph, type->kind == IR_TYPE_NUMBER ? ir_type_float() : type,
+                                      NULL));
+  }
+  const AdGraphFormula *formula = script_formulas_lookup(&probe, (gpointer)formulas);
+  g_ptr_array_unref(probe.inputs);
+  ir_graph_free(graph);
+  return formula;
+}
+
 static void test_builtin_formulas(void) {
   const ScriptFormulas *formulas = script_formulas_builtin();
   g_assert_cmpuint(script_formulas_count(formulas), ==, G_N_ELEMENTS(covered_ops));
@@ -23,14 +42,26 @@ static void test_builtin_formulas(void) {
     g_autofree char *name = g_strdup_printf("aten::%s", covered_ops[i]);
     IrOpKind kind;
     g_assert_true(ir_kind_from_name(name, &kind));
-    guint n = 0;
-    const IrSchema *const *overloads = ir_ops_overloads(kind, &n);
-    IrNode probe = {.kind = kind, .schema = overloads[0], .inputs = g_ptr_array_new()};
-    for (guint a = 0; a < overloads[0]->n_args; a++)
-      g_ptr_array_add(probe.inputs, NULL);
-    g_assert_nonnull(script_formulas_lookup(&probe, (gpointer)formulas));
-    g_ptr_array_unref(probe.inputs);
+    g_assert_nonnull(lookup_first_overload(kind, formulas));
   }
+}
+
+/* pow's formula declares a float exponent: a node with an int one (x.pow(2)) takes the C
+ * formula, whose exponent - 1 is an int op (the script's `exponent - 1.0` on an int aborted
+ * the verifier after type specialization). */
+static void test_formula_parameter_types(void) {
+  guint n = 0;
+  const IrSchema *schema = ir_ops_overloads(IR_ATEN_POW, &n)[0];
+  g_assert_cmpstr(schema->overload, ==, "Tensor_Scalar");
+  IrGraph *graph = ir_graph_new();
+  IrNode probe = {.kind = IR_ATEN_POW, .schema = schema, .inputs = g_ptr_array_new()};
+  g_ptr_array_add(probe.inputs, ir_graph_add_input(graph, ir_type_tensor(), NULL));
+  g_ptr_array_add(probe.inputs, ir_graph_add_input(graph, ir_type_int(), NULL));
+  g_assert_null(script_formulas_lookup(&probe, (gpointer)script_formulas_builtin()));
+  ir_value_set_type(g_ptr_array_index(probe.inputs, 1), ir_type_float());
+  g_assert_nonnull(script_formulas_lookup(&probe, (gpointer)script_formulas_builtin()));
+  g_ptr_array_unref(probe.inputs);
+  ir_graph_free(graph);
 }
 
 static guint count_kind(const IrGraph *graph, IrOpKind kind) {
@@ -55,13 +86,7 @@ static void test_seed_mul_forward(void) {
   g_assert_cmpuint(script_formulas_count(formulas), ==, 1);
   IrOpKind kind;
   g_assert_true(ir_kind_from_name("aten::mul", &kind));
-  guint n = 0;
-  IrNode probe = {
-      .kind = kind, .schema = ir_ops_overloads(kind, &n)[0], .inputs = g_ptr_array_new()};
-  g_ptr_array_add(probe.inputs, NULL);
-  g_ptr_array_add(probe.inputs, NULL);
-  const AdGraphFormula *pair = script_formulas_lookup(&probe, formulas);
-  g_ptr_array_unref(probe.inputs);
+  const AdGraphFormula *pair = lookup_first_overload(kind, formulas);
   g_assert_nonnull(pair);
 
   GPtrArray *fw_in = ir_graph_inputs(pair->forward), *fw_out = ir_graph_outputs(pair->forward);
@@ -318,6 +343,7 @@ static void test_executor_cat(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/script/symbolic/builtin", test_builtin_formulas);
+  g_test_add_func("/script/symbolic/parameter-types", test_formula_parameter_types);
   g_test_add_func("/script/symbolic/seed-mul-forward", test_seed_mul_forward);
   g_test_add_func("/script/symbolic/lstm-cell-backward", test_lstm_cell_backward);
   g_test_add_func("/script/symbolic/every-formula", test_every_formula);
