@@ -47,9 +47,44 @@ static GPtrArray *names_bound(Emitter *em, Frame *a, Frame *b) {
   return names;
 }
 
-/* Emits one branch into `block`; returns its frame (popped by the caller) or NULL. */
-static Frame *emit_branch(Emitter *em, IrBlock *block, GPtrArray *stmts) {
+/* The names an if's condition proves not None in one of its branches (PyTorch's
+ * refinements): `x is not None` (and chains of them: `a is not None and b is not None`) in the
+ * true branch, `x is None` in the false one. Appends the names to `names`. */
+static void collect_refinements(const ScriptExpr *cond, bool true_branch, GPtrArray *names) {
+  if (cond->kind == SE_AND && true_branch) {
+    for (guint i = 0; i < cond->args->len; i++)
+      collect_refinements(g_ptr_array_index(cond->args, i), true, names);
+    return;
+  }
+  if (cond->kind != SE_COMPARE || cond->args->len != 2)
+    return;
+  const ScriptExpr *left = g_ptr_array_index(cond->args, 0);
+  const ScriptExpr *right = g_ptr_array_index(cond->args, 1);
+  bool is_not = strcmp(cond->op, "is not") == 0;
+  if (left->kind != SE_NAME || right->kind != SE_NONE || (!is_not && strcmp(cond->op, "is") != 0))
+    return;
+  if (is_not == true_branch)
+    g_ptr_array_add(names, (gpointer)left->name);
+}
+
+/* Emits one branch into `block`; returns its frame (popped by the caller) or NULL. Each name
+ * of `refined` whose value is Optional is bound at the block's start to a prim::unchecked_cast
+ * to the element type, as in PyTorch: an assignment, which the if's outputs carry where the
+ * name is read after it. */
+static Frame *emit_branch(Emitter *em, IrBlock *block, GPtrArray *stmts, GPtrArray *refined) {
   Frame *f = emit_frame_push(em, block);
+  for (guint i = 0; i < refined->len; i++) {
+    const char *name = g_ptr_array_index(refined, i);
+    IrValue *v = emit_lookup(em, name);
+    if (v == NULL || v->type->kind != IR_TYPE_OPTIONAL)
+      continue;
+    IrNode *cast = ir_node_create(em->graph, IR_PRIM_UNCHECKED_CAST, 1);
+    ir_node_add_input(cast, v);
+    ir_value_set_type(ir_output(cast, 0), v->type->elem);
+    ir_node_resolve_schema(cast);
+    emit_append(em, cast);
+    emit_bind(em, name, ir_output(cast, 0));
+  }
   if (stmts && !emit_statements(em, stmts)) {
     emit_frame_pop(em);
     return NULL;
@@ -134,8 +169,11 @@ bool emit_if(Emitter *em, const ScriptStmt *s) {
   ir_node_add_input(node, cond);
   emit_set_source(em, node, s->loc);
   emit_append(em, node);
-  Frame *tf = emit_branch(em, ir_node_add_block(node), s->body);
-  Frame *ff = tf ? emit_branch(em, ir_node_add_block(node), s->orelse) : NULL;
+  g_autoptr(GPtrArray) true_refined = g_ptr_array_new(), false_refined = g_ptr_array_new();
+  collect_refinements(s->cond, true, true_refined);
+  collect_refinements(s->cond, false, false_refined);
+  Frame *tf = emit_branch(em, ir_node_add_block(node), s->body, true_refined);
+  Frame *ff = tf ? emit_branch(em, ir_node_add_block(node), s->orelse, false_refined) : NULL;
   bool ok = ff != NULL && join_branches(em, node, tf, ff, s->loc);
   if (ok && tf->exited && ff->exited)
     em->frame->exited = true;
