@@ -1607,6 +1607,32 @@ FUNCTIONS += [
 ]
 
 
+
+from typing import Optional  # noqa: E402  (here: lines above it are the graphs' sources)
+
+
+def masked_attention_optional(q, k, v, mask: Optional[torch.Tensor]):
+    """Attention with an Optional mask refined by `is not None`, ... and None in its
+    subscripts, a number on the left of a tensor operator."""
+    s = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / q.size(-1) ** 0.5)
+    if mask is not None:
+        s = s.masked_fill(mask[:, None, ...] == 0, -1e9)
+    if mask is None:
+        s = s - 0.5 * s.mean(-1, keepdim=True)
+    p = s.softmax(-1)
+    return torch.matmul(p, v)[..., :3], 1 - p[..., 0]
+
+
+def attention_mask(inputs):
+    """mask: 0/1 int64 per batch row of keys."""
+    gen = torch.Generator().manual_seed(3)
+    return inputs[:3] + [(torch.rand(2, 5, 5, generator=gen) > 0.3).long()]
+
+
+FUNCTIONS += [
+    (masked_attention_optional, [(2, 2, 5, 4), (2, 2, 5, 4), (2, 2, 5, 4), (1,)], attention_mask),
+]
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
