@@ -449,8 +449,10 @@ static void ad_grad_binary_arith(Ctx *c, IrValue *g) {
   case IR_ATEN_REMAINDER:
     g_self = g;
     if (tensor) {
-      IrValue *q = E2(ATEN_DIV, self, other);
-      q = c->node->kind == IR_ATEN_FMOD ? E1(ATEN_TRUNC, q) : E1(ATEN_FLOOR, q);
+      /* PyTorch's self.div(other, rounding_mode="trunc" / "floor"): floor_divide is its
+       * div_floor (NaN for an infinite self, where floor(self / other) is infinite) */
+      IrValue *q = c->node->kind == IR_ATEN_FMOD ? E1(ATEN_TRUNC, E2(ATEN_DIV, self, other))
+                                                 : E2(ATEN_FLOOR_DIVIDE, self, other);
       g_other = mul(c, neg(c, g), q);
     }
     break;
@@ -485,7 +487,11 @@ static void ad_grad_unary(Ctx *c, IrValue *g) {
     *gi = c->eager ? mul(c, g, mask_as(c, E1(ATEN_LOGICAL_NOT, E2(ATEN_LE, r, cint(c, 0))), r))
                    : mul(c, g, mask_as(c, E2(ATEN_GT, r, cint(c, 0)), r));
     break;
-  case IR_ATEN_THRESHOLD: *gi = mul(c, g, mask_as(c, E2(ATEN_GT, x, c->in[1]), g)); break;
+  case IR_ATEN_THRESHOLD: /* as relu's: symbolic_script's g * (x > threshold), 0 at a NaN x;
+                            * eager threshold_backward's 0 only where x <= threshold */
+    *gi = c->eager ? mul(c, g, mask_as(c, E1(ATEN_LOGICAL_NOT, E2(ATEN_LE, x, c->in[1])), g))
+                   : mul(c, g, mask_as(c, E2(ATEN_GT, x, c->in[1]), g));
+    break;
   case IR_ATEN_EXPM1: *gi = mul(c, g, plus_one(c, r)); break;
   case IR_ATEN_LOG: *gi = E2(ATEN_DIV, g, x); break;
   case IR_ATEN_LOG10: *gi = E2(ATEN_DIV, g, mul(c, x, cfloat(c, M_LN10))); break;

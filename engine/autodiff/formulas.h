@@ -42,8 +42,8 @@ void ad_formula_backward(IrGraph *graph, const IrNode *node, IrValue *const *inp
  * Outputs: one per input of node, `prim::AutogradZero` where there is none. The formula sits
  * in a lowered GradOf (AutogradAnyNonZero + prim::If), so undefined incoming gradients
  * (all of them undefined) give undefined results. Where PyTorch's eager autograd formula
- * differs from its DifferentiableGraph one (relu at NaN), the eager one. Aborts when no formula
- * exists. */
+ * differs from its DifferentiableGraph one (relu and threshold at NaN), the eager one. Aborts
+ * when no formula exists. */
 IrGraph *ad_formula_backward_graph(const IrNode *node);
 
 /* For DERIV rows (formulas_deriv.c): inserts at `graph`'s insertion point the IR computing the

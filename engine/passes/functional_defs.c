@@ -335,6 +335,10 @@ static const struct {
                   "  %denom : Tensor = aten::expand_as(%clamped, %input)\n"
                   "  %r : Tensor = aten::div(%input, %denom)\n"
                   "  return (%r)\n"},
+    /* F.threshold, which PyTorch's boolean_dispatch names _threshold */
+    {"_threshold", "graph(%input : Tensor, %threshold : float, %value : float, %inplace : bool):\n"
+                   "  %r : Tensor = aten::threshold(%input, %threshold, %value)\n"
+                   "  return (%r)\n"},
     {"relu", "graph(%input : Tensor, %inplace : bool):\n"
              "  %r : Tensor = aten::relu(%input)\n"
              "  return (%r)\n"},

@@ -378,6 +378,8 @@ static const struct {
     {"elu", "F::elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor"},
     {"leaky_relu",
      "F::leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False) -> Tensor"},
+    {"threshold", "F::_threshold(Tensor input, float threshold, float value, bool "
+                  "inplace=False) -> Tensor"},
     {"celu", "F::celu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor"},
     {"selu", "F::selu(Tensor input, bool inplace=False) -> Tensor"},
     {"rrelu", "F::rrelu(Tensor input, float lower=0.125, float upper=0.3333333333333333, bool "
@@ -452,6 +454,7 @@ static const struct {
     {"max_pool1d", "_max_pool1d", "max_pool1d_with_indices"},
     {"adaptive_max_pool1d", "_adaptive_max_pool1d", "adaptive_max_pool1d_with_indices"},
     {"torch.norm", "norm", NULL},
+    {"threshold", "_threshold", NULL},
 };
 
 static bool function_known(const char *name) {

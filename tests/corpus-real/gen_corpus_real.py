@@ -1633,6 +1633,29 @@ FUNCTIONS += [
     (masked_attention_optional, [(2, 2, 5, 4), (2, 2, 5, 4), (2, 2, 5, 4), (1,)], attention_mask),
 ]
 
+
+def threshold_remainder_special(x, y):
+    """F.threshold in a DifferentiableGraph: its symbolic formula g * (x > threshold) gives 0
+    at a NaN x (PyTorch's autograd would pass it); remainder's gradient for other is -g * floor
+    division, NaN for an infinite self."""
+    return F.threshold(x * y + x, 0.5, -2.0) * y, torch.remainder(x, y) * 3.0
+
+
+FUNCTIONS += [
+    (threshold_remainder_special, [(3, 4), (3, 4)], with_nan_inf),
+]
+
+
+def threshold_alone_nan(x):
+    """F.threshold outside any DifferentiableGraph: autograd's threshold_backward passes the
+    gradient at NaN."""
+    return F.threshold(x, 0.5, -2.0)
+
+
+FUNCTIONS += [
+    (threshold_alone_nan, [(2, 3)], with_nan_inf),
+]
+
 def relative(text):
     return text.replace(ROOT + "/", "")
 
