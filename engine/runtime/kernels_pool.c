@@ -145,19 +145,49 @@ static void tap_range(int64_t start, int64_t dil, int64_t kernel, int64_t size, 
   *hi = start > size - 1 ? 0 : MIN(kernel, (size - 1 - start) / dil + 1);
 }
 
-bool pool_max_run(const PoolGeom *g, const RtTensor *self, int ndim, const int64_t *sizes,
-                  RtValue *values, RtValue *indices, GError **error) {
-  RtTensor *y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, ndim, sizes, error);
-  RtTensor *idx = y ? rt_tensor_new_checked(IR_DTYPE_INT64, ndim, sizes, error) : NULL;
-  if (!idx) {
-    if (y)
-      rt_tensor_unref(y);
+/* The float64 input, the values and the indices of a max pool's planes. */
+typedef struct {
+  RtTensor *xh, *y, *idx;
+  const double *x;
+  double *out;
+  int64_t *at;
+} MaxPoolBuffers;
+
+static bool max_buffers_new(const RtTensor *self, int ndim, const int64_t *sizes,
+                            MaxPoolBuffers *b, GError **error) {
+  b->y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, ndim, sizes, error);
+  b->idx = b->y ? rt_tensor_new_checked(IR_DTYPE_INT64, ndim, sizes, error) : NULL;
+  if (!b->idx) {
+    if (b->y)
+      rt_tensor_unref(b->y);
     return false;
   }
-  RtTensor *xh = rt_tensor_to_dtype(self, IR_DTYPE_FLOAT64);
-  const double *x = rt_tensor_data(xh);
-  double *out = rt_tensor_data(y);
-  int64_t *at = rt_tensor_data(idx);
+  b->xh = rt_tensor_to_dtype(self, IR_DTYPE_FLOAT64);
+  b->x = rt_tensor_data(b->xh);
+  b->out = rt_tensor_data(b->y);
+  b->at = rt_tensor_data(b->idx);
+  return true;
+}
+
+/* The values in dtype into *values, the indices into *indices (dropped when NULL). */
+static void max_buffers_finish(MaxPoolBuffers *b, IrDtype dtype, RtValue *values,
+                               RtValue *indices) {
+  rt_tensor_unref(b->xh);
+  store_as(b->y, dtype, values);
+  if (indices)
+    *indices = rt_tensor(b->idx);
+  else
+    rt_tensor_unref(b->idx);
+}
+
+bool pool_max_run(const PoolGeom *g, const RtTensor *self, int ndim, const int64_t *sizes,
+                  RtValue *values, RtValue *indices, GError **error) {
+  MaxPoolBuffers b;
+  if (!max_buffers_new(self, ndim, sizes, &b, error))
+    return false;
+  const double *x = b.x;
+  double *out = b.out;
+  int64_t *at = b.at;
   for (int64_t p = 0; p < g->planes; p++) {
     const double *plane = x + p * g->h * g->w;
     for (int64_t oy = 0; oy < g->oh; oy++) {
@@ -187,12 +217,7 @@ bool pool_max_run(const PoolGeom *g, const RtTensor *self, int ndim, const int64
       }
     }
   }
-  rt_tensor_unref(xh);
-  store_as(y, self->dtype, values);
-  if (indices)
-    *indices = rt_tensor(idx);
-  else
-    rt_tensor_unref(idx);
+  max_buffers_finish(&b, self->dtype, values, indices);
   return true;
 }
 
@@ -498,17 +523,12 @@ bool rt_kernel_adaptive_avg_pool2d_backward(const IrSchema *schema, const IrNode
 
 bool pool_adaptive_max_run(const PoolGeom *g, const RtTensor *self, int ndim, const int64_t *sizes,
                            RtValue *values, RtValue *indices, GError **error) {
-  RtTensor *y = rt_tensor_new_checked(IR_DTYPE_FLOAT64, ndim, sizes, error);
-  RtTensor *idx = y ? rt_tensor_new_checked(IR_DTYPE_INT64, ndim, sizes, error) : NULL;
-  if (!idx) {
-    if (y)
-      rt_tensor_unref(y);
+  MaxPoolBuffers b;
+  if (!max_buffers_new(self, ndim, sizes, &b, error))
     return false;
-  }
-  RtTensor *xh = rt_tensor_to_dtype(self, IR_DTYPE_FLOAT64);
-  const double *x = rt_tensor_data(xh);
-  double *out = rt_tensor_data(y);
-  int64_t *at = rt_tensor_data(idx);
+  const double *x = b.x;
+  double *out = b.out;
+  int64_t *at = b.at;
   for (int64_t p = 0; p < g->planes; p++) {
     const double *plane = x + p * g->h * g->w;
     for (int64_t oy = 0; oy < g->oh; oy++) {
@@ -533,9 +553,7 @@ bool pool_adaptive_max_run(const PoolGeom *g, const RtTensor *self, int ndim, co
       }
     }
   }
-  rt_tensor_unref(xh);
-  store_as(y, self->dtype, values);
-  *indices = rt_tensor(idx);
+  max_buffers_finish(&b, self->dtype, values, indices);
   return true;
 }
 
