@@ -84,6 +84,11 @@ IrValue *emit_lookup(Emitter *em, const char *name);
 const char *emit_why_undefined(Emitter *em, const char *name);
 void emit_bind(Emitter *em, const char *name, IrValue *value);
 
+/* Binds, in the current frame, every name `cond` proves not None where it holds (true_branch)
+ * or fails to a prim::unchecked_cast of its Optional value (PyTorch's refinement): an
+ * assignment, which an if's outputs carry where the name is read after it. */
+void emit_refine(Emitter *em, const ScriptExpr *cond, bool true_branch);
+
 /* "file:line:col" for a node's source comment (column from 0, as PyTorch prints). */
 void emit_set_source(Emitter *em, IrNode *node, ScriptLoc loc);
 /* Sets *error at loc; returns NULL/false for the caller. */

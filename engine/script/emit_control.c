@@ -47,13 +47,13 @@ static GPtrArray *names_bound(Emitter *em, Frame *a, Frame *b) {
   return names;
 }
 
-/* The names an if's condition proves not None in one of its branches (PyTorch's
- * refinements): `x is not None` (and chains of them: `a is not None and b is not None`) in the
- * true branch, `x is None` in the false one. Appends the names to `names`. */
+/* The names a condition proves not None where it holds (true_branch) or fails (PyTorch's
+ * refinements): `x is not None` (and chains of them joined by `and`) where it holds, `x is
+ * None` (and chains joined by `or`) where it fails. */
 static void collect_refinements(const ScriptExpr *cond, bool true_branch, GPtrArray *names) {
-  if (cond->kind == SE_AND && true_branch) {
+  if ((cond->kind == SE_AND && true_branch) || (cond->kind == SE_OR && !true_branch)) {
     for (guint i = 0; i < cond->args->len; i++)
-      collect_refinements(g_ptr_array_index(cond->args, i), true, names);
+      collect_refinements(g_ptr_array_index(cond->args, i), true_branch, names);
     return;
   }
   if (cond->kind != SE_COMPARE || cond->args->len != 2)
@@ -67,12 +67,9 @@ static void collect_refinements(const ScriptExpr *cond, bool true_branch, GPtrAr
     g_ptr_array_add(names, (gpointer)left->name);
 }
 
-/* Emits one branch into `block`; returns its frame (popped by the caller) or NULL. Each name
- * of `refined` whose value is Optional is bound at the block's start to a prim::unchecked_cast
- * to the element type, as in PyTorch: an assignment, which the if's outputs carry where the
- * name is read after it. */
-static Frame *emit_branch(Emitter *em, IrBlock *block, GPtrArray *stmts, GPtrArray *refined) {
-  Frame *f = emit_frame_push(em, block);
+void emit_refine(Emitter *em, const ScriptExpr *cond, bool true_branch) {
+  g_autoptr(GPtrArray) refined = g_ptr_array_new();
+  collect_refinements(cond, true_branch, refined);
   for (guint i = 0; i < refined->len; i++) {
     const char *name = g_ptr_array_index(refined, i);
     IrValue *v = emit_lookup(em, name);
@@ -85,6 +82,15 @@ static Frame *emit_branch(Emitter *em, IrBlock *block, GPtrArray *stmts, GPtrArr
     emit_append(em, cast);
     emit_bind(em, name, ir_output(cast, 0));
   }
+}
+
+/* Emits one branch into `block`, the names its side of `cond` proves not None refined at its
+ * start (emit_refine); returns its frame (popped by the caller) or NULL. */
+static Frame *emit_branch(Emitter *em, IrBlock *block, GPtrArray *stmts, const ScriptExpr *cond,
+                          bool true_branch) {
+  emit_frame_push(em, block);
+  Frame *f = em->frame;
+  emit_refine(em, cond, true_branch);
   if (stmts && !emit_statements(em, stmts)) {
     emit_frame_pop(em);
     return NULL;
@@ -169,11 +175,8 @@ bool emit_if(Emitter *em, const ScriptStmt *s) {
   ir_node_add_input(node, cond);
   emit_set_source(em, node, s->loc);
   emit_append(em, node);
-  g_autoptr(GPtrArray) true_refined = g_ptr_array_new(), false_refined = g_ptr_array_new();
-  collect_refinements(s->cond, true, true_refined);
-  collect_refinements(s->cond, false, false_refined);
-  Frame *tf = emit_branch(em, ir_node_add_block(node), s->body, true_refined);
-  Frame *ff = tf ? emit_branch(em, ir_node_add_block(node), s->orelse, false_refined) : NULL;
+  Frame *tf = emit_branch(em, ir_node_add_block(node), s->body, s->cond, true);
+  Frame *ff = tf ? emit_branch(em, ir_node_add_block(node), s->orelse, s->cond, false) : NULL;
   bool ok = ff != NULL && join_branches(em, node, tf, ff, s->loc);
   if (ok && tf->exited && ff->exited)
     em->frame->exited = true;

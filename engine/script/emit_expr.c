@@ -128,7 +128,8 @@ static IrValue *emit_unary(Emitter *em, const ScriptExpr *e) {
 }
 
 /* prim::If(cond) whose blocks yield `then_expr` / `else_expr` (NULL: the constant `fixed`). */
-static IrValue *emit_if_expr(Emitter *em, ScriptLoc loc, IrValue *cond, const ScriptExpr *then_expr,
+static IrValue *emit_if_expr(Emitter *em, ScriptLoc loc, IrValue *cond,
+                             const ScriptExpr *cond_expr, const ScriptExpr *then_expr,
                              const ScriptExpr *else_expr, bool fixed) {
   IrNode *node = ir_node_create(em->graph, IR_PRIM_IF, 0);
   ir_node_add_input(node, cond);
@@ -138,6 +139,7 @@ static IrValue *emit_if_expr(Emitter *em, ScriptLoc loc, IrValue *cond, const Sc
   const ScriptExpr *exprs[2] = {then_expr, else_expr};
   for (int i = 0; i < 2; i++) {
     emit_frame_push(em, ir_node_add_block(node));
+    emit_refine(em, cond_expr, i == 0); /* m is not None and m.sum() > 0 */
     bool as_condition = then_expr == NULL || else_expr == NULL; /* and/or */
     results[i] = exprs[i] == NULL ? emit_constant_bool(em, fixed, &loc)
                  : as_condition   ? emit_condition(em, exprs[i])
@@ -459,12 +461,12 @@ IrValue *emit_expr(Emitter *em, const ScriptExpr *e) {
     if (first == NULL)
       return NULL;
     bool is_and = e->kind == SE_AND;
-    return emit_if_expr(em, e->loc, first, is_and ? arg(e, 1) : NULL, is_and ? NULL : arg(e, 1),
-                        !is_and);
+    return emit_if_expr(em, e->loc, first, arg(e, 0), is_and ? arg(e, 1) : NULL,
+                        is_and ? NULL : arg(e, 1), !is_and);
   }
   case SE_TERNARY: {
     IrValue *cond = emit_condition(em, arg(e, 1));
-    return cond ? emit_if_expr(em, e->loc, cond, arg(e, 0), arg(e, 2), false) : NULL;
+    return cond ? emit_if_expr(em, e->loc, cond, arg(e, 1), arg(e, 0), arg(e, 2), false) : NULL;
   }
   case SE_CALL: return emit_call(em, e);
   case SE_ATTRIBUTE: return emit_attribute(em, e);
