@@ -99,6 +99,13 @@ static IrValue *emit_operator(Emitter *em, const ScriptExpr *e) {
   for (int i = 0; i < 2; i++)
     if (!(operands[i] = emit_expr(em, arg(e, i))))
       return NULL;
+  if (strcmp(e->op, "//") == 0 && ir_type_is_tensor(operands[0]->type)) {
+    /* a tensor's __floordiv__, a TorchScript builtin: aten::floor_divide at its own source */
+    IrValue *r = emit_builtin_call(em, "aten::floor_divide", e->loc, operands, 2, NULL, NULL);
+    if (r)
+      r->node->source = g_string_chunk_insert_const(em->graph->strings, "<string>:3:9");
+    return r;
+  }
   IrTypeKind left = operands[0]->type->kind;
   IrValue *reflected;
   if ((left == IR_TYPE_INT || left == IR_TYPE_FLOAT) && ir_type_is_tensor(operands[1]->type) &&
