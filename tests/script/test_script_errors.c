@@ -169,8 +169,8 @@ static const ErrorCase cases[] = {
          "aten::mm(Tensor self, Tensor mat2) -> Tensor"),
     CASE("emit_one_branch", "def f(x, c: bool):\n    if c:\n        y = x\n    return y\n", NULL,
          "emit_one_branch.py:4:12: error: 'y' is not defined in the false branch of the if at 2:5"),
-    CASE("emit_operator", "def f(x, y):\n    return x // y\n", NULL,
-         "emit_operator.py:2:12: error: no overload of aten::floordiv accepts (Tensor, Tensor); "
+    CASE("emit_operator", "def f(a: float, b: float):\n    return a // b\n", NULL,
+         "emit_operator.py:2:12: error: no overload of aten::floordiv accepts (float, float); "
          "candidates: aten::floordiv.int(int a, int b) -> int"),
     CASE("emit_optional_args", "def f(x: Optional[int, int]):\n    return x\n", NULL,
          "emit_optional_args.py:1:10: error: Optional[...] takes exactly one type"),
