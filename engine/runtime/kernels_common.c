@@ -1,5 +1,6 @@
 /* Argument readers, dtype promotion and shape helpers shared by the CPU kernels.
  * Type promotion follows PyTorch's c10::promoteTypes and at::native::result_type. */
+#include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
 #include <math.h>
@@ -352,4 +353,14 @@ void k_shape_text(char *buf, size_t len, int ndim, const int64_t *sizes) {
         (size_t)snprintf(buf + used, len - used, "%s%" G_GINT64_FORMAT, k ? ", " : "", sizes[k]);
   if (used < len)
     snprintf(buf + used, len - used, "]");
+}
+
+bool k_run_overload(IrOpKind kind, const char *overload, RtValue *args, guint n, RtValue *out,
+                    GError **error) {
+  guint count;
+  const IrSchema *const *all = ir_ops_overloads(kind, &count);
+  for (guint i = 0; i < count; i++)
+    if (strcmp(all[i]->overload, overload) == 0)
+      return rt_op_kernel(all[i])(all[i], NULL, args, n, out, 1, error);
+  g_error("kernel invariant: %s has no overload '%s'", ir_kind_name(kind), overload);
 }

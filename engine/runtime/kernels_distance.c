@@ -10,34 +10,20 @@
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
-#include <string.h>
-
-/* The kernel of the overload `overload` (n arguments) of kind, into *out. */
-static bool run_op(IrOpKind kind, const char *overload, RtValue *args, guint n, RtValue *out,
-                   GError **error) {
-  guint count;
-  const IrSchema *const *schemas = ir_ops_overloads(kind, &count);
-  for (guint i = 0; i < count; i++)
-    if (strcmp(schemas[i]->overload, overload) == 0 && schemas[i]->n_args == n)
-      return rt_op_kernel(schemas[i])(schemas[i], NULL, args, n, out, 1, error);
-  g_error("kernel invariant: %s.%s with %u arguments is no op-table row", ir_kind_name(kind),
-          overload, n);
-}
-
 /* t divided by its 2-norm along dims (keepdim), the norm at least eps. */
 static bool normalized(RtTensor *t, RtValue dims, double eps, RtValue *out, GError **error) {
   RtValue norm, clamped;
   RtValue self = rt_tensor(rt_tensor_ref(t));
   RtValue norm_args[] = {self, rt_int(2), dims, rt_bool(true), rt_none()};
-  bool ok = run_op(IR_ATEN_LINALG_VECTOR_NORM, "", norm_args, 5, &norm, error);
+  bool ok = k_run_overload(IR_ATEN_LINALG_VECTOR_NORM, "", norm_args, 5, &norm, error);
   if (ok) {
     RtValue clamp_args[] = {norm, rt_double(eps)};
-    ok = run_op(IR_ATEN_CLAMP_MIN, "", clamp_args, 2, &clamped, error);
+    ok = k_run_overload(IR_ATEN_CLAMP_MIN, "", clamp_args, 2, &clamped, error);
     rt_value_unref(norm);
   }
   if (ok) {
     RtValue div_args[] = {self, clamped};
-    ok = run_op(IR_ATEN_DIV, "Tensor", div_args, 2, out, error);
+    ok = k_run_overload(IR_ATEN_DIV, "Tensor", div_args, 2, out, error);
     rt_value_unref(clamped);
   }
   rt_value_unref(self);
@@ -85,10 +71,10 @@ bool rt_kernel_cosine_similarity(const IrSchema *schema, const IrNode *node, RtV
   }
   RtValue product = rt_none();
   if (ok)
-    ok = run_op(IR_ATEN_MUL, "Tensor", units, 2, &product, error);
+    ok = k_run_overload(IR_ATEN_MUL, "Tensor", units, 2, &product, error);
   if (ok) {
     RtValue sum_args[] = {product, dims, rt_bool(false), rt_none()};
-    ok = run_op(IR_ATEN_SUM, "dim_IntList", sum_args, 4, &outs[0], error);
+    ok = k_run_overload(IR_ATEN_SUM, "dim_IntList", sum_args, 4, &outs[0], error);
   }
   rt_value_unref(product);
   rt_value_unref(dims);
@@ -104,17 +90,17 @@ bool rt_kernel_pairwise_distance(const IrSchema *schema, const IrNode *node, RtV
   k_check_call(schema, n_args, n_outs);
   RtValue diff, shifted;
   RtValue sub_args[] = {args[0], args[1], rt_int(1)};
-  if (!run_op(IR_ATEN_SUB, "Tensor", sub_args, 3, &diff, error))
+  if (!k_run_overload(IR_ATEN_SUB, "Tensor", sub_args, 3, &diff, error))
     return false;
   RtValue add_args[] = {diff, args[3], rt_int(1)};
-  bool ok = run_op(IR_ATEN_ADD, "Scalar", add_args, 3, &shifted, error);
+  bool ok = k_run_overload(IR_ATEN_ADD, "Scalar", add_args, 3, &shifted, error);
   rt_value_unref(diff);
   if (!ok)
     return false;
   gint64 innermost = -1;
   RtValue dims = rt_int_list(&innermost, 1);
   RtValue norm_args[] = {shifted, args[2], dims, args[4]};
-  ok = run_op(IR_ATEN_NORM, "ScalarOpt_dim", norm_args, 4, &outs[0], error);
+  ok = k_run_overload(IR_ATEN_NORM, "ScalarOpt_dim", norm_args, 4, &outs[0], error);
   rt_value_unref(dims);
   rt_value_unref(shifted);
   return ok;

@@ -11,37 +11,18 @@
 #include "runtime/kernels.h"
 #include "runtime/kernels_internal.h"
 
-#include <string.h>
-
-/* Overload `overload` of kind (an op of the table, so it is there). */
-static const IrSchema *overload_of(IrOpKind kind, const char *overload) {
-  guint n;
-  const IrSchema *const *all = ir_ops_overloads(kind, &n);
-  for (guint i = 0; i < n; i++)
-    if (strcmp(all[i]->overload, overload) == 0)
-      return all[i];
-  g_error("kernel invariant violated: no overload %s of %s", overload, ir_kind_name(kind));
-}
-
-/* One op of the table on args; *out a new tensor value. */
-static bool run(IrOpKind kind, const char *overload, RtValue *args, guint n, RtValue *out,
-                GError **error) {
-  const IrSchema *schema = overload_of(kind, overload);
-  return rt_op_kernel(schema)(schema, NULL, args, n, out, 1, error);
-}
-
 /* sqrt(sum(self * self, dims, keepdim)) */
 static bool sum_of_squares_root(RtValue self, RtValue dims, RtValue keepdim, RtValue *out,
                                 GError **error) {
   RtValue square, sum;
-  if (!run(IR_ATEN_MUL, "Tensor", (RtValue[]){self, self}, 2, &square, error))
+  if (!k_run_overload(IR_ATEN_MUL, "Tensor", (RtValue[]){self, self}, 2, &square, error))
     return false;
-  bool ok = run(IR_ATEN_SUM, "dim_IntList", (RtValue[]){square, dims, keepdim, rt_none()}, 4, &sum,
-                error);
+  bool ok = k_run_overload(IR_ATEN_SUM, "dim_IntList",
+                           (RtValue[]){square, dims, keepdim, rt_none()}, 4, &sum, error);
   rt_value_unref(square);
   if (!ok)
     return false;
-  ok = run(IR_ATEN_SQRT, "", (RtValue[]){sum}, 1, out, error);
+  ok = k_run_overload(IR_ATEN_SQRT, "", (RtValue[]){sum}, 1, out, error);
   rt_value_unref(sum);
   return ok;
 }
@@ -53,7 +34,8 @@ bool rt_kernel_frobenius_norm(const IrSchema *schema, const IrNode *node, RtValu
   if (!k_arg_tensor(schema, args, 0, &self, error))
     return false;
   if (k_overload_is(schema, ""))
-    return run(IR_ATEN_NORM, "Scalar", (RtValue[]){args[0], rt_int(2)}, 2, &outs[0], error);
+    return k_run_overload(IR_ATEN_NORM, "Scalar", (RtValue[]){args[0], rt_int(2)}, 2, &outs[0],
+                          error);
   int64_t dims[RT_MAX_DIMS];
   int n;
   if (!k_arg_int_list(schema, args, 1, dims, &n, error))
@@ -63,8 +45,8 @@ bool rt_kernel_frobenius_norm(const IrSchema *schema, const IrNode *node, RtValu
     return false;
   }
   if (n < 2)
-    return run(IR_ATEN_NORM, "ScalarOpt_dim", (RtValue[]){args[0], rt_int(2), args[1], args[2]}, 4,
-               &outs[0], error);
+    return k_run_overload(IR_ATEN_NORM, "ScalarOpt_dim",
+                          (RtValue[]){args[0], rt_int(2), args[1], args[2]}, 4, &outs[0], error);
   int first, second;
   if (!k_wrap_dim(dims[0], self->ndim, &first, error) ||
       !k_wrap_dim(dims[1], self->ndim, &second, error))

@@ -93,6 +93,11 @@ bool k_narrow_bounds(int64_t size, int64_t *start, int64_t length, GError **erro
 bool k_pad_by_mode(const char *mode, RtTensor *self, const int64_t *pad, int n_pad, RtValue *out,
                    GError **error);
 
+/* Runs the kernel of kind's overload named `overload` (an op-table row: its absence is a bug)
+ * on n arguments into *out: for kernels written as PyTorch's composites of other ops. */
+bool k_run_overload(IrOpKind kind, const char *overload, RtValue *args, guint n, RtValue *out,
+                    GError **error);
+
 /* "[2, 3]" appended to a fixed buffer for messages. */
 void k_shape_text(char *buf, size_t len, int ndim, const int64_t *sizes);
 
